@@ -1,0 +1,80 @@
+/**
+ * The operator's command: `npm run admin -- <command>`. Works whether or not the service is
+ * running (it reaches the same database, embedded or not) and prints one JSON object last.
+ *
+ *   create-user --email E [--username U]
+ *   add-member  --account A --email E --role owner|admin|developer|viewer
+ */
+import { parseArgs } from 'node:util';
+import { boot } from '../src/boot.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { ApiError } from '../src/errors.ts';
+import { createLogger } from '../src/logger.ts';
+import { addMember, createUser } from '../src/users/service.ts';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  create-user --email <email> [--username <name>]
+      Create a platform user, their own account (as owner) and a first API key.
+  add-member --account <acct_...> --email <email> --role <owner|admin|developer|viewer>
+      Add a user (created if needed) to an account and issue them an API key.
+
+Prints one JSON object on its last line: {"user_id","account_id","api_key"}.
+Example:
+  npm run admin -- create-user --email you@example.com`;
+
+function fail(message: string, code = 'invalid_request', status = 2): never {
+  process.stdout.write(JSON.stringify({ error: { code, message } }) + '\n');
+  process.exit(status);
+}
+
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  if (!command || command === '--help' || command === 'help') {
+    process.stderr.write(USAGE + '\n');
+    process.exit(command ? 0 : 2);
+  }
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: { email: { type: 'string' }, username: { type: 'string' }, account: { type: 'string' }, role: { type: 'string' } },
+      strict: true,
+    }) as { values: Record<string, string | undefined> });
+  } catch (err) {
+    fail(`${(err as Error).message}\n${USAGE}`);
+  }
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+  const need = (name: string): string => values[name] ?? fail(`--${name} is required for ${command}`);
+  if (command !== 'create-user' && command !== 'add-member') fail(`Unknown command "${command}".\n${USAGE}`);
+  const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
+  // Borrow a running embedded cluster rather than taking it over from the service.
+  const booted = await boot(config, { log, takeOverEmbedded: false, poolSize: 2 });
+  try {
+    const result =
+      command === 'create-user'
+        ? await createUser(booted.deps.db, { email: need('email'), username: values.username })
+        : await addMember(booted.deps.db, { accountId: need('account'), email: need('email'), role: need('role') });
+    process.stdout.write(JSON.stringify(result) + '\n');
+  } catch (err) {
+    if (err instanceof ApiError) {
+      await booted.close();
+      fail(err.message + (err.details ? ` ${JSON.stringify(err.details)}` : ''), err.code, 1);
+    }
+    throw err;
+  } finally {
+    await booted.close();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`admin failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

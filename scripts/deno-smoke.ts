@@ -1,0 +1,75 @@
+/**
+ * CI's Deno smoke test: starts src/main-deno.ts under Deno 2 (from the npm registry) against a
+ * real Postgres, then checks /healthz and an authenticated /v0/accounts. Prints `N passed, N failed`.
+ */
+import { spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { prepareDatabase } from '../src/boot.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { createDb, createPool } from '../src/db/database.ts';
+import { createUser } from '../src/users/service.ts';
+
+const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
+let passed = 0;
+let failed = 0;
+function check(name: string, ok: boolean, detail = ''): void {
+  if (ok) passed++;
+  else failed++;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} deno: ${name}${ok ? '' : `  ${detail}`}`);
+}
+
+const runDir = path.join(ROOT, '.data', 'deno-smoke', String(process.pid));
+const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: runDir, port: 50000 + (process.pid % 5000) });
+const adminUrl = process.env.DATABASE_URL ?? embedded!.url('postgres');
+const dbName = `deno_smoke_${process.pid}`;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`create database ${dbName}`);
+const u = new URL(adminUrl);
+u.pathname = `/${dbName}`;
+const url = u.toString();
+const port = 40000 + (process.pid % 5000);
+let child: ReturnType<typeof spawn> | undefined;
+try {
+  await prepareDatabase(url);
+  const pool = createPool(url, 2);
+  const db = createDb(pool);
+  const user = await createUser(db, { email: `deno-${process.pid}@example.com` });
+  await db.destroy();
+
+  const deno = path.join(ROOT, 'node_modules', '.bin', 'deno');
+  child = spawn(deno, ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--allow-run', '--allow-sys', 'src/main-deno.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), PLATFORM_SECRETS_KEY: 'a'.repeat(64), PLATFORM_LOG_LEVEL: 'warn', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const deadline = Date.now() + 120_000;
+  let health: Response | undefined;
+  while (Date.now() < deadline) {
+    health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+    if (health) break;
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  const body = health ? await health.json() : undefined;
+  check('GET /healthz answers ok with db ok', health?.status === 200 && body?.status === 'ok' && body?.db === 'ok', output.slice(-2000));
+  const accounts = await fetch(`http://127.0.0.1:${port}/v0/accounts`, { headers: { authorization: `Bearer ${user.api_key}` } }).catch(() => undefined);
+  const accountsBody = accounts ? await accounts.json() : undefined;
+  check('GET /v0/accounts with an API key', accounts?.status === 200 && accountsBody?.default_account_id === user.account_id, JSON.stringify(accountsBody));
+  const anon = await fetch(`http://127.0.0.1:${port}/v0/accounts`).catch(() => undefined);
+  check('GET /v0/accounts without a key is 401', anon?.status === 401);
+} finally {
+  child?.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
+  await admin.end();
+  await embedded?.stop();
+  await rm(runDir, { recursive: true, force: true }).catch(() => {});
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,124 @@
+/**
+ * `npm test`: runs every `test/**\/*.test.ts` uvu suite against real Postgres. Each file gets its
+ * own database cloned from a migrated template (`create database … template …`), so files are
+ * isolated and run in parallel. Postgres is the embedded one unless DATABASE_URL is set (then it
+ * must allow CREATE DATABASE). Ends with the line `N passed, N failed`.
+ *
+ *   npm test                      all suites
+ *   npm test -- publish accounts  only files whose path contains one of the words
+ */
+import { spawn } from 'node:child_process';
+import { readdir, rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { prepareDatabase } from '../src/boot.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded.ts';
+
+const ROOT = path.resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
+
+async function findTests(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory() && !entry.name.startsWith('_') && entry.name !== 'fixtures') out.push(...(await findTests(full)));
+    else if (entry.isFile() && entry.name.endsWith('.test.ts')) out.push(full);
+  }
+  return out.sort();
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+type Result = { file: string; passed: number; failed: number; skipped: number; output: string; ms: number };
+
+function runFile(file: string, databaseUrl: string): Promise<Result> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl, TEST_DATABASE_URL: databaseUrl, FORCE_COLOR: '0', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5 * 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
+      const total = num('Total');
+      const passed = num('Passed');
+      const skipped = num('Skipped') || 0;
+      let failed = Number.isNaN(total) ? 1 : total - passed - skipped;
+      if (code !== 0 && failed === 0) failed = 1; // crashed after its summary, or no summary at all
+      resolve({ file: path.relative(ROOT, file), passed: Number.isNaN(passed) ? 0 : passed, failed, skipped, output, ms: Date.now() - started });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const filters = process.argv.slice(2);
+  const files = (await findTests(path.join(ROOT, 'test'))).filter((f) => !filters.length || filters.some((w) => f.includes(w)));
+  if (!files.length) {
+    console.log('no test files matched\n0 passed, 0 failed');
+    process.exit(filters.length ? 1 : 0);
+  }
+  let embedded: EmbeddedPostgres | undefined;
+  let runDir: string | undefined;
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    runDir = path.join(ROOT, process.env.PLATFORM_DATA_DIR ?? '.data', 'test-runs', String(process.pid));
+    const port = 55000 + (process.pid % 5000);
+    embedded = await startEmbeddedPostgres({ dataDir: runDir, port });
+    adminUrl = embedded.url('postgres');
+  }
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const tag = `t${process.pid}`;
+  const template = `${tag}_template`;
+  const created: string[] = [];
+  let results: Result[] = [];
+  try {
+    await admin.query(`drop database if exists ${template}`);
+    await admin.query(`create database ${template}`);
+    created.push(template);
+    await prepareDatabase(withDatabase(adminUrl, template));
+    const queue = files.map((file, i) => ({ file, db: `${tag}_${i}` }));
+    const workers = Math.max(2, Math.min(4, availableParallelism()));
+    const next = async (): Promise<void> => {
+      const item = queue.shift();
+      if (!item) return;
+      await admin.query(`create database ${item.db} template ${template}`);
+      created.push(item.db);
+      const result = await runFile(item.file, withDatabase(adminUrl!, item.db));
+      results.push(result);
+      const status = result.failed ? 'FAIL' : 'ok  ';
+      process.stdout.write(`${status} ${result.file}  (${result.passed} passed, ${result.failed} failed, ${(result.ms / 1000).toFixed(1)}s)\n`);
+      if (result.failed || process.env.TEST_VERBOSE) process.stdout.write(result.output.replace(/^/gm, '    ') + '\n');
+      return next();
+    };
+    await Promise.all(Array.from({ length: workers }, next));
+  } finally {
+    for (const db of created.reverse()) await admin.query(`drop database if exists ${db} with (force)`).catch(() => {});
+    await admin.end();
+    await embedded?.stop();
+    if (runDir) await rm(runDir, { recursive: true, force: true }).catch(() => {});
+  }
+  results = results.sort((a, b) => a.file.localeCompare(b.file));
+  const passed = results.reduce((n, r) => n + r.passed, 0);
+  const failed = results.reduce((n, r) => n + r.failed, 0);
+  const skipped = results.reduce((n, r) => n + r.skipped, 0);
+  console.log(`\n${results.length} files`);
+  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+});

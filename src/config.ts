@@ -1,0 +1,100 @@
+import * as v from 'valibot';
+
+/** Every environment variable the service reads, with its default. README's table mirrors this. */
+const port = (fallback: string) =>
+  v.pipe(
+    v.optional(v.string(), fallback),
+    v.regex(/^\d{1,5}$/, 'must be a port number'),
+    v.transform(Number),
+    v.integer(),
+    v.minValue(1, 'must be a port number'),
+    v.maxValue(65535, 'must be a port number'),
+  );
+const hostname = (fallback: string) =>
+  v.pipe(
+    v.optional(v.string(), fallback),
+    v.transform((s) => s.trim().toLowerCase()),
+    v.regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, 'must be a host name'),
+  );
+const positiveInt = (fallback: string) =>
+  v.pipe(v.optional(v.string(), fallback), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
+
+const EnvSchema = v.object({
+  PORT: port('8787'),
+  HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
+  DATABASE_URL: v.optional(v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'))),
+  PLATFORM_DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './.data'),
+  PLATFORM_PG_PORT: port('54329'),
+  PLATFORM_ROLE: v.optional(v.picklist(['all', 'api', 'worker'], 'must be all, api or worker'), 'all'),
+  PLATFORM_API_HOST: hostname('api.localhost'),
+  PLATFORM_CONSOLE_HOST: hostname('console.localhost'),
+  PLATFORM_APPS_HOST: hostname('apps.localhost'),
+  PLATFORM_DOCS_HOST: hostname('docs.localhost'),
+  PLATFORM_PUBLIC_SCHEME: v.optional(v.picklist(['http', 'https'], 'must be http or https'), 'http'),
+  PLATFORM_PUBLIC_PORT: v.optional(v.pipe(v.string(), v.regex(/^\d{0,5}$/, 'must be a port number or empty'))),
+  PLATFORM_SECRETS_KEY: v.optional(
+    v.pipe(v.string(), v.regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, 'must be 32 bytes as 64 hex characters or base64')),
+  ),
+  PLATFORM_WORKER_CONCURRENCY: positiveInt('4'),
+  PLATFORM_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'info'),
+});
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  pgPort: number;
+  role: 'all' | 'api' | 'worker';
+  hosts: Readonly<{ api: string; console: string; apps: string; docs: string }>;
+  publicScheme: 'http' | 'https';
+  /** Port shown in public URLs; empty when it is the scheme's default. */
+  publicPort: string;
+  secretsKey: string | undefined;
+  workerConcurrency: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const picked: Record<string, string | undefined> = {};
+  for (const key of Object.keys(EnvSchema.entries)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  if (env.PLATFORM_PUBLIC_PORT === '') picked.PLATFORM_PUBLIC_PORT = '';
+  const result = v.safeParse(EnvSchema, picked);
+  if (!result.success) {
+    const lines = result.issues.map((issue) => {
+      const name = issue.path?.map((p) => String(p.key)).join('.') ?? 'environment';
+      return `${name}: ${issue.message} (got ${JSON.stringify(picked[name] ?? '')})`;
+    });
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = result.output;
+  let publicPort = e.PLATFORM_PUBLIC_PORT ?? String(e.PORT);
+  if ((e.PLATFORM_PUBLIC_SCHEME === 'http' && publicPort === '80') || (e.PLATFORM_PUBLIC_SCHEME === 'https' && publicPort === '443')) {
+    publicPort = '';
+  }
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.PLATFORM_DATA_DIR,
+    pgPort: e.PLATFORM_PG_PORT,
+    role: e.PLATFORM_ROLE,
+    hosts: Object.freeze({ api: e.PLATFORM_API_HOST, console: e.PLATFORM_CONSOLE_HOST, apps: e.PLATFORM_APPS_HOST, docs: e.PLATFORM_DOCS_HOST }),
+    publicScheme: e.PLATFORM_PUBLIC_SCHEME,
+    publicPort,
+    secretsKey: e.PLATFORM_SECRETS_KEY,
+    workerConcurrency: e.PLATFORM_WORKER_CONCURRENCY,
+    logLevel: e.PLATFORM_LOG_LEVEL,
+  });
+}
+
+/** The public URL of a host, e.g. `http://api.localhost:8787`. */
+export function publicUrl(config: Config, host: string): string {
+  return `${config.publicScheme}://${host}${config.publicPort ? `:${config.publicPort}` : ''}`;
+}

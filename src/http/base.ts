@@ -1,0 +1,30 @@
+import { Hono } from 'hono';
+import { requestId } from 'hono/request-id';
+import type { Deps } from '../deps.ts';
+import type { Env } from './env.ts';
+import { handleError, handleNotFound } from './error-handler.ts';
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** A router with what every host shares: request id header, deps, the error model, access log. */
+export function baseRouter(deps: Deps): Hono<Env> {
+  const r = new Hono<Env>();
+  r.use(requestId({ headerName: REQUEST_ID_HEADER }));
+  r.use(async (c, next) => {
+    c.set('deps', deps);
+    const started = performance.now();
+    await next();
+    // Path only: query strings may carry tokens, so they are never logged.
+    deps.log.debug('request', {
+      request_id: c.var.requestId,
+      method: c.req.method,
+      host: new URL(c.req.url).host,
+      path: new URL(c.req.url).pathname,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+  });
+  r.onError(handleError);
+  r.notFound(handleNotFound);
+  return r;
+}

@@ -1,0 +1,22 @@
+import type { Deps } from '../deps.ts';
+
+/** The authenticated platform user behind a request (an API key today, a console session later). */
+export type Actor = {
+  userId: string;
+  email: string;
+  apiKeyId: string | null;
+  keyPrefix: string | null;
+  defaultAccountId: string | null;
+};
+
+/** Hono environment shared by every router. */
+export type Env = {
+  Variables: {
+    requestId: string;
+    deps: Deps;
+    actor: Actor;
+    /** Parsed and validated request body / query, set by the validators in validate.ts. */
+    body: unknown;
+    query: unknown;
+  };
+};

@@ -1,0 +1,20 @@
+import type { Config } from '../config.ts';
+
+export type HostKind = { kind: 'api' | 'console' | 'docs' } | { kind: 'app'; label: string } | { kind: 'custom'; hostname: string } | { kind: 'unknown' };
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/** Which plane a request is for, from its host name (ports ignored, case-insensitive). */
+export function classifyHost(config: Config, hostname: string): HostKind {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  const { hosts } = config;
+  if (host === hosts.api || LOOPBACK.has(host)) return { kind: 'api' };
+  if (host === hosts.console) return { kind: 'console' };
+  if (host === hosts.docs) return { kind: 'docs' };
+  if (host.endsWith(`.${hosts.apps}`)) {
+    const label = host.slice(0, -hosts.apps.length - 1);
+    if (!label.includes('.')) return { kind: 'app', label };
+    return { kind: 'unknown' };
+  }
+  return { kind: 'custom', hostname: host };
+}

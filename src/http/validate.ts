@@ -1,0 +1,132 @@
+import type { MiddlewareHandler } from 'hono';
+import * as v from 'valibot';
+import { ApiError, errors } from '../errors.ts';
+import type { Env } from './env.ts';
+
+/** Marker read by the OpenAPI generator: the schemas a route validates with, taken off its handlers. */
+export const ROUTE_SPEC = Symbol.for('platform.route-spec');
+export type RouteSpec = {
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  body?: v.GenericSchema;
+  query?: v.GenericSchema;
+  responses?: Record<number, { description: string; schema?: v.GenericSchema }>;
+  auth?: boolean;
+};
+type Marked = MiddlewareHandler<Env> & { [ROUTE_SPEC]?: RouteSpec };
+
+function mark(handler: MiddlewareHandler<Env>, spec: RouteSpec): Marked {
+  return Object.assign(handler, { [ROUTE_SPEC]: spec });
+}
+
+/** Documentation of a route for /openapi.json; a no-op at request time. */
+export function describe(spec: Omit<RouteSpec, 'body' | 'query'>): MiddlewareHandler<Env> {
+  return mark(async (_c, next) => next(), spec);
+}
+
+/** Turns valibot issues into `details.fields`: `{ "files.0.path": ["message"] }`. */
+export function issueDetails(issues: readonly v.BaseIssue<unknown>[]): { fields: Record<string, string[]> } {
+  const fields: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const key = issue.path?.map((p) => String(p.key)).join('.') || '(root)';
+    (fields[key] ??= []).push(issue.message);
+  }
+  return { fields };
+}
+
+export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
+  const result = v.safeParse(schema, input);
+  if (!result.success) throw errors.invalid(`Invalid ${what}.`, issueDetails(result.issues));
+  return result.output;
+}
+
+/** Reads at most `maxBytes` of the body, refusing more without buffering it (413). */
+export async function readBodyLimited(req: Request, maxBytes: number, tooLarge: () => ApiError): Promise<Uint8Array> {
+  const declared = req.headers.get('content-length');
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
+
+/** Validates a JSON body against `schema`; the output is in `c.var.body`. */
+export function jsonBody<S extends v.GenericSchema>(
+  schema: S,
+  options: { maxBytes?: number; tooLarge?: () => ApiError; /** an absent body counts as `{}` */ optional?: boolean } = {},
+): MiddlewareHandler<Env> {
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+  const tooLarge = options.tooLarge ?? (() => errors.tooLarge(`Request body is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes }));
+  return mark(
+    async (c, next) => {
+      const type = c.req.header('content-type') ?? '';
+      if (options.optional && !type && (c.req.header('content-length') ?? '0') === '0' && !c.req.header('transfer-encoding')) {
+        c.set('body', parseWith(schema, {}, 'request body'));
+        return next();
+      }
+      if (!JSON_TYPE.test(type)) {
+        throw new ApiError('unsupported_media_type', 'Request body must be JSON (Content-Type: application/json).', {
+          content_type: type || null,
+        });
+      }
+      const bytes = await readBodyLimited(c.req.raw, maxBytes, tooLarge);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+      } catch (err) {
+        throw new ApiError('invalid_json', 'Request body is not valid JSON.', { reason: (err as Error).message });
+      }
+      c.set('body', parseWith(schema, parsed, 'request body'));
+      await next();
+    },
+    { body: schema },
+  );
+}
+
+/** Validates the query string against `schema` (values are strings); the output is in `c.var.query`. */
+export function query<S extends v.GenericSchema>(schema: S): MiddlewareHandler<Env> {
+  return mark(
+    async (c, next) => {
+      const url = new URL(c.req.url);
+      const raw: Record<string, string> = {};
+      for (const [k, val] of url.searchParams) {
+        if (k in raw) throw errors.invalid('Invalid query.', { fields: { [k]: ['must be given at most once'] } });
+        raw[k] = val;
+      }
+      c.set('query', parseWith(schema, raw, 'query'));
+      await next();
+    },
+    { query: schema },
+  );
+}
+
+/** Typed accessors for handlers. */
+export function bodyOf<S extends v.GenericSchema>(c: { var: Env['Variables'] }, _schema: S): v.InferOutput<S> {
+  return c.var.body as v.InferOutput<S>;
+}
+export function queryOf<S extends v.GenericSchema>(c: { var: Env['Variables'] }, _schema: S): v.InferOutput<S> {
+  return c.var.query as v.InferOutput<S>;
+}
+
+/** Closed object: unknown keys are refused, as the contract closes its bodies. */
+export const closed = v.strictObject;

@@ -1,0 +1,97 @@
+import { Hono } from 'hono';
+import { accountRoutes } from './accounts/routes.ts';
+import { apiKeyRoutes } from './api-keys/routes.ts';
+import { publicUrl } from './config.ts';
+import type { Deps } from './deps.ts';
+import { errorBody } from './errors.ts';
+import { authenticate } from './http/auth.ts';
+import { baseRouter, REQUEST_ID_HEADER } from './http/base.ts';
+import type { Env } from './http/env.ts';
+import { health, HealthResponse } from './http/health.ts';
+import { classifyHost } from './http/hosts.ts';
+import { describe } from './http/validate.ts';
+import { legacyRoutes } from './legacy/routes.ts';
+import { generateOpenApi } from './openapi/generate.ts';
+
+/** The `/v0` business API, the same on the API host and the console host. */
+function v0Routes(): Hono<Env> {
+  const v0 = new Hono<Env>();
+  v0.route('/', legacyRoutes()); // before authentication: they answer 410 to anyone
+  v0.use('*', authenticate());
+  v0.route('/accounts', accountRoutes());
+  v0.route('/auth/api-keys', apiKeyRoutes());
+  return v0;
+}
+
+function apiRouter(deps: Deps): Hono<Env> {
+  const api = baseRouter(deps);
+  api.get('/healthz', describe({ summary: 'Service health', tags: ['Service'], responses: { 200: { description: 'OK', schema: HealthResponse } } }), async (c) =>
+    c.json(await health(deps)),
+  );
+  api.route('/v0', v0Routes());
+  let openapi: unknown;
+  api.get('/openapi.json', describe({ summary: 'This document', tags: ['Service'] }), (c) => {
+    openapi ??= generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) });
+    return c.json(openapi);
+  });
+  return api;
+}
+
+function consoleRouter(deps: Deps): Hono<Env> {
+  const r = baseRouter(deps);
+  r.post('/v0/platform/sessions', () =>
+    Response.json(errorBody('password_auth_disabled', 'Password sessions are disabled; sign in with an e-mail link.'), { status: 410 }),
+  );
+  r.route('/v0', v0Routes());
+  r.get('/', (c) =>
+    c.html(
+      `<!doctype html><meta charset="utf-8"><title>Platform console</title><h1>Platform console</h1><p>The browser console arrives with passwordless sign-in. Until then use the API at <a href="${publicUrl(deps.config, deps.config.hosts.api)}/v0/accounts">${publicUrl(deps.config, deps.config.hosts.api)}</a> with an API key.</p>`,
+    ),
+  );
+  return r;
+}
+
+function docsRouter(deps: Deps, api: Hono<Env>): Hono<Env> {
+  const r = baseRouter(deps);
+  r.get('/openapi.json', (c) => c.json(generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) })));
+  r.get('/', (c) => {
+    const doc = generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) }) as { paths: Record<string, Record<string, { summary: string }>> };
+    const rows = Object.entries(doc.paths)
+      .flatMap(([p, ops]) => Object.entries(ops).map(([m, op]) => `<tr><td><code>${m.toUpperCase()}</code></td><td><code>${p}</code></td><td>${op.summary}</td></tr>`))
+      .join('');
+    return c.html(`<!doctype html><meta charset="utf-8"><title>Platform API</title><h1>Platform API v0</h1><p>Machine-readable: <a href="/openapi.json">/openapi.json</a></p><table>${rows}</table>`);
+  });
+  return r;
+}
+
+export type Server = Hono<Env> & { api: Hono<Env> };
+
+/** Builds the whole HTTP surface; no I/O happens until a request arrives. */
+export function createServer(deps: Deps, extra: { apps?: Hono<Env> } = {}): Server {
+  const api = apiRouter(deps);
+  const consoleApp = consoleRouter(deps);
+  const docs = docsRouter(deps, api);
+  const apps = extra.apps;
+  const root = new Hono<Env>();
+  root.all('*', (c) => {
+    const host = classifyHost(deps.config, new URL(c.req.url).hostname);
+    switch (host.kind) {
+      case 'api':
+        return api.fetch(c.req.raw);
+      case 'console':
+        return consoleApp.fetch(c.req.raw);
+      case 'docs':
+        return docs.fetch(c.req.raw);
+      case 'app':
+      case 'custom':
+        if (apps) return apps.fetch(c.req.raw);
+      // fall through
+      default:
+        return new Response(JSON.stringify(errorBody('not_found', 'Unknown host.')), {
+          status: 404,
+          headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: crypto.randomUUID() },
+        });
+    }
+  });
+  return Object.assign(root, { api });
+}

@@ -1,0 +1,17 @@
+import { run, type Runner } from 'graphile-worker';
+import { workerLogger } from '../src/boot.ts';
+import type { Deps } from '../src/deps.ts';
+import { crontab, taskList } from './tasks.ts';
+
+/** Starts the graphile-worker runner on the service's pool; `stop()` drains running jobs. */
+export async function startWorker(deps: Deps): Promise<Runner> {
+  return run({
+    pgPool: deps.pool,
+    concurrency: deps.config.workerConcurrency,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    taskList: taskList(deps),
+    crontab,
+    logger: workerLogger(deps.log),
+  });
+}
