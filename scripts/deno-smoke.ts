@@ -39,8 +39,10 @@ try {
   const user = await createUser(db, { email: `deno-${process.pid}@example.com` });
   await db.destroy();
 
-  const deno = path.join(ROOT, 'node_modules', '.bin', 'deno');
-  child = spawn(deno, ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--allow-run', '--allow-sys', 'src/main-deno.ts'], {
+  // Deno 2 from the npm registry (not a devDependency: its other platforms' packages are not all
+  // resolvable here, which breaks `npm ci`). DENO_BIN points at another deno binary if wanted.
+  const [cmd, ...pre] = process.env.DENO_BIN ? [process.env.DENO_BIN] : ['npx', '--yes', 'deno@2.9.6'];
+  child = spawn(cmd!, [...pre, 'run', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--allow-run', '--allow-sys', 'src/main-deno.ts'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: url, PORT: String(port), PLATFORM_SECRETS_KEY: 'a'.repeat(64), PLATFORM_LOG_LEVEL: 'warn', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
