@@ -67,6 +67,31 @@ async function postgresIds(): Promise<{ uid: number; gid: number } | undefined> 
   }
 }
 
+/**
+ * As root, Postgres runs as the `postgres` OS user, which must be able to traverse every
+ * directory above the binaries and the cluster (a clone under a 0700 temp dir is not). Grant
+ * traverse-only permission (o+x, never read) where it is missing, and say so.
+ */
+async function ensureTraversable(paths: string[], log: (line: string) => void): Promise<void> {
+  const seen = new Set<string>();
+  for (const start of paths) {
+    let dir = path.resolve(start);
+    for (;;) {
+      if (!seen.has(dir)) {
+        seen.add(dir);
+        const st = await stat(dir).catch(() => undefined);
+        if (st?.isDirectory() && (st.mode & 0o001) === 0) {
+          await chmod(dir, (st.mode & 0o7777) | 0o001);
+          log(`granted the postgres user traverse permission (o+x) on ${dir}`);
+        }
+      }
+      const parent = path.dirname(dir);
+      if (parent === dir) break;
+      dir = parent;
+    }
+  }
+}
+
 async function readCredentials(file: string): Promise<Credentials | undefined> {
   try {
     return JSON.parse(await readFile(file, 'utf8')) as Credentials;
@@ -100,6 +125,7 @@ export async function startEmbeddedPostgres(options: {
   const credFile = path.join(dataDir, 'postgres.json');
   await mkdir(dataDir, { recursive: true });
 
+  if (userInfo().uid === 0) await ensureTraversable([path.dirname(bins.pg_ctl), dataDir], log);
   let creds = await readCredentials(credFile);
   if (!creds) {
     creds = { port: options.port, password: randomBytes(18).toString('base64url'), user: 'postgres' };
