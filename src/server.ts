@@ -1,6 +1,9 @@
 import { Hono } from 'hono';
 import { accountRoutes } from './accounts/routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
+import { appRoutes } from './apps/routes.ts';
+import { eventRoutes } from './events/routes.ts';
+import { secretRoutes } from './secrets/routes.ts';
 import { publicUrl } from './config.ts';
 import type { Deps } from './deps.ts';
 import { errorBody } from './errors.ts';
@@ -20,6 +23,9 @@ function v0Routes(): Hono<Env> {
   v0.use('*', authenticate());
   v0.route('/accounts', accountRoutes());
   v0.route('/auth/api-keys', apiKeyRoutes());
+  v0.route('/apps', appRoutes());
+  v0.route('/apps', eventRoutes());
+  v0.route('/apps', secretRoutes());
   return v0;
 }
 

@@ -40,9 +40,100 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
 }
 
+
+export type ActivationStatus = 'live' | 'inactive' | 'pending_secrets' | 'requires_migration' | 'failed';
+export type Severity = 'debug' | 'info' | 'warn' | 'error';
+type Json = ColumnType<unknown, string, string>;
+
+export interface AppsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  summary: string | null;
+  visibility: 'public' | 'private';
+  tags: ColumnType<string[], string, string>;
+  live_release_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: NullableTimestamp;
+}
+
+export interface BlobsTable {
+  account_id: string;
+  sha256: Buffer;
+  size: number;
+  data: Buffer;
+  created_at: Timestamp;
+}
+
+export interface ReleasesTable {
+  id: string;
+  app_id: string;
+  seq: number;
+  manifest: Json;
+  message: string | null;
+  provenance: ColumnType<unknown, string | null, string | null>;
+  created_by_api_key_id: string | null;
+  created_by_key_prefix: string | null;
+  activation_status: ActivationStatus;
+  activation_reasons: ColumnType<string[], string, string>;
+  missing_secrets: ColumnType<string[], string, string>;
+  activated_at: NullableTimestamp;
+  previous_release_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface ReleaseFilesTable {
+  release_id: string;
+  path: string;
+  content_type: string;
+  sha256: Buffer;
+  size: number;
+}
+
+export interface AppResourcesTable {
+  app_id: string;
+  resource_type: string;
+  resource_name: string;
+  spec: Json;
+  provisioned_release_id: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AppSecretsTable {
+  app_id: string;
+  name: string;
+  sealed: Buffer;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AppEventsTable {
+  id: Generated<number>;
+  app_id: string;
+  account_id: string;
+  type: string;
+  severity: Severity;
+  message: string;
+  metadata: Json;
+  release_id: string | null;
+  app_user_id: string | null;
+  api_key_id: string | null;
+  request_id: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   accounts: AccountsTable;
   memberships: MembershipsTable;
   api_keys: ApiKeysTable;
+  apps: AppsTable;
+  blobs: BlobsTable;
+  releases: ReleasesTable;
+  release_files: ReleaseFilesTable;
+  app_resources: AppResourcesTable;
+  app_secrets: AppSecretsTable;
+  app_events: AppEventsTable;
 }

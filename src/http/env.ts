@@ -1,3 +1,5 @@
+import type { Membership } from '../accounts/queries.ts';
+import type { AppRow } from '../apps/queries.ts';
 import type { Deps } from '../deps.ts';
 
 /** The authenticated platform user behind a request (an API key today, a console session later). */
@@ -18,5 +20,8 @@ export type Env = {
     /** Parsed and validated request body / query, set by the validators in validate.ts. */
     body: unknown;
     query: unknown;
+    /** The app named by `:app_id`, loaded and authorised by `appAccess()`. */
+    app: AppRow;
+    membership: Membership;
   };
 };

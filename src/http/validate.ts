@@ -73,7 +73,14 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 /** Validates a JSON body against `schema`; the output is in `c.var.body`. */
 export function jsonBody<S extends v.GenericSchema>(
   schema: S,
-  options: { maxBytes?: number; tooLarge?: () => ApiError; /** an absent body counts as `{}` */ optional?: boolean } = {},
+  options: {
+    maxBytes?: number;
+    tooLarge?: () => ApiError;
+    /** an absent body counts as `{}` */
+    optional?: boolean;
+    /** validates the parsed JSON instead of a plain schema parse (the schema still documents the route) */
+    parse?: (json: unknown) => unknown;
+  } = {},
 ): MiddlewareHandler<Env> {
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   const tooLarge = options.tooLarge ?? (() => errors.tooLarge(`Request body is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes }));
@@ -96,7 +103,7 @@ export function jsonBody<S extends v.GenericSchema>(
       } catch (err) {
         throw new ApiError('invalid_json', 'Request body is not valid JSON.', { reason: (err as Error).message });
       }
-      c.set('body', parseWith(schema, parsed, 'request body'));
+      c.set('body', options.parse ? options.parse(parsed) : parseWith(schema, parsed, 'request body'));
       await next();
     },
     { body: schema },

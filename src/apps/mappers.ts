@@ -1,0 +1,47 @@
+import { publicUrl, type Config } from '../config.ts';
+import type { AppRow, ReleaseRow } from './queries.ts';
+
+export function appOrigin(config: Config, appId: string): string {
+  return publicUrl(config, `${appId}.${config.hosts.apps}`);
+}
+
+/** AppSummary. */
+export function toAppSummary(config: Config, app: AppRow) {
+  return {
+    app_id: app.id,
+    name: app.name,
+    summary: app.summary,
+    visibility: app.visibility,
+    origin: appOrigin(config, app.id),
+    created_at: app.created_at.toISOString(),
+    updated_at: app.updated_at.toISOString(),
+    deleted_at: app.deleted_at?.toISOString() ?? null,
+    live_release_id: app.live_release_id,
+  };
+}
+
+function activationError(r: ReleaseRow): Record<string, unknown> | null {
+  switch (r.activation_status) {
+    case 'pending_secrets':
+      return { code: 'pending_secrets', message: 'Required secrets are missing.', missing_secrets: r.missing_secrets };
+    case 'requires_migration':
+      return { code: 'requires_migration', message: 'Resource changes need an explicit migration.', reasons: r.activation_reasons };
+    case 'failed':
+      return { code: 'failed', message: 'Activation failed.', reasons: r.activation_reasons };
+    default:
+      return null;
+  }
+}
+
+/** ReleaseSummary. */
+export function toReleaseSummary(r: ReleaseRow, liveReleaseId: string | null) {
+  return {
+    release_id: r.id,
+    message: r.message,
+    created_at: r.created_at.toISOString(),
+    activation_status: r.activation_status,
+    activation_error: activationError(r),
+    is_live: r.id === liveReleaseId,
+    created_by: { api_key_id: r.created_by_api_key_id, key_prefix: r.created_by_key_prefix },
+  };
+}

@@ -1,0 +1,230 @@
+/**
+ * Publishing and unpublishing. One transaction per publish: blobs, the release, its files, the
+ * activation decision, provisioning and events all commit together or not at all, so a failed
+ * publish leaves no trace. The app row is locked for the decision, so concurrent publishes to
+ * one app serialise instead of racing on the live pointer.
+ */
+import { sql } from 'kysely';
+import { postgresBlobStore } from '../blobs/store.ts';
+import type { Tx } from '../db/database.ts';
+import type { ActivationStatus } from '../db/schema.ts';
+import type { Deps } from '../deps.ts';
+import { recordEvents, type NewEvent } from '../events/record.ts';
+import type { Actor } from '../http/env.ts';
+import { newAppId, newId } from '../lib/ids.ts';
+import { flattenResources, incompatibilities, mergeProvisioned, resourceKey, sameSpec, type ResourceState } from '../manifest/resources.ts';
+import type { Manifest } from '../manifest/schema.ts';
+import type { ValidBundle } from '../manifest/validate.ts';
+import { appOrigin } from './mappers.ts';
+import { lockApp, provisionedResources, secretNames, type AppRow } from './queries.ts';
+
+export type Who = { actor: Actor; requestId: string };
+
+export type ActivationResult = {
+  status: ActivationStatus;
+  reasons: string[];
+  missing_secrets: string[];
+  previous_release_id: string | null;
+};
+
+export type PublishAppResponse = {
+  status: 'published' | 'stored';
+  app_id: string;
+  account_id: string;
+  release_id: string;
+  origin: string;
+  previous_release_id: string | null;
+  activation: ActivationResult;
+};
+
+export function manifestOf(value: unknown): Manifest {
+  return value as Manifest;
+}
+
+function requiredSecrets(resources: ResourceState[]): string[] {
+  return (resources.find((r) => r.resource_type === 'secrets')?.spec.required as string[] | undefined) ?? [];
+}
+
+function toStates(rows: { resource_type: string; resource_name: string; spec: unknown }[]): ResourceState[] {
+  return rows.map((r) => ({ resource_type: r.resource_type as ResourceState['resource_type'], resource_name: r.resource_name, spec: r.spec as Record<string, unknown> }));
+}
+
+/** Why `manifest` cannot go live now: incompatible resources first, then missing secrets. */
+export async function evaluateActivation(trx: Tx, appId: string, manifest: Manifest): Promise<{ status: ActivationStatus; reasons: string[]; missing: string[]; next: ResourceState[]; provisioned: ResourceState[] }> {
+  const next = flattenResources(manifest);
+  const provisioned = toStates(await provisionedResources(trx, appId));
+  const reasons = incompatibilities(provisioned, next);
+  const have = new Set(await secretNames(trx, appId));
+  const missing = requiredSecrets(next).filter((n) => !have.has(n));
+  if (reasons.length) return { status: 'requires_migration', reasons, missing, next, provisioned };
+  if (missing.length) return { status: 'pending_secrets', reasons: [`missing required secrets: ${missing.join(', ')}`], missing, next, provisioned };
+  return { status: 'live', reasons: [], missing: [], next, provisioned };
+}
+
+/**
+ * Makes `releaseId` the live release of a locked app: marks the one it replaces inactive,
+ * records what is provisioned, and returns the events that describe it.
+ */
+export async function goLive(
+  trx: Tx,
+  app: AppRow,
+  release: { id: string; manifest: Manifest },
+  evaluation: { next: ResourceState[]; provisioned: ResourceState[] },
+  who: Who,
+): Promise<NewEvent[]> {
+  const previous = app.live_release_id;
+  if (previous) await trx.updateTable('releases').set({ activation_status: 'inactive' }).where('id', '=', previous).where('activation_status', '=', 'live').execute();
+  await trx
+    .updateTable('releases')
+    .set({ activation_status: 'live', activated_at: sql`coalesce(activated_at, now())` as never, activation_reasons: '[]', missing_secrets: '[]' })
+    .where('id', '=', release.id)
+    .execute();
+  const m = release.manifest.app;
+  await trx
+    .updateTable('apps')
+    .set({
+      live_release_id: release.id,
+      name: m.name,
+      summary: m.summary ?? null,
+      visibility: m.visibility ?? 'public',
+      tags: JSON.stringify(m.tags ?? []),
+      updated_at: new Date(),
+      deleted_at: null,
+    })
+    .where('id', '=', app.id)
+    .execute();
+
+  const base = { app_id: app.id, account_id: app.account_id, release_id: release.id, api_key_id: who.actor.apiKeyId, request_id: who.requestId };
+  const events: NewEvent[] = [];
+  const have = new Map(evaluation.provisioned.map((r) => [resourceKey(r), r]));
+  for (const r of evaluation.next) {
+    const old = have.get(resourceKey(r));
+    const merged = mergeProvisioned(old, r);
+    if (old && sameSpec(old.spec, merged.spec)) continue;
+    await trx
+      .insertInto('app_resources')
+      .values({ app_id: app.id, resource_type: r.resource_type, resource_name: r.resource_name, spec: JSON.stringify(merged.spec), provisioned_release_id: release.id })
+      .onConflict((oc) =>
+        oc.columns(['app_id', 'resource_type', 'resource_name']).doUpdateSet({ spec: JSON.stringify(merged.spec), provisioned_release_id: release.id, updated_at: new Date() }),
+      )
+      .execute();
+    events.push({
+      ...base,
+      type: 'resource.provisioned',
+      message: `${old ? 'Updated' : 'Provisioned'} ${r.resource_type} resource "${r.resource_name}".`,
+      metadata: { resource_type: r.resource_type, resource_name: r.resource_name, change: old ? 'updated' : 'created' },
+    });
+  }
+  if (previous) {
+    const prev = await trx.selectFrom('releases').select('manifest').where('id', '=', previous).executeTakeFirst();
+    const nextKeys = new Set(evaluation.next.map(resourceKey));
+    for (const r of prev ? flattenResources(manifestOf(prev.manifest)) : []) {
+      if (nextKeys.has(resourceKey(r))) continue;
+      events.push({
+        ...base,
+        severity: 'warn',
+        type: 'resource.omitted',
+        message: `${r.resource_type} resource "${r.resource_name}" is not in this release; its data is kept.`,
+        metadata: { resource_type: r.resource_type, resource_name: r.resource_name },
+      });
+    }
+  }
+  return events;
+}
+
+/** Creates a release (and the app on first publish) and decides whether it goes live. */
+export async function publish(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who): Promise<PublishAppResponse> {
+  return deps.db.transaction().execute(async (trx) => {
+    await postgresBlobStore.putMany(trx, target.accountId, bundle.files);
+    const m = bundle.manifest.app;
+    let app: AppRow;
+    if (target.appId) {
+      app = await lockApp(trx, target.appId);
+    } else {
+      app = await trx
+        .insertInto('apps')
+        .values({ id: newAppId(), account_id: target.accountId, name: m.name, summary: m.summary ?? null, visibility: m.visibility ?? 'public', tags: JSON.stringify(m.tags ?? []) })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    }
+    const { max } = await trx.selectFrom('releases').select((eb) => eb.fn.max('seq').as('max')).where('app_id', '=', app.id).executeTakeFirstOrThrow();
+    const evaluation = await evaluateActivation(trx, app.id, bundle.manifest);
+    const previous = app.live_release_id;
+    const releaseId = newId('rel');
+    await trx
+      .insertInto('releases')
+      .values({
+        id: releaseId,
+        app_id: app.id,
+        seq: (max ?? 0) + 1,
+        manifest: JSON.stringify(bundle.manifest),
+        message: bundle.message,
+        provenance: bundle.provenance ? JSON.stringify(bundle.provenance) : null,
+        created_by_api_key_id: who.actor.apiKeyId,
+        created_by_key_prefix: who.actor.keyPrefix,
+        activation_status: evaluation.status === 'live' ? 'inactive' : evaluation.status,
+        activation_reasons: JSON.stringify(evaluation.reasons),
+        missing_secrets: JSON.stringify(evaluation.missing),
+        previous_release_id: previous,
+      })
+      .execute();
+    for (let i = 0; i < bundle.files.length; i += 500) {
+      await trx
+        .insertInto('release_files')
+        .values(bundle.files.slice(i, i + 500).map((f) => ({ release_id: releaseId, path: f.path, content_type: f.content_type, sha256: f.sha256, size: f.bytes.length })))
+        .execute();
+    }
+    const base = { app_id: app.id, account_id: app.account_id, release_id: releaseId, api_key_id: who.actor.apiKeyId, request_id: who.requestId };
+    const events: NewEvent[] = [
+      {
+        ...base,
+        type: 'release.created',
+        severity: evaluation.status === 'live' ? 'info' : 'warn',
+        message: evaluation.status === 'live' ? 'Release created.' : `Release created and stored (${evaluation.status}).`,
+        metadata: { activation_status: evaluation.status, files: bundle.files.length, reasons: evaluation.reasons, missing_secrets: evaluation.missing },
+      },
+    ];
+    if (evaluation.status === 'live') {
+      events.push(...(await goLive(trx, app, { id: releaseId, manifest: bundle.manifest }, evaluation, who)));
+      events.push({ ...base, type: 'release.activated', message: 'Release is live.', metadata: { previous_release_id: previous } });
+    }
+    await recordEvents(trx, events);
+    const activation: ActivationResult = { status: evaluation.status, reasons: evaluation.reasons, missing_secrets: evaluation.missing, previous_release_id: previous };
+    return {
+      status: evaluation.status === 'live' ? 'published' : 'stored',
+      app_id: app.id,
+      account_id: app.account_id,
+      release_id: releaseId,
+      origin: appOrigin(deps.config, app.id),
+      previous_release_id: previous,
+      activation,
+    };
+  });
+}
+
+/** Tombstones an app: the live pointer goes, the origin stops serving, data stays. Idempotent. */
+export async function unpublish(deps: Deps, appId: string, who: Who): Promise<{ app_id: string; status: 'unpublished'; deleted_at: string }> {
+  return deps.db.transaction().execute(async (trx) => {
+    const app = await lockApp(trx, appId);
+    if (app.deleted_at) return { app_id: app.id, status: 'unpublished', deleted_at: app.deleted_at.toISOString() };
+    const now = new Date();
+    if (app.live_release_id) {
+      await trx.updateTable('releases').set({ activation_status: 'inactive' }).where('id', '=', app.live_release_id).where('activation_status', '=', 'live').execute();
+    }
+    await trx.updateTable('apps').set({ deleted_at: now, live_release_id: null, updated_at: now }).where('id', '=', app.id).execute();
+    await recordEvents(trx, [
+      {
+        app_id: app.id,
+        account_id: app.account_id,
+        type: 'app.unpublished',
+        severity: 'warn',
+        message: 'App unpublished; its origin no longer serves.',
+        metadata: { previous_live_release_id: app.live_release_id },
+        release_id: app.live_release_id,
+        api_key_id: who.actor.apiKeyId,
+        request_id: who.requestId,
+      },
+    ]);
+    return { app_id: app.id, status: 'unpublished', deleted_at: now.toISOString() };
+  });
+}

@@ -1,0 +1,64 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { appAccess } from '../apps/access.ts';
+import type { Env } from '../http/env.ts';
+import { describe, query, queryOf } from '../http/validate.ts';
+import { listEvents, type EventRow } from './queries.ts';
+
+const CURSOR_PREFIX = 'ev1.';
+
+export function encodeCursor(id: number): string {
+  return CURSOR_PREFIX + Buffer.from(String(id)).toString('base64url');
+}
+function decodeCursor(cursor: string): number | undefined {
+  if (!cursor.startsWith(CURSOR_PREFIX)) return undefined;
+  const n = Number(Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString());
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+const EventsQuery = v.strictObject({
+  type: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_.]{0,99}$/, 'must be an event type such as release.created'))),
+  severity: v.optional(v.picklist(['debug', 'info', 'warn', 'error'], 'must be debug, info, warn or error')),
+  release_id: v.optional(v.pipe(v.string(), v.regex(/^rel_[0-9a-z]{1,64}$/, 'must be a release id (rel_...)'))),
+  cursor: v.optional(v.pipe(v.string(), v.check((s) => decodeCursor(s) !== undefined, 'must be a cursor returned by this endpoint'))),
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'must be an integer from 1 to 100'), v.transform(Number), v.minValue(1, 'must be an integer from 1 to 100'), v.maxValue(100, 'must be an integer from 1 to 100'))),
+});
+
+/** EventSummary. */
+export function toEventSummary(e: EventRow) {
+  return {
+    app_event_id: `evt_${e.id}`,
+    release_id: e.release_id,
+    app_user_id: e.app_user_id,
+    api_key_id: e.api_key_id,
+    request_id: e.request_id,
+    type: e.type,
+    event_type: e.type,
+    severity: e.severity,
+    level: e.severity,
+    message: e.message,
+    metadata: e.metadata as Record<string, unknown>,
+    created_at: e.created_at.toISOString(),
+  };
+}
+
+/** `/v0/apps/:app_id/events`: members of the app's account only. */
+export function eventRoutes(): Hono<Env> {
+  const r = new Hono<Env>();
+  r.get('/:app_id/events', describe({ summary: 'Read the app event log, newest first', tags: ['Events'] }), appAccess('events.read'), query(EventsQuery), async (c) => {
+    const q = queryOf(c, EventsQuery);
+    const limit = q.limit ?? 100;
+    const rows = await listEvents(c.var.deps.db, {
+      appId: c.var.app.id,
+      type: q.type,
+      severity: q.severity,
+      releaseId: q.release_id,
+      beforeId: q.cursor ? decodeCursor(q.cursor) : undefined,
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const cursor = rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null;
+    return c.json({ app_id: c.var.app.id, events: page.map(toEventSummary), cursor });
+  });
+  return r;
+}
