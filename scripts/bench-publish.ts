@@ -1,0 +1,39 @@
+/**
+ * Publishing speed: a 100-file, 50 MiB bundle over real HTTP to the real server and Postgres,
+ * then the same bundle again (unchanged bytes are not sent to Postgres twice), then a
+ * republish with one file changed. Prints seconds and MiB/s.  Usage: npm run bench:publish
+ */
+import { randomBytes } from 'node:crypto';
+import { startBenchEnv } from './bench-env.ts';
+
+const env = await startBenchEnv();
+const FILES = 100;
+const TOTAL = 50 * 1024 * 1024;
+const files = Array.from({ length: FILES }, (_, i) => ({
+  path: `public/asset-${i}.bin`,
+  content_type: 'application/octet-stream',
+  content_base64: randomBytes(TOTAL / FILES).toString('base64'),
+}));
+files[0] = { path: 'public/index.html', content_type: 'text/html', content_base64: randomBytes(TOTAL / FILES).toString('base64') };
+const body = (fs: typeof files) => JSON.stringify({ app: { name: 'bench' }, runtime: { static_root: 'public' }, files: fs });
+const payload = body(files);
+const mib = (n: number) => n / 1024 / 1024;
+
+async function put(path: string, data: string): Promise<{ seconds: number; json: any }> {
+  const started = performance.now();
+  const res = await fetch(env.url + path, { method: 'PUT', headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' }, body: data });
+  const json = await res.json();
+  if (res.status !== 200) throw new Error(`publish failed: ${res.status} ${JSON.stringify(json)}`);
+  return { seconds: (performance.now() - started) / 1000, json };
+}
+
+console.log(`bundle: ${FILES} files, ${mib(TOTAL).toFixed(0)} MiB decoded, ${mib(payload.length).toFixed(1)} MiB of JSON`);
+const first = await put('/v0/apps', payload);
+const appId = first.json.app_id;
+const rows: [string, number][] = [['first publish', first.seconds]];
+for (let i = 1; i <= 3; i++) rows.push([`unchanged republish #${i}`, (await put(`/v0/apps/${appId}`, payload)).seconds]);
+const changed = [...files];
+changed[1] = { ...changed[1]!, content_base64: randomBytes(TOTAL / FILES).toString('base64') };
+rows.push(['republish, 1 file changed', (await put(`/v0/apps/${appId}`, body(changed))).seconds]);
+for (const [label, s] of rows) console.log(`${label.padEnd(28)} ${s.toFixed(2)} s   ${(mib(TOTAL) / s).toFixed(1)} MiB/s`);
+await env.close();
