@@ -100,9 +100,10 @@ async function readCredentials(file: string): Promise<Credentials | undefined> {
   }
 }
 
-async function isRunning(bins: Binaries, clusterDir: string): Promise<boolean> {
+async function isRunning(bins: Binaries, clusterDir: string, opts: { uid?: number; gid?: number }): Promise<boolean> {
   try {
-    await run(bins.pg_ctl, ['status', '-D', clusterDir]);
+    // pg_ctl refuses to run as root, so as root it runs as the postgres user, like the server.
+    await run(bins.pg_ctl, ['status', '-D', clusterDir], opts);
     return true;
   } catch {
     return false;
@@ -166,7 +167,7 @@ export async function startEmbeddedPostgres(options: {
     `postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${creds.port}/${database}`;
   const spawnOpts = ids ? { uid: ids.uid, gid: ids.gid } : {};
 
-  const alreadyRunning = await isRunning(bins, clusterDir);
+  const alreadyRunning = await isRunning(bins, clusterDir, spawnOpts);
   if (alreadyRunning && options.takeOver === false) {
     return { url, owned: false, stop: async () => {} };
   }

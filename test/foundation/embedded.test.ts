@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+
+const run = promisify(execFile);
+const dataDir = path.resolve('.data', 'test-scratch', `embedded-${process.pid}`);
+const port = 30000 + (process.pid % 5000);
+
+async function query(url: string, text: string) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+async function reachable(url: string): Promise<boolean> {
+  return query(url, 'select 1').then(() => true, () => false);
+}
+
+test('first start initialises; data survives a stop and a second start', async () => {
+  const a = await startEmbeddedPostgres({ dataDir, port });
+  assert.ok(a.owned);
+  await query(a.url(), 'create table kept (v text); insert into kept values (\'hello\')');
+  await a.stop();
+  assert.not.ok(await reachable(a.url()), 'stopped: nothing listens any more');
+  const b = await startEmbeddedPostgres({ dataDir, port: port + 1 });
+  assert.equal(await query(b.url(), 'select v from kept'), [{ v: 'hello' }]);
+  assert.is(b.url(), a.url(), 'the port chosen at first start is remembered');
+  await b.stop();
+});
+
+test('a running cluster is borrowed (takeOver false) or taken over, never started twice', async () => {
+  const owner = await startEmbeddedPostgres({ dataDir, port });
+  const borrower = await startEmbeddedPostgres({ dataDir, port, takeOver: false });
+  assert.not.ok(borrower.owned);
+  await borrower.stop();
+  assert.ok(await reachable(owner.url()), 'a borrower never stops the cluster');
+  const adopter = await startEmbeddedPostgres({ dataDir, port });
+  assert.ok(adopter.owned, 'a cluster left running is taken over');
+  await adopter.stop();
+  assert.not.ok(await reachable(owner.url()));
+});
+
+test('the admin command works while the service holds the embedded cluster, and leaves it running', async () => {
+  const service = await startEmbeddedPostgres({ dataDir, port });
+  const env = { ...process.env, PLATFORM_DATA_DIR: dataDir, PLATFORM_LOG_LEVEL: 'silent' } as Record<string, string>;
+  delete env.DATABASE_URL;
+  const out = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-user', '--email', `emb-${process.pid}@example.com`], { env });
+  const result = JSON.parse(out.stdout.trim().split('\n').pop()!);
+  assert.match(result.api_key, /^ap_/);
+  assert.ok(await reachable(service.url()), 'still running for the service');
+  const rows = await query(service.url(), `select email from users where id = '${result.user_id}'`);
+  assert.is(rows.length, 1);
+  await service.stop();
+  // With nothing running, the admin command starts the cluster, works, and stops it again.
+  const again = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-user', '--email', `emb2-${process.pid}@example.com`], { env });
+  assert.match(again.stdout, /"api_key":"ap_/);
+  assert.not.ok(await reachable(service.url()), 'the admin command stopped what it started');
+});
+
+test.after(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+test.run();
