@@ -14,6 +14,7 @@ import { createDb, createPool } from '../src/db/database.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import type { Deps } from '../src/deps.ts';
 import { createLogger } from '../src/logger.ts';
+import { createSignals } from '../src/signals.ts';
 import { createServer } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
 
@@ -34,7 +35,7 @@ export async function startBenchEnv(options: { withServer?: boolean } = {}): Pro
   await prepareDatabase(dbUrl);
   const config = loadConfig({ DATABASE_URL: dbUrl, PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'), PLATFORM_LOG_LEVEL: 'warn', PORT: '8787' });
   const pool = createPool(dbUrl, 20);
-  const deps: Deps = { config, pool, db: createDb(pool), log: createLogger('warn'), secretsKey: Buffer.from(config.secretsKey!, 'hex') };
+  const deps: Deps = { config, pool, db: createDb(pool), log: createLogger('warn'), secretsKey: Buffer.from(config.secretsKey!, 'hex'), signals: createSignals() };
   const user = await createUser(deps.db, { email: `bench-${process.pid}@example.com` });
   let close = async () => {};
   let port = 0;

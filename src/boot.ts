@@ -13,6 +13,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createSignals } from './signals.ts';
 
 /** Applies our migrations and graphile-worker's own schema. */
 export async function prepareDatabase(connectionString: string): Promise<string[]> {
@@ -81,7 +82,7 @@ export async function boot(config: Config, options: { log?: Logger; takeOverEmbe
   const pool = createPool(databaseUrl, options.poolSize ?? 20);
   const db = createDb(pool);
   const secretsKey = await loadSecretsKey(config, log);
-  const deps: Deps = { config, pool, db, log, secretsKey };
+  const deps: Deps = { config, pool, db, log, secretsKey, signals: createSignals() };
   return {
     deps,
     databaseUrl,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 
 /** Every environment variable the service reads, with its default. README's table mirrors this. */
@@ -36,6 +37,11 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, 'must be 32 bytes as 64 hex characters or base64')),
   ),
   PLATFORM_WORKER_CONCURRENCY: positiveInt('4'),
+  PLATFORM_SANDBOX_WORKERS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(64))),
+  PLATFORM_SANDBOX_CPU_MS: positiveInt('50'),
+  PLATFORM_SANDBOX_MEMORY_MB: positiveInt('64'),
+  PLATFORM_SANDBOX_WALL_MS: positiveInt('10000'),
+  PLATFORM_STATIC_CACHE_MB: v.pipe(v.optional(v.string(), '64'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)),
   PLATFORM_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'info'),
 });
 
@@ -52,6 +58,8 @@ export type Config = Readonly<{
   publicPort: string;
   secretsKey: string | undefined;
   workerConcurrency: number;
+  sandbox: Readonly<{ workers: number; cpuMs: number; memoryBytes: number; wallMs: number }>;
+  staticCacheBytes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }>;
 
@@ -90,6 +98,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicPort,
     secretsKey: e.PLATFORM_SECRETS_KEY,
     workerConcurrency: e.PLATFORM_WORKER_CONCURRENCY,
+    sandbox: Object.freeze({
+      workers: e.PLATFORM_SANDBOX_WORKERS ?? Math.max(1, Math.min(4, availableParallelism())),
+      cpuMs: e.PLATFORM_SANDBOX_CPU_MS,
+      memoryBytes: e.PLATFORM_SANDBOX_MEMORY_MB * 1024 * 1024,
+      wallMs: e.PLATFORM_SANDBOX_WALL_MS,
+    }),
+    staticCacheBytes: e.PLATFORM_STATIC_CACHE_MB * 1024 * 1024,
     logLevel: e.PLATFORM_LOG_LEVEL,
   });
 }

@@ -8,7 +8,7 @@ import { startWorker } from '../worker/runner.ts';
 import { boot } from './boot.ts';
 import { ConfigError, loadConfig, publicUrl } from './config.ts';
 import { createLogger } from './logger.ts';
-import { createServer } from './server.ts';
+import { createServer, type Server } from './server.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -27,10 +27,12 @@ async function main(): Promise<void> {
 
   let httpServer: ReturnType<typeof serve> | undefined;
   let worker: Runner | undefined;
+  let server: Server | undefined;
   if (config.role !== 'worker') {
-    const server = createServer(deps);
+    server = createServer(deps);
+    const fetch = server.fetch;
     await new Promise<void>((resolve, reject) => {
-      httpServer = serve({ fetch: server.fetch, port: config.port, hostname: config.host }, () => resolve());
+      httpServer = serve({ fetch, port: config.port, hostname: config.host }, () => resolve());
       httpServer.once('error', reject);
     });
   }
@@ -57,12 +59,11 @@ async function main(): Promise<void> {
       void booted.embedded?.stop().finally(() => process.exit(1));
     }, 10_000);
     force.unref();
-    await Promise.all([
-      httpServer ? new Promise<void>((resolve) => httpServer!.close(() => resolve())) : undefined,
-      worker?.stop(),
-    ]).catch((err) => log.error('error while stopping', { error: String(err) }));
-    // Idle keep-alive sockets would hold close() open; they are ours to drop now.
-    (httpServer as unknown as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
+    const closing = httpServer ? new Promise<void>((resolve) => httpServer!.close(() => resolve())) : undefined;
+    // Idle keep-alive sockets would hold close() open until they time out; requests in flight finish.
+    (httpServer as unknown as { closeIdleConnections?: () => void } | undefined)?.closeIdleConnections?.();
+    await Promise.all([closing, worker?.stop()]).catch((err) => log.error('error while stopping', { error: String(err) }));
+    await server?.close();
     await booted.close();
     clearTimeout(force);
     process.exit(0);

@@ -14,6 +14,7 @@ import { health, HealthResponse } from './http/health.ts';
 import { classifyHost } from './http/hosts.ts';
 import { describe } from './http/validate.ts';
 import { legacyRoutes } from './legacy/routes.ts';
+import { createAppsPlane, type AppsPlane } from './runtime/routes.ts';
 import { generateOpenApi } from './openapi/generate.ts';
 
 /** The `/v0` business API, the same on the API host and the console host. */
@@ -70,14 +71,15 @@ function docsRouter(deps: Deps, api: Hono<Env>): Hono<Env> {
   return r;
 }
 
-export type Server = Hono<Env> & { api: Hono<Env> };
+export type Server = Hono<Env> & { api: Hono<Env>; apps: AppsPlane; close(): Promise<void> };
 
-/** Builds the whole HTTP surface; no I/O happens until a request arrives. */
-export function createServer(deps: Deps, extra: { apps?: Hono<Env> } = {}): Server {
+/** Builds the whole HTTP surface; no I/O happens until a request arrives (sandbox threads start on first use). */
+export function createServer(deps: Deps): Server {
   const api = apiRouter(deps);
   const consoleApp = consoleRouter(deps);
   const docs = docsRouter(deps, api);
-  const apps = extra.apps;
+  const appsPlane = createAppsPlane(deps);
+  const apps = appsPlane.router;
   const root = new Hono<Env>();
   root.all('*', (c) => {
     const host = classifyHost(deps.config, new URL(c.req.url).hostname);
@@ -89,9 +91,7 @@ export function createServer(deps: Deps, extra: { apps?: Hono<Env> } = {}): Serv
       case 'docs':
         return docs.fetch(c.req.raw);
       case 'app':
-      case 'custom':
-        if (apps) return apps.fetch(c.req.raw);
-      // fall through
+        return apps.fetch(c.req.raw);
       default:
         return new Response(JSON.stringify(errorBody('not_found', 'Unknown host.')), {
           status: 404,
@@ -99,5 +99,5 @@ export function createServer(deps: Deps, extra: { apps?: Hono<Env> } = {}): Serv
         });
     }
   });
-  return Object.assign(root, { api });
+  return Object.assign(root, { api, apps: appsPlane, close: () => appsPlane.close() });
 }

@@ -134,6 +134,12 @@ export async function goLive(
 
 /** Creates a release (and the app on first publish) and decides whether it goes live. */
 export async function publish(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who): Promise<PublishAppResponse> {
+  const result = await publishTx(deps, target, bundle, who);
+  if (result.status === 'published') deps.signals.appChanged(result.app_id);
+  return result;
+}
+
+async function publishTx(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who): Promise<PublishAppResponse> {
   return deps.db.transaction().execute(async (trx) => {
     await postgresBlobStore.putMany(trx, target.accountId, bundle.files);
     const m = bundle.manifest.app;
@@ -204,9 +210,9 @@ export async function publish(deps: Deps, target: { accountId: string; appId?: s
 
 /** Tombstones an app: the live pointer goes, the origin stops serving, data stays. Idempotent. */
 export async function unpublish(deps: Deps, appId: string, who: Who): Promise<{ app_id: string; status: 'unpublished'; deleted_at: string }> {
-  return deps.db.transaction().execute(async (trx) => {
+  const result = await deps.db.transaction().execute(async (trx) => {
     const app = await lockApp(trx, appId);
-    if (app.deleted_at) return { app_id: app.id, status: 'unpublished', deleted_at: app.deleted_at.toISOString() };
+    if (app.deleted_at) return { app_id: app.id, status: 'unpublished' as const, deleted_at: app.deleted_at.toISOString() };
     const now = new Date();
     if (app.live_release_id) {
       await trx.updateTable('releases').set({ activation_status: 'inactive' }).where('id', '=', app.live_release_id).where('activation_status', '=', 'live').execute();
@@ -225,6 +231,8 @@ export async function unpublish(deps: Deps, appId: string, who: Who): Promise<{ 
         request_id: who.requestId,
       },
     ]);
-    return { app_id: app.id, status: 'unpublished', deleted_at: now.toISOString() };
+    return { app_id: app.id, status: 'unpublished' as const, deleted_at: now.toISOString() };
   });
+  deps.signals.appChanged(appId);
+  return result;
 }

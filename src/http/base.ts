@@ -14,6 +14,15 @@ export function baseRouter(deps: Deps): Hono<Env> {
     c.set('deps', deps);
     const started = performance.now();
     await next();
+    // Handlers that return a plain Response bypass c.header(): make sure the id is on every response.
+    if (!c.res.headers.has(REQUEST_ID_HEADER)) {
+      try {
+        c.res.headers.set(REQUEST_ID_HEADER, c.var.requestId);
+      } catch {
+        c.res = new Response(c.res.body, c.res);
+        c.res.headers.set(REQUEST_ID_HEADER, c.var.requestId);
+      }
+    }
     // Path only: query strings may carry tokens, so they are never logged.
     deps.log.debug('request', {
       request_id: c.var.requestId,

@@ -10,7 +10,7 @@ import { recordEvents } from '../events/record.ts';
  * with what is provisioned. Data, secrets, files, jobs and events are untouched.
  */
 export async function rollback(deps: Deps, appId: string, releaseId: string, who: Who) {
-  return deps.db.transaction().execute(async (trx) => {
+  const result = await deps.db.transaction().execute(async (trx) => {
     const app = await lockApp(trx, appId);
     if (app.deleted_at) throw errors.conflict('The app is unpublished; publish a release to bring it back.');
     const target = await findRelease(trx, app.id, releaseId);
@@ -46,4 +46,6 @@ export async function rollback(deps: Deps, appId: string, releaseId: string, who
     await recordEvents(trx, events);
     return { app_id: app.id, release_id: target.id, previous_release_id: previous, origin: appOrigin(deps.config, app.id), status: 'rolled_back' as const };
   });
+  deps.signals.appChanged(appId);
+  return result;
 }

@@ -57,6 +57,7 @@ export function secretRoutes(): Hono<Env> {
       ]);
       return saved;
     });
+    c.var.deps.signals.secretsChanged(app.id);
     return c.json({ name: row.name, present: true, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
   });
 
@@ -72,6 +73,7 @@ export function secretRoutes(): Hono<Env> {
       }
       return Boolean(gone);
     });
+    c.var.deps.signals.secretsChanged(app.id);
     return c.json({ app_id: app.id, name, deleted, present: false });
   });
 

@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createDb, createPool } from '../../src/db/database.ts';
 import type { Deps } from '../../src/deps.ts';
 import { createLogger } from '../../src/logger.ts';
+import { createSignals } from '../../src/signals.ts';
 import { createServer, type Server } from '../../src/server.ts';
 import { addMember, createUser } from '../../src/users/service.ts';
 
@@ -41,7 +42,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   const config = testConfig(env);
   const pool = createPool(config.databaseUrl!, 10);
   const db = createDb(pool);
-  const deps: Deps = { config, pool, db, log: createLogger(config.logLevel), secretsKey: Buffer.from(config.secretsKey!, 'hex') };
+  const deps: Deps = { config, pool, db, log: createLogger(config.logLevel), secretsKey: Buffer.from(config.secretsKey!, 'hex'), signals: createSignals() };
   const server = createServer(deps);
   return {
     deps,
@@ -68,6 +69,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
       return { status: res.status, headers: res.headers, body: parsed, text };
     },
     async close() {
+      await server.close();
       await db.destroy();
     },
   };

@@ -1,0 +1,96 @@
+/**
+ * What an app origin needs to answer without touching the database on a hot path:
+ * - the live release of each app (revalidated after `LIVE_TTL_MS`, dropped at once on this node by signals),
+ * - each release's file table (releases are immutable: cached until evicted),
+ * - file bytes by content hash (bounded by size),
+ * - decrypted secrets per app (dropped on change).
+ */
+import { LRUCache } from 'lru-cache';
+import { manifestOf } from '../apps/service.ts';
+import { postgresBlobStore } from '../blobs/store.ts';
+import type { Deps } from '../deps.ts';
+import type { Manifest } from '../manifest/schema.ts';
+import { open, secretAad } from '../secrets/crypto.ts';
+
+export const LIVE_TTL_MS = 1000;
+/** Files larger than this are streamed from storage on every request instead of cached. */
+const MAX_CACHED_FILE = 4 * 1024 * 1024;
+
+export type LiveApp = { appId: string; accountId: string; releaseId: string };
+export type ReleaseFile = { path: string; contentType: string; sha256: Buffer; etag: string; size: number };
+export type ReleaseView = { releaseId: string; appId: string; accountId: string; manifest: Manifest; files: Map<string, ReleaseFile> };
+
+export type RuntimeCaches = ReturnType<typeof createRuntimeCaches>;
+
+export function createRuntimeCaches(deps: Deps) {
+  const live = new LRUCache<string, { app: LiveApp | null; at: number }>({ max: 50_000 });
+  const releases = new LRUCache<string, ReleaseView>({ max: 2_000 });
+  const blobs = new LRUCache<string, Buffer>({ maxSize: Math.max(1, deps.config.staticCacheBytes), sizeCalculation: (b) => Math.max(1, b.length) });
+  const secrets = new LRUCache<string, { values: Record<string, string>; at: number }>({ max: 10_000 });
+  deps.signals.onAppChanged((id) => live.delete(id));
+  deps.signals.onSecretsChanged((id) => secrets.delete(id));
+
+  async function liveApp(appId: string): Promise<LiveApp | null> {
+    const hit = live.get(appId);
+    if (hit && Date.now() - hit.at < LIVE_TTL_MS) return hit.app;
+    const row = await deps.db.selectFrom('apps').select(['id', 'account_id', 'live_release_id', 'deleted_at']).where('id', '=', appId).executeTakeFirst();
+    const app = row && row.live_release_id && !row.deleted_at ? { appId: row.id, accountId: row.account_id, releaseId: row.live_release_id } : null;
+    live.set(appId, { app, at: Date.now() });
+    return app;
+  }
+
+  async function release(releaseId: string): Promise<ReleaseView | undefined> {
+    const hit = releases.get(releaseId);
+    if (hit) return hit;
+    const row = await deps.db
+      .selectFrom('releases')
+      .innerJoin('apps', 'apps.id', 'releases.app_id')
+      .select(['releases.id', 'releases.app_id', 'releases.manifest', 'apps.account_id'])
+      .where('releases.id', '=', releaseId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const files = await deps.db.selectFrom('release_files').selectAll().where('release_id', '=', releaseId).execute();
+    const view: ReleaseView = {
+      releaseId,
+      appId: row.app_id,
+      accountId: row.account_id,
+      manifest: manifestOf(row.manifest),
+      files: new Map(files.map((f) => [f.path, { path: f.path, contentType: f.content_type, sha256: f.sha256, etag: `"${f.sha256.toString('hex')}"`, size: Number(f.size) }])),
+    };
+    releases.set(releaseId, view);
+    return view;
+  }
+
+  async function bytes(accountId: string, file: ReleaseFile): Promise<Buffer> {
+    const key = file.etag;
+    const hit = blobs.get(key);
+    if (hit) return hit;
+    const data = await postgresBlobStore.get(deps.db, accountId, file.sha256);
+    if (!data) throw new Error(`blob ${key} of account ${accountId} is missing`);
+    if (data.length <= MAX_CACHED_FILE) blobs.set(key, data);
+    return data;
+  }
+
+  /** The server module sources of a release: its JavaScript files, by path. */
+  async function sources(view: ReleaseView): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const f of view.files.values()) {
+      if (/\.(m?js|cjs)$/.test(f.path) || /javascript|ecmascript/.test(f.contentType)) {
+        out[f.path] = (await bytes(view.accountId, f)).toString('utf8');
+      }
+    }
+    return out;
+  }
+
+  async function appSecrets(appId: string): Promise<Record<string, string>> {
+    const hit = secrets.get(appId);
+    if (hit && Date.now() - hit.at < LIVE_TTL_MS) return hit.values;
+    const rows = await deps.db.selectFrom('app_secrets').select(['name', 'sealed']).where('app_id', '=', appId).execute();
+    const values: Record<string, string> = {};
+    for (const r of rows) values[r.name] = open(deps.secretsKey, secretAad(appId, r.name), r.sealed);
+    secrets.set(appId, { values, at: Date.now() });
+    return values;
+  }
+
+  return { liveApp, release, bytes, sources, appSecrets };
+}

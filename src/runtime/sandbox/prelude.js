@@ -1,0 +1,350 @@
+// Guest prelude: evaluated as global code in every QuickJS context before the app's modules.
+// It builds the web platform subset apps get (Headers, Request, Response, URL, URLSearchParams,
+// TextEncoder, TextDecoder, atob, btoa, crypto, console, timers) on top of `__host`, a small set
+// of synchronous functions the worker provides (Node's own URL, UTF-8, base64 and crypto), then
+// removes `__host` from the global scope. Nothing here can reach the network or file system.
+(function (host) {
+  'use strict';
+  var G = globalThis;
+  var hide = function (obj, name, value) {
+    Object.defineProperty(obj, name, { value: value, writable: true, configurable: true, enumerable: false });
+  };
+  var utf8 = function (s) { return new Uint8Array(host.utf8Encode(String(s))); };
+  var bytesOf = function (v) {
+    if (v instanceof ArrayBuffer) return new Uint8Array(v.slice(0));
+    if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
+    return null;
+  };
+
+  // ---- TextEncoder / TextDecoder --------------------------------------------------------------
+  class TextEncoder {
+    get encoding() { return 'utf-8'; }
+    encode(s) { return utf8(s === undefined ? '' : s); }
+    encodeInto(s, dest) {
+      var b = utf8(s); var n = Math.min(b.length, dest.length); dest.set(b.subarray(0, n));
+      return { read: String(s).length, written: n };
+    }
+  }
+  class TextDecoder {
+    constructor(label, options) {
+      var l = String(label === undefined ? 'utf-8' : label).toLowerCase();
+      if (l !== 'utf-8' && l !== 'utf8') throw new RangeError('TextDecoder: only utf-8 is supported');
+      this.fatal = !!(options && options.fatal);
+      this.ignoreBOM = !!(options && options.ignoreBOM);
+    }
+    get encoding() { return 'utf-8'; }
+    decode(input) {
+      if (input === undefined) return '';
+      var b = bytesOf(input);
+      if (!b) throw new TypeError('TextDecoder.decode: expected an ArrayBuffer or a view');
+      return host.utf8Decode(b.buffer, this.fatal, this.ignoreBOM);
+    }
+  }
+
+  // ---- URL / URLSearchParams ------------------------------------------------------------------
+  class URLSearchParams {
+    constructor(init) {
+      hide(this, '_list', []);
+      hide(this, '_url', null);
+      if (init === undefined || init === null) return;
+      if (typeof init === 'string') { this._list = JSON.parse(host.qsParse(init)); return; }
+      if (init instanceof URLSearchParams) { this._list = init._list.map(function (p) { return [p[0], p[1]]; }); return; }
+      if (typeof init[Symbol.iterator] === 'function') {
+        for (var pair of init) {
+          var arr = Array.from(pair);
+          if (arr.length !== 2) throw new TypeError('URLSearchParams: each pair must have two items');
+          this._list.push([String(arr[0]), String(arr[1])]);
+        }
+        return;
+      }
+      for (var k of Object.keys(init)) this._list.push([k, String(init[k])]);
+    }
+    _update() { if (this._url) this._url._setSearch(this.toString()); }
+    get size() { return this._list.length; }
+    append(n, v) { this._list.push([String(n), String(v)]); this._update(); }
+    delete(n, v) { n = String(n); this._list = this._list.filter(function (p) { return !(p[0] === n && (v === undefined || p[1] === String(v))); }); this._update(); }
+    get(n) { n = String(n); for (var p of this._list) if (p[0] === n) return p[1]; return null; }
+    getAll(n) { n = String(n); return this._list.filter(function (p) { return p[0] === n; }).map(function (p) { return p[1]; }); }
+    has(n, v) { n = String(n); return this._list.some(function (p) { return p[0] === n && (v === undefined || p[1] === String(v)); }); }
+    set(n, v) {
+      n = String(n); v = String(v);
+      var i = this._list.findIndex(function (p) { return p[0] === n; });
+      if (i < 0) this._list.push([n, v]);
+      else { this._list[i][1] = v; this._list = this._list.filter(function (p, j) { return j <= i || p[0] !== n; }); }
+      this._update();
+    }
+    sort() { this._list.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; }); this._update(); }
+    forEach(cb, thisArg) { for (var p of this._list.slice()) cb.call(thisArg, p[1], p[0], this); }
+    keys() { return this._list.map(function (p) { return p[0]; })[Symbol.iterator](); }
+    values() { return this._list.map(function (p) { return p[1]; })[Symbol.iterator](); }
+    entries() { return this._list.map(function (p) { return [p[0], p[1]]; })[Symbol.iterator](); }
+    [Symbol.iterator]() { return this.entries(); }
+    toString() { return host.qsStringify(JSON.stringify(this._list)); }
+  }
+
+  var URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];
+  class URL {
+    constructor(url, base) {
+      var parts = host.urlParse(String(url), base === undefined ? undefined : String(base));
+      if (parts === undefined) throw new TypeError('Invalid URL: ' + String(url));
+      hide(this, '_p', JSON.parse(parts));
+      hide(this, '_sp', null);
+    }
+    static canParse(url, base) { return host.urlParse(String(url), base === undefined ? undefined : String(base)) !== undefined; }
+    static parse(url, base) { try { return new URL(url, base); } catch (e) { return null; } }
+    _set(part, value) {
+      var parts = host.urlSet(this._p.href, part, String(value));
+      if (parts !== undefined) this._p = JSON.parse(parts);
+      if (part === 'search' || part === 'href') this._sp = null;
+    }
+    _setSearch(s) { this._set('search', s); }
+    get searchParams() {
+      if (!this._sp) { var sp = new URLSearchParams(this._p.search); sp._url = this; hide(this, '_sp', sp); }
+      return this._sp;
+    }
+    toString() { return this._p.href; }
+    toJSON() { return this._p.href; }
+  }
+  URL_PARTS.forEach(function (part) {
+    Object.defineProperty(URL.prototype, part, {
+      get: function () { return this._p[part]; },
+      set: part === 'origin' ? undefined : function (v) { this._set(part, v); },
+      enumerable: true, configurable: true,
+    });
+  });
+
+  // ---- base64, crypto, timers, console --------------------------------------------------------
+  var atob = function (s) { return host.atob(String(s)); };
+  var btoa = function (s) { return host.btoa(String(s)); };
+  var crypto = {
+    getRandomValues: function (view) {
+      if (!ArrayBuffer.isView(view) || view instanceof Float32Array || view instanceof Float64Array) throw new TypeError('getRandomValues: expected an integer typed array');
+      if (view.byteLength > 65536) throw new RangeError('getRandomValues: at most 65536 bytes');
+      new Uint8Array(view.buffer, view.byteOffset, view.byteLength).set(new Uint8Array(host.randomBytes(view.byteLength)));
+      return view;
+    },
+    randomUUID: function () { return host.randomUUID(); },
+  };
+
+  var timers = new Map();
+  var nextTimer = 1;
+  var addTimer = function (fn, ms, args, repeat) {
+    if (typeof fn !== 'function') throw new TypeError('timer callback must be a function');
+    var id = nextTimer++;
+    timers.set(id, { fn: fn, args: args, repeat: repeat, ms: Math.max(0, Number(ms) || 0) });
+    host.setTimer(id, Math.max(0, Number(ms) || 0));
+    return id;
+  };
+  var clearTimer = function (id) { if (timers.delete(id)) host.clearTimer(id); };
+  hide(G, '__fireTimer', function (id) {
+    var t = timers.get(id);
+    if (!t) return;
+    if (t.repeat) host.setTimer(id, t.ms); else timers.delete(id);
+    t.fn.apply(undefined, t.args);
+  });
+
+  var fmt = function (args) {
+    return Array.prototype.map.call(args, function (a) {
+      if (typeof a === 'string') return a;
+      if (a instanceof Error) return a.stack ? a.name + ': ' + a.message + '\n' + a.stack : a.name + ': ' + a.message;
+      try { var j = JSON.stringify(a); return j === undefined ? String(a) : j; } catch (e) { return String(a); }
+    }).join(' ');
+  };
+  var console = {};
+  [['log', 'info'], ['info', 'info'], ['debug', 'debug'], ['trace', 'debug'], ['warn', 'warn'], ['error', 'error']].forEach(function (p) {
+    console[p[0]] = function () { host.log(p[1], fmt(arguments), undefined); };
+  });
+
+  // ---- Headers --------------------------------------------------------------------------------
+  var TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+  var normName = function (n) {
+    n = String(n);
+    if (!TOKEN.test(n)) throw new TypeError('Invalid header name: ' + n);
+    return n.toLowerCase();
+  };
+  var normValue = function (v) {
+    v = String(v).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+    if (/[\0\r\n]/.test(v)) throw new TypeError('Invalid header value');
+    return v;
+  };
+  class Headers {
+    constructor(init) {
+      hide(this, '_m', new Map());
+      if (init === undefined || init === null) return;
+      if (init instanceof Headers) { for (var e of init._m) this._m.set(e[0], e[1].slice()); return; }
+      if (typeof init[Symbol.iterator] === 'function') {
+        for (var pair of init) {
+          var arr = Array.from(pair);
+          if (arr.length !== 2) throw new TypeError('Headers: each pair must have two items');
+          this.append(arr[0], arr[1]);
+        }
+        return;
+      }
+      for (var k of Object.keys(init)) this.append(k, init[k]);
+    }
+    append(n, v) { n = normName(n); var l = this._m.get(n); if (l) l.push(normValue(v)); else this._m.set(n, [normValue(v)]); }
+    set(n, v) { this._m.set(normName(n), [normValue(v)]); }
+    get(n) { var l = this._m.get(normName(n)); return l ? l.join(', ') : null; }
+    getSetCookie() { return (this._m.get('set-cookie') || []).slice(); }
+    has(n) { return this._m.has(normName(n)); }
+    delete(n) { this._m.delete(normName(n)); }
+    forEach(cb, thisArg) { for (var e of this.entries()) cb.call(thisArg, e[1], e[0], this); }
+    *entries() {
+      var names = Array.from(this._m.keys()).sort();
+      for (var n of names) {
+        if (n === 'set-cookie') { for (var c of this._m.get(n)) yield [n, c]; }
+        else yield [n, this._m.get(n).join(', ')];
+      }
+    }
+    *keys() { for (var e of this.entries()) yield e[0]; }
+    *values() { for (var e of this.entries()) yield e[1]; }
+    [Symbol.iterator]() { return this.entries(); }
+  }
+
+  // ---- Body, Request, Response ----------------------------------------------------------------
+  var extract = function (body, headers) {
+    if (body === undefined || body === null) return null;
+    if (typeof body === 'string') {
+      if (!headers.has('content-type')) headers.set('content-type', 'text/plain;charset=UTF-8');
+      return utf8(body);
+    }
+    if (body instanceof URLSearchParams) {
+      if (!headers.has('content-type')) headers.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      return utf8(body.toString());
+    }
+    var b = bytesOf(body);
+    if (b) return b;
+    if (typeof body === 'object' && typeof body.getReader === 'function') throw new TypeError('Streaming bodies are not supported in this runtime; use a string, ArrayBuffer or Uint8Array');
+    return utf8(String(body));
+  };
+  var BodyMixin = {
+    _take: function () {
+      if (this._used) return Promise.reject(new TypeError('Body has already been consumed'));
+      this._used = true;
+      return Promise.resolve(this._bytes || new Uint8Array(0));
+    },
+    arrayBuffer: function () { return this._take().then(function (b) { return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength); }); },
+    bytes: function () { return this._take().then(function (b) { return new Uint8Array(b); }); },
+    text: function () { return this._take().then(function (b) { return host.utf8Decode(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength), false, false); }); },
+    json: function () { return this.text().then(JSON.parse); },
+    formData: function () { return Promise.reject(new TypeError('formData() is not supported in this runtime; parse the text() body instead')); },
+    blob: function () { return Promise.reject(new TypeError('blob() is not supported in this runtime; use arrayBuffer()')); },
+  };
+  var mixBody = function (C) {
+    for (var k of Object.keys(BodyMixin)) hide(C.prototype, k, BodyMixin[k]);
+    Object.defineProperty(C.prototype, 'bodyUsed', { get: function () { return !!this._used; }, configurable: true });
+    Object.defineProperty(C.prototype, 'body', { get: function () { return this._bytes && this._bytes.length ? this._bytes : null; }, configurable: true });
+  };
+
+  var METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];
+  class Request {
+    constructor(input, init) {
+      init = init || {};
+      var src = input instanceof Request ? input : null;
+      var url = src ? src.url : String(input);
+      var parsed = new URL(url);
+      var method = String(init.method || (src ? src.method : 'GET'));
+      if (METHODS.indexOf(method.toUpperCase()) >= 0) method = method.toUpperCase();
+      hide(this, '_url', parsed.href);
+      hide(this, '_method', method);
+      hide(this, '_headers', new Headers(init.headers !== undefined ? init.headers : src ? src.headers : undefined));
+      var body = init.body !== undefined ? extract(init.body, this._headers) : src ? src._bytes : null;
+      if (body && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body');
+      hide(this, '_bytes', body);
+      hide(this, '_used', false);
+      hide(this, '_signal', init.signal || (src ? src.signal : null) || { aborted: false, addEventListener: function () {}, removeEventListener: function () {} });
+    }
+    get url() { return this._url; }
+    get method() { return this._method; }
+    get headers() { return this._headers; }
+    get signal() { return this._signal; }
+    get redirect() { return 'follow'; }
+    clone() { if (this._used) throw new TypeError('Body has already been consumed'); return new Request(this); }
+  }
+  mixBody(Request);
+
+  var STATUS_TEXT = { 200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' };
+  class Response {
+    constructor(body, init) {
+      init = init || {};
+      var status = init.status === undefined ? 200 : Number(init.status);
+      if (!(status >= 200 && status <= 599) || Math.floor(status) !== status) throw new RangeError('Response status must be an integer from 200 to 599');
+      hide(this, '_status', status);
+      hide(this, '_statusText', init.statusText !== undefined ? String(init.statusText) : STATUS_TEXT[status] || '');
+      hide(this, '_headers', new Headers(init.headers));
+      hide(this, '_bytes', extract(body, this._headers));
+      hide(this, '_used', false);
+    }
+    static json(data, init) {
+      var h = new Headers(init && init.headers);
+      if (!h.has('content-type')) h.set('content-type', 'application/json');
+      return new Response(JSON.stringify(data), { status: init && init.status, statusText: init && init.statusText, headers: h });
+    }
+    static redirect(url, status) {
+      status = status === undefined ? 302 : status;
+      if ([301, 302, 303, 307, 308].indexOf(status) < 0) throw new RangeError('Invalid redirect status');
+      return new Response(null, { status: status, headers: { location: new URL(url).href } });
+    }
+    static error() { return new Response(null, { status: 500 }); }
+    get status() { return this._status; }
+    get statusText() { return this._statusText; }
+    get ok() { return this._status >= 200 && this._status < 300; }
+    get headers() { return this._headers; }
+    get redirected() { return false; }
+    get type() { return 'default'; }
+    get url() { return ''; }
+    clone() { if (this._used) throw new TypeError('Body has already been consumed'); return new Response(this._bytes, { status: this._status, statusText: this._statusText, headers: this._headers }); }
+  }
+  mixBody(Response);
+
+  // ---- globals --------------------------------------------------------------------------------
+  var globals = {
+    TextEncoder: TextEncoder, TextDecoder: TextDecoder, URL: URL, URLSearchParams: URLSearchParams,
+    Headers: Headers, Request: Request, Response: Response, atob: atob, btoa: btoa, crypto: crypto, console: console,
+    setTimeout: function (fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), false); },
+    setInterval: function (fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), true); },
+    clearTimeout: clearTimer, clearInterval: clearTimer,
+    queueMicrotask: function (fn) { Promise.resolve().then(fn); },
+    structuredClone: function (v) { return v === undefined ? undefined : JSON.parse(JSON.stringify(v)); },
+    performance: { now: function () { return host.now(); }, timeOrigin: Date.now() },
+    navigator: { userAgent: 'platform-runtime' },
+  };
+  for (var name of Object.keys(globals)) hide(G, name, globals[name]);
+
+  // ---- dispatch: called by the worker for each invocation ------------------------------------
+  var freezeDeep = function (o) { Object.freeze(o); for (var k of Object.keys(o)) if (o[k] && typeof o[k] === 'object') freezeDeep(o[k]); return o; };
+  hide(G, '__dispatch', function (handlers, kind, metaJson, body) {
+    var meta = JSON.parse(metaJson);
+    var app = freezeDeep(meta.app);
+    var ctx = {
+      app: app,
+      secrets: Object.freeze({
+        get: function (name) { var v = host.secret(String(name)); return v === undefined ? undefined : v; },
+        require: function (name) {
+          var v = host.secret(String(name));
+          if (v === undefined) throw new Error('Secret ' + String(name) + ' is not set');
+          return v;
+        },
+      }),
+      log: Object.freeze({
+        debug: function (m, md) { host.log('debug', String(m), md === undefined ? undefined : JSON.stringify(md)); },
+        info: function (m, md) { host.log('info', String(m), md === undefined ? undefined : JSON.stringify(md)); },
+        warn: function (m, md) { host.log('warn', String(m), md === undefined ? undefined : JSON.stringify(md)); },
+        error: function (m, md) { host.log('error', String(m), md === undefined ? undefined : JSON.stringify(md)); },
+      }),
+    };
+    Object.freeze(ctx);
+    if (!handlers || typeof handlers[kind] !== 'function') return Promise.resolve({ missing: true });
+    var req = new Request(meta.url, { method: meta.method, headers: meta.headers, body: body === undefined ? undefined : body });
+    return Promise.resolve()
+      .then(function () { return handlers[kind](req, ctx); })
+      .then(function (res) {
+        if (!(res instanceof Response)) throw new TypeError('fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')');
+        var out = [];
+        for (var e of res.headers) out.push(e);
+        var bytes = res._bytes;
+        return { meta: JSON.stringify({ status: res.status, headers: out }), body: bytes ? bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) : undefined };
+      });
+  });
+})(globalThis.__host);
+delete globalThis.__host;

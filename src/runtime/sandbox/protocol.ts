@@ -1,0 +1,27 @@
+import type { LogEntry } from '../redact.ts';
+
+/** Messages between the sandbox pool (main thread) and its worker threads. */
+export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; wallMs: number };
+
+export type Invocation = {
+  id: number;
+  handler: 'fetch' | 'job' | 'webhook';
+  app: { app_id: string; origin: string; release_id: string };
+  release: { releaseId: string; entry: string; sources?: Record<string, string> };
+  request: { method: string; url: string; headers: [string, string][]; body?: ArrayBuffer };
+  secrets: Record<string, string>;
+  limits: Limits;
+};
+
+export type FailureKind = 'exception' | 'timeout' | 'memory' | 'stack' | 'crash' | 'load' | 'no-handler' | 'missing-sources' | 'killed';
+
+export type InvocationResult = {
+  ok: boolean;
+  response?: { status: number; headers: [string, string][]; body?: ArrayBuffer };
+  error?: { kind: FailureKind; message: string; stack?: string };
+  logs?: LogEntry[];
+  cpuMs?: number;
+};
+
+export type WorkerInbound = { t: 'invoke'; inv: Invocation } | { t: 'evict'; releaseId: string };
+export type WorkerOutbound = { t: 'ready' } | { t: 'result'; id: number; result: InvocationResult };

@@ -1,0 +1,486 @@
+/**
+ * A sandbox worker thread: one QuickJS WASM module, one QuickJS runtime (own heap, memory and
+ * stack caps) per release, kept warm in an LRU. The main thread sends invocations and may
+ * terminate this thread at any time (watchdog). An out-of-memory, a stack overflow or an abort
+ * poisons the WASM module, so after answering we exit and the pool starts a fresh worker.
+ *
+ * `busy[slot]` (shared memory) holds the time guest code started running, or 0 while idle:
+ * the main thread's watchdog reads it to catch a guest stuck inside one long instruction.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { getQuickJS, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { redactLog, type LogEntry } from '../redact.ts';
+import type { Invocation, InvocationResult, WorkerInbound, WorkerOutbound } from './protocol.ts';
+
+const PRELUDE = readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
+const port = parentPort!;
+const busy = new Float64Array(workerData.busy as SharedArrayBuffer);
+const slot = workerData.slot as number;
+const MAX_INSTANCES = workerData.maxInstances as number;
+
+type Instance = {
+  releaseId: string;
+  runtime: QuickJSRuntime;
+  context: QuickJSContext;
+  handlers: QuickJSHandle;
+  /** The invocation whose guest code is running now, for host functions. */
+  current: Call | undefined;
+  timers: Map<number, { timer: ReturnType<typeof setTimeout>; call: Call }>;
+  inflight: number;
+};
+
+type Call = {
+  inv: Invocation;
+  logs: LogEntry[];
+  secretsRead: Set<string>;
+  cpuUsedMs: number;
+  segmentStart: number;
+  done: boolean;
+  settle?: () => void;
+};
+
+class Poisoned extends Error {}
+/** A normaliser result that makes the loader fail with this message (its own errors lose theirs). */
+const DENIED = '\u0001denied:'; // control characters never occur in release paths; NUL would end the C string
+
+let quickjs: QuickJSWASMModule;
+const instances = new Map<string, Instance>();
+let poisoned = false;
+
+function post(msg: WorkerOutbound, transfer: ArrayBuffer[] = []): void {
+  port.postMessage(msg, transfer);
+}
+
+function isPoison(message: string): boolean {
+  return /out of memory|stack overflow|call stack|Aborted|unreachable|memory access out of bounds/i.test(message);
+}
+
+function errorText(ctx: QuickJSContext, handle: QuickJSHandle): { message: string; stack?: string } {
+  try {
+    const v = ctx.dump(handle) as unknown;
+    if (v && typeof v === 'object') {
+      const e = v as { name?: string; message?: string; stack?: string };
+      return { message: `${e.name ?? 'Error'}: ${e.message ?? ''}`, stack: e.stack };
+    }
+    return { message: String(v) };
+  } catch {
+    return { message: 'unknown error' };
+  }
+}
+
+/** Runs guest code (a segment) under the CPU budget of `call`; the interrupt handler stops it. */
+function segment<T>(inst: Instance, call: Call, fn: () => T): T {
+  inst.current = call;
+  call.segmentStart = performance.now();
+  busy[slot] = Date.now();
+  try {
+    return fn();
+  } finally {
+    busy[slot] = 0;
+    call.cpuUsedMs += performance.now() - call.segmentStart;
+    inst.current = undefined;
+  }
+}
+
+function installHost(inst: Instance): void {
+  const { context: ctx } = inst;
+  const host = ctx.newObject();
+  const fn = (name: string, impl: (...args: QuickJSHandle[]) => QuickJSHandle | undefined) => {
+    const f = ctx.newFunction(name, (...args) => {
+      try {
+        return impl(...args);
+      } catch (err) {
+        return { error: ctx.newError({ name: 'TypeError', message: (err as Error).message }) };
+      }
+    });
+    ctx.setProp(host, name, f);
+    f.dispose();
+  };
+  const str = (h: QuickJSHandle | undefined) => (h === undefined ? undefined : ctx.typeof(h) === 'undefined' ? undefined : ctx.getString(h));
+  const bytes = (h: QuickJSHandle) => {
+    const lt = ctx.getArrayBuffer(h);
+    try {
+      return Buffer.from(lt.value);
+    } finally {
+      lt.dispose();
+    }
+  };
+  fn('utf8Encode', (s) => {
+    const b = Buffer.from(ctx.getString(s), 'utf8');
+    return ctx.newArrayBuffer(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+  });
+  fn('utf8Decode', (ab, fatal, ignoreBom) => {
+    const text = new TextDecoder('utf-8', { fatal: ctx.dump(fatal) === true, ignoreBOM: ctx.dump(ignoreBom) === true }).decode(bytes(ab));
+    return ctx.newString(text);
+  });
+  fn('urlParse', (href, base) => {
+    const b = str(base);
+    let u: URL;
+    try {
+      u = b === undefined ? new URL(ctx.getString(href)) : new URL(ctx.getString(href), b);
+    } catch {
+      return ctx.undefined;
+    }
+    return ctx.newString(JSON.stringify(urlParts(u)));
+  });
+  fn('urlSet', (href, part, value) => {
+    const u = new URL(ctx.getString(href));
+    const p = ctx.getString(part) as 'href';
+    try {
+      u[p] = ctx.getString(value);
+    } catch {
+      return ctx.undefined;
+    }
+    return ctx.newString(JSON.stringify(urlParts(u)));
+  });
+  fn('qsParse', (s) => ctx.newString(JSON.stringify([...new URLSearchParams(ctx.getString(s))])));
+  fn('qsStringify', (s) => ctx.newString(new URLSearchParams(JSON.parse(ctx.getString(s)) as [string, string][]).toString()));
+  fn('atob', (s) => {
+    const input = ctx.getString(s).replace(/[\t\n\f\r ]/g, '');
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(input) || input.length % 4 === 1) throw new Error('atob: invalid base64');
+    return ctx.newString(Buffer.from(input, 'base64').toString('latin1'));
+  });
+  fn('btoa', (s) => {
+    const input = ctx.getString(s);
+    if (/[^\u0000-\u00ff]/.test(input)) throw new Error('btoa: the string has characters outside Latin1');
+    return ctx.newString(Buffer.from(input, 'latin1').toString('base64'));
+  });
+  fn('randomBytes', (n) => {
+    const b = randomBytes(Math.min(65536, Math.max(0, ctx.getNumber(n))));
+    return ctx.newArrayBuffer(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+  });
+  fn('randomUUID', () => ctx.newString(randomUUID()));
+  fn('now', () => ctx.newNumber(performance.now()));
+  fn('secret', (name) => {
+    const call = inst.current;
+    const n = ctx.getString(name);
+    const value = call?.inv.secrets[n];
+    if (value === undefined) return ctx.undefined;
+    call!.secretsRead.add(n);
+    return ctx.newString(value);
+  });
+  fn('log', (level, message, metadata) => {
+    const call = inst.current;
+    if (!call || call.logs.length >= 200) return ctx.undefined;
+    let meta: unknown = undefined;
+    const raw = str(metadata);
+    if (raw !== undefined) {
+      try {
+        meta = JSON.parse(raw);
+      } catch {
+        meta = raw;
+      }
+    }
+    call.logs.push({ level: ctx.getString(level) as LogEntry['level'], message: ctx.getString(message), metadata: meta });
+    return ctx.undefined;
+  });
+  fn('setTimer', (id, ms) => {
+    const call = inst.current;
+    if (!call) return ctx.undefined;
+    const timerId = ctx.getNumber(id);
+    const delay = Math.min(ctx.getNumber(ms), call.inv.limits.wallMs);
+    const timer = setTimeout(() => fireTimer(inst, timerId), delay);
+    inst.timers.set(timerId, { timer, call });
+    return ctx.undefined;
+  });
+  fn('clearTimer', (id) => {
+    const t = inst.timers.get(ctx.getNumber(id));
+    if (t) clearTimeout(t.timer);
+    inst.timers.delete(ctx.getNumber(id));
+    return ctx.undefined;
+  });
+  ctx.setProp(ctx.global, '__host', host);
+  host.dispose();
+}
+
+function urlParts(u: URL) {
+  const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = u;
+  return { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash };
+}
+
+function fireTimer(inst: Instance, id: number): void {
+  const t = inst.timers.get(id);
+  if (!t || t.call.done) return;
+  inst.timers.delete(id);
+  const { context: ctx } = inst;
+  const fire = ctx.getProp(ctx.global, '__fireTimer');
+  const arg = ctx.newNumber(id);
+  try {
+    const r = segment(inst, t.call, () => {
+      const res = ctx.callFunction(fire, ctx.undefined, arg);
+      inst.runtime.executePendingJobs();
+      return res;
+    });
+    if (r.error) {
+      // An exception in a timer callback ends the invocation that scheduled it.
+      const e = errorText(ctx, r.error);
+      r.error.dispose();
+      t.call.settle?.();
+      failCall(inst, t.call, 'exception', e.message, e.stack);
+      return;
+    }
+    r.value.dispose();
+  } catch (err) {
+    failCall(inst, t.call, 'crash', (err as Error).message);
+    return;
+  } finally {
+    fire.dispose();
+    arg.dispose();
+  }
+  t.call.settle?.();
+}
+
+function newInstance(inv: Invocation): Instance {
+  const sources = inv.release.sources!;
+  const runtime = quickjs.newRuntime({
+    memoryLimitBytes: inv.limits.memoryBytes,
+    maxStackSizeBytes: inv.limits.stackBytes,
+  });
+  const context = runtime.newContext();
+  const inst: Instance = { releaseId: inv.release.releaseId, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0 };
+  runtime.setInterruptHandler(() => {
+    const call = inst.current;
+    if (!call) return false;
+    return call.cpuUsedMs + (performance.now() - call.segmentStart) > call.inv.limits.cpuMs;
+  });
+  runtime.setModuleLoader(
+    (name) => {
+      if (name.startsWith(DENIED)) return { error: new Error(name.slice(DENIED.length)) };
+      const source = sources[name];
+      if (source === undefined) return { error: new Error(`Cannot find module "${name}" in this release`) };
+      return source;
+    },
+    (base, requested) => {
+      if (!requested.startsWith('./') && !requested.startsWith('../')) {
+        return `${DENIED}Cannot import "${requested}": only relative imports of release files are allowed (no host modules, no packages)`;
+      }
+      const baseDir = base.includes('/') ? base.slice(0, base.lastIndexOf('/') + 1) : '';
+      const parts: string[] = [];
+      for (const seg of (baseDir + requested).split('/')) {
+        if (seg === '' || seg === '.') continue;
+        if (seg === '..') {
+          if (!parts.length) return `${DENIED}Cannot import "${requested}": it leaves the release`;
+          parts.pop();
+        } else parts.push(seg);
+      }
+      const resolved = parts.join('/');
+      if (!(resolved in sources)) return `${DENIED}Cannot find module "${requested}" (resolved to ${resolved}) in this release`;
+      return resolved;
+    },
+  );
+  installHost(inst);
+  const loadCall: Call = { inv, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
+  try {
+    const prelude = segment(inst, loadCall, () => context.evalCode(PRELUDE, '<platform prelude>'));
+    if (prelude.error) {
+      const e = errorText(context, prelude.error);
+      prelude.error.dispose();
+      throw new Error(`prelude failed: ${e.message}`);
+    }
+    prelude.value.dispose();
+    const entry = inv.release.entry;
+    const loaded = segment(inst, loadCall, () => {
+      const r = context.evalCode(sources[entry]!, entry, { type: 'module' });
+      runtime.executePendingJobs();
+      return r;
+    });
+    if (loaded.error) {
+      const e = errorText(context, loaded.error);
+      loaded.error.dispose();
+      throw new LoadError(e.message, e.stack);
+    }
+    let ns = loaded.value;
+    const state = context.getPromiseState(ns);
+    if (state.type !== 'fulfilled' || state.notAPromise === false) {
+      // Top-level await: the module namespace arrives through a promise.
+      if (state.type === 'pending') {
+        ns.dispose();
+        throw new LoadError('The server module is still waiting on top-level await; it must finish loading without timers or I/O.');
+      }
+      if (state.type === 'rejected') {
+        const e = errorText(context, state.error);
+        state.error.dispose();
+        ns.dispose();
+        throw new LoadError(e.message, e.stack);
+      }
+      if (state.type === 'fulfilled' && !state.notAPromise) {
+        ns.dispose();
+        ns = state.value;
+      }
+    }
+    inst.handlers = context.getProp(ns, 'default');
+    ns.dispose();
+  } catch (err) {
+    disposeInstance(inst);
+    if (err instanceof LoadError) throw err;
+    if (isPoison((err as Error).message)) throw new Poisoned((err as Error).message);
+    throw err;
+  }
+  return inst;
+}
+
+class LoadError extends Error {
+  constructor(
+    message: string,
+    readonly guestStack?: string,
+  ) {
+    super(message);
+  }
+}
+
+function disposeInstance(inst: Instance): void {
+  instances.delete(inst.releaseId);
+  for (const t of inst.timers.values()) clearTimeout(t.timer);
+  try {
+    if (inst.handlers !== inst.context.undefined) inst.handlers.dispose();
+    inst.context.dispose();
+    inst.runtime.dispose();
+  } catch {
+    // A runtime that ran out of memory may not dispose cleanly; the worker is exiting anyway.
+    poisoned = true;
+  }
+}
+
+function instanceFor(inv: Invocation): Instance | 'missing-sources' {
+  const existing = instances.get(inv.release.releaseId);
+  if (existing) {
+    instances.delete(existing.releaseId);
+    instances.set(existing.releaseId, existing); // most recently used last
+    return existing;
+  }
+  if (!inv.release.sources) return 'missing-sources';
+  const inst = newInstance(inv);
+  instances.set(inst.releaseId, inst);
+  while (instances.size > MAX_INSTANCES) {
+    const oldest = [...instances.values()].find((i) => i.inflight === 0);
+    if (!oldest) break;
+    disposeInstance(oldest);
+  }
+  return inst;
+}
+
+function finish(call: Call, result: InvocationResult, transfer: ArrayBuffer[] = []): void {
+  if (call.done) return;
+  call.done = true;
+  const secretValues = [...call.secretsRead].map((n) => call.inv.secrets[n]!).filter((v) => v.length >= 4);
+  result.logs = call.logs.map((l) => redactLog(l, secretValues));
+  result.cpuMs = Math.round(call.cpuUsedMs * 100) / 100;
+  post({ t: 'result', id: call.inv.id, result }, transfer);
+}
+
+function failCall(inst: Instance | undefined, call: Call, kind: InvocationResult['error'] extends infer E ? E extends { kind: infer K } ? K : never : never, message: string, stack?: string): void {
+  const poison = kind === 'memory' || kind === 'stack' || kind === 'crash' || isPoison(message);
+  const finalKind = /out of memory/i.test(message) ? 'memory' : /stack overflow|call stack/i.test(message) ? 'stack' : /interrupted/i.test(message) ? 'timeout' : kind;
+  finish(call, { ok: false, error: { kind: finalKind, message, stack } });
+  if (inst) {
+    inst.inflight--;
+    // An interrupted or poisoned runtime is not reused.
+    if (finalKind === 'timeout' || poison) disposeInstance(inst);
+  }
+  if (poison) poisoned = true;
+}
+
+async function invoke(inv: Invocation): Promise<void> {
+  const call: Call = { inv, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
+  let inst: Instance | 'missing-sources';
+  try {
+    inst = instanceFor(inv);
+  } catch (err) {
+    if (err instanceof LoadError) return finish(call, { ok: false, error: { kind: 'load', message: err.message, stack: err.guestStack } });
+    return failCall(undefined, call, err instanceof Poisoned ? 'memory' : 'crash', (err as Error).message);
+  }
+  if (inst === 'missing-sources') return finish(call, { ok: false, error: { kind: 'missing-sources', message: 'release not loaded in this worker' } });
+  const { context: ctx, runtime } = inst;
+  inst.inflight++;
+  const wall = setTimeout(() => failCall(inst as Instance, call, 'timeout', 'wall-clock limit reached'), inv.limits.wallMs);
+  try {
+    const dispatch = ctx.getProp(ctx.global, '__dispatch');
+    const kind = ctx.newString(inv.handler);
+    const meta = ctx.newString(JSON.stringify({ app: inv.app, method: inv.request.method, url: inv.request.url, headers: inv.request.headers }));
+    const body = inv.request.body ? ctx.newArrayBuffer(inv.request.body) : ctx.undefined;
+    const started = segment(inst, call, () => {
+      const r = ctx.callFunction(dispatch, ctx.undefined, inst.handlers, kind, meta, body);
+      runtime.executePendingJobs();
+      return r;
+    });
+    dispatch.dispose();
+    kind.dispose();
+    meta.dispose();
+    if (body !== ctx.undefined) body.dispose();
+    if (started.error) {
+      const e = errorText(ctx, started.error);
+      started.error.dispose();
+      return failCall(inst, call, 'exception', e.message, e.stack);
+    }
+    const promise = started.value;
+    // Wait for the guest promise: timers fire segments through fireTimer, which calls settle.
+    for (;;) {
+      if (call.done) {
+        promise.dispose();
+        return;
+      }
+      const state = ctx.getPromiseState(promise);
+      if (state.type === 'pending') {
+        await new Promise<void>((resolve) => (call.settle = resolve));
+        call.settle = undefined;
+        continue;
+      }
+      promise.dispose();
+      if (state.type === 'rejected') {
+        const e = errorText(ctx, state.error);
+        state.error.dispose();
+        return failCall(inst, call, 'exception', e.message, e.stack);
+      }
+      const value = state.value;
+      try {
+        if (ctx.typeof(value) === 'object' && ctx.dump(ctx.getProp(value, 'missing')) === true) {
+          inst.inflight--;
+          return finish(call, { ok: false, error: { kind: 'no-handler', message: `the server module has no ${inv.handler}() handler` } });
+        }
+        const metaH = ctx.getProp(value, 'meta');
+        const bodyH = ctx.getProp(value, 'body');
+        const response = JSON.parse(ctx.getString(metaH)) as { status: number; headers: [string, string][] };
+        let out: ArrayBuffer | undefined;
+        if (ctx.typeof(bodyH) !== 'undefined') {
+          const lt = ctx.getArrayBuffer(bodyH);
+          out = lt.value.slice().buffer;
+          lt.dispose();
+        }
+        metaH.dispose();
+        bodyH.dispose();
+        inst.inflight--;
+        return finish(call, { ok: true, response: { status: response.status, headers: response.headers, body: out } }, out ? [out] : []);
+      } finally {
+        value.dispose();
+      }
+    }
+  } catch (err) {
+    failCall(inst, call, 'crash', (err as Error).message);
+  } finally {
+    clearTimeout(wall);
+    for (const [id, t] of inst.timers) {
+      if (t.call === call) {
+        clearTimeout(t.timer);
+        inst.timers.delete(id);
+      }
+    }
+    if (poisoned) {
+      // Let the result message flush, then end the thread: the WASM module is not trusted any more.
+      setTimeout(() => process.exit(0), 0);
+    }
+  }
+}
+
+port.on('message', (msg: WorkerInbound) => {
+  if (msg.t === 'invoke') void invoke(msg.inv);
+  else if (msg.t === 'evict') {
+    const inst = instances.get(msg.releaseId);
+    if (inst && inst.inflight === 0) disposeInstance(inst);
+  }
+});
+
+quickjs = await getQuickJS();
+post({ t: 'ready' });
+void createHash;

@@ -1,0 +1,46 @@
+/**
+ * Header hygiene at the sandbox boundary. Going in, app code never sees platform headers,
+ * cookies, credentials or proxy internals. Coming out, hop-by-hop headers are dropped and an
+ * app cannot set cookies in the platform's reserved namespace.
+ */
+const DROP_IN = new Set([
+  'cookie',
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'forwarded',
+  'x-real-ip',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'x-request-id',
+]);
+const DROP_OUT = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
+export const PLATFORM_COOKIE_PREFIXES = ['__host-platform', '__platform', 'platform_'];
+
+export function scrubRequestHeaders(headers: Headers): [string, string][] {
+  const out: [string, string][] = [];
+  headers.forEach((value, name) => {
+    const n = name.toLowerCase();
+    if (DROP_IN.has(n) || n.startsWith('x-platform-') || n.startsWith('x-forwarded-') || n.startsWith('proxy-')) return;
+    out.push([n, value]);
+  });
+  return out;
+}
+
+export function scrubResponseHeaders(pairs: [string, string][]): Headers {
+  const headers = new Headers();
+  for (const [name, value] of pairs) {
+    const n = name.toLowerCase();
+    if (DROP_OUT.has(n) || n.startsWith('x-platform-')) continue;
+    if (n === 'set-cookie') {
+      const cookieName = value.split('=')[0]!.trim().toLowerCase();
+      if (PLATFORM_COOKIE_PREFIXES.some((p) => cookieName.startsWith(p))) continue;
+    }
+    headers.append(n, value);
+  }
+  return headers;
+}

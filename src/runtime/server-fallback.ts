@@ -1,0 +1,95 @@
+/**
+ * Running an app's `fetch(request, ctx)` in the sandbox for a request static routing did not
+ * answer, and turning the outcome into what the visitor and the owner see: the app's response;
+ * or, for a throw, a limit hit or a 5xx, the generic `runtime_error` body for the visitor and a
+ * `runtime.request_error` event with the detail for the owner. `ctx.log` calls become
+ * `runtime.log.<level>` events (already redacted in the worker).
+ */
+import type { Deps } from '../deps.ts';
+import { errorBody } from '../errors.ts';
+import { recordEvents, type NewEvent } from '../events/record.ts';
+import { readBodyLimited } from '../http/validate.ts';
+import { ApiError } from '../errors.ts';
+import type { LiveApp, ReleaseView, RuntimeCaches } from './live.ts';
+import type { InvocationResult } from './sandbox/protocol.ts';
+import type { SandboxPool } from './sandbox/pool.ts';
+import { scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
+
+export const MAX_APP_REQUEST_BODY = 10 * 1024 * 1024;
+
+const KIND_MESSAGES: Record<string, string> = {
+  exception: 'The server handler threw an exception.',
+  timeout: 'The server handler ran past its time limit.',
+  memory: 'The server handler ran out of memory.',
+  stack: 'The server handler overflowed its stack.',
+  load: 'The server module failed to load.',
+  'no-handler': 'The server module has no fetch() handler.',
+  killed: 'The sandbox running the handler was stopped.',
+  crash: 'The sandbox failed while running the handler.',
+  status_5xx: 'The server handler answered with a server error.',
+};
+
+export function runtimeErrorResponse(status = 500): Response {
+  return Response.json(errorBody('runtime_error', 'The app could not handle this request.'), { status });
+}
+
+export async function runServerFallback(
+  deps: Deps,
+  services: { caches: RuntimeCaches; sandbox: () => SandboxPool },
+  input: { req: Request; app: LiveApp; release: ReleaseView; origin: string; requestId: string },
+): Promise<Response> {
+  const { req, app, release } = input;
+  const entry = release.manifest.runtime.server_entry!;
+  let body: ArrayBuffer | undefined;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    const bytes = await readBodyLimited(req, MAX_APP_REQUEST_BODY, () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'));
+    if (bytes.length) body = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+  const url = new URL(req.url);
+  const result: InvocationResult = await services.sandbox().invoke({
+    handler: 'fetch',
+    app: { app_id: app.appId, origin: input.origin, release_id: release.releaseId },
+    release: { releaseId: release.releaseId, entry },
+    loadSources: () => services.caches.sources(release),
+    request: { method: req.method, url: `${url.protocol}//${url.host}${url.pathname}${url.search}`, headers: scrubRequestHeaders(req.headers), body },
+    secrets: await services.caches.appSecrets(app.appId),
+  });
+
+  const base = { app_id: app.appId, account_id: app.accountId, release_id: release.releaseId, request_id: input.requestId };
+  const events: NewEvent[] = (result.logs ?? []).map((l) => ({
+    ...base,
+    type: `runtime.log.${l.level}`,
+    severity: l.level,
+    message: l.message,
+    metadata: (l.metadata as Record<string, unknown> | undefined) ?? {},
+  }));
+  let response: Response;
+  if (result.ok && result.response && result.response.status < 500) {
+    const headers = scrubResponseHeaders(result.response.headers);
+    const noBody = req.method === 'HEAD' || result.response.status === 204 || result.response.status === 304;
+    response = new Response(noBody ? null : (result.response.body ?? null), { status: result.response.status, headers });
+  } else {
+    const kind = result.ok ? 'status_5xx' : (result.error?.kind ?? 'crash');
+    const status = result.ok && result.response ? result.response.status : 500;
+    events.push({
+      ...base,
+      type: 'runtime.request_error',
+      severity: 'error',
+      message: KIND_MESSAGES[kind] ?? 'The server handler failed.',
+      metadata: {
+        kind,
+        method: req.method,
+        path: url.pathname,
+        status,
+        error: result.error?.message ?? null,
+        stack: result.error?.stack?.slice(0, 4000) ?? null,
+        cpu_ms: result.cpuMs ?? null,
+      },
+    });
+    response = runtimeErrorResponse(status);
+  }
+  if (events.length) {
+    await recordEvents(deps.db, events).catch((err) => deps.log.error('could not record runtime events', { error: String(err), app_id: app.appId }));
+  }
+  return response;
+}
