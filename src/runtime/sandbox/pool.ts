@@ -23,10 +23,12 @@ export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release'> & {
   limits?: Partial<Limits>;
 };
 
-type Pending = { resolve: (r: InvocationResult) => void; releaseId: string };
+type Pending = { resolve: (r: InvocationResult) => void; releaseId: string; id: number };
 
 type Slot = {
   index: number;
+  /** Shared with the worker: [0] when guest code started running (0 = idle), [1] id of the last invocation it began. */
+  state: Float64Array;
   worker: Worker;
   ready: Promise<void>;
   pending: Map<number, Pending>;
@@ -46,27 +48,27 @@ function hashString(s: string): number {
 export class SandboxPool {
   private slots: Slot[] = [];
   private nextId = 1;
-  private busy: Float64Array;
   private watchdog: ReturnType<typeof setInterval>;
   private closed = false;
 
   constructor(private readonly options: SandboxOptions) {
-    this.busy = new Float64Array(new SharedArrayBuffer(8 * options.workers));
     for (let i = 0; i < options.workers; i++) this.slots.push(this.spawn(i));
     this.watchdog = setInterval(() => this.check(), Math.max(25, Math.min(100, options.hardKillMs / 4)));
     this.watchdog.unref();
   }
 
   private spawn(index: number): Slot {
-    this.busy[index] = 0; // a fresh worker starts idle (the old one may have died mid-guest)
+    // Each worker gets its own state block, so a retired worker's can still be read after it is replaced.
+    const state = new Float64Array(new SharedArrayBuffer(16));
     const worker = new Worker(WORKER_URL, {
-      workerData: { busy: this.busy.buffer, slot: index, maxInstances: this.options.maxInstancesPerWorker ?? 64 },
+      workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 64 },
       // Generous V8 limits for the thread itself: guest memory is capped inside QuickJS.
       resourceLimits: { maxOldGenerationSizeMb: 512 },
     });
     worker.unref();
     const slot: Slot = {
       index,
+      state,
       worker,
       pending: new Map(),
       loaded: new Set(),
@@ -91,8 +93,7 @@ export class SandboxPool {
       p.resolve(msg.result);
       // Out of memory, stack overflow or a crash poisons the worker's WASM module: retire it now,
       // before another invocation is routed to it.
-      const kind = msg.result.error?.kind;
-      if (kind === 'memory' || kind === 'stack' || kind === 'crash') this.retire(slot, `poisoned (${kind})`);
+      if (msg.result.poisoned) this.retire(slot, `poisoned (${msg.result.error?.kind ?? 'unknown'})`);
     });
     const onGone = (reason: string) => this.retire(slot, reason);
     worker.on('error', (err) => onGone(`worker error: ${err.message}`));
@@ -100,25 +101,35 @@ export class SandboxPool {
     return slot;
   }
 
-  private retire(slot: Slot, reason: string): void {
+  /**
+   * Replaces a worker. Once the old thread is really gone, invocations it never began (their ids
+   * are above the last one it started) are retried on the replacement; the ones it had begun fail.
+   */
+  private retire(slot: Slot, reason: string, startedFailure: InvocationResult['error'] = { kind: 'killed', message: reason }): void {
     if (!slot.alive || this.closed) return;
     slot.alive = false;
-    for (const [, p] of slot.pending) p.resolve({ ok: false, error: { kind: 'killed', message: reason } });
+    const pending = [...slot.pending.values()];
     slot.pending.clear();
     this.options.onWorkerExit?.({ index: slot.index, reason });
-    void slot.worker.terminate();
-    if (!this.closed) this.slots[slot.index] = this.spawn(slot.index);
+    this.slots[slot.index] = this.spawn(slot.index);
+    void slot.worker.terminate().finally(() => {
+      const lastStarted = slot.state[1]!;
+      for (const p of pending) {
+        p.resolve(p.id > lastStarted ? { ok: false, error: { kind: 'retry', message: 'worker replaced before this invocation started' } } : { ok: false, error: startedFailure });
+      }
+    });
   }
 
   /** Terminates a worker whose guest code has run without yielding for too long. */
   private check(): void {
     const now = Date.now();
     for (const slot of this.slots) {
-      const since = this.busy[slot.index]!;
+      const since = slot.state[0]!;
       if (since && now - since > this.options.hardKillMs && slot.alive) {
-        for (const [, p] of slot.pending) p.resolve({ ok: false, error: { kind: 'timeout', message: `guest code ran for more than ${this.options.hardKillMs} ms without yielding; its worker was terminated` } });
-        slot.pending.clear();
-        this.retire(slot, 'watchdog: guest did not yield');
+        this.retire(slot, 'watchdog: guest did not yield', {
+          kind: 'timeout',
+          message: `guest code ran for more than ${this.options.hardKillMs} ms without yielding; its worker was terminated`,
+        });
       }
     }
   }
@@ -131,36 +142,48 @@ export class SandboxPool {
   }
 
   private async send(slot: Slot, inv: Invocation): Promise<InvocationResult> {
-    await slot.ready;
+    try {
+      await slot.ready;
+    } catch (err) {
+      return { ok: false, error: { kind: 'crash', message: `sandbox worker failed to start: ${(err as Error).message}` } };
+    }
     if (!slot.alive) return { ok: false, error: { kind: 'killed', message: 'worker is gone' } };
     return new Promise((resolve) => {
-      slot.pending.set(inv.id, { resolve, releaseId: inv.release.releaseId });
+      slot.pending.set(inv.id, { resolve, releaseId: inv.release.releaseId, id: inv.id });
       const transfer = inv.request.body ? [inv.request.body] : [];
       slot.worker.postMessage({ t: 'invoke', inv } satisfies WorkerInbound, transfer);
     });
   }
 
+  /** Never throws: every failure is an InvocationResult the caller turns into runtime_error. */
   async invoke(input: InvokeInput): Promise<InvocationResult> {
+    try {
+      return await this.invokeOnce(input);
+    } catch (err) {
+      return { ok: false, error: { kind: 'crash', message: (err as Error).message } };
+    }
+  }
+
+  private async invokeOnce(input: InvokeInput): Promise<InvocationResult> {
     if (this.closed) return { ok: false, error: { kind: 'killed', message: 'sandbox pool is closed' } };
     const limits = { ...this.options.limits, ...input.limits };
-    const slot = this.pick(input.release.releaseId);
-    const base = { id: 0, handler: input.handler, app: input.app, request: input.request, secrets: input.secrets, limits };
-    const withSources = async (): Promise<Invocation> => ({ ...base, id: this.nextId++, release: { ...input.release, sources: await input.loadSources() } });
-    let inv: Invocation = slot.loaded.has(input.release.releaseId) ? { ...base, id: this.nextId++, release: { ...input.release } } : await withSources();
-    // The body is transferred, so keep a copy in case the worker asks for the sources again.
-    const body = input.request.body;
-    if (body) inv.request = { ...inv.request, body: body.slice(0) };
-    let result = await this.send(slot, inv);
-    if (!result.ok && result.error?.kind === 'missing-sources') {
-      inv = await withSources();
-      if (body) inv.request = { ...inv.request, body: body.slice(0) };
-      result = await this.send(slot, inv);
+    const base = { handler: input.handler, app: input.app, secrets: input.secrets, limits };
+    const releaseId = input.release.releaseId;
+    let sources: Record<string, string> | undefined;
+    for (let attempt = 0; ; attempt++) {
+      const slot = this.pick(releaseId);
+      const needSources = !slot.loaded.has(releaseId) || attempt > 0;
+      if (needSources) sources ??= await input.loadSources();
+      // The body is transferred to the worker, so each attempt sends its own copy.
+      const request = input.request.body ? { ...input.request, body: input.request.body.slice(0) } : input.request;
+      const inv: Invocation = { ...base, id: this.nextId++, request, release: { ...input.release, ...(needSources ? { sources } : {}) } };
+      const result = await this.send(slot, inv);
+      const kind = result.error?.kind;
+      if ((kind === 'missing-sources' || kind === 'retry') && attempt < 3) continue;
+      if (needSources && slot.alive && result.ok) slot.loaded.add(releaseId);
+      if (kind === 'timeout' || kind === 'killed' || kind === 'memory' || kind === 'stack') slot.loaded.delete(releaseId);
+      return result;
     }
-    if (inv.release.sources && slot.alive) slot.loaded.add(input.release.releaseId);
-    if (!result.ok && (result.error?.kind === 'timeout' || result.error?.kind === 'killed' || result.error?.kind === 'memory' || result.error?.kind === 'stack')) {
-      slot.loaded.delete(input.release.releaseId);
-    }
-    return result;
   }
 
   /** Drops a release's warm instances (e.g. after a rollback made it not live). */

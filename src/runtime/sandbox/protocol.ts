@@ -13,7 +13,7 @@ export type Invocation = {
   limits: Limits;
 };
 
-export type FailureKind = 'exception' | 'timeout' | 'memory' | 'stack' | 'crash' | 'load' | 'no-handler' | 'missing-sources' | 'killed';
+export type FailureKind = 'exception' | 'timeout' | 'memory' | 'stack' | 'crash' | 'load' | 'no-handler' | 'missing-sources' | 'killed' | 'retry';
 
 export type InvocationResult = {
   ok: boolean;
@@ -21,6 +21,8 @@ export type InvocationResult = {
   error?: { kind: FailureKind; message: string; stack?: string };
   logs?: LogEntry[];
   cpuMs?: number;
+  /** The worker's WASM module is not trustworthy any more: the pool must replace the worker. */
+  poisoned?: boolean;
 };
 
 export type WorkerInbound = { t: 'invoke'; inv: Invocation } | { t: 'evict'; releaseId: string };

@@ -4,20 +4,20 @@
  * terminate this thread at any time (watchdog). An out-of-memory, a stack overflow or an abort
  * poisons the WASM module, so after answering we exit and the pool starts a fresh worker.
  *
- * `busy[slot]` (shared memory) holds the time guest code started running, or 0 while idle:
- * the main thread's watchdog reads it to catch a guest stuck inside one long instruction.
+ * Shared memory tells the pool when guest code started running (its watchdog catches a guest stuck
+ * inside one long instruction) and which invocation this worker began last.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { getQuickJS, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { redactLog, type LogEntry } from '../redact.ts';
-import type { Invocation, InvocationResult, WorkerInbound, WorkerOutbound } from './protocol.ts';
+import type { FailureKind, Invocation, InvocationResult, WorkerInbound, WorkerOutbound } from './protocol.ts';
 
 const PRELUDE = readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
 const port = parentPort!;
-const busy = new Float64Array(workerData.busy as SharedArrayBuffer);
-const slot = workerData.slot as number;
+/** [0] when guest code started running (0 = idle), [1] id of the last invocation begun; read by the pool. */
+const state = new Float64Array(workerData.state as SharedArrayBuffer);
 const MAX_INSTANCES = workerData.maxInstances as number;
 
 type Instance = {
@@ -42,6 +42,10 @@ type Call = {
 };
 
 class Poisoned extends Error {}
+
+export function loadBudgetMs(cpuMs: number): number {
+  return Math.max(250, cpuMs * 5);
+}
 /** A normaliser result that makes the loader fail with this message (its own errors lose theirs). */
 const DENIED = '\u0001denied:'; // control characters never occur in release paths; NUL would end the C string
 
@@ -74,11 +78,11 @@ function errorText(ctx: QuickJSContext, handle: QuickJSHandle): { message: strin
 function segment<T>(inst: Instance, call: Call, fn: () => T): T {
   inst.current = call;
   call.segmentStart = performance.now();
-  busy[slot] = Date.now();
+  state[0] = Date.now();
   try {
     return fn();
   } finally {
-    busy[slot] = 0;
+    state[0] = 0;
     call.cpuUsedMs += performance.now() - call.segmentStart;
     inst.current = undefined;
   }
@@ -271,7 +275,10 @@ function newInstance(inv: Invocation): Instance {
     },
   );
   installHost(inst);
-  const loadCall: Call = { inv, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
+  // Loading (prelude and the module's top-level code) has its own, larger budget: a cold
+  // worker's first evaluation is slow, but a top-level infinite loop is still stopped.
+  const loadLimits = { ...inv.limits, cpuMs: loadBudgetMs(inv.limits.cpuMs) };
+  const loadCall: Call = { inv: { ...inv, limits: loadLimits }, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
   try {
     const prelude = segment(inst, loadCall, () => context.evalCode(PRELUDE, '<platform prelude>'));
     if (prelude.error) {
@@ -367,22 +374,26 @@ function finish(call: Call, result: InvocationResult, transfer: ArrayBuffer[] = 
   const secretValues = [...call.secretsRead].map((n) => call.inv.secrets[n]!).filter((v) => v.length >= 4);
   result.logs = call.logs.map((l) => redactLog(l, secretValues));
   result.cpuMs = Math.round(call.cpuUsedMs * 100) / 100;
+  if (poisoned) result.poisoned = true;
   post({ t: 'result', id: call.inv.id, result }, transfer);
 }
 
-function failCall(inst: Instance | undefined, call: Call, kind: InvocationResult['error'] extends infer E ? E extends { kind: infer K } ? K : never : never, message: string, stack?: string): void {
-  const poison = kind === 'memory' || kind === 'stack' || kind === 'crash' || isPoison(message);
-  const finalKind = /out of memory/i.test(message) ? 'memory' : /stack overflow|call stack/i.test(message) ? 'stack' : /interrupted/i.test(message) ? 'timeout' : kind;
-  finish(call, { ok: false, error: { kind: finalKind, message, stack } });
+function failCall(inst: Instance | undefined, call: Call, kind: FailureKind, message: string, stack?: string): void {
+  const finalKind: FailureKind = /out of memory/i.test(message) ? 'memory' : /stack overflow|call stack/i.test(message) ? 'stack' : /interrupted/i.test(message) ? 'timeout' : kind;
+  if (finalKind === 'memory' || finalKind === 'stack' || finalKind === 'crash' || isPoison(message)) poisoned = true;
   if (inst) {
     inst.inflight--;
-    // An interrupted or poisoned runtime is not reused.
-    if (finalKind === 'timeout' || poison) disposeInstance(inst);
+    // An interrupted or failed runtime is not reused; disposing one that ran out of memory may
+    // itself abort the WASM module, which poisons it.
+    if (poisoned) instances.delete(inst.releaseId); // the whole module is dropped with the thread
+    else if (finalKind === 'timeout') disposeInstance(inst);
   }
-  if (poison) poisoned = true;
+  finish(call, { ok: false, error: { kind: finalKind, message, stack }, poisoned });
 }
 
 async function invoke(inv: Invocation): Promise<void> {
+  if (poisoned) return; // the pool retries what this worker never began
+  state[1] = inv.id;
   const call: Call = { inv, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
   let inst: Instance | 'missing-sources';
   try {
@@ -435,7 +446,10 @@ async function invoke(inv: Invocation): Promise<void> {
       }
       const value = state.value;
       try {
-        if (ctx.typeof(value) === 'object' && ctx.dump(ctx.getProp(value, 'missing')) === true) {
+        const missingH = ctx.getProp(value, 'missing');
+        const missing = ctx.dump(missingH) === true;
+        missingH.dispose();
+        if (missing) {
           inst.inflight--;
           return finish(call, { ok: false, error: { kind: 'no-handler', message: `the server module has no ${inv.handler}() handler` } });
         }
@@ -466,10 +480,7 @@ async function invoke(inv: Invocation): Promise<void> {
         inst.timers.delete(id);
       }
     }
-    if (poisoned) {
-      // Let the result message flush, then end the thread: the WASM module is not trusted any more.
-      setTimeout(() => process.exit(0), 0);
-    }
+    // A poisoned worker takes no more work; the pool terminates and replaces it.
   }
 }
 
@@ -482,5 +493,17 @@ port.on('message', (msg: WorkerInbound) => {
 });
 
 quickjs = await getQuickJS();
+// Warm the WASM code paths once so a release's first request does not pay for it.
+{
+  const rt = quickjs.newRuntime();
+  const ctx = rt.newContext();
+  const stub = ctx.newObject();
+  ctx.setProp(ctx.global, '__host', stub);
+  stub.dispose();
+  const r = ctx.evalCode(PRELUDE, '<warm-up>');
+  if (r.error) r.error.dispose();
+  else r.value.dispose();
+  ctx.dispose();
+  rt.dispose();
+}
 post({ t: 'ready' });
-void createHash;

@@ -1,0 +1,90 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { file, site } from '../_lib/bundles.ts';
+import { createHarness, newUser } from '../_lib/harness.ts';
+
+// Two sandbox workers, as on a 2-core machine: hostile apps share them with innocent ones.
+const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '2' });
+const u = await newUser(h);
+const key = u.api_key;
+
+async function serverApp(source: string) {
+  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'static ok'), file('server.js', source, 'text/javascript')] });
+  const r = await h.call('PUT', '/v0/apps', { key, body });
+  assert.is(r.body.status, 'published', r.text);
+  return { appId: r.body.app_id as string, host: `${r.body.app_id}.apps.localhost` };
+}
+
+/** Paths that turn each handler hostile; `/ok` stays well behaved so we can check recovery. */
+const HOSTILE = `export default { fetch(req) {
+  const p = new URL(req.url).pathname;
+  if (p === '/loop') { for (;;) {} }
+  if (p === '/while-true-async') { return (async () => { for (;;) { await null; } })(); }
+  if (p === '/memory') { const a = []; for (;;) a.push(new Array(10000).fill('x' + a.length)); }
+  if (p === '/recursion') { const f = (n) => f(n + 1) + 1; return new Response(String(f(0))); }
+  if (p === '/giant-string') { return new Response(new Array(1e9).join('x')); }
+  if (p === '/giant-repeat') { return new Response('x'.repeat(2 ** 29)); }
+  if (p === '/regex') { return new Response(String(/^(a+)+$/.test('a'.repeat(40) + 'b'))); }
+  if (p === '/timer-flood') { for (let i = 0; i < 1e6; i++) setTimeout(() => {}, 1e9); return new Response('flood'); }
+  if (p === '/never') { return new Promise(() => {}); }
+  return new Response('ok');
+} };`;
+
+const hostile = await serverApp(HOSTILE);
+const innocent = await serverApp(`export default { fetch() { return new Response('innocent') } };`);
+const staticApp = (await h.call('PUT', '/v0/apps', { key, body: site() })).body;
+
+for (const path of ['/loop', '/while-true-async', '/memory', '/recursion', '/giant-string', '/giant-repeat', '/regex', '/timer-flood']) {
+  test(`${path}: that request ends with runtime_error; the same app, other apps and the platform keep serving`, async () => {
+    // The innocent app and the platform are called while the hostile request is running.
+    const [bad, other, api, plain] = await Promise.all([
+      h.call('GET', path, { host: hostile.host }),
+      new Promise((r) => setTimeout(r, 5)).then(() => h.call('GET', '/x', { host: innocent.host })),
+      new Promise((r) => setTimeout(r, 5)).then(() => h.call('GET', '/healthz')),
+      new Promise((r) => setTimeout(r, 5)).then(() => h.call('GET', '/', { host: `${staticApp.app_id}.apps.localhost` })),
+    ]);
+    if (path === '/timer-flood') {
+      // Creating timers is allowed; the limit is on CPU. Whatever it answers, it answers.
+      assert.ok(bad.status === 200 || bad.body?.error?.code === 'runtime_error', `${path}: ${bad.status}`);
+    } else {
+      assert.is(bad.status, 500, `${path}: ${bad.text}`);
+      assert.is(bad.body.error.code, 'runtime_error', path);
+    }
+    assert.is((other as any).text, 'innocent', `${path}: other app served`);
+    assert.is((api as any).status, 200, `${path}: platform served`);
+    assert.is((plain as any).text, '<h1>Hello</h1>', `${path}: static app served`);
+    const next = await h.call('GET', '/ok', { host: hostile.host });
+    assert.is(next.text, 'ok', `${path}: the next request to the same app is served`);
+  });
+}
+
+test('a handler that never settles ends at the wall-clock limit with runtime_error', async () => {
+  const h2 = await createHarness({ PLATFORM_SANDBOX_WALL_MS: '300', PLATFORM_SANDBOX_WORKERS: '1' });
+  const u2 = await newUser(h2);
+  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', HOSTILE, 'text/javascript')] });
+  const app = (await h2.call('PUT', '/v0/apps', { key: u2.api_key, body })).body;
+  const r = await h2.call('GET', '/never', { host: `${app.app_id}.apps.localhost` });
+  assert.is(r.status, 500);
+  assert.is(r.body.error.code, 'runtime_error');
+  const ok = await h2.call('GET', '/ok', { host: `${app.app_id}.apps.localhost` });
+  assert.is(ok.text, 'ok');
+  await h2.close();
+});
+
+test('each failure is recorded for the owner with its kind', async () => {
+  const r = await h.call('GET', `/v0/apps/${hostile.appId}/events?type=runtime.request_error&limit=100`, { key });
+  const kinds = new Set(r.body.events.map((e: any) => e.metadata.kind));
+  assert.ok(kinds.has('timeout'), [...kinds].join());
+  assert.ok(kinds.has('stack') || kinds.has('memory'), [...kinds].join());
+});
+
+test('a top-level infinite loop in the module is stopped too', async () => {
+  const a = await serverApp(`for (;;) {} export default { fetch() { return new Response('never') } };`);
+  const r = await h.call('GET', '/x', { host: a.host });
+  assert.is(r.status, 500);
+  assert.is(r.body.error.code, 'runtime_error');
+  assert.is((await h.call('GET', '/x', { host: innocent.host })).text, 'innocent');
+});
+
+test.after(() => h.close());
+test.run();

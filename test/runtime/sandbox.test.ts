@@ -1,0 +1,216 @@
+import { build } from 'esbuild';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { file, site } from '../_lib/bundles.ts';
+import { createHarness, newUser } from '../_lib/harness.ts';
+
+const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '2' });
+const u = await newUser(h);
+const key = u.api_key;
+
+/** Publishes a server app and returns its host. */
+async function serverApp(source: string, extra: { files?: ReturnType<typeof file>[]; resources?: unknown } = {}) {
+  const body = site({
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    files: [file('public/index.html', '<h1>static</h1>'), file('server.js', source, 'text/javascript'), ...(extra.files ?? [])],
+    ...(extra.resources ? { resources: extra.resources } : {}),
+  });
+  const r = await h.call('PUT', '/v0/apps', { key, body });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.body.status, 'published', r.text);
+  return { appId: r.body.app_id as string, host: `${r.body.app_id}.apps.localhost:8787`, releaseId: r.body.release_id as string };
+}
+
+async function events(appId: string, type: string) {
+  for (let i = 0; i < 20; i++) {
+    const r = await h.call('GET', `/v0/apps/${appId}/events?type=${type}`, { key });
+    if (r.body.events.length) return r.body.events;
+    await new Promise((res) => setTimeout(res, 25));
+  }
+  return [];
+}
+
+const ECHO = `
+import { greet } from './lib/greet.js';
+export default {
+  async fetch(request, ctx) {
+    const url = new URL(request.url);
+    const headers = {};
+    for (const [k, v] of request.headers) headers[k] = v;
+    const body = request.method === 'POST' ? await request.text() : null;
+    return Response.json({ method: request.method, path: url.pathname, q: url.searchParams.get('q'), headers, body, app: ctx.app, greet: greet('x') });
+  },
+};`;
+
+test('fetch runs for paths static routing did not answer, with the request and ctx.app', async () => {
+  const a = await serverApp(ECHO, { files: [file('lib/greet.js', 'export const greet = (n) => `hi ${n}`;', 'text/javascript')] });
+  const stat = await h.call('GET', '/', { host: a.host });
+  assert.is(stat.text, '<h1>static</h1>', 'static wins over the server');
+  const r = await h.call('GET', '/api/x?q=1', { host: a.host });
+  if (r.status !== 200) console.log(JSON.stringify(await events(a.appId, 'runtime.request_error')));
+  assert.is(r.status, 200, r.text);
+  assert.is(r.body.method, 'GET');
+  assert.is(r.body.path, '/api/x');
+  assert.is(r.body.q, '1');
+  assert.is(r.body.greet, 'hi x', 'relative imports of release files work');
+  assert.equal(r.body.app, { app_id: a.appId, origin: `http://${a.appId}.apps.localhost:8787`, release_id: a.releaseId });
+  const post = await h.call('POST', '/api/echo', { host: a.host, rawBody: 'payload', headers: { 'content-type': 'text/plain' } });
+  assert.is(post.body.body, 'payload');
+  assert.ok(r.headers.get('x-request-id'));
+});
+
+test('platform headers, cookies and credentials are removed before app code runs', async () => {
+  const a = await serverApp(ECHO, { files: [file('lib/greet.js', 'export const greet = (n) => n;', 'text/javascript')] });
+  const r = await h.call('GET', '/api', {
+    host: a.host,
+    headers: {
+      cookie: 'session=abc; __Host-platform_session=xyz',
+      authorization: `Bearer ${key}`,
+      'x-platform-account-id': 'acct_1',
+      'x-platform-internal': '1',
+      'x-api-key': 'k',
+      'x-forwarded-for': '10.0.0.1',
+      'proxy-authorization': 'Basic x',
+      accept: 'application/json',
+      'x-custom': 'kept',
+    },
+  });
+  const names = Object.keys(r.body.headers);
+  for (const gone of ['cookie', 'authorization', 'x-platform-account-id', 'x-platform-internal', 'x-api-key', 'x-forwarded-for', 'proxy-authorization']) {
+    assert.not.ok(names.includes(gone), gone);
+  }
+  assert.not.match(JSON.stringify(r.body), key);
+  assert.is(r.body.headers.accept, 'application/json');
+  assert.is(r.body.headers['x-custom'], 'kept');
+});
+
+test('ctx.secrets.get/require and ctx.log: events with secret values and token-like values redacted', async () => {
+  const a = await serverApp(`
+    export default { fetch(req, ctx) {
+      const k = ctx.secrets.get('API_KEY');
+      const missing = ctx.secrets.get('NOPE');
+      let required = 'none';
+      try { ctx.secrets.require('NOPE'); } catch (e) { required = e.message; }
+      ctx.log.info('using key ' + k, { key_used: k, password: 'hunter2', nested: { authorization: 'x', fine: 'visible' }, blob: 'abcdef0123456789abcdef0123456789abcdef' });
+      console.warn('console goes to the log too', 42);
+      return Response.json({ len: k.length, missing: missing === undefined, required });
+    } };`);
+  await h.call('PUT', `/v0/apps/${a.appId}/secrets/API_KEY`, { key, body: { value: 'sk_live_abcdefgh' } });
+  const r = await h.call('GET', '/x', { host: a.host });
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.body, { len: 16, missing: true, required: 'Secret NOPE is not set' });
+  const info = await events(a.appId, 'runtime.log.info');
+  assert.is(info.length, 1);
+  assert.is(info[0].message, 'using key [redacted]');
+  assert.equal(info[0].metadata, { key_used: '[redacted]', password: '[redacted]', nested: { authorization: '[redacted]', fine: 'visible' }, blob: '[redacted]' });
+  assert.is(info[0].severity, 'info');
+  assert.is(info[0].release_id, a.releaseId);
+  assert.ok(info[0].request_id);
+  const warn = await events(a.appId, 'runtime.log.warn');
+  assert.is(warn[0].message, 'console goes to the log too 42');
+  const all = await h.call('GET', `/v0/apps/${a.appId}/events`, { key });
+  assert.not.match(all.text, 'sk_live_abcdefgh');
+  assert.not.match(all.text, 'hunter2');
+});
+
+test('a thrown exception or a 5xx gives the visitor runtime_error; the owner gets the detail', async () => {
+  const a = await serverApp(`export default { fetch(req) {
+    if (new URL(req.url).pathname === '/503') return new Response('internal db password is xyz', { status: 503 });
+    throw new Error('database exploded at row 42');
+  } };`);
+  const r = await h.call('GET', '/boom', { host: a.host });
+  assert.is(r.status, 500);
+  assert.equal(r.body, { error: { code: 'runtime_error', message: 'The app could not handle this request.' } });
+  assert.not.match(r.text, 'exploded');
+  const ev = await events(a.appId, 'runtime.request_error');
+  assert.is(ev[0].severity, 'error');
+  assert.is(ev[0].metadata.kind, 'exception');
+  assert.match(ev[0].metadata.error, 'database exploded at row 42');
+  assert.is(ev[0].metadata.path, '/boom');
+  const five = await h.call('GET', '/503', { host: a.host });
+  assert.is(five.status, 503);
+  assert.is(five.body.error.code, 'runtime_error');
+  assert.not.match(five.text, 'password');
+});
+
+test('only source from the release can be imported: no host modules, packages or globals', async () => {
+  const probe = await serverApp(`export default { fetch() { return Response.json({ process: typeof process, require: typeof require, Deno: typeof Deno, host: typeof __host, fetch: typeof fetch, Bun: typeof Bun }); } };`);
+  const r = await h.call('GET', '/x', { host: probe.host });
+  assert.equal(r.body, { process: 'undefined', require: 'undefined', Deno: 'undefined', host: 'undefined', fetch: 'undefined', Bun: 'undefined' });
+  for (const spec of ['node:fs', 'fs', 'hono', '/etc/passwd', '../../outside.js', 'https://example.com/x.js']) {
+    const a = await serverApp(`import x from '${spec}'; export default { fetch() { return new Response('loaded') } };`);
+    const res = await h.call('GET', '/x', { host: a.host });
+    assert.is(res.status, 500, spec);
+    assert.is(res.body.error.code, 'runtime_error', spec);
+    const ev = await events(a.appId, 'runtime.request_error');
+    assert.is(ev[0].metadata.kind, 'load', spec);
+  }
+  const dyn = await serverApp(`export default { async fetch() { const m = await import('node:child_process'); return new Response(typeof m) } };`);
+  assert.is((await h.call('GET', '/x', { host: dyn.host })).status, 500);
+});
+
+test('web platform inside: Headers, Request/Response bodies, URL, TextEncoder/Decoder, base64, crypto, timers', async () => {
+  const a = await serverApp(`export default { async fetch(request) {
+    const h = new Headers({ 'X-A': '1' }); h.append('x-a', '2'); h.set('Content-Type', 'text/x');
+    const bytes = new TextEncoder().encode('héllo');
+    const res = new Response(bytes, { status: 201, headers: { 'x-bin': '1' } });
+    const back = new TextDecoder().decode(await res.arrayBuffer());
+    const req = new Request('https://example.com/a?b=1', { method: 'POST', body: JSON.stringify({ z: 1 }) });
+    const parsed = await req.json();
+    const u = new URL('../c?d=2#h', 'https://example.com/a/b'); u.searchParams.append('e', 'f g');
+    const sp = new URLSearchParams('a=1&a=2&b=%20x');
+    const rnd = crypto.getRandomValues(new Uint8Array(8));
+    let waited = 0; await new Promise((r) => setTimeout(() => { waited = 1; r(); }, 5));
+    const ab = await new Response(new Uint8Array([1, 2, 3])).arrayBuffer();
+    return Response.json({
+      h: h.get('x-a'), ct: h.get('content-type'), back, parsed, href: u.href, all: sp.getAll('a'), b: sp.get('b'),
+      rnd: rnd.length, uuid: /^[0-9a-f-]{36}$/.test(crypto.randomUUID()), b64: btoa('hi'), unb64: atob('aGk='), waited, ab: ab.byteLength,
+      bad: (() => { try { new URL('not a url'); return 'parsed'; } catch (e) { return e.constructor.name; } })(),
+    }, { headers: { 'x-app': 'yes' } });
+  } };`);
+  const r = await h.call('GET', '/x', { host: a.host });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.headers.get('x-app'), 'yes');
+  assert.equal(r.body, {
+    h: '1, 2', ct: 'text/x', back: 'héllo', parsed: { z: 1 }, href: 'https://example.com/c?d=2&e=f+g#h', all: ['1', '2'], b: ' x',
+    rnd: 8, uuid: true, b64: 'aGk=', unb64: 'hi', waited: 1, ab: 3, bad: 'TypeError',
+  });
+  const binary = await serverApp(`export default { fetch() { return new Response(new Uint8Array([0, 255, 1]), { headers: { 'content-type': 'application/octet-stream' } }) } };`);
+  const res = await h.server.request(`http://${binary.host}/x`);
+  assert.equal([...new Uint8Array(await res.arrayBuffer())], [0, 255, 1]);
+});
+
+test('a Hono app bundled into one file runs unchanged', async () => {
+  const bundle = await build({ entryPoints: ['test/fixtures/hono-app/server.ts'], bundle: true, format: 'esm', platform: 'neutral', write: false, target: 'es2022' });
+  const source = bundle.outputFiles[0]!.text;
+  const a = await serverApp(source);
+  const hello = await h.call('GET', '/api/hello/world?q=z', { host: a.host });
+  assert.is(hello.status, 200, hello.text);
+  assert.equal(hello.body, { hello: 'world', q: 'z', app: a.appId });
+  const echo = await h.call('POST', '/api/echo', { host: a.host, body: { a: 1, b: [2] } });
+  assert.is(echo.status, 201);
+  assert.equal(echo.body, { got: { a: 1, b: [2] }, type: 'application/json' });
+  const redirect = await h.call('GET', '/api/redirect', { host: a.host });
+  assert.is(redirect.status, 302);
+  assert.is(redirect.headers.get('location'), '/api/hello/there');
+  const text = await h.call('GET', '/api/text', { host: a.host });
+  assert.is(text.text, 'plain text');
+  assert.is(text.headers.get('x-custom'), 'yes');
+  const missing = await h.call('GET', '/api/nope', { host: a.host });
+  assert.is(missing.status, 404);
+  assert.equal(missing.body, { error: 'not here' });
+  const logs = await events(a.appId, 'runtime.log.info');
+  assert.equal(logs[0].metadata, { keys: ['a', 'b'] });
+});
+
+test('rollback switches which server code answers', async () => {
+  const v1 = await serverApp(`export default { fetch() { return new Response('one') } };`);
+  const body2 = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', `export default { fetch() { return new Response('two') } };`, 'text/javascript')] });
+  await h.call('PUT', `/v0/apps/${v1.appId}`, { key, body: body2 });
+  assert.is((await h.call('GET', '/x', { host: v1.host })).text, 'two');
+  await h.call('POST', `/v0/apps/${v1.appId}/rollback`, { key, body: { release_id: v1.releaseId } });
+  assert.is((await h.call('GET', '/x', { host: v1.host })).text, 'one');
+});
+
+test.after(() => h.close());
+test.run();
