@@ -15,10 +15,10 @@ import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import type { Deps } from '../src/deps.ts';
 import { createLogger } from '../src/logger.ts';
 import { createSignals } from '../src/signals.ts';
-import { createServer } from '../src/server.ts';
+import { createServer, type Server } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
 
-export type BenchEnv = { deps: Deps; url: string; port: number; apiKey: string; close(): Promise<void> };
+export type BenchEnv = { deps: Deps; url: string; port: number; apiKey: string; server: Server | undefined; close(): Promise<void> };
 
 export async function startBenchEnv(options: { withServer?: boolean } = {}): Promise<BenchEnv> {
   const root = path.resolve(new URL('..', import.meta.url).pathname);
@@ -39,20 +39,27 @@ export async function startBenchEnv(options: { withServer?: boolean } = {}): Pro
   const user = await createUser(deps.db, { email: `bench-${process.pid}@example.com` });
   let close = async () => {};
   let port = 0;
+  let server: Server | undefined;
   if (options.withServer !== false) {
-    const server = createServer(deps);
+    server = createServer(deps);
+    const s0 = server;
     await new Promise<void>((resolve) => {
-      const s = serve({ fetch: server.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+      const s = serve({ fetch: s0.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
         port = info.port;
         resolve();
       });
-      close = () => new Promise<void>((r) => { (s as unknown as { closeAllConnections(): void }).closeAllConnections(); s.close(() => r()); });
+      close = () =>
+        new Promise<void>((r) => {
+          (s as unknown as { closeAllConnections(): void }).closeAllConnections();
+          s.close(() => r());
+        }).then(() => s0.close());
     });
   }
   return {
     deps,
     url: `http://127.0.0.1:${port}`,
     port,
+    server,
     apiKey: user.api_key,
     async close() {
       await close();

@@ -30,6 +30,8 @@ async function main(): Promise<void> {
   let server: Server | undefined;
   if (config.role !== 'worker') {
     server = createServer(deps);
+    // Start the sandbox threads now, so the first server request does not pay for them.
+    await server.apps.sandbox().warm();
     const fetch = server.fetch;
     await new Promise<void>((resolve, reject) => {
       httpServer = serve({ fetch, port: config.port, hostname: config.host }, () => resolve());

@@ -79,25 +79,39 @@ export function createServer(deps: Deps): Server {
   const consoleApp = consoleRouter(deps);
   const docs = docsRouter(deps, api);
   const appsPlane = createAppsPlane(deps);
-  const apps = appsPlane.router;
   const root = new Hono<Env>();
-  root.all('*', (c) => {
-    const host = classifyHost(deps.config, new URL(c.req.url).hostname);
+  // Host dispatch happens before any router: app origins go straight to their fast path.
+  const dispatch = (req: Request): Response | Promise<Response> => {
+    const host = classifyHost(deps.config, hostnameOf(req.url));
     switch (host.kind) {
       case 'api':
-        return api.fetch(c.req.raw);
+        return api.fetch(req);
       case 'console':
-        return consoleApp.fetch(c.req.raw);
+        return consoleApp.fetch(req);
       case 'docs':
-        return docs.fetch(c.req.raw);
+        return docs.fetch(req);
       case 'app':
-        return apps.fetch(c.req.raw);
+        return appsPlane.handle(req, host.label);
       default:
         return new Response(JSON.stringify(errorBody('not_found', 'Unknown host.')), {
           status: 404,
           headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: crypto.randomUUID() },
         });
     }
-  });
+  };
+  root.fetch = dispatch as typeof root.fetch;
   return Object.assign(root, { api, apps: appsPlane, close: () => appsPlane.close() });
+}
+
+/** The host name of an absolute URL without a full URL parse (this runs on every request). */
+function hostnameOf(url: string): string {
+  const start = url.indexOf('//') + 2;
+  let end = start;
+  while (end < url.length && url[end] !== '/' && url[end] !== '?' && url[end] !== '#') end++;
+  const authority = url.slice(start, end);
+  const at = authority.lastIndexOf('@');
+  const hostport = at >= 0 ? authority.slice(at + 1) : authority;
+  if (hostport.startsWith('[')) return hostport.slice(0, hostport.indexOf(']') + 1);
+  const colon = hostport.indexOf(':');
+  return colon >= 0 ? hostport.slice(0, colon) : hostport;
 }

@@ -24,7 +24,7 @@ export function baseRouter(deps: Deps): Hono<Env> {
       }
     }
     // Path only: query strings may carry tokens, so they are never logged.
-    deps.log.debug('request', {
+    if (deps.config.logLevel === 'debug') deps.log.debug('request', {
       request_id: c.var.requestId,
       method: c.req.method,
       host: new URL(c.req.url).host,

@@ -17,7 +17,7 @@ export const LIVE_TTL_MS = 1000;
 const MAX_CACHED_FILE = 4 * 1024 * 1024;
 
 export type LiveApp = { appId: string; accountId: string; releaseId: string };
-export type ReleaseFile = { path: string; contentType: string; sha256: Buffer; etag: string; size: number };
+export type ReleaseFile = { path: string; contentType: string; sha256: Buffer; etag: string; size: number; sizeText: string };
 export type ReleaseView = { releaseId: string; appId: string; accountId: string; manifest: Manifest; files: Map<string, ReleaseFile> };
 
 export type RuntimeCaches = ReturnType<typeof createRuntimeCaches>;
@@ -55,7 +55,7 @@ export function createRuntimeCaches(deps: Deps) {
       appId: row.app_id,
       accountId: row.account_id,
       manifest: manifestOf(row.manifest),
-      files: new Map(files.map((f) => [f.path, { path: f.path, contentType: f.content_type, sha256: f.sha256, etag: `"${f.sha256.toString('hex')}"`, size: Number(f.size) }])),
+      files: new Map(files.map((f) => [f.path, { path: f.path, contentType: f.content_type, sha256: f.sha256, etag: `"${f.sha256.toString('hex')}"`, size: Number(f.size), sizeText: String(f.size) }])),
     };
     releases.set(releaseId, view);
     return view;

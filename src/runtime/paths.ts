@@ -5,8 +5,16 @@
  */
 export type AppPath = { segments: string[]; directory: boolean };
 
+const PLAIN = /^(?:\/[A-Za-z0-9_~!$&'()*+,;=:@-][A-Za-z0-9._~!$&'()*+,;=:@-]*)*\/?$/;
+
 export function decodeAppPath(pathname: string): AppPath | null {
   if (!pathname.startsWith('/')) return null;
+  // Fast path: nothing encoded, no dot segments, no empty segments (the common case).
+  if (PLAIN.test(pathname) && !pathname.includes('/.')) {
+    const directory = pathname.endsWith('/');
+    const body = directory ? pathname.slice(1, -1) : pathname.slice(1);
+    return { segments: body ? body.split('/') : [], directory };
+  }
   const raw = pathname.slice(1).split('/');
   const directory = pathname.endsWith('/');
   if (directory) raw.pop();

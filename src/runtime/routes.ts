@@ -3,22 +3,38 @@
  * `/_platform/*`, a static file under `runtime.static_root`, a directory's `index.html`,
  * then the fallback (`server`, `index.html` or `404`). Static hits are answered from memory.
  */
-import type { Hono } from 'hono';
 import { appOrigin } from '../apps/mappers.ts';
 import type { Deps } from '../deps.ts';
-import { errorBody } from '../errors.ts';
-import { baseRouter } from '../http/base.ts';
-import type { Env } from '../http/env.ts';
-import { classifyHost } from '../http/hosts.ts';
-import { createRuntimeCaches, type RuntimeCaches } from './live.ts';
+import { ApiError, errorBody } from '../errors.ts';
+import { REQUEST_ID_HEADER } from '../http/base.ts';
+import { createRuntimeCaches, type LiveApp, type ReleaseFile, type RuntimeCaches } from './live.ts';
 import { decodeAppPath } from './paths.ts';
 import { SandboxPool } from './sandbox/pool.ts';
 import { runServerFallback } from './server-fallback.ts';
 import { serveFile } from './static.ts';
 
-export type AppsPlane = { router: Hono<Env>; caches: RuntimeCaches; sandbox(): SandboxPool; close(): Promise<void> };
+export type AppsPlane = {
+  /** Answers a request for an app origin; `appId` is the host's label. Never throws. */
+  handle(req: Request, appId: string): Promise<Response>;
+  caches: RuntimeCaches;
+  sandbox(): SandboxPool;
+  close(): Promise<void>;
+};
 
-const notFound = (message = 'Not found.') => Response.json(errorBody('not_found', message), { status: 404 });
+/** Path and query of an absolute URL without a full parse (the URL is already normalised by the server). */
+function splitUrl(url: string): { pathname: string; search: string } {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return { pathname: '/', search: '' };
+  const hash = url.indexOf('#', start);
+  const end = hash < 0 ? url.length : hash;
+  const q = url.indexOf('?', start);
+  return q < 0 || q > end ? { pathname: url.slice(start, end), search: '' } : { pathname: url.slice(start, q), search: url.slice(q, end) };
+}
+
+/** A JSON error response; headers are a plain object so node-server keeps its fast path. */
+function jsonError(status: number, code: string, message: string, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify(errorBody(code, message)), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
 
 export function createAppsPlane(deps: Deps): AppsPlane {
   const caches = createRuntimeCaches(deps);
@@ -31,51 +47,65 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       onWorkerExit: (info) => deps.log.warn('sandbox worker replaced', info),
     }));
 
-  const r = baseRouter(deps);
-  r.all('*', async (c) => {
-    const url = new URL(c.req.url);
-    const host = classifyHost(deps.config, url.hostname);
-    if (host.kind !== 'app') return notFound('No app is published at this address.');
-    const app = await caches.liveApp(host.label);
-    if (!app) return notFound('No app is published at this address.');
+  async function serve(req: Request, app: LiveApp, f: ReleaseFile, status: number, requestId: string): Promise<Response> {
+    return serveFile(req, f, req.method === 'HEAD' ? null : await caches.bytes(app.accountId, f), status, requestId);
+  }
+
+  // A plain function, not a Hono router, with no per-request closures: this is the hottest path.
+  async function route(req: Request, appId: string, requestId: string): Promise<Response> {
+    const app = await caches.liveApp(appId);
+    if (!app) return jsonError(404, 'not_found', 'No app is published at this address.', { [REQUEST_ID_HEADER]: requestId });
     const release = await caches.release(app.releaseId);
-    if (!release) return notFound('No app is published at this address.');
+    if (!release) return jsonError(404, 'not_found', 'No app is published at this address.', { [REQUEST_ID_HEADER]: requestId });
 
-    const path = decodeAppPath(url.pathname);
-    if (!path) return notFound();
-    if (path.segments[0] === '_platform') return notFound('Unknown reserved path.');
+    const { pathname, search } = splitUrl(req.url);
+    const path = decodeAppPath(pathname);
+    if (!path) return jsonError(404, 'not_found', 'Not found.', { [REQUEST_ID_HEADER]: requestId });
+    if (path.segments[0] === '_platform') return jsonError(404, 'not_found', 'Unknown reserved path.', { [REQUEST_ID_HEADER]: requestId });
 
-    const req = c.req.raw;
     const { runtime } = release.manifest;
     const root = runtime.static_root;
+    const files = release.files;
     const rel = path.segments.join('/');
     const readable = req.method === 'GET' || req.method === 'HEAD';
-    const file = (p: string) => release.files.get(p);
-    const serve = async (p: string, status = 200) => {
-      const f = file(p)!;
-      return serveFile(req, f, req.method === 'HEAD' ? null : await caches.bytes(app.accountId, f), status);
-    };
 
     if (readable) {
-      if (rel && !path.directory && file(`${root}/${rel}`)) return serve(`${root}/${rel}`);
-      const index = rel ? `${root}/${rel}/index.html` : `${root}/index.html`;
-      if (file(index)) {
-        if (path.directory || !rel) return serve(index);
-        return new Response(null, { status: 301, headers: { location: `${url.pathname}/${url.search}`, 'cache-control': 'public, max-age=0, must-revalidate' } });
+      const hit = rel && !path.directory ? files.get(`${root}/${rel}`) : undefined;
+      if (hit) return serve(req, app, hit, 200, requestId);
+      const index = files.get(rel ? `${root}/${rel}/index.html` : `${root}/index.html`);
+      if (index) {
+        if (path.directory || !rel) return serve(req, app, index, 200, requestId);
+        return new Response(null, { status: 301, headers: { location: `${pathname}/${search}`, 'cache-control': 'public, max-age=0, must-revalidate', [REQUEST_ID_HEADER]: requestId } });
       }
     }
     const fallback = runtime.fallback ?? '404';
     if (fallback === 'server') {
-      return runServerFallback(deps, { caches, sandbox }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId: c.var.requestId });
+      return runServerFallback(deps, { caches, sandbox }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId });
     }
-    if (!readable) return Response.json(errorBody('method_not_allowed', `${req.method} is not allowed here.`), { status: 405, headers: { allow: 'GET, HEAD' } });
-    if (fallback === 'index.html' && file(`${root}/index.html`)) return serve(`${root}/index.html`);
-    if (file(`${root}/404.html`)) return serve(`${root}/404.html`, 404);
-    return notFound();
-  });
+    if (!readable) return jsonError(405, 'method_not_allowed', `${req.method} is not allowed here.`, { allow: 'GET, HEAD', [REQUEST_ID_HEADER]: requestId });
+    const rootIndex = fallback === 'index.html' ? files.get(`${root}/index.html`) : undefined;
+    if (rootIndex) return serve(req, app, rootIndex, 200, requestId);
+    const page404 = files.get(`${root}/404.html`);
+    if (page404) return serve(req, app, page404, 404, requestId);
+    return jsonError(404, 'not_found', 'Not found.', { [REQUEST_ID_HEADER]: requestId });
+  }
+
+  async function handle(req: Request, appId: string): Promise<Response> {
+    const incoming = req.headers.get(REQUEST_ID_HEADER);
+    const requestId = incoming && /^[\w\-=]{1,255}$/.test(incoming) ? incoming : crypto.randomUUID();
+    try {
+      // Every response route() builds carries the request id already (set at construction).
+      return await route(req, appId, requestId);
+    } catch (err) {
+      if (err instanceof ApiError) return new Response(JSON.stringify(err.toBody()), { status: err.status, headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId } });
+      deps.log.error('app origin error', { request_id: requestId, app_id: appId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      const body = errorBody('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.', { request_id: requestId });
+      return new Response(JSON.stringify(body), { status: 500, headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId } });
+    }
+  }
 
   return {
-    router: r,
+    handle,
     caches,
     sandbox,
     async close() {

@@ -8,6 +8,7 @@
 import type { Deps } from '../deps.ts';
 import { errorBody } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
+import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
 import { ApiError } from '../errors.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from './live.ts';
@@ -29,8 +30,11 @@ const KIND_MESSAGES: Record<string, string> = {
   status_5xx: 'The server handler answered with a server error.',
 };
 
-export function runtimeErrorResponse(status = 500): Response {
-  return Response.json(errorBody('runtime_error', 'The app could not handle this request.'), { status });
+export function runtimeErrorResponse(status: number, requestId: string): Response {
+  return new Response(JSON.stringify(errorBody('runtime_error', 'The app could not handle this request.')), {
+    status,
+    headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId },
+  });
 }
 
 export async function runServerFallback(
@@ -66,8 +70,9 @@ export async function runServerFallback(
   let response: Response;
   if (result.ok && result.response && result.response.status < 500) {
     const headers = scrubResponseHeaders(result.response.headers);
+    headers.set(REQUEST_ID_HEADER, input.requestId);
     const noBody = req.method === 'HEAD' || result.response.status === 204 || result.response.status === 304;
-    response = new Response(noBody ? null : (result.response.body ?? null), { status: result.response.status, headers });
+    response = new Response(noBody ? null : (result.response.text ?? result.response.body ?? null), { status: result.response.status, headers });
   } else {
     const kind = result.ok ? 'status_5xx' : (result.error?.kind ?? 'crash');
     const status = result.ok && result.response ? result.response.status : 500;
@@ -86,7 +91,7 @@ export async function runServerFallback(
         cpu_ms: result.cpuMs ?? null,
       },
     });
-    response = runtimeErrorResponse(status);
+    response = runtimeErrorResponse(status, input.requestId);
   }
   if (events.length) {
     await recordEvents(deps.db, events).catch((err) => deps.log.error('could not record runtime events', { error: String(err), app_id: app.appId }));

@@ -21,11 +21,21 @@ export function staticHeaders(file: ReleaseFile): Record<string, string> {
 }
 
 /** A static response for GET or HEAD, honouring If-None-Match. */
-export function serveFile(req: Request, file: ReleaseFile, bytes: Uint8Array | null, status = 200): Response {
-  const headers = staticHeaders(file);
-  if (status === 200 && matchesIfNoneMatch(req.headers.get('if-none-match') ?? undefined, file.etag)) {
-    return new Response(null, { status: 304, headers: { etag: file.etag, 'cache-control': STATIC_CACHE_CONTROL } });
+export function serveFile(req: Request, file: ReleaseFile, bytes: Uint8Array | null, status: number, requestId: string): Response {
+  // A plain header object set at construction keeps node-server on its fast path.
+  if (status === 200) {
+    const inm = req.headers.get('if-none-match');
+    if (inm !== null && matchesIfNoneMatch(inm, file.etag)) {
+      return new Response(null, { status: 304, headers: { etag: file.etag, 'cache-control': STATIC_CACHE_CONTROL, 'x-request-id': requestId } });
+    }
   }
-  headers['content-length'] = String(file.size);
+  const headers = {
+    'content-type': file.contentType,
+    etag: file.etag,
+    'cache-control': STATIC_CACHE_CONTROL,
+    'x-content-type-options': 'nosniff',
+    'content-length': file.sizeText,
+    'x-request-id': requestId,
+  };
   return new Response(req.method === 'HEAD' ? null : (bytes as Uint8Array<ArrayBuffer> | null), { status, headers });
 }

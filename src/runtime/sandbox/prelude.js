@@ -263,6 +263,25 @@
   }
   mixBody(Request);
 
+  var NOOP_SIGNAL = Object.freeze({ aborted: false, reason: undefined, addEventListener: function () {}, removeEventListener: function () {}, throwIfAborted: function () {} });
+  // The host hands over an already parsed, normalised request: build it without re-validating.
+  var incomingRequest = function (url, method, pairs, body) {
+    var r = Object.create(Request.prototype);
+    var h = Object.create(Headers.prototype);
+    var m = new Map();
+    for (var i = 0; i < pairs.length; i++) {
+      var l = m.get(pairs[i][0]);
+      if (l) l.push(pairs[i][1]); else m.set(pairs[i][0], [pairs[i][1]]);
+    }
+    hide(h, '_m', m);
+    Object.defineProperties(r, {
+      _url: { value: url, writable: true }, _method: { value: method, writable: true }, _headers: { value: h, writable: true },
+      _bytes: { value: body === undefined ? null : new Uint8Array(body), writable: true }, _used: { value: false, writable: true },
+      _signal: { value: NOOP_SIGNAL, writable: true },
+    });
+    return r;
+  };
+
   var STATUS_TEXT = { 200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' };
   class Response {
     constructor(body, init) {
@@ -272,7 +291,12 @@
       hide(this, '_status', status);
       hide(this, '_statusText', init.statusText !== undefined ? String(init.statusText) : STATUS_TEXT[status] || '');
       hide(this, '_headers', new Headers(init.headers));
-      hide(this, '_bytes', extract(body, this._headers));
+      if (typeof body === 'string') {
+        // Kept as text: most handlers answer strings, and the host encodes them natively.
+        if (!this._headers.has('content-type')) this._headers.set('content-type', 'text/plain;charset=UTF-8');
+        hide(this, '_text', body);
+        hide(this, '_bytes', null);
+      } else hide(this, '_bytes', extract(body, this._headers));
       hide(this, '_used', false);
     }
     static json(data, init) {
@@ -293,9 +317,16 @@
     get redirected() { return false; }
     get type() { return 'default'; }
     get url() { return ''; }
-    clone() { if (this._used) throw new TypeError('Body has already been consumed'); return new Response(this._bytes, { status: this._status, statusText: this._statusText, headers: this._headers }); }
+    clone() { if (this._used) throw new TypeError('Body has already been consumed'); return new Response(this._text !== undefined ? this._text : this._bytes, { status: this._status, statusText: this._statusText, headers: this._headers }); }
   }
   mixBody(Response);
+  // Text bodies are encoded only when app code reads them back.
+  var takeBytes = BodyMixin._take;
+  hide(Response.prototype, '_take', function () {
+    if (this._text !== undefined && this._bytes === null && !this._used) this._bytes = utf8(this._text);
+    return takeBytes.call(this);
+  });
+  Object.defineProperty(Response.prototype, 'body', { get: function () { var b = this._text !== undefined ? this._text : this._bytes; return b && b.length ? (typeof b === 'string' ? utf8(b) : b) : null; }, configurable: true });
 
   // ---- globals --------------------------------------------------------------------------------
   var globals = {
@@ -313,38 +344,40 @@
 
   // ---- dispatch: called by the worker for each invocation ------------------------------------
   var freezeDeep = function (o) { Object.freeze(o); for (var k of Object.keys(o)) if (o[k] && typeof o[k] === 'object') freezeDeep(o[k]); return o; };
-  hide(G, '__dispatch', function (handlers, kind, metaJson, body) {
-    var meta = JSON.parse(metaJson);
-    var app = freezeDeep(meta.app);
-    var ctx = {
-      app: app,
+  var logFn = function (level) { return function (m, md) { host.log(level, String(m), md === undefined ? undefined : JSON.stringify(md)); }; };
+  var ctx = null;
+  // Called once per instance: ctx is the same object for every call (host functions know the current call).
+  hide(G, '__setApp', function (appJson) {
+    ctx = Object.freeze({
+      app: freezeDeep(JSON.parse(appJson)),
       secrets: Object.freeze({
-        get: function (name) { var v = host.secret(String(name)); return v === undefined ? undefined : v; },
+        get: function (name) { return host.secret(String(name)); },
         require: function (name) {
           var v = host.secret(String(name));
           if (v === undefined) throw new Error('Secret ' + String(name) + ' is not set');
           return v;
         },
       }),
-      log: Object.freeze({
-        debug: function (m, md) { host.log('debug', String(m), md === undefined ? undefined : JSON.stringify(md)); },
-        info: function (m, md) { host.log('info', String(m), md === undefined ? undefined : JSON.stringify(md)); },
-        warn: function (m, md) { host.log('warn', String(m), md === undefined ? undefined : JSON.stringify(md)); },
-        error: function (m, md) { host.log('error', String(m), md === undefined ? undefined : JSON.stringify(md)); },
-      }),
-    };
-    Object.freeze(ctx);
-    if (!handlers || typeof handlers[kind] !== 'function') return Promise.resolve({ missing: true });
-    var req = new Request(meta.url, { method: meta.method, headers: meta.headers, body: body === undefined ? undefined : body });
-    return Promise.resolve()
-      .then(function () { return handlers[kind](req, ctx); })
-      .then(function (res) {
-        if (!(res instanceof Response)) throw new TypeError('fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')');
-        var out = [];
-        for (var e of res.headers) out.push(e);
-        var bytes = res._bytes;
-        return { meta: JSON.stringify({ status: res.status, headers: out }), body: bytes ? bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) : undefined };
-      });
+      log: Object.freeze({ debug: logFn('debug'), info: logFn('info'), warn: logFn('warn'), error: logFn('error') }),
+    });
+  });
+  var toResult = function (res) {
+    if (!(res instanceof Response)) throw new TypeError('fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')');
+    var out = [];
+    for (var e of res.headers) out.push(e);
+    var meta = JSON.stringify({ status: res.status, headers: out });
+    if (res._text !== undefined && res._bytes === null) return { meta: meta, text: res._text };
+    var bytes = res._bytes;
+    return { meta: meta, body: bytes ? bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) : undefined };
+  };
+  hide(G, '__dispatch', function (handlers, kind, metaJson, body) {
+    if (!handlers || typeof handlers[kind] !== 'function') return { missing: true };
+    var meta = JSON.parse(metaJson);
+    var req = incomingRequest(meta.url, meta.method, meta.headers, body);
+    var res = handlers[kind](req, ctx);
+    // A handler that answers synchronously is answered without a promise round trip.
+    if (res instanceof Response) return toResult(res);
+    return Promise.resolve(res).then(toResult);
   });
 })(globalThis.__host);
 delete globalThis.__host;

@@ -17,7 +17,8 @@ export type FailureKind = 'exception' | 'timeout' | 'memory' | 'stack' | 'crash'
 
 export type InvocationResult = {
   ok: boolean;
-  response?: { status: number; headers: [string, string][]; body?: ArrayBuffer };
+  /** `text` when the app answered a string (encoded by the host), else `body` bytes. */
+  response?: { status: number; headers: [string, string][]; body?: ArrayBuffer; text?: string };
   error?: { kind: FailureKind; message: string; stack?: string };
   logs?: LogEntry[];
   cpuMs?: number;

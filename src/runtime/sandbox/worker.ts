@@ -22,6 +22,8 @@ const MAX_INSTANCES = workerData.maxInstances as number;
 
 type Instance = {
   releaseId: string;
+  /** `__dispatch`, looked up once. */
+  dispatch: QuickJSHandle;
   runtime: QuickJSRuntime;
   context: QuickJSContext;
   handlers: QuickJSHandle;
@@ -243,7 +245,7 @@ function newInstance(inv: Invocation): Instance {
     maxStackSizeBytes: inv.limits.stackBytes,
   });
   const context = runtime.newContext();
-  const inst: Instance = { releaseId: inv.release.releaseId, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0 };
+  const inst: Instance = { releaseId: inv.release.releaseId, dispatch: context.undefined, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0 };
   runtime.setInterruptHandler(() => {
     const call = inst.current;
     if (!call) return false;
@@ -287,6 +289,17 @@ function newInstance(inv: Invocation): Instance {
       throw new Error(`prelude failed: ${e.message}`);
     }
     prelude.value.dispose();
+    const setApp = context.getProp(context.global, '__setApp');
+    const appJson = context.newString(JSON.stringify(inv.app));
+    const set = context.callFunction(setApp, context.undefined, appJson);
+    setApp.dispose();
+    appJson.dispose();
+    if (set.error) {
+      set.error.dispose();
+      throw new Error('could not set up ctx');
+    }
+    set.value.dispose();
+    inst.dispatch = context.getProp(context.global, '__dispatch');
     const entry = inv.release.entry;
     const loaded = segment(inst, loadCall, () => {
       const r = context.evalCode(sources[entry]!, entry, { type: 'module' });
@@ -342,6 +355,7 @@ function disposeInstance(inst: Instance): void {
   for (const t of inst.timers.values()) clearTimeout(t.timer);
   try {
     if (inst.handlers !== inst.context.undefined) inst.handlers.dispose();
+    if (inst.dispatch !== inst.context.undefined) inst.dispatch.dispose();
     inst.context.dispose();
     inst.runtime.dispose();
   } catch {
@@ -407,16 +421,14 @@ async function invoke(inv: Invocation): Promise<void> {
   inst.inflight++;
   const wall = setTimeout(() => failCall(inst as Instance, call, 'timeout', 'wall-clock limit reached'), inv.limits.wallMs);
   try {
-    const dispatch = ctx.getProp(ctx.global, '__dispatch');
     const kind = ctx.newString(inv.handler);
-    const meta = ctx.newString(JSON.stringify({ app: inv.app, method: inv.request.method, url: inv.request.url, headers: inv.request.headers }));
+    const meta = ctx.newString(JSON.stringify({ method: inv.request.method, url: inv.request.url, headers: inv.request.headers }));
     const body = inv.request.body ? ctx.newArrayBuffer(inv.request.body) : ctx.undefined;
     const started = segment(inst, call, () => {
-      const r = ctx.callFunction(dispatch, ctx.undefined, inst.handlers, kind, meta, body);
-      runtime.executePendingJobs();
+      const r = ctx.callFunction(inst.dispatch, ctx.undefined, inst.handlers, kind, meta, body);
+      if (runtime.hasPendingJob()) runtime.executePendingJobs();
       return r;
     });
-    dispatch.dispose();
     kind.dispose();
     meta.dispose();
     if (body !== ctx.undefined) body.dispose();
@@ -438,7 +450,8 @@ async function invoke(inv: Invocation): Promise<void> {
         call.settle = undefined;
         continue;
       }
-      promise.dispose();
+      // For a plain (non-promise) result, state.value is the same handle: dispose it only once.
+      if (!(state.type === 'fulfilled' && state.notAPromise)) promise.dispose();
       if (state.type === 'rejected') {
         const e = errorText(ctx, state.error);
         state.error.dispose();
@@ -455,17 +468,21 @@ async function invoke(inv: Invocation): Promise<void> {
         }
         const metaH = ctx.getProp(value, 'meta');
         const bodyH = ctx.getProp(value, 'body');
+        const textH = ctx.getProp(value, 'text');
         const response = JSON.parse(ctx.getString(metaH)) as { status: number; headers: [string, string][] };
         let out: ArrayBuffer | undefined;
-        if (ctx.typeof(bodyH) !== 'undefined') {
+        let text: string | undefined;
+        if (ctx.typeof(textH) === 'string') text = ctx.getString(textH);
+        else if (ctx.typeof(bodyH) !== 'undefined') {
           const lt = ctx.getArrayBuffer(bodyH);
           out = lt.value.slice().buffer;
           lt.dispose();
         }
         metaH.dispose();
         bodyH.dispose();
+        textH.dispose();
         inst.inflight--;
-        return finish(call, { ok: true, response: { status: response.status, headers: response.headers, body: out } }, out ? [out] : []);
+        return finish(call, { ok: true, response: { status: response.status, headers: response.headers, body: out, text } }, out ? [out] : []);
       } finally {
         value.dispose();
       }

@@ -1,0 +1,101 @@
+/**
+ * App-origin speed. Publishes an app with a ~20 KB index.html and a trivial server handler on the
+ * real service, starts a bare Hono server returning the same bytes from memory in another
+ * process, and loads each with wrk (or autocannon when wrk is missing) in the same run. Prints
+ * requests/s, p50 and p99 latency and the ratios to bare Hono, plus a release's first request.
+ *   npm run bench:origin [-- --seconds 10 --connections 32]
+ */
+import { execFile, spawn } from 'node:child_process';
+import http from 'node:http';
+import { parseArgs } from 'node:util';
+import { promisify } from 'node:util';
+import { startBenchEnv } from './bench-env.ts';
+
+const run = promisify(execFile);
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '32' } } });
+const SECONDS = Number(values.seconds);
+const CONNECTIONS = Number(values.connections);
+const SIZE = 20_000;
+
+type Result = { label: string; rps: number; p50: number; p99: number; errors: number };
+
+async function hasWrk(): Promise<boolean> {
+  return run('wrk', ['--version']).then(() => true, (e) => /^wrk /m.test(String(e.stdout ?? '') + String(e.stderr ?? '')));
+}
+
+function ms(v: string): number {
+  const m = /([\d.]+)(us|ms|s)/.exec(v);
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+async function load(label: string, url: string, host?: string): Promise<Result> {
+  if (await hasWrk()) {
+    const args = ['-t', '2', '-c', String(CONNECTIONS), '-d', `${SECONDS}s`, '--latency', url];
+    if (host) args.unshift('-H', `Host: ${host}`);
+    const { stdout } = await run('wrk', args, { maxBuffer: 1 << 20 });
+    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
+    const p50 = ms(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? '');
+    const p99 = ms(/\s99%\s+(\S+)/.exec(stdout)?.[1] ?? '');
+    const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0) + Number(/Socket errors:.*?timeout (\d+)/.exec(stdout)?.[1] ?? 0);
+    return { label, rps, p50, p99, errors };
+  }
+  const { default: autocannon } = await import('autocannon' as string);
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers: host ? { host } : {} });
+  return { label, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors };
+}
+
+const env = await startBenchEnv();
+await env.server!.apps.sandbox().warm(); // as npm start does at boot
+const page = Buffer.from('<!doctype html>' + 'x'.repeat(SIZE - 15)).toString('base64');
+const server = `export default { fetch(request) { return new Response('hello from the sandbox', { headers: { 'content-type': 'text/plain' } }); } };`;
+const publish = await fetch(`${env.url}/v0/apps`, {
+  method: 'PUT',
+  headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
+  body: JSON.stringify({
+    app: { name: 'bench' },
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    files: [
+      { path: 'public/index.html', content_type: 'text/html', content_base64: page },
+      { path: 'server.js', content_type: 'text/javascript', content_base64: Buffer.from(server).toString('base64') },
+    ],
+  }),
+}).then((r) => r.json());
+const host = `${publish.app_id}.apps.localhost`;
+
+// A release's first request: new QuickJS runtime, prelude and module load (workers already up).
+// node:http, because fetch() does not let a caller set the Host header.
+const getWithHost = (path: string) =>
+  new Promise<number>((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port: env.port, path, headers: { host } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+  });
+const first = performance.now();
+const firstStatus = await getWithHost('/api');
+const firstMs = performance.now() - first;
+const second = performance.now();
+await getWithHost('/api');
+const secondMs = performance.now() - second;
+
+const bare = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench-bare-hono.ts', String(SIZE)], { stdio: ['ignore', 'pipe', 'inherit'] });
+const barePort = await new Promise<number>((resolve) => bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
+
+const results: Result[] = [];
+results.push(await load('bare Hono, 20 KB from memory', `http://127.0.0.1:${barePort}/`));
+results.push(await load('platform static hit, 20 KB', `${env.url}/`, host));
+results.push(await load('platform server handler (QuickJS)', `${env.url}/api`, host));
+bare.kill();
+
+const base = results[0]!.rps;
+console.log(`\n${CONNECTIONS} connections, ${SECONDS} s each, ${await hasWrk() ? 'wrk' : 'autocannon'}; ${(await import('node:os')).availableParallelism()} cores\n`);
+console.log('target'.padEnd(38), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'x bare'.padStart(7), 'errors'.padStart(7));
+for (const r of results) {
+  console.log(r.label.padEnd(38), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base).toFixed(2).padStart(7), String(r.errors).padStart(7));
+}
+console.log(`\nfirst request to a new release (server handler): ${firstMs.toFixed(1)} ms (status ${firstStatus}); the next one: ${secondMs.toFixed(1)} ms`);
+await env.close();
+process.exit(0);
