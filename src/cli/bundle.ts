@@ -1,0 +1,104 @@
+/**
+ * Turning a folder into a publish body: `manifest.platform.json` plus every file except the
+ * manifest, dot-files and dot-folders, `node_modules` and `.platformignore` patterns (gitignore
+ * syntax). Content types come from file extensions. The contract's limits are checked before
+ * anything is sent.
+ */
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import ignore from 'ignore';
+import mime from 'mime';
+import { LIMITS } from '../manifest/validate.ts';
+import { pathProblem } from '../manifest/schema.ts';
+import { CliError } from './output.ts';
+
+export const MANIFEST = 'manifest.platform.json';
+export type LocalFile = { path: string; abs: string; size: number; contentType: string };
+
+export async function readManifest(dir: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path.join(dir, MANIFEST), 'utf8');
+  } catch {
+    throw new CliError(`No ${MANIFEST} in ${path.resolve(dir)}.`, 'no_manifest', undefined, 'Run `platform init` to create one.');
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`${MANIFEST} is not valid JSON: ${(err as Error).message}`, 'invalid_manifest');
+  }
+  if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest)) throw new CliError(`${MANIFEST} must be a JSON object.`, 'invalid_manifest');
+  const allowed = new Set(['app', 'runtime', 'resources']);
+  const extra = Object.keys(manifest).filter((k) => !allowed.has(k));
+  if (extra.length) throw new CliError(`${MANIFEST} has unknown members: ${extra.join(', ')} (allowed: app, runtime, resources).`, 'invalid_manifest');
+  return manifest as Record<string, unknown>;
+}
+
+export function contentTypeFor(file: string): string {
+  const type = mime.getType(file) ?? 'application/octet-stream';
+  return type.startsWith('text/') || type === 'application/javascript' || type === 'application/json' ? `${type}; charset=utf-8` : type;
+}
+
+export async function collectFiles(dir: string): Promise<LocalFile[]> {
+  const root = path.resolve(dir);
+  const ig = ignore();
+  try {
+    ig.add(await readFile(path.join(root, '.platformignore'), 'utf8'));
+  } catch {
+    // no ignore file
+  }
+  const out: LocalFile[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    const entries = await readdir(path.join(root, rel), { withFileTypes: true });
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+      const relPath = rel ? `${rel}/${e.name}` : e.name;
+      if (!rel && e.name === MANIFEST) continue;
+      if (ig.ignores(e.isDirectory() ? `${relPath}/` : relPath)) continue;
+      if (e.isDirectory()) await walk(relPath);
+      else if (e.isFile()) {
+        const st = await stat(path.join(root, relPath));
+        out.push({ path: relPath, abs: path.join(root, relPath), size: st.size, contentType: contentTypeFor(e.name) });
+      }
+    }
+  };
+  await walk('');
+  return out;
+}
+
+/** The contract's limits, checked locally so a large mistake is not uploaded first. */
+export function checkLimits(files: LocalFile[]): void {
+  if (!files.length) throw new CliError('There are no files to publish.', 'invalid_bundle');
+  if (files.length > LIMITS.files) throw new CliError(`${files.length} files; a release has at most ${LIMITS.files}.`, 'bundle_too_large', undefined, 'Exclude build leftovers with a .platformignore file.');
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  for (const f of files) {
+    if (f.size > LIMITS.fileBytes) throw new CliError(`${f.path} is ${mib(f.size)}; a file may be at most 20 MiB.`, 'bundle_too_large');
+    const problem = pathProblem(f.path);
+    if (problem) throw new CliError(`${f.path}: path ${problem}.`, 'invalid_path');
+  }
+  const total = files.reduce((n, f) => n + f.size, 0);
+  if (total > LIMITS.totalBytes) throw new CliError(`The files add up to ${mib(total)}; a release may be at most 100 MiB.`, 'bundle_too_large');
+}
+
+/** `.platform/app.json` links a folder to its app after the first publish. */
+export async function readLinkedApp(dir: string): Promise<string | undefined> {
+  try {
+    const { app_id } = JSON.parse(await readFile(path.join(dir, '.platform', 'app.json'), 'utf8')) as { app_id?: string };
+    return typeof app_id === 'string' ? app_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function linkApp(dir: string, appId: string, apiUrl: string): Promise<void> {
+  await mkdir(path.join(dir, '.platform'), { recursive: true });
+  await writeFile(path.join(dir, '.platform', 'app.json'), JSON.stringify({ app_id: appId, api_url: apiUrl }, null, 2) + '\n');
+}
+
+/** `--app`, else the app linked to the current folder. */
+export async function resolveAppId(option: string | undefined, dir = '.'): Promise<string> {
+  const id = option ?? (await readLinkedApp(dir));
+  if (!id) throw new CliError('Which app? This folder is not linked to one.', 'no_app', undefined, 'Pass --app <app_id>, or run the command in a folder you have published from.');
+  return id;
+}

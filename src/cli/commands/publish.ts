@@ -1,0 +1,117 @@
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { createApi } from '../api.ts';
+import { checkLimits, collectFiles, linkApp, MANIFEST, readLinkedApp, readManifest, type LocalFile } from '../bundle.ts';
+import { c, CliError, printJson } from '../output.ts';
+
+const STARTER_MANIFEST = (name: string) => ({
+  app: { name, summary: 'A new app' },
+  runtime: { static_root: 'public', fallback: '404' },
+});
+const STARTER_HTML = (name: string) => `<!doctype html>
+<html lang="en">
+  <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${name}</title></head>
+  <body>
+    <h1>${name}</h1>
+    <p>Published with <code>platform publish</code>. Edit <code>public/index.html</code> and publish again.</p>
+  </body>
+</html>
+`;
+
+export async function init(dir = '.'): Promise<void> {
+  const root = path.resolve(dir);
+  await mkdir(path.join(root, 'public'), { recursive: true });
+  const name = path.basename(root);
+  for (const [file, content] of [
+    [MANIFEST, JSON.stringify(STARTER_MANIFEST(name), null, 2) + '\n'],
+    ['public/index.html', STARTER_HTML(name)],
+  ] as const) {
+    const abs = path.join(root, file);
+    const exists = await access(abs).then(() => true, () => false);
+    if (exists) {
+      process.stdout.write(`${c.yellow('kept')}    ${file} (already exists)\n`);
+      continue;
+    }
+    await writeFile(abs, content);
+    process.stdout.write(`${c.green('created')} ${file}\n`);
+  }
+  process.stdout.write(`\nNext: ${c.bold(`platform publish ${dir === '.' ? '' : dir}`.trim())}\n`);
+}
+
+/** The publish body as a stream: files are read and base64-encoded one at a time. */
+function bodyStream(head: Record<string, unknown>, files: LocalFile[], onFile: (bytes: number) => void): ReadableStream<Uint8Array> {
+  const enc = new TextEncoder();
+  const prefix = JSON.stringify(head).slice(0, -1) + (Object.keys(head).length ? ',' : '') + '"files":[';
+  let i = -1;
+  return new ReadableStream({
+    async pull(controller) {
+      if (i === -1) {
+        controller.enqueue(enc.encode(prefix));
+        i = 0;
+        return;
+      }
+      if (i >= files.length) {
+        controller.enqueue(enc.encode(']}'));
+        controller.close();
+        return;
+      }
+      const f = files[i]!;
+      const bytes = await readFile(f.abs);
+      const entry = JSON.stringify({ path: f.path, content_type: f.contentType, content_base64: bytes.toString('base64') });
+      controller.enqueue(enc.encode((i > 0 ? ',' : '') + entry));
+      onFile(f.size);
+      i++;
+    },
+  });
+}
+
+export async function publish(dir: string, opts: { app?: string; message?: string; json?: boolean }): Promise<void> {
+  const manifest = await readManifest(dir);
+  const files = await collectFiles(dir);
+  checkLimits(files);
+  const api = await createApi();
+  const appId = opts.app ?? (await readLinkedApp(dir));
+  const total = files.reduce((n, f) => n + f.size, 0);
+  const head: Record<string, unknown> = { ...manifest };
+  if (opts.message) head.message = opts.message;
+  head.provenance = { client: 'platform-cli', files: files.length, bytes: total };
+
+  const showBar = Boolean(process.stderr.isTTY) && !opts.json && total > 1024 * 1024;
+  const bar = showBar ? new SingleBar({ format: ' uploading [{bar}] {percentage}% | {value}/{total} KiB', hideCursor: true, stream: process.stderr }) : undefined;
+  bar?.start(Math.ceil(total / 1024), 0);
+  let sent = 0;
+  let result: any;
+  try {
+    result = await api.request('PUT', appId ? `/v0/apps/${appId}` : '/v0/apps', undefined, {
+      bodyStream: bodyStream(head, files, (n) => {
+        sent += n;
+        bar?.update(Math.ceil(sent / 1024));
+      }),
+    });
+  } finally {
+    bar?.stop();
+  }
+  await linkApp(dir, result.app_id, api.url);
+  if (opts.json) return printJson(result);
+
+  const a = result.activation;
+  const mark = result.status === 'published' ? c.green('✔ published') : c.yellow('● stored, not live');
+  process.stdout.write(`${mark} ${c.bold(String((manifest.app as { name?: string })?.name ?? result.app_id))}\n`);
+  process.stdout.write(`  app       ${result.app_id}${appId ? '' : c.dim('  (new; linked in .platform/app.json)')}\n`);
+  process.stdout.write(`  release   ${result.release_id}  ${c.dim(`${files.length} files, ${(total / 1024).toFixed(1)} KiB`)}\n`);
+  process.stdout.write(`  status    ${a.status}${result.previous_release_id ? c.dim(`  (previous live: ${result.previous_release_id})`) : ''}\n`);
+  if (a.status === 'pending_secrets') {
+    process.stdout.write(`\n${c.yellow('Missing secrets:')} ${a.missing_secrets.join(', ')}\n`);
+    for (const name of a.missing_secrets) process.stdout.write(`  platform secrets set ${name}\n`);
+    process.stdout.write('then publish again.\n');
+  }
+  if (a.status === 'requires_migration') {
+    process.stdout.write(`\n${c.yellow('This release changes resources incompatibly:')}\n`);
+    for (const r of a.reasons) process.stdout.write(`  - ${r}\n`);
+    process.stdout.write('Add a new collection, field, store or job name instead, backfill it, then stop using the old one.\n');
+  }
+  process.stdout.write(`\n  ${c.bold(result.origin)}\n`);
+}
+
+export { CliError };

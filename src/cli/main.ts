@@ -1,0 +1,85 @@
+/**
+ * `platform`: publish a folder and operate an app from the terminal, on the `/v0/*` API only.
+ * Exit 0 on success; on failure the contract's error code and message on stderr, exit 1.
+ */
+import { Command, CommanderError } from 'commander';
+import { apps, open, releases, rollback, unpublish } from './commands/apps.ts';
+import { login, logout, whoami } from './commands/auth.ts';
+import { events } from './commands/events.ts';
+import { init, publish } from './commands/publish.ts';
+import { secretsList, secretsRm, secretsSet } from './commands/secrets.ts';
+import { printError } from './output.ts';
+
+const program = new Command('platform')
+  .description('Publish and operate apps on a platform server.\nServer and key: PLATFORM_API_URL (default http://localhost:8787) and PLATFORM_API_KEY, or `platform login`.')
+  .version('0.1.0')
+  .showHelpAfterError('(run with --help for usage)')
+  .exitOverride();
+
+const examples = (cmd: Command, lines: string[]) => cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`);
+const appOpt = ['--app <app_id>', 'the app (default: the one linked to this folder in .platform/app.json)'] as const;
+const jsonOpt = ['--json', "print the API's JSON response unchanged"] as const;
+
+examples(
+  program.command('login').description('save a server URL and API key for later commands').option('--api-key <key>', 'an API key (ap_...)').option('--api-url <url>', 'the server (default: PLATFORM_API_URL or http://localhost:8787)').action((o) => login(o)),
+  ['platform login --api-key ap_XXXX', 'platform login --api-key ap_XXXX --api-url https://api.example.com'],
+);
+examples(program.command('logout').description('forget the saved key (the key keeps working until revoked)').action(() => logout()), ['platform logout']);
+examples(program.command('whoami').description('show the server, the key in use and your accounts').option(...jsonOpt).action((o) => whoami(o)), ['platform whoami']);
+
+examples(program.command('init').argument('[dir]', 'folder to set up', '.').description('write a starter manifest.platform.json and public/index.html').action((dir) => init(dir)), [
+  'platform init my-site',
+]);
+examples(
+  program
+    .command('publish')
+    .argument('[dir]', 'folder with manifest.platform.json', '.')
+    .description('publish a folder as a new release (the first publish creates the app)')
+    .option(...appOpt)
+    .option('-m, --message <text>', 'release note')
+    .option(...jsonOpt)
+    .action((dir, o) => publish(dir, o)),
+  ['platform publish', 'platform publish ./site -m "new pricing page"', 'platform publish --app k3j2h4g5f6d7s8a9 --json'],
+);
+examples(program.command('apps').description('list the apps of your default account').option(...jsonOpt).action((o) => apps(o)), ['platform apps']);
+examples(program.command('releases').description('list releases, newest first').option(...appOpt).option(...jsonOpt).action((o) => releases(o)), ['platform releases']);
+examples(
+  program.command('rollback').argument('<release_id>', 'a release that was live before').description('make an earlier release live again').option(...appOpt).option(...jsonOpt).action((id, o) => rollback(id, o)),
+  ['platform rollback rel_0123456789abcdefghjk'],
+);
+examples(
+  program.command('unpublish').description('take the app offline (data, releases and secrets are kept)').option(...appOpt).option('--yes', 'confirm').option(...jsonOpt).action((o) => unpublish(o)),
+  ['platform unpublish --yes'],
+);
+examples(program.command('open').description("print (and on a desktop open) the app's origin").option(...appOpt).option(...jsonOpt).action((o) => open(o)), ['platform open']);
+
+const secrets = program.command('secrets').description("manage the app's secrets (values are never shown)");
+examples(secrets.command('list').description('list secret names, set and missing').option(...appOpt).option(...jsonOpt).action((o) => secretsList(o)), ['platform secrets list']);
+examples(
+  secrets.command('set').argument('<NAME>').argument('[VALUE]', 'omit to read it from stdin (hidden on a terminal)').description('set a secret').option(...appOpt).option(...jsonOpt).action((n, v, o) => secretsSet(n, v, o)),
+  ['platform secrets set STRIPE_KEY', 'printf %s "$TOKEN" | platform secrets set API_TOKEN'],
+);
+examples(secrets.command('rm').argument('<NAME>').description('delete a secret').option(...appOpt).option(...jsonOpt).action((n, o) => secretsRm(n, o)), ['platform secrets rm OLD_KEY']);
+
+examples(
+  program
+    .command('events')
+    .description("read the app's event log")
+    .option(...appOpt)
+    .option('--type <type>', 'exact event type, e.g. runtime.request_error')
+    .option('--severity <level>', 'debug, info, warn or error')
+    .option('--limit <n>', 'how many (1 to 100)')
+    .option('-f, --follow', 'keep polling and print new events until interrupted')
+    .option('--interval <ms>', 'poll interval with --follow', '1000')
+    .option(...jsonOpt)
+    .action((o) => events(o)),
+  ['platform events --limit 20', 'platform events --type runtime.request_error --follow'],
+);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode);
+  printError(err);
+  process.exit(1);
+}

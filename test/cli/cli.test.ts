@@ -1,0 +1,212 @@
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHarness, listen, newUser } from '../_lib/harness.ts';
+
+const h = await createHarness();
+const live = await listen(h.server);
+const u = await newUser(h);
+const work = path.resolve('.data', 'test-scratch', `cli-${process.pid}`);
+const BIN = path.resolve('src/cli/bin.mjs');
+
+type Run = { code: number; stdout: string; stderr: string };
+function cli(args: string[], opts: { cwd?: string; env?: Record<string, string | undefined>; stdin?: string } = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const env: Record<string, string | undefined> = { ...process.env, PLATFORM_API_URL: live.url, PLATFORM_API_KEY: u.api_key, XDG_CONFIG_HOME: path.join(work, 'config'), NO_COLOR: '1', ...opts.env };
+    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? work, env: env as NodeJS.ProcessEnv });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.end(opts.stdin ?? '');
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+async function site(name: string, manifest: unknown, files: Record<string, string>) {
+  const dir = path.join(work, name);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'manifest.platform.json'), JSON.stringify(manifest));
+  for (const [p, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, p)), { recursive: true });
+    await writeFile(path.join(dir, p), content);
+  }
+  return dir;
+}
+
+const MANIFEST = { app: { name: 'CLI site' }, runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, resources: { secrets: { required: ['GREETING'] } } };
+let dir = '';
+let appId = '';
+
+test.before(async () => {
+  await mkdir(work, { recursive: true });
+  dir = await site('app', MANIFEST, {
+    'public/index.html': '<h1>from the cli</h1>',
+    'public/style.css': 'body{}',
+    'server.js': "export default { fetch(req, ctx) { return new Response('hello ' + (ctx.secrets.get('GREETING') ?? 'nobody')) } };",
+    '.env': 'SECRET=1',
+    '.git/HEAD': 'ref',
+    'node_modules/x/index.js': 'x',
+    'notes/draft.md': 'draft',
+    '.platformignore': 'notes/\n',
+  });
+});
+
+test('publish a folder (static + server): stored until its secret is set, files filtered, folder linked', async () => {
+  const r = await cli(['publish', dir, '-m', 'first']);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, 'stored, not live');
+  assert.match(r.stdout, 'Missing secrets: GREETING');
+  assert.match(r.stdout, 'platform secrets set GREETING');
+  const link = JSON.parse(await readFile(path.join(dir, '.platform', 'app.json'), 'utf8'));
+  appId = link.app_id;
+  assert.match(appId, /^[a-z0-9]{12,24}$/);
+  const rel = await h.deps.db.selectFrom('release_files').innerJoin('releases', 'releases.id', 'release_files.release_id').select(['release_files.path', 'release_files.content_type']).where('releases.app_id', '=', appId).execute();
+  assert.equal(rel.map((f) => f.path).sort(), ['public/index.html', 'public/style.css', 'server.js']);
+  assert.is(rel.find((f) => f.path === 'public/style.css')!.content_type, 'text/css; charset=utf-8');
+});
+
+test('secrets set reads the value from stdin and never echoes it; publish again goes to the same app and goes live', async () => {
+  const set = await cli(['secrets', 'set', 'GREETING'], { cwd: dir, stdin: 'world-value-123\n' });
+  assert.is(set.code, 0, set.stderr);
+  assert.not.match(set.stdout + set.stderr, 'world-value-123');
+  const list = await cli(['secrets', 'list'], { cwd: dir });
+  assert.match(list.stdout, /GREETING\s+set/);
+  assert.not.match(list.stdout, 'world-value-123');
+  const again = await cli(['publish', '.', '-m', 'second'], { cwd: dir });
+  assert.is(again.code, 0, again.stderr);
+  assert.match(again.stdout, 'published');
+  assert.match(again.stdout, `http://${appId}.apps.localhost:8787`);
+  const res = await h.server.request(`http://${appId}.apps.localhost/api`);
+  assert.is(await res.text(), 'hello world-value-123');
+  const apps = await cli(['apps']);
+  assert.match(apps.stdout, appId);
+});
+
+test('releases, rollback and --json', async () => {
+  const json = await cli(['releases', '--json'], { cwd: dir });
+  assert.is(json.code, 0);
+  const body = JSON.parse(json.stdout);
+  assert.is(body.app_id, appId);
+  assert.is(body.releases.length, 2);
+  const human = await cli(['releases'], { cwd: dir });
+  assert.match(human.stdout, 'RELEASE_ID');
+  assert.match(human.stdout, 'second');
+  // Publish a third release, then roll back to the second.
+  await writeFile(path.join(dir, 'public/index.html'), '<h1>third</h1>');
+  await cli(['publish'], { cwd: dir });
+  const second = body.releases.find((r: any) => r.message === 'second').release_id;
+  const rb = await cli(['rollback', second], { cwd: dir });
+  assert.is(rb.code, 0, rb.stderr);
+  assert.match(rb.stdout, 'rolled back');
+  const page = await h.server.request(`http://${appId}.apps.localhost/`);
+  assert.is(await page.text(), '<h1>from the cli</h1>');
+  const bad = await cli(['rollback', 'rel_00000000000000000000'], { cwd: dir });
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, 'not_found');
+});
+
+test('events prints the log; --type filters; --follow prints new events until interrupted', async () => {
+  const ev = await cli(['events', '--limit', '50'], { cwd: dir });
+  assert.is(ev.code, 0, ev.stderr);
+  assert.match(ev.stdout, 'release.created');
+  assert.match(ev.stdout, 'secret.set');
+  const typed = await cli(['events', '--type', 'release.rolled_back', '--json'], { cwd: dir });
+  const parsed = JSON.parse(typed.stdout);
+  assert.ok(parsed.events.length === 1 && parsed.events[0].type === 'release.rolled_back');
+  // --follow: start it, cause an event, see it printed, interrupt.
+  const child = spawn(process.execPath, [BIN, 'events', '--follow', '--interval', '100'], { cwd: dir, env: { ...process.env, PLATFORM_API_URL: live.url, PLATFORM_API_KEY: u.api_key, NO_COLOR: '1' } });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await new Promise((r) => setTimeout(r, 1500));
+  await h.call('PUT', `/v0/apps/${appId}/secrets/FOLLOW_ME`, { key: u.api_key, body: { value: 'x' } });
+  for (let i = 0; i < 50 && !out.includes('FOLLOW_ME'); i++) await new Promise((r) => setTimeout(r, 100));
+  child.kill('SIGINT');
+  const code = await new Promise((r) => child.on('close', r));
+  assert.match(out, 'Secret FOLLOW_ME was set');
+  assert.is(code, 0);
+});
+
+test('an invalid manifest exits non-zero with the contract code on stderr', async () => {
+  const bad = await site('bad', { app: { name: 'bad' }, runtime: { static_root: 'dist' } }, { 'public/index.html': 'x' });
+  const r = await cli(['publish', bad]);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, 'missing_static_root');
+  assert.not.match(r.stderr, '    at ', 'no stack trace');
+  const extra = await site('extra', { app: { name: 'x' }, runtime: { static_root: 'public' }, files: [] }, { 'public/index.html': 'x' });
+  const e = await cli(['publish', extra]);
+  assert.is(e.code, 1);
+  assert.match(e.stderr, 'invalid_manifest');
+  const none = await cli(['publish', path.join(work, 'nowhere')]);
+  assert.is(none.code, 1);
+  assert.match(none.stderr, 'platform init');
+});
+
+test('no key, a bad key and a server that is down each get a one-line hint', async () => {
+  const noKey = await cli(['apps'], { env: { PLATFORM_API_KEY: undefined, XDG_CONFIG_HOME: path.join(work, 'empty-config') } });
+  assert.is(noKey.code, 1);
+  assert.match(noKey.stderr, 'no_api_key');
+  assert.match(noKey.stderr, 'platform login');
+  const badKey = await cli(['apps'], { env: { PLATFORM_API_KEY: `ap_${'x'.repeat(43)}` } });
+  assert.is(badKey.code, 1);
+  assert.match(badKey.stderr, 'unauthorized');
+  const down = await cli(['apps'], { env: { PLATFORM_API_URL: 'http://127.0.0.1:1' } });
+  assert.is(down.code, 1);
+  assert.match(down.stderr, 'Cannot reach the platform');
+  assert.match(down.stderr, 'npm start');
+});
+
+test('login stores the key with mode 0600; whoami; logout forgets it', async () => {
+  const env = { PLATFORM_API_KEY: undefined, XDG_CONFIG_HOME: path.join(work, 'login-config') };
+  const bad = await cli(['login', '--api-key', 'nope'], { env });
+  assert.is(bad.code, 1);
+  const r = await cli(['login', '--api-key', u.api_key], { env });
+  assert.is(r.code, 0, r.stderr);
+  const file = path.join(work, 'login-config', 'platform', 'credentials.json');
+  assert.is((await stat(file)).mode & 0o777, 0o600);
+  assert.not.match(r.stdout, u.api_key);
+  const who = await cli(['whoami'], { env: { ...env, PLATFORM_API_URL: undefined } });
+  assert.is(who.code, 0, who.stderr);
+  assert.match(who.stdout, u.account_id);
+  assert.match(who.stdout, u.api_key.slice(0, 11));
+  assert.not.match(who.stdout, u.api_key);
+  const out = await cli(['logout'], { env });
+  assert.is(out.code, 0);
+  const after = await cli(['apps'], { env: { ...env, PLATFORM_API_URL: undefined } });
+  assert.is(after.code, 1);
+  assert.match(after.stderr, 'no_api_key');
+});
+
+test('init writes a starter that publishes as it is; open prints the origin; unpublish needs --yes', async () => {
+  const starter = path.join(work, 'starter');
+  await rm(starter, { recursive: true, force: true });
+  const i = await cli(['init', starter]);
+  assert.is(i.code, 0, i.stderr);
+  const p = await cli(['publish', starter, '--json']);
+  assert.is(p.code, 0, p.stderr);
+  const result = JSON.parse(p.stdout);
+  assert.is(result.status, 'published');
+  const o = await cli(['open'], { cwd: starter });
+  assert.is(o.stdout.trim(), result.origin);
+  const noYes = await cli(['unpublish'], { cwd: starter });
+  assert.is(noYes.code, 1);
+  assert.match(noYes.stderr, '--yes');
+  const yes = await cli(['unpublish', '--yes'], { cwd: starter });
+  assert.is(yes.code, 0, yes.stderr);
+  const gone = await h.server.request(`http://${result.app_id}.apps.localhost/`);
+  assert.is(gone.status, 404);
+  const help = await cli(['secrets', 'set', '--help']);
+  assert.is(help.code, 0);
+  assert.match(help.stdout, 'Examples:');
+});
+
+test.after(async () => {
+  await live.close();
+  await h.close();
+  await rm(work, { recursive: true, force: true });
+});
+test.run();
