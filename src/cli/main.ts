@@ -10,6 +10,9 @@ import { init, publish } from './commands/publish.ts';
 import { secretsList, secretsRm, secretsSet } from './commands/secrets.ts';
 import { printError } from './output.ts';
 
+// Through `npm run cli`, npm runs us from the package root: work where the user typed the command.
+if (process.env.npm_lifecycle_event === 'cli' && process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
+
 const program = new Command('platform')
   .description('Publish and operate apps on a platform server.\nServer and key: PLATFORM_API_URL (default http://localhost:8787) and PLATFORM_API_KEY, or `platform login`.')
   .version('0.1.0')
