@@ -12,8 +12,9 @@ import { promisify } from 'node:util';
 import { startBenchEnv } from './bench-env.ts';
 
 const run = promisify(execFile);
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, connections: { type: 'string', default: '32' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' }, rounds: { type: 'string', default: '3' } } });
 const SECONDS = Number(values.seconds);
+const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
 const SIZE = 20_000;
 
@@ -84,18 +85,31 @@ const secondMs = performance.now() - second;
 const bare = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench-bare-hono.ts', String(SIZE)], { stdio: ['ignore', 'pipe', 'inherit'] });
 const barePort = await new Promise<number>((resolve) => bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
 
-const results: Result[] = [];
-results.push(await load('bare Hono, 20 KB from memory', `http://127.0.0.1:${barePort}/`));
-results.push(await load('platform static hit, 20 KB', `${env.url}/`, host));
-results.push(await load('platform server handler (QuickJS)', `${env.url}/api`, host));
+// Interleaved rounds, medians: a 2-core machine shared with the load generator is noisy.
+const rounds: Result[][] = [[], [], []];
+for (let i = 0; i < ROUNDS; i++) {
+  rounds[0]!.push(await load('bare Hono, 20 KB from memory', `http://127.0.0.1:${barePort}/`));
+  rounds[1]!.push(await load('platform static hit, 20 KB', `${env.url}/`, host));
+  rounds[2]!.push(await load('platform server handler (QuickJS)', `${env.url}/api`, host));
+}
 bare.kill();
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const results: Result[] = rounds.map((rs) => ({
+  label: rs[0]!.label,
+  rps: median(rs.map((r) => r.rps)),
+  p50: median(rs.map((r) => r.p50)),
+  p99: median(rs.map((r) => r.p99)),
+  errors: rs.reduce((n, r) => n + r.errors, 0),
+}));
+const ratios = rounds[1]!.map((r, i) => [r.rps / rounds[0]![i]!.rps, rounds[2]![i]!.rps / rounds[0]![i]!.rps]);
 
 const base = results[0]!.rps;
-console.log(`\n${CONNECTIONS} connections, ${SECONDS} s each, ${await hasWrk() ? 'wrk' : 'autocannon'}; ${(await import('node:os')).availableParallelism()} cores\n`);
+console.log(`\n${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; ${await hasWrk() ? 'wrk' : 'autocannon'}; ${(await import('node:os')).availableParallelism()} cores\n`);
 console.log('target'.padEnd(38), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'x bare'.padStart(7), 'errors'.padStart(7));
 for (const r of results) {
   console.log(r.label.padEnd(38), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base).toFixed(2).padStart(7), String(r.errors).padStart(7));
 }
+console.log(`\nper-round ratios (static, server): ${ratios.map(([a, b]) => `${a!.toFixed(2)}/${b!.toFixed(2)}`).join('  ')}`);
 console.log(`\nfirst request to a new release (server handler): ${firstMs.toFixed(1)} ms (status ${firstStatus}); the next one: ${secondMs.toFixed(1)} ms`);
 await env.close();
 process.exit(0);

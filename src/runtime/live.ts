@@ -30,13 +30,43 @@ export function createRuntimeCaches(deps: Deps) {
   deps.signals.onAppChanged((id) => live.delete(id));
   deps.signals.onSecretsChanged((id) => secrets.delete(id));
 
-  async function liveApp(appId: string): Promise<LiveApp | null> {
+  const loading = new Map<string, Promise<LiveApp | null>>();
+
+  /** One query per app at a time, however many requests are waiting for it. */
+  function loadLive(appId: string): Promise<LiveApp | null> {
+    let p = loading.get(appId);
+    if (!p) {
+      p = deps.db
+        .selectFrom('apps')
+        .select(['id', 'account_id', 'live_release_id', 'deleted_at'])
+        .where('id', '=', appId)
+        .executeTakeFirst()
+        .then((row) => {
+          const app = row && row.live_release_id && !row.deleted_at ? { appId: row.id, accountId: row.account_id, releaseId: row.live_release_id } : null;
+          live.set(appId, { app, at: Date.now() });
+          return app;
+        })
+        .finally(() => loading.delete(appId));
+      loading.set(appId, p);
+    }
+    return p;
+  }
+
+  /**
+   * The cached live release without I/O. A stale entry is still returned (at most one revalidation
+   * interval plus one query old) while a single background query refreshes it; undefined when
+   * nothing is cached (or a signal dropped it) and the caller must wait for liveApp().
+   */
+  function liveAppCached(appId: string): LiveApp | null | undefined {
     const hit = live.get(appId);
-    if (hit && Date.now() - hit.at < LIVE_TTL_MS) return hit.app;
-    const row = await deps.db.selectFrom('apps').select(['id', 'account_id', 'live_release_id', 'deleted_at']).where('id', '=', appId).executeTakeFirst();
-    const app = row && row.live_release_id && !row.deleted_at ? { appId: row.id, accountId: row.account_id, releaseId: row.live_release_id } : null;
-    live.set(appId, { app, at: Date.now() });
-    return app;
+    if (!hit) return undefined;
+    if (Date.now() - hit.at >= LIVE_TTL_MS) void loadLive(appId).catch(() => {});
+    return hit.app;
+  }
+
+  async function liveApp(appId: string): Promise<LiveApp | null> {
+    const cached = liveAppCached(appId);
+    return cached !== undefined ? cached : loadLive(appId);
   }
 
   async function release(releaseId: string): Promise<ReleaseView | undefined> {
@@ -82,15 +112,37 @@ export function createRuntimeCaches(deps: Deps) {
     return out;
   }
 
-  async function appSecrets(appId: string): Promise<Record<string, string>> {
-    const hit = secrets.get(appId);
-    if (hit && Date.now() - hit.at < LIVE_TTL_MS) return hit.values;
-    const rows = await deps.db.selectFrom('app_secrets').select(['name', 'sealed']).where('app_id', '=', appId).execute();
-    const values: Record<string, string> = {};
-    for (const r of rows) values[r.name] = open(deps.secretsKey, secretAad(appId, r.name), r.sealed);
-    secrets.set(appId, { values, at: Date.now() });
-    return values;
+  const loadingSecrets = new Map<string, Promise<Record<string, string>>>();
+  function loadSecrets(appId: string): Promise<Record<string, string>> {
+    let p = loadingSecrets.get(appId);
+    if (!p) {
+      p = deps.db
+        .selectFrom('app_secrets')
+        .select(['name', 'sealed'])
+        .where('app_id', '=', appId)
+        .execute()
+        .then((rows) => {
+          const values: Record<string, string> = {};
+          for (const r of rows) values[r.name] = open(deps.secretsKey, secretAad(appId, r.name), r.sealed);
+          secrets.set(appId, { values, at: Date.now() });
+          return values;
+        })
+        .finally(() => loadingSecrets.delete(appId));
+      loadingSecrets.set(appId, p);
+    }
+    return p;
   }
 
-  return { liveApp, release, bytes, sources, appSecrets };
+  /** Decrypted secrets of an app: same stale-while-revalidate rule as the live release. */
+  async function appSecrets(appId: string): Promise<Record<string, string>> {
+    const hit = secrets.get(appId);
+    if (!hit) return loadSecrets(appId);
+    if (Date.now() - hit.at >= LIVE_TTL_MS) void loadSecrets(appId).catch(() => {});
+    return hit.values;
+  }
+
+  const releaseCached = (releaseId: string) => releases.get(releaseId);
+  const bytesCached = (file: ReleaseFile) => blobs.get(file.etag);
+
+  return { liveApp, liveAppCached, release, releaseCached, bytes, bytesCached, sources, appSecrets };
 }

@@ -15,7 +15,7 @@ import { serveFile } from './static.ts';
 
 export type AppsPlane = {
   /** Answers a request for an app origin; `appId` is the host's label. Never throws. */
-  handle(req: Request, appId: string): Promise<Response>;
+  handle(req: Request, appId: string): Response | Promise<Response>;
   caches: RuntimeCaches;
   sandbox(): SandboxPool;
   close(): Promise<void>;
@@ -90,9 +90,41 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     return jsonError(404, 'not_found', 'Not found.', { [REQUEST_ID_HEADER]: requestId });
   }
 
-  async function handle(req: Request, appId: string): Promise<Response> {
+  /**
+   * A static hit whose app, release and bytes are all in memory, answered synchronously (no
+   * promise for node-server to await). Anything else returns undefined and takes the full path.
+   */
+  function fastStatic(req: Request, appId: string, requestId: string): Response | undefined {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    const app = caches.liveAppCached(appId);
+    if (!app) return undefined;
+    const release = caches.releaseCached(app.releaseId);
+    if (!release) return undefined;
+    const { pathname } = splitUrl(req.url);
+    const path = decodeAppPath(pathname);
+    if (!path || path.segments[0] === '_platform') return undefined;
+    const root = release.manifest.runtime.static_root;
+    const rel = path.segments.join('/');
+    const f = rel && !path.directory ? release.files.get(`${root}/${rel}`) : !rel || path.directory ? release.files.get(rel ? `${root}/${rel}/index.html` : `${root}/index.html`) : undefined;
+    if (!f) return undefined;
+    if (req.method === 'HEAD') return serveFile(req, f, null, 200, requestId);
+    const bytes = caches.bytesCached(f);
+    return bytes ? serveFile(req, f, bytes, 200, requestId) : undefined;
+  }
+
+  function handle(req: Request, appId: string): Response | Promise<Response> {
     const incoming = req.headers.get(REQUEST_ID_HEADER);
     const requestId = incoming && /^[\w\-=]{1,255}$/.test(incoming) ? incoming : crypto.randomUUID();
+    try {
+      const fast = fastStatic(req, appId, requestId);
+      if (fast) return fast;
+    } catch {
+      // fall through to the full path, which reports errors properly
+    }
+    return handleSlow(req, appId, requestId);
+  }
+
+  async function handleSlow(req: Request, appId: string, requestId: string): Promise<Response> {
     try {
       // Every response route() builds carries the request id already (set at construction).
       return await route(req, appId, requestId);
