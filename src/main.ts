@@ -8,6 +8,7 @@ import { startWorker } from '../worker/runner.ts';
 import { boot } from './boot.ts';
 import { ConfigError, loadConfig, publicUrl } from './config.ts';
 import { createLogger } from './logger.ts';
+import { createAppsPlane } from './runtime/routes.ts';
 import { createServer, type Server } from './server.ts';
 
 async function main(): Promise<void> {
@@ -28,17 +29,19 @@ async function main(): Promise<void> {
   let httpServer: ReturnType<typeof serve> | undefined;
   let worker: Runner | undefined;
   let server: Server | undefined;
+  // One apps plane (caches and sandbox threads) serves both app origins and app jobs.
+  const plane = createAppsPlane(deps);
+  // Start the sandbox threads now, so the first request or job does not pay for them.
+  await plane.sandbox().warm();
   if (config.role !== 'worker') {
-    server = createServer(deps);
-    // Start the sandbox threads now, so the first server request does not pay for them.
-    await server.apps.sandbox().warm();
+    server = createServer(deps, { plane });
     const fetch = server.fetch;
     await new Promise<void>((resolve, reject) => {
       httpServer = serve({ fetch, port: config.port, hostname: config.host }, () => resolve());
       httpServer.once('error', reject);
     });
   }
-  if (config.role !== 'api') worker = await startWorker(deps);
+  if (config.role !== 'api') worker = await startWorker(deps, plane);
 
   const lines = [
     `platform is running (${config.role === 'all' ? 'HTTP server and worker' : config.role})`,
@@ -65,7 +68,7 @@ async function main(): Promise<void> {
     // Idle keep-alive sockets would hold close() open until they time out; requests in flight finish.
     (httpServer as unknown as { closeIdleConnections?: () => void } | undefined)?.closeIdleConnections?.();
     await Promise.all([closing, worker?.stop()]).catch((err) => log.error('error while stopping', { error: String(err) }));
-    await server?.close();
+    await plane.close();
     await booted.close();
     clearTimeout(force);
     process.exit(0);

@@ -74,11 +74,11 @@ function docsRouter(deps: Deps, api: Hono<Env>): Hono<Env> {
 export type Server = Hono<Env> & { api: Hono<Env>; apps: AppsPlane; close(): Promise<void> };
 
 /** Builds the whole HTTP surface; no I/O happens until a request arrives (sandbox threads start on first use). */
-export function createServer(deps: Deps): Server {
+export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): Server {
   const api = apiRouter(deps);
   const consoleApp = consoleRouter(deps);
   const docs = docsRouter(deps, api);
-  const appsPlane = createAppsPlane(deps);
+  const appsPlane = options.plane ?? createAppsPlane(deps);
   const root = new Hono<Env>();
   // Host dispatch happens before any router: app origins go straight to their fast path.
   const dispatch = (req: Request): Response | Promise<Response> => {

@@ -14,6 +14,7 @@ import { ApiError } from '../errors.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from './live.ts';
 import type { InvocationResult } from './sandbox/protocol.ts';
 import type { SandboxPool } from './sandbox/pool.ts';
+import { hostCallsFor } from './host-calls.ts';
 import { scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
 
 export const MAX_APP_REQUEST_BODY = 10 * 1024 * 1024;
@@ -57,6 +58,7 @@ export async function runServerFallback(
     loadSources: () => services.caches.sources(release),
     request: { method: req.method, url: `${url.protocol}//${url.host}${url.pathname}${url.search}`, headers: scrubRequestHeaders(req.headers), body },
     secrets: await services.caches.appSecrets(app.appId),
+    onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId: input.requestId }),
   });
 
   const base = { app_id: app.appId, account_id: app.accountId, release_id: release.releaseId, request_id: input.requestId };

@@ -16,14 +16,19 @@ export type SandboxOptions = {
   onWorkerExit?: (info: { index: number; reason: string }) => void;
 };
 
-export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release'> & {
+export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release' | 'request'> & {
+  request: Invocation['request'];
   release: { releaseId: string; entry: string };
   /** Server module sources of the release; loaded only when a worker does not hold it yet. */
   loadSources: () => Promise<Record<string, string>>;
+  onHostCall?: HostCallHandler;
   limits?: Partial<Limits>;
 };
 
-type Pending = { resolve: (r: InvocationResult) => void; releaseId: string; id: number };
+type Pending = { resolve: (r: InvocationResult) => void; releaseId: string; id: number; onHostCall?: HostCallHandler };
+
+/** Answers the guest's asynchronous platform calls (ctx.jobs, ...). Throw `{ code, message }` to fail one. */
+export type HostCallHandler = (method: string, args: unknown[]) => Promise<unknown>;
 
 type Slot = {
   index: number;
@@ -86,6 +91,7 @@ export class SandboxPool {
     };
     slot.ready.catch(() => {});
     worker.on('message', (msg: WorkerOutbound) => {
+      if (msg.t === 'host-call') return this.hostCall(slot, msg);
       if (msg.t !== 'result') return;
       const p = slot.pending.get(msg.id);
       if (!p) return;
@@ -99,6 +105,27 @@ export class SandboxPool {
     worker.on('error', (err) => onGone(`worker error: ${err.message}`));
     worker.on('exit', (code) => onGone(`worker exited (${code})`));
     return slot;
+  }
+
+  private hostCall(slot: Slot, msg: Extract<WorkerOutbound, { t: 'host-call' }>): void {
+    const pending = slot.pending.get(msg.invocationId);
+    const reply = (r: Omit<Extract<WorkerInbound, { t: 'host-result' }>, 't' | 'callId'>) => {
+      if (slot.alive) slot.worker.postMessage({ t: 'host-result', callId: msg.callId, ...r } satisfies WorkerInbound);
+    };
+    if (!pending?.onHostCall) return reply({ ok: false, error: { code: 'not_available', message: `${msg.method} is not available here` } });
+    let args: unknown[];
+    try {
+      args = JSON.parse(msg.args) as unknown[];
+    } catch {
+      return reply({ ok: false, error: { code: 'invalid_request', message: 'arguments must be JSON' } });
+    }
+    pending.onHostCall(msg.method, args).then(
+      (value) => reply({ ok: true, value: JSON.stringify(value ?? null) }),
+      (err: unknown) => {
+        const e = err as { code?: unknown; message?: unknown };
+        reply({ ok: false, error: { code: typeof e?.code === 'string' ? e.code : 'internal_error', message: typeof e?.message === 'string' ? e.message : 'platform call failed' } });
+      },
+    );
   }
 
   /**
@@ -141,7 +168,7 @@ export class SandboxPool {
     return preferred.pending.size > least.pending.size + 2 ? least : preferred;
   }
 
-  private async send(slot: Slot, inv: Invocation): Promise<InvocationResult> {
+  private async send(slot: Slot, inv: Invocation, onHostCall?: HostCallHandler): Promise<InvocationResult> {
     try {
       await slot.ready;
     } catch (err) {
@@ -149,7 +176,7 @@ export class SandboxPool {
     }
     if (!slot.alive) return { ok: false, error: { kind: 'killed', message: 'worker is gone' } };
     return new Promise((resolve) => {
-      slot.pending.set(inv.id, { resolve, releaseId: inv.release.releaseId, id: inv.id });
+      slot.pending.set(inv.id, { resolve, releaseId: inv.release.releaseId, id: inv.id, onHostCall });
       const transfer = inv.request.body ? [inv.request.body] : [];
       slot.worker.postMessage({ t: 'invoke', inv } satisfies WorkerInbound, transfer);
     });
@@ -167,7 +194,7 @@ export class SandboxPool {
   private async invokeOnce(input: InvokeInput): Promise<InvocationResult> {
     if (this.closed) return { ok: false, error: { kind: 'killed', message: 'sandbox pool is closed' } };
     const limits = { ...this.options.limits, ...input.limits };
-    const base = { handler: input.handler, app: input.app, secrets: input.secrets, limits };
+    const base = { handler: input.handler, event: input.event, app: input.app, secrets: input.secrets, limits };
     const releaseId = input.release.releaseId;
     let sources: Record<string, string> | undefined;
     for (let attempt = 0; ; attempt++) {
@@ -177,7 +204,7 @@ export class SandboxPool {
       // The body is transferred to the worker, so each attempt sends its own copy.
       const request = input.request.body ? { ...input.request, body: input.request.body.slice(0) } : input.request;
       const inv: Invocation = { ...base, id: this.nextId++, request, release: { ...input.release, ...(needSources ? { sources } : {}) } };
-      const result = await this.send(slot, inv);
+      const result = await this.send(slot, inv, input.onHostCall);
       const kind = result.error?.kind;
       if ((kind === 'missing-sources' || kind === 'retry') && attempt < 3) continue;
       if (needSources && slot.alive && result.ok) slot.loaded.add(releaseId);

@@ -345,6 +345,17 @@
   // ---- dispatch: called by the worker for each invocation ------------------------------------
   var freezeDeep = function (o) { Object.freeze(o); for (var k of Object.keys(o)) if (o[k] && typeof o[k] === 'object') freezeDeep(o[k]); return o; };
   var logFn = function (level) { return function (m, md) { host.log(level, String(m), md === undefined ? undefined : JSON.stringify(md)); }; };
+  // Asynchronous platform calls: a failure arrives as an Error with a stable `code`.
+  var hostCall = function (method, args) {
+    return host.call(method, JSON.stringify(args)).then(JSON.parse, function (e) {
+      var info;
+      try { info = JSON.parse(e.message); } catch (x) { info = { code: 'internal_error', message: String(e && e.message) }; }
+      var err = new Error(info.message);
+      err.name = 'PlatformError';
+      err.code = info.code;
+      throw err;
+    });
+  };
   var ctx = null;
   // Called once per instance: ctx is the same object for every call (host functions know the current call).
   hide(G, '__setApp', function (appJson) {
@@ -359,6 +370,11 @@
         },
       }),
       log: Object.freeze({ debug: logFn('debug'), info: logFn('info'), warn: logFn('warn'), error: logFn('error') }),
+      jobs: Object.freeze({
+        enqueue: function (jobName, payload, options) {
+          return hostCall('jobs.enqueue', [String(jobName), payload === undefined ? null : payload, options || {}]);
+        },
+      }),
     });
   });
   var toResult = function (res) {
@@ -372,6 +388,15 @@
   };
   hide(G, '__dispatch', function (handlers, kind, metaJson, body) {
     if (!handlers || typeof handlers[kind] !== 'function') return { missing: true };
+    if (kind === 'job') {
+      // job(event, ctx): the result is not used; finishing (or throwing) is the outcome.
+      return Promise.resolve(handlers.job(JSON.parse(metaJson), ctx)).then(function () { return { meta: '{"status":200,"headers":[]}' }; });
+    }
+    if (kind === 'webhook') {
+      return Promise.resolve(handlers.webhook(JSON.parse(metaJson), ctx)).then(function (res) {
+        return res === undefined ? { meta: '{"status":200,"headers":[]}' } : toResult(res);
+      });
+    }
     var meta = JSON.parse(metaJson);
     var req = incomingRequest(meta.url, meta.method, meta.headers, body);
     var res = handlers[kind](req, ctx);

@@ -6,6 +6,8 @@ export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; w
 export type Invocation = {
   id: number;
   handler: 'fetch' | 'job' | 'webhook';
+  /** For job and webhook handlers: the event object, as JSON. */
+  event?: string;
   app: { app_id: string; origin: string; release_id: string };
   release: { releaseId: string; entry: string; sources?: Record<string, string> };
   request: { method: string; url: string; headers: [string, string][]; body?: ArrayBuffer };
@@ -26,5 +28,12 @@ export type InvocationResult = {
   poisoned?: boolean;
 };
 
-export type WorkerInbound = { t: 'invoke'; inv: Invocation } | { t: 'evict'; releaseId: string };
-export type WorkerOutbound = { t: 'ready' } | { t: 'result'; id: number; result: InvocationResult };
+export type WorkerInbound =
+  | { t: 'invoke'; inv: Invocation }
+  | { t: 'evict'; releaseId: string }
+  | { t: 'host-result'; callId: number; ok: boolean; value?: string; error?: { code: string; message: string } };
+export type WorkerOutbound =
+  | { t: 'ready' }
+  | { t: 'result'; id: number; result: InvocationResult }
+  /** Guest code awaits the answer of an asynchronous host function (args and value are JSON). */
+  | { t: 'host-call'; invocationId: number; callId: number; method: string; args: string };

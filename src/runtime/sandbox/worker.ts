@@ -35,6 +35,7 @@ type Instance = {
 
 type Call = {
   inv: Invocation;
+  hostCalls: number;
   logs: LogEntry[];
   secretsRead: Set<string>;
   cpuUsedMs: number;
@@ -197,8 +198,56 @@ function installHost(inst: Instance): void {
     inst.timers.delete(ctx.getNumber(id));
     return ctx.undefined;
   });
+  fn('call', (method, args) => {
+    const call = inst.current;
+    if (!call || call.done) throw new Error('host calls are only possible during a call');
+    if (call.hostCalls >= MAX_HOST_CALLS) throw new Error(`at most ${MAX_HOST_CALLS} platform calls per invocation`);
+    call.hostCalls++;
+    const deferred = ctx.newPromise();
+    const callId = nextHostCallId++;
+    hostCalls.set(callId, { deferred, inst, call });
+    post({ t: 'host-call', invocationId: call.inv.id, callId, method: ctx.getString(method), args: ctx.getString(args) });
+    return deferred.handle;
+  });
   ctx.setProp(ctx.global, '__host', host);
   host.dispose();
+}
+
+const MAX_HOST_CALLS = 1000;
+let nextHostCallId = 1;
+const hostCalls = new Map<number, { deferred: ReturnType<QuickJSContext['newPromise']>; inst: Instance; call: Call }>();
+
+/** The main thread answered a host call: settle the guest's promise and run what it unblocks. */
+function hostResult(msg: Extract<WorkerInbound, { t: 'host-result' }>): void {
+  const pending = hostCalls.get(msg.callId);
+  if (!pending) return;
+  hostCalls.delete(msg.callId);
+  const { deferred, inst, call } = pending;
+  if (call.done) {
+    deferred.dispose();
+    return;
+  }
+  const ctx = inst.context;
+  try {
+    segment(inst, call, () => {
+      if (msg.ok) {
+        const v = ctx.newString(msg.value ?? 'null');
+        deferred.resolve(v);
+        v.dispose();
+      } else {
+        const e = ctx.newError({ name: 'PlatformError', message: JSON.stringify(msg.error ?? { code: 'internal_error', message: 'failed' }) });
+        deferred.reject(e);
+        e.dispose();
+      }
+      inst.runtime.executePendingJobs();
+    });
+  } catch (err) {
+    failCall(inst, call, 'crash', (err as Error).message);
+    return;
+  } finally {
+    deferred.dispose();
+  }
+  call.settle?.();
 }
 
 function urlParts(u: URL) {
@@ -280,7 +329,7 @@ function newInstance(inv: Invocation): Instance {
   // Loading (prelude and the module's top-level code) has its own, larger budget: a cold
   // worker's first evaluation is slow, but a top-level infinite loop is still stopped.
   const loadLimits = { ...inv.limits, cpuMs: loadBudgetMs(inv.limits.cpuMs) };
-  const loadCall: Call = { inv: { ...inv, limits: loadLimits }, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
+  const loadCall: Call = { inv: { ...inv, limits: loadLimits }, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
   try {
     const prelude = segment(inst, loadCall, () => context.evalCode(PRELUDE, '<platform prelude>'));
     if (prelude.error) {
@@ -408,7 +457,7 @@ function failCall(inst: Instance | undefined, call: Call, kind: FailureKind, mes
 async function invoke(inv: Invocation): Promise<void> {
   if (poisoned) return; // the pool retries what this worker never began
   state[1] = inv.id;
-  const call: Call = { inv, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
+  const call: Call = { inv, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
   let inst: Instance | 'missing-sources';
   try {
     inst = instanceFor(inv);
@@ -422,7 +471,7 @@ async function invoke(inv: Invocation): Promise<void> {
   const wall = setTimeout(() => failCall(inst as Instance, call, 'timeout', 'wall-clock limit reached'), inv.limits.wallMs);
   try {
     const kind = ctx.newString(inv.handler);
-    const meta = ctx.newString(JSON.stringify({ method: inv.request.method, url: inv.request.url, headers: inv.request.headers }));
+    const meta = ctx.newString(inv.event ?? JSON.stringify({ method: inv.request.method, url: inv.request.url, headers: inv.request.headers }));
     const body = inv.request.body ? ctx.newArrayBuffer(inv.request.body) : ctx.undefined;
     const started = segment(inst, call, () => {
       const r = ctx.callFunction(inst.dispatch, ctx.undefined, inst.handlers, kind, meta, body);
@@ -503,6 +552,7 @@ async function invoke(inv: Invocation): Promise<void> {
 
 port.on('message', (msg: WorkerInbound) => {
   if (msg.t === 'invoke') void invoke(msg.inv);
+  else if (msg.t === 'host-result') hostResult(msg);
   else if (msg.t === 'evict') {
     const inst = instances.get(msg.releaseId);
     if (inst && inst.inflight === 0) disposeInstance(inst);

@@ -1,0 +1,79 @@
+/**
+ * App jobs: `ctx.jobs.enqueue(job_name, payload, { delay_seconds })` adds a graphile-worker job
+ * inside the same transaction as its `job.enqueued` event, so a rolled-back caller leaves none.
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.ts';
+import type { Deps } from '../deps.ts';
+import { recordEvents } from '../events/record.ts';
+import { randomToken } from '../lib/ids.ts';
+import type { Manifest } from '../manifest/schema.ts';
+
+export const MAX_JOB_PAYLOAD_BYTES = 64 * 1024;
+export const MAX_JOB_DELAY_SECONDS = 7 * 24 * 3600;
+
+/** What the `app_job` task receives. */
+export type AppJobPayload = {
+  job_id: string;
+  app_id: string;
+  job_name: string;
+  payload: unknown;
+  scheduled_for: string;
+  source: 'enqueue' | 'schedule' | 'webhook';
+};
+
+export type JobTarget = { appId: string; accountId: string; releaseId: string; manifest: Manifest; requestId?: string | null };
+
+/** A guest-visible failure: `code` reaches app code on the thrown error. */
+export class JobError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Adds an app job in the caller's transaction (`db` may be a transaction). Returns its job id. */
+export async function addAppJob(
+  db: Executor,
+  job: Omit<AppJobPayload, 'job_id' | 'scheduled_for'> & { delaySeconds?: number; maxAttempts: number; jobKey?: string; runAt?: Date },
+): Promise<{ job_id: string; run_at: string }> {
+  const jobId = `job_${randomToken(20)}`;
+  const runAt = job.runAt ?? new Date(Date.now() + (job.delaySeconds ?? 0) * 1000);
+  const payload: AppJobPayload = { job_id: jobId, app_id: job.app_id, job_name: job.job_name, payload: job.payload, scheduled_for: runAt.toISOString(), source: job.source };
+  await sql`select graphile_worker.add_job(
+      identifier => 'app_job',
+      payload => ${JSON.stringify(payload)}::json,
+      run_at => ${runAt}::timestamptz,
+      max_attempts => ${job.maxAttempts}::int,
+      job_key => ${job.jobKey ?? null}::text,
+      job_key_mode => 'preserve_run_at')`.execute(db);
+  return { job_id: jobId, run_at: runAt.toISOString() };
+}
+
+/** `ctx.jobs.enqueue` for declared jobs only; anything else is a catchable error and `job.enqueue_failed`. */
+export async function enqueueFromApp(deps: Deps, target: JobTarget, args: unknown[]): Promise<{ job_id: string }> {
+  const [name, payload, options] = args as [unknown, unknown, { delay_seconds?: unknown } | undefined];
+  const base = { app_id: target.appId, account_id: target.accountId, release_id: target.releaseId, request_id: target.requestId ?? null };
+  const fail = async (code: string, message: string): Promise<never> => {
+    await recordEvents(deps.db, [{ ...base, type: 'job.enqueue_failed', severity: 'warn', message, metadata: { job_name: typeof name === 'string' ? name : null, code } }]);
+    throw new JobError(code, message);
+  };
+  const jobs = target.manifest.resources.jobs ?? {};
+  if (typeof name !== 'string' || !Object.hasOwn(jobs, name)) return fail('job_not_declared', `Job "${String(name)}" is not declared in this release's resources.jobs.`);
+  const size = Buffer.byteLength(JSON.stringify(payload ?? null));
+  if (size > MAX_JOB_PAYLOAD_BYTES) return fail('payload_too_large', `The job payload is ${size} bytes; at most ${MAX_JOB_PAYLOAD_BYTES}.`);
+  const delay = options?.delay_seconds ?? 0;
+  if (typeof delay !== 'number' || !Number.isInteger(delay) || delay < 0 || delay > MAX_JOB_DELAY_SECONDS) {
+    return fail('invalid_delay', `delay_seconds must be a whole number from 0 to ${MAX_JOB_DELAY_SECONDS}.`);
+  }
+  const maxAttempts = jobs[name]!.max_attempts ?? 3;
+  return deps.db.transaction().execute(async (trx) => {
+    const added = await addAppJob(trx, { app_id: target.appId, job_name: name, payload: payload ?? null, source: 'enqueue', delaySeconds: delay, maxAttempts });
+    await recordEvents(trx, [
+      { ...base, type: 'job.enqueued', message: `Job ${name} enqueued.`, metadata: { job_id: added.job_id, job_name: name, run_at: added.run_at, max_attempts: maxAttempts, source: 'enqueue' } },
+    ]);
+    return { job_id: added.job_id };
+  });
+}

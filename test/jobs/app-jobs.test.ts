@@ -1,0 +1,130 @@
+import { run, type Runner } from 'graphile-worker';
+import { sql } from 'kysely';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { workerLogger } from '../../src/boot.ts';
+import { addAppJob } from '../../src/jobs/enqueue.ts';
+import { taskList } from '../../worker/tasks.ts';
+import { file, site } from '../_lib/bundles.ts';
+import { createHarness, newUser } from '../_lib/harness.ts';
+
+const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '2' });
+const u = await newUser(h);
+const key = u.api_key;
+let runner: Runner;
+
+const SERVER = `export default {
+  async fetch(req, ctx) {
+    const url = new URL(req.url);
+    const name = url.searchParams.get('job');
+    try {
+      const r = await ctx.jobs.enqueue(name, { n: Number(url.searchParams.get('n') ?? 1) }, { delay_seconds: Number(url.searchParams.get('delay') ?? 0) });
+      return Response.json(r);
+    } catch (e) {
+      return Response.json({ error: e.message, code: e.code, name: e.name }, { status: 400 });
+    }
+  },
+  async job(event, ctx) {
+    ctx.log.info('job ran', { job_name: event.job_name, payload: event.payload, attempt: event.attempt, max: event.max_attempts, has_scheduled_for: typeof event.scheduled_for === 'string', job_id: event.job_id, secret: ctx.secrets.get('S') });
+    if (event.job_name === 'flaky') throw new Error('flaky failure ' + event.attempt);
+    if (event.job_name === 'chain' && event.payload.n < 3) await ctx.jobs.enqueue('chain', { n: event.payload.n + 1 });
+  },
+};`;
+
+async function publishJobsApp(source = SERVER, jobs: Record<string, unknown> = { hello: {}, flaky: { max_attempts: 2 }, chain: {} }) {
+  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')], resources: { jobs } });
+  const r = await h.call('PUT', '/v0/apps', { key, body });
+  assert.is(r.body.status, 'published', r.text);
+  return { appId: r.body.app_id as string, host: `${r.body.app_id}.apps.localhost` };
+}
+
+async function waitFor<T>(fn: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+const eventsOf = async (appId: string, type: string) => (await h.call('GET', `/v0/apps/${appId}/events?type=${type}`, { key })).body.events as any[];
+
+test.before(async () => {
+  runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 100, concurrency: 4, logger: workerLogger() });
+});
+
+test('ctx.jobs.enqueue returns a job id, records job.enqueued, and the job handler runs with its event and ctx', async () => {
+  const a = await publishJobsApp();
+  await h.call('PUT', `/v0/apps/${a.appId}/secrets/S`, { key, body: { value: 'sekret-value' } });
+  const r = await h.call('GET', '/go?job=hello&n=7', { host: a.host });
+  assert.is(r.status, 200, r.text);
+  assert.match(r.body.job_id, /^job_/);
+  const enq = await eventsOf(a.appId, 'job.enqueued');
+  assert.is(enq[0].metadata.job_id, r.body.job_id);
+  const ok = await waitFor(async () => (await eventsOf(a.appId, 'job.succeeded'))[0]);
+  assert.is(ok.metadata.job_id, r.body.job_id);
+  assert.is(ok.metadata.attempt, 1);
+  const log = (await eventsOf(a.appId, 'runtime.log.info'))[0];
+  assert.equal(log.metadata, { job_name: 'hello', payload: { n: 7 }, attempt: 1, max: 3, has_scheduled_for: true, job_id: r.body.job_id, secret: '[redacted]' });
+});
+
+test('an undeclared job is a catchable error with a stable code and records job.enqueue_failed', async () => {
+  const a = await publishJobsApp();
+  const r = await h.call('GET', '/go?job=nope', { host: a.host });
+  assert.is(r.status, 400);
+  assert.equal(r.body, { error: 'Job "nope" is not declared in this release\'s resources.jobs.', code: 'job_not_declared', name: 'PlatformError' });
+  const failed = await eventsOf(a.appId, 'job.enqueue_failed');
+  assert.is(failed[0].metadata.code, 'job_not_declared');
+  const bad = await h.call('GET', '/go?job=hello&delay=-1', { host: a.host });
+  assert.is(bad.body.code, 'invalid_delay');
+});
+
+test('a throwing job is retried with job.retry and ends with job.failed at max_attempts', async () => {
+  const a = await publishJobsApp();
+  await h.call('GET', '/go?job=flaky', { host: a.host });
+  const retry = await waitFor(async () => (await eventsOf(a.appId, 'job.retry'))[0]);
+  assert.is(retry.metadata.attempt, 1);
+  assert.is(retry.metadata.max_attempts, 2);
+  assert.ok(Date.parse(retry.metadata.next_run_at) > Date.now() - 1000);
+  assert.match(retry.metadata.error, 'flaky failure 1');
+  // Tests drive time: run the retry now instead of waiting out the backoff.
+  await sql`select graphile_worker.reschedule_jobs(array(select id from graphile_worker.jobs where task_identifier = 'app_job' and attempts > 0), run_at => now())`.execute(h.deps.db);
+  const failed = await waitFor(async () => (await eventsOf(a.appId, 'job.failed'))[0]);
+  assert.is(failed.metadata.attempt, 2);
+  assert.match(failed.metadata.error, 'flaky failure 2');
+});
+
+test('jobs enqueue jobs; an unpublished app or a missing job handler is job.blocked', async () => {
+  const a = await publishJobsApp();
+  await h.call('GET', '/go?job=chain&n=1', { host: a.host });
+  await waitFor(async () => ((await eventsOf(a.appId, 'job.succeeded')).length >= 3 ? true : undefined));
+  const noHandler = await publishJobsApp(`export default { async fetch(req, ctx) { return Response.json(await ctx.jobs.enqueue('hello', {})) } };`);
+  await h.call('GET', '/go', { host: noHandler.host });
+  const blocked = await waitFor(async () => (await eventsOf(noHandler.appId, 'job.blocked'))[0]);
+  assert.match(blocked.metadata.reason, 'no job() handler');
+  const gone = await publishJobsApp();
+  await h.call('GET', '/go?job=hello&delay=1', { host: gone.host });
+  await h.call('DELETE', `/v0/apps/${gone.appId}`, { key });
+  const b2 = await waitFor(async () => (await eventsOf(gone.appId, 'job.blocked'))[0]);
+  assert.match(b2.metadata.reason, 'not published');
+});
+
+test('a job added in a transaction that rolls back leaves no job behind', async () => {
+  const a = await publishJobsApp();
+  const count = async () => Number((await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where payload->>'app_id' = ${a.appId}`.execute(h.deps.db)).rows[0]!.n);
+  const before = await count();
+  await h.deps.db
+    .transaction()
+    .execute(async (trx) => {
+      await addAppJob(trx, { app_id: a.appId, job_name: 'hello', payload: {}, source: 'enqueue', maxAttempts: 3, delaySeconds: 3600 });
+      throw new Error('roll back');
+    })
+    .catch(() => {});
+  assert.is(await count(), before);
+});
+
+test.after(async () => {
+  await runner.stop();
+  await h.close();
+});
+test.run();

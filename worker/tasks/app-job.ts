@@ -1,0 +1,83 @@
+/**
+ * `app_job`: runs the `job(event, ctx)` handler of the app's live release in the sandbox.
+ * Outcomes: job.succeeded; a throw → job.retry (graphile-worker retries with exponential
+ * backoff) until max_attempts → job.failed; an unpublished app, a job the live release no
+ * longer declares, or no `job` handler → job.blocked (not retried).
+ */
+import type { Task } from 'graphile-worker';
+import * as v from 'valibot';
+import type { Deps } from '../../src/deps.ts';
+import { recordEvents, type NewEvent } from '../../src/events/record.ts';
+import { appOrigin } from '../../src/apps/mappers.ts';
+import { hostCallsFor } from '../../src/runtime/host-calls.ts';
+import type { AppsPlane } from '../../src/runtime/routes.ts';
+
+const Payload = v.object({
+  job_id: v.string(),
+  app_id: v.string(),
+  job_name: v.string(),
+  payload: v.unknown(),
+  scheduled_for: v.string(),
+  source: v.picklist(['enqueue', 'schedule', 'webhook']),
+});
+
+/** graphile-worker's retry delay: exp(min(attempts, 10)) seconds after the failed attempt. */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.exp(Math.min(attempts, 10));
+}
+
+export function appJobTask(deps: Deps, plane: AppsPlane): Task {
+  return async (raw, helpers) => {
+    const parsed = v.safeParse(Payload, raw);
+    if (!parsed.success) {
+      helpers.logger.error(`app_job: invalid payload, dropped: ${parsed.issues[0]?.message}`);
+      return; // a malformed payload can never succeed: do not retry it
+    }
+    const p = parsed.output;
+    const attempt = helpers.job.attempts;
+    const maxAttempts = helpers.job.max_attempts;
+    const app = await deps.db.selectFrom('apps').select(['id', 'account_id', 'live_release_id', 'deleted_at']).where('id', '=', p.app_id).executeTakeFirst();
+    if (!app) return; // the app row is gone: nothing to run or report
+    const base = { app_id: app.id, account_id: app.account_id };
+    const meta = { job_id: p.job_id, job_name: p.job_name, attempt, max_attempts: maxAttempts, source: p.source };
+    const record = (events: NewEvent[]) => recordEvents(deps.db, events);
+    const blocked = (reason: string) =>
+      record([{ ...base, release_id: app.live_release_id, type: 'job.blocked', severity: 'warn', message: `Job ${p.job_name} is blocked: ${reason}.`, metadata: { ...meta, reason } }]);
+
+    if (!app.live_release_id || app.deleted_at) return blocked('the app is not published');
+    const release = await plane.caches.release(app.live_release_id);
+    if (!release) return blocked('the live release could not be loaded');
+    if (!release.manifest.resources.jobs || !Object.hasOwn(release.manifest.resources.jobs, p.job_name)) return blocked('the live release does not declare this job');
+    if (!release.manifest.runtime.server_entry) return blocked('the live release has no server_entry');
+
+    const event = { job_id: p.job_id, job_name: p.job_name, payload: p.payload, attempt, max_attempts: maxAttempts, scheduled_for: p.scheduled_for };
+    const result = await plane.sandbox().invoke({
+      handler: 'job',
+      event: JSON.stringify(event),
+      app: { app_id: app.id, origin: appOrigin(deps.config, app.id), release_id: release.releaseId },
+      release: { releaseId: release.releaseId, entry: release.manifest.runtime.server_entry },
+      loadSources: () => plane.caches.sources(release),
+      request: { method: 'POST', url: `${appOrigin(deps.config, app.id)}/_platform/jobs/${p.job_name}`, headers: [] },
+      secrets: await plane.caches.appSecrets(app.id),
+      onHostCall: hostCallsFor(deps, { appId: app.id, accountId: app.account_id, releaseId: release.releaseId, manifest: release.manifest }),
+    });
+    const rel = { ...base, release_id: release.releaseId };
+    const logs: NewEvent[] = (result.logs ?? []).map((l) => ({ ...rel, type: `runtime.log.${l.level}`, severity: l.level, message: l.message, metadata: (l.metadata as Record<string, unknown>) ?? {} }));
+    if (result.ok) {
+      await record([...logs, { ...rel, type: 'job.succeeded', message: `Job ${p.job_name} succeeded.`, metadata: { ...meta, cpu_ms: result.cpuMs ?? null } }]);
+      return;
+    }
+    if (result.error?.kind === 'no-handler') {
+      await record(logs);
+      return blocked('the server module has no job() handler');
+    }
+    const error = { kind: result.error?.kind ?? 'crash', error: result.error?.message ?? null, stack: result.error?.stack?.slice(0, 4000) ?? null };
+    if (attempt < maxAttempts) {
+      const next = new Date(Date.now() + retryDelaySeconds(attempt) * 1000).toISOString();
+      await record([...logs, { ...rel, type: 'job.retry', severity: 'warn', message: `Job ${p.job_name} failed (attempt ${attempt} of ${maxAttempts}); it will run again.`, metadata: { ...meta, ...error, next_run_at: next } }]);
+    } else {
+      await record([...logs, { ...rel, type: 'job.failed', severity: 'error', message: `Job ${p.job_name} failed after ${attempt} attempts.`, metadata: { ...meta, ...error } }]);
+    }
+    throw new Error(`app job ${p.job_id} failed: ${error.kind}: ${error.error}`);
+  };
+}
