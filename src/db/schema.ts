@@ -136,4 +136,12 @@ export interface Database {
   app_resources: AppResourcesTable;
   app_secrets: AppSecretsTable;
   app_events: AppEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}
+
+export interface WebhookDeliveriesTable {
+  app_id: string;
+  webhook_name: string;
+  delivery_id: string;
+  received_at: Timestamp;
 }

@@ -12,6 +12,7 @@ import { decodeAppPath } from './paths.ts';
 import { SandboxPool } from './sandbox/pool.ts';
 import { runServerFallback } from './server-fallback.ts';
 import { serveFile } from './static.ts';
+import { handleWebhook } from '../webhooks/deliver.ts';
 
 export type AppsPlane = {
   /** Answers a request for an app origin; `appId` is the host's label. Never throws. */
@@ -61,7 +62,12 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const { pathname, search } = splitUrl(req.url);
     const path = decodeAppPath(pathname);
     if (!path) return jsonError(404, 'not_found', 'Not found.', { [REQUEST_ID_HEADER]: requestId });
-    if (path.segments[0] === '_platform') return jsonError(404, 'not_found', 'Unknown reserved path.', { [REQUEST_ID_HEADER]: requestId });
+    if (path.segments[0] === '_platform') {
+      if (path.segments[1] === 'webhooks' && path.segments.length === 3 && !path.directory) {
+        return handleWebhook(deps, { caches, sandbox }, { req, app, release, name: path.segments[2]!, requestId });
+      }
+      return jsonError(404, 'not_found', 'Unknown reserved path.', { [REQUEST_ID_HEADER]: requestId });
+    }
 
     const { runtime } = release.manifest;
     const root = runtime.static_root;

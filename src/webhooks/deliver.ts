@@ -1,0 +1,137 @@
+/**
+ * `POST /_platform/webhooks/<webhook_name>` on an app origin: bounded body, per-app rate limit,
+ * signature verified on the raw bytes before parsing, de-duplicated by delivery id, then delivered
+ * to the app's `webhook(event, ctx)` (its response goes back to the provider) or queued as a job (202).
+ */
+import { appOrigin } from '../apps/mappers.ts';
+import type { Deps } from '../deps.ts';
+import { ApiError, errorBody } from '../errors.ts';
+import { recordEvents, type NewEvent } from '../events/record.ts';
+import { REQUEST_ID_HEADER } from '../http/base.ts';
+import { readBodyLimited } from '../http/validate.ts';
+import { addAppJob } from '../jobs/enqueue.ts';
+import { flattenResources } from '../manifest/resources.ts';
+import { hostCallsFor } from '../runtime/host-calls.ts';
+import type { LiveApp, ReleaseView, RuntimeCaches } from '../runtime/live.ts';
+import type { SandboxPool } from '../runtime/sandbox/pool.ts';
+import { scrubRequestHeaders, scrubResponseHeaders } from '../runtime/scrub.ts';
+import { SIGNATURE_HEADERS, verifyWebhook, type Provider } from './verify.ts';
+
+export const MAX_WEBHOOK_BODY = 1024 * 1024;
+/** Per app and process: a bucket of 100 deliveries refilled at 50 a second. */
+const BUCKET = { capacity: 100, perSecond: 50 };
+const buckets = new Map<string, { tokens: number; at: number }>();
+
+function takeToken(appId: string): boolean {
+  const now = Date.now();
+  const b = buckets.get(appId) ?? { tokens: BUCKET.capacity, at: now };
+  b.tokens = Math.min(BUCKET.capacity, b.tokens + ((now - b.at) / 1000) * BUCKET.perSecond);
+  b.at = now;
+  buckets.set(appId, b);
+  if (b.tokens < 1) return false;
+  b.tokens -= 1;
+  return true;
+}
+
+type Input = { req: Request; app: LiveApp; release: ReleaseView; name: string; requestId: string };
+
+function json(status: number, body: unknown, requestId: string, extra: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...extra } });
+}
+
+export async function handleWebhook(deps: Deps, services: { caches: RuntimeCaches; sandbox: () => SandboxPool }, input: Input): Promise<Response> {
+  const { req, app, release, name, requestId } = input;
+  const spec = flattenResources(release.manifest).find((r) => r.resource_type === 'webhooks' && r.resource_name === name)?.spec as
+    | { provider: Provider; secret: string | null; deliver_to: 'server' | 'job'; job: string | null }
+    | undefined;
+  if (!spec) return json(404, errorBody('not_found', 'Unknown webhook.'), requestId);
+  if (req.method !== 'POST') return json(405, errorBody('method_not_allowed', 'Webhooks are delivered with POST.'), requestId, { allow: 'POST' });
+  const base = { app_id: app.appId, account_id: app.accountId, release_id: release.releaseId, request_id: requestId };
+  const reject = async (status: number, reason: string, code: string, message: string) => {
+    await recordEvents(deps.db, [{ ...base, type: 'webhook.rejected', severity: 'warn', message: `Webhook ${name} rejected: ${reason}.`, metadata: { webhook_name: name, provider: spec.provider, reason } }]);
+    return json(status, errorBody(code, message), requestId);
+  };
+  if (!takeToken(app.appId)) return reject(429, 'rate_limited', 'rate_limited', 'Too many webhook deliveries for this app; retry later.');
+  let body: Buffer;
+  try {
+    body = Buffer.from(await readBodyLimited(req, MAX_WEBHOOK_BODY, () => new ApiError('payload_too_large', 'Webhook bodies are limited to 1 MiB.')));
+  } catch (err) {
+    if (err instanceof ApiError) return reject(413, 'too_large', 'payload_too_large', err.message);
+    throw err;
+  }
+  const secrets = spec.secret ? await services.caches.appSecrets(app.appId) : {};
+  const verdict = verifyWebhook(spec.provider, spec.secret ? secrets[spec.secret] : undefined, body, req.headers);
+  if (!verdict.ok) {
+    const messages = { missing: 'The signature headers are missing.', wrong: 'The signature does not match.', stale: 'The signature timestamp is outside the 5-minute tolerance.', secret_not_set: 'The webhook secret is not set for this app.' };
+    return reject(401, verdict.reason, 'unauthorized', messages[verdict.reason]);
+  }
+
+  // Claim the delivery id; released again if delivery fails, so the provider's retry gets through.
+  const deliveryId = verdict.deliveryId;
+  if (deliveryId) {
+    const claimed = await deps.db.insertInto('webhook_deliveries').values({ app_id: app.appId, webhook_name: name, delivery_id: deliveryId.slice(0, 200) }).onConflict((oc) => oc.doNothing()).returning('delivery_id').executeTakeFirst();
+    if (!claimed) return json(200, { received: true, duplicate: true, delivery_id: deliveryId }, requestId);
+  }
+  const release_claim = async () => {
+    if (deliveryId) await deps.db.deleteFrom('webhook_deliveries').where('app_id', '=', app.appId).where('webhook_name', '=', name).where('delivery_id', '=', deliveryId.slice(0, 200)).execute();
+  };
+
+  const text = body.toString('utf8');
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  const headers = scrubRequestHeaders(req.headers).filter(([n]) => !SIGNATURE_HEADERS.includes(n));
+  const event = { webhook_name: name, provider: spec.provider, delivery_id: deliveryId, headers: Object.fromEntries(headers), body: text, json: parsed, received_at: new Date().toISOString() };
+  const received: NewEvent = { ...base, type: 'webhook.received', message: `Webhook ${name} received.`, metadata: { webhook_name: name, provider: spec.provider, delivery_id: deliveryId, bytes: body.length } };
+
+  if (spec.deliver_to === 'job') {
+    const jobs = release.manifest.resources.jobs ?? {};
+    const maxAttempts = jobs[spec.job!]?.max_attempts ?? 3;
+    const added = await deps.db.transaction().execute(async (trx) => {
+      const job = await addAppJob(trx, { app_id: app.appId, job_name: spec.job!, payload: event, source: 'webhook', maxAttempts });
+      await recordEvents(trx, [
+        received,
+        { ...base, type: 'webhook.queued', message: `Webhook ${name} queued as job ${spec.job}.`, metadata: { webhook_name: name, delivery_id: deliveryId, job_id: job.job_id, job_name: spec.job } },
+        { ...base, type: 'job.enqueued', message: `Job ${spec.job} enqueued.`, metadata: { job_id: job.job_id, job_name: spec.job, run_at: job.run_at, max_attempts: maxAttempts, source: 'webhook' } },
+      ]);
+      return job;
+    });
+    return json(202, { received: true, queued: true, job_id: added.job_id }, requestId);
+  }
+
+  const entry = release.manifest.runtime.server_entry;
+  const result = entry
+    ? await services.sandbox().invoke({
+        handler: 'webhook',
+        event: JSON.stringify(event),
+        app: { app_id: app.appId, origin: appOrigin(deps.config, app.appId), release_id: release.releaseId },
+        release: { releaseId: release.releaseId, entry },
+        loadSources: () => services.caches.sources(release),
+        request: { method: 'POST', url: req.url, headers: [] },
+        secrets: await services.caches.appSecrets(app.appId),
+        onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId }),
+      })
+    : { ok: false, error: { kind: 'no-handler' as const, message: 'the release has no server_entry' } };
+  const events: NewEvent[] = [received, ...(result.logs ?? []).map((l) => ({ ...base, type: `runtime.log.${l.level}`, severity: l.level, message: l.message, metadata: (l.metadata as Record<string, unknown>) ?? {} }))];
+  if (result.ok && result.response && result.response.status < 500) {
+    events.push({ ...base, type: 'webhook.delivered', message: `Webhook ${name} delivered.`, metadata: { webhook_name: name, delivery_id: deliveryId, status: result.response.status } });
+    await recordEvents(deps.db, events);
+    const h = scrubResponseHeaders(result.response.headers);
+    h.set(REQUEST_ID_HEADER, requestId);
+    return new Response(result.response.text ?? result.response.body ?? null, { status: result.response.status, headers: h });
+  }
+  await release_claim();
+  const missing = !result.ok && result.error?.kind === 'no-handler';
+  events.push({
+    ...base,
+    type: missing ? 'webhook.handler_missing' : 'webhook.delivery_failed',
+    severity: 'error',
+    message: missing ? `Webhook ${name} has no webhook() handler to deliver to.` : `Webhook ${name} delivery failed.`,
+    metadata: { webhook_name: name, delivery_id: deliveryId, kind: result.ok ? 'status_5xx' : result.error?.kind, error: result.ok ? null : (result.error?.message ?? null) },
+  });
+  await recordEvents(deps.db, events);
+  return json(500, errorBody('runtime_error', 'The app could not handle this webhook.'), requestId);
+}
