@@ -2,13 +2,25 @@ import type { TaskList } from 'graphile-worker';
 import type { Deps } from '../src/deps.ts';
 import type { AppsPlane } from '../src/runtime/routes.ts';
 import { appJobTask } from './tasks/app-job.ts';
+import { eventsRetentionTask, releasesRetentionTask } from './tasks/retention.ts';
+import { schedulesTickTask } from './tasks/schedules-tick.ts';
 
 /** Every graphile-worker task the platform runs, one file each under worker/tasks/. */
 export function taskList(deps: Deps, plane: AppsPlane): TaskList {
   return {
     app_job: appJobTask(deps, plane),
+    app_schedules_tick: schedulesTickTask(deps),
+    events_retention: eventsRetentionTask(deps),
+    releases_retention: releasesRetentionTask(deps),
   };
 }
 
-/** Platform cron lines (graphile-worker crontab syntax). */
-export const crontab = '';
+/**
+ * Platform cron (graphile-worker crontab syntax; each tick is enqueued once across all workers).
+ * Missed ticks are not backfilled: the schedule fan-out itself runs the current period once.
+ */
+export const crontab = [
+  '* * * * * app_schedules_tick',
+  '17 * * * * events_retention',
+  '43 3 * * * releases_retention',
+].join('\n');

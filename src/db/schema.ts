@@ -137,6 +137,7 @@ export interface Database {
   app_secrets: AppSecretsTable;
   app_events: AppEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  app_schedule_runs: AppScheduleRunsTable;
 }
 
 export interface WebhookDeliveriesTable {
@@ -144,4 +145,12 @@ export interface WebhookDeliveriesTable {
   webhook_name: string;
   delivery_id: string;
   received_at: Timestamp;
+}
+
+export interface AppScheduleRunsTable {
+  app_id: string;
+  job_name: string;
+  period_start: Timestamp;
+  job_id: string;
+  created_at: Timestamp;
 }

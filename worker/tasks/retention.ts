@@ -1,0 +1,109 @@
+/**
+ * Platform retention, idempotent and batched (cron):
+ * - `events_retention`: events older than the account plan's retention (Free 1 day, Starter 7,
+ *   Business 30, Business Plus / Agency / internal 90), webhook delivery ids after 48 hours
+ *   (de-duplication needs 24), schedule claims after 3 days;
+ * - `releases_retention`: see pruneReleases.
+ */
+import type { Task } from 'graphile-worker';
+import { sql } from 'kysely';
+import type { Deps } from '../../src/deps.ts';
+import { recordEvents } from '../../src/events/record.ts';
+
+const BATCH = 5000;
+export const EVENT_RETENTION_DAYS: Record<string, number> = { free: 1, starter: 7, business: 30, business_plus: 90, agency: 90, internal: 90 };
+/** Releases kept per app besides the live one: the newest KEEP_NEWEST, and any created in the last KEEP_DAYS. */
+export const RELEASES_KEEP_NEWEST = 20;
+export const RELEASES_KEEP_DAYS = 30;
+
+async function batched(run: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await run();
+    total += n;
+    if (n < BATCH) return total;
+  }
+}
+
+export async function pruneEvents(deps: Deps, now = new Date()): Promise<{ events: number; deliveries: number; scheduleRuns: number }> {
+  const cases = Object.entries(EVENT_RETENTION_DAYS).map(([plan, days]) => sql`when ${plan} then ${days}`);
+  const events = await batched(async () => {
+    const r = await sql`delete from app_events where id in (
+        select e.id from app_events e join accounts a on a.id = e.account_id
+        where e.created_at < ${now}::timestamptz - (case a.plan_key ${sql.join(cases, sql` `)} else 1 end) * interval '1 day'
+        limit ${BATCH})`.execute(deps.db);
+    return Number(r.numAffectedRows ?? 0);
+  });
+  const deliveries = await batched(async () => {
+    const r = await sql`delete from webhook_deliveries where ctid in (select ctid from webhook_deliveries where received_at < ${now}::timestamptz - interval '48 hours' limit ${BATCH})`.execute(deps.db);
+    return Number(r.numAffectedRows ?? 0);
+  });
+  const scheduleRuns = await batched(async () => {
+    const r = await sql`delete from app_schedule_runs where ctid in (select ctid from app_schedule_runs where created_at < ${now}::timestamptz - interval '3 days' limit ${BATCH})`.execute(deps.db);
+    return Number(r.numAffectedRows ?? 0);
+  });
+  return { events, deliveries, scheduleRuns };
+}
+
+/**
+ * Deletes releases beyond the retention policy: never the live release, never one of the newest
+ * RELEASES_KEEP_NEWEST, never one created in the last RELEASES_KEEP_DAYS (the rollback window).
+ * Their file rows go with them; blobs no release of the account references any more are removed.
+ * An app whose pruning fails gets `release.retention_failed`; its live release is untouched.
+ */
+export async function pruneReleases(deps: Deps, now = new Date()): Promise<{ releases: number; blobs: number; failed: number }> {
+  const candidates = await sql<{ id: string; app_id: string; account_id: string }>`
+    select r.id, r.app_id, a.account_id from (
+      select id, app_id, created_at, row_number() over (partition by app_id order by seq desc) as rank from releases) r
+    join apps a on a.id = r.app_id
+    where r.rank > ${RELEASES_KEEP_NEWEST}
+      and r.created_at < ${now}::timestamptz - ${RELEASES_KEEP_DAYS} * interval '1 day'
+      and r.id is distinct from a.live_release_id`.execute(deps.db);
+  const byApp = new Map<string, { account_id: string; ids: string[] }>();
+  for (const c of candidates.rows) {
+    const e = byApp.get(c.app_id) ?? { account_id: c.account_id, ids: [] };
+    e.ids.push(c.id);
+    byApp.set(c.app_id, e);
+  }
+  let releases = 0;
+  let failed = 0;
+  const accounts = new Set<string>();
+  for (const [appId, { account_id, ids }] of byApp) {
+    try {
+      await deps.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('release_files').where('release_id', 'in', ids).execute();
+        // A release that became live since the query is skipped by this condition.
+        const r = await trx.deleteFrom('releases').where('id', 'in', ids).where('id', 'not in', trx.selectFrom('apps').select('live_release_id').where('id', '=', appId).where('live_release_id', 'is not', null)).executeTakeFirst();
+        releases += Number(r.numDeletedRows);
+      });
+      accounts.add(account_id);
+    } catch (err) {
+      failed++;
+      await recordEvents(deps.db, [
+        { app_id: appId, account_id, type: 'release.retention_failed', severity: 'warn', message: 'Old releases could not be cleaned up; the live release is unaffected.', metadata: { releases: ids.length, error: (err as Error).message.slice(0, 500) } },
+      ]).catch(() => {});
+    }
+  }
+  let blobs = 0;
+  for (const accountId of accounts) {
+    const r = await sql`delete from blobs b where b.account_id = ${accountId} and not exists (
+        select 1 from release_files f join releases r on r.id = f.release_id join apps a on a.id = r.app_id
+        where a.account_id = b.account_id and f.sha256 = b.sha256)`.execute(deps.db);
+    blobs += Number(r.numAffectedRows ?? 0);
+  }
+  return { releases, blobs, failed };
+}
+
+export function eventsRetentionTask(deps: Deps): Task {
+  return async (_payload, helpers) => {
+    const r = await pruneEvents(deps);
+    if (r.events || r.deliveries || r.scheduleRuns) helpers.logger.info(`retention: ${JSON.stringify(r)}`);
+  };
+}
+
+export function releasesRetentionTask(deps: Deps): Task {
+  return async (_payload, helpers) => {
+    const r = await pruneReleases(deps);
+    if (r.releases || r.failed) helpers.logger.info(`release retention: ${JSON.stringify(r)}`);
+  };
+}
