@@ -10,7 +10,28 @@ import { boot } from '../src/boot.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { ApiError } from '../src/errors.ts';
 import { createLogger } from '../src/logger.ts';
+import { makeWorkerUtils } from 'graphile-worker';
+import pg from 'pg';
 import { addMember, createUser } from '../src/users/service.ts';
+
+/** Workers holding job locks older than `seconds`: force-unlock them (graphile-worker's own API). */
+async function unlockStaleJobs(connectionString: string, seconds: number) {
+  if (!Number.isFinite(seconds) || seconds < 0) fail('--older-than-seconds must be a number of seconds');
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  const { rows } = await client.query<{ locked_by: string; jobs: number }>(
+    `select locked_by, count(*)::int as jobs from graphile_worker._private_jobs
+     where locked_by is not null and locked_at < now() - make_interval(secs => $1) group by locked_by`,
+    [seconds],
+  );
+  await client.end();
+  if (rows.length) {
+    const utils = await makeWorkerUtils({ connectionString });
+    await utils.forceUnlockWorkers(rows.map((r) => r.locked_by));
+    await utils.release();
+  }
+  return { workers: rows.map((r) => r.locked_by), jobs: rows.reduce((n, r) => n + r.jobs, 0) };
+}
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -19,8 +40,11 @@ Commands:
       Create a platform user, their own account (as owner) and a first API key.
   add-member --account <acct_...> --email <email> --role <owner|admin|developer|viewer>
       Add a user (created if needed) to an account and issue them an API key.
+  unlock-stale-jobs [--older-than-seconds <n>]
+      Release the jobs of workers that died mid-job (locked longer than n seconds, default 600),
+      so another worker runs them now instead of after graphile-worker's 4-hour lock timeout.
 
-Prints one JSON object on its last line: {"user_id","account_id","api_key"}.
+Prints one JSON object on its last line, e.g. {"user_id","account_id","api_key"}.
 Example:
   npm run admin -- create-user --email you@example.com`;
 
@@ -39,7 +63,7 @@ async function main(): Promise<void> {
   try {
     ({ values } = parseArgs({
       args: rest,
-      options: { email: { type: 'string' }, username: { type: 'string' }, account: { type: 'string' }, role: { type: 'string' } },
+      options: { email: { type: 'string' }, username: { type: 'string' }, account: { type: 'string' }, role: { type: 'string' }, 'older-than-seconds': { type: 'string' } },
       strict: true,
     }) as { values: Record<string, string | undefined> });
   } catch (err) {
@@ -53,7 +77,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const need = (name: string): string => values[name] ?? fail(`--${name} is required for ${command}`);
-  if (command !== 'create-user' && command !== 'add-member') fail(`Unknown command "${command}".\n${USAGE}`);
+  if (command !== 'create-user' && command !== 'add-member' && command !== 'unlock-stale-jobs') fail(`Unknown command "${command}".\n${USAGE}`);
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
   // Borrow a running embedded cluster rather than taking it over from the service.
   const booted = await boot(config, { log, takeOverEmbedded: false, poolSize: 2 });
@@ -61,7 +85,9 @@ async function main(): Promise<void> {
     const result =
       command === 'create-user'
         ? await createUser(booted.deps.db, { email: need('email'), username: values.username })
-        : await addMember(booted.deps.db, { accountId: need('account'), email: need('email'), role: need('role') });
+        : command === 'add-member'
+          ? await addMember(booted.deps.db, { accountId: need('account'), email: need('email'), role: need('role') })
+          : await unlockStaleJobs(booted.databaseUrl, Number(values['older-than-seconds'] ?? 600));
     process.stdout.write(JSON.stringify(result) + '\n');
   } catch (err) {
     if (err instanceof ApiError) {
