@@ -141,6 +141,18 @@ test('provider none needs no signature; unknown webhooks are 404; other methods 
   assert.ok((await eventsOf(a.appId, 'webhook.rejected')).some((e) => e.metadata.reason === 'too_large'));
 });
 
+test('deliveries beyond the per-app rate are refused with 429 and webhook.rejected', async () => {
+  const a = await setup(`export default { webhook() {} };`);
+  const other = await setup(`export default { webhook() {} };`);
+  const statuses = await Promise.all(Array.from({ length: 140 }, () => post(a.host, 'open', '{}', {}).then((r) => r.status)));
+  assert.ok(statuses.filter((s) => s === 429).length > 0, 'some deliveries are rate limited');
+  assert.ok(statuses.filter((s) => s === 200).length >= 100, 'the burst allowance is delivered');
+  const limited = await post(a.host, 'open', '{}', {});
+  assert.ok(limited.status === 429 || limited.status === 200);
+  assert.is((await post(other.host, 'open', '{}', {})).status, 200, 'another app is not affected');
+  assert.ok((await eventsOf(a.appId, 'webhook.rejected')).some((e) => e.metadata.reason === 'rate_limited'));
+});
+
 test('delivery to a job answers 202 at once and the job runs with the event as payload', async () => {
   const a = await setup();
   const payload = JSON.stringify({ order: 42 });
