@@ -138,6 +138,8 @@ export interface Database {
   app_events: AppEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   app_schedule_runs: AppScheduleRunsTable;
+  app_rows: AppRowsTable;
+  app_row_uniques: AppRowUniquesTable;
 }
 
 export interface WebhookDeliveriesTable {
@@ -153,4 +155,23 @@ export interface AppScheduleRunsTable {
   period_start: Timestamp;
   job_id: string;
   created_at: Timestamp;
+}
+
+export interface AppRowsTable {
+  app_id: string;
+  collection: string;
+  id: string;
+  data: ColumnType<Record<string, unknown>, string, string>;
+  owner_user_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: NullableTimestamp;
+}
+
+export interface AppRowUniquesTable {
+  app_id: string;
+  collection: string;
+  index_name: string;
+  key: string;
+  row_id: string;
 }

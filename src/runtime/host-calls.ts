@@ -1,13 +1,40 @@
 import type { Deps } from '../deps.ts';
-import { enqueueFromApp, type JobTarget } from '../jobs/enqueue.ts';
+import { createRow, DataError, deleteRow, getRow, listRows, updateRow } from '../data/service.ts';
+import { enqueueFromApp, JobError, type JobTarget } from '../jobs/enqueue.ts';
 import type { HostCallHandler } from './sandbox/pool.ts';
 
 /** The asynchronous platform calls app code may make, bound to one app, release and request. */
 export function hostCallsFor(deps: Deps, target: JobTarget): HostCallHandler {
+  const calls = dispatch(deps, target);
+  return async (method, args) => {
+    try {
+      return await calls(method, args);
+    } catch (err) {
+      // Only the platform's own, deliberate errors reach app code; anything else (a database
+      // error, a bug) is logged for the operator and becomes a generic error.
+      if (err instanceof DataError || err instanceof JobError) throw err;
+      if (typeof (err as { code?: unknown }).code === 'string' && !(err instanceof Error)) throw err;
+      deps.log.error('platform call failed', { method, app_id: target.appId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      throw { code: 'internal_error', message: 'The platform could not complete this call; try again.' };
+    }
+  };
+}
+
+function dispatch(deps: Deps, target: JobTarget): HostCallHandler {
   return async (method, args) => {
     switch (method) {
       case 'jobs.enqueue':
         return enqueueFromApp(deps, target, args);
+      case 'data.create':
+        return createRow(deps, target, args);
+      case 'data.update':
+        return updateRow(deps, target, args);
+      case 'data.get':
+        return getRow(deps, target, args);
+      case 'data.delete':
+        return deleteRow(deps, target, args);
+      case 'data.list':
+        return listRows(deps, target, args);
       default:
         throw { code: 'not_available', message: `${method} is not available` };
     }

@@ -370,6 +370,18 @@
         },
       }),
       log: Object.freeze({ debug: logFn('debug'), info: logFn('info'), warn: logFn('warn'), error: logFn('error') }),
+      data: Object.freeze({
+        collection: function (name) {
+          name = String(name);
+          return Object.freeze({
+            create: function (fields) { return hostCall('data.create', [name, fields === undefined ? {} : fields]); },
+            update: function (id, fields) { return hostCall('data.update', [name, String(id), fields === undefined ? {} : fields]); },
+            get: function (id) { return hostCall('data.get', [name, String(id)]); },
+            delete: function (id) { return hostCall('data.delete', [name, String(id)]); },
+            list: function (options) { return hostCall('data.list', [name, options === undefined ? {} : options]); },
+          });
+        },
+      }),
       jobs: Object.freeze({
         enqueue: function (jobName, payload, options) {
           return hostCall('jobs.enqueue', [String(jobName), payload === undefined ? null : payload, options || {}]);

@@ -1,0 +1,205 @@
+/**
+ * App data collections for server code (`ctx.data.collection(name)`): rows in the shared
+ * `app_rows` table scoped by app and collection, values checked against the declared field types,
+ * unique indexes claimed in `app_row_uniques` in the row's own transaction (correct under
+ * concurrent writes), soft delete via `deleted_at`. Errors carry a stable `code` for app code.
+ */
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../db/database.ts';
+import type { Deps } from '../deps.ts';
+import { randomToken } from '../lib/ids.ts';
+import { flattenResources, type CollectionSpec, type FieldSpec } from '../manifest/resources.ts';
+import type { Manifest } from '../manifest/schema.ts';
+
+export const MAX_LIST_LIMIT = 1000;
+export const DEFAULT_LIST_LIMIT = 100;
+const MAX_ROW_BYTES = 1024 * 1024;
+const RESERVED = new Set(['id', 'created_at', 'updated_at', 'deleted_at', 'data']);
+
+export class DataError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type DataTarget = { appId: string; manifest: Manifest };
+type Row = { id: string; data: Record<string, unknown>; created_at: Date; updated_at: Date };
+
+function collectionSpec(target: DataTarget, name: unknown): { name: string; spec: CollectionSpec } {
+  if (typeof name !== 'string') throw new DataError('collection_not_declared', 'A collection name must be a string.');
+  const r = flattenResources(target.manifest).find((x) => x.resource_type === 'data' && x.resource_name === name);
+  if (!r) throw new DataError('collection_not_declared', `Collection "${name}" is not declared in this release's resources.data.`);
+  return { name, spec: r.spec as CollectionSpec };
+}
+
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** A declared field's value, checked and normalised (null clears a field). */
+function checkValue(field: string, spec: FieldSpec, value: unknown): unknown {
+  if (value === null) return null;
+  const bad = (expected: string) => new DataError('invalid_value', `Field "${field}" must be ${expected}.`);
+  switch (spec.type) {
+    case 'string':
+    case 'richtext':
+      if (typeof value !== 'string') throw bad('a string');
+      return value;
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw bad('an integer');
+      return value;
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw bad('a finite number');
+      return value;
+    case 'boolean':
+      if (typeof value !== 'boolean') throw bad('true or false');
+      return value;
+    case 'datetime': {
+      if (typeof value !== 'string' || !ISO_DATETIME.test(value) || Number.isNaN(Date.parse(value))) throw bad('an ISO 8601 date-time such as 2026-11-21T10:00:00Z');
+      return new Date(value).toISOString();
+    }
+    case 'json':
+      return value;
+    case 'enum':
+      if (typeof value !== 'string' || !spec.values!.includes(value)) throw bad(`one of ${spec.values!.map((v) => JSON.stringify(v)).join(', ')}`);
+      return value;
+    case 'reference':
+      if (typeof value !== 'string' || !/^row_[0-9a-z]{20}$/.test(value)) throw bad(`the id of a row in "${spec.collection}"`);
+      return value;
+    default:
+      throw bad('of a known type');
+  }
+}
+
+function checkFields(spec: CollectionSpec, fields: unknown, partial: boolean): Record<string, unknown> {
+  if (!fields || typeof fields !== 'object' || Array.isArray(fields)) throw new DataError('invalid_value', 'Fields must be an object.');
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields as Record<string, unknown>)) {
+    if (RESERVED.has(k)) throw new DataError('reserved_field', `"${k}" is managed by the platform and cannot be written.`);
+    const f = spec.fields[k];
+    if (!f) throw new DataError('unknown_field', `Field "${k}" is not declared in this collection.`);
+    if (v === undefined) continue;
+    out[k] = checkValue(k, f, v);
+  }
+  void partial;
+  return out;
+}
+
+async function checkReferences(trx: Executor, appId: string, spec: CollectionSpec, values: Record<string, unknown>): Promise<void> {
+  for (const [k, v] of Object.entries(values)) {
+    const f = spec.fields[k]!;
+    if (f.type !== 'reference' || v === null) continue;
+    const hit = await trx.selectFrom('app_rows').select('id').where('app_id', '=', appId).where('collection', '=', f.collection!).where('id', '=', v as string).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!hit) throw new DataError('reference_not_found', `Field "${k}" names ${String(v)}, which is not a row of "${f.collection}".`);
+  }
+}
+
+/** Claims the row's unique keys; a key another row holds is `unique_violation`. */
+async function claimUniques(trx: Tx, appId: string, collection: string, spec: CollectionSpec, rowId: string, data: Record<string, unknown>): Promise<void> {
+  await trx.deleteFrom('app_row_uniques').where('app_id', '=', appId).where('collection', '=', collection).where('row_id', '=', rowId).execute();
+  for (const index of spec.indexes.filter((i) => i.unique)) {
+    const parts = index.fields.map((f) => data[f]);
+    if (parts.some((p) => p === null || p === undefined)) continue; // as in SQL, nulls do not collide
+    const key = JSON.stringify(parts);
+    const claimed = await trx
+      .insertInto('app_row_uniques')
+      .values({ app_id: appId, collection, index_name: index.name, key, row_id: rowId })
+      .onConflict((oc) => oc.doNothing())
+      .returning('row_id')
+      .executeTakeFirst();
+    if (!claimed) throw new DataError('unique_violation', `Another row already has these values for unique index "${index.name}" (${index.fields.join(', ')}).`);
+  }
+}
+
+function toApi(row: Row): Record<string, unknown> {
+  return { id: row.id, ...row.data, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+}
+
+function checkSize(data: Record<string, unknown>): void {
+  if (Buffer.byteLength(JSON.stringify(data)) > MAX_ROW_BYTES) throw new DataError('row_too_large', 'A row may hold at most 1 MiB of JSON.');
+}
+
+export async function createRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown>> {
+  const { name, spec } = collectionSpec(target, args[0]);
+  const data = checkFields(spec, args[1] ?? {}, false);
+  checkSize(data);
+  return deps.db.transaction().execute(async (trx) => {
+    await checkReferences(trx, target.appId, spec, data);
+    const id = `row_${randomToken(20)}`;
+    await claimUniques(trx, target.appId, name, spec, id, data);
+    const row = await trx.insertInto('app_rows').values({ app_id: target.appId, collection: name, id, data: JSON.stringify(data) }).returning(['id', 'data', 'created_at', 'updated_at']).executeTakeFirstOrThrow();
+    return toApi(row);
+  });
+}
+
+export async function updateRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown>> {
+  const { name, spec } = collectionSpec(target, args[0]);
+  const id = args[1];
+  if (typeof id !== 'string') throw new DataError('not_found', 'A row id must be a string.');
+  const patch = checkFields(spec, args[2] ?? {}, true);
+  return deps.db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('app_rows').select(['data']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
+    if (!current) throw new DataError('not_found', `No row ${id} in "${name}".`);
+    const data = { ...current.data, ...patch };
+    for (const [k, v] of Object.entries(patch)) if (v === null) delete data[k];
+    checkSize(data);
+    await checkReferences(trx, target.appId, spec, patch);
+    await claimUniques(trx, target.appId, name, spec, id, data);
+    const row = await trx
+      .updateTable('app_rows')
+      .set({ data: JSON.stringify(data), updated_at: new Date() })
+      .where('app_id', '=', target.appId)
+      .where('collection', '=', name)
+      .where('id', '=', id)
+      .returning(['id', 'data', 'created_at', 'updated_at'])
+      .executeTakeFirstOrThrow();
+    return toApi(row);
+  });
+}
+
+export async function getRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown> | null> {
+  const { name } = collectionSpec(target, args[0]);
+  if (typeof args[1] !== 'string') return null;
+  const row = await deps.db.selectFrom('app_rows').select(['id', 'data', 'created_at', 'updated_at']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', args[1]).where('deleted_at', 'is', null).executeTakeFirst();
+  return row ? toApi(row) : null;
+}
+
+export async function deleteRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<{ deleted: boolean }> {
+  const { name } = collectionSpec(target, args[0]);
+  if (typeof args[1] !== 'string') return { deleted: false };
+  const id = args[1];
+  return deps.db.transaction().execute(async (trx) => {
+    const r = await trx.updateTable('app_rows').set({ deleted_at: new Date() }).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    await trx.deleteFrom('app_row_uniques').where('app_id', '=', target.appId).where('collection', '=', name).where('row_id', '=', id).execute();
+    return { deleted: Number(r.numUpdatedRows) > 0 };
+  });
+}
+
+/** Equality on declared fields, oldest first by (created_at, id); `limit` 1..1000, default 100. */
+export async function listRows(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown>[]> {
+  const { name, spec } = collectionSpec(target, args[0]);
+  const opts = (args[1] ?? {}) as { where?: unknown; limit?: unknown };
+  if (typeof opts !== 'object' || opts === null) throw new DataError('invalid_query', 'list() takes { where, limit }.');
+  const limit = opts.limit === undefined ? DEFAULT_LIST_LIMIT : opts.limit;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new DataError('invalid_query', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`);
+  const where = opts.where === undefined ? {} : checkFields(spec, opts.where, true);
+  for (const k of Object.keys(where)) {
+    if (spec.fields[k]!.type === 'json') throw new DataError('invalid_query', `where cannot compare json field "${k}"; filter on a scalar field.`);
+  }
+  const nullFields = Object.entries(where).filter(([, v]) => v === null).map(([k]) => k);
+  const match = Object.fromEntries(Object.entries(where).filter(([, v]) => v !== null));
+  let q = deps.db
+    .selectFrom('app_rows')
+    .select(['id', 'data', 'created_at', 'updated_at'])
+    .where('app_id', '=', target.appId)
+    .where('collection', '=', name)
+    .where('deleted_at', 'is', null);
+  if (Object.keys(match).length) {
+    // Same expression as the GIN index app_rows_match_idx, so the filter is an index lookup.
+    q = q.where(sql<boolean>`app_row_doc(app_id, collection, data) @> ${JSON.stringify({ $a: target.appId, $c: name, ...match })}::jsonb`);
+  }
+  for (const f of nullFields) q = q.where(sql<boolean>`data->${f} is null`);
+  const rows = await q.orderBy('created_at').orderBy('id').limit(limit).execute();
+  return rows.map(toApi);
+}
