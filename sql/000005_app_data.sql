@@ -31,3 +31,16 @@ create table app_row_uniques (
   primary key (app_id, collection, index_name, key)
 );
 create index app_row_uniques_row_idx on app_row_uniques (app_id, collection, row_id);
+
+-- Entries of the indexes apps declare (unique or not): a list whose `where` covers an index is
+-- one ordered range scan of this primary key, in the list order (created_at, row_id).
+create table app_row_index_entries (
+  app_id text not null,
+  collection text not null,
+  index_name text not null,
+  key text not null,
+  created_at timestamptz not null,
+  row_id text not null,
+  primary key (app_id, collection, index_name, key, created_at, row_id)
+);
+create index app_row_index_entries_row_idx on app_row_index_entries (app_id, collection, row_id);

@@ -112,6 +112,16 @@ async function claimUniques(trx: Tx, appId: string, collection: string, spec: Co
   }
 }
 
+/** Rewrites the row's entries in every declared index (rows with a null in an index's fields are not in it). */
+async function writeIndexEntries(trx: Tx, appId: string, collection: string, spec: CollectionSpec, rowId: string, createdAt: Date, data: Record<string, unknown>): Promise<void> {
+  await trx.deleteFrom('app_row_index_entries').where('app_id', '=', appId).where('collection', '=', collection).where('row_id', '=', rowId).execute();
+  const entries = spec.indexes
+    .map((index) => ({ index, parts: index.fields.map((f) => data[f]) }))
+    .filter(({ parts }) => parts.every((p) => p !== null && p !== undefined))
+    .map(({ index, parts }) => ({ app_id: appId, collection, index_name: index.name, key: JSON.stringify(parts), created_at: createdAt, row_id: rowId }));
+  if (entries.length) await trx.insertInto('app_row_index_entries').values(entries).execute();
+}
+
 function toApi(row: Row): Record<string, unknown> {
   return { id: row.id, ...row.data, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
 }
@@ -129,6 +139,7 @@ export async function createRow(deps: Deps, target: DataTarget, args: unknown[])
     const id = `row_${randomToken(20)}`;
     await claimUniques(trx, target.appId, name, spec, id, data);
     const row = await trx.insertInto('app_rows').values({ app_id: target.appId, collection: name, id, data: JSON.stringify(data) }).returning(['id', 'data', 'created_at', 'updated_at']).executeTakeFirstOrThrow();
+    await writeIndexEntries(trx, target.appId, name, spec, id, row.created_at, data);
     return toApi(row);
   });
 }
@@ -154,6 +165,7 @@ export async function updateRow(deps: Deps, target: DataTarget, args: unknown[])
       .where('id', '=', id)
       .returning(['id', 'data', 'created_at', 'updated_at'])
       .executeTakeFirstOrThrow();
+    await writeIndexEntries(trx, target.appId, name, spec, id, row.created_at, data);
     return toApi(row);
   });
 }
@@ -172,6 +184,7 @@ export async function deleteRow(deps: Deps, target: DataTarget, args: unknown[])
   return deps.db.transaction().execute(async (trx) => {
     const r = await trx.updateTable('app_rows').set({ deleted_at: new Date() }).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
     await trx.deleteFrom('app_row_uniques').where('app_id', '=', target.appId).where('collection', '=', name).where('row_id', '=', id).execute();
+    await trx.deleteFrom('app_row_index_entries').where('app_id', '=', target.appId).where('collection', '=', name).where('row_id', '=', id).execute();
     return { deleted: Number(r.numUpdatedRows) > 0 };
   });
 }
@@ -189,6 +202,26 @@ export async function listRows(deps: Deps, target: DataTarget, args: unknown[]):
   }
   const nullFields = Object.entries(where).filter(([, v]) => v === null).map(([k]) => k);
   const match = Object.fromEntries(Object.entries(where).filter(([, v]) => v !== null));
+  // A declared index whose fields the filter fixes: the widest one wins.
+  const index = spec.indexes
+    .filter((i) => i.fields.every((f) => Object.hasOwn(match, f)))
+    .sort((a, b) => b.fields.length - a.fields.length)[0];
+  if (index) {
+    const rest = Object.fromEntries(Object.entries(match).filter(([k]) => !index.fields.includes(k)));
+    let q = deps.db
+      .selectFrom('app_row_index_entries as e')
+      .innerJoin('app_rows as r', (j) => j.onRef('r.app_id', '=', 'e.app_id').onRef('r.collection', '=', 'e.collection').onRef('r.id', '=', 'e.row_id'))
+      .select(['r.id', 'r.data', 'r.created_at', 'r.updated_at'])
+      .where('e.app_id', '=', target.appId)
+      .where('e.collection', '=', name)
+      .where('e.index_name', '=', index.name)
+      .where('e.key', '=', JSON.stringify(index.fields.map((f) => match[f])))
+      .where('r.deleted_at', 'is', null);
+    if (Object.keys(rest).length) q = q.where(sql<boolean>`r.data @> ${JSON.stringify(rest)}::jsonb`);
+    for (const f of nullFields) q = q.where(sql<boolean>`r.data->${f} is null`);
+    const rows = await q.orderBy('e.created_at').orderBy('e.row_id').limit(limit).execute();
+    return rows.map(toApi);
+  }
   let q = deps.db
     .selectFrom('app_rows')
     .select(['id', 'data', 'created_at', 'updated_at'])
@@ -196,7 +229,7 @@ export async function listRows(deps: Deps, target: DataTarget, args: unknown[]):
     .where('collection', '=', name)
     .where('deleted_at', 'is', null);
   if (Object.keys(match).length) {
-    // Same expression as the GIN index app_rows_match_idx, so the filter is an index lookup.
+    // Unindexed fields: containment (the GIN index app_rows_match_idx can serve it), in list order.
     q = q.where(sql<boolean>`app_row_doc(app_id, collection, data) @> ${JSON.stringify({ $a: target.appId, $c: name, ...match })}::jsonb`);
   }
   for (const f of nullFields) q = q.where(sql<boolean>`data->${f} is null`);

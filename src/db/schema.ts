@@ -140,6 +140,7 @@ export interface Database {
   app_schedule_runs: AppScheduleRunsTable;
   app_rows: AppRowsTable;
   app_row_uniques: AppRowUniquesTable;
+  app_row_index_entries: AppRowIndexEntriesTable;
 }
 
 export interface WebhookDeliveriesTable {
@@ -173,5 +174,14 @@ export interface AppRowUniquesTable {
   collection: string;
   index_name: string;
   key: string;
+  row_id: string;
+}
+
+export interface AppRowIndexEntriesTable {
+  app_id: string;
+  collection: string;
+  index_name: string;
+  key: string;
+  created_at: Timestamp;
   row_id: string;
 }
