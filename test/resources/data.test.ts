@@ -135,6 +135,16 @@ test('list: equality on declared fields, bounded limit, stable order, scoped to 
   assert.equal((await a.rpc('list', 'people', { where: { level: 'senior', age: 3 } })).ok.map((r: any) => r.id), [ids[3]]);
   assert.equal((await a.rpc('list', 'people', { limit: 2 })).ok.map((r: any) => r.id), ids.slice(0, 2));
   assert.is((await a.rpc('list', 'people', { where: { email: 'b@x.io' } })).ok.length, 0, "another app's rows are invisible");
+  // Index entries follow updates and deletes.
+  await a.rpc('update', 'people', ids[0]!, { level: 'senior' });
+  assert.equal((await a.rpc('list', 'people', { where: { level: 'senior' } })).ok.map((r: any) => r.id), [ids[0], ids[1], ids[3], ids[5]]);
+  await a.rpc('delete', 'people', ids[3]!);
+  assert.equal((await a.rpc('list', 'people', { where: { level: 'senior' } })).ok.map((r: any) => r.id), [ids[0], ids[1], ids[5]]);
+  assert.equal((await a.rpc('list', 'people', { where: { level: 'junior' } })).ok.map((r: any) => r.id), [ids[2], ids[4]]);
+  await a.rpc('update', 'people', ids[2]!, { level: null });
+  assert.equal((await a.rpc('list', 'people', { where: { level: null } })).ok.map((r: any) => r.id), [ids[2]], 'null filters find cleared fields');
+  // Unindexed equality works too (a scan; declare an index for large collections).
+  assert.equal((await a.rpc('list', 'people', { where: { age: 4 } })).ok.map((r: any) => r.id), [ids[4]]);
 });
 
 test('rows live in one shared table scoped by app_id (no table per app)', async () => {
