@@ -15,6 +15,7 @@ import type { LiveApp, ReleaseView, RuntimeCaches } from './live.ts';
 import type { InvocationResult } from './sandbox/protocol.ts';
 import type { SandboxPool } from './sandbox/pool.ts';
 import { hostCallsFor } from './host-calls.ts';
+import { logEvents } from './log-events.ts';
 import { scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
 
 export const MAX_APP_REQUEST_BODY = 10 * 1024 * 1024;
@@ -62,13 +63,7 @@ export async function runServerFallback(
   });
 
   const base = { app_id: app.appId, account_id: app.accountId, release_id: release.releaseId, request_id: input.requestId };
-  const events: NewEvent[] = (result.logs ?? []).map((l) => ({
-    ...base,
-    type: `runtime.log.${l.level}`,
-    severity: l.level,
-    message: l.message,
-    metadata: (l.metadata as Record<string, unknown> | undefined) ?? {},
-  }));
+  const events: NewEvent[] = logEvents(base, result.logs);
   let response: Response;
   if (result.ok && result.response && result.response.status < 500) {
     const headers = scrubResponseHeaders(result.response.headers);

@@ -12,6 +12,7 @@ import { readBodyLimited } from '../http/validate.ts';
 import { addAppJob } from '../jobs/enqueue.ts';
 import { flattenResources } from '../manifest/resources.ts';
 import { hostCallsFor } from '../runtime/host-calls.ts';
+import { logEvents } from '../runtime/log-events.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from '../runtime/live.ts';
 import type { SandboxPool } from '../runtime/sandbox/pool.ts';
 import { scrubRequestHeaders, scrubResponseHeaders } from '../runtime/scrub.ts';
@@ -115,7 +116,7 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
         onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId }),
       })
     : { ok: false, error: { kind: 'no-handler' as const, message: 'the release has no server_entry' } };
-  const events: NewEvent[] = [received, ...(result.logs ?? []).map((l) => ({ ...base, type: `runtime.log.${l.level}`, severity: l.level, message: l.message, metadata: (l.metadata as Record<string, unknown>) ?? {} }))];
+  const events: NewEvent[] = [received, ...logEvents(base, 'logs' in result ? result.logs : undefined)];
   if (result.ok && result.response && result.response.status < 500) {
     events.push({ ...base, type: 'webhook.delivered', message: `Webhook ${name} delivered.`, metadata: { webhook_name: name, delivery_id: deliveryId, status: result.response.status } });
     await recordEvents(deps.db, events);

@@ -10,6 +10,7 @@ import type { Deps } from '../../src/deps.ts';
 import { recordEvents, type NewEvent } from '../../src/events/record.ts';
 import { appOrigin } from '../../src/apps/mappers.ts';
 import { hostCallsFor } from '../../src/runtime/host-calls.ts';
+import { logEvents } from '../../src/runtime/log-events.ts';
 import type { AppsPlane } from '../../src/runtime/routes.ts';
 
 const Payload = v.object({
@@ -62,7 +63,7 @@ export function appJobTask(deps: Deps, plane: AppsPlane): Task {
       onHostCall: hostCallsFor(deps, { appId: app.id, accountId: app.account_id, releaseId: release.releaseId, manifest: release.manifest }),
     });
     const rel = { ...base, release_id: release.releaseId };
-    const logs: NewEvent[] = (result.logs ?? []).map((l) => ({ ...rel, type: `runtime.log.${l.level}`, severity: l.level, message: l.message, metadata: (l.metadata as Record<string, unknown>) ?? {} }));
+    const logs = logEvents(rel, result.logs);
     if (result.ok) {
       await record([...logs, { ...rel, type: 'job.succeeded', message: `Job ${p.job_name} succeeded.`, metadata: { ...meta, cpu_ms: result.cpuMs ?? null } }]);
       return;
