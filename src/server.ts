@@ -18,24 +18,24 @@ import { createAppsPlane, type AppsPlane } from './runtime/routes.ts';
 import { generateOpenApi } from './openapi/generate.ts';
 
 /** The `/v0` business API, the same on the API host and the console host. */
-function v0Routes(): Hono<Env> {
+function v0Routes(plane: AppsPlane): Hono<Env> {
   const v0 = new Hono<Env>();
   v0.route('/', legacyRoutes()); // before authentication: they answer 410 to anyone
   v0.use('*', authenticate());
   v0.route('/accounts', accountRoutes());
   v0.route('/auth/api-keys', apiKeyRoutes());
-  v0.route('/apps', appRoutes());
+  v0.route('/apps', appRoutes({ checkModule: plane.checkModule }));
   v0.route('/apps', eventRoutes());
   v0.route('/apps', secretRoutes());
   return v0;
 }
 
-function apiRouter(deps: Deps): Hono<Env> {
+function apiRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const api = baseRouter(deps);
   api.get('/healthz', describe({ summary: 'Service health', tags: ['Service'], responses: { 200: { description: 'OK', schema: HealthResponse } } }), async (c) =>
     c.json(await health(deps)),
   );
-  api.route('/v0', v0Routes());
+  api.route('/v0', v0Routes(plane));
   let openapi: unknown;
   api.get('/openapi.json', describe({ summary: 'This document', tags: ['Service'] }), (c) => {
     openapi ??= generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) });
@@ -44,12 +44,12 @@ function apiRouter(deps: Deps): Hono<Env> {
   return api;
 }
 
-function consoleRouter(deps: Deps): Hono<Env> {
+function consoleRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const r = baseRouter(deps);
   r.post('/v0/platform/sessions', () =>
     Response.json(errorBody('password_auth_disabled', 'Password sessions are disabled; sign in with an e-mail link.'), { status: 410 }),
   );
-  r.route('/v0', v0Routes());
+  r.route('/v0', v0Routes(plane));
   r.get('/', (c) =>
     c.html(
       `<!doctype html><meta charset="utf-8"><title>Platform console</title><h1>Platform console</h1><p>The browser console arrives with passwordless sign-in. Until then use the API at <a href="${publicUrl(deps.config, deps.config.hosts.api)}/v0/accounts">${publicUrl(deps.config, deps.config.hosts.api)}</a> with an API key.</p>`,
@@ -75,10 +75,10 @@ export type Server = Hono<Env> & { api: Hono<Env>; apps: AppsPlane; close(): Pro
 
 /** Builds the whole HTTP surface; no I/O happens until a request arrives (sandbox threads start on first use). */
 export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): Server {
-  const api = apiRouter(deps);
-  const consoleApp = consoleRouter(deps);
-  const docs = docsRouter(deps, api);
   const appsPlane = options.plane ?? createAppsPlane(deps);
+  const api = apiRouter(deps, appsPlane);
+  const consoleApp = consoleRouter(deps, appsPlane);
+  const docs = docsRouter(deps, api);
   const root = new Hono<Env>();
   // Host dispatch happens before any router: app origins go straight to their fast path.
   const dispatch = (req: Request): Response | Promise<Response> => {

@@ -11,7 +11,7 @@ import { rollback } from '../releases/service.ts';
 import { appAccess } from './access.ts';
 import { toAppSummary, toReleaseSummary } from './mappers.ts';
 import { findRelease, listApps, listReleases } from './queries.ts';
-import { manifestOf, publish, unpublish } from './service.ts';
+import { manifestOf, publish, unpublish, type ModuleCheck } from './service.ts';
 
 const publishBody = () =>
   jsonBody(PublishBody, {
@@ -23,7 +23,7 @@ const RollbackBody = closed({ release_id: v.pipe(v.string(), v.regex(/^rel_[0-9a
 const tag = ['Apps'];
 
 /** `/v0/apps` and the app-scoped routes that are about the app and its releases. */
-export function appRoutes(): Hono<Env> {
+export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env> {
   const r = new Hono<Env>();
 
   r.get('/', describe({ summary: 'List the apps of the selected account', tags: tag }), async (c) => {
@@ -38,7 +38,7 @@ export function appRoutes(): Hono<Env> {
   }, publishBody(), async (c) => {
     const account = c.var.membership;
     const bundle = c.var.body as ValidBundle;
-    return c.json(await publish(c.var.deps, { accountId: account.id }, bundle, { actor: c.var.actor, requestId: c.var.requestId }));
+    return c.json(await publish(c.var.deps, { accountId: account.id }, bundle, { actor: c.var.actor, requestId: c.var.requestId }, options));
   });
 
   r.get('/:app_id', describe({ summary: 'Read an app (a tombstoned app shows deleted_at)', tags: tag }), appAccess('apps.read'), (c) =>
@@ -47,7 +47,7 @@ export function appRoutes(): Hono<Env> {
 
   r.put('/:app_id', describe({ summary: 'Publish a new release of an app', tags: tag }), appAccess('apps.publish'), publishBody(), async (c) => {
     const app = c.var.app;
-    return c.json(await publish(c.var.deps, { accountId: app.account_id, appId: app.id }, c.var.body as ValidBundle, { actor: c.var.actor, requestId: c.var.requestId }));
+    return c.json(await publish(c.var.deps, { accountId: app.account_id, appId: app.id }, c.var.body as ValidBundle, { actor: c.var.actor, requestId: c.var.requestId }, options));
   });
 
   r.delete('/:app_id', describe({ summary: 'Unpublish (tombstone) an app; data is kept', tags: tag }), appAccess('apps.unpublish'), async (c) =>

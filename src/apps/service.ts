@@ -15,6 +15,7 @@ import { newAppId, newId } from '../lib/ids.ts';
 import { flattenResources, incompatibilities, mergeProvisioned, resourceKey, sameSpec, type ResourceState } from '../manifest/resources.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import type { ValidBundle } from '../manifest/validate.ts';
+import { isServerSource } from '../runtime/live.ts';
 import { appOrigin } from './mappers.ts';
 import { lockApp, provisionedResources, secretNames, type AppRow } from './queries.ts';
 
@@ -133,13 +134,23 @@ export async function goLive(
 }
 
 /** Creates a release (and the app on first publish) and decides whether it goes live. */
-export async function publish(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who): Promise<PublishAppResponse> {
-  const result = await publishTx(deps, target, bundle, who);
+export type ModuleCheck = (input: { appId: string; entry: string; sources: Record<string, string> }) => Promise<{ ok: true } | { ok: false; error: string }>;
+
+export async function publish(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who, options: { checkModule?: ModuleCheck } = {}): Promise<PublishAppResponse> {
+  // A server module that does not load (syntax error, bad import, top-level throw) never goes live.
+  let moduleError: string | undefined;
+  const entry = bundle.manifest.runtime.server_entry;
+  if (entry && options.checkModule) {
+    const sources = Object.fromEntries(bundle.files.filter((f) => isServerSource(f.path, f.content_type)).map((f) => [f.path, f.bytes.toString('utf8')]));
+    const check = await options.checkModule({ appId: target.appId ?? 'newapp000000', entry, sources });
+    if (!check.ok) moduleError = check.error;
+  }
+  const result = await publishTx(deps, target, bundle, who, moduleError);
   if (result.status === 'published') deps.signals.appChanged(result.app_id);
   return result;
 }
 
-async function publishTx(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who): Promise<PublishAppResponse> {
+async function publishTx(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who, moduleError: string | undefined): Promise<PublishAppResponse> {
   return deps.db.transaction().execute(async (trx) => {
     await postgresBlobStore.putMany(trx, target.accountId, bundle.files);
     const m = bundle.manifest.app;
@@ -154,7 +165,8 @@ async function publishTx(deps: Deps, target: { accountId: string; appId?: string
         .executeTakeFirstOrThrow();
     }
     const { max } = await trx.selectFrom('releases').select((eb) => eb.fn.max('seq').as('max')).where('app_id', '=', app.id).executeTakeFirstOrThrow();
-    const evaluation = await evaluateActivation(trx, app.id, bundle.manifest);
+    const evaluated = await evaluateActivation(trx, app.id, bundle.manifest);
+    const evaluation = moduleError ? { ...evaluated, status: 'failed' as const, reasons: [`the server module failed to load: ${moduleError}`], missing: evaluated.missing } : evaluated;
     const previous = app.live_release_id;
     const releaseId = newId('rel');
     await trx
@@ -190,6 +202,9 @@ async function publishTx(deps: Deps, target: { accountId: string; appId?: string
         metadata: { activation_status: evaluation.status, files: bundle.files.length, reasons: evaluation.reasons, missing_secrets: evaluation.missing },
       },
     ];
+    if (moduleError) {
+      events.push({ ...base, type: 'runtime.deploy_failed', severity: 'error', message: 'The server module failed to load; the release was stored, not activated.', metadata: { server_entry: bundle.manifest.runtime.server_entry, error: moduleError.slice(0, 2000) } });
+    }
     if (evaluation.status === 'live') {
       events.push(...(await goLive(trx, app, { id: releaseId, manifest: bundle.manifest }, evaluation, who)));
       events.push({ ...base, type: 'release.activated', message: 'Release is live.', metadata: { previous_release_id: previous } });

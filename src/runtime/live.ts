@@ -22,6 +22,11 @@ export type ReleaseView = { releaseId: string; appId: string; accountId: string;
 
 export type RuntimeCaches = ReturnType<typeof createRuntimeCaches>;
 
+/** Which release files the sandbox's module loader can import: JavaScript, by extension or content type. */
+export function isServerSource(path: string, contentType: string): boolean {
+  return /\.(m?js|cjs)$/.test(path) || /javascript|ecmascript/.test(contentType);
+}
+
 export function createRuntimeCaches(deps: Deps) {
   const live = new LRUCache<string, { app: LiveApp | null; at: number }>({ max: 50_000 });
   const releases = new LRUCache<string, ReleaseView>({ max: 2_000 });
@@ -105,7 +110,7 @@ export function createRuntimeCaches(deps: Deps) {
   async function sources(view: ReleaseView): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const f of view.files.values()) {
-      if (/\.(m?js|cjs)$/.test(f.path) || /javascript|ecmascript/.test(f.contentType)) {
+      if (isServerSource(f.path, f.contentType)) {
         out[f.path] = (await bytes(view.accountId, f)).toString('utf8');
       }
     }

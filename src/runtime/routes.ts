@@ -19,6 +19,8 @@ export type AppsPlane = {
   handle(req: Request, appId: string): Response | Promise<Response>;
   caches: RuntimeCaches;
   sandbox(): SandboxPool;
+  /** Loads a server module from a bundle's sources in the sandbox: ok, or why it does not load. */
+  checkModule(input: { appId: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string }>;
   close(): Promise<void>;
 };
 
@@ -142,8 +144,24 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     }
   }
 
+  async function checkModule(input: { appId: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string }> {
+    const checkId = `check_${crypto.randomUUID()}`;
+    const result = await sandbox().invoke({
+      handler: 'load',
+      app: { app_id: input.appId, origin: appOrigin(deps.config, input.appId), release_id: checkId },
+      release: { releaseId: checkId, entry: input.entry },
+      loadSources: async () => input.sources,
+      request: { method: 'GET', url: appOrigin(deps.config, input.appId), headers: [] },
+      secrets: {},
+    });
+    sandbox().evict(checkId);
+    if (result.ok) return { ok: true };
+    return { ok: false, error: result.error?.message ?? 'the server module did not load' };
+  }
+
   return {
     handle,
+    checkModule,
     caches,
     sandbox,
     async close() {

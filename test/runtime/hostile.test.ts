@@ -78,11 +78,10 @@ test('each failure is recorded for the owner with its kind', async () => {
   assert.ok(kinds.has('stack') || kinds.has('memory'), [...kinds].join());
 });
 
-test('a top-level infinite loop in the module is stopped too', async () => {
-  const a = await serverApp(`for (;;) {} export default { fetch() { return new Response('never') } };`);
-  const r = await h.call('GET', '/x', { host: a.host });
-  assert.is(r.status, 500);
-  assert.is(r.body.error.code, 'runtime_error');
+test('a top-level infinite loop is stopped at publish: the release is failed and the live one keeps serving', async () => {
+  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', 'for (;;) {} export default { fetch() { return new Response("never") } };', 'text/javascript')] });
+  const r = await h.call('PUT', `/v0/apps/${innocent.appId}`, { key, body });
+  assert.is(r.body.activation.status, 'failed');
   assert.is((await h.call('GET', '/x', { host: innocent.host })).text, 'innocent');
 });
 

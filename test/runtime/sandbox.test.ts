@@ -137,13 +137,14 @@ test('only source from the release can be imported: no host modules, packages or
   const probe = await serverApp(`export default { fetch() { return Response.json({ process: typeof process, require: typeof require, Deno: typeof Deno, host: typeof __host, fetch: typeof fetch, Bun: typeof Bun }); } };`);
   const r = await h.call('GET', '/x', { host: probe.host });
   assert.equal(r.body, { process: 'undefined', require: 'undefined', Deno: 'undefined', host: 'undefined', fetch: 'undefined', Bun: 'undefined' });
+  // A module importing anything but release files does not load, so publishing it never goes live.
   for (const spec of ['node:fs', 'fs', 'hono', '/etc/passwd', '../../outside.js', 'https://example.com/x.js']) {
-    const a = await serverApp(`import x from '${spec}'; export default { fetch() { return new Response('loaded') } };`);
-    const res = await h.call('GET', '/x', { host: a.host });
-    assert.is(res.status, 500, spec);
-    assert.is(res.body.error.code, 'runtime_error', spec);
-    const ev = await events(a.appId, 'runtime.request_error');
-    assert.is(ev[0].metadata.kind, 'load', spec);
+    const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', `import x from '${spec}'; export default { fetch() { return new Response('loaded') } };`, 'text/javascript')] });
+    const r = await h.call('PUT', `/v0/apps/${probe.appId}`, { key, body });
+    assert.is(r.body.status, 'stored', spec);
+    assert.is(r.body.activation.status, 'failed', spec);
+    assert.match(r.body.activation.reasons[0], /Cannot (import|find module)/, spec);
+    assert.is((await h.call('GET', '/x', { host: probe.host })).status, 200, `${spec}: the live release keeps serving`);
   }
   const dyn = await serverApp(`export default { async fetch() { const m = await import('node:child_process'); return new Response(typeof m) } };`);
   assert.is((await h.call('GET', '/x', { host: dyn.host })).status, 500);
@@ -178,6 +179,29 @@ test('web platform inside: Headers, Request/Response bodies, URL, TextEncoder/De
   const binary = await serverApp(`export default { fetch() { return new Response(new Uint8Array([0, 255, 1]), { headers: { 'content-type': 'application/octet-stream' } }) } };`);
   const res = await h.server.request(`http://${binary.host}/x`);
   assert.equal([...new Uint8Array(await res.arrayBuffer())], [0, 255, 1]);
+});
+
+test('a server module that does not load is stored as failed, records runtime.deploy_failed and never goes live', async () => {
+  const good = await serverApp(`export default { fetch() { return new Response('good') } };`);
+  const cases = ['export default { fetch() { return new Response("x") }', 'throw new Error("top-level boom"); export default {};', "import { nope } from './missing.js'; export default {};"];
+  for (const source of cases) {
+    const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')] });
+    const r = await h.call('PUT', `/v0/apps/${good.appId}`, { key, body });
+    assert.is(r.status, 200, r.text);
+    assert.is(r.body.status, 'stored', source);
+    assert.is(r.body.activation.status, 'failed', source);
+    assert.is(r.body.previous_release_id, good.releaseId);
+    assert.is((await h.call('GET', '/x', { host: good.host })).text, 'good', 'the working release keeps serving');
+    const rb = await h.call('POST', `/v0/apps/${good.appId}/rollback`, { key, body: { release_id: r.body.release_id } });
+    assert.is(rb.status, 409, 'a failed release cannot be made live');
+  }
+  const ev = await events(good.appId, 'runtime.deploy_failed');
+  assert.ok(ev.length >= 1);
+  assert.is(ev[0].severity, 'error');
+  const rels = await h.call('GET', `/v0/apps/${good.appId}/releases`, { key });
+  const failed = rels.body.releases.filter((x: any) => x.activation_status === 'failed');
+  assert.is(failed.length, 3);
+  assert.is(failed[0].activation_error.code, 'failed');
 });
 
 test('a Hono app bundled into one file runs unchanged', async () => {

@@ -5,7 +5,8 @@ export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; w
 
 export type Invocation = {
   id: number;
-  handler: 'fetch' | 'job' | 'webhook';
+  /** `load` only evaluates the module (publish-time check); the others call that export. */
+  handler: 'fetch' | 'job' | 'webhook' | 'load';
   /** For job and webhook handlers: the event object, as JSON. */
   event?: string;
   app: { app_id: string; origin: string; release_id: string };

@@ -466,6 +466,17 @@ async function invoke(inv: Invocation): Promise<void> {
     return failCall(undefined, call, err instanceof Poisoned ? 'memory' : 'crash', (err as Error).message);
   }
   if (inst === 'missing-sources') return finish(call, { ok: false, error: { kind: 'missing-sources', message: 'release not loaded in this worker' } });
+  if (inv.handler === 'load') {
+    // Publish-time check: the module loaded. Report which handlers it exports.
+    const names: string[] = [];
+    for (const n of ['fetch', 'job', 'webhook']) {
+      const h = inst.context.getProp(inst.handlers, n);
+      if (inst.context.typeof(h) === 'function') names.push(n);
+      h.dispose();
+    }
+    const parsed = { status: 200, headers: [['x-handlers', names.join(',')]] as [string, string][] };
+    return finish(call, { ok: true, response: parsed });
+  }
   const { context: ctx, runtime } = inst;
   inst.inflight++;
   const wall = setTimeout(() => failCall(inst as Instance, call, 'timeout', 'wall-clock limit reached'), inv.limits.wallMs);
