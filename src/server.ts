@@ -81,7 +81,7 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
   const docs = docsRouter(deps, api);
   const root = new Hono<Env>();
   // Host dispatch happens before any router: app origins go straight to their fast path.
-  const dispatch = (req: Request): Response | Promise<Response> => {
+  const dispatch = (req: Request, env?: { incoming?: { socket?: { remoteAddress?: string } } }): Response | Promise<Response> => {
     const host = classifyHost(deps.config, hostnameOf(req.url));
     switch (host.kind) {
       case 'api':
@@ -91,7 +91,7 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
       case 'docs':
         return docs.fetch(req);
       case 'app':
-        return appsPlane.handle(req, host.label);
+        return appsPlane.handle(req, host.label, env?.incoming?.socket?.remoteAddress);
       default:
         return new Response(JSON.stringify(errorBody('not_found', 'Unknown host.')), {
           status: 404,

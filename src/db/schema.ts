@@ -141,6 +141,8 @@ export interface Database {
   app_rows: AppRowsTable;
   app_row_uniques: AppRowUniquesTable;
   app_row_index_entries: AppRowIndexEntriesTable;
+  app_users: AppUsersTable;
+  app_sessions: AppSessionsTable;
 }
 
 export interface WebhookDeliveriesTable {
@@ -184,4 +186,24 @@ export interface AppRowIndexEntriesTable {
   key: string;
   created_at: Timestamp;
   row_id: string;
+}
+
+export interface AppUsersTable {
+  id: string;
+  app_id: string;
+  email: string;
+  password_hash: string;
+  roles: ColumnType<string[], string, string>;
+  verified: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AppSessionsTable {
+  token_hash: Buffer;
+  app_id: string;
+  user_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
 }

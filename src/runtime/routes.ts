@@ -13,10 +13,11 @@ import { SandboxPool } from './sandbox/pool.ts';
 import { runServerFallback } from './server-fallback.ts';
 import { serveFile } from './static.ts';
 import { handleWebhook } from '../webhooks/deliver.ts';
+import { handleAuth } from '../app-auth/routes.ts';
 
 export type AppsPlane = {
-  /** Answers a request for an app origin; `appId` is the host's label. Never throws. */
-  handle(req: Request, appId: string): Response | Promise<Response>;
+  /** Answers a request for an app origin; `appId` is the host's label, `client` the peer address. Never throws. */
+  handle(req: Request, appId: string, client?: string): Response | Promise<Response>;
   caches: RuntimeCaches;
   sandbox(): SandboxPool;
   /** Loads a server module from a bundle's sources in the sandbox: ok, or why it does not load. */
@@ -55,7 +56,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   }
 
   // A plain function, not a Hono router, with no per-request closures: this is the hottest path.
-  async function route(req: Request, appId: string, requestId: string): Promise<Response> {
+  async function route(req: Request, appId: string, requestId: string, client: string): Promise<Response> {
     const app = await caches.liveApp(appId);
     if (!app) return jsonError(404, 'not_found', 'No app is published at this address.', { [REQUEST_ID_HEADER]: requestId });
     const release = await caches.release(app.releaseId);
@@ -67,6 +68,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     if (path.segments[0] === '_platform') {
       if (path.segments[1] === 'webhooks' && path.segments.length === 3 && !path.directory) {
         return handleWebhook(deps, { caches, sandbox }, { req, app, release, name: path.segments[2]!, requestId });
+      }
+      if (path.segments[1] === 'auth' && path.segments.length === 3 && !path.directory) {
+        return handleAuth(deps, { req, appId: app.appId, release, action: path.segments[2]!, requestId, client });
       }
       return jsonError(404, 'not_found', 'Unknown reserved path.', { [REQUEST_ID_HEADER]: requestId });
     }
@@ -120,7 +124,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     return bytes ? serveFile(req, f, bytes, 200, requestId) : undefined;
   }
 
-  function handle(req: Request, appId: string): Response | Promise<Response> {
+  function handle(req: Request, appId: string, client = 'unknown'): Response | Promise<Response> {
     const incoming = req.headers.get(REQUEST_ID_HEADER);
     const requestId = incoming && /^[\w\-=]{1,255}$/.test(incoming) ? incoming : crypto.randomUUID();
     try {
@@ -129,13 +133,13 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     } catch {
       // fall through to the full path, which reports errors properly
     }
-    return handleSlow(req, appId, requestId);
+    return handleSlow(req, appId, requestId, client);
   }
 
-  async function handleSlow(req: Request, appId: string, requestId: string): Promise<Response> {
+  async function handleSlow(req: Request, appId: string, requestId: string, client: string): Promise<Response> {
     try {
       // Every response route() builds carries the request id already (set at construction).
-      return await route(req, appId, requestId);
+      return await route(req, appId, requestId, client);
     } catch (err) {
       if (err instanceof ApiError) return new Response(JSON.stringify(err.toBody()), { status: err.status, headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId } });
       deps.log.error('app origin error', { request_id: requestId, app_id: appId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });

@@ -14,6 +14,8 @@ import { ApiError } from '../errors.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from './live.ts';
 import type { InvocationResult } from './sandbox/protocol.ts';
 import type { SandboxPool } from './sandbox/pool.ts';
+import { appUsersEnabled } from '../app-auth/routes.ts';
+import { readCookie, SESSION_COOKIE, sessionUser } from '../app-auth/service.ts';
 import { hostCallsFor } from './host-calls.ts';
 import { logEvents } from './log-events.ts';
 import { scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
@@ -52,12 +54,16 @@ export async function runServerFallback(
     if (bytes.length) body = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   }
   const url = new URL(req.url);
+  // The session is resolved here, before cookies are scrubbed: app code sees the user, never the token.
+  const appUsers = appUsersEnabled(release);
+  const user = appUsers ? await sessionUser(deps, app.appId, readCookie(req.headers.get('cookie'), SESSION_COOKIE)) : null;
   const result: InvocationResult = await services.sandbox().invoke({
+    appUsers,
     handler: 'fetch',
     app: { app_id: app.appId, origin: input.origin, release_id: release.releaseId },
     release: { releaseId: release.releaseId, entry },
     loadSources: () => services.caches.sources(release),
-    request: { method: req.method, url: `${url.protocol}//${url.host}${url.pathname}${url.search}`, headers: scrubRequestHeaders(req.headers), body },
+    request: { method: req.method, url: `${url.protocol}//${url.host}${url.pathname}${url.search}`, headers: scrubRequestHeaders(req.headers), body, user },
     secrets: await services.caches.appSecrets(app.appId),
     onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId: input.requestId }),
   });

@@ -265,7 +265,7 @@
 
   var NOOP_SIGNAL = Object.freeze({ aborted: false, reason: undefined, addEventListener: function () {}, removeEventListener: function () {}, throwIfAborted: function () {} });
   // The host hands over an already parsed, normalised request: build it without re-validating.
-  var incomingRequest = function (url, method, pairs, body) {
+  var incomingRequest = function (url, method, pairs, body, user) {
     var r = Object.create(Request.prototype);
     var h = Object.create(Headers.prototype);
     var m = new Map();
@@ -278,6 +278,7 @@
       _url: { value: url, writable: true }, _method: { value: method, writable: true }, _headers: { value: h, writable: true },
       _bytes: { value: body === undefined ? null : new Uint8Array(body), writable: true }, _used: { value: false, writable: true },
       _signal: { value: NOOP_SIGNAL, writable: true },
+      _user: { value: user ? Object.freeze({ id: user.id, email: user.email, roles: Object.freeze(user.roles.slice()), verified: user.verified }) : null },
     });
     return r;
   };
@@ -358,8 +359,24 @@
   };
   var ctx = null;
   // Called once per instance: ctx is the same object for every call (host functions know the current call).
-  hide(G, '__setApp', function (appJson) {
-    ctx = Object.freeze({
+  var authError = function (status, code, message) { var e = new Error(message); e.name = 'AuthError'; e.status = status; e.code = code; return e; };
+  var currentUser = function (request) { return request instanceof Request && request._user ? request._user : null; };
+  hide(G, '__setApp', function (appJson, flagsJson) {
+    var flags = JSON.parse(flagsJson || '{}');
+    var extra = {};
+    if (flags.appUsers) {
+      // ctx.auth exists only when the release declares auth.mode app_users.
+      extra.auth = Object.freeze({
+        currentUser: currentUser,
+        requireRole: function (request, role) {
+          var u = currentUser(request);
+          if (!u) throw authError(401, 'unauthenticated', 'Sign in first.');
+          if (u.roles.indexOf(String(role)) < 0) throw authError(403, 'forbidden', 'This needs the role ' + String(role) + '.');
+          return u;
+        },
+      });
+    }
+    ctx = Object.freeze(Object.assign({
       app: freezeDeep(JSON.parse(appJson)),
       secrets: Object.freeze({
         get: function (name) { return host.secret(String(name)); },
@@ -387,7 +404,7 @@
           return hostCall('jobs.enqueue', [String(jobName), payload === undefined ? null : payload, options || {}]);
         },
       }),
-    });
+    }, extra));
   });
   var toResult = function (res) {
     if (!(res instanceof Response)) throw new TypeError('fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')');
@@ -410,7 +427,7 @@
       });
     }
     var meta = JSON.parse(metaJson);
-    var req = incomingRequest(meta.url, meta.method, meta.headers, body);
+    var req = incomingRequest(meta.url, meta.method, meta.headers, body, meta.user);
     var res = handlers[kind](req, ctx);
     // A handler that answers synchronously is answered without a promise round trip.
     if (res instanceof Response) return toResult(res);

@@ -11,7 +11,9 @@ export type Invocation = {
   event?: string;
   app: { app_id: string; origin: string; release_id: string };
   release: { releaseId: string; entry: string; sources?: Record<string, string> };
-  request: { method: string; url: string; headers: [string, string][]; body?: ArrayBuffer };
+  request: { method: string; url: string; headers: [string, string][]; body?: ArrayBuffer; user?: { id: string; email: string; roles: string[]; verified: boolean } | null };
+  /** Whether the release declares app users (ctx.auth exists only then). */
+  appUsers?: boolean;
   secrets: Record<string, string>;
   limits: Limits;
 };

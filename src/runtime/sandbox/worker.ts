@@ -340,9 +340,11 @@ function newInstance(inv: Invocation): Instance {
     prelude.value.dispose();
     const setApp = context.getProp(context.global, '__setApp');
     const appJson = context.newString(JSON.stringify(inv.app));
-    const set = context.callFunction(setApp, context.undefined, appJson);
+    const flags = context.newString(JSON.stringify({ appUsers: Boolean(inv.appUsers) }));
+    const set = context.callFunction(setApp, context.undefined, appJson, flags);
     setApp.dispose();
     appJson.dispose();
+    flags.dispose();
     if (set.error) {
       set.error.dispose();
       throw new Error('could not set up ctx');
@@ -482,7 +484,7 @@ async function invoke(inv: Invocation): Promise<void> {
   const wall = setTimeout(() => failCall(inst as Instance, call, 'timeout', 'wall-clock limit reached'), inv.limits.wallMs);
   try {
     const kind = ctx.newString(inv.handler);
-    const meta = ctx.newString(inv.event ?? JSON.stringify({ method: inv.request.method, url: inv.request.url, headers: inv.request.headers }));
+    const meta = ctx.newString(inv.event ?? JSON.stringify({ method: inv.request.method, url: inv.request.url, headers: inv.request.headers, user: inv.request.user ?? null }));
     const body = inv.request.body ? ctx.newArrayBuffer(inv.request.body) : ctx.undefined;
     const started = segment(inst, call, () => {
       const r = ctx.callFunction(inst.dispatch, ctx.undefined, inst.handlers, kind, meta, body);

@@ -1,0 +1,75 @@
+/**
+ * `/_platform/auth/*` on an app origin (auth.mode app_users only, else 404):
+ * `POST signup` (only with public_signup), `POST login`, `POST logout`, `GET session`.
+ * Mutating requests from browsers must be same-origin (Origin / Sec-Fetch-Site checks).
+ */
+import type { Deps } from '../deps.ts';
+import { errorBody } from '../errors.ts';
+import { REQUEST_ID_HEADER } from '../http/base.ts';
+import { readBodyLimited } from '../http/validate.ts';
+import { ApiError } from '../errors.ts';
+import type { ReleaseView } from '../runtime/live.ts';
+import { AuthError, checkCredentials, limited, login, logout, readCookie, SESSION_COOKIE, sessionCookie, sessionUser, signup } from './service.ts';
+
+const LOGIN_WINDOW_MS = 15 * 60 * 1000;
+
+/** A browser's cross-site request: its Origin or Fetch Metadata says so. Non-browser clients send neither. */
+export function isCrossSite(req: Request): boolean {
+  const site = req.headers.get('sec-fetch-site');
+  if (site && site !== 'same-origin' && site !== 'none') return true;
+  const origin = req.headers.get('origin');
+  if (!origin) return false;
+  const url = new URL(req.url);
+  return origin !== `${url.protocol}//${url.host}`;
+}
+
+export function appUsersEnabled(release: ReleaseView): boolean {
+  return release.manifest.resources.auth?.mode === 'app_users';
+}
+
+export async function handleAuth(deps: Deps, input: { req: Request; appId: string; release: ReleaseView; action: string; requestId: string; client: string }): Promise<Response> {
+  const { req, appId, release, action, requestId } = input;
+  const headers = (extra: Record<string, string> = {}) => ({ 'content-type': 'application/json', 'cache-control': 'no-store', [REQUEST_ID_HEADER]: requestId, ...extra });
+  const fail = (status: number, code: string, message: string, details?: Record<string, unknown>) => new Response(JSON.stringify(errorBody(code, message, details)), { status, headers: headers() });
+  if (!appUsersEnabled(release)) return fail(404, 'not_found', 'This app has no app-user sign-in.');
+  const secure = deps.config.publicScheme === 'https';
+  const token = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
+
+  if (action === 'session') {
+    if (req.method !== 'GET') return fail(405, 'method_not_allowed', 'Use GET.');
+    const user = await sessionUser(deps, appId, token);
+    return user ? new Response(JSON.stringify({ user }), { status: 200, headers: headers() }) : fail(401, 'unauthorized', 'Not signed in.');
+  }
+  if (!['signup', 'login', 'logout'].includes(action)) return fail(404, 'not_found', 'Unknown reserved path.');
+  if (req.method !== 'POST') return fail(405, 'method_not_allowed', 'Use POST.');
+  if (isCrossSite(req)) return fail(403, 'forbidden', 'Cross-site requests to this endpoint are refused.');
+
+  if (action === 'logout') {
+    await logout(deps, appId, token);
+    return new Response(JSON.stringify({ signed_out: true }), { status: 200, headers: headers({ 'set-cookie': sessionCookie('', secure, 0) }) });
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(await readBodyLimited(req, 16 * 1024, () => new ApiError('payload_too_large', 'Body too large.'))));
+  } catch (err) {
+    if (err instanceof ApiError) return fail(413, err.code, err.message);
+    return fail(400, 'invalid_json', 'Request body is not valid JSON.');
+  }
+  try {
+    const { email, password } = checkCredentials(body);
+    if (action === 'signup') {
+      if (!release.manifest.resources.auth?.public_signup) return fail(403, 'forbidden', 'Sign-up is by invitation for this app.');
+      if (limited(`signup:${appId}:${input.client}`, 20, LOGIN_WINDOW_MS)) return fail(429, 'rate_limited', 'Too many sign-ups from here; try again later.');
+      const { user, token: t } = await signup(deps, appId, email, password);
+      return new Response(JSON.stringify({ user }), { status: 201, headers: headers({ 'set-cookie': sessionCookie(t, secure) }) });
+    }
+    if (limited(`login:${appId}:${email}`, 10, LOGIN_WINDOW_MS) || limited(`login-client:${appId}:${input.client}`, 50, LOGIN_WINDOW_MS)) {
+      return fail(429, 'rate_limited', 'Too many login attempts; try again later.');
+    }
+    const { user, token: t } = await login(deps, appId, email, password);
+    return new Response(JSON.stringify({ user }), { status: 200, headers: headers({ 'set-cookie': sessionCookie(t, secure) }) });
+  } catch (err) {
+    if (err instanceof AuthError) return fail(err.status, err.code, err.message, (err as AuthError & { details?: Record<string, unknown> }).details);
+    throw err;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * App users of one app (auth.mode app_users): sign-up, login, logout, session lookup. Sessions are
+ * random 256-bit tokens in a host-only cookie; only their SHA-256 is stored. Login answers the same
+ * error for an unknown e-mail and a wrong password, after the same amount of work, and is
+ * rate-limited per e-mail and per client.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Deps } from '../deps.ts';
+import { newId } from '../lib/ids.ts';
+import { dummyHash, hashPassword, verifyPassword } from './passwords.ts';
+
+export const SESSION_COOKIE = 'platform_session';
+export const SESSION_DAYS = 30;
+export type AppUser = { id: string; email: string; roles: string[]; verified: boolean };
+
+export class AuthError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** In-memory sliding window per key and process (like the webhook limit; see decisions.md). */
+const attempts = new Map<string, number[]>();
+export function limited(key: string, max: number, windowMs: number): boolean {
+  const now = Date.now();
+  const list = (attempts.get(key) ?? []).filter((t) => now - t < windowMs);
+  list.push(now);
+  attempts.set(key, list);
+  if (attempts.size > 100_000) attempts.clear();
+  return list.length > max;
+}
+
+const tokenHash = (token: string) => createHash('sha256').update(token).digest();
+function toUser(row: { id: string; email: string; roles: string[]; verified: boolean }): AppUser {
+  return { id: row.id, email: row.email, roles: row.roles, verified: row.verified };
+}
+
+export function checkCredentials(body: unknown): { email: string; password: string } {
+  const b = (body ?? {}) as { email?: unknown; password?: unknown };
+  const fields: Record<string, string[]> = {};
+  if (typeof b.email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(b.email.trim()) || b.email.length > 254) fields.email = ['must be an e-mail address'];
+  if (typeof b.password !== 'string' || b.password.length < 8 || b.password.length > 256) fields.password = ['must be 8 to 256 characters'];
+  if (Object.keys(fields).length) throw Object.assign(new AuthError(400, 'invalid_request', 'Invalid e-mail or password format.'), { details: { fields } });
+  return { email: (b.email as string).trim().toLowerCase(), password: b.password as string };
+}
+
+async function startSession(deps: Deps, appId: string, userId: string): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await deps.db.insertInto('app_sessions').values({ token_hash: tokenHash(token), app_id: appId, user_id: userId, expires_at: new Date(Date.now() + SESSION_DAYS * 86_400_000) }).execute();
+  return token;
+}
+
+export async function signup(deps: Deps, appId: string, email: string, password: string): Promise<{ user: AppUser; token: string }> {
+  const password_hash = await hashPassword(password);
+  const row = await deps.db
+    .insertInto('app_users')
+    .values({ id: newId('usr'), app_id: appId, email, password_hash, roles: '[]' })
+    .onConflict((oc) => oc.expression(sql`app_id, lower(email)`).doNothing())
+    .returning(['id', 'email', 'roles', 'verified'])
+    .executeTakeFirst();
+  if (!row) throw new AuthError(409, 'email_already_registered', 'An account with this e-mail already exists; log in instead.');
+  return { user: toUser(row), token: await startSession(deps, appId, row.id) };
+}
+
+export async function login(deps: Deps, appId: string, email: string, password: string): Promise<{ user: AppUser; token: string }> {
+  const row = await deps.db.selectFrom('app_users').select(['id', 'email', 'roles', 'verified', 'password_hash']).where('app_id', '=', appId).where(sql`lower(email)`, '=', email).executeTakeFirst();
+  const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));
+  if (!row || !ok) throw new AuthError(401, 'invalid_credentials', 'The e-mail or password is wrong.');
+  return { user: toUser(row), token: await startSession(deps, appId, row.id) };
+}
+
+export async function logout(deps: Deps, appId: string, token: string | undefined): Promise<void> {
+  if (!token) return;
+  await deps.db.updateTable('app_sessions').set({ revoked_at: new Date() }).where('token_hash', '=', tokenHash(token)).where('app_id', '=', appId).where('revoked_at', 'is', null).execute();
+}
+
+/** The user of a session token on this app, or null (unknown, expired, revoked or another app's). */
+export async function sessionUser(deps: Deps, appId: string, token: string | undefined): Promise<AppUser | null> {
+  if (!token || token.length > 100) return null;
+  const row = await deps.db
+    .selectFrom('app_sessions as s')
+    .innerJoin('app_users as u', 'u.id', 's.user_id')
+    .select(['u.id', 'u.email', 'u.roles', 'u.verified'])
+    .where('s.token_hash', '=', tokenHash(token))
+    .where('s.app_id', '=', appId)
+    .where('s.revoked_at', 'is', null)
+    .where('s.expires_at', '>', new Date())
+    .executeTakeFirst();
+  return row ? toUser(row) : null;
+}
+
+export function readCookie(header: string | null, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
+  }
+  return undefined;
+}
+
+export function sessionCookie(token: string, secure: boolean, maxAgeSeconds = SESSION_DAYS * 86_400): string {
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
