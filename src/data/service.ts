@@ -25,7 +25,14 @@ export class DataError extends Error {
   }
 }
 
-export type DataTarget = { appId: string; manifest: Manifest };
+export type DataTarget = {
+  appId: string;
+  manifest: Manifest;
+  /** Browser access: the app user writing (recorded as the row's owner on create). */
+  actorUserId?: string | null;
+  /** Browser access under an `owner` rule: only this user's rows exist. */
+  onlyOwnerId?: string;
+};
 type Row = { id: string; data: Record<string, unknown>; created_at: Date; updated_at: Date };
 
 function collectionSpec(target: DataTarget, name: unknown): { name: string; spec: CollectionSpec } {
@@ -126,6 +133,11 @@ function toApi(row: Row): Record<string, unknown> {
   return { id: row.id, ...row.data, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
 }
 
+/** Declared field specs of a collection the release declares (for coercing query-string values). */
+export function declaredCollection(manifest: Manifest, name: string): CollectionSpec | undefined {
+  return flattenResources(manifest).find((x) => x.resource_type === 'data' && x.resource_name === name)?.spec as CollectionSpec | undefined;
+}
+
 function checkSize(data: Record<string, unknown>): void {
   if (Buffer.byteLength(JSON.stringify(data)) > MAX_ROW_BYTES) throw new DataError('row_too_large', 'A row may hold at most 1 MiB of JSON.');
 }
@@ -138,7 +150,12 @@ export async function createRow(deps: Deps, target: DataTarget, args: unknown[])
     await checkReferences(trx, target.appId, spec, data);
     const id = `row_${randomToken(20)}`;
     await claimUniques(trx, target.appId, name, spec, id, data);
-    const row = await trx.insertInto('app_rows').values({ app_id: target.appId, collection: name, id, data: JSON.stringify(data) }).returning(['id', 'data', 'created_at', 'updated_at']).executeTakeFirstOrThrow();
+    const row = await trx
+      .insertInto('app_rows')
+      // Millisecond precision, so an (created_at, id) cursor carried through JSON is exact.
+      .values({ app_id: target.appId, collection: name, id, data: JSON.stringify(data), owner_user_id: target.actorUserId ?? null, created_at: new Date(), updated_at: new Date() })
+      .returning(['id', 'data', 'created_at', 'updated_at'])
+      .executeTakeFirstOrThrow();
     await writeIndexEntries(trx, target.appId, name, spec, id, row.created_at, data);
     return toApi(row);
   });
@@ -150,7 +167,9 @@ export async function updateRow(deps: Deps, target: DataTarget, args: unknown[])
   if (typeof id !== 'string') throw new DataError('not_found', 'A row id must be a string.');
   const patch = checkFields(spec, args[2] ?? {}, true);
   return deps.db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('app_rows').select(['data']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
+    let cq = trx.selectFrom('app_rows').select(['data']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
+    if (target.onlyOwnerId) cq = cq.where('owner_user_id', '=', target.onlyOwnerId);
+    const current = await cq.forUpdate().executeTakeFirst();
     if (!current) throw new DataError('not_found', `No row ${id} in "${name}".`);
     const data = { ...current.data, ...patch };
     for (const [k, v] of Object.entries(patch)) if (v === null) delete data[k];
@@ -173,7 +192,9 @@ export async function updateRow(deps: Deps, target: DataTarget, args: unknown[])
 export async function getRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown> | null> {
   const { name } = collectionSpec(target, args[0]);
   if (typeof args[1] !== 'string') return null;
-  const row = await deps.db.selectFrom('app_rows').select(['id', 'data', 'created_at', 'updated_at']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', args[1]).where('deleted_at', 'is', null).executeTakeFirst();
+  let q = deps.db.selectFrom('app_rows').select(['id', 'data', 'created_at', 'updated_at']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', args[1]).where('deleted_at', 'is', null);
+  if (target.onlyOwnerId) q = q.where('owner_user_id', '=', target.onlyOwnerId);
+  const row = await q.executeTakeFirst();
   return row ? toApi(row) : null;
 }
 
@@ -182,7 +203,10 @@ export async function deleteRow(deps: Deps, target: DataTarget, args: unknown[])
   if (typeof args[1] !== 'string') return { deleted: false };
   const id = args[1];
   return deps.db.transaction().execute(async (trx) => {
-    const r = await trx.updateTable('app_rows').set({ deleted_at: new Date() }).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    let uq = trx.updateTable('app_rows').set({ deleted_at: new Date() }).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
+    if (target.onlyOwnerId) uq = uq.where('owner_user_id', '=', target.onlyOwnerId);
+    const r = await uq.executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return { deleted: false };
     await trx.deleteFrom('app_row_uniques').where('app_id', '=', target.appId).where('collection', '=', name).where('row_id', '=', id).execute();
     await trx.deleteFrom('app_row_index_entries').where('app_id', '=', target.appId).where('collection', '=', name).where('row_id', '=', id).execute();
     return { deleted: Number(r.numUpdatedRows) > 0 };
@@ -190,7 +214,7 @@ export async function deleteRow(deps: Deps, target: DataTarget, args: unknown[])
 }
 
 /** Equality on declared fields, oldest first by (created_at, id); `limit` 1..1000, default 100. */
-export async function listRows(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown>[]> {
+export async function listRows(deps: Deps, target: DataTarget, args: unknown[], page: { after?: { at: Date; id: string } } = {}): Promise<Record<string, unknown>[]> {
   const { name, spec } = collectionSpec(target, args[0]);
   const opts = (args[1] ?? {}) as { where?: unknown; limit?: unknown };
   if (typeof opts !== 'object' || opts === null) throw new DataError('invalid_query', 'list() takes { where, limit }.');
@@ -219,6 +243,8 @@ export async function listRows(deps: Deps, target: DataTarget, args: unknown[]):
       .where('r.deleted_at', 'is', null);
     if (Object.keys(rest).length) q = q.where(sql<boolean>`r.data @> ${JSON.stringify(rest)}::jsonb`);
     for (const f of nullFields) q = q.where(sql<boolean>`r.data->${f} is null`);
+    if (target.onlyOwnerId) q = q.where('r.owner_user_id', '=', target.onlyOwnerId);
+    if (page.after) q = q.where(sql<boolean>`(e.created_at, e.row_id) > (${page.after.at}::timestamptz, ${page.after.id})`);
     const rows = await q.orderBy('e.created_at').orderBy('e.row_id').limit(limit).execute();
     return rows.map(toApi);
   }
@@ -233,6 +259,8 @@ export async function listRows(deps: Deps, target: DataTarget, args: unknown[]):
     q = q.where(sql<boolean>`app_row_doc(app_id, collection, data) @> ${JSON.stringify({ $a: target.appId, $c: name, ...match })}::jsonb`);
   }
   for (const f of nullFields) q = q.where(sql<boolean>`data->${f} is null`);
+  if (target.onlyOwnerId) q = q.where('owner_user_id', '=', target.onlyOwnerId);
+  if (page.after) q = q.where(sql<boolean>`(created_at, id) > (${page.after.at}::timestamptz, ${page.after.id})`);
   const rows = await q.orderBy('created_at').orderBy('id').limit(limit).execute();
   return rows.map(toApi);
 }
