@@ -3,6 +3,7 @@ import { accountRoutes } from './accounts/routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { eventRoutes } from './events/routes.ts';
+import { inviteRoutes } from './app-auth/invites.ts';
 import { secretRoutes } from './secrets/routes.ts';
 import { publicUrl } from './config.ts';
 import type { Deps } from './deps.ts';
@@ -27,6 +28,7 @@ function v0Routes(plane: AppsPlane): Hono<Env> {
   v0.route('/apps', appRoutes({ checkModule: plane.checkModule }));
   v0.route('/apps', eventRoutes());
   v0.route('/apps', secretRoutes());
+  v0.route('/apps', inviteRoutes());
   return v0;
 }
 

@@ -9,7 +9,8 @@ import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
 import { ApiError } from '../errors.ts';
 import type { ReleaseView } from '../runtime/live.ts';
-import { AuthError, checkCredentials, limited, login, logout, readCookie, SESSION_COOKIE, sessionCookie, sessionUser, signup } from './service.ts';
+import { acceptInvite, INVITE_PAGE } from './invites.ts';
+import { AuthError, checkCredentials, limited, login, logout, readCookie, SESSION_COOKIE, sessionCookie, sessionUser, signup, startSessionFor } from './service.ts';
 
 const LOGIN_WINDOW_MS = 15 * 60 * 1000;
 
@@ -35,12 +36,16 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
   const secure = deps.config.publicScheme === 'https';
   const token = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
 
+  if (action === 'invite') {
+    if (req.method !== 'GET') return fail(405, 'method_not_allowed', 'Use GET.');
+    return new Response(INVITE_PAGE, { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', [REQUEST_ID_HEADER]: requestId } });
+  }
   if (action === 'session') {
     if (req.method !== 'GET') return fail(405, 'method_not_allowed', 'Use GET.');
     const user = await sessionUser(deps, appId, token);
     return user ? new Response(JSON.stringify({ user }), { status: 200, headers: headers() }) : fail(401, 'unauthorized', 'Not signed in.');
   }
-  if (!['signup', 'login', 'logout'].includes(action)) return fail(404, 'not_found', 'Unknown reserved path.');
+  if (!['signup', 'login', 'logout', 'invite/accept'].includes(action)) return fail(404, 'not_found', 'Unknown reserved path.');
   if (req.method !== 'POST') return fail(405, 'method_not_allowed', 'Use POST.');
   if (isCrossSite(req)) return fail(403, 'forbidden', 'Cross-site requests to this endpoint are refused.');
 
@@ -56,6 +61,13 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
     return fail(400, 'invalid_json', 'Request body is not valid JSON.');
   }
   try {
+    if (action === 'invite/accept') {
+      const b = (body ?? {}) as { token?: unknown; password?: unknown };
+      const { password } = checkCredentials({ email: 'invitee@example.com', password: b.password });
+      const user = await acceptInvite(deps, appId, b.token, password);
+      const { token: t } = await startSessionFor(deps, appId, user);
+      return new Response(JSON.stringify({ user }), { status: 201, headers: headers({ 'set-cookie': sessionCookie(t, secure) }) });
+    }
     const { email, password } = checkCredentials(body);
     if (action === 'signup') {
       if (!release.manifest.resources.auth?.public_signup) return fail(403, 'forbidden', 'Sign-up is by invitation for this app.');

@@ -55,6 +55,10 @@ async function startSession(deps: Deps, appId: string, userId: string): Promise<
   return token;
 }
 
+export async function startSessionFor(deps: Deps, appId: string, user: AppUser): Promise<{ token: string }> {
+  return { token: await startSession(deps, appId, user.id) };
+}
+
 export async function signup(deps: Deps, appId: string, email: string, password: string): Promise<{ user: AppUser; token: string }> {
   const password_hash = await hashPassword(password);
   const row = await deps.db

@@ -143,6 +143,7 @@ export interface Database {
   app_row_index_entries: AppRowIndexEntriesTable;
   app_users: AppUsersTable;
   app_sessions: AppSessionsTable;
+  app_invites: AppInvitesTable;
 }
 
 export interface WebhookDeliveriesTable {
@@ -206,4 +207,16 @@ export interface AppSessionsTable {
   created_at: Timestamp;
   expires_at: Timestamp;
   revoked_at: NullableTimestamp;
+}
+
+export interface AppInvitesTable {
+  id: string;
+  app_id: string;
+  email: string;
+  roles: ColumnType<string[], string, string>;
+  token_hash: Buffer;
+  expires_at: Timestamp;
+  accepted_at: NullableTimestamp;
+  created_by_user_id: string | null;
+  created_at: Timestamp;
 }

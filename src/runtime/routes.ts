@@ -73,8 +73,8 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       if (path.segments[1] === 'data' && path.segments.length >= 3) {
         return handleData(deps, { req, appId: app.appId, release, segments: path.segments.slice(2), requestId });
       }
-      if (path.segments[1] === 'auth' && path.segments.length === 3 && !path.directory) {
-        return handleAuth(deps, { req, appId: app.appId, release, action: path.segments[2]!, requestId, client });
+      if (path.segments[1] === 'auth' && (path.segments.length === 3 || path.segments.length === 4) && !path.directory) {
+        return handleAuth(deps, { req, appId: app.appId, release, action: path.segments.slice(2).join('/'), requestId, client });
       }
       return jsonError(404, 'not_found', 'Unknown reserved path.', { [REQUEST_ID_HEADER]: requestId });
     }
