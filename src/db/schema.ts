@@ -144,6 +144,7 @@ export interface Database {
   app_users: AppUsersTable;
   app_sessions: AppSessionsTable;
   app_invites: AppInvitesTable;
+  app_files: AppFilesTable;
 }
 
 export interface WebhookDeliveriesTable {
@@ -219,4 +220,17 @@ export interface AppInvitesTable {
   accepted_at: NullableTimestamp;
   created_by_user_id: string | null;
   created_at: Timestamp;
+}
+
+export interface AppFilesTable {
+  id: string;
+  app_id: string;
+  store: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  sha256: Buffer;
+  owner_user_id: string | null;
+  created_at: Timestamp;
+  deleted_at: NullableTimestamp;
 }

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { createRow, DataError, deleteRow, getRow, listRows, updateRow } from '../data/service.ts';
+import { createSignedUrl, createUpload, deleteFile, FileError } from '../files/service.ts';
 import { enqueueFromApp, JobError, type JobTarget } from '../jobs/enqueue.ts';
 import type { HostCallHandler } from './sandbox/pool.ts';
 
@@ -12,7 +13,7 @@ export function hostCallsFor(deps: Deps, target: JobTarget): HostCallHandler {
     } catch (err) {
       // Only the platform's own, deliberate errors reach app code; anything else (a database
       // error, a bug) is logged for the operator and becomes a generic error.
-      if (err instanceof DataError || err instanceof JobError) throw err;
+      if (err instanceof DataError || err instanceof JobError || err instanceof FileError) throw err;
       if (typeof (err as { code?: unknown }).code === 'string' && !(err instanceof Error)) throw err;
       deps.log.error('platform call failed', { method, app_id: target.appId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       throw { code: 'internal_error', message: 'The platform could not complete this call; try again.' };
@@ -35,6 +36,12 @@ function dispatch(deps: Deps, target: JobTarget): HostCallHandler {
         return deleteRow(deps, target, args);
       case 'data.list':
         return listRows(deps, target, args);
+      case 'files.upload':
+        return createUpload(deps, target, args);
+      case 'files.signedUrl':
+        return createSignedUrl(deps, target, args);
+      case 'files.delete':
+        return deleteFile(deps, target, args);
       default:
         throw { code: 'not_available', message: `${method} is not available` };
     }

@@ -22,6 +22,12 @@ export type ReleaseView = { releaseId: string; appId: string; accountId: string;
 
 export type RuntimeCaches = ReturnType<typeof createRuntimeCaches>;
 
+/** What a release declares that shapes `ctx` in its sandbox. */
+export function sandboxFlags(view: { manifest: Manifest }): { appUsers: boolean; publicStores: string[] } {
+  const stores = view.manifest.resources.files?.stores ?? {};
+  return { appUsers: view.manifest.resources.auth?.mode === 'app_users', publicStores: Object.keys(stores).filter((k) => stores[k]!.public === true) };
+}
+
 /** Which release files the sandbox's module loader can import: JavaScript, by extension or content type. */
 export function isServerSource(path: string, contentType: string): boolean {
   return /\.(m?js|cjs)$/.test(path) || /javascript|ecmascript/.test(contentType);

@@ -15,6 +15,7 @@ import { serveFile } from './static.ts';
 import { handleWebhook } from '../webhooks/deliver.ts';
 import { handleAuth } from '../app-auth/routes.ts';
 import { handleData } from '../data/browser.ts';
+import { handleFile } from '../files/serve.ts';
 
 export type AppsPlane = {
   /** Answers a request for an app origin; `appId` is the host's label, `client` the peer address. Never throws. */
@@ -69,6 +70,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     if (path.segments[0] === '_platform') {
       if (path.segments[1] === 'webhooks' && path.segments.length === 3 && !path.directory) {
         return handleWebhook(deps, { caches, sandbox }, { req, app, release, name: path.segments[2]!, requestId });
+      }
+      if (path.segments[1] === 'files' && path.segments.length === 4 && !path.directory) {
+        return handleFile(deps, caches, { req, app, release, store: path.segments[2]!, fileId: path.segments[3]!, requestId });
       }
       if (path.segments[1] === 'data' && path.segments.length >= 3) {
         return handleData(deps, { req, appId: app.appId, release, segments: path.segments.slice(2), requestId });

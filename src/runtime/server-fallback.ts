@@ -17,6 +17,7 @@ import type { SandboxPool } from './sandbox/pool.ts';
 import { appUsersEnabled } from '../app-auth/routes.ts';
 import { readCookie, SESSION_COOKIE, sessionUser } from '../app-auth/service.ts';
 import { hostCallsFor } from './host-calls.ts';
+import { sandboxFlags } from './live.ts';
 import { logEvents } from './log-events.ts';
 import { scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
 
@@ -58,7 +59,7 @@ export async function runServerFallback(
   const appUsers = appUsersEnabled(release);
   const user = appUsers ? await sessionUser(deps, app.appId, readCookie(req.headers.get('cookie'), SESSION_COOKIE)) : null;
   const result: InvocationResult = await services.sandbox().invoke({
-    appUsers,
+    flags: sandboxFlags(release),
     handler: 'fetch',
     app: { app_id: app.appId, origin: input.origin, release_id: release.releaseId },
     release: { releaseId: release.releaseId, entry },

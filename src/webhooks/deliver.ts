@@ -11,7 +11,7 @@ import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
 import { addAppJob } from '../jobs/enqueue.ts';
 import { flattenResources } from '../manifest/resources.ts';
-import { appUsersEnabled } from '../app-auth/routes.ts';
+import { sandboxFlags } from '../runtime/live.ts';
 import { hostCallsFor } from '../runtime/host-calls.ts';
 import { logEvents } from '../runtime/log-events.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from '../runtime/live.ts';
@@ -108,7 +108,7 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
   const result = entry
     ? await services.sandbox().invoke({
         handler: 'webhook',
-        appUsers: appUsersEnabled(release),
+        flags: sandboxFlags(release),
         event: JSON.stringify(event),
         app: { app_id: app.appId, origin: appOrigin(deps.config, app.appId), release_id: release.releaseId },
         release: { releaseId: release.releaseId, entry },

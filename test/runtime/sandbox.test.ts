@@ -204,6 +204,18 @@ test('a server module that does not load is stored as failed, records runtime.de
   assert.is(failed[0].activation_error.code, 'failed');
 });
 
+test('strings with NUL characters cross the sandbox boundary intact', async () => {
+  const a = await serverApp(`export default { async fetch(req) {
+    const s = atob(btoa('a\\u0000b'));
+    const round = new TextDecoder().decode(new TextEncoder().encode('x\\u0000y'));
+    return new Response(JSON.stringify({ s: s.length, round: round.length, body: await req.text() }) + '\\u0000end');
+  } };`);
+  const r = await h.call('POST', '/x', { host: a.host, rawBody: 'in\u0000put', headers: { 'content-type': 'text/plain' } });
+  assert.is(r.status, 200, r.text);
+  assert.ok(r.text.endsWith('\u0000end'), 'a text response keeps its NUL and what follows');
+  assert.equal(JSON.parse(r.text.slice(0, -4)), { s: 3, round: 3, body: 'in\u0000put' });
+});
+
 test('a Hono app bundled into one file runs unchanged', async () => {
   const bundle = await build({ entryPoints: ['test/fixtures/hono-app/server.ts'], bundle: true, format: 'esm', platform: 'neutral', write: false, target: 'es2022' });
   const source = bundle.outputFiles[0]!.text;

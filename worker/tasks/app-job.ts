@@ -10,7 +10,7 @@ import type { Deps } from '../../src/deps.ts';
 import { recordEvents, type NewEvent } from '../../src/events/record.ts';
 import { appOrigin } from '../../src/apps/mappers.ts';
 import { hostCallsFor } from '../../src/runtime/host-calls.ts';
-import { appUsersEnabled } from '../../src/app-auth/routes.ts';
+import { sandboxFlags } from '../../src/runtime/live.ts';
 import { logEvents } from '../../src/runtime/log-events.ts';
 import type { AppsPlane } from '../../src/runtime/routes.ts';
 
@@ -55,7 +55,7 @@ export function appJobTask(deps: Deps, plane: AppsPlane): Task {
     const event = { job_id: p.job_id, job_name: p.job_name, payload: p.payload, attempt, max_attempts: maxAttempts, scheduled_for: p.scheduled_for };
     const result = await plane.sandbox().invoke({
       handler: 'job',
-      appUsers: appUsersEnabled(release),
+      flags: sandboxFlags(release),
       event: JSON.stringify(event),
       app: { app_id: app.id, origin: appOrigin(deps.config, app.id), release_id: release.releaseId },
       release: { releaseId: release.releaseId, entry: release.manifest.runtime.server_entry },

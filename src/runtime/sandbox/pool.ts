@@ -194,7 +194,7 @@ export class SandboxPool {
   private async invokeOnce(input: InvokeInput): Promise<InvocationResult> {
     if (this.closed) return { ok: false, error: { kind: 'killed', message: 'sandbox pool is closed' } };
     const limits = { ...this.options.limits, ...input.limits };
-    const base = { handler: input.handler, event: input.event, app: input.app, appUsers: input.appUsers, secrets: input.secrets, limits };
+    const base = { handler: input.handler, event: input.event, app: input.app, flags: input.flags, secrets: input.secrets, limits };
     const releaseId = input.release.releaseId;
     let sources: Record<string, string> | undefined;
     for (let attempt = 0; ; attempt++) {

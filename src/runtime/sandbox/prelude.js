@@ -9,7 +9,9 @@
   var hide = function (obj, name, value) {
     Object.defineProperty(obj, name, { value: value, writable: true, configurable: true, enumerable: false });
   };
-  var utf8 = function (s) { return new Uint8Array(host.utf8Encode(String(s))); };
+  // Strings cross to and from the host as JSON text, so a NUL inside them survives.
+  var utf8 = function (s) { return new Uint8Array(host.utf8Encode(JSON.stringify(String(s)))); };
+  var utf8Decode = function (buffer, fatal, ignoreBOM) { return JSON.parse(host.utf8Decode(buffer, fatal, ignoreBOM)); };
   var bytesOf = function (v) {
     if (v instanceof ArrayBuffer) return new Uint8Array(v.slice(0));
     if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
@@ -37,7 +39,7 @@
       if (input === undefined) return '';
       var b = bytesOf(input);
       if (!b) throw new TypeError('TextDecoder.decode: expected an ArrayBuffer or a view');
-      return host.utf8Decode(b.buffer, this.fatal, this.ignoreBOM);
+      return utf8Decode(b.buffer, this.fatal, this.ignoreBOM);
     }
   }
 
@@ -114,8 +116,8 @@
   });
 
   // ---- base64, crypto, timers, console --------------------------------------------------------
-  var atob = function (s) { return host.atob(String(s)); };
-  var btoa = function (s) { return host.btoa(String(s)); };
+  var atob = function (s) { return JSON.parse(host.atob(String(s))); };
+  var btoa = function (s) { return host.btoa(JSON.stringify(String(s))); };
   var crypto = {
     getRandomValues: function (view) {
       if (!ArrayBuffer.isView(view) || view instanceof Float32Array || view instanceof Float64Array) throw new TypeError('getRandomValues: expected an integer typed array');
@@ -225,7 +227,7 @@
     },
     arrayBuffer: function () { return this._take().then(function (b) { return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength); }); },
     bytes: function () { return this._take().then(function (b) { return new Uint8Array(b); }); },
-    text: function () { return this._take().then(function (b) { return host.utf8Decode(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength), false, false); }); },
+    text: function () { return this._take().then(function (b) { return utf8Decode(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength), false, false); }); },
     json: function () { return this.text().then(JSON.parse); },
     formData: function () { return Promise.reject(new TypeError('formData() is not supported in this runtime; parse the text() body instead')); },
     blob: function () { return Promise.reject(new TypeError('blob() is not supported in this runtime; use arrayBuffer()')); },
@@ -364,6 +366,31 @@
   hide(G, '__setApp', function (appJson, flagsJson) {
     var flags = JSON.parse(flagsJson || '{}');
     var extra = {};
+    var publicStores = flags.publicStores || [];
+    var toBase64 = function (data) {
+      if (typeof data === 'string') return host.b64encode(utf8(data).buffer);
+      var b = bytesOf(data);
+      if (!b) throw new TypeError('createUpload: bytes must be a string, an ArrayBuffer or a typed array');
+      return host.b64encode(b.buffer);
+    };
+    extra.files = Object.freeze({
+      store: function (name) {
+        name = String(name);
+        return Object.freeze({
+          createUpload: function (data, options) {
+            var b64;
+            try { b64 = toBase64(data); } catch (e) { return Promise.reject(e); }
+            return hostCall('files.upload', [name, b64, options || {}]);
+          },
+          getPublicUrl: function (fileId) {
+            if (publicStores.indexOf(name) < 0) { var e = new Error('Store ' + name + ' is private; use createSignedUrl()'); e.name = 'PlatformError'; e.code = 'store_not_public'; throw e; }
+            return ctx.app.origin + '/_platform/files/' + name + '/' + encodeURIComponent(String(fileId));
+          },
+          createSignedUrl: function (fileId, options) { return hostCall('files.signedUrl', [name, String(fileId), options || {}]).then(function (r) { return r.url; }); },
+          delete: function (fileId) { return hostCall('files.delete', [name, String(fileId)]); },
+        });
+      },
+    });
     if (flags.appUsers) {
       // ctx.auth exists only when the release declares auth.mode app_users.
       extra.auth = Object.freeze({
@@ -379,9 +406,10 @@
     ctx = Object.freeze(Object.assign({
       app: freezeDeep(JSON.parse(appJson)),
       secrets: Object.freeze({
-        get: function (name) { return host.secret(String(name)); },
+        get: function (name) { var v = host.secret(String(name)); return v === undefined ? undefined : JSON.parse(v); },
         require: function (name) {
-          var v = host.secret(String(name));
+          var raw = host.secret(String(name));
+          var v = raw === undefined ? undefined : JSON.parse(raw);
           if (v === undefined) throw new Error('Secret ' + String(name) + ' is not set');
           return v;
         },
@@ -411,7 +439,7 @@
     var out = [];
     for (var e of res.headers) out.push(e);
     var meta = JSON.stringify({ status: res.status, headers: out });
-    if (res._text !== undefined && res._bytes === null) return { meta: meta, text: res._text };
+    if (res._text !== undefined && res._bytes === null) return { meta: meta, text: JSON.stringify(res._text) };
     var bytes = res._bytes;
     return { meta: meta, body: bytes ? bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) : undefined };
   };

@@ -1,6 +1,7 @@
 import type { LogEntry } from '../redact.ts';
 
 /** Messages between the sandbox pool (main thread) and its worker threads. */
+export type SandboxFlags = { appUsers: boolean; publicStores: string[] };
 export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; wallMs: number };
 
 export type Invocation = {
@@ -12,8 +13,8 @@ export type Invocation = {
   app: { app_id: string; origin: string; release_id: string };
   release: { releaseId: string; entry: string; sources?: Record<string, string> };
   request: { method: string; url: string; headers: [string, string][]; body?: ArrayBuffer; user?: { id: string; email: string; roles: string[]; verified: boolean } | null };
-  /** Whether the release declares app users (ctx.auth exists only then). */
-  appUsers?: boolean;
+  /** What the release declares that shapes ctx: app users (ctx.auth) and its public file stores. */
+  flags?: SandboxFlags;
   secrets: Record<string, string>;
   limits: Limits;
 };

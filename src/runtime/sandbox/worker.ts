@@ -114,13 +114,14 @@ function installHost(inst: Instance): void {
       lt.dispose();
     }
   };
+  // Strings that may hold NUL cross the boundary as JSON text: QuickJS C strings end at the first NUL.
   fn('utf8Encode', (s) => {
-    const b = Buffer.from(ctx.getString(s), 'utf8');
+    const b = Buffer.from(JSON.parse(ctx.getString(s)) as string, 'utf8');
     return ctx.newArrayBuffer(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
   });
   fn('utf8Decode', (ab, fatal, ignoreBom) => {
     const text = new TextDecoder('utf-8', { fatal: ctx.dump(fatal) === true, ignoreBOM: ctx.dump(ignoreBom) === true }).decode(bytes(ab));
-    return ctx.newString(text);
+    return ctx.newString(JSON.stringify(text));
   });
   fn('urlParse', (href, base) => {
     const b = str(base);
@@ -147,10 +148,10 @@ function installHost(inst: Instance): void {
   fn('atob', (s) => {
     const input = ctx.getString(s).replace(/[\t\n\f\r ]/g, '');
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(input) || input.length % 4 === 1) throw new Error('atob: invalid base64');
-    return ctx.newString(Buffer.from(input, 'base64').toString('latin1'));
+    return ctx.newString(JSON.stringify(Buffer.from(input, 'base64').toString('latin1')));
   });
   fn('btoa', (s) => {
-    const input = ctx.getString(s);
+    const input = JSON.parse(ctx.getString(s)) as string;
     if (/[^\u0000-\u00ff]/.test(input)) throw new Error('btoa: the string has characters outside Latin1');
     return ctx.newString(Buffer.from(input, 'latin1').toString('base64'));
   });
@@ -159,6 +160,7 @@ function installHost(inst: Instance): void {
     return ctx.newArrayBuffer(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
   });
   fn('randomUUID', () => ctx.newString(randomUUID()));
+  fn('b64encode', (ab) => ctx.newString(bytes(ab).toString('base64')));
   fn('now', () => ctx.newNumber(performance.now()));
   fn('secret', (name) => {
     const call = inst.current;
@@ -166,7 +168,7 @@ function installHost(inst: Instance): void {
     const value = call?.inv.secrets[n];
     if (value === undefined) return ctx.undefined;
     call!.secretsRead.add(n);
-    return ctx.newString(value);
+    return ctx.newString(JSON.stringify(value));
   });
   fn('log', (level, message, metadata) => {
     const call = inst.current;
@@ -340,7 +342,7 @@ function newInstance(inv: Invocation): Instance {
     prelude.value.dispose();
     const setApp = context.getProp(context.global, '__setApp');
     const appJson = context.newString(JSON.stringify(inv.app));
-    const flags = context.newString(JSON.stringify({ appUsers: Boolean(inv.appUsers) }));
+    const flags = context.newString(JSON.stringify(inv.flags ?? { appUsers: false, publicStores: [] }));
     const set = context.callFunction(setApp, context.undefined, appJson, flags);
     setApp.dispose();
     appJson.dispose();
@@ -534,7 +536,7 @@ async function invoke(inv: Invocation): Promise<void> {
         const response = JSON.parse(ctx.getString(metaH)) as { status: number; headers: [string, string][] };
         let out: ArrayBuffer | undefined;
         let text: string | undefined;
-        if (ctx.typeof(textH) === 'string') text = ctx.getString(textH);
+        if (ctx.typeof(textH) === 'string') text = JSON.parse(ctx.getString(textH)) as string;
         else if (ctx.typeof(bodyH) !== 'undefined') {
           const lt = ctx.getArrayBuffer(bodyH);
           out = lt.value.slice().buffer;

@@ -1,0 +1,93 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { signPath } from '../../src/files/service.ts';
+import { file, site } from '../_lib/bundles.ts';
+import { createHarness, newUser } from '../_lib/harness.ts';
+
+const h = await createHarness();
+const u = await newUser(h);
+const key = u.api_key;
+const RPC = `export default { async fetch(req, ctx) {
+  const { store, op, args } = await req.json();
+  try {
+    const s = ctx.files.store(store);
+    const bytes = args[0] && args[0].b64 ? Uint8Array.from(atob(args[0].b64), (c) => c.charCodeAt(0)) : args[0];
+    const out = op === 'createUpload' ? await s.createUpload(bytes, args[1]) : await s[op](...args);
+    return Response.json({ ok: out });
+  } catch (e) { return Response.json({ error: { code: e.code, message: e.message } }, { status: 400 }); }
+} };`;
+const resources = {
+  auth: { mode: 'app_users', public_signup: true },
+  files: { stores: { pics: { public: true, allowed_content_types: ['image/png', 'text/html'] }, docs: { public: false, max_file_size_bytes: 1000 } } },
+};
+const pub = (await h.call('PUT', '/v0/apps', { key, body: site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', RPC, 'text/javascript')], resources }) })).body;
+const host = `${pub.app_id}.apps.localhost`;
+const rpc = async (store: string, op: string, ...args: unknown[]) => (await h.call('POST', '/rpc', { host, body: { store, op, args } })).body;
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+const pathOf = (url: string) => url.replace(`http://${pub.app_id}.apps.localhost:8787`, '');
+
+test('upload to a public store; served with its type, safe headers and a files.uploaded event', async () => {
+  const r = await rpc('pics', 'createUpload', { b64: PNG.toString('base64') }, { filename: 'logo é.png', content_type: 'image/png' });
+  assert.ok(r.ok, JSON.stringify(r));
+  assert.match(r.ok.file_id, /^file_/);
+  assert.equal({ ...r.ok, file_id: 'x', created_at: 'x' }, { file_id: 'x', store: 'pics', filename: 'logo é.png', content_type: 'image/png', size: PNG.length, created_at: 'x' });
+  const url = (await rpc('pics', 'getPublicUrl', r.ok.file_id)).ok;
+  assert.is(url, `http://${pub.app_id}.apps.localhost:8787/_platform/files/pics/${r.ok.file_id}`);
+  const res = await h.server.request(`http://${host}${pathOf(url)}`);
+  assert.is(res.status, 200);
+  assert.equal(Buffer.from(await res.arrayBuffer()), PNG);
+  assert.is(res.headers.get('content-type'), 'image/png');
+  assert.is(res.headers.get('x-content-type-options'), 'nosniff');
+  assert.match(res.headers.get('content-security-policy')!, 'sandbox');
+  assert.match(res.headers.get('content-disposition')!, /^inline; filename="logo _.png"; filename\*=UTF-8''logo%20%C3%A9.png$/);
+  assert.match(res.headers.get('etag')!, /^"[0-9a-f]{64}"$/);
+  const html = await rpc('pics', 'createUpload', '<script>alert(1)</script>', { filename: 'x.html', content_type: 'text/html' });
+  const page = await h.server.request(`http://${host}/_platform/files/pics/${html.ok.file_id}`);
+  assert.match(page.headers.get('content-disposition')!, /^attachment/, 'HTML is downloaded, never rendered on the app origin');
+  const ev = await h.call('GET', `/v0/apps/${pub.app_id}/events?type=files.uploaded`, { key });
+  assert.is(ev.body.events[0].metadata.store, 'pics');
+});
+
+test('store limits: size, allowed content types, declared stores only', async () => {
+  assert.is((await rpc('pics', 'createUpload', 'x', { filename: 'a.txt', content_type: 'text/plain' })).error.code, 'content_type_not_allowed');
+  assert.is((await rpc('docs', 'createUpload', 'x'.repeat(1001), { filename: 'big.txt', content_type: 'text/plain' })).error.code, 'file_too_large');
+  assert.ok((await rpc('docs', 'createUpload', 'x'.repeat(1000), { filename: 'ok.txt', content_type: 'text/plain' })).ok);
+  assert.is((await rpc('nope', 'createUpload', 'x', { filename: 'a', content_type: 'text/plain' })).error.code, 'store_not_declared');
+  assert.is((await rpc('docs', 'createUpload', 'x', { filename: '../etc', content_type: 'text/plain' })).error.code, 'invalid_file');
+  assert.is((await rpc('docs', 'getPublicUrl', 'file_x')).error.code, 'store_not_public');
+});
+
+test('private files: a signed URL works until it expires; tampering is refused; a session also works', async () => {
+  const up = (await rpc('docs', 'createUpload', 'secret report', { filename: 'r.txt', content_type: 'text/plain' })).ok;
+  const other = (await rpc('docs', 'createUpload', 'another', { filename: 'o.txt', content_type: 'text/plain' })).ok;
+  const signed = (await rpc('docs', 'createSignedUrl', up.file_id, { expires_in_seconds: 60 })).ok as string;
+  const ok = await h.server.request(`http://${host}${pathOf(signed)}`);
+  assert.is(ok.status, 200);
+  assert.is(await ok.text(), 'secret report');
+  assert.is(ok.headers.get('cache-control'), 'private, no-store');
+  const u2 = new URL(signed);
+  const tampered = `/_platform/files/docs/${up.file_id}?expires=${Number(u2.searchParams.get('expires')) + 1000}&sig=${u2.searchParams.get('sig')}`;
+  assert.is((await h.server.request(`http://${host}${tampered}`)).status, 403);
+  const moved = `/_platform/files/docs/${other.file_id}${u2.search}`;
+  assert.is((await h.server.request(`http://${host}${moved}`)).status, 403, 'a signature is bound to its file');
+  const past = Math.floor(Date.now() / 1000) - 10;
+  const path = `/_platform/files/docs/${up.file_id}`;
+  assert.is((await h.server.request(`http://${host}${path}?expires=${past}&sig=${signPath(h.deps, pub.app_id, path, past)}`)).status, 403, 'expired');
+  assert.is((await h.server.request(`http://${host}${path}`)).status, 401, 'neither a session nor a signature');
+  const s = await h.call('POST', '/_platform/auth/signup', { host, body: { email: 'f@example.com', password: 'a long password' } });
+  const withSession = await h.server.request(`http://${host}${path}`, { headers: { cookie: s.headers.get('set-cookie')!.split(';')[0]! } });
+  assert.is(withSession.status, 200);
+  assert.is((await rpc('docs', 'createSignedUrl', up.file_id, { expires_in_seconds: 0 })).error.code, 'invalid_request');
+});
+
+test('delete removes a file from serving and records files.deleted', async () => {
+  const up = (await rpc('pics', 'createUpload', { b64: PNG.toString('base64') }, { filename: 'd.png', content_type: 'image/png' })).ok;
+  assert.equal((await rpc('pics', 'delete', up.file_id)).ok, { deleted: true });
+  assert.equal((await rpc('pics', 'delete', up.file_id)).ok, { deleted: false });
+  assert.is((await h.server.request(`http://${host}/_platform/files/pics/${up.file_id}`)).status, 404);
+  const ev = await h.call('GET', `/v0/apps/${pub.app_id}/events?type=files.deleted`, { key });
+  assert.is(ev.body.events.length, 1);
+});
+
+test.after(() => h.close());
+test.run();
