@@ -42,6 +42,8 @@ const EnvSchema = v.object({
   PLATFORM_SANDBOX_MEMORY_MB: positiveInt('64'),
   PLATFORM_SANDBOX_WALL_MS: positiveInt('10000'),
   PLATFORM_STATIC_CACHE_MB: v.pipe(v.optional(v.string(), '64'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)),
+  SMTP_URL: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL'))),
+  PLATFORM_MAIL_FROM: v.optional(v.pipe(v.string(), v.minLength(3)), 'platform@localhost'),
   PLATFORM_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'info'),
 });
 
@@ -60,6 +62,7 @@ export type Config = Readonly<{
   workerConcurrency: number;
   sandbox: Readonly<{ workers: number; cpuMs: number; memoryBytes: number; wallMs: number }>;
   staticCacheBytes: number;
+  mail: Readonly<{ smtpUrl: string | undefined; from: string }>;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }>;
 
@@ -105,6 +108,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       wallMs: e.PLATFORM_SANDBOX_WALL_MS,
     }),
     staticCacheBytes: e.PLATFORM_STATIC_CACHE_MB * 1024 * 1024,
+    mail: Object.freeze({ smtpUrl: e.SMTP_URL, from: e.PLATFORM_MAIL_FROM }),
     logLevel: e.PLATFORM_LOG_LEVEL,
   });
 }

@@ -2,6 +2,7 @@ import type { TaskList } from 'graphile-worker';
 import type { Deps } from '../src/deps.ts';
 import type { AppsPlane } from '../src/runtime/routes.ts';
 import { appJobTask } from './tasks/app-job.ts';
+import { platformEmailTask } from './tasks/platform-email.ts';
 import { eventsRetentionTask, releasesRetentionTask } from './tasks/retention.ts';
 import { schedulesTickTask } from './tasks/schedules-tick.ts';
 
@@ -9,6 +10,7 @@ import { schedulesTickTask } from './tasks/schedules-tick.ts';
 export function taskList(deps: Deps, plane: AppsPlane): TaskList {
   return {
     app_job: appJobTask(deps, plane),
+    platform_email: platformEmailTask(deps),
     app_schedules_tick: schedulesTickTask(deps),
     events_retention: eventsRetentionTask(deps),
     releases_retention: releasesRetentionTask(deps),

@@ -10,6 +10,7 @@ import { readBodyLimited } from '../http/validate.ts';
 import { ApiError } from '../errors.ts';
 import type { ReleaseView } from '../runtime/live.ts';
 import { acceptInvite, INVITE_PAGE } from './invites.ts';
+import { sendVerification, VERIFY_PAGE, verifyEmail } from './verification.ts';
 import { AuthError, checkCredentials, limited, login, logout, readCookie, SESSION_COOKIE, sessionCookie, sessionUser, signup, startSessionFor } from './service.ts';
 
 const LOGIN_WINDOW_MS = 15 * 60 * 1000;
@@ -40,12 +41,15 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
     if (req.method !== 'GET') return fail(405, 'method_not_allowed', 'Use GET.');
     return new Response(INVITE_PAGE, { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', [REQUEST_ID_HEADER]: requestId } });
   }
+  if (action === 'verify' && req.method === 'GET') {
+    return new Response(VERIFY_PAGE, { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', [REQUEST_ID_HEADER]: requestId } });
+  }
   if (action === 'session') {
     if (req.method !== 'GET') return fail(405, 'method_not_allowed', 'Use GET.');
     const user = await sessionUser(deps, appId, token);
     return user ? new Response(JSON.stringify({ user }), { status: 200, headers: headers() }) : fail(401, 'unauthorized', 'Not signed in.');
   }
-  if (!['signup', 'login', 'logout', 'invite/accept'].includes(action)) return fail(404, 'not_found', 'Unknown reserved path.');
+  if (!['signup', 'login', 'logout', 'invite/accept', 'verify'].includes(action)) return fail(404, 'not_found', 'Unknown reserved path.');
   if (req.method !== 'POST') return fail(405, 'method_not_allowed', 'Use POST.');
   if (isCrossSite(req)) return fail(403, 'forbidden', 'Cross-site requests to this endpoint are refused.');
 
@@ -61,6 +65,10 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
     return fail(400, 'invalid_json', 'Request body is not valid JSON.');
   }
   try {
+    if (action === 'verify') {
+      const user = await verifyEmail(deps, appId, (body as { token?: unknown } | null)?.token);
+      return new Response(JSON.stringify({ user }), { status: 200, headers: headers() });
+    }
     if (action === 'invite/accept') {
       const b = (body ?? {}) as { token?: unknown; password?: unknown };
       const { password } = checkCredentials({ email: 'invitee@example.com', password: b.password });
@@ -73,6 +81,7 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
       if (!release.manifest.resources.auth?.public_signup) return fail(403, 'forbidden', 'Sign-up is by invitation for this app.');
       if (limited(`signup:${appId}:${input.client}`, 20, LOGIN_WINDOW_MS)) return fail(429, 'rate_limited', 'Too many sign-ups from here; try again later.');
       const { user, token: t } = await signup(deps, appId, email, password);
+      if (release.manifest.resources.auth?.email_verification) await sendVerification(deps, appId, release.manifest.app.name, user);
       return new Response(JSON.stringify({ user }), { status: 201, headers: headers({ 'set-cookie': sessionCookie(t, secure) }) });
     }
     if (limited(`login:${appId}:${email}`, 10, LOGIN_WINDOW_MS) || limited(`login-client:${appId}:${input.client}`, 50, LOGIN_WINDOW_MS)) {

@@ -145,6 +145,8 @@ export interface Database {
   app_sessions: AppSessionsTable;
   app_invites: AppInvitesTable;
   app_files: AppFilesTable;
+  dev_outbox: DevOutboxTable;
+  app_email_verifications: AppEmailVerificationsTable;
 }
 
 export interface WebhookDeliveriesTable {
@@ -233,4 +235,20 @@ export interface AppFilesTable {
   owner_user_id: string | null;
   created_at: Timestamp;
   deleted_at: NullableTimestamp;
+}
+
+export interface DevOutboxTable {
+  id: Generated<number>;
+  to_address: string;
+  subject: string;
+  body: string;
+  created_at: Timestamp;
+}
+
+export interface AppEmailVerificationsTable {
+  token_hash: Buffer;
+  app_id: string;
+  user_id: string;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
 }

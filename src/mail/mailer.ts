@@ -1,0 +1,22 @@
+/**
+ * The one mailer. With SMTP_URL it sends through nodemailer; without it, messages go to the
+ * development outbox (a Postgres table) and the log line carries the text, so a developer can
+ * follow links without a mail server. Messages are sent from the `platform_email` job.
+ */
+import { createTransport, type Transporter } from 'nodemailer';
+import type { Deps } from '../deps.ts';
+
+export type Mail = { to: string; subject: string; text: string };
+
+let transport: { url: string; t: Transporter } | undefined;
+
+export async function sendMail(deps: Deps, mail: Mail): Promise<void> {
+  const url = deps.config.mail.smtpUrl;
+  if (url) {
+    if (transport?.url !== url) transport = { url, t: createTransport(url) };
+    await transport.t.sendMail({ from: deps.config.mail.from, to: mail.to, subject: mail.subject, text: mail.text });
+    return;
+  }
+  await deps.db.insertInto('dev_outbox').values({ to_address: mail.to, subject: mail.subject, body: mail.text }).execute();
+  deps.log.info('mail (development outbox; set SMTP_URL to send it)', { to: mail.to, subject: mail.subject, text: mail.text });
+}

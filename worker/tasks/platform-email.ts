@@ -1,0 +1,18 @@
+import type { Task } from 'graphile-worker';
+import * as v from 'valibot';
+import type { Deps } from '../../src/deps.ts';
+import { sendMail } from '../../src/mail/mailer.ts';
+
+const Payload = v.object({ to: v.string(), subject: v.string(), text: v.string() });
+
+/** `platform_email`: sends one message (retried by graphile-worker when the mail server fails). */
+export function platformEmailTask(deps: Deps): Task {
+  return async (raw, helpers) => {
+    const parsed = v.safeParse(Payload, raw);
+    if (!parsed.success) {
+      helpers.logger.error('platform_email: invalid payload, dropped');
+      return;
+    }
+    await sendMail(deps, parsed.output);
+  };
+}
