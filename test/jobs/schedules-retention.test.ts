@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fanOutSchedules, periodStart } from '../../src/jobs/schedules.ts';
-import { pruneEvents, pruneReleases, RELEASES_KEEP_NEWEST } from '../../worker/tasks/retention.ts';
+import { pruneAuthMaterial, pruneEvents, pruneReleases, RELEASES_KEEP_NEWEST } from '../../worker/tasks/retention.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 
@@ -104,6 +104,22 @@ test('release retention keeps the live release, the newest ones and the recent o
   const page = await h.server.request(`http://${first.app_id}.apps.localhost/`);
   assert.is(await page.text(), 'release 0', 'the live release still serves');
   assert.is((await pruneReleases(h.deps)).releases, 0, 'idempotent');
+});
+
+test('expired sessions, used or expired invites and verification links are pruned; live ones stay', async () => {
+  const a = (await h.call('PUT', '/v0/apps', { key, body: site({ resources: { auth: { mode: 'app_users', public_signup: true } } }) })).body;
+  const host = `${a.app_id}.apps.localhost`;
+  const s1 = await h.call('POST', '/_platform/auth/signup', { host, body: { email: 'old@example.com', password: 'a long password' } });
+  const s2 = await h.call('POST', '/_platform/auth/signup', { host, body: { email: 'new@example.com', password: 'a long password' } });
+  await sql`update app_sessions set expires_at = now() - interval '8 days' where user_id = ${s1.body.user.id}`.execute(h.deps.db);
+  const inv = await h.call('POST', `/v0/apps/${a.app_id}/admin-invites`, { key, body: { email: 'x@example.com' } });
+  await sql`update app_invites set expires_at = now() - interval '31 days' where id = ${inv.body.invite_id}`.execute(h.deps.db);
+  const r = await pruneAuthMaterial(h.deps);
+  assert.is(r.sessions, 1);
+  assert.is(r.invites, 1);
+  const cookie = s2.headers.get('set-cookie')!.split(';')[0]!;
+  assert.is((await h.call('GET', '/_platform/auth/session', { host, headers: { cookie } })).status, 200, 'a live session stays');
+  assert.equal(await pruneAuthMaterial(h.deps), { sessions: 0, invites: 0, verifications: 0 });
 });
 
 test.after(() => h.close());

@@ -25,6 +25,30 @@ async function batched(run: () => Promise<number>): Promise<number> {
   }
 }
 
+/**
+ * App-user material past its use: sessions expired or revoked (kept 7 days after, for audit), invites
+ * and e-mail verification links expired or used over 30 days ago. Signed file URLs carry their own
+ * expiry (stateless HMAC), so there is nothing stored to expire.
+ */
+export async function pruneAuthMaterial(deps: Deps, now = new Date()): Promise<{ sessions: number; invites: number; verifications: number }> {
+  const sessions = await batched(async () => {
+    const r = await sql`delete from app_sessions where token_hash in (select token_hash from app_sessions
+        where coalesce(revoked_at, expires_at) < ${now}::timestamptz - interval '7 days' limit ${BATCH})`.execute(deps.db);
+    return Number(r.numAffectedRows ?? 0);
+  });
+  const invites = await batched(async () => {
+    const r = await sql`delete from app_invites where id in (select id from app_invites
+        where coalesce(accepted_at, expires_at) < ${now}::timestamptz - interval '30 days' limit ${BATCH})`.execute(deps.db);
+    return Number(r.numAffectedRows ?? 0);
+  });
+  const verifications = await batched(async () => {
+    const r = await sql`delete from app_email_verifications where token_hash in (select token_hash from app_email_verifications
+        where coalesce(used_at, expires_at) < ${now}::timestamptz - interval '30 days' limit ${BATCH})`.execute(deps.db);
+    return Number(r.numAffectedRows ?? 0);
+  });
+  return { sessions, invites, verifications };
+}
+
 export async function pruneEvents(deps: Deps, now = new Date()): Promise<{ events: number; deliveries: number; scheduleRuns: number }> {
   const cases = Object.entries(EVENT_RETENTION_DAYS).map(([plan, days]) => sql`when ${plan} then ${days}`);
   const events = await batched(async () => {
@@ -96,8 +120,8 @@ export async function pruneReleases(deps: Deps, now = new Date()): Promise<{ rel
 
 export function eventsRetentionTask(deps: Deps): Task {
   return async (_payload, helpers) => {
-    const r = await pruneEvents(deps);
-    if (r.events || r.deliveries || r.scheduleRuns) helpers.logger.info(`retention: ${JSON.stringify(r)}`);
+    const r = { ...(await pruneEvents(deps)), ...(await pruneAuthMaterial(deps)) };
+    if (Object.values(r).some(Boolean)) helpers.logger.info(`retention: ${JSON.stringify(r)}`);
   };
 }
 
