@@ -4,14 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import { serve } from '@hono/node-server';
-import pg from 'pg';
-import { prepareDatabase } from '../src/boot.ts';
+import { scratchDatabase } from './_lib/scratch-db.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDb, createPool } from '../src/db/database.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import type { Deps } from '../src/deps.ts';
 import { createLogger } from '../src/logger.ts';
 import { createSignals } from '../src/signals.ts';
@@ -21,18 +17,8 @@ import { createUser } from '../src/users/service.ts';
 export type BenchEnv = { deps: Deps; url: string; port: number; apiKey: string; server: Server | undefined; close(): Promise<void> };
 
 export async function startBenchEnv(options: { withServer?: boolean } = {}): Promise<BenchEnv> {
-  const root = path.resolve(new URL('..', import.meta.url).pathname);
-  const runDir = path.join(root, '.data', 'bench-runs', String(process.pid));
-  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: runDir, port: 45000 + (process.pid % 5000) });
-  const adminUrl = process.env.DATABASE_URL ?? embedded!.url('postgres');
-  const name = `bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  const dbUrl = u.toString();
-  await prepareDatabase(dbUrl);
+  const scratch = await scratchDatabase('bench', 45000);
+  const dbUrl = scratch.url;
   const config = loadConfig({ DATABASE_URL: dbUrl, PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'), PLATFORM_LOG_LEVEL: 'warn', PORT: '8787' });
   const pool = createPool(dbUrl, 20);
   const deps: Deps = { config, pool, db: createDb(pool), log: createLogger('warn'), secretsKey: Buffer.from(config.secretsKey!, 'hex'), signals: createSignals() };
@@ -64,10 +50,7 @@ export async function startBenchEnv(options: { withServer?: boolean } = {}): Pro
     async close() {
       await close();
       await deps.db.destroy();
-      await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
-      await admin.end();
-      await embedded?.stop();
-      await rm(runDir, { recursive: true, force: true }).catch(() => {});
+      await scratch.close();
     },
   };
 }

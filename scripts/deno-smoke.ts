@@ -3,12 +3,9 @@
  * real Postgres, then checks /healthz and an authenticated /v0/accounts. Prints `N passed, N failed`.
  */
 import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
-import { prepareDatabase } from '../src/boot.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { createDb, createPool } from '../src/db/database.ts';
+import { scratchDatabase } from './_lib/scratch-db.ts';
 import { createUser } from '../src/users/service.ts';
 
 const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
@@ -20,20 +17,11 @@ function check(name: string, ok: boolean, detail = ''): void {
   console.log(`${ok ? 'ok  ' : 'FAIL'} deno: ${name}${ok ? '' : `  ${detail}`}`);
 }
 
-const runDir = path.join(ROOT, '.data', 'deno-smoke', String(process.pid));
-const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: runDir, port: 50000 + (process.pid % 5000) });
-const adminUrl = process.env.DATABASE_URL ?? embedded!.url('postgres');
-const dbName = `deno_smoke_${process.pid}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`create database ${dbName}`);
-const u = new URL(adminUrl);
-u.pathname = `/${dbName}`;
-const url = u.toString();
+const scratch = await scratchDatabase('deno-smoke', 50000);
+const url = scratch.url;
 const port = 40000 + (process.pid % 5000);
 let child: ReturnType<typeof spawn> | undefined;
 try {
-  await prepareDatabase(url);
   const pool = createPool(url, 2);
   const db = createDb(pool);
   const user = await createUser(db, { email: `deno-${process.pid}@example.com` });
@@ -68,10 +56,7 @@ try {
 } finally {
   child?.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 500));
-  await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-  await admin.end();
-  await embedded?.stop();
-  await rm(runDir, { recursive: true, force: true }).catch(() => {});
+  await scratch.close();
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
