@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { tokenHash } from '../lib/tokens.ts';
 
 /** `ap_` + 32 random bytes in base64url (43 characters). */
 export function generateApiKey(): { raw: string; hash: Buffer; prefix: string } {
@@ -8,7 +9,7 @@ export function generateApiKey(): { raw: string; hash: Buffer; prefix: string } 
 
 /** Keys carry 256 bits of entropy, so a plain SHA-256 is a safe, fast lookup hash. */
 export function hashApiKey(raw: string): Buffer {
-  return createHash('sha256').update(raw).digest();
+  return tokenHash(raw);
 }
 
 export const API_KEY_SHAPE = /^ap_[A-Za-z0-9_-]{43}$/;

@@ -4,7 +4,6 @@
  * Referer) and sets a password; that creates the app user with the roles. Nothing is granted on
  * the platform side.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { Hono } from 'hono';
 import * as v from 'valibot';
@@ -17,6 +16,7 @@ import { ApiError } from '../errors.ts';
 import type { Env } from '../http/env.ts';
 import { bodyOf, closed, describe, jsonBody } from '../http/validate.ts';
 import { newId } from '../lib/ids.ts';
+import { newSecretToken, tokenHash } from '../lib/tokens.ts';
 import { RoleName } from '../manifest/schema.ts';
 import { Email } from '../users/service.ts';
 import { hashPassword } from './passwords.ts';
@@ -28,7 +28,6 @@ const AdminInviteRequest = closed({
   roles: v.optional(v.pipe(v.array(RoleName), v.check((r) => new Set(r).size === r.length, 'must not repeat roles'))),
   expires_in_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be 1 to 2592000'), v.maxValue(2_592_000, 'must be 1 to 2592000'))),
 });
-const tokenHash = (t: string) => createHash('sha256').update(t).digest();
 
 /** `POST /v0/apps/:app_id/admin-invites`. */
 export function inviteRoutes(): Hono<Env> {
@@ -42,7 +41,7 @@ export function inviteRoutes(): Hono<Env> {
     const roles = body.roles ?? [];
     const undeclared = roles.filter((x) => !(auth.roles ?? []).includes(x));
     if (undeclared.length) throw new ApiError('invalid_role', `The app does not declare the role(s) ${undeclared.join(', ')}.`, { roles: undeclared });
-    const token = randomBytes(32).toString('base64url');
+    const token = newSecretToken();
     const expires = new Date(Date.now() + (body.expires_in_seconds ?? DEFAULT_INVITE_SECONDS) * 1000);
     const id = newId('inv');
     await c.var.deps.db.insertInto('app_invites').values({ id, app_id: app.id, email: body.email, roles: JSON.stringify(roles), token_hash: tokenHash(token), expires_at: expires, created_by_user_id: c.var.actor.userId }).execute();

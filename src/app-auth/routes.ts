@@ -8,7 +8,7 @@ import { errorBody } from '../errors.ts';
 import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
 import { ApiError } from '../errors.ts';
-import type { ReleaseView } from '../runtime/live.ts';
+import { appUsersEnabled, type ReleaseView } from '../runtime/live.ts';
 import { acceptInvite, INVITE_PAGE } from './invites.ts';
 import { sendVerification, VERIFY_PAGE, verifyEmail } from './verification.ts';
 import { AuthError, checkCredentials, limited, login, logout, readCookie, SESSION_COOKIE, sessionCookie, sessionUser, signup, startSessionFor } from './service.ts';
@@ -25,9 +25,6 @@ export function isCrossSite(req: Request): boolean {
   return origin !== `${url.protocol}//${url.host}`;
 }
 
-export function appUsersEnabled(release: ReleaseView): boolean {
-  return release.manifest.resources.auth?.mode === 'app_users';
-}
 
 export async function handleAuth(deps: Deps, input: { req: Request; appId: string; release: ReleaseView; action: string; requestId: string; client: string }): Promise<Response> {
   const { req, appId, release, action, requestId } = input;

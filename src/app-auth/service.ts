@@ -4,10 +4,11 @@
  * error for an unknown e-mail and a wrong password, after the same amount of work, and is
  * rate-limited per e-mail and per client.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
+import type { Manifest } from '../manifest/schema.ts';
 import { newId } from '../lib/ids.ts';
+import { newSecretToken, tokenHash } from '../lib/tokens.ts';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.ts';
 
 export const SESSION_COOKIE = 'platform_session';
@@ -35,7 +36,6 @@ export function limited(key: string, max: number, windowMs: number): boolean {
   return list.length > max;
 }
 
-const tokenHash = (token: string) => createHash('sha256').update(token).digest();
 function toUser(row: { id: string; email: string; roles: string[]; verified: boolean }): AppUser {
   return { id: row.id, email: row.email, roles: row.roles, verified: row.verified };
 }
@@ -50,7 +50,7 @@ export function checkCredentials(body: unknown): { email: string; password: stri
 }
 
 async function startSession(deps: Deps, appId: string, userId: string): Promise<string> {
-  const token = randomBytes(32).toString('base64url');
+  const token = newSecretToken();
   await deps.db.insertInto('app_sessions').values({ token_hash: tokenHash(token), app_id: appId, user_id: userId, expires_at: new Date(Date.now() + SESSION_DAYS * 86_400_000) }).execute();
   return token;
 }
@@ -96,6 +96,12 @@ export async function sessionUser(deps: Deps, appId: string, token: string | und
     .where('s.expires_at', '>', new Date())
     .executeTakeFirst();
   return row ? toUser(row) : null;
+}
+
+/** The app user signed in on this request (session cookie), or null; null when the release has no app users. */
+export async function requestUser(deps: Deps, appId: string, release: { manifest: Manifest }, req: Request): Promise<AppUser | null> {
+  if (release.manifest.resources.auth?.mode !== 'app_users') return null;
+  return sessionUser(deps, appId, readCookie(req.headers.get('cookie'), SESSION_COOKIE));
 }
 
 export function readCookie(header: string | null, name: string): string | undefined {

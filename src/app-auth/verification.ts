@@ -4,20 +4,19 @@
  * same transaction as the token); `POST /_platform/auth/verify {token}` marks the user verified.
  * Unverified users can sign in; `ctx.auth.currentUser` shows `verified: false`.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { appOrigin } from '../apps/mappers.ts';
+import { newSecretToken, tokenHash } from '../lib/tokens.ts';
 import type { Deps } from '../deps.ts';
 import { AuthError, type AppUser } from './service.ts';
 
 export const VERIFY_HOURS = 48;
-const hash = (t: string) => createHash('sha256').update(t).digest();
 
 export async function sendVerification(deps: Deps, appId: string, appName: string, user: AppUser): Promise<void> {
-  const token = randomBytes(32).toString('base64url');
+  const token = newSecretToken();
   const link = `${appOrigin(deps.config, appId)}/_platform/auth/verify#token=${token}`;
   await deps.db.transaction().execute(async (trx) => {
-    await trx.insertInto('app_email_verifications').values({ token_hash: hash(token), app_id: appId, user_id: user.id, expires_at: new Date(Date.now() + VERIFY_HOURS * 3600_000) }).execute();
+    await trx.insertInto('app_email_verifications').values({ token_hash: tokenHash(token), app_id: appId, user_id: user.id, expires_at: new Date(Date.now() + VERIFY_HOURS * 3600_000) }).execute();
     const text = `Confirm your e-mail address for ${appName}:\n\n${link}\n\nThe link works for ${VERIFY_HOURS} hours. If you did not sign up, ignore this message.\n`;
     await sql`select graphile_worker.add_job('platform_email', ${JSON.stringify({ to: user.email, subject: `Confirm your e-mail for ${appName}`, text })}::json, max_attempts => 5)`.execute(trx);
   });
@@ -29,7 +28,7 @@ export async function verifyEmail(deps: Deps, appId: string, token: unknown): Pr
     const v = await trx
       .updateTable('app_email_verifications')
       .set({ used_at: new Date() })
-      .where('token_hash', '=', hash(token))
+      .where('token_hash', '=', tokenHash(token))
       .where('app_id', '=', appId)
       .where('used_at', 'is', null)
       .where('expires_at', '>', new Date())

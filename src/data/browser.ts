@@ -7,7 +7,7 @@
  * a session), owner (a session; only rows that user created exist for them), role:<name> (403
  * without the role). A row a caller may not see is not found.
  */
-import { readCookie, SESSION_COOKIE, sessionUser, type AppUser } from '../app-auth/service.ts';
+import { requestUser, type AppUser } from '../app-auth/service.ts';
 import { isCrossSite } from '../app-auth/routes.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError, errorBody } from '../errors.ts';
@@ -63,7 +63,7 @@ export async function handleData(deps: Deps, input: { req: Request; appId: strin
 
   const writing = req.method !== 'GET' && req.method !== 'HEAD';
   if (writing && isCrossSite(req)) return fail(403, 'forbidden', 'Cross-site requests to this endpoint are refused.');
-  const user = release.manifest.resources.auth?.mode === 'app_users' ? await sessionUser(deps, appId, readCookie(req.headers.get('cookie'), SESSION_COOKIE)) : null;
+  const user = await requestUser(deps, appId, release, req);
   const decision = decide(writing ? spec.access.write : spec.access.read, user);
   if (!decision.ok) return fail(decision.status, decision.code, decision.message);
   const target: DataTarget = { appId, manifest: release.manifest, actorUserId: user?.id ?? null, onlyOwnerId: decision.onlyOwner ? user!.id : undefined };

@@ -79,7 +79,7 @@ function checkValue(field: string, spec: FieldSpec, value: unknown): unknown {
   }
 }
 
-function checkFields(spec: CollectionSpec, fields: unknown, partial: boolean): Record<string, unknown> {
+function checkFields(spec: CollectionSpec, fields: unknown): Record<string, unknown> {
   if (!fields || typeof fields !== 'object' || Array.isArray(fields)) throw new DataError('invalid_value', 'Fields must be an object.');
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields as Record<string, unknown>)) {
@@ -89,7 +89,6 @@ function checkFields(spec: CollectionSpec, fields: unknown, partial: boolean): R
     if (v === undefined) continue;
     out[k] = checkValue(k, f, v);
   }
-  void partial;
   return out;
 }
 
@@ -144,7 +143,7 @@ function checkSize(data: Record<string, unknown>): void {
 
 export async function createRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown>> {
   const { name, spec } = collectionSpec(target, args[0]);
-  const data = checkFields(spec, args[1] ?? {}, false);
+  const data = checkFields(spec, args[1] ?? {});
   checkSize(data);
   return deps.db.transaction().execute(async (trx) => {
     await checkReferences(trx, target.appId, spec, data);
@@ -165,7 +164,7 @@ export async function updateRow(deps: Deps, target: DataTarget, args: unknown[])
   const { name, spec } = collectionSpec(target, args[0]);
   const id = args[1];
   if (typeof id !== 'string') throw new DataError('not_found', 'A row id must be a string.');
-  const patch = checkFields(spec, args[2] ?? {}, true);
+  const patch = checkFields(spec, args[2] ?? {});
   return deps.db.transaction().execute(async (trx) => {
     let cq = trx.selectFrom('app_rows').select(['data']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
     if (target.onlyOwnerId) cq = cq.where('owner_user_id', '=', target.onlyOwnerId);
@@ -220,7 +219,7 @@ export async function listRows(deps: Deps, target: DataTarget, args: unknown[], 
   if (typeof opts !== 'object' || opts === null) throw new DataError('invalid_query', 'list() takes { where, limit }.');
   const limit = opts.limit === undefined ? DEFAULT_LIST_LIMIT : opts.limit;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new DataError('invalid_query', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`);
-  const where = opts.where === undefined ? {} : checkFields(spec, opts.where, true);
+  const where = opts.where === undefined ? {} : checkFields(spec, opts.where);
   for (const k of Object.keys(where)) {
     if (spec.fields[k]!.type === 'json') throw new DataError('invalid_query', `where cannot compare json field "${k}"; filter on a scalar field.`);
   }

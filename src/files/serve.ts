@@ -4,7 +4,7 @@
  * neither: 401). Served so the browser never sniffs or runs it: nosniff, a sandboxing CSP, and
  * `attachment` unless the type is safe to show inline.
  */
-import { readCookie, SESSION_COOKIE, sessionUser } from '../app-auth/service.ts';
+import { requestUser } from '../app-auth/service.ts';
 import type { Deps } from '../deps.ts';
 import { errorBody } from '../errors.ts';
 import { REQUEST_ID_HEADER } from '../http/base.ts';
@@ -33,7 +33,7 @@ export async function handleFile(deps: Deps, caches: RuntimeCaches, input: { req
     if (sig === 'invalid') return fail(403, 'forbidden', 'The signature of this URL is not valid.');
     if (sig === 'expired') return fail(403, 'forbidden', 'This URL has expired.');
     if (sig === 'missing') {
-      const user = release.manifest.resources.auth?.mode === 'app_users' ? await sessionUser(deps, app.appId, readCookie(req.headers.get('cookie'), SESSION_COOKIE)) : null;
+      const user = await requestUser(deps, app.appId, release, req);
       if (!user) return fail(401, 'unauthorized', 'This file needs a signed-in user or a signed URL.');
     }
   }

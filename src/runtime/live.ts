@@ -12,6 +12,11 @@ import type { Deps } from '../deps.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import { open, secretAad } from '../secrets/crypto.ts';
 
+/** Whether a release declares app users (auth.mode app_users). */
+export function appUsersEnabled(view: { manifest: Manifest }): boolean {
+  return view.manifest.resources.auth?.mode === 'app_users';
+}
+
 export const LIVE_TTL_MS = 1000;
 /** Files larger than this are streamed from storage on every request instead of cached. */
 const MAX_CACHED_FILE = 4 * 1024 * 1024;
@@ -25,7 +30,7 @@ export type RuntimeCaches = ReturnType<typeof createRuntimeCaches>;
 /** What a release declares that shapes `ctx` in its sandbox. */
 export function sandboxFlags(view: { manifest: Manifest }): { appUsers: boolean; publicStores: string[] } {
   const stores = view.manifest.resources.files?.stores ?? {};
-  return { appUsers: view.manifest.resources.auth?.mode === 'app_users', publicStores: Object.keys(stores).filter((k) => stores[k]!.public === true) };
+  return { appUsers: appUsersEnabled(view), publicStores: Object.keys(stores).filter((k) => stores[k]!.public === true) };
 }
 
 /** Which release files the sandbox's module loader can import: JavaScript, by extension or content type. */

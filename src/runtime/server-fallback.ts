@@ -14,8 +14,7 @@ import { ApiError } from '../errors.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from './live.ts';
 import type { InvocationResult } from './sandbox/protocol.ts';
 import type { SandboxPool } from './sandbox/pool.ts';
-import { appUsersEnabled } from '../app-auth/routes.ts';
-import { readCookie, SESSION_COOKIE, sessionUser } from '../app-auth/service.ts';
+import { requestUser } from '../app-auth/service.ts';
 import { hostCallsFor } from './host-calls.ts';
 import { sandboxFlags } from './live.ts';
 import { logEvents } from './log-events.ts';
@@ -56,8 +55,7 @@ export async function runServerFallback(
   }
   const url = new URL(req.url);
   // The session is resolved here, before cookies are scrubbed: app code sees the user, never the token.
-  const appUsers = appUsersEnabled(release);
-  const user = appUsers ? await sessionUser(deps, app.appId, readCookie(req.headers.get('cookie'), SESSION_COOKIE)) : null;
+  const user = await requestUser(deps, app.appId, release, req);
   const result: InvocationResult = await services.sandbox().invoke({
     flags: sandboxFlags(release),
     handler: 'fetch',

@@ -11,15 +11,6 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
 }
 
-export function staticHeaders(file: ReleaseFile): Record<string, string> {
-  return {
-    'content-type': file.contentType,
-    etag: file.etag,
-    'cache-control': STATIC_CACHE_CONTROL,
-    'x-content-type-options': 'nosniff',
-  };
-}
-
 /** A static response for GET or HEAD, honouring If-None-Match. */
 export function serveFile(req: Request, file: ReleaseFile, bytes: Uint8Array | null, status: number, requestId: string): Response {
   // A plain header object set at construction keeps node-server on its fast path.
