@@ -12,7 +12,8 @@ import { authenticate } from './http/auth.ts';
 import { baseRouter, REQUEST_ID_HEADER } from './http/base.ts';
 import type { Env } from './http/env.ts';
 import { health, HealthResponse } from './http/health.ts';
-import { classifyHost } from './http/hosts.ts';
+import { classifyHost, type HostKind } from './http/hosts.ts';
+import { newRequestId } from './http/request-id.ts';
 import { describe } from './http/validate.ts';
 import { legacyRoutes } from './legacy/routes.ts';
 import { createAppsPlane, type AppsPlane } from './runtime/routes.ts';
@@ -82,9 +83,10 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
   const consoleApp = consoleRouter(deps, appsPlane);
   const docs = docsRouter(deps, api);
   const root = new Hono<Env>();
+  const hosts = hostClassifier(deps);
   // Host dispatch happens before any router: app origins go straight to their fast path.
   const dispatch = (req: Request, env?: { incoming?: { socket?: { remoteAddress?: string } } }): Response | Promise<Response> => {
-    const host = classifyHost(deps.config, hostnameOf(req.url));
+    const host = hosts.classify(req.url);
     switch (host.kind) {
       case 'api':
         return api.fetch(req);
@@ -97,7 +99,7 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
       default:
         return new Response(JSON.stringify(errorBody('not_found', 'Unknown host.')), {
           status: 404,
-          headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: crypto.randomUUID() },
+          headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: newRequestId() },
         });
     }
   };
@@ -116,4 +118,26 @@ function hostnameOf(url: string): string {
   if (hostport.startsWith('[')) return hostport.slice(0, hostport.indexOf(']') + 1);
   const colon = hostport.indexOf(':');
   return colon >= 0 ? hostport.slice(0, colon) : hostport;
+}
+
+/**
+ * Host classification memoised by the URL's authority (host and port as sent), since every
+ * request needs it. Bounded: a flood of made-up Host headers only empties the memo.
+ */
+function hostClassifier(deps: Deps): { classify(url: string): HostKind } {
+  const memo = new Map<string, HostKind>();
+  return {
+    classify(url: string): HostKind {
+      const start = url.indexOf('//') + 2;
+      const end = url.indexOf('/', start);
+      const authority = end < 0 ? url.slice(start) : url.slice(start, end);
+      let kind = memo.get(authority);
+      if (kind === undefined) {
+        kind = classifyHost(deps.config, hostnameOf(`http://${authority}/`));
+        if (memo.size >= 4096) memo.clear();
+        memo.set(authority, kind);
+      }
+      return kind;
+    },
+  };
 }

@@ -3,13 +3,14 @@ import { requestId } from 'hono/request-id';
 import type { Deps } from '../deps.ts';
 import type { Env } from './env.ts';
 import { handleError, handleNotFound } from './error-handler.ts';
+import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 
-export const REQUEST_ID_HEADER = 'X-Request-Id';
+export { REQUEST_ID_HEADER };
 
 /** A router with what every host shares: request id header, deps, the error model, access log. */
 export function baseRouter(deps: Deps): Hono<Env> {
   const r = new Hono<Env>();
-  r.use(requestId({ headerName: REQUEST_ID_HEADER }));
+  r.use(requestId({ headerName: REQUEST_ID_HEADER, generator: newRequestId }));
   r.use(async (c, next) => {
     c.set('deps', deps);
     const started = performance.now();

@@ -23,7 +23,15 @@ const MAX_CACHED_FILE = 4 * 1024 * 1024;
 
 export type LiveApp = { appId: string; accountId: string; releaseId: string };
 export type ReleaseFile = { path: string; contentType: string; sha256: Buffer; etag: string; size: number; sizeText: string };
-export type ReleaseView = { releaseId: string; appId: string; accountId: string; manifest: Manifest; files: Map<string, ReleaseFile> };
+export type ReleaseView = {
+  releaseId: string;
+  appId: string;
+  accountId: string;
+  manifest: Manifest;
+  files: Map<string, ReleaseFile>;
+  /** Raw request path → the static file it resolves to directly (null: none), filled by the hot path. */
+  resolved: Map<string, ReleaseFile | null>;
+};
 
 export type RuntimeCaches = ReturnType<typeof createRuntimeCaches>;
 
@@ -102,6 +110,7 @@ export function createRuntimeCaches(deps: Deps) {
       accountId: row.account_id,
       manifest: manifestOf(row.manifest),
       files: new Map(files.map((f) => [f.path, { path: f.path, contentType: f.content_type, sha256: f.sha256, etag: `"${f.sha256.toString('hex')}"`, size: Number(f.size), sizeText: String(f.size) }])),
+      resolved: new Map(),
     };
     releases.set(releaseId, view);
     return view;

@@ -6,8 +6,8 @@
 import { appOrigin } from '../apps/mappers.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError, errorBody } from '../errors.ts';
-import { REQUEST_ID_HEADER } from '../http/base.ts';
-import { createRuntimeCaches, type LiveApp, type ReleaseFile, type RuntimeCaches } from './live.ts';
+import { REQUEST_ID_HEADER, requestIdFor } from '../http/request-id.ts';
+import { createRuntimeCaches, type LiveApp, type ReleaseFile, type ReleaseView, type RuntimeCaches } from './live.ts';
 import { decodeAppPath } from './paths.ts';
 import { SandboxPool } from './sandbox/pool.ts';
 import { runServerFallback } from './server-fallback.ts';
@@ -40,6 +40,28 @@ function splitUrl(url: string): { pathname: string; search: string } {
 /** A JSON error response; headers are a plain object so node-server keeps its fast path. */
 function jsonError(status: number, code: string, message: string, headers: Record<string, string>): Response {
   return new Response(JSON.stringify(errorBody(code, message)), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+/**
+ * The file a raw request path names directly (the file itself, or a directory's index.html when
+ * the path ends in `/`), memoised per release: releases never change, so neither does the answer.
+ * Redirects, reserved paths and fallbacks are left to the full router.
+ */
+function directStaticFile(release: ReleaseView, pathname: string): ReleaseFile | null {
+  let f = release.resolved.get(pathname);
+  if (f !== undefined) return f;
+  f = null;
+  const path = decodeAppPath(pathname);
+  if (path && path.segments[0] !== '_platform') {
+    const root = release.manifest.runtime.static_root;
+    const rel = path.segments.join('/');
+    if (!rel) f = release.files.get(`${root}/index.html`) ?? null;
+    else if (path.directory) f = release.files.get(`${root}/${rel}/index.html`) ?? null;
+    else f = release.files.get(`${root}/${rel}`) ?? null;
+  }
+  if (release.resolved.size >= 1024) release.resolved.clear(); // bounded against path floods
+  release.resolved.set(pathname, f);
+  return f;
 }
 
 export function createAppsPlane(deps: Deps): AppsPlane {
@@ -115,26 +137,21 @@ export function createAppsPlane(deps: Deps): AppsPlane {
    * promise for node-server to await). Anything else returns undefined and takes the full path.
    */
   function fastStatic(req: Request, appId: string, requestId: string): Response | undefined {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return undefined;
     const app = caches.liveAppCached(appId);
     if (!app) return undefined;
     const release = caches.releaseCached(app.releaseId);
     if (!release) return undefined;
-    const { pathname } = splitUrl(req.url);
-    const path = decodeAppPath(pathname);
-    if (!path || path.segments[0] === '_platform') return undefined;
-    const root = release.manifest.runtime.static_root;
-    const rel = path.segments.join('/');
-    const f = rel && !path.directory ? release.files.get(`${root}/${rel}`) : !rel || path.directory ? release.files.get(rel ? `${root}/${rel}/index.html` : `${root}/index.html`) : undefined;
+    const f = directStaticFile(release, splitUrl(req.url).pathname);
     if (!f) return undefined;
-    if (req.method === 'HEAD') return serveFile(req, f, null, 200, requestId);
+    if (method === 'HEAD') return serveFile(req, f, null, 200, requestId);
     const bytes = caches.bytesCached(f);
     return bytes ? serveFile(req, f, bytes, 200, requestId) : undefined;
   }
 
   function handle(req: Request, appId: string, client = 'unknown'): Response | Promise<Response> {
-    const incoming = req.headers.get(REQUEST_ID_HEADER);
-    const requestId = incoming && /^[\w\-=]{1,255}$/.test(incoming) ? incoming : crypto.randomUUID();
+    const requestId = requestIdFor(req.headers.get(REQUEST_ID_HEADER));
     try {
       const fast = fastStatic(req, appId, requestId);
       if (fast) return fast;

@@ -20,13 +20,24 @@ export function serveFile(req: Request, file: ReleaseFile, bytes: Uint8Array | n
       return new Response(null, { status: 304, headers: { etag: file.etag, 'cache-control': STATIC_CACHE_CONTROL, 'x-request-id': requestId } });
     }
   }
+  if (bytes === null || req.method === 'HEAD') {
+    const headers = {
+      'content-type': file.contentType,
+      etag: file.etag,
+      'cache-control': STATIC_CACHE_CONTROL,
+      'x-content-type-options': 'nosniff',
+      'content-length': file.sizeText,
+      'x-request-id': requestId,
+    };
+    return new Response(null, { status, headers });
+  }
+  // With a body, the server adapter derives Content-Length from the bytes on its cheapest path.
   const headers = {
     'content-type': file.contentType,
     etag: file.etag,
     'cache-control': STATIC_CACHE_CONTROL,
     'x-content-type-options': 'nosniff',
-    'content-length': file.sizeText,
     'x-request-id': requestId,
   };
-  return new Response(req.method === 'HEAD' ? null : (bytes as Uint8Array<ArrayBuffer> | null), { status, headers });
+  return new Response(bytes as Uint8Array<ArrayBuffer>, { status, headers });
 }

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
-import { createHarness, newUser } from '../_lib/harness.ts';
+import http from 'node:http';
+import { createHarness, listen, newUser } from '../_lib/harness.ts';
 
 const h = await createHarness();
 const u = await newUser(h);
@@ -19,6 +20,19 @@ const files = [
 ];
 const published = (await h.call('PUT', '/v0/apps', { key, body: site({ files }) })).body;
 const host = `${published.app_id}.apps.localhost:8787`;
+/** A request on the wire with a chosen Host header (fetch() cannot set one). */
+function rawGet(port: number, hostHeader: string, path: string, method = 'GET'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method, headers: { host: hostHeader } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => h.call(method, path, { host, headers });
 
 test('serves static files with their content type, a strong ETag, Cache-Control and nosniff', async () => {
@@ -29,10 +43,31 @@ test('serves static files with their content type, a strong ETag, Cache-Control 
   assert.match(r.headers.get('etag')!, /^"[0-9a-f]{64}"$/);
   assert.is(r.headers.get('cache-control'), 'public, max-age=0, must-revalidate');
   assert.is(r.headers.get('x-content-type-options'), 'nosniff');
-  assert.is(r.headers.get('content-length'), '6');
   assert.ok(r.headers.get('x-request-id'));
   const json = await get('/data.json');
   assert.is(json.headers.get('content-type'), 'application/json');
+});
+
+test('over real HTTP, a static hit carries Content-Length and the same headers twice in a row (memoised path)', async () => {
+  const live = await listen(h.server);
+  try {
+    for (let i = 0; i < 2; i++) {
+      const r = await rawGet(live.port, host, '/css/site.css');
+      assert.is(r.status, 200);
+      assert.is(r.body, 'body{}');
+      assert.is(r.headers['content-length'], '6');
+      assert.is(r.headers['content-type'], 'text/css');
+      assert.is(r.headers['x-content-type-options'], 'nosniff');
+      assert.match(String(r.headers['x-request-id']), /^[\w-]+$/);
+    }
+    const head = await rawGet(live.port, host, '/css/site.css', 'HEAD');
+    assert.is(head.headers['content-length'], '6');
+    assert.is(head.body, '');
+    const ids = new Set(await Promise.all([1, 2, 3].map(async () => (await rawGet(live.port, host, '/')).headers['x-request-id'])));
+    assert.is(ids.size, 3, 'every response gets its own request id');
+  } finally {
+    await live.close();
+  }
 });
 
 test('root and directory index.html; /dir redirects to /dir/ keeping the query', async () => {
