@@ -19,7 +19,9 @@ export type BenchEnv = { deps: Deps; url: string; port: number; apiKey: string; 
 export async function startBenchEnv(options: { withServer?: boolean } = {}): Promise<BenchEnv> {
   const scratch = await scratchDatabase('bench', 45000);
   const dbUrl = scratch.url;
-  const config = loadConfig({ DATABASE_URL: dbUrl, PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'), PLATFORM_LOG_LEVEL: 'warn', PORT: '8787' });
+    // Sandbox settings pass through from the environment, so a benchmark can compare them.
+  const sandboxEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('PLATFORM_SANDBOX_'))) as Record<string, string>;
+  const config = loadConfig({ DATABASE_URL: dbUrl, PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'), PLATFORM_LOG_LEVEL: 'warn', PORT: '8787', ...sandboxEnv });
   const pool = createPool(dbUrl, 20);
   const deps: Deps = { config, pool, db: createDb(pool), log: createLogger('warn'), secretsKey: Buffer.from(config.secretsKey!, 'hex'), signals: createSignals() };
   const user = await createUser(deps.db, { email: `bench-${process.pid}@example.com` });

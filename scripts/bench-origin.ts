@@ -3,7 +3,7 @@
  * real service, starts a bare Hono server returning the same bytes from memory in another
  * process, and loads each with wrk (or autocannon when wrk is missing) in the same run. Prints
  * requests/s, p50 and p99 latency and the ratios to bare Hono, plus a release's first request.
- *   npm run bench:origin [-- --seconds 10 --connections 32]
+ *   npm run bench:origin [-- --seconds 4 --rounds 5 --connections 32 --releases 5]
  */
 import { execFile, spawn } from 'node:child_process';
 import http from 'node:http';
@@ -12,10 +12,11 @@ import { promisify } from 'node:util';
 import { startBenchEnv } from './bench-env.ts';
 
 const run = promisify(execFile);
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '4' }, connections: { type: 'string', default: '32' }, rounds: { type: 'string', default: '5' }, releases: { type: 'string', default: '5' } } });
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
+const RELEASES = Number(values.releases);
 const SIZE = 20_000;
 
 type Result = { label: string; rps: number; p50: number; p99: number; errors: number };
@@ -50,47 +51,66 @@ async function load(label: string, url: string, host?: string): Promise<Result> 
 const env = await startBenchEnv();
 await env.server!.apps.sandbox().warm(); // as npm start does at boot
 const page = Buffer.from('<!doctype html>' + 'x'.repeat(SIZE - 15)).toString('base64');
-const server = `export default { fetch(request) { return new Response('hello from the sandbox', { headers: { 'content-type': 'text/plain' } }); } };`;
-const publish = await fetch(`${env.url}/v0/apps`, {
-  method: 'PUT',
-  headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
-  body: JSON.stringify({
-    app: { name: 'bench' },
-    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
-    files: [
-      { path: 'public/index.html', content_type: 'text/html', content_base64: page },
-      { path: 'server.js', content_type: 'text/javascript', content_base64: Buffer.from(server).toString('base64') },
-    ],
-  }),
-}).then((r) => r.json());
-const host = `${publish.app_id}.apps.localhost`;
+const serverSource = (n: number) => `export default { fetch(request) { return new Response('hello from the sandbox (release ${n})', { headers: { 'content-type': 'text/plain' } }); } };`;
+let appId = '';
+const publishRelease = async (n: number) =>
+  fetch(`${env.url}/v0/apps${appId ? `/${appId}` : ''}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      app: { name: 'bench' },
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+      files: [
+        { path: 'public/index.html', content_type: 'text/html', content_base64: page },
+        { path: 'server.js', content_type: 'text/javascript', content_base64: Buffer.from(serverSource(n)).toString('base64') },
+      ],
+    }),
+  }).then((r) => r.json() as Promise<{ app_id: string; release_id: string }>);
+appId = (await publishRelease(0)).app_id;
+const host = `${appId}.apps.localhost`;
 
-// A release's first request: new QuickJS runtime, prelude and module load (workers already up).
 // node:http, because fetch() does not let a caller set the Host header.
 const getWithHost = (path: string) =>
-  new Promise<number>((resolve, reject) => {
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port: env.port, path, headers: { host } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on('error', reject);
   });
-const first = performance.now();
-const firstStatus = await getWithHost('/api');
-const firstMs = performance.now() - first;
-const second = performance.now();
-await getWithHost('/api');
-const secondMs = performance.now() - second;
+const timed = async (path: string) => {
+  const t = performance.now();
+  const r = await getWithHost(path);
+  return { ...r, ms: performance.now() - t };
+};
+
+// A release's first request: the live-release lookup, the release's file table, its sources,
+// a new QuickJS runtime with the prelude and the module load (sandbox workers already up).
+// Measured for the first release and for RELEASES more, each published into the running service.
+const firsts: { ms: number; next: number; status: number }[] = [];
+for (let n = 0; n <= RELEASES; n++) {
+  if (n > 0) await publishRelease(n);
+  const first = await timed('/api');
+  if (!first.body.includes(`(release ${n})`)) throw new Error(`release ${n} was not the one answering: ${first.status} ${first.body}`);
+  const next = await timed('/api');
+  firsts.push({ ms: first.ms, next: next.ms, status: first.status });
+}
 
 const bare = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench-bare-hono.ts', String(SIZE)], { stdio: ['ignore', 'pipe', 'inherit'] });
 const barePort = await new Promise<number>((resolve) => bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
 
 // Interleaved rounds, medians: a 2-core machine shared with the load generator is noisy.
+// The order alternates between rounds so a drift in the machine's speed does not favour one target.
 const rounds: Result[][] = [[], [], []];
+const targets = [
+  () => load('bare Hono, 20 KB from memory', `http://127.0.0.1:${barePort}/`),
+  () => load('platform static hit, 20 KB', `${env.url}/`, host),
+  () => load('platform server handler (QuickJS)', `${env.url}/api`, host),
+];
 for (let i = 0; i < ROUNDS; i++) {
-  rounds[0]!.push(await load('bare Hono, 20 KB from memory', `http://127.0.0.1:${barePort}/`));
-  rounds[1]!.push(await load('platform static hit, 20 KB', `${env.url}/`, host));
-  rounds[2]!.push(await load('platform server handler (QuickJS)', `${env.url}/api`, host));
+  const order = i % 2 === 0 ? [0, 1, 2] : [2, 1, 0];
+  for (const t of order) rounds[t]!.push(await targets[t]!());
 }
 bare.kill();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -109,7 +129,9 @@ console.log('target'.padEnd(38), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99
 for (const r of results) {
   console.log(r.label.padEnd(38), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base).toFixed(2).padStart(7), String(r.errors).padStart(7));
 }
-console.log(`\nper-round ratios (static, server): ${ratios.map(([a, b]) => `${a!.toFixed(2)}/${b!.toFixed(2)}`).join('  ')}`);
-console.log(`\nfirst request to a new release (server handler): ${firstMs.toFixed(1)} ms (status ${firstStatus}); the next one: ${secondMs.toFixed(1)} ms`);
+console.log(`\nper-round ratios to bare Hono (static / server): ${ratios.map(([a, b]) => `${a!.toFixed(2)}/${b!.toFixed(2)}`).join('  ')}`);
+console.log(`median of per-round ratios: static ${median(ratios.map((r) => r[0]!)).toFixed(2)}, server ${median(ratios.map((r) => r[1]!)).toFixed(2)}`);
+console.log(`\nfirst request to a release (server handler), ms: ${firsts.map((f) => f.ms.toFixed(1)).join(', ')} (first release of the process, then ${RELEASES} republished ones)`);
+console.log(`median ${median(firsts.map((f) => f.ms)).toFixed(1)} ms; the request after each: median ${median(firsts.map((f) => f.next)).toFixed(1)} ms`);
 await env.close();
 process.exit(0);

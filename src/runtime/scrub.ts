@@ -31,16 +31,30 @@ export function scrubRequestHeaders(headers: Headers): [string, string][] {
   return out;
 }
 
-export function scrubResponseHeaders(pairs: [string, string][]): Headers {
-  const headers = new Headers();
+/**
+ * The headers of an app's response, scrubbed, with the platform's request id. A plain object
+ * when every name occurs once (the server adapter's fast path; repeated names other than
+ * Set-Cookie are joined with ", " as Headers would); a Headers object only when the app sets
+ * several cookies, which must stay separate lines.
+ */
+export function scrubResponseHeaders(pairs: [string, string][], requestId: string): Record<string, string> | Headers {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  let cookies: string[] | undefined;
   for (const [name, value] of pairs) {
     const n = name.toLowerCase();
-    if (DROP_OUT.has(n) || n.startsWith('x-platform-')) continue;
+    if (DROP_OUT.has(n) || n.startsWith('x-platform-') || n === 'x-request-id') continue;
     if (n === 'set-cookie') {
       const cookieName = value.split('=')[0]!.trim().toLowerCase();
       if (PLATFORM_COOKIE_PREFIXES.some((p) => cookieName.startsWith(p))) continue;
+      (cookies ??= []).push(value);
+      continue;
     }
-    headers.append(n, value);
+    out[n] = n in out ? `${out[n]}, ${value}` : value;
   }
+  out['x-request-id'] = requestId;
+  if (!cookies) return { ...out };
+  if (cookies.length === 1) return { ...out, 'set-cookie': cookies[0]! };
+  const headers = new Headers(out);
+  for (const c of cookies) headers.append('set-cookie', c);
   return headers;
 }

@@ -53,7 +53,9 @@ export async function runServerFallback(
     const bytes = await readBodyLimited(req, MAX_APP_REQUEST_BODY, () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'));
     if (bytes.length) body = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   }
-  const url = new URL(req.url);
+  // node-server and Deno both hand over an absolute, normalised URL without a fragment.
+  const hash = req.url.indexOf('#');
+  const requestUrl = hash < 0 ? req.url : req.url.slice(0, hash);
   // The session is resolved here, before cookies are scrubbed: app code sees the user, never the token.
   const user = await requestUser(deps, app.appId, release, req);
   const result: InvocationResult = await services.sandbox().invoke({
@@ -62,7 +64,7 @@ export async function runServerFallback(
     app: { app_id: app.appId, origin: input.origin, release_id: release.releaseId },
     release: { releaseId: release.releaseId, entry },
     loadSources: () => services.caches.sources(release),
-    request: { method: req.method, url: `${url.protocol}//${url.host}${url.pathname}${url.search}`, headers: scrubRequestHeaders(req.headers), body, user },
+    request: { method: req.method, url: requestUrl, headers: scrubRequestHeaders(req.headers), body, user },
     secrets: await services.caches.appSecrets(app.appId),
     onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId: input.requestId }),
   });
@@ -71,8 +73,7 @@ export async function runServerFallback(
   const events: NewEvent[] = logEvents(base, result.logs);
   let response: Response;
   if (result.ok && result.response && result.response.status < 500) {
-    const headers = scrubResponseHeaders(result.response.headers);
-    headers.set(REQUEST_ID_HEADER, input.requestId);
+    const headers = scrubResponseHeaders(result.response.headers, input.requestId);
     const noBody = req.method === 'HEAD' || result.response.status === 204 || result.response.status === 304;
     response = new Response(noBody ? null : (result.response.text ?? result.response.body ?? null), { status: result.response.status, headers });
   } else {
@@ -86,7 +87,7 @@ export async function runServerFallback(
       metadata: {
         kind,
         method: req.method,
-        path: url.pathname,
+        path: new URL(requestUrl).pathname,
         status,
         error: result.error?.message ?? null,
         stack: result.error?.stack?.slice(0, 4000) ?? null,

@@ -122,9 +122,7 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
   if (result.ok && result.response && result.response.status < 500) {
     events.push({ ...base, type: 'webhook.delivered', message: `Webhook ${name} delivered.`, metadata: { webhook_name: name, delivery_id: deliveryId, status: result.response.status } });
     await recordEvents(deps.db, events);
-    const h = scrubResponseHeaders(result.response.headers);
-    h.set(REQUEST_ID_HEADER, requestId);
-    return new Response(result.response.text ?? result.response.body ?? null, { status: result.response.status, headers: h });
+    return new Response(result.response.text ?? result.response.body ?? null, { status: result.response.status, headers: scrubResponseHeaders(result.response.headers, requestId) });
   }
   await release_claim();
   const missing = !result.ok && result.error?.kind === 'no-handler';

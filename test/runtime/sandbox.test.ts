@@ -2,7 +2,8 @@ import { build } from 'esbuild';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
-import { createHarness, newUser } from '../_lib/harness.ts';
+import http from 'node:http';
+import { createHarness, listen, newUser } from '../_lib/harness.ts';
 
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '2' });
 const u = await newUser(h);
@@ -82,6 +83,42 @@ test('platform headers, cookies and credentials are removed before app code runs
   assert.not.match(JSON.stringify(r.body), key);
   assert.is(r.body.headers.accept, 'application/json');
   assert.is(r.body.headers['x-custom'], 'kept');
+});
+
+test('an app response: cookies stay separate lines, platform cookies and hop-by-hop headers are dropped, the request id is the platform\'s', async () => {
+  const a = await serverApp(`export default { fetch() {
+    const h = new Headers({ 'content-type': 'text/plain', 'x-request-id': 'forged', connection: 'close', 'x-platform-account': 'acct_x' });
+    h.append('set-cookie', 'a=1; Path=/');
+    h.append('set-cookie', 'platform_session=stolen; Path=/');
+    h.append('set-cookie', 'b=2; Path=/');
+    h.append('vary', 'accept');
+    h.append('vary', 'origin');
+    return new Response('ok', { status: 201, headers: h });
+  } };`);
+  const live = await listen(h.server);
+  const agent = new http.Agent({ keepAlive: true }); // so a Connection: close could only come from the app
+  try {
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: live.port, path: '/x', headers: { host: a.host }, agent }, resolve).on('error', reject);
+    });
+    res.resume();
+    assert.is(res.statusCode, 201);
+    assert.equal(res.headers['set-cookie'], ['a=1; Path=/', 'b=2; Path=/']);
+    assert.is(res.headers['vary'], 'accept, origin');
+    assert.is(res.headers['x-platform-account'], undefined);
+    assert.is.not(res.headers['connection'], 'close');
+    assert.ok(res.headers['x-request-id'] && res.headers['x-request-id'] !== 'forged');
+    // One cookie takes the plain-object path: still a single, intact line.
+    const one = await serverApp(`export default { fetch() { return new Response('ok', { headers: { 'set-cookie': 'only=1; HttpOnly' } }); } };`);
+    const r1 = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: live.port, path: '/x', headers: { host: one.host } }, resolve).on('error', reject);
+    });
+    r1.resume();
+    assert.equal(r1.headers['set-cookie'], ['only=1; HttpOnly']);
+  } finally {
+    agent.destroy();
+    await live.close();
+  }
 });
 
 test('ctx.secrets.get/require and ctx.log: events with secret values and token-like values redacted', async () => {
