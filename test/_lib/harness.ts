@@ -2,6 +2,7 @@
  * Shared test harness: a server built exactly as `npm start` builds it, on this file's own
  * database (cloned from the migrated template by scripts/test.ts), plus fixtures and helpers.
  */
+import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -104,5 +105,24 @@ export async function listen(server: Server): Promise<{ url: string; port: numbe
           }),
       });
     });
+  });
+}
+
+/** A request on the wire with a chosen Host header (fetch() cannot set one), body read as text. */
+export function wireRequest(
+  port: number,
+  hostHeader: string,
+  path: string,
+  options: { method?: string; agent?: http.Agent } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host: hostHeader }, agent: options.agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
   });
 }

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
 import http from 'node:http';
-import { createHarness, listen, newUser } from '../_lib/harness.ts';
+import { createHarness, listen, newUser, wireRequest } from '../_lib/harness.ts';
 
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '2' });
 const u = await newUser(h);
@@ -98,11 +98,8 @@ test('an app response: cookies stay separate lines, platform cookies and hop-by-
   const live = await listen(h.server);
   const agent = new http.Agent({ keepAlive: true }); // so a Connection: close could only come from the app
   try {
-    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: live.port, path: '/x', headers: { host: a.host }, agent }, resolve).on('error', reject);
-    });
-    res.resume();
-    assert.is(res.statusCode, 201);
+    const res = await wireRequest(live.port, a.host, '/x', { agent });
+    assert.is(res.status, 201);
     assert.equal(res.headers['set-cookie'], ['a=1; Path=/', 'b=2; Path=/']);
     assert.is(res.headers['vary'], 'accept, origin');
     assert.is(res.headers['x-platform-account'], undefined);
@@ -110,10 +107,7 @@ test('an app response: cookies stay separate lines, platform cookies and hop-by-
     assert.ok(res.headers['x-request-id'] && res.headers['x-request-id'] !== 'forged');
     // One cookie takes the plain-object path: still a single, intact line.
     const one = await serverApp(`export default { fetch() { return new Response('ok', { headers: { 'set-cookie': 'only=1; HttpOnly' } }); } };`);
-    const r1 = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: live.port, path: '/x', headers: { host: one.host } }, resolve).on('error', reject);
-    });
-    r1.resume();
+    const r1 = await wireRequest(live.port, one.host, '/x', { agent });
     assert.equal(r1.headers['set-cookie'], ['only=1; HttpOnly']);
   } finally {
     agent.destroy();

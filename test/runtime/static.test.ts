@@ -1,8 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
-import http from 'node:http';
-import { createHarness, listen, newUser } from '../_lib/harness.ts';
+import { createHarness, listen, newUser, wireRequest } from '../_lib/harness.ts';
 
 const h = await createHarness();
 const u = await newUser(h);
@@ -20,19 +19,6 @@ const files = [
 ];
 const published = (await h.call('PUT', '/v0/apps', { key, body: site({ files }) })).body;
 const host = `${published.app_id}.apps.localhost:8787`;
-/** A request on the wire with a chosen Host header (fetch() cannot set one). */
-function rawGet(port: number, hostHeader: string, path: string, method = 'GET'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method, headers: { host: hostHeader } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => h.call(method, path, { host, headers });
 
 test('serves static files with their content type, a strong ETag, Cache-Control and nosniff', async () => {
@@ -52,7 +38,7 @@ test('over real HTTP, a static hit carries Content-Length and the same headers t
   const live = await listen(h.server);
   try {
     for (let i = 0; i < 2; i++) {
-      const r = await rawGet(live.port, host, '/css/site.css');
+      const r = await wireRequest(live.port, host, '/css/site.css');
       assert.is(r.status, 200);
       assert.is(r.body, 'body{}');
       assert.is(r.headers['content-length'], '6');
@@ -60,10 +46,10 @@ test('over real HTTP, a static hit carries Content-Length and the same headers t
       assert.is(r.headers['x-content-type-options'], 'nosniff');
       assert.match(String(r.headers['x-request-id']), /^[\w-]+$/);
     }
-    const head = await rawGet(live.port, host, '/css/site.css', 'HEAD');
+    const head = await wireRequest(live.port, host, '/css/site.css', { method: 'HEAD' });
     assert.is(head.headers['content-length'], '6');
     assert.is(head.body, '');
-    const ids = new Set(await Promise.all([1, 2, 3].map(async () => (await rawGet(live.port, host, '/')).headers['x-request-id'])));
+    const ids = new Set(await Promise.all([1, 2, 3].map(async () => (await wireRequest(live.port, host, '/')).headers['x-request-id'])));
     assert.is(ids.size, 3, 'every response gets its own request id');
   } finally {
     await live.close();
