@@ -40,6 +40,8 @@ type Slot = {
   /** releases this worker has been sent sources for (it may have evicted some since) */
   loaded: Set<string>;
   alive: boolean;
+  /** Messages for the worker, sent together at the end of this event-loop turn. */
+  outbox: { msgs: WorkerInbound[]; transfer: ArrayBuffer[] };
 };
 
 const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
@@ -78,6 +80,7 @@ export class SandboxPool {
       pending: new Map(),
       loaded: new Set(),
       alive: true,
+      outbox: { msgs: [], transfer: [] },
       ready: new Promise((resolve, reject) => {
         const onMessage = (msg: WorkerOutbound) => {
           if (msg.t === 'ready') {
@@ -90,7 +93,8 @@ export class SandboxPool {
       }),
     };
     slot.ready.catch(() => {});
-    worker.on('message', (msg: WorkerOutbound) => {
+    const onMessage = (msg: WorkerOutbound): void => {
+      if (msg.t === 'batch') return msg.msgs.forEach(onMessage);
       if (msg.t === 'host-call') return this.hostCall(slot, msg);
       if (msg.t !== 'result') return;
       const p = slot.pending.get(msg.id);
@@ -100,7 +104,8 @@ export class SandboxPool {
       // Out of memory, stack overflow or a crash poisons the worker's WASM module: retire it now,
       // before another invocation is routed to it.
       if (msg.result.poisoned) this.retire(slot, `poisoned (${msg.result.error?.kind ?? 'unknown'})`);
-    });
+    };
+    worker.on('message', onMessage);
     const onGone = (reason: string) => this.retire(slot, reason);
     worker.on('error', (err) => onGone(`worker error: ${err.message}`));
     worker.on('exit', (code) => onGone(`worker exited (${code})`));
@@ -110,7 +115,7 @@ export class SandboxPool {
   private hostCall(slot: Slot, msg: Extract<WorkerOutbound, { t: 'host-call' }>): void {
     const pending = slot.pending.get(msg.invocationId);
     const reply = (r: Omit<Extract<WorkerInbound, { t: 'host-result' }>, 't' | 'callId'>) => {
-      if (slot.alive) slot.worker.postMessage({ t: 'host-result', callId: msg.callId, ...r } satisfies WorkerInbound);
+      this.post(slot, { t: 'host-result', callId: msg.callId, ...r });
     };
     if (!pending?.onHostCall) return reply({ ok: false, error: { code: 'not_available', message: `${msg.method} is not available here` } });
     let args: unknown[];
@@ -147,6 +152,26 @@ export class SandboxPool {
     });
   }
 
+  /**
+   * Queues a message for a worker; everything queued in one event-loop turn crosses as one
+   * message, which under load saves most of the per-message cost on both threads.
+   */
+  private post(slot: Slot, msg: WorkerInbound, transfer: ArrayBuffer[] = []): void {
+    if (!slot.alive) return;
+    const box = slot.outbox;
+    if (box.msgs.length === 0) {
+      setImmediate(() => {
+        const { msgs, transfer: tr } = box;
+        box.msgs = [];
+        box.transfer = [];
+        if (!slot.alive || msgs.length === 0) return;
+        slot.worker.postMessage(msgs.length === 1 ? msgs[0] : ({ t: 'batch', msgs } satisfies WorkerInbound), tr);
+      });
+    }
+    box.msgs.push(msg);
+    for (const t of transfer) box.transfer.push(t);
+  }
+
   /** Terminates a worker whose guest code has run without yielding for too long. */
   private check(): void {
     const now = Date.now();
@@ -177,8 +202,7 @@ export class SandboxPool {
     if (!slot.alive) return { ok: false, error: { kind: 'killed', message: 'worker is gone' } };
     return new Promise((resolve) => {
       slot.pending.set(inv.id, { resolve, releaseId: inv.release.releaseId, id: inv.id, onHostCall });
-      const transfer = inv.request.body ? [inv.request.body] : [];
-      slot.worker.postMessage({ t: 'invoke', inv } satisfies WorkerInbound, transfer);
+      this.post(slot, { t: 'invoke', inv }, inv.request.body ? [inv.request.body] : []);
     });
   }
 
@@ -216,7 +240,7 @@ export class SandboxPool {
   /** Drops a release's warm instances (e.g. after a rollback made it not live). */
   evict(releaseId: string): void {
     for (const slot of this.slots) {
-      if (slot.loaded.delete(releaseId) && slot.alive) slot.worker.postMessage({ t: 'evict', releaseId } satisfies WorkerInbound);
+      if (slot.loaded.delete(releaseId)) this.post(slot, { t: 'evict', releaseId });
     }
   }
 

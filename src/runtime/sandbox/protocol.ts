@@ -34,10 +34,13 @@ export type InvocationResult = {
 
 export type WorkerInbound =
   | { t: 'invoke'; inv: Invocation }
+  /** Several messages sent together (one crossing per event-loop turn under load). */
+  | { t: 'batch'; msgs: WorkerInbound[] }
   | { t: 'evict'; releaseId: string }
   | { t: 'host-result'; callId: number; ok: boolean; value?: string; error?: { code: string; message: string } };
 export type WorkerOutbound =
   | { t: 'ready' }
+  | { t: 'batch'; msgs: WorkerOutbound[] }
   | { t: 'result'; id: number; result: InvocationResult }
   /** Guest code awaits the answer of an asynchronous host function (args and value are JSON). */
   | { t: 'host-call'; invocationId: number; callId: number; method: string; args: string };

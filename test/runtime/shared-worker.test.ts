@@ -1,0 +1,43 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { file, site } from '../_lib/bundles.ts';
+import { createHarness, newUser } from '../_lib/harness.ts';
+
+// One sandbox worker: every app shares it, and answers cross back in batches.
+const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '1' });
+const u = await newUser(h);
+const key = u.api_key;
+
+async function serverApp(source: string) {
+  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'static'), file('server.js', source, 'text/javascript')] });
+  const r = await h.call('PUT', '/v0/apps', { key, body });
+  assert.is(r.body.status, 'published', r.text);
+  return `${r.body.app_id}.apps.localhost`;
+}
+
+const innocent = await serverApp(`export default { fetch(req) { return new Response('innocent ' + new URL(req.url).pathname) } };`);
+const hostile = await serverApp(`export default { fetch() { return new Response(new Array(1e9).join('x')); } };`);
+await h.call('GET', '/warm', { host: innocent });
+await h.call('GET', '/ok', { host: hostile }).catch(() => {});
+
+test('answers another app finished just before a guest got the worker terminated are still delivered', async () => {
+  // Same turn, same worker: the innocent invocations run first, then the hostile one blocks the
+  // thread inside one instruction until the watchdog terminates it.
+  const calls = [1, 2, 3, 4, 5].map((i) => h.call('GET', `/n${i}`, { host: innocent }));
+  const bad = h.call('GET', '/boom', { host: hostile });
+  const answers = await Promise.all(calls);
+  answers.forEach((a, i) => assert.is(a.text, `innocent /n${i + 1}`));
+  const b = await bad;
+  assert.is(b.status, 500, b.text.slice(0, 200));
+  assert.is(b.body.error.code, 'runtime_error');
+  // The replacement worker serves both apps again.
+  assert.is((await h.call('GET', '/after', { host: innocent })).text, 'innocent /after');
+});
+
+test('many concurrent calls to one worker all get their own answer', async () => {
+  const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => h.call('GET', `/c${i}`, { host: innocent })));
+  answers.forEach((a, i) => assert.is(a.text, `innocent /c${i}`));
+});
+
+test.after(() => h.close());
+test.run();
