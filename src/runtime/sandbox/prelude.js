@@ -438,8 +438,9 @@
     if (!(res instanceof Response)) throw new TypeError('fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')');
     var out = [];
     for (var e of res.headers) out.push(e);
+    // A text answer crosses as one JSON string (one read for the host; NUL survives as \u0000).
+    if (res._text !== undefined && res._bytes === null) return JSON.stringify({ status: res.status, headers: out, text: res._text });
     var meta = JSON.stringify({ status: res.status, headers: out });
-    if (res._text !== undefined && res._bytes === null) return { meta: meta, text: JSON.stringify(res._text) };
     var bytes = res._bytes;
     return { meta: meta, body: bytes ? bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) : undefined };
   };

@@ -561,6 +561,11 @@ async function invoke(inv: Invocation): Promise<void> {
       }
       const value = state.value;
       try {
+        if (ctx.typeof(value) === 'string') {
+          const answer = JSON.parse(ctx.getString(value)) as { status: number; headers: [string, string][]; text: string };
+          inst.inflight--;
+          return finish(call, { ok: true, response: { status: answer.status, headers: answer.headers, text: answer.text } });
+        }
         const missingH = ctx.getProp(value, 'missing');
         const missing = ctx.dump(missingH) === true;
         missingH.dispose();
