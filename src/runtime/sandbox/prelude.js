@@ -258,7 +258,10 @@
     }
     get url() { return this._url; }
     get method() { return this._method; }
-    get headers() { return this._headers; }
+    get headers() {
+      if (this._headers === null) this._headers = headersFromPairs(JSON.parse(this._headersJson));
+      return this._headers;
+    }
     get signal() { return this._signal; }
     get redirect() { return 'follow'; }
     clone() { if (this._used) throw new TypeError('Body has already been consumed'); return new Request(this); }
@@ -267,8 +270,19 @@
 
   var NOOP_SIGNAL = Object.freeze({ aborted: false, reason: undefined, addEventListener: function () {}, removeEventListener: function () {}, throwIfAborted: function () {} });
   // The host hands over an already parsed, normalised request: build it without re-validating.
-  var incomingRequest = function (url, method, pairs, body, user) {
+  // The host hands over an already parsed, normalised request: build it without re-validating.
+  // Its headers arrive as JSON text and become a Headers object only if the handler reads them.
+  var incomingRequest = function (url, method, headersJson, body, user) {
     var r = Object.create(Request.prototype);
+    Object.defineProperties(r, {
+      _url: { value: url, writable: true }, _method: { value: method, writable: true }, _headers: { value: null, writable: true },
+      _headersJson: { value: headersJson }, _bytes: { value: body === undefined ? null : new Uint8Array(body), writable: true },
+      _used: { value: false, writable: true }, _signal: { value: NOOP_SIGNAL, writable: true },
+      _user: { value: user ? Object.freeze({ id: user.id, email: user.email, roles: Object.freeze(user.roles.slice()), verified: user.verified }) : null },
+    });
+    return r;
+  };
+  var headersFromPairs = function (pairs) {
     var h = Object.create(Headers.prototype);
     var m = new Map();
     for (var i = 0; i < pairs.length; i++) {
@@ -276,13 +290,7 @@
       if (l) l.push(pairs[i][1]); else m.set(pairs[i][0], [pairs[i][1]]);
     }
     hide(h, '_m', m);
-    Object.defineProperties(r, {
-      _url: { value: url, writable: true }, _method: { value: method, writable: true }, _headers: { value: h, writable: true },
-      _bytes: { value: body === undefined ? null : new Uint8Array(body), writable: true }, _used: { value: false, writable: true },
-      _signal: { value: NOOP_SIGNAL, writable: true },
-      _user: { value: user ? Object.freeze({ id: user.id, email: user.email, roles: Object.freeze(user.roles.slice()), verified: user.verified }) : null },
-    });
-    return r;
+    return h;
   };
 
   var STATUS_TEXT = { 200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' };
@@ -455,8 +463,10 @@
         return res === undefined ? { meta: '{"status":200,"headers":[]}' } : toResult(res);
       });
     }
-    var meta = JSON.parse(metaJson);
-    var req = incomingRequest(meta.url, meta.method, meta.headers, body, meta.user);
+    // "<request JSON>\n<headers JSON>": JSON text never holds a raw newline, so the first one splits them.
+    var nl = metaJson.indexOf('\n');
+    var meta = JSON.parse(metaJson.slice(0, nl));
+    var req = incomingRequest(meta.url, meta.method, metaJson.slice(nl + 1), body, meta.user);
     var res = handlers[kind](req, ctx);
     // A handler that answers synchronously is answered without a promise round trip.
     if (res instanceof Response) return toResult(res);

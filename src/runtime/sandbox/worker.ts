@@ -524,7 +524,7 @@ async function invoke(inv: Invocation): Promise<void> {
   const wall = setTimeout(() => failCall(inst as Instance, call, 'timeout', 'wall-clock limit reached'), inv.limits.wallMs);
   try {
     const kind = ctx.newString(inv.handler);
-    const meta = ctx.newString(inv.event ?? JSON.stringify({ method: inv.request.method, url: inv.request.url, headers: inv.request.headers, user: inv.request.user ?? null }));
+    const meta = ctx.newString(inv.event ?? `${JSON.stringify({ method: inv.request.method, url: inv.request.url, user: inv.request.user ?? null })}\n${JSON.stringify(inv.request.headers)}`);
     const body = inv.request.body ? ctx.newArrayBuffer(inv.request.body) : ctx.undefined;
     const started = segment(inst, call, () => {
       const r = ctx.callFunction(inst.dispatch, ctx.undefined, inst.handlers, kind, meta, body);
