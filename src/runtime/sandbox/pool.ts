@@ -5,6 +5,7 @@
  * (a long single instruction the interrupt handler never sees) is terminated and replaced.
  */
 import { Worker } from 'node:worker_threads';
+import { Outbox } from './outbox.ts';
 import type { Invocation, InvocationResult, Limits, WorkerInbound, WorkerOutbound } from './protocol.ts';
 
 export type SandboxOptions = {
@@ -41,7 +42,7 @@ type Slot = {
   loaded: Set<string>;
   alive: boolean;
   /** Messages for the worker, sent together at the end of this event-loop turn. */
-  outbox: { msgs: WorkerInbound[]; transfer: ArrayBuffer[] };
+  outbox: Outbox<WorkerInbound>;
 };
 
 const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
@@ -80,7 +81,12 @@ export class SandboxPool {
       pending: new Map(),
       loaded: new Set(),
       alive: true,
-      outbox: { msgs: [], transfer: [] },
+      outbox: new Outbox<WorkerInbound>(
+        (msg, transfer) => {
+          if (slot.alive) worker.postMessage(msg, transfer);
+        },
+        (msgs) => ({ t: 'batch', msgs }),
+      ),
       ready: new Promise((resolve, reject) => {
         const onMessage = (msg: WorkerOutbound) => {
           if (msg.t === 'ready') {
@@ -115,7 +121,7 @@ export class SandboxPool {
   private hostCall(slot: Slot, msg: Extract<WorkerOutbound, { t: 'host-call' }>): void {
     const pending = slot.pending.get(msg.invocationId);
     const reply = (r: Omit<Extract<WorkerInbound, { t: 'host-result' }>, 't' | 'callId'>) => {
-      this.post(slot, { t: 'host-result', callId: msg.callId, ...r });
+      slot.outbox.push({ t: 'host-result', callId: msg.callId, ...r });
     };
     if (!pending?.onHostCall) return reply({ ok: false, error: { code: 'not_available', message: `${msg.method} is not available here` } });
     let args: unknown[];
@@ -152,26 +158,6 @@ export class SandboxPool {
     });
   }
 
-  /**
-   * Queues a message for a worker; everything queued in one event-loop turn crosses as one
-   * message, which under load saves most of the per-message cost on both threads.
-   */
-  private post(slot: Slot, msg: WorkerInbound, transfer: ArrayBuffer[] = []): void {
-    if (!slot.alive) return;
-    const box = slot.outbox;
-    if (box.msgs.length === 0) {
-      setImmediate(() => {
-        const { msgs, transfer: tr } = box;
-        box.msgs = [];
-        box.transfer = [];
-        if (!slot.alive || msgs.length === 0) return;
-        slot.worker.postMessage(msgs.length === 1 ? msgs[0] : ({ t: 'batch', msgs } satisfies WorkerInbound), tr);
-      });
-    }
-    box.msgs.push(msg);
-    for (const t of transfer) box.transfer.push(t);
-  }
-
   /** Terminates a worker whose guest code has run without yielding for too long. */
   private check(): void {
     const now = Date.now();
@@ -202,7 +188,7 @@ export class SandboxPool {
     if (!slot.alive) return { ok: false, error: { kind: 'killed', message: 'worker is gone' } };
     return new Promise((resolve) => {
       slot.pending.set(inv.id, { resolve, releaseId: inv.release.releaseId, id: inv.id, onHostCall });
-      this.post(slot, { t: 'invoke', inv }, inv.request.body ? [inv.request.body] : []);
+      slot.outbox.push({ t: 'invoke', inv }, inv.request.body ? [inv.request.body] : []);
     });
   }
 
@@ -240,7 +226,7 @@ export class SandboxPool {
   /** Drops a release's warm instances (e.g. after a rollback made it not live). */
   evict(releaseId: string): void {
     for (const slot of this.slots) {
-      if (slot.loaded.delete(releaseId)) this.post(slot, { t: 'evict', releaseId });
+      if (slot.loaded.delete(releaseId) && slot.alive) slot.outbox.push({ t: 'evict', releaseId });
     }
   }
 

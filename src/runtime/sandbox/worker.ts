@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { getQuickJS, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { redactLog, type LogEntry } from '../redact.ts';
+import { Outbox } from './outbox.ts';
 import type { FailureKind, Invocation, InvocationResult, WorkerInbound, WorkerOutbound } from './protocol.ts';
 
 const PRELUDE = readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
@@ -57,45 +58,14 @@ const instances = new Map<string, Instance>();
 let poisoned = false;
 
 /**
- * Outgoing messages are sent in one batch at the end of the event-loop turn: under load a turn
- * handles many invocations, and one message instead of one each saves most of the crossing cost
- * on both threads. A batch is flushed early, before guest code of another release runs, so a
- * guest that gets this worker terminated can only take its own release's finished answers with
- * it, never another app's.
+ * Outgoing messages cross in one batch per event-loop turn. The batch is sent early, before guest
+ * code of another release runs, so a guest that gets this worker terminated can only take its own
+ * release's finished answers with it, never another app's.
  */
-const outbox: { msgs: WorkerOutbound[]; transfer: ArrayBuffer[]; releases: Set<string>; scheduled: boolean } = { msgs: [], transfer: [], releases: new Set(), scheduled: false };
-
-function flush(): void {
-  const { msgs, transfer } = outbox;
-  if (msgs.length === 0) return;
-  outbox.msgs = [];
-  outbox.transfer = [];
-  outbox.releases.clear();
-  port.postMessage(msgs.length === 1 ? msgs[0] : ({ t: 'batch', msgs } satisfies WorkerOutbound), transfer);
-}
-
-function post(msg: WorkerOutbound, transfer: ArrayBuffer[] = [], releaseId?: string): void {
-  if (releaseId === undefined) {
-    flush();
-    port.postMessage(msg, transfer);
-    return;
-  }
-  outbox.msgs.push(msg);
-  for (const t of transfer) outbox.transfer.push(t);
-  outbox.releases.add(releaseId);
-  if (!outbox.scheduled) {
-    outbox.scheduled = true;
-    setImmediate(() => {
-      outbox.scheduled = false;
-      flush();
-    });
-  }
-}
-
-/** Before guest code of `releaseId` runs: send what other releases are owed. */
-function flushForeign(releaseId: string): void {
-  if (outbox.msgs.length && (outbox.releases.size > 1 || !outbox.releases.has(releaseId))) flush();
-}
+const outbox = new Outbox<WorkerOutbound>(
+  (msg, transfer) => port.postMessage(msg, transfer),
+  (msgs) => ({ t: 'batch', msgs }),
+);
 
 function isPoison(message: string): boolean {
   return /out of memory|stack overflow|call stack|Aborted|unreachable|memory access out of bounds/i.test(message);
@@ -116,7 +86,7 @@ function errorText(ctx: QuickJSContext, handle: QuickJSHandle): { message: strin
 
 /** Runs guest code (a segment) under the CPU budget of `call`; the interrupt handler stops it. */
 function segment<T>(inst: Instance, call: Call, fn: () => T): T {
-  flushForeign(inst.releaseId);
+  outbox.flushUnlessOnly(inst.releaseId);
   inst.current = call;
   call.segmentStart = performance.now();
   state[0] = Date.now();
@@ -246,7 +216,7 @@ function installHost(inst: Instance): void {
     const deferred = ctx.newPromise();
     const callId = nextHostCallId++;
     hostCalls.set(callId, { deferred, inst, call });
-    post({ t: 'host-call', invocationId: call.inv.id, callId, method: ctx.getString(method), args: ctx.getString(args) }, [], call.inv.release.releaseId);
+    outbox.push({ t: 'host-call', invocationId: call.inv.id, callId, method: ctx.getString(method), args: ctx.getString(args) }, [], call.inv.release.releaseId);
     return deferred.handle;
   });
   ctx.setProp(ctx.global, '__host', host);
@@ -480,7 +450,7 @@ function finish(call: Call, result: InvocationResult, transfer: ArrayBuffer[] = 
   result.logs = call.logs.map((l) => redactLog(l, secretValues));
   result.cpuMs = Math.round(call.cpuUsedMs * 100) / 100;
   if (poisoned) result.poisoned = true;
-  post({ t: 'result', id: call.inv.id, result }, transfer, call.inv.release.releaseId);
+  outbox.push({ t: 'result', id: call.inv.id, result }, transfer, call.inv.release.releaseId);
 }
 
 function failCall(inst: Instance | undefined, call: Call, kind: FailureKind, message: string, stack?: string): void {
@@ -633,4 +603,4 @@ quickjs = await getQuickJS();
   ctx.dispose();
   rt.dispose();
 }
-post({ t: 'ready' });
+port.postMessage({ t: 'ready' } satisfies WorkerOutbound);
