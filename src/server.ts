@@ -107,12 +107,8 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
   return Object.assign(root, { api, apps: appsPlane, close: () => appsPlane.close() });
 }
 
-/** The host name of an absolute URL without a full URL parse (this runs on every request). */
-function hostnameOf(url: string): string {
-  const start = url.indexOf('//') + 2;
-  let end = start;
-  while (end < url.length && url[end] !== '/' && url[end] !== '?' && url[end] !== '#') end++;
-  const authority = url.slice(start, end);
+/** The host name in a URL authority (`user@host:port`, `[::1]:8787`), ports and user info dropped. */
+function hostOfAuthority(authority: string): string {
   const at = authority.lastIndexOf('@');
   const hostport = at >= 0 ? authority.slice(at + 1) : authority;
   if (hostport.startsWith('[')) return hostport.slice(0, hostport.indexOf(']') + 1);
@@ -128,12 +124,13 @@ function hostClassifier(deps: Deps): { classify(url: string): HostKind } {
   const memo = new Map<string, HostKind>();
   return {
     classify(url: string): HostKind {
+      // Both node-server and Deno hand over serialised URLs, whose path always starts with `/`.
       const start = url.indexOf('//') + 2;
       const end = url.indexOf('/', start);
       const authority = end < 0 ? url.slice(start) : url.slice(start, end);
       let kind = memo.get(authority);
       if (kind === undefined) {
-        kind = classifyHost(deps.config, hostnameOf(`http://${authority}/`));
+        kind = classifyHost(deps.config, hostOfAuthority(authority));
         if (memo.size >= 4096) memo.clear();
         memo.set(authority, kind);
       }

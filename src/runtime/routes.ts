@@ -112,11 +112,10 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const readable = req.method === 'GET' || req.method === 'HEAD';
 
     if (readable) {
-      const hit = rel && !path.directory ? files.get(`${root}/${rel}`) : undefined;
-      if (hit) return serve(req, app, hit, 200, requestId);
-      const index = files.get(rel ? `${root}/${rel}/index.html` : `${root}/index.html`);
-      if (index) {
-        if (path.directory || !rel) return serve(req, app, index, 200, requestId);
+      const direct = directStaticFile(release, pathname);
+      if (direct) return serve(req, app, direct, 200, requestId);
+      // `/dir` names a directory with an index.html: redirect to `/dir/`.
+      if (rel && !path.directory && files.has(`${root}/${rel}/index.html`)) {
         return new Response(null, { status: 301, headers: { location: `${pathname}/${search}`, 'cache-control': 'public, max-age=0, must-revalidate', [REQUEST_ID_HEADER]: requestId } });
       }
     }

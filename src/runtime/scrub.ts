@@ -38,6 +38,7 @@ export function scrubRequestHeaders(headers: Headers): [string, string][] {
  * several cookies, which must stay separate lines.
  */
 export function scrubResponseHeaders(pairs: [string, string][], requestId: string): Record<string, string> | Headers {
+  // No prototype, so a header named `__proto__` is an ordinary entry.
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   let cookies: string[] | undefined;
   for (const [name, value] of pairs) {
@@ -52,8 +53,11 @@ export function scrubResponseHeaders(pairs: [string, string][], requestId: strin
     out[n] = n in out ? `${out[n]}, ${value}` : value;
   }
   out['x-request-id'] = requestId;
-  if (!cookies) return { ...out };
-  if (cookies.length === 1) return { ...out, 'set-cookie': cookies[0]! };
+  if (!cookies) return out;
+  if (cookies.length === 1) {
+    out['set-cookie'] = cookies[0]!;
+    return out;
+  }
   const headers = new Headers(out);
   for (const c of cookies) headers.append('set-cookie', c);
   return headers;

@@ -20,24 +20,17 @@ export function serveFile(req: Request, file: ReleaseFile, bytes: Uint8Array | n
       return new Response(null, { status: 304, headers: { etag: file.etag, 'cache-control': STATIC_CACHE_CONTROL, 'x-request-id': requestId } });
     }
   }
-  if (bytes === null || req.method === 'HEAD') {
-    const headers = {
-      'content-type': file.contentType,
-      etag: file.etag,
-      'cache-control': STATIC_CACHE_CONTROL,
-      'x-content-type-options': 'nosniff',
-      'content-length': file.sizeText,
-      'x-request-id': requestId,
-    };
-    return new Response(null, { status, headers });
-  }
-  // With a body, the server adapter derives Content-Length from the bytes on its cheapest path.
-  const headers = {
+  const headers: Record<string, string> = {
     'content-type': file.contentType,
     etag: file.etag,
     'cache-control': STATIC_CACHE_CONTROL,
     'x-content-type-options': 'nosniff',
     'x-request-id': requestId,
   };
+  // With a body, the server adapter derives Content-Length from the bytes on its cheapest path.
+  if (bytes === null || req.method === 'HEAD') {
+    headers['content-length'] = file.sizeText;
+    return new Response(null, { status, headers });
+  }
   return new Response(bytes as Uint8Array<ArrayBuffer>, { status, headers });
 }

@@ -270,7 +270,6 @@
 
   var NOOP_SIGNAL = Object.freeze({ aborted: false, reason: undefined, addEventListener: function () {}, removeEventListener: function () {}, throwIfAborted: function () {} });
   // The host hands over an already parsed, normalised request: build it without re-validating.
-  // The host hands over an already parsed, normalised request: build it without re-validating.
   // Its headers arrive as JSON text and become a Headers object only if the handler reads them.
   var incomingRequest = function (url, method, headersJson, body, user) {
     var r = Object.create(Request.prototype);
