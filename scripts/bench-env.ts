@@ -19,7 +19,7 @@ export type BenchEnv = { deps: Deps; url: string; port: number; apiKey: string; 
 export async function startBenchEnv(options: { withServer?: boolean } = {}): Promise<BenchEnv> {
   const scratch = await scratchDatabase('bench', 45000);
   const dbUrl = scratch.url;
-    // Sandbox settings pass through from the environment, so a benchmark can compare them.
+  // Sandbox settings pass through from the environment, so a benchmark can compare them.
   const sandboxEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('PLATFORM_SANDBOX_'))) as Record<string, string>;
   const config = loadConfig({ DATABASE_URL: dbUrl, PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'), PLATFORM_LOG_LEVEL: 'warn', PORT: '8787', ...sandboxEnv });
   const pool = createPool(dbUrl, 20);

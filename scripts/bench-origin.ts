@@ -13,7 +13,7 @@ import { startBenchEnv } from './bench-env.ts';
 
 const run = promisify(execFile);
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, connections: { type: 'string', default: '32' }, rounds: { type: 'string', default: '8' }, releases: { type: 'string', default: '5' } } });
-let SECONDS = Number(values.seconds);
+const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
 const RELEASES = Number(values.releases);
@@ -32,9 +32,9 @@ function ms(v: string): number {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 }
 
-async function load(label: string, url: string, host?: string): Promise<Result> {
+async function load(label: string, url: string, host?: string, seconds = SECONDS): Promise<Result> {
   if (await hasWrk()) {
-    const args = ['-t', '2', '-c', String(CONNECTIONS), '-d', `${SECONDS}s`, '--latency', url];
+    const args = ['-t', '2', '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--latency', url];
     if (host) args.unshift('-H', `Host: ${host}`);
     const { stdout } = await run('wrk', args, { maxBuffer: 1 << 20 });
     const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
@@ -44,7 +44,7 @@ async function load(label: string, url: string, host?: string): Promise<Result> 
     return { label, rps, p50, p99, errors };
   }
   const { default: autocannon } = await import('autocannon' as string);
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers: host ? { host } : {} });
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: host ? { host } : {} });
   return { label, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors };
 }
 
@@ -104,15 +104,12 @@ const barePort = await new Promise<number>((resolve) => bare.stdout.once('data',
 // The order alternates between rounds so a drift in the machine's speed does not favour one target.
 const rounds: Result[][] = [[], [], []];
 const targets = [
-  () => load('bare Hono, 20 KB from memory', `http://127.0.0.1:${barePort}/`),
-  () => load('platform static hit, 20 KB', `${env.url}/`, host),
-  () => load('platform server handler (QuickJS)', `${env.url}/api`, host),
+  (seconds?: number) => load('bare Hono, 20 KB from memory', `http://127.0.0.1:${barePort}/`, undefined, seconds),
+  (seconds?: number) => load('platform static hit, 20 KB', `${env.url}/`, host, seconds),
+  (seconds?: number) => load('platform server handler (QuickJS)', `${env.url}/api`, host, seconds),
 ];
-// One uncounted pass first, so every target's code is optimised before it is measured.
-const measured = SECONDS;
-SECONDS = 1;
-for (const t of targets) await t();
-SECONDS = measured;
+// One uncounted second first, so every target's code is optimised before it is measured.
+for (const t of targets) await t(1);
 for (let i = 0; i < ROUNDS; i++) {
   const order = i % 2 === 0 ? [0, 1, 2] : [2, 1, 0];
   for (const t of order) rounds[t]!.push(await targets[t]!());
