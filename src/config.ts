@@ -41,6 +41,7 @@ const EnvSchema = v.object({
   PLATFORM_SANDBOX_CPU_MS: positiveInt('50'),
   PLATFORM_SANDBOX_MEMORY_MB: positiveInt('64'),
   PLATFORM_SANDBOX_WALL_MS: positiveInt('10000'),
+  PLATFORM_SANDBOX_WORKER_MEMORY_MB: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(32), v.maxValue(2048))),
   PLATFORM_STATIC_CACHE_MB: v.pipe(v.optional(v.string(), '64'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)),
   SMTP_URL: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL'))),
   PLATFORM_MAIL_FROM: v.optional(v.pipe(v.string(), v.minLength(3)), 'platform@localhost'),
@@ -60,7 +61,7 @@ export type Config = Readonly<{
   publicPort: string;
   secretsKey: string | undefined;
   workerConcurrency: number;
-  sandbox: Readonly<{ workers: number; cpuMs: number; memoryBytes: number; wallMs: number }>;
+  sandbox: Readonly<{ workers: number; cpuMs: number; memoryBytes: number; wallMs: number; workerMemoryBytes: number | undefined }>;
   staticCacheBytes: number;
   mail: Readonly<{ smtpUrl: string | undefined; from: string }>;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -106,6 +107,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       cpuMs: e.PLATFORM_SANDBOX_CPU_MS,
       memoryBytes: e.PLATFORM_SANDBOX_MEMORY_MB * 1024 * 1024,
       wallMs: e.PLATFORM_SANDBOX_WALL_MS,
+      workerMemoryBytes: e.PLATFORM_SANDBOX_WORKER_MEMORY_MB === undefined ? undefined : e.PLATFORM_SANDBOX_WORKER_MEMORY_MB * 1024 * 1024,
     }),
     staticCacheBytes: e.PLATFORM_STATIC_CACHE_MB * 1024 * 1024,
     mail: Object.freeze({ smtpUrl: e.SMTP_URL, from: e.PLATFORM_MAIL_FROM }),

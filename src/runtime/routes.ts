@@ -72,6 +72,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       workers: deps.config.sandbox.workers,
       limits: { cpuMs: deps.config.sandbox.cpuMs, memoryBytes: deps.config.sandbox.memoryBytes, stackBytes: 512 * 1024, wallMs: deps.config.sandbox.wallMs },
       hardKillMs: Math.max(1000, deps.config.sandbox.cpuMs * 10),
+      workerMemoryBytes: deps.config.sandbox.workerMemoryBytes,
       onWorkerExit: (info) => deps.log.warn('sandbox worker replaced', info),
     }));
 

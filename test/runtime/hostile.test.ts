@@ -24,6 +24,10 @@ const HOSTILE = `export default { fetch(req) {
   if (p === '/recursion') { const f = (n) => f(n + 1) + 1; return new Response(String(f(0))); }
   if (p === '/giant-string') { return new Response(new Array(1e9).join('x')); }
   if (p === '/giant-repeat') { return new Response('x'.repeat(2 ** 29)); }
+  // Many large blocks, each under the instance cap: QuickJS's own limit does not add these up.
+  if (p === '/string-pile') { const keep = []; for (;;) keep.push('x'.repeat(2 ** 20) + keep.length); }
+  if (p === '/buffer-pile') { const keep = []; for (;;) keep.push(new Uint8Array(2 ** 20)); }
+  if (p === '/retain') { (globalThis.kept ??= []).push(new Uint8Array(8 * 2 ** 20).fill(1), 'y'.repeat(2 ** 20) + Math.random()); return new Response('kept ' + globalThis.kept.length / 2); }
   if (p === '/regex') { return new Response(String(/^(a+)+$/.test('a'.repeat(40) + 'b'))); }
   if (p === '/timer-flood') { for (let i = 0; i < 1e6; i++) setTimeout(() => {}, 1e9); return new Response('flood'); }
   if (p === '/never') { return new Promise(() => {}); }
@@ -34,7 +38,7 @@ const hostile = await serverApp(HOSTILE);
 const innocent = await serverApp(`export default { fetch() { return new Response('innocent') } };`);
 const staticApp = (await h.call('PUT', '/v0/apps', { key, body: site() })).body;
 
-for (const path of ['/loop', '/while-true-async', '/memory', '/recursion', '/giant-string', '/giant-repeat', '/regex', '/timer-flood']) {
+for (const path of ['/loop', '/while-true-async', '/memory', '/string-pile', '/buffer-pile', '/recursion', '/giant-string', '/giant-repeat', '/regex', '/timer-flood']) {
   test(`${path}: that request ends with runtime_error; the same app, other apps and the platform keep serving`, async () => {
     // The innocent app and the platform are called while the hostile request is running.
     const [bad, other, api, plain] = await Promise.all([
@@ -57,6 +61,26 @@ for (const path of ['/loop', '/while-true-async', '/memory', '/recursion', '/gia
     assert.is(next.text, 'ok', `${path}: the next request to the same app is served`);
   });
 }
+
+test('memory an instance keeps between calls counts against its cap: the call that crosses it fails, the next gets a fresh instance', async () => {
+  // 9 MiB kept per call (a buffer and a string) under the default 64 MiB cap.
+  const answers: string[] = [];
+  let failed: any;
+  for (let i = 0; i < 12 && !failed; i++) {
+    const r = await h.call('GET', '/retain', { host: hostile.host });
+    if (r.status === 200) answers.push(r.text);
+    else failed = r;
+  }
+  assert.ok(failed, `never stopped: ${answers.join(', ')}`);
+  assert.is(failed.status, 500);
+  assert.is(failed.body.error.code, 'runtime_error');
+  assert.ok(answers.length >= 6, `stopped too early, after ${answers.join(', ')}`);
+  assert.is(answers[answers.length - 1], `kept ${answers.length}`);
+  // A fresh instance: nothing kept from before.
+  assert.is((await h.call('GET', '/retain', { host: hostile.host })).text, 'kept 1');
+  const events = await h.call('GET', `/v0/apps/${hostile.appId}/events?type=runtime.request_error&limit=100`, { key });
+  assert.ok(events.body.events.some((e: any) => e.metadata.kind === 'memory' && /memory limit exceeded/.test(e.metadata.error)), JSON.stringify(events.body.events.slice(0, 3)));
+});
 
 test('a handler that never settles ends at the wall-clock limit with runtime_error', async () => {
   const h2 = await createHarness({ PLATFORM_SANDBOX_WALL_MS: '300', PLATFORM_SANDBOX_WORKERS: '1' });

@@ -14,8 +14,20 @@ export type SandboxOptions = {
   /** Longest a guest may run without yielding before its worker is terminated. */
   hardKillMs: number;
   maxInstancesPerWorker?: number;
+  /**
+   * Cap on each worker's WASM memory, shared by all its instances: the host's safety net, since
+   * QuickJS's own limit does not see large strings and buffers. Default: 8 instance limits, at least 256 MiB.
+   */
+  workerMemoryBytes?: number;
   onWorkerExit?: (info: { index: number; reason: string }) => void;
 };
+
+/** The WASM memory cap of one worker, in bytes: a whole number of 64 KiB pages, at most the 2 GiB the build allows. */
+export function workerMemoryBytes(options: Pick<SandboxOptions, 'workerMemoryBytes' | 'limits'>): number {
+  const wanted = options.workerMemoryBytes ?? Math.max(256 * 1024 * 1024, 8 * options.limits.memoryBytes);
+  const page = 64 * 1024;
+  return Math.min(2048 * 1024 * 1024, Math.max(32 * 1024 * 1024, Math.ceil(wanted / page) * page));
+}
 
 export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release' | 'request'> & {
   request: Invocation['request'];
@@ -69,8 +81,8 @@ export class SandboxPool {
     // Each worker gets its own state block, so a retired worker's can still be read after it is replaced.
     const state = new Float64Array(new SharedArrayBuffer(16));
     const worker = new Worker(WORKER_URL, {
-      workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 64 },
-      // Generous V8 limits for the thread itself: guest memory is capped inside QuickJS.
+      workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 64, limits: this.options.limits, memoryBytes: workerMemoryBytes(this.options) },
+      // Generous V8 limits for the thread itself: guest memory lives in the capped WASM memory.
       resourceLimits: { maxOldGenerationSizeMb: 512 },
     });
     worker.unref();

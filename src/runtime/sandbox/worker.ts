@@ -10,7 +10,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { getQuickJS, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { redactLog, type LogEntry } from '../redact.ts';
 import { Outbox } from './outbox.ts';
 import type { FailureKind, Invocation, InvocationResult, WorkerInbound, WorkerOutbound } from './protocol.ts';
@@ -32,6 +32,11 @@ type Instance = {
   current: Call | undefined;
   timers: Map<number, { timer: ReturnType<typeof setTimeout>; call: Call }>;
   inflight: number;
+  /** Calls answered, and the worker's WASM memory size when this instance's memory was last measured. */
+  calls: number;
+  measuredAtWasmBytes: number;
+  /** Out of service (timed out, or over its memory cap): disposed once no call holds its handles. */
+  retired?: boolean;
 };
 
 type Call = {
@@ -54,6 +59,11 @@ export function loadBudgetMs(cpuMs: number): number {
 const DENIED = '\u0001denied:'; // control characters never occur in release paths; NUL would end the C string
 
 let quickjs: QuickJSWASMModule;
+/**
+ * This worker's WASM memory, shared by all its instances and capped: when a guest's allocations
+ * reach the cap, QuickJS fails them with "out of memory" instead of growing the host process.
+ */
+const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: (workerData.memoryBytes as number) / 65536 });
 const instances = new Map<string, Instance>();
 let poisoned = false;
 
@@ -82,6 +92,63 @@ function errorText(ctx: QuickJSContext, handle: QuickJSHandle): { message: strin
   } catch {
     return { message: 'unknown error' };
   }
+}
+
+/**
+ * Bytes an instance's runtime holds. QuickJS's own memory limit only refuses single allocations
+ * above it (large strings and buffers never add up, see quickjs-emscripten#271), but its usage
+ * report counts them, so the per-instance cap is enforced here, after calls.
+ */
+function usedBytes(inst: Instance): number {
+  // computeMemoryUsage() builds its answer in the runtime's "system" context; lend it ours instead
+  // of letting it create a second context in every instance.
+  (inst.runtime as unknown as { context?: QuickJSContext }).context ??= inst.context;
+  const report = inst.runtime.computeMemoryUsage();
+  const used = inst.context.getProp(report, 'memory_used_size');
+  try {
+    return inst.context.getNumber(used);
+  } finally {
+    used.dispose();
+    report.dispose();
+  }
+}
+
+/**
+ * Whether `inst` went over its memory cap. Measuring costs tens of microseconds, so it happens when
+ * allocating a lot was possible: the call used a millisecond of CPU or more, the worker's WASM memory
+ * grew, or every 8th call (which bounds what cheap calls can pile up between checks).
+ */
+function overMemoryCap(inst: Instance, call: Call): string | undefined {
+  inst.calls++;
+  const wasmBytes = wasmMemory.buffer.byteLength;
+  if (call.cpuUsedMs < 1 && wasmBytes === inst.measuredAtWasmBytes && inst.calls % 8 !== 0) return undefined;
+  inst.measuredAtWasmBytes = wasmBytes;
+  const used = usedBytes(inst);
+  const limit = call.inv.limits.memoryBytes;
+  if (used <= limit) return undefined;
+  const mib = (n: number) => (n / 1024 / 1024).toFixed(1);
+  return `memory limit exceeded: ${mib(used)} MiB in use, the limit is ${mib(limit)} MiB`;
+}
+
+/** Takes an instance out of service: new calls get a new one; it is disposed once idle. */
+function retire(inst: Instance): void {
+  inst.retired = true;
+  if (instances.get(inst.releaseId) === inst) instances.delete(inst.releaseId);
+}
+
+/** Disposes a retired instance once no call is running in it (its handles are all released). */
+function disposeIfRetired(inst: Instance): void {
+  if (inst.retired && inst.inflight === 0 && inst.runtime.alive && !poisoned) disposeInstance(inst);
+}
+
+/** A call that finished: answered, unless its instance is now over the memory cap (then retired). */
+function succeed(inst: Instance, call: Call, result: InvocationResult, transfer: ArrayBuffer[] = []): void {
+  inst.inflight--;
+  const over = inst.retired ? undefined : overMemoryCap(inst, call);
+  if (over === undefined) return finish(call, result, transfer);
+  // The WASM module itself is fine: only this instance goes, and its memory is returned.
+  retire(inst);
+  finish(call, { ok: false, error: { kind: 'memory', message: over } });
 }
 
 /** Runs guest code (a segment) under the CPU budget of `call`; the interrupt handler stops it. */
@@ -297,19 +364,76 @@ function fireTimer(inst: Instance, id: number): void {
   t.call.settle?.();
 }
 
-function newInstance(inv: Invocation): Instance {
-  const sources = inv.release.sources!;
-  const runtime = quickjs.newRuntime({
-    memoryLimitBytes: inv.limits.memoryBytes,
-    maxStackSizeBytes: inv.limits.stackBytes,
-  });
+/**
+ * A runtime with the host functions installed and the prelude evaluated, for no app yet.
+ * Compiling the prelude is most of what a new instance costs (~10 ms), so one blank instance is
+ * kept ready and a release's first request takes it.
+ */
+function blankInstance(limits: { memoryBytes: number; stackBytes: number }): Instance {
+  const runtime = quickjs.newRuntime({ memoryLimitBytes: limits.memoryBytes, maxStackSizeBytes: limits.stackBytes });
   const context = runtime.newContext();
-  const inst: Instance = { releaseId: inv.release.releaseId, dispatch: context.undefined, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0 };
+  const inst: Instance = { releaseId: '', dispatch: context.undefined, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0, calls: 0, measuredAtWasmBytes: 0 };
   runtime.setInterruptHandler(() => {
     const call = inst.current;
     if (!call) return false;
     return call.cpuUsedMs + (performance.now() - call.segmentStart) > call.inv.limits.cpuMs;
   });
+  installHost(inst);
+  // The prelude is platform code, not guest code: no app's budget applies to it.
+  const prelude = context.evalCode(PRELUDE, '<platform prelude>');
+  if (prelude.error) {
+    const e = errorText(context, prelude.error);
+    prelude.error.dispose();
+    disposeInstance(inst);
+    throw new Error(`prelude failed: ${e.message}`);
+  }
+  prelude.value.dispose();
+  return inst;
+}
+
+let spare: Instance | undefined;
+let spareTimer: ReturnType<typeof setTimeout> | undefined;
+let spareLimits = { memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024 };
+/** When this worker last received or answered something. */
+let lastActivity = 0;
+const QUIET_MS = 20;
+const MAX_SPARE_DELAY_MS = 1000;
+
+/**
+ * Makes the next blank instance when the worker has been quiet for a moment, so the ~10 ms it
+ * takes does not land on a request that follows; under steady traffic, after a second anyway.
+ */
+function refillSpare(): void {
+  if (spare || spareTimer || poisoned) return;
+  const wanted = performance.now();
+  const attempt = () => {
+    spareTimer = undefined;
+    if (spare || poisoned) return;
+    const now = performance.now();
+    if (now - lastActivity < QUIET_MS && now - wanted < MAX_SPARE_DELAY_MS) {
+      spareTimer = setTimeout(attempt, QUIET_MS);
+      return;
+    }
+    outbox.flush();
+    spare = blankInstance(spareLimits);
+  };
+  spareTimer = setTimeout(attempt, QUIET_MS);
+}
+
+function newInstance(inv: Invocation): Instance {
+  const sources = inv.release.sources!;
+  spareLimits = { memoryBytes: inv.limits.memoryBytes, stackBytes: inv.limits.stackBytes };
+  let inst = spare;
+  spare = undefined;
+  if (inst) {
+    inst.runtime.setMemoryLimit(inv.limits.memoryBytes);
+    inst.runtime.setMaxStackSize(inv.limits.stackBytes);
+  } else {
+    inst = blankInstance(inv.limits);
+  }
+  refillSpare();
+  inst.releaseId = inv.release.releaseId;
+  const { runtime, context } = inst;
   runtime.setModuleLoader(
     (name) => {
       if (name.startsWith(DENIED)) return { error: new Error(name.slice(DENIED.length)) };
@@ -335,19 +459,11 @@ function newInstance(inv: Invocation): Instance {
       return resolved;
     },
   );
-  installHost(inst);
-  // Loading (prelude and the module's top-level code) has its own, larger budget: a cold
-  // worker's first evaluation is slow, but a top-level infinite loop is still stopped.
+  // Loading the module's top-level code has its own, larger budget: a cold worker's first
+  // evaluation is slow, but a top-level infinite loop is still stopped.
   const loadLimits = { ...inv.limits, cpuMs: loadBudgetMs(inv.limits.cpuMs) };
   const loadCall: Call = { inv: { ...inv, limits: loadLimits }, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
   try {
-    const prelude = segment(inst, loadCall, () => context.evalCode(PRELUDE, '<platform prelude>'));
-    if (prelude.error) {
-      const e = errorText(context, prelude.error);
-      prelude.error.dispose();
-      throw new Error(`prelude failed: ${e.message}`);
-    }
-    prelude.value.dispose();
     const setApp = context.getProp(context.global, '__setApp');
     const appJson = context.newString(JSON.stringify(inv.app));
     const flags = context.newString(JSON.stringify(inv.flags ?? { appUsers: false, publicStores: [] }));
@@ -412,8 +528,14 @@ class LoadError extends Error {
 }
 
 function disposeInstance(inst: Instance): void {
-  instances.delete(inst.releaseId);
+  if (instances.get(inst.releaseId) === inst) instances.delete(inst.releaseId);
   for (const t of inst.timers.values()) clearTimeout(t.timer);
+  // Guest promises still waiting on the host hold references into the runtime: release them first.
+  for (const [id, pending] of hostCalls) {
+    if (pending.inst !== inst) continue;
+    hostCalls.delete(id);
+    pending.deferred.dispose();
+  }
   try {
     if (inst.handlers !== inst.context.undefined) inst.handlers.dispose();
     if (inst.dispatch !== inst.context.undefined) inst.dispatch.dispose();
@@ -446,6 +568,8 @@ function instanceFor(inv: Invocation): Instance | 'missing-sources' {
 function finish(call: Call, result: InvocationResult, transfer: ArrayBuffer[] = []): void {
   if (call.done) return;
   call.done = true;
+  lastActivity = performance.now();
+  if (call.inv.id < 0) return; // the boot warm-up answers no one
   const secretValues = [...call.secretsRead].map((n) => call.inv.secrets[n]!).filter((v) => v.length >= 4);
   result.logs = call.logs.map((l) => redactLog(l, secretValues));
   result.cpuMs = Math.round(call.cpuUsedMs * 100) / 100;
@@ -461,9 +585,11 @@ function failCall(inst: Instance | undefined, call: Call, kind: FailureKind, mes
     // An interrupted or failed runtime is not reused; disposing one that ran out of memory may
     // itself abort the WASM module, which poisons it.
     if (poisoned) instances.delete(inst.releaseId); // the whole module is dropped with the thread
-    else if (finalKind === 'timeout') disposeInstance(inst);
+    else if (finalKind === 'timeout') retire(inst); // disposed when invoke() lets go of its handles
   }
   finish(call, { ok: false, error: { kind: finalKind, message, stack }, poisoned });
+  // A call parked on a timer or host call (the wall-clock limit) wakes up to release its handles.
+  call.settle?.();
 }
 
 async function invoke(inv: Invocation): Promise<void> {
@@ -487,7 +613,9 @@ async function invoke(inv: Invocation): Promise<void> {
       h.dispose();
     }
     const parsed = { status: 200, headers: [['x-handlers', names.join(',')]] as [string, string][] };
-    return finish(call, { ok: true, response: parsed });
+    inst.inflight++;
+    succeed(inst, call, { ok: true, response: parsed });
+    return disposeIfRetired(inst);
   }
   const { context: ctx, runtime } = inst;
   inst.inflight++;
@@ -533,8 +661,7 @@ async function invoke(inv: Invocation): Promise<void> {
       try {
         if (ctx.typeof(value) === 'string') {
           const answer = JSON.parse(ctx.getString(value)) as { status: number; headers: [string, string][]; text: string };
-          inst.inflight--;
-          return finish(call, { ok: true, response: { status: answer.status, headers: answer.headers, text: answer.text } });
+          return succeed(inst, call, { ok: true, response: { status: answer.status, headers: answer.headers, text: answer.text } });
         }
         const missingH = ctx.getProp(value, 'missing');
         const missing = ctx.dump(missingH) === true;
@@ -558,8 +685,7 @@ async function invoke(inv: Invocation): Promise<void> {
         metaH.dispose();
         bodyH.dispose();
         textH.dispose();
-        inst.inflight--;
-        return finish(call, { ok: true, response: { status: response.status, headers: response.headers, body: out, text } }, out ? [out] : []);
+        return succeed(inst, call, { ok: true, response: { status: response.status, headers: response.headers, body: out, text } }, out ? [out] : []);
       } finally {
         value.dispose();
       }
@@ -574,11 +700,34 @@ async function invoke(inv: Invocation): Promise<void> {
         inst.timers.delete(id);
       }
     }
+    disposeIfRetired(inst);
     // A poisoned worker takes no more work; the pool terminates and replaces it.
   }
 }
 
+/**
+ * One trivial request through the whole path (blank instance, module load, dispatch, answer)
+ * before the worker reports ready, so the first real request finds the WASM and V8 code warm.
+ */
+async function warmUp(): Promise<void> {
+  const releaseId = '\u0000warm-up';
+  const source = "export default { fetch(request) { return new Response(request.url + request.headers.get('host'), { headers: { 'content-type': 'text/plain' } }); } };";
+  await invoke({
+    id: -1,
+    handler: 'fetch',
+    app: { app_id: 'warm-up', origin: 'http://warm-up.invalid', release_id: releaseId },
+    release: { releaseId, entry: 'server.js', sources: { 'server.js': source } },
+    request: { method: 'GET', url: 'http://warm-up.invalid/', headers: [['host', 'warm-up.invalid']] },
+    secrets: {},
+    limits: { cpuMs: 1000, wallMs: 5000, ...spareLimits },
+  });
+  const inst = instances.get(releaseId);
+  if (inst) disposeInstance(inst);
+  state[1] = 0;
+}
+
 function onMessage(msg: WorkerInbound): void {
+  lastActivity = performance.now();
   if (msg.t === 'batch') for (const m of msg.msgs) onMessage(m);
   else if (msg.t === 'invoke') void invoke(msg.inv);
   else if (msg.t === 'host-result') hostResult(msg);
@@ -589,18 +738,8 @@ function onMessage(msg: WorkerInbound): void {
 }
 port.on('message', onMessage);
 
-quickjs = await getQuickJS();
-// Warm the WASM code paths once so a release's first request does not pay for it.
-{
-  const rt = quickjs.newRuntime();
-  const ctx = rt.newContext();
-  const stub = ctx.newObject();
-  ctx.setProp(ctx.global, '__host', stub);
-  stub.dispose();
-  const r = ctx.evalCode(PRELUDE, '<warm-up>');
-  if (r.error) r.error.dispose();
-  else r.value.dispose();
-  ctx.dispose();
-  rt.dispose();
-}
+quickjs = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory }));
+if (workerData.limits) spareLimits = { memoryBytes: workerData.limits.memoryBytes, stackBytes: workerData.limits.stackBytes };
+await warmUp();
+spare = blankInstance(spareLimits);
 port.postMessage({ t: 'ready' } satisfies WorkerOutbound);

@@ -1,0 +1,84 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SandboxPool, type InvokeInput } from '../../src/runtime/sandbox/pool.ts';
+
+// A worker keeps one blank instance (prelude evaluated, no app) ready for the next release's
+// first request. These check that a blank instance is never shared and takes each call's limits.
+let workerExits = 0;
+const pool = new SandboxPool({ workers: 1, limits: { cpuMs: 200, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 5000 }, hardKillMs: 2000, onWorkerExit: () => workerExits++ });
+await pool.warm();
+
+const quiet = () => new Promise((r) => setTimeout(r, 150)); // long enough for the worker to make its next blank instance
+
+function call(releaseId: string, source: string, path = '/', limits?: InvokeInput['limits']): ReturnType<SandboxPool['invoke']> {
+  return pool.invoke({
+    handler: 'fetch',
+    app: { app_id: `app_${releaseId}`, origin: `http://app_${releaseId}.apps.localhost`, release_id: releaseId },
+    release: { releaseId, entry: 'server.js' },
+    loadSources: async () => ({ 'server.js': source }),
+    request: { method: 'GET', url: `http://app_${releaseId}.apps.localhost${path}`, headers: [['host', `app_${releaseId}.apps.localhost`]] },
+    secrets: {},
+    limits,
+  });
+}
+
+const text = (r: Awaited<ReturnType<SandboxPool['invoke']>>) => r.response?.text ?? new TextDecoder().decode(r.response?.body ?? new ArrayBuffer(0));
+
+test('each release gets its own fresh globals, however quickly releases follow each other', async () => {
+  const writer = `globalThis.shared = 'from A'; Object.prototype.polluted = 'yes';
+    export default { fetch() { return new Response(String(globalThis.shared)); } };`;
+  const reader = `export default { fetch() { return new Response(String(globalThis.shared) + ' ' + String(({}).polluted) + ' ' + typeof __host); } };`;
+  await quiet();
+  const a = await call('rel_writer', writer);
+  assert.is(text(a), 'from A');
+  // Straight after (no quiet moment) and after one: both readers see a clean global scope.
+  assert.is(text(await call('rel_reader_1', reader)), 'undefined undefined undefined');
+  await quiet();
+  assert.is(text(await call('rel_reader_2', reader)), 'undefined undefined undefined');
+  // The writer's own instance is kept warm and keeps its state.
+  assert.is(text(await call('rel_writer', writer)), 'from A');
+});
+
+test('a blank instance takes the memory limit of the call that uses it', async () => {
+  const bomb = `export default { fetch() { globalThis.a = []; for (let i = 0; i < 40; i++) a.push(new Uint8Array(1024 * 1024)); return new Response('kept ' + a.length + ' MiB'); } };`;
+  await quiet();
+  const small = await call('rel_small', bomb, '/', { memoryBytes: 16 * 1024 * 1024 });
+  assert.is(small.ok, false, text(small));
+  assert.is(small.error?.kind, 'memory');
+  await quiet();
+  const big = await call('rel_big', bomb);
+  assert.is(big.ok, true, JSON.stringify(big.error));
+  assert.is(text(big), 'kept 40 MiB');
+});
+
+test('a blank instance takes the stack limit of the call that uses it', async () => {
+  const deep = `export default { fetch() { const f = (n) => (n === 0 ? 0 : f(n - 1) + 1); return new Response(String(f(2000))); } };`;
+  await quiet();
+  const shallow = await call('rel_shallow', deep, '/', { stackBytes: 64 * 1024 });
+  assert.is(shallow.ok, false, text(shallow));
+  assert.is(shallow.error?.kind, 'stack');
+  await quiet();
+  const ok = await call('rel_deep', deep);
+  assert.is(text(ok), '2000', JSON.stringify(ok.error));
+});
+
+test('a call stopped at the wall-clock limit while it waits costs only its own instance, not the worker', async () => {
+  const counter = `let n = 0; export default { fetch() { return new Response(String(++n)); } };`;
+  const waiting = `export default { fetch(req) {
+    if (req.url.endsWith('/timer')) return new Promise((r) => setTimeout(() => r(new Response('late')), 60000));
+    return new Promise(() => {});
+  } };`;
+  const exitsBefore = workerExits;
+  assert.is(text(await call('rel_counter', counter)), '1');
+  for (const path of ['/never', '/timer']) {
+    const r = await call('rel_waiting', waiting, path, { wallMs: 150 });
+    assert.is(r.ok, false);
+    assert.is(r.error?.kind, 'timeout', path);
+  }
+  // Same worker, same warm instance: the counter goes on, and the waiting app is served again.
+  assert.is(text(await call('rel_counter', counter)), '2');
+  assert.is(workerExits, exitsBefore);
+});
+
+test.after(() => pool.close());
+test.run();
