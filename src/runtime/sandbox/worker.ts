@@ -116,12 +116,13 @@ function usedBytes(inst: Instance): number {
 /**
  * Whether `inst` went over its memory cap. Measuring costs tens of microseconds, so it happens when
  * allocating a lot was possible: the call used a millisecond of CPU or more, the worker's WASM memory
- * grew, or every 8th call (which bounds what cheap calls can pile up between checks).
+ * grew, or every 32nd call (which bounds what cheap calls can pile up between checks; every 8th cost ~30 µs
+ * a call on average, since the report walks every object).
  */
 function overMemoryCap(inst: Instance, call: Call): string | undefined {
   inst.calls++;
   const wasmBytes = wasmMemory.buffer.byteLength;
-  if (call.cpuUsedMs < 1 && wasmBytes === inst.measuredAtWasmBytes && inst.calls % 8 !== 0) return undefined;
+  if (call.cpuUsedMs < 1 && wasmBytes === inst.measuredAtWasmBytes && inst.calls % 32 !== 0) return undefined;
   inst.measuredAtWasmBytes = wasmBytes;
   const used = usedBytes(inst);
   const limit = call.inv.limits.memoryBytes;
