@@ -19,7 +19,35 @@ const CONNECTIONS = Number(values.connections);
 const RELEASES = Number(values.releases);
 const SIZE = 20_000;
 
-type Result = { label: string; rps: number; p50: number; p99: number; errors: number };
+type Result = { label: string; rps: number; p50: number; p99: number; errors: number; cpuUs?: number };
+
+/**
+ * CPU time (user + system, µs) a process has used: this one through process.cpuUsage(), another
+ * through /proc (Linux). Undefined where neither works; the CPU column is then left out.
+ */
+async function cpuTimeUs(pid?: number): Promise<number | undefined> {
+  if (pid === undefined) {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  }
+  try {
+    const stat = await (await import('node:fs/promises')).readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
+    return (ticks / 100) * 1e6; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+/** A load run that also reports the server's CPU time per request (the server process given by pid; none = this one). */
+async function measured(label: string, url: string, host: string | undefined, pid: number | undefined, seconds?: number): Promise<Result> {
+  const before = await cpuTimeUs(pid);
+  const r = await load(label, url, host, seconds);
+  const after = await cpuTimeUs(pid);
+  const requests = r.rps * (seconds ?? SECONDS);
+  return before !== undefined && after !== undefined && requests > 0 ? { ...r, cpuUs: (after - before) / requests } : r;
+}
 
 async function hasWrk(): Promise<boolean> {
   return run('wrk', ['--version']).then(() => true, (e) => /^wrk /m.test(String(e.stdout ?? '') + String(e.stderr ?? '')));
@@ -111,9 +139,9 @@ const barePort = await new Promise<number>((resolve) => bare.stdout.once('data',
 // The order alternates between rounds so a drift in the machine's speed does not favour one target.
 const rounds: Result[][] = [[], [], []];
 const targets = [
-  (seconds?: number) => load('bare Hono, 20 KB from memory', `http://127.0.0.1:${barePort}/`, undefined, seconds),
-  (seconds?: number) => load('platform static hit, 20 KB', `${env.url}/`, host, seconds),
-  (seconds?: number) => load('platform server handler (QuickJS)', `${env.url}/api`, host, seconds),
+  (seconds?: number) => measured('bare Hono, 20 KB from memory', `http://127.0.0.1:${barePort}/`, undefined, bare.pid, seconds),
+  (seconds?: number) => measured('platform static hit, 20 KB', `${env.url}/`, host, undefined, seconds),
+  (seconds?: number) => measured('platform server handler (QuickJS)', `${env.url}/api`, host, undefined, seconds),
 ];
 // One uncounted second first, so every target's code is optimised before it is measured.
 for (const t of targets) await t(1);
@@ -129,17 +157,23 @@ const results: Result[] = rounds.map((rs) => ({
   p50: median(rs.map((r) => r.p50)),
   p99: median(rs.map((r) => r.p99)),
   errors: rs.reduce((n, r) => n + r.errors, 0),
+  cpuUs: rs.every((r) => r.cpuUs !== undefined) ? median(rs.map((r) => r.cpuUs!)) : undefined,
 }));
 const ratios = rounds[1]!.map((r, i) => [r.rps / rounds[0]![i]!.rps, rounds[2]![i]!.rps / rounds[0]![i]!.rps]);
 
 const base = results[0]!.rps;
 console.log(`\n${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; ${await hasWrk() ? 'wrk' : 'autocannon'}; ${(await import('node:os')).availableParallelism()} cores\n`);
-console.log('target'.padEnd(38), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'x bare'.padStart(7), 'errors'.padStart(7));
+console.log('target'.padEnd(38), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'x bare'.padStart(7), 'errors'.padStart(7), 'server CPU µs/req'.padStart(18));
 for (const r of results) {
-  console.log(r.label.padEnd(38), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base).toFixed(2).padStart(7), String(r.errors).padStart(7));
+  console.log(r.label.padEnd(38), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base).toFixed(2).padStart(7), String(r.errors).padStart(7), (r.cpuUs === undefined ? '-' : r.cpuUs.toFixed(1)).padStart(18));
 }
 console.log(`\nper-round ratios to bare Hono (static / server): ${ratios.map(([a, b]) => `${a!.toFixed(2)}/${b!.toFixed(2)}`).join('  ')}`);
 console.log(`median of per-round ratios: static ${median(ratios.map((r) => r[0]!)).toFixed(2)}, server ${median(ratios.map((r) => r[1]!)).toFixed(2)}`);
+if (rounds[0]!.every((r, i) => r.cpuUs !== undefined && rounds[1]![i]!.cpuUs !== undefined)) {
+  // CPU per request is the cost of the code itself; req/s also moves with scheduling and steal on a shared VM.
+  const cpuRatios = rounds[0]!.map((r, i) => r.cpuUs! / rounds[1]![i]!.cpuUs!);
+  console.log(`bare / static server CPU per request, per round: ${cpuRatios.map((x) => x.toFixed(2)).join(' ')}; median ${median(cpuRatios).toFixed(2)}`);
+}
 console.log(`\nfirst request to a release (server handler, timed by ${hasCurl ? 'curl' : 'an in-process client'}), ms: ${firsts.map((f) => f.ms.toFixed(1)).join(', ')} (first release of the process, then ${RELEASES} republished ones)`);
 console.log(`median ${median(firsts.map((f) => f.ms)).toFixed(1)} ms; the request after each: median ${median(firsts.map((f) => f.next)).toFixed(1)} ms`);
 await env.close();
