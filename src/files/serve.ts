@@ -9,7 +9,7 @@ import type { Deps } from '../deps.ts';
 import { errorBody } from '../errors.ts';
 import { REQUEST_ID_HEADER } from '../http/base.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from '../runtime/live.ts';
-import { matchesIfNoneMatch } from '../runtime/static.ts';
+import { etagOf, matchesIfNoneMatch } from '../runtime/static.ts';
 import { storeSpec, verifySignature } from './service.ts';
 
 const INLINE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'text/plain', 'application/pdf', 'audio/mpeg', 'video/mp4']);
@@ -39,7 +39,7 @@ export async function handleFile(deps: Deps, caches: RuntimeCaches, input: { req
   }
   const file = await deps.db.selectFrom('app_files').selectAll().where('app_id', '=', app.appId).where('store', '=', store).where('id', '=', fileId).where('deleted_at', 'is', null).executeTakeFirst();
   if (!file) return fail(404, 'not_found', 'Not found.');
-  const etag = `"${file.sha256.toString('hex')}"`;
+  const etag = etagOf(file.sha256);
   const headers: Record<string, string> = {
     'content-type': file.content_type,
     etag,

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 
-export const REQUEST_ID_HEADER = 'X-Request-Id';
+/** Lowercase, as HTTP/2 requires and as header lookups compare cheapest. */
+export const REQUEST_ID_HEADER = 'x-request-id';
 
 const PREFIX = randomBytes(8).toString('hex');
 let counter = 0;

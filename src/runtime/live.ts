@@ -11,6 +11,7 @@ import { postgresBlobStore } from '../blobs/store.ts';
 import type { Deps } from '../deps.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import { open, secretAad } from '../secrets/crypto.ts';
+import { etagOf } from './static.ts';
 
 /** Whether a release declares app users (auth.mode app_users). */
 export function appUsersEnabled(view: { manifest: Manifest }): boolean {
@@ -109,7 +110,7 @@ export function createRuntimeCaches(deps: Deps) {
       appId: row.app_id,
       accountId: row.account_id,
       manifest: manifestOf(row.manifest),
-      files: new Map(files.map((f) => [f.path, { path: f.path, contentType: f.content_type, sha256: f.sha256, etag: `"${f.sha256.toString('hex')}"`, size: Number(f.size), sizeText: String(f.size) }])),
+      files: new Map(files.map((f) => [f.path, { path: f.path, contentType: f.content_type, sha256: f.sha256, etag: etagOf(f.sha256), size: Number(f.size), sizeText: String(f.size) }])),
       resolved: new Map(),
     };
     releases.set(releaseId, view);

@@ -11,7 +11,7 @@ import { createRuntimeCaches, type LiveApp, type ReleaseFile, type ReleaseView, 
 import { decodeAppPath } from './paths.ts';
 import { SandboxPool } from './sandbox/pool.ts';
 import { runServerFallback } from './server-fallback.ts';
-import { serveFile } from './static.ts';
+import { serveFile, STATIC_CACHE_CONTROL } from './static.ts';
 import { handleWebhook } from '../webhooks/deliver.ts';
 import { handleAuth } from '../app-auth/routes.ts';
 import { handleData } from '../data/browser.ts';
@@ -117,7 +117,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       if (direct) return serve(req, app, direct, 200, requestId);
       // `/dir` names a directory with an index.html: redirect to `/dir/`.
       if (rel && !path.directory && files.has(`${root}/${rel}/index.html`)) {
-        return new Response(null, { status: 301, headers: { location: `${pathname}/${search}`, 'cache-control': 'public, max-age=0, must-revalidate', [REQUEST_ID_HEADER]: requestId } });
+        return new Response(null, { status: 301, headers: { location: `${pathname}/${search}`, 'cache-control': STATIC_CACHE_CONTROL, [REQUEST_ID_HEADER]: requestId } });
       }
     }
     const fallback = runtime.fallback ?? '404';

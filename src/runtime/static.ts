@@ -1,7 +1,15 @@
 import type { ReleaseFile } from './live.ts';
 
-/** Static files revalidate on every use (cheap 304s via the strong ETag) because release URLs are not content-hashed. */
-export const STATIC_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
+/**
+ * Static files revalidate on every use (cheap 304s via the strong ETag) because release URLs are
+ * not content-hashed. `no-cache` means exactly that: store, but ask before each reuse.
+ */
+export const STATIC_CACHE_CONTROL = 'no-cache';
+
+/** The strong entity tag of some bytes: their SHA-256, base64url (43 characters), quoted. */
+export function etagOf(sha256: Uint8Array): string {
+  return `"${Buffer.from(sha256.buffer, sha256.byteOffset, sha256.byteLength).toString('base64url')}"`;
+}
 
 /** RFC 9110 If-None-Match: `*` or a list of entity tags, compared weakly. */
 export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
