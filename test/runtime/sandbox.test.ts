@@ -198,6 +198,11 @@ test('web platform inside: Headers, Request/Response bodies, URL, TextEncoder/De
       h: h.get('x-a'), ct: h.get('content-type'), back, parsed, href: u.href, all: sp.getAll('a'), b: sp.get('b'),
       rnd: rnd.length, uuid: /^[0-9a-f-]{36}$/.test(crypto.randomUUID()), b64: btoa('hi'), unb64: atob('aGk='), waited, ab: ab.byteLength,
       bad: (() => { try { new URL('not a url'); return 'parsed'; } catch (e) { return e.constructor.name; } })(),
+      // Header rules hold on every call, not only the first (names are cached once validated).
+      names: [1, 2].map(() => { try { new Headers({ 'bad name': '1' }); return 'accepted'; } catch (e) { return e.constructor.name; } }),
+      mixed: [1, 2].map(() => new Headers({ 'X-Mixed-Case': 'm' }).get('x-MIXED-case')),
+      trimmed: new Headers({ 'x-t': ' \\t v w \\t ' }).get('x-t'),
+      crlf: [' a\\r\\nb', 'a\\nb', 'a\\u0000b'].map((v) => { try { new Headers().set('x-v', v); return 'accepted'; } catch (e) { return e.constructor.name; } }),
     }, { headers: { 'x-app': 'yes' } });
   } };`);
   const r = await h.call('GET', '/x', { host: a.host });
@@ -206,6 +211,7 @@ test('web platform inside: Headers, Request/Response bodies, URL, TextEncoder/De
   assert.equal(r.body, {
     h: '1, 2', ct: 'text/x', back: 'héllo', parsed: { z: 1 }, href: 'https://example.com/c?d=2&e=f+g#h', all: ['1', '2'], b: ' x',
     rnd: 8, uuid: true, b64: 'aGk=', unb64: 'hi', waited: 1, ab: 3, bad: 'TypeError',
+    names: ['TypeError', 'TypeError'], mixed: ['m', 'm'], trimmed: 'v w', crlf: ['TypeError', 'TypeError', 'TypeError'],
   });
   const binary = await serverApp(`export default { fetch() { return new Response(new Uint8Array([0, 255, 1]), { headers: { 'content-type': 'application/octet-stream' } }) } };`);
   const res = await h.server.request(`http://${binary.host}/x`);

@@ -159,13 +159,23 @@
 
   // ---- Headers --------------------------------------------------------------------------------
   var TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+  // Raw name -> validated lowercase name: handlers use the same few names on every call.
+  var NAMES = new Map();
   var normName = function (n) {
     n = String(n);
+    var known = NAMES.get(n);
+    if (known !== undefined) return known;
     if (!TOKEN.test(n)) throw new TypeError('Invalid header name: ' + n);
-    return n.toLowerCase();
+    var lower = n.toLowerCase();
+    if (NAMES.size < 256) NAMES.set(n, lower);
+    return lower;
   };
+  // Leading or trailing whitespace, or a character no header value may hold: most values have none.
+  var UNUSUAL_VALUE = /^[\t\n\r ]|[\t\n\r ]$|[\0\r\n]/;
   var normValue = function (v) {
-    v = String(v).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+    v = String(v);
+    if (!UNUSUAL_VALUE.test(v)) return v;
+    v = v.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
     if (/[\0\r\n]/.test(v)) throw new TypeError('Invalid header value');
     return v;
   };
@@ -443,8 +453,12 @@
   });
   var toResult = function (res) {
     if (!(res instanceof Response)) throw new TypeError('fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')');
+    // Straight from the header map (the host does not need them sorted); set-cookie stays one entry each.
     var out = [];
-    for (var e of res.headers) out.push(e);
+    for (var e of res._headers._m) {
+      if (e[0] === 'set-cookie') for (var i = 0; i < e[1].length; i++) out.push([e[0], e[1][i]]);
+      else out.push([e[0], e[1].length === 1 ? e[1][0] : e[1].join(', ')]);
+    }
     // A text answer crosses as one JSON string (one read for the host; NUL survives as \u0000).
     if (res._text !== undefined && res._bytes === null) return JSON.stringify({ status: res.status, headers: out, text: res._text });
     var meta = JSON.stringify({ status: res.status, headers: out });
