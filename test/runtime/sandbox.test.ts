@@ -203,6 +203,8 @@ test('web platform inside: Headers, Request/Response bodies, URL, TextEncoder/De
       mixed: [1, 2].map(() => new Headers({ 'X-Mixed-Case': 'm' }).get('x-MIXED-case')),
       trimmed: new Headers({ 'x-t': ' \\t v w \\t ' }).get('x-t'),
       crlf: [' a\\r\\nb', 'a\\nb', 'a\\u0000b'].map((v) => { try { new Headers().set('x-v', v); return 'accepted'; } catch (e) { return e.constructor.name; } }),
+      // Like the web's own classes, these show no internals when enumerated or serialised.
+      hidden: [Object.keys(new Response('x')), Object.keys(request), Object.keys(new Headers({ a: '1' })), JSON.stringify([new Response('x'), request, new Headers({ a: '1' })])],
     }, { headers: { 'x-app': 'yes' } });
   } };`);
   const r = await h.call('GET', '/x', { host: a.host });
@@ -212,6 +214,7 @@ test('web platform inside: Headers, Request/Response bodies, URL, TextEncoder/De
     h: '1, 2', ct: 'text/x', back: 'héllo', parsed: { z: 1 }, href: 'https://example.com/c?d=2&e=f+g#h', all: ['1', '2'], b: ' x',
     rnd: 8, uuid: true, b64: 'aGk=', unb64: 'hi', waited: 1, ab: 3, bad: 'TypeError',
     names: ['TypeError', 'TypeError'], mixed: ['m', 'm'], trimmed: 'v w', crlf: ['TypeError', 'TypeError', 'TypeError'],
+    hidden: [[], [], [], '[{},{},{}]'],
   });
   const binary = await serverApp(`export default { fetch() { return new Response(new Uint8Array([0, 255, 1]), { headers: { 'content-type': 'application/octet-stream' } }) } };`);
   const res = await h.server.request(`http://${binary.host}/x`);

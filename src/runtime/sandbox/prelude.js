@@ -157,6 +157,10 @@
     console[p[0]] = function () { host.log(p[1], fmt(arguments), undefined); };
   });
 
+  // Internal slots of Headers, Request and Response: symbol keys stay out of Object.keys and JSON.stringify,
+  // and cost a plain property store (defineProperty per slot was most of a Response's construction).
+  var $map = Symbol('map'), $used = Symbol('used'), $bytes = Symbol('bytes'), $text = Symbol('text'), $url = Symbol('url'), $method = Symbol('method'), $headersJson = Symbol('headersJson'), $headers = Symbol('headers'), $signal = Symbol('signal'), $user = Symbol('user'), $statusText = Symbol('statusText'), $status = Symbol('status');
+
   // ---- Headers --------------------------------------------------------------------------------
   var TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
   // Raw name -> validated lowercase name: handlers use the same few names on every call.
@@ -181,9 +185,9 @@
   };
   class Headers {
     constructor(init) {
-      hide(this, '_m', new Map());
+      this[$map] = new Map();
       if (init === undefined || init === null) return;
-      if (init instanceof Headers) { for (var e of init._m) this._m.set(e[0], e[1].slice()); return; }
+      if (init instanceof Headers) { for (var e of init[$map]) this[$map].set(e[0], e[1].slice()); return; }
       if (typeof init[Symbol.iterator] === 'function') {
         for (var pair of init) {
           var arr = Array.from(pair);
@@ -194,18 +198,18 @@
       }
       for (var k of Object.keys(init)) this.append(k, init[k]);
     }
-    append(n, v) { n = normName(n); var l = this._m.get(n); if (l) l.push(normValue(v)); else this._m.set(n, [normValue(v)]); }
-    set(n, v) { this._m.set(normName(n), [normValue(v)]); }
-    get(n) { var l = this._m.get(normName(n)); return l ? l.join(', ') : null; }
-    getSetCookie() { return (this._m.get('set-cookie') || []).slice(); }
-    has(n) { return this._m.has(normName(n)); }
-    delete(n) { this._m.delete(normName(n)); }
+    append(n, v) { n = normName(n); var l = this[$map].get(n); if (l) l.push(normValue(v)); else this[$map].set(n, [normValue(v)]); }
+    set(n, v) { this[$map].set(normName(n), [normValue(v)]); }
+    get(n) { var l = this[$map].get(normName(n)); return l ? l.join(', ') : null; }
+    getSetCookie() { return (this[$map].get('set-cookie') || []).slice(); }
+    has(n) { return this[$map].has(normName(n)); }
+    delete(n) { this[$map].delete(normName(n)); }
     forEach(cb, thisArg) { for (var e of this.entries()) cb.call(thisArg, e[1], e[0], this); }
     *entries() {
-      var names = Array.from(this._m.keys()).sort();
+      var names = Array.from(this[$map].keys()).sort();
       for (var n of names) {
-        if (n === 'set-cookie') { for (var c of this._m.get(n)) yield [n, c]; }
-        else yield [n, this._m.get(n).join(', ')];
+        if (n === 'set-cookie') { for (var c of this[$map].get(n)) yield [n, c]; }
+        else yield [n, this[$map].get(n).join(', ')];
       }
     }
     *keys() { for (var e of this.entries()) yield e[0]; }
@@ -231,9 +235,9 @@
   };
   var BodyMixin = {
     _take: function () {
-      if (this._used) return Promise.reject(new TypeError('Body has already been consumed'));
-      this._used = true;
-      return Promise.resolve(this._bytes || new Uint8Array(0));
+      if (this[$used]) return Promise.reject(new TypeError('Body has already been consumed'));
+      this[$used] = true;
+      return Promise.resolve(this[$bytes] || new Uint8Array(0));
     },
     arrayBuffer: function () { return this._take().then(function (b) { return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength); }); },
     bytes: function () { return this._take().then(function (b) { return new Uint8Array(b); }); },
@@ -244,8 +248,8 @@
   };
   var mixBody = function (C) {
     for (var k of Object.keys(BodyMixin)) hide(C.prototype, k, BodyMixin[k]);
-    Object.defineProperty(C.prototype, 'bodyUsed', { get: function () { return !!this._used; }, configurable: true });
-    Object.defineProperty(C.prototype, 'body', { get: function () { return this._bytes && this._bytes.length ? this._bytes : null; }, configurable: true });
+    Object.defineProperty(C.prototype, 'bodyUsed', { get: function () { return !!this[$used]; }, configurable: true });
+    Object.defineProperty(C.prototype, 'body', { get: function () { return this[$bytes] && this[$bytes].length ? this[$bytes] : null; }, configurable: true });
   };
 
   var METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];
@@ -257,24 +261,24 @@
       var parsed = new URL(url);
       var method = String(init.method || (src ? src.method : 'GET'));
       if (METHODS.indexOf(method.toUpperCase()) >= 0) method = method.toUpperCase();
-      hide(this, '_url', parsed.href);
-      hide(this, '_method', method);
-      hide(this, '_headers', new Headers(init.headers !== undefined ? init.headers : src ? src.headers : undefined));
-      var body = init.body !== undefined ? extract(init.body, this._headers) : src ? src._bytes : null;
+      this[$url] = parsed.href;
+      this[$method] = method;
+      this[$headers] = new Headers(init.headers !== undefined ? init.headers : src ? src.headers : undefined);
+      var body = init.body !== undefined ? extract(init.body, this[$headers]) : src ? src[$bytes] : null;
       if (body && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body');
-      hide(this, '_bytes', body);
-      hide(this, '_used', false);
-      hide(this, '_signal', init.signal || (src ? src.signal : null) || { aborted: false, addEventListener: function () {}, removeEventListener: function () {} });
+      this[$bytes] = body;
+      this[$used] = false;
+      this[$signal] = init.signal || (src ? src.signal : null) || { aborted: false, addEventListener: function () {}, removeEventListener: function () {} };
     }
-    get url() { return this._url; }
-    get method() { return this._method; }
+    get url() { return this[$url]; }
+    get method() { return this[$method]; }
     get headers() {
-      if (this._headers === null) this._headers = headersFromPairs(JSON.parse(this._headersJson));
-      return this._headers;
+      if (this[$headers] === null) this[$headers] = headersFromPairs(JSON.parse(this[$headersJson]));
+      return this[$headers];
     }
-    get signal() { return this._signal; }
+    get signal() { return this[$signal]; }
     get redirect() { return 'follow'; }
-    clone() { if (this._used) throw new TypeError('Body has already been consumed'); return new Request(this); }
+    clone() { if (this[$used]) throw new TypeError('Body has already been consumed'); return new Request(this); }
   }
   mixBody(Request);
 
@@ -283,12 +287,9 @@
   // Its headers arrive as JSON text and become a Headers object only if the handler reads them.
   var incomingRequest = function (url, method, headersJson, body, user) {
     var r = Object.create(Request.prototype);
-    Object.defineProperties(r, {
-      _url: { value: url, writable: true }, _method: { value: method, writable: true }, _headers: { value: null, writable: true },
-      _headersJson: { value: headersJson }, _bytes: { value: body === undefined ? null : new Uint8Array(body), writable: true },
-      _used: { value: false, writable: true }, _signal: { value: NOOP_SIGNAL, writable: true },
-      _user: { value: user ? Object.freeze({ id: user.id, email: user.email, roles: Object.freeze(user.roles.slice()), verified: user.verified }) : null },
-    });
+    r[$url] = url; r[$method] = method; r[$headers] = null; r[$headersJson] = headersJson;
+    r[$bytes] = body === undefined ? null : new Uint8Array(body); r[$used] = false; r[$signal] = NOOP_SIGNAL;
+    r[$user] = user ? Object.freeze({ id: user.id, email: user.email, roles: Object.freeze(user.roles.slice()), verified: user.verified }) : null;
     return r;
   };
   var headersFromPairs = function (pairs) {
@@ -298,7 +299,7 @@
       var l = m.get(pairs[i][0]);
       if (l) l.push(pairs[i][1]); else m.set(pairs[i][0], [pairs[i][1]]);
     }
-    hide(h, '_m', m);
+    h[$map] = m;
     return h;
   };
 
@@ -308,16 +309,16 @@
       init = init || {};
       var status = init.status === undefined ? 200 : Number(init.status);
       if (!(status >= 200 && status <= 599) || Math.floor(status) !== status) throw new RangeError('Response status must be an integer from 200 to 599');
-      hide(this, '_status', status);
-      hide(this, '_statusText', init.statusText !== undefined ? String(init.statusText) : STATUS_TEXT[status] || '');
-      hide(this, '_headers', new Headers(init.headers));
+      this[$status] = status;
+      this[$statusText] = init.statusText !== undefined ? String(init.statusText) : STATUS_TEXT[status] || '';
+      this[$headers] = new Headers(init.headers);
       if (typeof body === 'string') {
         // Kept as text: most handlers answer strings, and the host encodes them natively.
-        if (!this._headers.has('content-type')) this._headers.set('content-type', 'text/plain;charset=UTF-8');
-        hide(this, '_text', body);
-        hide(this, '_bytes', null);
-      } else hide(this, '_bytes', extract(body, this._headers));
-      hide(this, '_used', false);
+        if (!this[$headers].has('content-type')) this[$headers].set('content-type', 'text/plain;charset=UTF-8');
+        this[$text] = body;
+        this[$bytes] = null;
+      } else this[$bytes] = extract(body, this[$headers]);
+      this[$used] = false;
     }
     static json(data, init) {
       var h = new Headers(init && init.headers);
@@ -330,23 +331,23 @@
       return new Response(null, { status: status, headers: { location: new URL(url).href } });
     }
     static error() { return new Response(null, { status: 500 }); }
-    get status() { return this._status; }
-    get statusText() { return this._statusText; }
-    get ok() { return this._status >= 200 && this._status < 300; }
-    get headers() { return this._headers; }
+    get status() { return this[$status]; }
+    get statusText() { return this[$statusText]; }
+    get ok() { return this[$status] >= 200 && this[$status] < 300; }
+    get headers() { return this[$headers]; }
     get redirected() { return false; }
     get type() { return 'default'; }
     get url() { return ''; }
-    clone() { if (this._used) throw new TypeError('Body has already been consumed'); return new Response(this._text !== undefined ? this._text : this._bytes, { status: this._status, statusText: this._statusText, headers: this._headers }); }
+    clone() { if (this[$used]) throw new TypeError('Body has already been consumed'); return new Response(this[$text] !== undefined ? this[$text] : this[$bytes], { status: this[$status], statusText: this[$statusText], headers: this[$headers] }); }
   }
   mixBody(Response);
   // Text bodies are encoded only when app code reads them back.
   var takeBytes = BodyMixin._take;
   hide(Response.prototype, '_take', function () {
-    if (this._text !== undefined && this._bytes === null && !this._used) this._bytes = utf8(this._text);
+    if (this[$text] !== undefined && this[$bytes] === null && !this[$used]) this[$bytes] = utf8(this[$text]);
     return takeBytes.call(this);
   });
-  Object.defineProperty(Response.prototype, 'body', { get: function () { var b = this._text !== undefined ? this._text : this._bytes; return b && b.length ? (typeof b === 'string' ? utf8(b) : b) : null; }, configurable: true });
+  Object.defineProperty(Response.prototype, 'body', { get: function () { var b = this[$text] !== undefined ? this[$text] : this[$bytes]; return b && b.length ? (typeof b === 'string' ? utf8(b) : b) : null; }, configurable: true });
 
   // ---- globals --------------------------------------------------------------------------------
   var globals = {
@@ -379,7 +380,7 @@
   var ctx = null;
   // Called once per instance: ctx is the same object for every call (host functions know the current call).
   var authError = function (status, code, message) { var e = new Error(message); e.name = 'AuthError'; e.status = status; e.code = code; return e; };
-  var currentUser = function (request) { return request instanceof Request && request._user ? request._user : null; };
+  var currentUser = function (request) { return request instanceof Request && request[$user] ? request[$user] : null; };
   hide(G, '__setApp', function (appJson, flagsJson) {
     var flags = JSON.parse(flagsJson || '{}');
     var extra = {};
@@ -455,14 +456,14 @@
     if (!(res instanceof Response)) throw new TypeError('fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')');
     // Straight from the header map (the host does not need them sorted); set-cookie stays one entry each.
     var out = [];
-    for (var e of res._headers._m) {
+    for (var e of res[$headers][$map]) {
       if (e[0] === 'set-cookie') for (var i = 0; i < e[1].length; i++) out.push([e[0], e[1][i]]);
       else out.push([e[0], e[1].length === 1 ? e[1][0] : e[1].join(', ')]);
     }
     // A text answer crosses as one JSON string (one read for the host; NUL survives as \u0000).
-    if (res._text !== undefined && res._bytes === null) return JSON.stringify({ status: res.status, headers: out, text: res._text });
+    if (res[$text] !== undefined && res[$bytes] === null) return JSON.stringify({ status: res.status, headers: out, text: res[$text] });
     var meta = JSON.stringify({ status: res.status, headers: out });
-    var bytes = res._bytes;
+    var bytes = res[$bytes];
     return { meta: meta, body: bytes ? bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) : undefined };
   };
   hide(G, '__dispatch', function (handlers, kind, metaJson, body) {
