@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { listRows, createRow } from '../src/data/service.ts';
 import type { Manifest } from '../src/manifest/schema.ts';
 import { startBenchEnv } from './bench-env.ts';
+import { percentile } from './_lib/stats.ts';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, queries: { type: 'string', default: '200' } } });
 const ROWS = Number(values.rows);
@@ -48,7 +49,6 @@ const shapes: [string, () => Promise<unknown>][] = [
   ['where note = (unindexed, ~20 matches)', () => listRows(env.deps, target, ['items', { where: { note: `n${Math.floor(Math.random() * 5000)}` } }])],
   ['create (with a unique-index check)', () => createRow(env.deps, target, ['items', { sku: `new-${Math.random()}`, qty: 1 }])],
 ];
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 console.log(`\n${'query'.padEnd(40)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
 for (const [label, run] of shapes) {
   for (let i = 0; i < 10; i++) await run();
@@ -58,7 +58,7 @@ for (const [label, run] of shapes) {
     await run();
     times.push(performance.now() - s);
   }
-  console.log(`${label.padEnd(40)} ${pct(times, 50).toFixed(2).padStart(8)} ${pct(times, 99).toFixed(2).padStart(8)}`);
+  console.log(`${label.padEnd(40)} ${percentile(times, 50).toFixed(2).padStart(8)} ${percentile(times, 99).toFixed(2).padStart(8)}`);
 }
 const plan = await sql<{ 'QUERY PLAN': string }>`explain select r.id from app_row_index_entries e join app_rows r on r.app_id = e.app_id and r.collection = e.collection and r.id = e.row_id
   where e.app_id = 'benchapp0000000a' and e.collection = 'items' and e.index_name = 'by_qty' and e.key = '[77]' and r.deleted_at is null order by e.created_at, e.row_id limit 100`.execute(db);

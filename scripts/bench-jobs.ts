@@ -9,6 +9,7 @@ import { workerLogger } from '../src/boot.ts';
 import { addAppJob } from '../src/jobs/enqueue.ts';
 import { taskList } from '../worker/tasks.ts';
 import { startBenchEnv } from './bench-env.ts';
+import { percentile } from './_lib/stats.ts';
 
 const { values } = parseArgs({ options: { jobs: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '8' }, latency: { type: 'string', default: '200' } } });
 const N = Number(values.jobs);
@@ -55,7 +56,6 @@ const wait = async (kind: 'noop' | 'app', target: number) => {
 const addNoop = () => utils.addJob('bench_noop', { t: Date.now() });
 const addApp = () => addAppJob(env.deps.db, { app_id: pub.app_id, job_name: 'tick', payload: null, source: 'enqueue', maxAttempts: 3 });
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const results: { label: string; p50: number; p99: number; rps: number }[] = [];
 for (const [kind, label, add] of [
   ['noop', 'graphile-worker no-op task', addNoop],
@@ -68,8 +68,8 @@ for (const [kind, label, add] of [
     await wait(kind, done[kind] + 1);
   }
   const lat = starts.get(kind)!;
-  const p50 = pct(lat, 50);
-  const p99 = pct(lat, 99);
+  const p50 = percentile(lat, 50);
+  const p99 = percentile(lat, 99);
   // Throughput: N enqueued at once, timed to the last completion.
   const before = done[kind];
   const t0 = performance.now();

@@ -10,6 +10,7 @@ import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
 import { startBenchEnv } from './bench-env.ts';
+import { median } from './_lib/stats.ts';
 
 const run = promisify(execFile);
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, connections: { type: 'string', default: '32' }, rounds: { type: 'string', default: '8' }, releases: { type: 'string', default: '5' } } });
@@ -150,7 +151,6 @@ for (let i = 0; i < ROUNDS; i++) {
   for (const t of order) rounds[t]!.push(await targets[t]!());
 }
 bare.kill();
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const results: Result[] = rounds.map((rs) => ({
   label: rs[0]!.label,
   rps: median(rs.map((r) => r.rps)),

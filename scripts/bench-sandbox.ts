@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { SandboxPool } from '../src/runtime/sandbox/pool.ts';
+import { median } from './_lib/stats.ts';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '5' } } });
 const CALLS = Number(values.calls);
@@ -23,7 +24,6 @@ const handlers: Record<string, string> = {
 const pool = new SandboxPool({ workers: 1, limits: { cpuMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 10_000 }, hardKillMs: 10_000 });
 await pool.warm();
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(`one sandbox worker, ${IN_FLIGHT} calls in flight, ${ROUNDS} rounds of ${CALLS} calls, medians\n`);
 console.log('handler'.padEnd(26), 'calls/s'.padStart(9), 'CPU µs/call'.padStart(12));
 let n = 0;
