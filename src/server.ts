@@ -14,10 +14,14 @@ import type { Env } from './http/env.ts';
 import { health, HealthResponse } from './http/health.ts';
 import { classifyHost, type HostKind } from './http/hosts.ts';
 import { newRequestId } from './http/request-id.ts';
-import { describe } from './http/validate.ts';
+import { operation } from './http/operation.ts';
 import { legacyRoutes } from './legacy/routes.ts';
 import { createAppsPlane, type AppsPlane } from './runtime/routes.ts';
-import { generateOpenApi } from './openapi/generate.ts';
+import { generateOpenApi, type OpenApiDocument } from './openapi/generate.ts';
+import { FreeObject } from './openapi/components.ts';
+
+const healthz = operation({ operationId: 'health', summary: 'Service health', tags: ['Service'], security: 'none', responses: { 200: HealthResponse } });
+const openapiJson = operation({ operationId: 'openapi', summary: 'This document (OpenAPI 3.1)', tags: ['Service'], security: 'none', responses: { 200: FreeObject } });
 
 /** The `/v0` business API, the same on the API host and the console host. */
 function v0Routes(plane: AppsPlane): Hono<Env> {
@@ -35,23 +39,18 @@ function v0Routes(plane: AppsPlane): Hono<Env> {
 
 function apiRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const api = baseRouter(deps);
-  api.get('/healthz', describe({ summary: 'Service health', tags: ['Service'], responses: { 200: { description: 'OK', schema: HealthResponse } } }), async (c) =>
-    c.json(await health(deps)),
-  );
+  api.get('/healthz', healthz, async (c) => healthz.reply(c, 200, await health(deps)));
   api.route('/v0', v0Routes(plane));
-  let openapi: unknown;
-  api.get('/openapi.json', describe({ summary: 'This document', tags: ['Service'] }), (c) => {
+  let openapi: OpenApiDocument | undefined;
+  api.get('/openapi.json', openapiJson, (c) => {
     openapi ??= generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) });
-    return c.json(openapi);
+    return openapiJson.reply(c, 200, openapi);
   });
   return api;
 }
 
 function consoleRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const r = baseRouter(deps);
-  r.post('/v0/platform/sessions', () =>
-    Response.json(errorBody('password_auth_disabled', 'Password sessions are disabled; sign in with an e-mail link.'), { status: 410 }),
-  );
   r.route('/v0', v0Routes(plane));
   r.get('/', (c) =>
     c.html(
@@ -65,9 +64,9 @@ function docsRouter(deps: Deps, api: Hono<Env>): Hono<Env> {
   const r = baseRouter(deps);
   r.get('/openapi.json', (c) => c.json(generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) })));
   r.get('/', (c) => {
-    const doc = generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) }) as { paths: Record<string, Record<string, { summary: string }>> };
+    const doc = generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) });
     const rows = Object.entries(doc.paths)
-      .flatMap(([p, ops]) => Object.entries(ops).map(([m, op]) => `<tr><td><code>${m.toUpperCase()}</code></td><td><code>${p}</code></td><td>${op.summary}</td></tr>`))
+      .flatMap(([p, ops]) => Object.entries(ops).map(([m, op]) => `<tr><td><code>${m.toUpperCase()}</code></td><td><code>${p}</code></td><td>${String(op.summary)}</td></tr>`))
       .join('');
     return c.html(`<!doctype html><meta charset="utf-8"><title>Platform API</title><h1>Platform API v0</h1><p>Machine-readable: <a href="/openapi.json">/openapi.json</a></p><table>${rows}</table>`);
   });

@@ -14,7 +14,9 @@ import { manifestOf } from '../apps/service.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import type { Env } from '../http/env.ts';
-import { bodyOf, closed, describe, jsonBody } from '../http/validate.ts';
+import { operation } from '../http/operation.ts';
+import { bodyOf, jsonBody } from '../http/validate.ts';
+import { component, DateTime, Url } from '../openapi/components.ts';
 import { newId } from '../lib/ids.ts';
 import { newSecretToken, tokenHash } from '../lib/tokens.ts';
 import { RoleName } from '../manifest/schema.ts';
@@ -23,16 +25,31 @@ import { hashPassword } from './passwords.ts';
 import { AuthError, type AppUser } from './service.ts';
 
 export const DEFAULT_INVITE_SECONDS = 7 * 24 * 3600;
-const AdminInviteRequest = closed({
-  email: Email,
-  roles: v.optional(v.pipe(v.array(RoleName), v.check((r) => new Set(r).size === r.length, 'must not repeat roles'))),
-  expires_in_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be 1 to 2592000'), v.maxValue(2_592_000, 'must be 1 to 2592000'))),
+const AdminInviteRequest = component(
+  'AdminInviteRequest',
+  v.strictObject({
+    email: Email,
+    roles: v.optional(v.pipe(v.array(RoleName), v.check((r) => new Set(r).size === r.length, 'must not repeat roles'))),
+    expires_in_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be 1 to 2592000'), v.maxValue(2_592_000, 'must be 1 to 2592000'))),
+  }),
+);
+export const AdminInviteResponse = component(
+  'AdminInviteResponse',
+  v.strictObject({ invite_id: v.pipe(v.string(), v.startsWith('inv_')), email: v.string(), roles: v.array(v.string()), expires_at: DateTime, invite_url: Url }),
+);
+const create = operation({
+  operationId: 'createAdminInvite',
+  summary: 'Invite an app user with roles (grants no platform access)',
+  description: 'The app\'s live release must declare `auth.mode` `app_users` (else 409 `auth_disabled`) and every requested role (else 400 `invalid_role`).',
+  tags: ['App users'],
+  responses: { 200: AdminInviteResponse },
+  errors: ['auth_disabled', 'invalid_role'],
 });
 
 /** `POST /v0/apps/:app_id/admin-invites`. */
 export function inviteRoutes(): Hono<Env> {
   const r = new Hono<Env>();
-  r.post('/:app_id/admin-invites', describe({ summary: 'Invite an app user with roles (grants no platform access)', tags: ['App users'] }), appAccess('invites.create'), jsonBody(AdminInviteRequest), async (c) => {
+  r.post('/:app_id/admin-invites', create, appAccess('invites.create'), jsonBody(AdminInviteRequest), async (c) => {
     const body = bodyOf(c, AdminInviteRequest);
     const app = c.var.app;
     const live = app.live_release_id && !app.deleted_at ? await findRelease(c.var.deps.db, app.id, app.live_release_id) : undefined;
@@ -45,7 +62,7 @@ export function inviteRoutes(): Hono<Env> {
     const expires = new Date(Date.now() + (body.expires_in_seconds ?? DEFAULT_INVITE_SECONDS) * 1000);
     const id = newId('inv');
     await c.var.deps.db.insertInto('app_invites').values({ id, app_id: app.id, email: body.email, roles: JSON.stringify(roles), token_hash: tokenHash(token), expires_at: expires, created_by_user_id: c.var.actor.userId }).execute();
-    return c.json({ invite_id: id, email: body.email, roles, expires_at: expires.toISOString(), invite_url: `${appOrigin(c.var.deps.config, app.id)}/_platform/auth/invite#token=${token}` });
+    return create.reply(c, 200, { invite_id: id, email: body.email, roles, expires_at: expires.toISOString(), invite_url: `${appOrigin(c.var.deps.config, app.id)}/_platform/auth/invite#token=${token}` });
   });
   return r;
 }

@@ -1,12 +1,13 @@
 import { publicUrl, type Config } from '../config.ts';
 import type { AppRow, ReleaseRow } from './queries.ts';
+import type { AppSummary, ReleaseSummary } from './schemas.ts';
 
 export function appOrigin(config: Config, appId: string): string {
   return publicUrl(config, `${appId}.${config.hosts.apps}`);
 }
 
 /** AppSummary. */
-export function toAppSummary(config: Config, app: AppRow) {
+export function toAppSummary(config: Config, app: AppRow): AppSummary {
   return {
     app_id: app.id,
     name: app.name,
@@ -20,7 +21,7 @@ export function toAppSummary(config: Config, app: AppRow) {
   };
 }
 
-function activationError(r: ReleaseRow): Record<string, unknown> | null {
+function activationError(r: ReleaseRow): ReleaseSummary['activation_error'] {
   switch (r.activation_status) {
     case 'pending_secrets':
       return { code: 'pending_secrets', message: 'Required secrets are missing.', missing_secrets: r.missing_secrets };
@@ -34,7 +35,7 @@ function activationError(r: ReleaseRow): Record<string, unknown> | null {
 }
 
 /** ReleaseSummary. */
-export function toReleaseSummary(r: ReleaseRow, liveReleaseId: string | null) {
+export function toReleaseSummary(r: ReleaseRow, liveReleaseId: string | null): ReleaseSummary {
   return {
     release_id: r.id,
     message: r.message,

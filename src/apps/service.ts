@@ -17,26 +17,11 @@ import type { Manifest } from '../manifest/schema.ts';
 import type { ValidBundle } from '../manifest/validate.ts';
 import { isServerSource } from '../runtime/live.ts';
 import { appOrigin } from './mappers.ts';
+import type { ActivationResult, PublishAppResponse, UnpublishResponse } from './schemas.ts';
 import { lockApp, provisionedResources, secretNames, type AppRow } from './queries.ts';
 
 export type Who = { actor: Actor; requestId: string };
 
-export type ActivationResult = {
-  status: ActivationStatus;
-  reasons: string[];
-  missing_secrets: string[];
-  previous_release_id: string | null;
-};
-
-export type PublishAppResponse = {
-  status: 'published' | 'stored';
-  app_id: string;
-  account_id: string;
-  release_id: string;
-  origin: string;
-  previous_release_id: string | null;
-  activation: ActivationResult;
-};
 
 export function manifestOf(value: unknown): Manifest {
   return value as Manifest;
@@ -224,7 +209,7 @@ async function publishTx(deps: Deps, target: { accountId: string; appId?: string
 }
 
 /** Tombstones an app: the live pointer goes, the origin stops serving, data stays. Idempotent. */
-export async function unpublish(deps: Deps, appId: string, who: Who): Promise<{ app_id: string; status: 'unpublished'; deleted_at: string }> {
+export async function unpublish(deps: Deps, appId: string, who: Who): Promise<UnpublishResponse> {
   const result = await deps.db.transaction().execute(async (trx) => {
     const app = await lockApp(trx, appId);
     if (app.deleted_at) return { app_id: app.id, status: 'unpublished' as const, deleted_at: app.deleted_at.toISOString() };

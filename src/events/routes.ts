@@ -2,8 +2,10 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import { appAccess } from '../apps/access.ts';
 import type { Env } from '../http/env.ts';
-import { describe, query, queryOf } from '../http/validate.ts';
+import { operation } from '../http/operation.ts';
+import { query, queryOf } from '../http/validate.ts';
 import { listEvents, type EventRow } from './queries.ts';
+import { EventPage, type EventSummary } from './schemas.ts';
 
 const CURSOR_PREFIX = 'ev1.';
 
@@ -25,7 +27,7 @@ const EventsQuery = v.strictObject({
 });
 
 /** EventSummary. */
-export function toEventSummary(e: EventRow) {
+export function toEventSummary(e: EventRow): EventSummary {
   return {
     app_event_id: `evt_${e.id}`,
     release_id: e.release_id,
@@ -42,10 +44,18 @@ export function toEventSummary(e: EventRow) {
   };
 }
 
+const list = operation({
+  operationId: 'listEvents',
+  summary: 'Read the app event log, newest first',
+  description: 'Pass the `cursor` of a page back to read the next (older) page; it is null on the last page.',
+  tags: ['Events'],
+  responses: { 200: EventPage },
+});
+
 /** `/v0/apps/:app_id/events`: members of the app's account only. */
 export function eventRoutes(): Hono<Env> {
   const r = new Hono<Env>();
-  r.get('/:app_id/events', describe({ summary: 'Read the app event log, newest first', tags: ['Events'] }), appAccess('events.read'), query(EventsQuery), async (c) => {
+  r.get('/:app_id/events', list, appAccess('events.read'), query(EventsQuery), async (c) => {
     const q = queryOf(c, EventsQuery);
     const limit = q.limit ?? 100;
     const rows = await listEvents(c.var.deps.db, {
@@ -58,7 +68,7 @@ export function eventRoutes(): Hono<Env> {
     });
     const page = rows.slice(0, limit);
     const cursor = rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null;
-    return c.json({ app_id: c.var.app.id, events: page.map(toEventSummary), cursor });
+    return list.reply(c, 200, { app_id: c.var.app.id, events: page.map(toEventSummary), cursor });
   });
   return r;
 }

@@ -2,14 +2,18 @@ import { sql } from 'kysely';
 import * as v from 'valibot';
 import type { Deps } from '../deps.ts';
 import { publicUrl } from '../config.ts';
+import { component, Url } from '../openapi/components.ts';
 
-export const HealthResponse = v.object({
-  status: v.literal('ok'),
-  service: v.literal('platform-api'),
-  db: v.optional(v.picklist(['ok', 'unavailable'])),
-  public_base_url: v.optional(v.string()),
-  api_base_url: v.optional(v.string()),
-});
+export const HealthResponse = component(
+  'HealthResponse',
+  v.strictObject({
+    status: v.literal('ok'),
+    service: v.literal('platform-api'),
+    db: v.optional(v.picklist(['ok', 'unavailable'])),
+    public_base_url: v.optional(Url),
+    api_base_url: v.optional(Url),
+  }),
+);
 
 /** The contract's HealthResponse; `db` is `unavailable` (not an error) when Postgres does not answer within a second. */
 export async function health(deps: Deps): Promise<v.InferOutput<typeof HealthResponse>> {

@@ -2,28 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import * as v from 'valibot';
 import { ApiError, errors } from '../errors.ts';
 import type { Env } from './env.ts';
-
-/** Marker read by the OpenAPI generator: the schemas a route validates with, taken off its handlers. */
-export const ROUTE_SPEC = Symbol.for('platform.route-spec');
-export type RouteSpec = {
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  body?: v.GenericSchema;
-  query?: v.GenericSchema;
-  responses?: Record<number, { description: string; schema?: v.GenericSchema }>;
-  auth?: boolean;
-};
-type Marked = MiddlewareHandler<Env> & { [ROUTE_SPEC]?: RouteSpec };
-
-function mark(handler: MiddlewareHandler<Env>, spec: RouteSpec): Marked {
-  return Object.assign(handler, { [ROUTE_SPEC]: spec });
-}
-
-/** Documentation of a route for /openapi.json; a no-op at request time. */
-export function describe(spec: Omit<RouteSpec, 'body' | 'query'>): MiddlewareHandler<Env> {
-  return mark(async (_c, next) => next(), spec);
-}
+import { mark } from './operation.ts';
 
 /** Turns valibot issues into `details.fields`: `{ "files.0.path": ["message"] }`. */
 export function issueDetails(issues: readonly v.BaseIssue<unknown>[]): { fields: Record<string, string[]> } {
@@ -106,7 +85,11 @@ export function jsonBody<S extends v.GenericSchema>(
       c.set('body', options.parse ? options.parse(parsed) : parseWith(schema, parsed, 'request body'));
       await next();
     },
-    { body: schema },
+    {
+      body: schema,
+      // what the body checks can answer; a custom `tooLarge` names its own code
+      errors: ['invalid_request', 'invalid_json', 'unsupported_media_type', options.tooLarge ? options.tooLarge().code : 'payload_too_large'],
+    },
   );
 }
 
@@ -123,7 +106,7 @@ export function query<S extends v.GenericSchema>(schema: S): MiddlewareHandler<E
       c.set('query', parseWith(schema, raw, 'query'));
       await next();
     },
-    { query: schema },
+    { query: schema, errors: ['invalid_request'] },
   );
 }
 

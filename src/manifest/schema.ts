@@ -4,6 +4,7 @@
  * checked in validate.ts, which also assigns the contract's error codes.
  */
 import * as v from 'valibot';
+import { component } from '../openapi/components.ts';
 
 export const RESERVED_RESOURCE_NAMES = ['_platform', 'system', 'auth', 'session', 'sessions', 'secrets', 'runtime'];
 export const RESERVED_ROLE_NAMES = ['system', 'platform'];
@@ -67,23 +68,23 @@ export const ContentType = v.pipe(
 
 const unique = <T>(what: string) => v.check((items: T[]) => new Set(items).size === items.length, `must not repeat ${what}`);
 
-export const AppManifest = v.strictObject({
+export const AppManifest = component('AppManifest', v.strictObject({
   name: v.pipe(v.string(), v.minLength(1, 'must be 1 to 120 characters'), v.maxLength(120, 'must be 1 to 120 characters')),
   summary: v.optional(v.pipe(v.string(), v.maxLength(1000, 'must be at most 1000 characters'))),
   visibility: v.optional(v.picklist(['public', 'private'], 'must be public or private')),
   tags: v.optional(v.pipe(v.array(ResourceName), v.maxLength(32, 'at most 32 tags'), unique<string>('tags'))),
-});
+}));
 
-export const RuntimeManifest = v.strictObject({
+export const RuntimeManifest = component('RuntimeManifest', v.strictObject({
   static_root: ReleasePath,
   server_entry: v.optional(ReleasePath),
   fallback: v.optional(v.picklist(['server', 'index.html', '404'], 'must be server, index.html or 404')),
-});
+}));
 
 export const FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'datetime', 'json', 'richtext', 'enum', 'reference'] as const;
 const PLAIN_TYPES = ['string', 'integer', 'number', 'boolean', 'datetime', 'json', 'richtext'] as const;
 
-export const DataFieldSpec = v.union(
+export const DataFieldSpec = component('DataFieldSpec', v.union(
   [
     v.picklist(PLAIN_TYPES),
     v.strictObject({ type: v.picklist(PLAIN_TYPES) }),
@@ -94,42 +95,42 @@ export const DataFieldSpec = v.union(
     v.strictObject({ type: v.literal('reference'), collection: ResourceName }),
   ],
   'must be a type name (string, integer, number, boolean, datetime, json, richtext), {type: "enum", values: [...]} or {type: "reference", collection}',
-);
+));
 
 export const AccessRule = v.union(
   [v.picklist(['server_only', 'authenticated', 'owner', 'public']), v.pipe(v.string(), v.regex(/^role:[a-z][a-z0-9-]{0,63}$/))],
   'must be server_only, authenticated, owner, public or role:<role_name>',
 );
 
-export const DataIndexSpec = v.strictObject({
+export const DataIndexSpec = component('DataIndexSpec', v.strictObject({
   name: FieldName,
   fields: v.pipe(v.array(FieldName), v.minLength(1, 'needs at least one field'), unique<string>('fields')),
   unique: v.optional(v.boolean()),
-});
+}));
 
-export const DataCollectionSpec = v.strictObject({
+export const DataCollectionSpec = component('DataCollectionSpec', v.strictObject({
   fields: v.pipe(v.record(FieldName, DataFieldSpec), v.check((o) => Object.keys(o).length <= 200, 'at most 200 fields')),
   indexes: v.optional(v.pipe(v.array(DataIndexSpec), v.maxLength(32, 'at most 32 indexes'))),
   access: v.optional(v.strictObject({ read: v.optional(AccessRule), write: v.optional(AccessRule) })),
-});
+}));
 
-export const FileStoreSpec = v.strictObject({
+export const FileStoreSpec = component('FileStoreSpec', v.strictObject({
   public: v.optional(v.boolean()),
   max_file_size_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be at least 1'))),
   allowed_content_types: v.optional(v.pipe(v.array(ContentType), unique<string>('content types'))),
-});
+}));
 
 const MaxAttempts = v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be 1 to 10'), v.maxValue(10, 'must be 1 to 10')));
 export const SCHEDULES = ['every_15_minutes', 'hourly', 'daily'] as const;
-export const JobSpec = v.union(
+export const JobSpec = component('JobSpec', v.union(
   [
     v.strictObject({ trigger: v.optional(v.literal('manual')), max_attempts: MaxAttempts }),
     v.strictObject({ trigger: v.literal('schedule'), schedule: v.picklist(SCHEDULES), max_attempts: MaxAttempts }),
   ],
   'must be {trigger: "manual", max_attempts?} or {trigger: "schedule", schedule: every_15_minutes|hourly|daily, max_attempts?}',
-);
+));
 
-export const WebhookSpec = v.pipe(
+export const WebhookSpec = component('WebhookSpec', v.pipe(
   v.strictObject({
     provider: v.optional(v.picklist(['none', 'generic_hmac', 'code_host'], 'must be none, generic_hmac or code_host')),
     secret: v.optional(SecretName),
@@ -151,9 +152,9 @@ export const WebhookSpec = v.pipe(
     v.check((w) => w.job === undefined || w.deliver_to === 'job', 'is only allowed with deliver_to: job'),
     ['job'],
   ),
-);
+));
 
-export const ResourceManifest = v.strictObject({
+export const ResourceManifest = component('ResourceManifest', v.strictObject({
   auth: v.optional(
     v.strictObject({
       mode: v.optional(v.picklist(['none', 'app_users'], 'must be none or app_users')),
@@ -167,15 +168,15 @@ export const ResourceManifest = v.strictObject({
   secrets: v.optional(v.strictObject({ required: v.optional(v.pipe(v.array(SecretName), unique<string>('secret names'))) })),
   jobs: v.optional(v.record(ResourceName, JobSpec)),
   webhooks: v.optional(v.record(ResourceName, WebhookSpec)),
-});
+}));
 
-export const ReleaseFileInput = v.strictObject({
+export const ReleaseFileInput = component('ReleaseFileInput', v.strictObject({
   path: ReleasePath,
   content_type: ContentType,
   content_base64: v.string(),
-});
+}));
 
-export const PublishBody = v.strictObject({
+export const PublishBody = component('PublishRequest', v.strictObject({
   app: AppManifest,
   runtime: RuntimeManifest,
   resources: v.optional(ResourceManifest),
@@ -187,7 +188,7 @@ export const PublishBody = v.strictObject({
       v.check((o) => JSON.stringify(o).length <= 16_384, 'must be at most 16 KiB as JSON'),
     ),
   ),
-});
+}));
 
 export type PublishInput = v.InferOutput<typeof PublishBody>;
 export type ResourceManifestInput = v.InferOutput<typeof ResourceManifest>;

@@ -1,82 +1,202 @@
-import { toJsonSchema } from '@valibot/to-json-schema';
+/**
+ * OpenAPI 3.1 built from the routes registered on `api` and the valibot schemas their operations,
+ * validators and access checks carry, so the document cannot drift from what the server checks
+ * and sends. Named records come from `component()`; examples from `examples.ts`, which the test
+ * suite records from real responses (`npm run openapi:examples`).
+ */
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/to-json-schema';
 import type { Hono } from 'hono';
 import type * as v from 'valibot';
+import { statusOf, type ErrorCode } from '../errors.ts';
 import type { Env } from '../http/env.ts';
-import { ROUTE_SPEC, type RouteSpec } from '../http/validate.ts';
+import { ROUTE_SPEC, type RouteSpec } from '../http/operation.ts';
+import { registeredComponents } from './components.ts';
+import { EXAMPLES } from './examples.ts';
 
 type Json = Record<string, unknown>;
 
-function schemaOf(schema: v.GenericSchema, mode: 'input' | 'output'): Json {
-  const out = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: mode, errorMode: 'ignore' }) as Json;
-  delete out.$schema;
-  return out;
-}
-
-const ERROR_SCHEMA = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: { code: { type: 'string' }, message: { type: 'string' }, details: { type: 'object' } },
-    },
-  },
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No content',
+  400: 'Bad request',
+  401: 'Unauthenticated',
+  402: 'Payment required',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Too large',
+  429: 'Too many requests',
+  451: 'Unavailable for legal reasons',
+  500: 'Internal error',
+  502: 'Bad gateway',
+  503: 'Unavailable',
 };
 
-/**
- * OpenAPI 3.1 built from the routes actually registered on `api` and the valibot schemas their
- * validators use, so the document cannot drift from what the server checks.
- */
-export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Json {
-  const ops = new Map<string, { method: string; path: string; spec: RouteSpec }>();
+const TAGS: Record<string, string> = {
+  Service: 'Health and this document.',
+  Accounts: 'The accounts you belong to and your role in each.',
+  'API keys': 'Your own API keys. The raw key is shown once, when it is created.',
+  Apps: 'Publishing, releases, rollback and the resources an app declares.',
+  Events: "Each app's event log.",
+  Secrets: 'Secret values go in and never come out.',
+  'App users': "Invitations for an app's own users (not platform members).",
+  Legacy: 'Retired password routes; they answer 410.',
+};
+
+/** Errors every route can answer besides its own: unexpected failures, and a database that does not answer. */
+const ALWAYS: ErrorCode[] = ['internal_error'];
+const WITH_DATABASE: ErrorCode[] = ['service_unavailable'];
+
+/** The error body as one status of one operation can carry it: the codes listed, nothing else. */
+function errorSchema(codes: ErrorCode[]): Json {
+  return {
+    type: 'object',
+    required: ['error'],
+    additionalProperties: false,
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        additionalProperties: false,
+        properties: { code: { type: 'string', enum: codes }, message: { type: 'string' }, details: { type: 'object', additionalProperties: {} } },
+      },
+    },
+  };
+}
+
+/** A route's marks merged: the operation's, its validators' and its access checks'. */
+type Operation = { method: string; path: string; spec: RouteSpec & { errors: ErrorCode[] } };
+
+function collect(api: Hono<Env>): Operation[] {
+  const ops = new Map<string, Operation>();
   for (const route of api.routes) {
     if (route.method === 'ALL') continue;
     const key = `${route.method} ${route.path}`;
-    const entry = ops.get(key) ?? { method: route.method.toLowerCase(), path: route.path, spec: {} };
+    const entry = ops.get(key) ?? { method: route.method.toLowerCase(), path: route.path, spec: { errors: [] } };
     const spec = (route.handler as { [ROUTE_SPEC]?: RouteSpec })[ROUTE_SPEC];
-    if (spec) entry.spec = { ...entry.spec, ...spec };
+    if (spec) entry.spec = { ...entry.spec, ...spec, errors: [...entry.spec.errors, ...(spec.errors ?? [])] };
     ops.set(key, entry);
   }
-  const paths: Record<string, Json> = {};
-  for (const { method, path, spec } of ops.values()) {
-    const params = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!);
+  return [...ops.values()];
+}
+
+export type OpenApiDocument = {
+  openapi: string;
+  paths: Record<string, Record<string, Json>>;
+  components: { schemas: Record<string, Json>; [key: string]: unknown };
+  [key: string]: unknown;
+};
+
+/** The `/openapi.json` document for the routes on `api`. */
+export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): OpenApiDocument {
+  const named = registeredComponents();
+  const names = new Map<v.GenericSchema, string>(Object.entries(named).map(([name, schema]) => [schema, name]));
+  const config: ConversionConfig = {
+    target: 'draft-2020-12',
+    typeMode: 'input',
+    errorMode: 'ignore',
+    definitions: named,
+    overrideRef: (ctx) => `#/components/schemas/${ctx.referenceId}`,
+  };
+  const schemaOf = (schema: v.GenericSchema): Json => {
+    const name = names.get(schema);
+    if (name) return { $ref: `#/components/schemas/${name}` };
+    const out = toJsonSchema(schema, config) as Json;
+    delete out.$schema;
+    delete out.$defs;
+    return out;
+  };
+
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const { method, path, spec } of collect(api)) {
     const oaPath = path.replace(/:([A-Za-z_]+)/g, '{$1}');
-    const parameters: Json[] = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+    const operationId = spec.operationId ?? `${method}_${oaPath.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+    const parameters: Json[] = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    if (spec.accountHeader) {
+      parameters.push({
+        name: 'X-Platform-Account-Id',
+        in: 'header',
+        required: false,
+        description: 'The account to act on; without it, your default account.',
+        schema: { type: 'string', pattern: '^acct_[0-9a-z]{1,64}$' },
+      });
+    }
     if (spec.query) {
-      const qs = schemaOf(spec.query, 'input') as { properties?: Record<string, Json>; required?: string[] };
+      const qs = schemaOf(spec.query) as { properties?: Record<string, Json>; required?: string[] };
       for (const [name, schema] of Object.entries(qs.properties ?? {})) {
         parameters.push({ name, in: 'query', required: qs.required?.includes(name) ?? false, schema });
       }
     }
+    const security = spec.security ?? (path.startsWith('/v0/') ? 'apiKey' : 'none');
+    const errors = new Set<ErrorCode>([...spec.errors, ...ALWAYS]);
+    if (security === 'apiKey') errors.add('unauthorized');
+    if (path.startsWith('/v0/') && security === 'apiKey') for (const code of WITH_DATABASE) errors.add(code);
+    if (spec.accountHeader) for (const code of ['invalid_request', 'not_found', 'forbidden'] as const) errors.add(code);
+
     const responses: Record<string, Json> = {};
-    for (const [status, r] of Object.entries(spec.responses ?? { 200: { description: 'OK' } })) {
-      responses[status] = r.schema
-        ? { description: r.description, content: { 'application/json': { schema: schemaOf(r.schema, 'output') } } }
-        : { description: r.description };
+    for (const [status, schema] of Object.entries(spec.responses ?? { 200: null })) {
+      const example = EXAMPLES.responses[`${operationId} ${status}`];
+      responses[status] = schema
+        ? { description: REASONS[Number(status)] ?? 'Success', content: { 'application/json': { schema: schemaOf(schema), ...(example === undefined ? {} : { example }) } } }
+        : { description: REASONS[Number(status)] ?? 'Success' };
     }
-    responses.default = { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of errors) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
+    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+      codes.sort();
+      const example = EXAMPLES.responses[`${operationId} ${status}`];
+      responses[String(status)] = {
+        description: `${REASONS[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+        content: {
+          'application/json': {
+            schema: errorSchema(codes),
+            ...(example === undefined ? {} : { example }),
+          },
+        },
+      };
+    }
+
+    responses.default = { description: 'Any other failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     const op: Json = {
-      operationId: `${method}_${oaPath.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
+      operationId,
       summary: spec.summary ?? `${method.toUpperCase()} ${oaPath}`,
-      tags: spec.tags ?? [],
-      parameters,
+      ...(spec.description ? { description: spec.description } : {}),
+      tags: spec.tags ?? ['Service'],
+      security: security === 'apiKey' ? [{ apiKey: [] }] : [],
+      ...(parameters.length ? { parameters } : {}),
+      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(spec.body) } } } } : {}),
       responses,
     };
-    if (spec.description) op.description = spec.description;
-    if (spec.auth === false || !path.startsWith('/v0/')) op.security = [];
-    if (spec.body) op.requestBody = { required: true, content: { 'application/json': { schema: schemaOf(spec.body, 'input') } } };
     (paths[oaPath] ??= {})[method] = op;
+  }
+
+  const schemas = toJsonSchemaDefs(named, { target: config.target, typeMode: config.typeMode, errorMode: config.errorMode, overrideRef: config.overrideRef }) as Record<string, Json>;
+  for (const [name, schema] of Object.entries(schemas)) {
+    delete schema.$schema;
+    delete schema.$defs;
+    const example = EXAMPLES.components[name];
+    if (example !== undefined) schema.examples = [example];
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Platform control-plane API', version: 'v0' },
+    info: {
+      title: 'Platform control-plane API',
+      version: 'v0',
+      description:
+        'The `/v0` business API of the platform: publish apps, manage releases, secrets, keys and events. Every error answers `{"error": {"code", "message", "details"?}}`; each operation lists the codes each status can carry.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
     servers: [{ url: info.serverUrl }],
     security: [{ apiKey: [] }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: ap_...' } },
-      schemas: { Error: ERROR_SCHEMA },
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer ap_...`.' } },
+      schemas,
     },
   };
 }

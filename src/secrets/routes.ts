@@ -5,15 +5,32 @@ import { findRelease } from '../apps/queries.ts';
 import { manifestOf } from '../apps/service.ts';
 import { recordEvents } from '../events/record.ts';
 import type { Env } from '../http/env.ts';
-import { bodyOf, closed, describe, jsonBody, parseWith } from '../http/validate.ts';
+import { operation } from '../http/operation.ts';
+import { bodyOf, jsonBody, parseWith } from '../http/validate.ts';
+import { component } from '../openapi/components.ts';
 import { SecretName } from '../manifest/schema.ts';
 import { seal, secretAad } from './crypto.ts';
+import { SecretDeleted, SecretList, SecretSummary } from './schemas.ts';
 
 export const MAX_SECRET_BYTES = 65_536;
-const SecretBody = closed({
-  value: v.pipe(v.string(), v.check((s) => Buffer.byteLength(s) <= MAX_SECRET_BYTES, `must be at most ${MAX_SECRET_BYTES} bytes`)),
+const SecretBody = component(
+  'SetSecretRequest',
+  v.strictObject({
+    value: v.pipe(v.string(), v.check((s) => Buffer.byteLength(s) <= MAX_SECRET_BYTES, `must be at most ${MAX_SECRET_BYTES} bytes`)),
+  }),
+);
+const tags = ['Secrets'];
+// A name that breaks the secret-name rule is refused before anything is read or written.
+const list = operation({ operationId: 'listSecrets', summary: 'List secret names (set ones, and required ones still missing)', tags, responses: { 200: SecretList } });
+const set = operation({ operationId: 'setSecret', summary: 'Set a secret value (encrypted at rest)', tags, responses: { 200: SecretSummary }, errors: ['invalid_request'] });
+const del = operation({
+  operationId: 'deleteSecret',
+  summary: 'Delete a secret (idempotent)',
+  description: '`deleted` tells whether the secret existed; either way it is absent afterwards.',
+  tags,
+  responses: { 200: SecretDeleted },
+  errors: ['invalid_request'],
 });
-const tag = ['Secrets'];
 
 function secretName(raw: string): string {
   return parseWith(SecretName, raw, 'secret name');
@@ -31,16 +48,16 @@ async function requiredNames(c: { var: Env['Variables'] }): Promise<string[]> {
 export function secretRoutes(): Hono<Env> {
   const r = new Hono<Env>();
 
-  r.get('/:app_id/secrets', describe({ summary: 'List secret names (set ones, and required ones still missing)', tags: tag }), appAccess('secrets.read'), async (c) => {
+  r.get('/:app_id/secrets', list, appAccess('secrets.read'), async (c) => {
     const rows = await c.var.deps.db.selectFrom('app_secrets').select(['name', 'created_at', 'updated_at']).where('app_id', '=', c.var.app.id).orderBy('name').execute();
     const set = new Set(rows.map((row) => row.name));
-    const secrets: Record<string, unknown>[] = rows.map((row) => ({ name: row.name, present: true, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() }));
+    const secrets: SecretSummary[] = rows.map((row) => ({ name: row.name, present: true, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() }));
     for (const name of await requiredNames(c)) if (!set.has(name)) secrets.push({ name, present: false });
     secrets.sort((a, b) => String(a.name).localeCompare(String(b.name)));
-    return c.json({ app_id: c.var.app.id, secrets });
+    return list.reply(c, 200, { app_id: c.var.app.id, secrets });
   });
 
-  r.put('/:app_id/secrets/:name', describe({ summary: 'Set a secret value (encrypted at rest)', tags: tag }), appAccess('secrets.write'), jsonBody(SecretBody), async (c) => {
+  r.put('/:app_id/secrets/:name', set, appAccess('secrets.write'), jsonBody(SecretBody), async (c) => {
     const name = secretName(c.req.param('name'));
     const { value } = bodyOf(c, SecretBody);
     const app = c.var.app;
@@ -58,10 +75,10 @@ export function secretRoutes(): Hono<Env> {
       return saved;
     });
     c.var.deps.signals.secretsChanged(app.id);
-    return c.json({ name: row.name, present: true, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
+    return set.reply(c, 200, { name: row.name, present: true, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() });
   });
 
-  r.delete('/:app_id/secrets/:name', describe({ summary: 'Delete a secret (idempotent)', tags: tag }), appAccess('secrets.write'), async (c) => {
+  r.delete('/:app_id/secrets/:name', del, appAccess('secrets.write'), async (c) => {
     const name = secretName(c.req.param('name'));
     const app = c.var.app;
     const deleted = await c.var.deps.db.transaction().execute(async (trx) => {
@@ -74,7 +91,7 @@ export function secretRoutes(): Hono<Env> {
       return Boolean(gone);
     });
     c.var.deps.signals.secretsChanged(app.id);
-    return c.json({ app_id: app.id, name, deleted, present: false });
+    return del.reply(c, 200, { app_id: app.id, name, deleted, present: false });
   });
 
   return r;

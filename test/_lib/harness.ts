@@ -12,7 +12,10 @@ import type { Deps } from '../../src/deps.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createSignals } from '../../src/signals.ts';
 import { createServer, type Server } from '../../src/server.ts';
+import { publicUrl } from '../../src/config.ts';
+import { generateOpenApi } from '../../src/openapi/generate.ts';
 import { addMember, createUser } from '../../src/users/service.ts';
+import { createContractChecker, saveRecorded, type ContractChecker } from './contract.ts';
 
 export type Harness = {
   deps: Deps;
@@ -45,6 +48,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   const db = createDb(pool);
   const deps: Deps = { config, pool, db, log: createLogger(config.logLevel), secretsKey: Buffer.from(config.secretsKey!, 'hex'), signals: createSignals() };
   const server = createServer(deps);
+  const contract = holdToContract(server, config);
   return {
     deps,
     config,
@@ -72,6 +76,50 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
     async close() {
       await server.close();
       await db.destroy();
+      contract.finish();
+    },
+  };
+}
+
+/**
+ * Wraps `server.fetch` so every JSON answer from the API and console hosts' documented routes is
+ * checked against /openapi.json (test/_lib/contract.ts). A mismatch throws out of app.request(),
+ * is printed, and fails the test file at exit even when it travelled over real HTTP.
+ */
+function holdToContract(server: Server, config: Config): { finish(): void } {
+  const recordDir = process.env.PLATFORM_RECORD_EXAMPLES;
+  let checker: ContractChecker | undefined;
+  const mismatches: string[] = [];
+  const hosts = new Set([config.hosts.api, config.hosts.console, 'localhost', '127.0.0.1']);
+  const inner = server.fetch;
+  server.fetch = (async (req: Request, ...rest: unknown[]) => {
+    const sent = recordDir && /^application\/json/i.test(req.headers.get('content-type') ?? '') ? req.clone().text() : undefined;
+    const res = await (inner as (r: Request, ...a: unknown[]) => Response | Promise<Response>)(req, ...rest);
+    const url = new URL(req.url);
+    if (!hosts.has(url.hostname) || !(url.pathname.startsWith('/v0/') || url.pathname === '/healthz' || url.pathname === '/openapi.json')) return res;
+    checker ??= createContractChecker(generateOpenApi(server.api, { serverUrl: publicUrl(config, config.hosts.api) }), { record: Boolean(recordDir) });
+    const isJson = /^application\/json/i.test(res.headers.get('content-type') ?? '');
+    const text = isJson && req.method !== 'HEAD' ? await res.clone().text() : '';
+    const problem = checker.check(req.method, url.pathname, res.status, text ? JSON.parse(text) : undefined);
+    if (sent && res.ok) {
+      try {
+        checker.recordRequest(req.method, url.pathname, JSON.parse(await sent));
+      } catch {
+        // not JSON after all: nothing to keep
+      }
+    }
+    if (problem) {
+      mismatches.push(problem);
+      console.error(`contract mismatch: ${problem}`);
+      process.exitCode = 1;
+      throw new Error(`contract mismatch: ${problem}`);
+    }
+    return res;
+  }) as typeof server.fetch;
+  return {
+    finish() {
+      if (recordDir && checker) saveRecorded(recordDir, checker);
+      if (mismatches.length) console.error(`${mismatches.length} response(s) did not match /openapi.json:\n${mismatches.join('\n')}`);
     },
   };
 }

@@ -1,0 +1,102 @@
+/** The records `/v0/apps` answers with (contract: "Response records"). */
+import * as v from 'valibot';
+import { component, DateTime, FreeObject, Url } from '../openapi/components.ts';
+
+const ReleaseId = v.pipe(v.string(), v.startsWith('rel_'));
+const ActivationStatus = v.picklist(['live', 'inactive', 'pending_secrets', 'requires_migration', 'failed']);
+
+export const AppSummary = component(
+  'AppSummary',
+  v.strictObject({
+    app_id: v.string(),
+    name: v.string(),
+    summary: v.optional(v.nullable(v.string())),
+    visibility: v.picklist(['public', 'private']),
+    origin: Url,
+    created_at: DateTime,
+    updated_at: DateTime,
+    deleted_at: v.optional(v.nullable(DateTime)),
+    live_release_id: v.nullable(v.string()),
+    username: v.optional(v.string()),
+  }),
+);
+export type AppSummary = v.InferOutput<typeof AppSummary>;
+
+export const AppList = component('AppList', v.strictObject({ apps: v.array(AppSummary) }));
+export type AppList = v.InferOutput<typeof AppList>;
+
+export const ActivationResult = component(
+  'ActivationResult',
+  v.strictObject({
+    status: ActivationStatus,
+    reasons: v.array(v.string()),
+    missing_secrets: v.array(v.string()),
+    previous_release_id: v.nullable(v.string()),
+  }),
+);
+export type ActivationResult = v.InferOutput<typeof ActivationResult>;
+
+export const PublishAppResponse = component(
+  'PublishAppResponse',
+  v.strictObject({
+    status: v.picklist(['published', 'stored']),
+    app_id: v.string(),
+    account_id: v.string(),
+    release_id: ReleaseId,
+    origin: Url,
+    previous_release_id: v.nullable(ReleaseId),
+    activation: ActivationResult,
+  }),
+);
+export type PublishAppResponse = v.InferOutput<typeof PublishAppResponse>;
+
+/** Why a release is not live: the code of its activation status and what it is waiting for. */
+export const ActivationError = component(
+  'ActivationError',
+  v.strictObject({
+    code: v.picklist(['pending_secrets', 'requires_migration', 'failed']),
+    message: v.string(),
+    missing_secrets: v.optional(v.array(v.string())),
+    reasons: v.optional(v.array(v.string())),
+  }),
+);
+
+export const ReleaseSummary = component(
+  'ReleaseSummary',
+  v.strictObject({
+    release_id: ReleaseId,
+    message: v.nullable(v.string()),
+    created_at: DateTime,
+    activation_status: ActivationStatus,
+    activation_error: v.nullable(ActivationError),
+    is_live: v.boolean(),
+    created_by: v.strictObject({ api_key_id: v.nullable(v.string()), key_prefix: v.nullable(v.string()) }),
+  }),
+);
+export type ReleaseSummary = v.InferOutput<typeof ReleaseSummary>;
+
+export const ReleaseList = component('ReleaseList', v.strictObject({ app_id: v.string(), releases: v.array(ReleaseSummary) }));
+export type ReleaseList = v.InferOutput<typeof ReleaseList>;
+
+export const ResourceState = component(
+  'ResourceState',
+  v.strictObject({
+    resource_type: v.picklist(['auth', 'data', 'files', 'secrets', 'jobs', 'webhooks']),
+    resource_name: v.string(),
+    spec: FreeObject,
+  }),
+);
+export const ResourceList = component('ResourceList', v.strictObject({ app_id: v.string(), resources: v.array(ResourceState) }));
+export type ResourceList = v.InferOutput<typeof ResourceList>;
+
+export const UnpublishResponse = component(
+  'UnpublishResponse',
+  v.strictObject({ app_id: v.string(), status: v.literal('unpublished'), deleted_at: DateTime }),
+);
+export type UnpublishResponse = v.InferOutput<typeof UnpublishResponse>;
+
+export const RollbackResponse = component(
+  'RollbackResponse',
+  v.strictObject({ app_id: v.string(), release_id: ReleaseId, previous_release_id: v.nullable(ReleaseId), origin: Url, status: v.literal('rolled_back') }),
+);
+export type RollbackResponse = v.InferOutput<typeof RollbackResponse>;
