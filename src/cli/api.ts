@@ -1,8 +1,71 @@
-/** The CLI's HTTP client for `/v0/*`: contract errors become CliErrors with their code; network failures get a hint. */
+/**
+ * The CLI's typed client for `/v0/*`. `Routes` says what each route answers, with types inferred
+ * from the valibot schemas that also produce /openapi.json, so a changed record breaks the CLI's
+ * build instead of its output. Contract errors become CliErrors with their code; network failures
+ * get a hint.
+ */
+import type { AccountList } from '../accounts/schemas.ts';
+import type { AppList, AppSummary, PublishAppResponse, ReleaseList, RollbackResponse, UnpublishResponse } from '../apps/schemas.ts';
+import type { EventPage } from '../events/schemas.ts';
+import type { SecretDeleted, SecretList, SecretSummary } from '../secrets/schemas.ts';
 import { resolveTarget } from './credentials.ts';
 import { CliError } from './output.ts';
 
-export type Api = { url: string; request<T = any>(method: string, path: string, body?: unknown, init?: { bodyStream?: ReadableStream<Uint8Array>; noAuth?: boolean }): Promise<T> };
+/** The routes the CLI calls, as "METHOD /path/{param}" (the document's spelling), and what each answers. */
+export type Routes = {
+  'GET /v0/accounts': AccountList;
+  'GET /v0/apps': AppList;
+  'PUT /v0/apps': PublishAppResponse;
+  'GET /v0/apps/{app_id}': AppSummary;
+  'PUT /v0/apps/{app_id}': PublishAppResponse;
+  'DELETE /v0/apps/{app_id}': UnpublishResponse;
+  'GET /v0/apps/{app_id}/releases': ReleaseList;
+  'POST /v0/apps/{app_id}/rollback': RollbackResponse;
+  'GET /v0/apps/{app_id}/events': EventPage;
+  'GET /v0/apps/{app_id}/secrets': SecretList;
+  'PUT /v0/apps/{app_id}/secrets/{name}': SecretSummary;
+  'DELETE /v0/apps/{app_id}/secrets/{name}': SecretDeleted;
+};
+/** The same list at run time; the contract test checks each is a documented operation. */
+export const CLI_ROUTES = Object.keys({
+  'GET /v0/accounts': 1,
+  'GET /v0/apps': 1,
+  'PUT /v0/apps': 1,
+  'GET /v0/apps/{app_id}': 1,
+  'PUT /v0/apps/{app_id}': 1,
+  'DELETE /v0/apps/{app_id}': 1,
+  'GET /v0/apps/{app_id}/releases': 1,
+  'POST /v0/apps/{app_id}/rollback': 1,
+  'GET /v0/apps/{app_id}/events': 1,
+  'GET /v0/apps/{app_id}/secrets': 1,
+  'PUT /v0/apps/{app_id}/secrets/{name}': 1,
+  'DELETE /v0/apps/{app_id}/secrets/{name}': 1,
+} satisfies Record<keyof Routes, 1>) as (keyof Routes)[];
+
+export type RequestOptions = {
+  /** values for the `{name}` parts of the path (URL-encoded here) */
+  params?: Record<string, string>;
+  /** query parameters; undefined ones are left out */
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  bodyStream?: ReadableStream<Uint8Array>;
+  noAuth?: boolean;
+};
+
+export type Api = { url: string; request<K extends keyof Routes>(route: K, options?: RequestOptions): Promise<Routes[K]> };
+
+/** "GET /v0/apps/{app_id}" with params → method and the path to request. */
+export function routePath(route: string, options: RequestOptions = {}): { method: string; path: string } {
+  const [method, template] = route.split(' ') as [string, string];
+  const path = template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
+    const value = options.params?.[name];
+    if (value === undefined) throw new Error(`missing path parameter ${name} for ${route}`);
+    return encodeURIComponent(value);
+  });
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) q.set(k, v);
+  return { method, path: q.size ? `${path}?${q}` : path };
+}
 
 export async function createApi(options: { requireKey?: boolean } = {}): Promise<Api> {
   const target = await resolveTarget();
@@ -11,15 +74,16 @@ export async function createApi(options: { requireKey?: boolean } = {}): Promise
   }
   return {
     url: target.apiUrl,
-    async request(method, path, body, init = {}) {
+    async request(route, init = {}) {
+      const { method, path } = routePath(route, init);
       const headers: Record<string, string> = {};
       if (target.apiKey && !init.noAuth) headers.authorization = `Bearer ${target.apiKey}`;
       let payload: BodyInit | undefined;
       if (init.bodyStream) {
         payload = init.bodyStream;
         headers['content-type'] = 'application/json';
-      } else if (body !== undefined) {
-        payload = JSON.stringify(body);
+      } else if (init.body !== undefined) {
+        payload = JSON.stringify(init.body);
         headers['content-type'] = 'application/json';
       }
       let res: Response;
@@ -30,18 +94,19 @@ export async function createApi(options: { requireKey?: boolean } = {}): Promise
         throw new CliError(`Cannot reach the platform at ${target.apiUrl}${cause ? ` (${cause})` : ''}.`, 'unreachable', undefined, 'Is it running? Start it with `npm start`, or point PLATFORM_API_URL at your server.');
       }
       const text = await res.text();
-      let json: any;
+      let json: unknown;
       try {
         json = text ? JSON.parse(text) : undefined;
       } catch {
         json = undefined;
       }
       if (!res.ok) {
-        const e = json?.error;
+        const e = (json as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)?.error;
         const hint = res.status === 401 ? 'Check your key: `platform login --api-key <key>` or PLATFORM_API_KEY.' : undefined;
         throw new CliError(e?.message ?? `HTTP ${res.status}`, e?.code ?? `http_${res.status}`, e?.details, hint);
       }
-      return json;
+      // The server's answers are checked against the same schemas in the test suite.
+      return json as never;
     },
   };
 }

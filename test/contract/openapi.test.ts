@@ -14,6 +14,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CLI_ROUTES } from '../../src/cli/api.ts';
 import { createContractChecker } from '../_lib/contract.ts';
 import { createHarness } from '../_lib/harness.ts';
 
@@ -150,6 +151,11 @@ test('openapi-typescript gives every operation a typed success body', async () =
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("every route the CLI's typed client calls is a documented operation", () => {
+  const documented = new Set(operations.map((o) => `${o.method} ${o.path}`));
+  for (const route of CLI_ROUTES) assert.ok(documented.has(route), route);
 });
 
 test('the checker refuses what the document does not say', () => {

@@ -9,7 +9,7 @@ export async function login(opts: { apiKey?: string; apiUrl?: string }): Promise
   process.env.PLATFORM_API_URL = apiUrl;
   process.env.PLATFORM_API_KEY = opts.apiKey;
   const api = await createApi();
-  const r = await api.request('GET', '/v0/accounts'); // proves the key works before saving it
+  const r = await api.request('GET /v0/accounts'); // proves the key works before saving it
   await saveCredentials({ api_url: apiUrl, api_key: opts.apiKey });
   process.stdout.write(`${c.green('✔ logged in')} to ${apiUrl} ${c.dim(`(${r.accounts.length} account${r.accounts.length === 1 ? '' : 's'}; saved in ${credentialsFile()})`)}\n`);
 }
@@ -22,9 +22,9 @@ export async function logout(): Promise<void> {
 export async function whoami(opts: { json?: boolean }): Promise<void> {
   const target = await resolveTarget();
   const api = await createApi();
-  const r = await api.request('GET', '/v0/accounts');
+  const r = await api.request('GET /v0/accounts');
   if (opts.json) return printJson({ api_url: target.apiUrl, key_prefix: target.apiKey?.slice(0, 11), key_source: target.source, ...r });
   process.stdout.write(`${c.bold(target.apiUrl)} with key ${target.apiKey!.slice(0, 11)}… ${c.dim(`(from ${target.source === 'env' ? 'PLATFORM_API_KEY' : credentialsFile()})`)}\n\n`);
-  const rows = r.accounts.map((a: any) => ({ ...a, default: a.id === r.default_account_id ? c.green('●') : '' }));
+  const rows = r.accounts.map((a) => ({ ...a, default: a.id === r.default_account_id ? c.green('●') : '' }));
   process.stdout.write(table(rows, ['default', 'account_id', 'name', 'role']) + '\n');
 }

@@ -1,10 +1,11 @@
+import type { EventSummary } from '../../events/schemas.ts';
 import { createApi } from '../api.ts';
 import { resolveAppId } from '../bundle.ts';
 import { c, CliError } from '../output.ts';
 
 const COLORS: Record<string, (s: string) => string> = { debug: c.dim, info: c.cyan, warn: c.yellow, error: c.red };
 
-function line(e: any): string {
+function line(e: EventSummary): string {
   const meta = e.metadata && Object.keys(e.metadata).length ? ` ${c.dim(JSON.stringify(e.metadata))}` : '';
   return `${c.dim(e.created_at)} ${(COLORS[e.severity] ?? String)(e.severity.padEnd(5))} ${e.type.padEnd(24)} ${e.message}${meta}`;
 }
@@ -12,15 +13,12 @@ function line(e: any): string {
 export async function events(opts: { app?: string; type?: string; severity?: string; limit?: string; follow?: boolean; json?: boolean; interval?: string }): Promise<void> {
   const api = await createApi();
   const appId = await resolveAppId(opts.app);
-  const query = (extra: Record<string, string | undefined>) => {
-    const q = new URLSearchParams();
-    for (const [k, v] of Object.entries({ type: opts.type, severity: opts.severity, ...extra })) if (v !== undefined) q.set(k, v);
-    return `/v0/apps/${appId}/events${q.size ? `?${q}` : ''}`;
-  };
+  const page = (extra: Record<string, string | undefined>) =>
+    api.request('GET /v0/apps/{app_id}/events', { params: { app_id: appId }, query: { type: opts.type, severity: opts.severity, ...extra } });
   if (opts.limit !== undefined && !/^\d+$/.test(opts.limit)) throw new CliError('--limit must be a number from 1 to 100.', 'invalid_request');
-  const first = await api.request('GET', query({ limit: opts.limit }));
+  const first = await page({ limit: opts.limit });
   // Newest first from the API; print oldest first so the newest is at the bottom, like a log.
-  const print = (list: any[]) => {
+  const print = (list: EventSummary[]) => {
     for (const e of [...list].reverse()) process.stdout.write(opts.json ? JSON.stringify(e) + '\n' : line(e) + '\n');
   };
   if (!opts.follow) {
@@ -30,7 +28,7 @@ export async function events(opts: { app?: string; type?: string; severity?: str
   }
   print(first.events);
   // Follow: poll for events newer than the newest seen, paging with the cursor within each poll.
-  let newest = first.events[0]?.app_event_id as string | undefined;
+  let newest = first.events[0]?.app_event_id;
   const idOf = (id: string | undefined) => (id ? Number(id.replace(/^evt_/, '')) : 0);
   const interval = Number(opts.interval ?? 1000);
   let stop = false;
@@ -38,16 +36,16 @@ export async function events(opts: { app?: string; type?: string; severity?: str
   process.once('SIGTERM', () => (stop = true));
   while (!stop) {
     await new Promise((r) => setTimeout(r, interval));
-    const fresh: any[] = [];
+    const fresh: EventSummary[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await api.request('GET', query({ limit: '100', cursor: cursor ?? undefined }));
-      const newer = page.events.filter((e: any) => idOf(e.app_event_id) > idOf(newest));
+      const next = await page({ limit: '100', cursor: cursor ?? undefined });
+      const newer = next.events.filter((e) => idOf(e.app_event_id) > idOf(newest));
       fresh.push(...newer);
-      cursor = newer.length === page.events.length ? page.cursor : null;
+      cursor = newer.length === next.events.length ? next.cursor : null;
     } while (cursor);
     if (fresh.length) {
-      newest = fresh[0].app_event_id;
+      newest = fresh[0]!.app_event_id;
       print(fresh);
     }
   }

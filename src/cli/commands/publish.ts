@@ -1,6 +1,7 @@
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
+import type { PublishAppResponse } from '../../apps/schemas.ts';
 import { createApi } from '../api.ts';
 import { checkLimits, collectFiles, linkApp, MANIFEST, readLinkedApp, readManifest, type LocalFile } from '../bundle.ts';
 import { c, CliError, printJson } from '../output.ts';
@@ -81,14 +82,15 @@ export async function publish(dir: string, opts: { app?: string; message?: strin
   const bar = showBar ? new SingleBar({ format: ' uploading [{bar}] {percentage}% | {value}/{total} KiB', hideCursor: true, stream: process.stderr }) : undefined;
   bar?.start(Math.ceil(total / 1024), 0);
   let sent = 0;
-  let result: any;
+  let result: PublishAppResponse;
   try {
-    result = await api.request('PUT', appId ? `/v0/apps/${appId}` : '/v0/apps', undefined, {
-      bodyStream: bodyStream(head, files, (n) => {
-        sent += n;
-        bar?.update(Math.ceil(sent / 1024));
-      }),
+    const stream = bodyStream(head, files, (n) => {
+      sent += n;
+      bar?.update(Math.ceil(sent / 1024));
     });
+    result = appId
+      ? await api.request('PUT /v0/apps/{app_id}', { params: { app_id: appId }, bodyStream: stream })
+      : await api.request('PUT /v0/apps', { bodyStream: stream });
   } finally {
     bar?.stop();
   }
