@@ -53,6 +53,9 @@ const STATUS = {
   invalid_device_authorization: 400,
   device_authorization_expired: 400,
   runtime_error: 500,
+  // sign-in and team members (docs/decisions.md)
+  csrf_rejected: 403,
+  last_owner: 409,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS;

@@ -16,6 +16,10 @@ import { classifyHost, type HostKind } from './http/hosts.ts';
 import { newRequestId } from './http/request-id.ts';
 import { operation } from './http/operation.ts';
 import { legacyRoutes } from './legacy/routes.ts';
+import { consolePages } from './console/routes.ts';
+import { deviceApprovalRoutes, deviceStartRoutes } from './device-auth/routes.ts';
+import { memberRoutes } from './members/routes.ts';
+import { sessionRoutes, signInRoutes } from './sign-in/routes.ts';
 import { createAppsPlane, type AppsPlane } from './runtime/routes.ts';
 import { generateOpenApi, type OpenApiDocument } from './openapi/generate.ts';
 import { FreeObject } from './openapi/components.ts';
@@ -24,10 +28,15 @@ const healthz = operation({ operationId: 'health', summary: 'Service health', ta
 const openapiJson = operation({ operationId: 'openapi', summary: 'This document (OpenAPI 3.1)', tags: ['Service'], security: 'none', responses: { 200: FreeObject } });
 
 /** The `/v0` business API, the same on the API host and the console host. */
-function v0Routes(plane: AppsPlane): Hono<Env> {
+function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
   const v0 = new Hono<Env>();
   v0.route('/', legacyRoutes()); // before authentication: they answer 410 to anyone
-  v0.use('*', authenticate());
+  v0.route('/', signInRoutes(host)); // getting signed in needs no authentication
+  v0.route('/auth/device', deviceStartRoutes());
+  v0.use('*', authenticate({ cookies: host.console }));
+  v0.route('/platform/session', sessionRoutes());
+  v0.route('/auth/device', deviceApprovalRoutes());
+  v0.route('/accounts', memberRoutes());
   v0.route('/accounts', accountRoutes());
   v0.route('/auth/api-keys', apiKeyRoutes());
   v0.route('/apps', appRoutes({ checkModule: plane.checkModule }));
@@ -40,7 +49,7 @@ function v0Routes(plane: AppsPlane): Hono<Env> {
 function apiRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const api = baseRouter(deps);
   api.get('/healthz', healthz, async (c) => healthz.reply(c, 200, await health(deps)));
-  api.route('/v0', v0Routes(plane));
+  api.route('/v0', v0Routes(plane, { console: false }));
   let openapi: OpenApiDocument | undefined;
   api.get('/openapi.json', openapiJson, (c) => {
     openapi ??= generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) });
@@ -51,12 +60,8 @@ function apiRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
 
 function consoleRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const r = baseRouter(deps);
-  r.route('/v0', v0Routes(plane));
-  r.get('/', (c) =>
-    c.html(
-      `<!doctype html><meta charset="utf-8"><title>Platform console</title><h1>Platform console</h1><p>The browser console arrives with passwordless sign-in. Until then use the API at <a href="${publicUrl(deps.config, deps.config.hosts.api)}/v0/accounts">${publicUrl(deps.config, deps.config.hosts.api)}</a> with an API key.</p>`,
-    ),
-  );
+  r.route('/v0', v0Routes(plane, { console: true }));
+  r.route('/', consolePages());
   return r;
 }
 
@@ -88,9 +93,9 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
     const host = hosts.classify(req.url);
     switch (host.kind) {
       case 'api':
-        return api.fetch(req);
+        return api.fetch(req, env);
       case 'console':
-        return consoleApp.fetch(req);
+        return consoleApp.fetch(req, env);
       case 'docs':
         return docs.fetch(req);
       case 'app':

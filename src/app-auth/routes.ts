@@ -11,9 +11,17 @@ import { ApiError } from '../errors.ts';
 import { appUsersEnabled, type ReleaseView } from '../runtime/live.ts';
 import { acceptInvite, INVITE_PAGE } from './invites.ts';
 import { sendVerification, VERIFY_PAGE, verifyEmail } from './verification.ts';
-import { AuthError, checkCredentials, limited, login, logout, readCookie, SESSION_COOKIE, sessionCookie, sessionUser, signup, startSessionFor } from './service.ts';
+import { hit, LIMITS, type Hit, type Limit } from '../abuse/limits.ts';
+import { AuthError, checkCredentials, login, logout, readCookie, SESSION_COOKIE, sessionCookie, sessionUser, signup, startSessionFor } from './service.ts';
 
-const LOGIN_WINDOW_MS = 15 * 60 * 1000;
+/** The first limit over its count, having counted an attempt against each (shared by every node). */
+async function overLimit(deps: Deps, checks: [string, Limit][]): Promise<Hit | undefined> {
+  for (const [key, limit] of checks) {
+    const h = await hit(deps.db, key, limit);
+    if (h.limited) return h;
+  }
+  return undefined;
+}
 
 /** A browser's cross-site request: its Origin or Fetch Metadata says so. Non-browser clients send neither. */
 export function isCrossSite(req: Request): boolean {
@@ -30,6 +38,11 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
   const { req, appId, release, action, requestId } = input;
   const headers = (extra: Record<string, string> = {}) => ({ 'content-type': 'application/json', 'cache-control': 'no-store', [REQUEST_ID_HEADER]: requestId, ...extra });
   const fail = (status: number, code: string, message: string, details?: Record<string, unknown>) => new Response(JSON.stringify(errorBody(code, message, details)), { status, headers: headers() });
+  const throttledResponse = (h: Hit, what: string) =>
+    new Response(JSON.stringify(errorBody('abuse_throttled', `${what}; try again in ${h.retryAfterSeconds} seconds.`, { retry_after: h.retryAfterSeconds })), {
+      status: 429,
+      headers: headers({ 'retry-after': String(h.retryAfterSeconds) }),
+    });
   if (!appUsersEnabled(release)) return fail(404, 'not_found', 'This app has no app-user sign-in.');
   const secure = deps.config.publicScheme === 'https';
   const token = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
@@ -76,14 +89,17 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
     const { email, password } = checkCredentials(body);
     if (action === 'signup') {
       if (!release.manifest.resources.auth?.public_signup) return fail(403, 'forbidden', 'Sign-up is by invitation for this app.');
-      if (limited(`signup:${appId}:${input.client}`, 20, LOGIN_WINDOW_MS)) return fail(429, 'rate_limited', 'Too many sign-ups from here; try again later.');
+      const tooMany = await overLimit(deps, [[`app-signup:ip:${appId}:${input.client}`, LIMITS.appSignupPerClient]]);
+      if (tooMany) return throttledResponse(tooMany, 'Too many sign-ups from here');
       const { user, token: t } = await signup(deps, appId, email, password);
       if (release.manifest.resources.auth?.email_verification) await sendVerification(deps, appId, release.manifest.app.name, user);
       return new Response(JSON.stringify({ user }), { status: 201, headers: headers({ 'set-cookie': sessionCookie(t, secure) }) });
     }
-    if (limited(`login:${appId}:${email}`, 10, LOGIN_WINDOW_MS) || limited(`login-client:${appId}:${input.client}`, 50, LOGIN_WINDOW_MS)) {
-      return fail(429, 'rate_limited', 'Too many login attempts; try again later.');
-    }
+    const tooMany = await overLimit(deps, [
+      [`app-login:addr:${appId}:${email}`, LIMITS.appLoginPerEmail],
+      [`app-login:ip:${appId}:${input.client}`, LIMITS.appLoginPerClient],
+    ]);
+    if (tooMany) return throttledResponse(tooMany, 'Too many login attempts');
     const { user, token: t } = await login(deps, appId, email, password);
     return new Response(JSON.stringify({ user }), { status: 200, headers: headers({ 'set-cookie': sessionCookie(t, secure) }) });
   } catch (err) {

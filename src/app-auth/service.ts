@@ -25,17 +25,6 @@ export class AuthError extends Error {
   }
 }
 
-/** In-memory sliding window per key and process (like the webhook limit; see decisions.md). */
-const attempts = new Map<string, number[]>();
-export function limited(key: string, max: number, windowMs: number): boolean {
-  const now = Date.now();
-  const list = (attempts.get(key) ?? []).filter((t) => now - t < windowMs);
-  list.push(now);
-  attempts.set(key, list);
-  if (attempts.size > 100_000) attempts.clear();
-  return list.length > max;
-}
-
 function toUser(row: { id: string; email: string; roles: string[]; verified: boolean }): AppUser {
   return { id: row.id, email: row.email, roles: row.roles, verified: row.verified };
 }

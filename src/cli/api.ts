@@ -6,6 +6,8 @@
  */
 import type { AccountList } from '../accounts/schemas.ts';
 import type { AppList, AppSummary, PublishAppResponse, ReleaseList, RollbackResponse, UnpublishResponse } from '../apps/schemas.ts';
+import type { ApiKeyList, RevokedApiKey } from '../api-keys/schemas.ts';
+import type { DevicePoll, DeviceStart } from '../device-auth/schemas.ts';
 import type { EventPage } from '../events/schemas.ts';
 import type { SecretDeleted, SecretList, SecretSummary } from '../secrets/schemas.ts';
 import { resolveTarget } from './credentials.ts';
@@ -25,6 +27,10 @@ export type Routes = {
   'GET /v0/apps/{app_id}/secrets': SecretList;
   'PUT /v0/apps/{app_id}/secrets/{name}': SecretSummary;
   'DELETE /v0/apps/{app_id}/secrets/{name}': SecretDeleted;
+  'POST /v0/auth/device/start': DeviceStart;
+  'POST /v0/auth/device/poll': DevicePoll;
+  'GET /v0/auth/api-keys': ApiKeyList;
+  'DELETE /v0/auth/api-keys/{api_key_id}': RevokedApiKey;
 };
 /** The same list at run time; the contract test checks each is a documented operation. */
 export const CLI_ROUTES = Object.keys({
@@ -40,6 +46,10 @@ export const CLI_ROUTES = Object.keys({
   'GET /v0/apps/{app_id}/secrets': 1,
   'PUT /v0/apps/{app_id}/secrets/{name}': 1,
   'DELETE /v0/apps/{app_id}/secrets/{name}': 1,
+  'POST /v0/auth/device/start': 1,
+  'POST /v0/auth/device/poll': 1,
+  'GET /v0/auth/api-keys': 1,
+  'DELETE /v0/auth/api-keys/{api_key_id}': 1,
 } satisfies Record<keyof Routes, 1>) as (keyof Routes)[];
 
 export type RequestOptions = {
@@ -70,7 +80,7 @@ export function routePath(route: string, options: RequestOptions = {}): { method
 export async function createApi(options: { requireKey?: boolean } = {}): Promise<Api> {
   const target = await resolveTarget();
   if (options.requireKey !== false && !target.apiKey) {
-    throw new CliError('No API key configured.', 'no_api_key', undefined, 'Run `platform login --api-key <key>` or set PLATFORM_API_KEY. An operator creates your first key with `npm run admin -- create-user --email you@example.com`.');
+    throw new CliError('Not logged in.', 'no_api_key', undefined, 'Run `platform login` (it opens the console to approve this device), or set PLATFORM_API_KEY.');
   }
   return {
     url: target.apiUrl,
@@ -78,6 +88,8 @@ export async function createApi(options: { requireKey?: boolean } = {}): Promise
       const { method, path } = routePath(route, init);
       const headers: Record<string, string> = {};
       if (target.apiKey && !init.noAuth) headers.authorization = `Bearer ${target.apiKey}`;
+      // the account chosen when this device was approved (or PLATFORM_ACCOUNT_ID) for account-scoped routes
+      if (target.accountId && !init.noAuth) headers['x-platform-account-id'] = target.accountId;
       let payload: BodyInit | undefined;
       if (init.bodyStream) {
         payload = init.bodyStream;
@@ -102,7 +114,7 @@ export async function createApi(options: { requireKey?: boolean } = {}): Promise
       }
       if (!res.ok) {
         const e = (json as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)?.error;
-        const hint = res.status === 401 ? 'Check your key: `platform login --api-key <key>` or PLATFORM_API_KEY.' : undefined;
+        const hint = res.status === 401 && !init.noAuth ? 'Your key was refused: run `platform login` again, or check PLATFORM_API_KEY.' : undefined;
         throw new CliError(e?.message ?? `HTTP ${res.status}`, e?.code ?? `http_${res.status}`, e?.details, hint);
       }
       // The server's answers are checked against the same schemas in the test suite.

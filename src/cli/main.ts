@@ -24,10 +24,19 @@ const appOpt = ['--app <app_id>', 'the app (default: the one linked to this fold
 const jsonOpt = ['--json', "print the API's JSON response unchanged"] as const;
 
 examples(
-  program.command('login').description('save a server URL and API key for later commands').option('--api-key <key>', 'an API key (ap_...)').option('--api-url <url>', 'the server (default: PLATFORM_API_URL or http://localhost:8787)').action((o) => login(o)),
-  ['platform login --api-key ap_XXXX', 'platform login --api-key ap_XXXX --api-url https://api.example.com'],
+  program
+    .command('login')
+    .description('log in by approving this device in the browser (or save a given API key), for later commands')
+    .option('--api-key <key>', 'use this API key (ap_...) instead of the browser, e.g. in CI')
+    .option('--api-url <url>', 'the server (default: PLATFORM_API_URL or http://localhost:8787)')
+    .option('--no-browser', 'print the link and code without opening a browser')
+    .action((o) => login(o)),
+  ['platform login', 'platform login --no-browser --api-url https://api.example.com', 'platform login --api-key ap_XXXX'],
 );
-examples(program.command('logout').description('forget the saved key (the key keeps working until revoked)').action(() => logout()), ['platform logout']);
+examples(
+  program.command('logout').description('forget the saved key; --revoke also revokes it on the server').option('--revoke', 'revoke the key too').action((o) => logout(o)),
+  ['platform logout', 'platform logout --revoke'],
+);
 examples(program.command('whoami').description('show the server, the key in use and your accounts').option(...jsonOpt).action((o) => whoami(o)), ['platform whoami']);
 
 examples(program.command('init').argument('[dir]', 'folder to set up', '.').description('write a starter manifest.platform.json and public/index.html').action((dir) => init(dir)), [

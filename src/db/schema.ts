@@ -124,6 +124,72 @@ export interface AppEventsTable {
   created_at: Timestamp;
 }
 
+export interface AccountInvitationsTable {
+  id: string;
+  account_id: string;
+  email: string;
+  role: Role;
+  invited_by_user_id: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  accepted_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface EmailAuthTokensTable {
+  token_hash: Buffer;
+  email: string;
+  invitation_id: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface PendingSignupsTable {
+  token_hash: Buffer;
+  email: string;
+  invitation_id: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface ConsoleSessionsTable {
+  id: string;
+  token_hash: Buffer;
+  user_id: string;
+  csrf_token: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'consumed';
+
+export interface DeviceAuthorizationsTable {
+  id: string;
+  device_code_hash: Buffer;
+  user_code: string;
+  client_name: string;
+  status: Generated<DeviceStatus>;
+  interval_seconds: Generated<number>;
+  last_polled_at: NullableTimestamp;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  approved_by_user_id: string | null;
+  account_id: string | null;
+  api_key_id: string | null;
+  decided_at: NullableTimestamp;
+}
+
+export interface AbuseCountersTable {
+  key: string;
+  window_start: Timestamp;
+  hits: number;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   accounts: AccountsTable;
@@ -147,6 +213,12 @@ export interface Database {
   app_files: AppFilesTable;
   dev_outbox: DevOutboxTable;
   app_email_verifications: AppEmailVerificationsTable;
+  account_invitations: AccountInvitationsTable;
+  email_auth_tokens: EmailAuthTokensTable;
+  pending_signups: PendingSignupsTable;
+  console_sessions: ConsoleSessionsTable;
+  device_authorizations: DeviceAuthorizationsTable;
+  abuse_counters: AbuseCountersTable;
 }
 
 export interface WebhookDeliveriesTable {

@@ -3,16 +3,31 @@ import { findMembership, type Membership } from '../accounts/queries.ts';
 import { can, type Permission } from '../accounts/roles.ts';
 import { API_KEY_SHAPE, hashApiKey } from '../api-keys/keys.ts';
 import { findActiveKeyByHash, touchKey } from '../api-keys/queries.ts';
-import { errors } from '../errors.ts';
+import { publicUrl } from '../config.ts';
+import { ApiError, errors } from '../errors.ts';
+import { cookieValues, findSession, sameToken, SESSION_COOKIE } from '../sign-in/sessions.ts';
 import type { Env } from './env.ts';
 
 /** last_used_at is written at most once a minute per key, not on every request. */
 const TOUCH_INTERVAL_MS = 60_000;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Bearer API-key authentication for `/v0/*`: missing, malformed, unknown or revoked → 401. */
-export function authenticate(): MiddlewareHandler<Env> {
+/**
+ * Authentication for `/v0/*`. A bearer API key works on every host (missing, malformed, unknown
+ * or revoked → 401). With `cookies` (the console host only) the session cookie works too; a key
+ * wins when both are sent. A cookie-authenticated mutation must pass the CSRF checks.
+ */
+export function authenticate(options: { cookies?: boolean } = {}): MiddlewareHandler<Env> {
   return async (c, next) => {
     const header = c.req.header('authorization');
+    if (!header && options.cookies) {
+      const token = cookieValues(c.req.header('cookie'), SESSION_COOKIE)[0];
+      const session = await findSession(c.var.deps.db, token);
+      if (!session) throw errors.unauthorized('Sign in first, or send an API key (Authorization: Bearer ap_...).');
+      if (!SAFE_METHODS.has(c.req.method)) checkCsrf(c, session.csrfToken);
+      c.set('actor', { userId: session.userId, email: session.email, apiKeyId: null, keyPrefix: null, defaultAccountId: session.defaultAccountId, sessionId: session.id });
+      return next();
+    }
     if (!header) throw errors.unauthorized();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match || !API_KEY_SHAPE.test(match[1]!)) throw errors.unauthorized('The Authorization header must be "Bearer ap_..." with a valid API key.');
@@ -28,9 +43,38 @@ export function authenticate(): MiddlewareHandler<Env> {
       apiKeyId: key.id,
       keyPrefix: key.key_prefix,
       defaultAccountId: key.default_account_id,
+      sessionId: null,
     });
     await next();
   };
+}
+
+/**
+ * A browser request must come from the console itself: a cross-site Fetch Metadata or a foreign
+ * Origin is refused, and so is a missing or wrong `X-Platform-CSRF` (403 `csrf_rejected`).
+ */
+export function checkCsrf(c: Context<Env>, expected: string | null): void {
+  refuseCrossSite(c);
+  if (expected !== null && !sameToken(c.req.header('x-platform-csrf'), expected)) {
+    throw new ApiError('csrf_rejected', 'This request needs the X-Platform-CSRF header from GET /v0/platform/session.');
+  }
+}
+
+/** Refuses a browser's cross-site request to a cookie-bearing console route (403 `csrf_rejected`). */
+export function refuseCrossSite(c: Context<Env>): void {
+  if (c.req.header('sec-fetch-site') === 'cross-site') throw new ApiError('csrf_rejected', 'Cross-site requests are refused.');
+  const origin = c.req.header('origin');
+  const config = c.var.deps.config;
+  if (origin !== undefined && origin !== publicUrl(config, config.hosts.console)) {
+    throw new ApiError('csrf_rejected', `Requests from ${origin} are refused; use the console.`, { origin });
+  }
+}
+
+/** Only a console session may call this route (not an API key). */
+export function sessionOnly(c: Context<Env>): string {
+  const id = c.var.actor.sessionId;
+  if (!id) throw errors.unauthorized('This route needs a console session (sign in at the console).');
+  return id;
 }
 
 const ACCOUNT_ID = /^acct_[0-9a-z]{1,64}$/;

@@ -2,13 +2,15 @@ import type { Membership } from '../accounts/queries.ts';
 import type { AppRow } from '../apps/queries.ts';
 import type { Deps } from '../deps.ts';
 
-/** The authenticated platform user behind a request (an API key today, a console session later). */
+/** The authenticated platform user behind a request: an API key, or a console session on the console host. */
 export type Actor = {
   userId: string;
   email: string;
   apiKeyId: string | null;
   keyPrefix: string | null;
   defaultAccountId: string | null;
+  /** the console session, when the request came with the session cookie instead of a key */
+  sessionId?: string | null;
 };
 
 /** Hono environment shared by every router. */

@@ -5,6 +5,8 @@ import { ApiError, errorBody } from '../errors.ts';
 import type { Env } from './env.ts';
 
 function respond(c: Context<Env>, err: ApiError): Response {
+  const retryAfter = err.details?.retry_after;
+  if (typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter));
   return c.json(err.toBody(), err.status as 400);
 }
 

@@ -14,8 +14,11 @@ import type { Env } from './env.ts';
 /** Marker read by the OpenAPI generator off a route's handlers. */
 export const ROUTE_SPEC = Symbol.for('platform.route-spec');
 
-/** Who may call an operation: a bearer API key, or anyone. */
-export type Security = 'apiKey' | 'none';
+/**
+ * Who may call an operation: `signedIn` (a bearer API key, or on the console host the session
+ * cookie, with `X-Platform-CSRF` on mutations), `session` (the console session only), or `none`.
+ */
+export type Security = 'signedIn' | 'session' | 'none';
 
 /** Success bodies by status; `null` for a status that answers with no JSON body. */
 export type SuccessResponses = Record<number, v.GenericSchema | null>;

@@ -6,7 +6,8 @@
 import { createTransport, type Transporter } from 'nodemailer';
 import type { Deps } from '../deps.ts';
 
-export type Mail = { to: string; subject: string; text: string };
+/** `link`, when the message exists to carry one, is printed on its own line in development. */
+export type Mail = { to: string; subject: string; text: string; link?: string };
 
 let transport: { url: string; t: Transporter } | undefined;
 
@@ -19,4 +20,6 @@ export async function sendMail(deps: Deps, mail: Mail): Promise<void> {
   }
   await deps.db.insertInto('dev_outbox').values({ to_address: mail.to, subject: mail.subject, body: mail.text }).execute();
   deps.log.info('mail (development outbox; set SMTP_URL to send it)', { to: mail.to, subject: mail.subject, text: mail.text });
+  // With no mail server, the link is what a developer needs: print it where a terminal makes it clickable.
+  if (mail.link && deps.config.logLevel !== 'silent') process.stderr.write(`\n  ${mail.subject} (${mail.to}); no SMTP_URL is set, so open it from here:\n  ${mail.link}\n\n`);
 }

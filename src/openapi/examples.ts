@@ -7,27 +7,27 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "AccountList": {
       "accounts": [
         {
-          "id": "acct_fnbex6f53wdxbrdysc8n",
-          "account_id": "acct_fnbex6f53wdxbrdysc8n",
-          "name": "alice-10176-1-15a879",
-          "owner_user_id": "usr_aacdc1p5fwnj5wnk0vb2",
+          "id": "acct_dr6hbq8ce546av2rcj0s",
+          "account_id": "acct_dr6hbq8ce546av2rcj0s",
+          "name": "alice-1332-1-990a06",
+          "owner_user_id": "usr_nsx50vh6n4rc5bqpbhrw",
           "role": "developer"
         },
         {
-          "id": "acct_vmdwwctsdb3n3en5763y",
-          "account_id": "acct_vmdwwctsdb3n3en5763y",
-          "name": "developer-10176-3-bf3bb0",
-          "owner_user_id": "usr_sje5gh77qe24ygdrwhqw",
+          "id": "acct_kn5xewdreb4ggwbwtppc",
+          "account_id": "acct_kn5xewdreb4ggwbwtppc",
+          "name": "developer-1332-3-30b613",
+          "owner_user_id": "usr_6emyeg5xjkpeyfpbmszd",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_vmdwwctsdb3n3en5763y"
+      "default_account_id": "acct_kn5xewdreb4ggwbwtppc"
     },
     "AccountMembership": {
-      "id": "acct_xqynjhmdjq8912h7w6ax",
-      "account_id": "acct_xqynjhmdjq8912h7w6ax",
-      "name": "user-10164-1-971521",
-      "owner_user_id": "usr_jpa9bh3gay1x3d47wn3f",
+      "id": "acct_b7y4ck8v717xf4mge629",
+      "account_id": "acct_b7y4ck8v717xf4mge629",
+      "name": "Browser Co",
+      "owner_user_id": "usr_2ry67exrggqvr0rwgc3w",
       "role": "owner"
     },
     "ActivationError": {
@@ -46,7 +46,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "STRIPE_KEY",
         "API_TOKEN"
       ],
-      "previous_release_id": "rel_wrhh7pgmat4wxhd3hhdt"
+      "previous_release_id": "rel_3mp7ynf1jcg1mwfssfd2"
     },
     "AdminInviteRequest": {
       "email": "Ed@Example.com",
@@ -55,68 +55,68 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "AdminInviteResponse": {
-      "invite_id": "inv_swx3f1wpcp8dk8cj405t",
+      "invite_id": "inv_skpdvavgtghr7qn103kp",
       "email": "ed@example.com",
       "roles": [
         "editor"
       ],
-      "expires_at": "2026-11-30T20:55:21.753Z",
-      "invite_url": "http://vdw7gqkfqnv7gs95.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
+      "expires_at": "2026-11-30T21:34:26.303Z",
+      "invite_url": "http://fskeran49pxndjgt.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
     },
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_5yr3mb1tgp3pp2c0p9s4",
-          "api_key_id": "key_5yr3mb1tgp3pp2c0p9s4",
-          "key_prefix": "ap_UECaEsnZ",
+          "id": "key_kc71q79vcaax206f1qzc",
+          "api_key_id": "key_kc71q79vcaax206f1qzc",
+          "key_prefix": "ap_cPsKqXlM",
           "name": "laptop",
-          "created_at": "2026-11-23T20:54:25.412Z",
-          "last_used_at": "2026-11-23T20:54:25.420Z",
+          "created_at": "2026-11-23T21:33:42.435Z",
+          "last_used_at": "2026-11-23T21:33:42.445Z",
           "revoked_at": null
         },
         {
-          "id": "key_3vb6bq50httbbq5dgrpx",
-          "api_key_id": "key_3vb6bq50httbbq5dgrpx",
-          "key_prefix": "ap_2GHIdwbe",
+          "id": "key_berkscbvjzaazb0beez0",
+          "api_key_id": "key_berkscbvjzaazb0beez0",
+          "key_prefix": "ap_OO5wSW_r",
           "name": "admin command",
-          "created_at": "2026-11-23T20:54:25.397Z",
-          "last_used_at": "2026-11-23T20:54:25.409Z",
+          "created_at": "2026-11-23T21:33:42.426Z",
+          "last_used_at": "2026-11-23T21:33:42.432Z",
           "revoked_at": null
         }
       ]
     },
     "ApiKeyMetadata": {
-      "id": "key_37jvz6rmvp32hgs03d9c",
-      "api_key_id": "key_37jvz6rmvp32hgs03d9c",
-      "key_prefix": "ap_Ji6X1SO0",
+      "id": "key_cd434216z26e39f1061a",
+      "api_key_id": "key_cd434216z26e39f1061a",
+      "key_prefix": "ap_kHdPCCoZ",
       "name": "admin command",
-      "created_at": "2026-11-23T20:54:25.296Z",
-      "last_used_at": "2026-11-23T20:54:25.327Z",
+      "created_at": "2026-11-23T21:33:42.384Z",
+      "last_used_at": "2026-11-23T21:33:42.389Z",
       "revoked_at": null
     },
     "AppList": {
       "apps": [
         {
-          "app_id": "kamrgmsg18k48nc8",
+          "app_id": "ayjmmq9y9710njsm",
           "name": "Renamed",
           "summary": "S",
           "visibility": "public",
-          "origin": "http://kamrgmsg18k48nc8.apps.localhost:8787",
-          "created_at": "2026-11-23T20:55:07.870Z",
-          "updated_at": "2026-11-23T20:55:07.888Z",
+          "origin": "http://ayjmmq9y9710njsm.apps.localhost:8787",
+          "created_at": "2026-11-23T21:34:11.607Z",
+          "updated_at": "2026-11-23T21:34:11.633Z",
           "deleted_at": null,
-          "live_release_id": "rel_8d80bmsfv0rg5yam7mme"
+          "live_release_id": "rel_gehpaq6ah0jcxm4ay410"
         },
         {
-          "app_id": "tfdksx5s4nr3h1xc",
+          "app_id": "h0kb4kmrz8amc3xe",
           "name": "My site",
           "summary": null,
           "visibility": "public",
-          "origin": "http://tfdksx5s4nr3h1xc.apps.localhost:8787",
-          "created_at": "2026-11-23T20:55:07.632Z",
-          "updated_at": "2026-11-23T20:55:07.645Z",
+          "origin": "http://h0kb4kmrz8amc3xe.apps.localhost:8787",
+          "created_at": "2026-11-23T21:34:11.383Z",
+          "updated_at": "2026-11-23T21:34:11.398Z",
           "deleted_at": null,
-          "live_release_id": "rel_gge46gz7d58h3v3gfd4d"
+          "live_release_id": "rel_gd3dd4bzsk29wgtsfzv9"
         }
       ]
     },
@@ -129,25 +129,28 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "AppSummary": {
-      "app_id": "bwfn9xmd2v2n6vwf",
+      "app_id": "k7v8heed2fvpnsh6",
       "name": "starter",
       "summary": "A new app",
       "visibility": "public",
-      "origin": "http://bwfn9xmd2v2n6vwf.apps.localhost:8787",
-      "created_at": "2026-11-23T20:54:46.929Z",
-      "updated_at": "2026-11-23T20:54:46.946Z",
+      "origin": "http://k7v8heed2fvpnsh6.apps.localhost:8787",
+      "created_at": "2026-11-23T21:33:40.220Z",
+      "updated_at": "2026-11-23T21:33:40.226Z",
       "deleted_at": null,
-      "live_release_id": "rel_gdc9mhxphm5pe72w22t1"
+      "live_release_id": "rel_6je1b6fhj8yx9hx9t5kq"
+    },
+    "ChangeRoleRequest": {
+      "role": "viewer"
     },
     "CreateApiKeyRequest": {
       "name": "  laptop  "
     },
     "CreatedApiKey": {
-      "id": "key_5yr3mb1tgp3pp2c0p9s4",
-      "api_key_id": "key_5yr3mb1tgp3pp2c0p9s4",
-      "key_prefix": "ap_UECaEsnZ",
+      "id": "key_kc71q79vcaax206f1qzc",
+      "api_key_id": "key_kc71q79vcaax206f1qzc",
+      "key_prefix": "ap_cPsKqXlM",
       "name": "laptop",
-      "created_at": "2026-11-23T20:54:25.412Z",
+      "created_at": "2026-11-23T21:33:42.435Z",
       "last_used_at": null,
       "revoked_at": null,
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
@@ -199,6 +202,54 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ],
       "unique": true
     },
+    "DeviceApproval": {
+      "user_code": "SBZT-JXDQ",
+      "client_name": "platform CLI on vm",
+      "status": "pending",
+      "created_at": "2026-11-23T21:33:24.449Z",
+      "expires_at": "2026-11-23T21:43:24.449Z"
+    },
+    "DeviceApproveRequest": {
+      "user_code": "SBZT-JXDQ",
+      "account_id": "acct_b7y4ck8v717xf4mge629"
+    },
+    "DeviceDecision": {
+      "user_code": "SBZT-JXDQ",
+      "status": "approved"
+    },
+    "DeviceDenyRequest": {
+      "user_code": "BPGR-SRPJ"
+    },
+    "DevicePoll": {
+      "status": "approved",
+      "api_key": "ap_EXAMPLE000000000000000000000000000000000000",
+      "api_key_id": "key_7dnyxbcn7rxjpsp73c42",
+      "key_prefix": "ap_b8dDBBum",
+      "account_id": "acct_b7y4ck8v717xf4mge629"
+    },
+    "DevicePollRequest": {
+      "device_code": "kbf9h2c4O3BvInFN96l-xrLdQNxBp-xhZCC6IEweV3U"
+    },
+    "DeviceStart": {
+      "device_code": "kbf9h2c4O3BvInFN96l-xrLdQNxBp-xhZCC6IEweV3U",
+      "user_code": "SBZT-JXDQ",
+      "verification_uri": "http://console.localhost:43507/device",
+      "verification_uri_complete": "http://console.localhost:43507/device?user_code=SBZT-JXDQ",
+      "expires_in": 600,
+      "interval": 5
+    },
+    "DeviceStartRequest": {
+      "client_name": "platform CLI on vm"
+    },
+    "EmailConfirmRequest": {
+      "token": "13TWjO8YNpbOMrSwsOrSfIozRA4F5PR9BeGEJ4av72k"
+    },
+    "EmailLinkRequest": {
+      "email": "browser-766-1-2a83b5@example.com"
+    },
+    "EmailLinkSent": {
+      "status": "sent"
+    },
     "Error": {
       "error": {
         "code": "bundle_too_large",
@@ -211,14 +262,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "EventPage": {
-      "app_id": "75v9bkx7a4s8z90k",
+      "app_id": "4s9cexjnqp76kg4k",
       "events": [
         {
           "app_event_id": "evt_17",
-          "release_id": "rel_h6ysr8vdv7t9bjp2ph1r",
+          "release_id": "rel_wypzg907z7d8z05sdzh0",
           "app_user_id": null,
           "api_key_id": null,
-          "request_id": "0a4faaea34aec125-1p",
+          "request_id": "71e491ed79b28578-1p",
           "type": "runtime.request_error",
           "event_type": "runtime.request_error",
           "severity": "error",
@@ -229,18 +280,18 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
             "path": "/retain",
             "error": "memory limit exceeded: 64.2 MiB in use, the limit is 64.0 MiB",
             "stack": null,
-            "cpu_ms": 23.04,
+            "cpu_ms": 18.77,
             "method": "GET",
             "status": 500
           },
-          "created_at": "2026-11-23T20:55:32.971Z"
+          "created_at": "2026-11-23T21:34:35.942Z"
         },
         {
           "app_event_id": "evt_16",
-          "release_id": "rel_h6ysr8vdv7t9bjp2ph1r",
+          "release_id": "rel_wypzg907z7d8z05sdzh0",
           "app_user_id": null,
           "api_key_id": null,
-          "request_id": "0a4faaea34aec125-1d",
+          "request_id": "71e491ed79b28578-1d",
           "type": "runtime.request_error",
           "event_type": "runtime.request_error",
           "severity": "error",
@@ -250,22 +301,22 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
             "kind": "timeout",
             "path": "/timer-flood",
             "error": "InternalError: interrupted",
-            "stack": "    at addTimer (<platform prelude>:136:15)\n    at setTimeout (<platform prelude>:356:37)\n    at fetch (server.js:14:71)",
-            "cpu_ms": 55.54,
+            "stack": "    at setTimeout (<platform prelude>:356:37)\n    at fetch (server.js:14:71)\n    at <anonymous> (<platform prelude>:484:",
+            "cpu_ms": 57.34,
             "method": "GET",
             "status": 500
           },
-          "created_at": "2026-11-23T20:55:32.761Z"
+          "created_at": "2026-11-23T21:34:35.739Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
       "app_event_id": "evt_16",
-      "release_id": "rel_ae7qs8m36y17xqrg1j0f",
+      "release_id": "rel_mqtx3sy7d7vp0mzcdt7a",
       "app_user_id": null,
       "api_key_id": null,
-      "request_id": "1478267f658fb514-6",
+      "request_id": "c4e3987c626ad652-6",
       "type": "runtime.log.info",
       "event_type": "runtime.log.info",
       "severity": "info",
@@ -286,7 +337,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "webhook-id"
         ]
       },
-      "created_at": "2026-11-23T20:54:53.648Z"
+      "created_at": "2026-11-23T21:34:00.171Z"
     },
     "FileStoreSpec": {
       "public": true,
@@ -302,18 +353,96 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "public_base_url": "http://console.localhost:8787",
       "api_base_url": "http://api.localhost:8787"
     },
+    "Invitation": {
+      "invitation_id": "inv_qjzf3rq0akk4kk37qnxa",
+      "email": "invitee-2100-23-cdd15e@example.com",
+      "role": "developer",
+      "expires_at": "2026-11-30T21:34:41.539Z"
+    },
+    "InvitationRevoked": {
+      "account_id": "acct_fnt4n3etfzwjx65gav73",
+      "invitation_id": "inv_xg7qg4rxhv1kkjxzekfw",
+      "revoked": true
+    },
+    "InviteMemberRequest": {
+      "email": "invitee-2100-23-cdd15e@example.com",
+      "role": "developer"
+    },
     "JobSpec": {
       "trigger": "schedule",
       "schedule": "daily",
       "max_attempts": 10
     },
+    "Member": {
+      "user_id": "usr_v9r1gm4wcbaaa675wrvc",
+      "email": "invitee-2100-23-cdd15e@example.com",
+      "username": "invitee-81711",
+      "role": "developer",
+      "joined_at": "2026-11-23T21:34:41.717Z"
+    },
+    "MemberList": {
+      "account_id": "acct_4dyqaxdz1f4cb6t38g9e",
+      "members": [
+        {
+          "user_id": "usr_9t96n9yasbtwnkh16rnc",
+          "email": "user-2100-22-8e21d6@example.com",
+          "username": null,
+          "role": "owner",
+          "joined_at": "2026-11-23T21:34:41.529Z"
+        },
+        {
+          "user_id": "usr_v9r1gm4wcbaaa675wrvc",
+          "email": "invitee-2100-23-cdd15e@example.com",
+          "username": "invitee-81711",
+          "role": "developer",
+          "joined_at": "2026-11-23T21:34:41.717Z"
+        }
+      ],
+      "invitations": []
+    },
+    "MemberRemoved": {
+      "account_id": "acct_ads7n25xxv3rdtmhq1sa",
+      "user_id": "usr_p29mt0xww6rk0y0ehs6h",
+      "removed": true
+    },
+    "PlatformSession": {
+      "user": {
+        "id": "usr_v9r1gm4wcbaaa675wrvc",
+        "email": "invitee-2100-23-cdd15e@example.com",
+        "username": "invitee-81711"
+      },
+      "accounts": [
+        {
+          "id": "acct_4dyqaxdz1f4cb6t38g9e",
+          "account_id": "acct_4dyqaxdz1f4cb6t38g9e",
+          "name": "user-2100-22-8e21d6",
+          "owner_user_id": "usr_9t96n9yasbtwnkh16rnc",
+          "role": "developer"
+        },
+        {
+          "id": "acct_zf3c66wp2hyspe336zt5",
+          "account_id": "acct_zf3c66wp2hyspe336zt5",
+          "name": "invitee-81711",
+          "owner_user_id": "usr_v9r1gm4wcbaaa675wrvc",
+          "role": "owner"
+        }
+      ],
+      "default_account_id": "acct_zf3c66wp2hyspe336zt5",
+      "csrf_token": "PJ26dP8Z5C_rGghUMfDcZVWA-J1XjvpKaLpX_z2FhoU",
+      "expires_at": "2026-11-30T21:34:41.738Z"
+    },
+    "PlatformUser": {
+      "id": "usr_2ry67exrggqvr0rwgc3w",
+      "email": "browser-766-1-2a83b5@example.com",
+      "username": "browser-person"
+    },
     "PublishAppResponse": {
       "status": "stored",
-      "app_id": "fxq5ydtjz03yhw3p",
-      "account_id": "acct_nnxe5fe3f933ncjkvcf7",
-      "release_id": "rel_4w1h1g5w3a236je9n5gv",
-      "origin": "http://fxq5ydtjz03yhw3p.apps.localhost:8787",
-      "previous_release_id": "rel_wrhh7pgmat4wxhd3hhdt",
+      "app_id": "0ca642xecapd9h8p",
+      "account_id": "acct_jkbphvbsp0q8sm6gmakr",
+      "release_id": "rel_ycj65r0fn12998b46ty3",
+      "origin": "http://0ca642xecapd9h8p.apps.localhost:8787",
+      "previous_release_id": "rel_3mp7ynf1jcg1mwfssfd2",
       "activation": {
         "status": "pending_secrets",
         "reasons": [
@@ -323,7 +452,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "STRIPE_KEY",
           "API_TOKEN"
         ],
-        "previous_release_id": "rel_wrhh7pgmat4wxhd3hhdt"
+        "previous_release_id": "rel_3mp7ynf1jcg1mwfssfd2"
       }
     },
     "PublishRequest": {
@@ -405,12 +534,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "content_base64": "PGgxPmZyb20gdGhlIGNsaTwvaDE+"
     },
     "ReleaseList": {
-      "app_id": "w12x81cjbyrvwb2n",
+      "app_id": "0sn3e6de2k6p2x2b",
       "releases": [
         {
-          "release_id": "rel_7avzatbvyc89dme1qcv1",
+          "release_id": "rel_143nvrw4q2cn9cpjdk06",
           "message": null,
-          "created_at": "2026-11-23T20:55:27.914Z",
+          "created_at": "2026-11-23T21:34:30.830Z",
           "activation_status": "failed",
           "activation_error": {
             "code": "failed",
@@ -421,14 +550,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           },
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_4mgkwqhmmq731zvszakk",
-            "key_prefix": "ap_HQgyHdA_"
+            "api_key_id": "key_yg1398vw99zfmstaz31w",
+            "key_prefix": "ap_4SHQdpjr"
           }
         },
         {
-          "release_id": "rel_s6chzqj3bejgkbf72evt",
+          "release_id": "rel_wnja559ct0hcz16pq1dp",
           "message": null,
-          "created_at": "2026-11-23T20:55:27.884Z",
+          "created_at": "2026-11-23T21:34:30.809Z",
           "activation_status": "failed",
           "activation_error": {
             "code": "failed",
@@ -439,16 +568,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           },
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_4mgkwqhmmq731zvszakk",
-            "key_prefix": "ap_HQgyHdA_"
+            "api_key_id": "key_yg1398vw99zfmstaz31w",
+            "key_prefix": "ap_4SHQdpjr"
           }
         }
       ]
     },
     "ReleaseSummary": {
-      "release_id": "rel_qy2pgjd6ecst9p4j5njs",
+      "release_id": "rel_pgqa4tr03mdze9ep78q2",
       "message": "first",
-      "created_at": "2026-11-23T20:54:26.606Z",
+      "created_at": "2026-11-23T21:33:22.014Z",
       "activation_status": "pending_secrets",
       "activation_error": {
         "code": "pending_secrets",
@@ -459,15 +588,15 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       },
       "is_live": false,
       "created_by": {
-        "api_key_id": "key_ynw4kgx7e1wwetzd6tyy",
-        "key_prefix": "ap_-_WDzLwX"
+        "api_key_id": "key_ddst348e8hfsvhvcq745",
+        "key_prefix": "ap_YpE9YUfZ"
       }
     },
     "RenameApiKeyRequest": {
       "name": " ci "
     },
     "ResourceList": {
-      "app_id": "my0spxbgvd1pentn",
+      "app_id": "gbrzv1ndgmdeaxdp",
       "resources": [
         {
           "resource_type": "data",
@@ -564,23 +693,23 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_37jvz6rmvp32hgs03d9c",
-      "api_key_id": "key_37jvz6rmvp32hgs03d9c",
-      "key_prefix": "ap_Ji6X1SO0",
-      "name": "admin command",
-      "created_at": "2026-11-23T20:54:25.296Z",
-      "last_used_at": "2026-11-23T20:54:25.327Z",
-      "revoked_at": "2026-11-23T20:54:25.376Z",
+      "id": "key_7dnyxbcn7rxjpsp73c42",
+      "api_key_id": "key_7dnyxbcn7rxjpsp73c42",
+      "key_prefix": "ap_b8dDBBum",
+      "name": "platform CLI on vm",
+      "created_at": "2026-11-23T21:33:29.498Z",
+      "last_used_at": "2026-11-23T21:33:30.111Z",
+      "revoked_at": "2026-11-23T21:33:31.760Z",
       "revoked": true
     },
     "RollbackRequest": {
-      "release_id": "rel_3e3dyyeczbpjbf350m2c"
+      "release_id": "rel_bhv5nvh7j2s80gvzwcg1"
     },
     "RollbackResponse": {
-      "app_id": "teaqpd0b59kzd6ck",
-      "release_id": "rel_3e3dyyeczbpjbf350m2c",
-      "previous_release_id": "rel_eh113t3ttmf2fnh8t6ax",
-      "origin": "http://teaqpd0b59kzd6ck.apps.localhost:8787",
+      "app_id": "j79kfs66qxvkj0g5",
+      "release_id": "rel_bhv5nvh7j2s80gvzwcg1",
+      "previous_release_id": "rel_41dpxwkspnv6rzmj8tzj",
+      "origin": "http://j79kfs66qxvkj0g5.apps.localhost:8787",
       "status": "rolled_back"
     },
     "RuntimeManifest": {
@@ -589,35 +718,56 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "server_entry": "server.js"
     },
     "SecretDeleted": {
-      "app_id": "vx8bfpsf6mgqpf63",
+      "app_id": "jgm1dx8shgerzrx8",
       "name": "GONE",
       "deleted": true,
       "present": false
     },
     "SecretList": {
-      "app_id": "teaqpd0b59kzd6ck",
+      "app_id": "j79kfs66qxvkj0g5",
       "secrets": [
         {
           "name": "GREETING",
           "present": true,
-          "created_at": "2026-11-23T20:54:27.556Z",
-          "updated_at": "2026-11-23T20:54:27.556Z"
+          "created_at": "2026-11-23T21:33:23.499Z",
+          "updated_at": "2026-11-23T21:33:23.499Z"
         }
       ]
     },
     "SecretSummary": {
       "name": "GREETING",
       "present": true,
-      "created_at": "2026-11-23T20:54:27.556Z",
-      "updated_at": "2026-11-23T20:54:27.556Z"
+      "created_at": "2026-11-23T21:33:23.499Z",
+      "updated_at": "2026-11-23T21:33:23.499Z"
     },
     "SetSecretRequest": {
       "value": "world-value-123"
     },
+    "SignedIn": {
+      "status": "signed_in",
+      "user": {
+        "id": "usr_2ry67exrggqvr0rwgc3w",
+        "email": "browser-766-1-2a83b5@example.com",
+        "username": "browser-person"
+      },
+      "default_account_id": "acct_b7y4ck8v717xf4mge629",
+      "csrf_token": "63ad1zGXFEudqI6ibjtNUruyU4QF1533RWwFTCpQ30g"
+    },
+    "SignedOut": {
+      "status": "signed_out"
+    },
+    "SignupCompleteRequest": {
+      "username": "browser-person",
+      "account_name": "Browser Co"
+    },
+    "SignupRequired": {
+      "status": "signup_required",
+      "email": "browser-766-1-2a83b5@example.com"
+    },
     "UnpublishResponse": {
-      "app_id": "bwfn9xmd2v2n6vwf",
+      "app_id": "k7v8heed2fvpnsh6",
       "status": "unpublished",
-      "deleted_at": "2026-11-23T20:54:49.226Z"
+      "deleted_at": "2026-11-23T21:33:42.386Z"
     },
     "WebhookSpec": {
       "provider": "code_host",
@@ -627,12 +777,126 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     }
   },
   "responses": {
+    "approveDeviceAuthorization 200": {
+      "user_code": "SBZT-JXDQ",
+      "status": "approved"
+    },
+    "approveDeviceAuthorization 400": {
+      "error": {
+        "code": "invalid_device_authorization",
+        "message": "That code was already consumed.",
+        "details": {
+          "status": "consumed"
+        }
+      }
+    },
+    "approveDeviceAuthorization 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "This route needs a console session (sign in at the console)."
+      }
+    },
+    "approveDeviceAuthorization 403": {
+      "error": {
+        "code": "csrf_rejected",
+        "message": "This request needs the X-Platform-CSRF header from GET /v0/platform/session."
+      }
+    },
+    "approveDeviceAuthorization 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Account not found."
+      }
+    },
+    "changeMemberRole 200": {
+      "user_id": "usr_p29mt0xww6rk0y0ehs6h",
+      "email": "developer-2100-29-a7d8e1@example.com",
+      "username": null,
+      "role": "viewer",
+      "joined_at": "2026-11-23T21:34:42.125Z"
+    },
+    "changeMemberRole 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "changeMemberRole 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow members.manage.",
+        "details": {
+          "permission": "members.manage",
+          "role": "viewer"
+        }
+      }
+    },
+    "changeMemberRole 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Account not found."
+      }
+    },
+    "changeMemberRole 409": {
+      "error": {
+        "code": "last_owner",
+        "message": "An account needs an owner: make someone else an owner first."
+      }
+    },
+    "completeSignup 201": {
+      "status": "signed_in",
+      "user": {
+        "id": "usr_2ry67exrggqvr0rwgc3w",
+        "email": "browser-766-1-2a83b5@example.com",
+        "username": "browser-person"
+      },
+      "default_account_id": "acct_b7y4ck8v717xf4mge629",
+      "csrf_token": "63ad1zGXFEudqI6ibjtNUruyU4QF1533RWwFTCpQ30g"
+    },
+    "completeSignup 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "Invalid request body.",
+        "details": {
+          "fields": {
+            "username": [
+              "must be 3 to 32 lowercase letters, digits or hyphens, starting with a letter or digit"
+            ]
+          }
+        }
+      }
+    },
+    "completeSignup 409": {
+      "error": {
+        "code": "username_taken",
+        "message": "The username taken-name is taken; choose another.",
+        "details": {
+          "username": "taken-name"
+        }
+      }
+    },
+    "confirmEmailLink 200": {
+      "status": "signup_required",
+      "email": "browser-766-1-2a83b5@example.com"
+    },
+    "confirmEmailLink 400": {
+      "error": {
+        "code": "invalid_email_auth_token",
+        "message": "This sign-in link is invalid, expired or already used. Ask for a new one."
+      }
+    },
+    "confirmEmailLink 404": {
+      "error": {
+        "code": "not_found",
+        "message": "This route is on the console (http://console.localhost:8787); it not found."
+      }
+    },
     "createAdminInvite 200": {
-      "invite_id": "inv_h1p045sssg29gcvasj1e",
+      "invite_id": "inv_n8rnm4sxejjgc0j989eb",
       "email": "x@example.com",
       "roles": [],
-      "expires_at": "2026-11-30T20:54:53.799Z",
-      "invite_url": "http://9ge4ehjema9929m4.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
+      "expires_at": "2026-11-30T21:33:57.185Z",
+      "invite_url": "http://x99c5h6x994kx0gc.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
     },
     "createAdminInvite 400": {
       "error": {
@@ -676,11 +940,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createApiKey 201": {
-      "id": "key_5yr3mb1tgp3pp2c0p9s4",
-      "api_key_id": "key_5yr3mb1tgp3pp2c0p9s4",
-      "key_prefix": "ap_UECaEsnZ",
+      "id": "key_kc71q79vcaax206f1qzc",
+      "api_key_id": "key_kc71q79vcaax206f1qzc",
+      "key_prefix": "ap_cPsKqXlM",
       "name": "laptop",
-      "created_at": "2026-11-23T20:54:25.412Z",
+      "created_at": "2026-11-23T21:33:42.435Z",
       "last_used_at": null,
       "revoked_at": null,
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
@@ -704,6 +968,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "A valid API key is required (Authorization: Bearer ap_...)."
       }
     },
+    "createApiKey 403": {
+      "error": {
+        "code": "csrf_rejected",
+        "message": "This request needs the X-Platform-CSRF header from GET /v0/platform/session."
+      }
+    },
     "createApiKey 413": {
       "error": {
         "code": "payload_too_large",
@@ -713,8 +983,17 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       }
     },
+    "deletePlatformSession 200": {
+      "status": "signed_out"
+    },
+    "deletePlatformSession 403": {
+      "error": {
+        "code": "csrf_rejected",
+        "message": "This request needs the X-Platform-CSRF header from GET /v0/platform/session."
+      }
+    },
     "deleteSecret 200": {
-      "app_id": "vx8bfpsf6mgqpf63",
+      "app_id": "jgm1dx8shgerzrx8",
       "name": "GONE",
       "deleted": true,
       "present": false
@@ -741,16 +1020,20 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "App not found."
       }
     },
+    "denyDeviceAuthorization 200": {
+      "user_code": "BPGR-SRPJ",
+      "status": "denied"
+    },
     "getApp 200": {
-      "app_id": "bwfn9xmd2v2n6vwf",
+      "app_id": "k7v8heed2fvpnsh6",
       "name": "starter",
       "summary": "A new app",
       "visibility": "public",
-      "origin": "http://bwfn9xmd2v2n6vwf.apps.localhost:8787",
-      "created_at": "2026-11-23T20:54:46.929Z",
-      "updated_at": "2026-11-23T20:54:46.946Z",
+      "origin": "http://k7v8heed2fvpnsh6.apps.localhost:8787",
+      "created_at": "2026-11-23T21:33:40.220Z",
+      "updated_at": "2026-11-23T21:33:40.226Z",
       "deleted_at": null,
-      "live_release_id": "rel_gdc9mhxphm5pe72w22t1"
+      "live_release_id": "rel_6je1b6fhj8yx9hx9t5kq"
     },
     "getApp 401": {
       "error": {
@@ -764,6 +1047,53 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "App not found."
       }
     },
+    "getDeviceAuthorization 200": {
+      "user_code": "SBZT-JXDQ",
+      "client_name": "platform CLI on vm",
+      "status": "pending",
+      "created_at": "2026-11-23T21:33:24.449Z",
+      "expires_at": "2026-11-23T21:43:24.449Z"
+    },
+    "getDeviceAuthorization 400": {
+      "error": {
+        "code": "invalid_device_authorization",
+        "message": "That code is unknown, expired or already used. Check the code your terminal shows."
+      }
+    },
+    "getDeviceAuthorization 429": {
+      "error": {
+        "code": "abuse_throttled",
+        "message": "Too many wrong codes; try again in 621 seconds.",
+        "details": {
+          "retry_after": 621
+        }
+      }
+    },
+    "getPlatformSession 200": {
+      "user": {
+        "id": "usr_2ry67exrggqvr0rwgc3w",
+        "email": "browser-766-1-2a83b5@example.com",
+        "username": "browser-person"
+      },
+      "accounts": [
+        {
+          "id": "acct_b7y4ck8v717xf4mge629",
+          "account_id": "acct_b7y4ck8v717xf4mge629",
+          "name": "Browser Co",
+          "owner_user_id": "usr_2ry67exrggqvr0rwgc3w",
+          "role": "owner"
+        }
+      ],
+      "default_account_id": "acct_b7y4ck8v717xf4mge629",
+      "csrf_token": "63ad1zGXFEudqI6ibjtNUruyU4QF1533RWwFTCpQ30g",
+      "expires_at": "2026-11-30T21:33:23.699Z"
+    },
+    "getPlatformSession 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
     "health 200": {
       "status": "ok",
       "service": "platform-api",
@@ -771,17 +1101,54 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "public_base_url": "http://console.localhost:8787",
       "api_base_url": "http://api.localhost:8787"
     },
+    "inviteMember 201": {
+      "invitation_id": "inv_qjzf3rq0akk4kk37qnxa",
+      "email": "invitee-2100-23-cdd15e@example.com",
+      "role": "developer",
+      "expires_at": "2026-11-30T21:34:41.539Z"
+    },
+    "inviteMember 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "inviteMember 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow members.manage.",
+        "details": {
+          "permission": "members.manage",
+          "role": "viewer"
+        }
+      }
+    },
+    "inviteMember 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Account not found."
+      }
+    },
+    "inviteMember 409": {
+      "error": {
+        "code": "conflict",
+        "message": "user-2100-22-8e21d6@example.com is already a member of this account.",
+        "details": {
+          "user_id": "usr_9t96n9yasbtwnkh16rnc"
+        }
+      }
+    },
     "listAccounts 200": {
       "accounts": [
         {
-          "id": "acct_xqynjhmdjq8912h7w6ax",
-          "account_id": "acct_xqynjhmdjq8912h7w6ax",
-          "name": "user-10164-1-971521",
-          "owner_user_id": "usr_jpa9bh3gay1x3d47wn3f",
+          "id": "acct_b7y4ck8v717xf4mge629",
+          "account_id": "acct_b7y4ck8v717xf4mge629",
+          "name": "Browser Co",
+          "owner_user_id": "usr_2ry67exrggqvr0rwgc3w",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_xqynjhmdjq8912h7w6ax"
+      "default_account_id": "acct_b7y4ck8v717xf4mge629"
     },
     "listAccounts 401": {
       "error": {
@@ -792,12 +1159,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_37jvz6rmvp32hgs03d9c",
-          "api_key_id": "key_37jvz6rmvp32hgs03d9c",
-          "key_prefix": "ap_Ji6X1SO0",
+          "id": "key_cd434216z26e39f1061a",
+          "api_key_id": "key_cd434216z26e39f1061a",
+          "key_prefix": "ap_kHdPCCoZ",
           "name": "admin command",
-          "created_at": "2026-11-23T20:54:25.296Z",
-          "last_used_at": "2026-11-23T20:54:25.327Z",
+          "created_at": "2026-11-23T21:33:42.384Z",
+          "last_used_at": "2026-11-23T21:33:42.389Z",
           "revoked_at": null
         }
       ]
@@ -811,15 +1178,15 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApps 200": {
       "apps": [
         {
-          "app_id": "teaqpd0b59kzd6ck",
+          "app_id": "j79kfs66qxvkj0g5",
           "name": "CLI site",
           "summary": null,
           "visibility": "public",
-          "origin": "http://teaqpd0b59kzd6ck.apps.localhost:8787",
-          "created_at": "2026-11-23T20:54:26.606Z",
-          "updated_at": "2026-11-23T20:54:29.286Z",
+          "origin": "http://j79kfs66qxvkj0g5.apps.localhost:8787",
+          "created_at": "2026-11-23T21:33:22.014Z",
+          "updated_at": "2026-11-23T21:33:25.212Z",
           "deleted_at": null,
-          "live_release_id": "rel_3e3dyyeczbpjbf350m2c"
+          "live_release_id": "rel_bhv5nvh7j2s80gvzwcg1"
         }
       ]
     },
@@ -849,40 +1216,40 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listEvents 200": {
-      "app_id": "teaqpd0b59kzd6ck",
+      "app_id": "j79kfs66qxvkj0g5",
       "events": [
         {
           "app_event_id": "evt_8",
-          "release_id": "rel_3e3dyyeczbpjbf350m2c",
+          "release_id": "rel_bhv5nvh7j2s80gvzwcg1",
           "app_user_id": null,
-          "api_key_id": "key_ynw4kgx7e1wwetzd6tyy",
-          "request_id": "3f1ecd8f39108c81-a",
+          "api_key_id": "key_ddst348e8hfsvhvcq745",
+          "request_id": "6eac490a1c4bd636-a",
           "type": "release.rolled_back",
           "event_type": "release.rolled_back",
           "severity": "warn",
           "level": "warn",
-          "message": "Rolled back to release rel_3e3dyyeczbpjbf350m2c.",
+          "message": "Rolled back to release rel_bhv5nvh7j2s80gvzwcg1.",
           "metadata": {
-            "to_release_id": "rel_3e3dyyeczbpjbf350m2c",
-            "from_release_id": "rel_eh113t3ttmf2fnh8t6ax"
+            "to_release_id": "rel_bhv5nvh7j2s80gvzwcg1",
+            "from_release_id": "rel_41dpxwkspnv6rzmj8tzj"
           },
-          "created_at": "2026-11-23T20:54:33.621Z"
+          "created_at": "2026-11-23T21:33:27.946Z"
         },
         {
           "app_event_id": "evt_7",
-          "release_id": "rel_eh113t3ttmf2fnh8t6ax",
+          "release_id": "rel_41dpxwkspnv6rzmj8tzj",
           "app_user_id": null,
-          "api_key_id": "key_ynw4kgx7e1wwetzd6tyy",
-          "request_id": "3f1ecd8f39108c81-9",
+          "api_key_id": "key_ddst348e8hfsvhvcq745",
+          "request_id": "6eac490a1c4bd636-9",
           "type": "release.activated",
           "event_type": "release.activated",
           "severity": "info",
           "level": "info",
           "message": "Release is live.",
           "metadata": {
-            "previous_release_id": "rel_3e3dyyeczbpjbf350m2c"
+            "previous_release_id": "rel_bhv5nvh7j2s80gvzwcg1"
           },
-          "created_at": "2026-11-23T20:54:32.543Z"
+          "created_at": "2026-11-23T21:33:27.364Z"
         }
       ],
       "cursor": null
@@ -912,25 +1279,57 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "App not found."
       }
     },
+    "listMembers 200": {
+      "account_id": "acct_4dyqaxdz1f4cb6t38g9e",
+      "members": [
+        {
+          "user_id": "usr_9t96n9yasbtwnkh16rnc",
+          "email": "user-2100-22-8e21d6@example.com",
+          "username": null,
+          "role": "owner",
+          "joined_at": "2026-11-23T21:34:41.529Z"
+        }
+      ],
+      "invitations": [
+        {
+          "invitation_id": "inv_qjzf3rq0akk4kk37qnxa",
+          "email": "invitee-2100-23-cdd15e@example.com",
+          "role": "developer",
+          "expires_at": "2026-11-30T21:34:41.539Z"
+        }
+      ]
+    },
+    "listMembers 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "listMembers 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Account not found."
+      }
+    },
     "listReleases 200": {
-      "app_id": "teaqpd0b59kzd6ck",
+      "app_id": "j79kfs66qxvkj0g5",
       "releases": [
         {
-          "release_id": "rel_3e3dyyeczbpjbf350m2c",
+          "release_id": "rel_bhv5nvh7j2s80gvzwcg1",
           "message": "second",
-          "created_at": "2026-11-23T20:54:29.268Z",
+          "created_at": "2026-11-23T21:33:25.204Z",
           "activation_status": "live",
           "activation_error": null,
           "is_live": true,
           "created_by": {
-            "api_key_id": "key_ynw4kgx7e1wwetzd6tyy",
-            "key_prefix": "ap_-_WDzLwX"
+            "api_key_id": "key_ddst348e8hfsvhvcq745",
+            "key_prefix": "ap_YpE9YUfZ"
           }
         },
         {
-          "release_id": "rel_qy2pgjd6ecst9p4j5njs",
+          "release_id": "rel_pgqa4tr03mdze9ep78q2",
           "message": "first",
-          "created_at": "2026-11-23T20:54:26.606Z",
+          "created_at": "2026-11-23T21:33:22.014Z",
           "activation_status": "pending_secrets",
           "activation_error": {
             "code": "pending_secrets",
@@ -941,8 +1340,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           },
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_ynw4kgx7e1wwetzd6tyy",
-            "key_prefix": "ap_-_WDzLwX"
+            "api_key_id": "key_ddst348e8hfsvhvcq745",
+            "key_prefix": "ap_YpE9YUfZ"
           }
         }
       ]
@@ -960,7 +1359,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listResources 200": {
-      "app_id": "my0spxbgvd1pentn",
+      "app_id": "gbrzv1ndgmdeaxdp",
       "resources": [
         {
           "resource_type": "data",
@@ -1002,13 +1401,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listSecrets 200": {
-      "app_id": "teaqpd0b59kzd6ck",
+      "app_id": "j79kfs66qxvkj0g5",
       "secrets": [
         {
           "name": "GREETING",
           "present": true,
-          "created_at": "2026-11-23T20:54:27.556Z",
-          "updated_at": "2026-11-23T20:54:27.556Z"
+          "created_at": "2026-11-23T21:33:23.499Z",
+          "updated_at": "2026-11-23T21:33:23.499Z"
         }
       ]
     },
@@ -1054,12 +1453,25 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "Password signup is disabled; sign in with an e-mail link instead."
       }
     },
+    "pollDeviceAuthorization 200": {
+      "status": "approved",
+      "api_key": "ap_EXAMPLE000000000000000000000000000000000000",
+      "api_key_id": "key_7dnyxbcn7rxjpsp73c42",
+      "key_prefix": "ap_b8dDBBum",
+      "account_id": "acct_b7y4ck8v717xf4mge629"
+    },
+    "pollDeviceAuthorization 400": {
+      "error": {
+        "code": "invalid_device_authorization",
+        "message": "That code is unknown, expired or already used. Check the code your terminal shows."
+      }
+    },
     "publishNewApp 200": {
       "status": "stored",
-      "app_id": "teaqpd0b59kzd6ck",
-      "account_id": "acct_xqynjhmdjq8912h7w6ax",
-      "release_id": "rel_qy2pgjd6ecst9p4j5njs",
-      "origin": "http://teaqpd0b59kzd6ck.apps.localhost:8787",
+      "app_id": "j79kfs66qxvkj0g5",
+      "account_id": "acct_7v37d9bx0x7z1vqj2t0p",
+      "release_id": "rel_pgqa4tr03mdze9ep78q2",
+      "origin": "http://j79kfs66qxvkj0g5.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "pending_secrets",
@@ -1113,10 +1525,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishRelease 200": {
       "status": "published",
-      "app_id": "teaqpd0b59kzd6ck",
-      "account_id": "acct_xqynjhmdjq8912h7w6ax",
-      "release_id": "rel_3e3dyyeczbpjbf350m2c",
-      "origin": "http://teaqpd0b59kzd6ck.apps.localhost:8787",
+      "app_id": "j79kfs66qxvkj0g5",
+      "account_id": "acct_7v37d9bx0x7z1vqj2t0p",
+      "release_id": "rel_bhv5nvh7j2s80gvzwcg1",
+      "origin": "http://j79kfs66qxvkj0g5.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -1170,13 +1582,46 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       }
     },
+    "removeMember 200": {
+      "account_id": "acct_ads7n25xxv3rdtmhq1sa",
+      "user_id": "usr_p29mt0xww6rk0y0ehs6h",
+      "removed": true
+    },
+    "removeMember 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "removeMember 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow members.manage.",
+        "details": {
+          "permission": "members.manage",
+          "role": "viewer"
+        }
+      }
+    },
+    "removeMember 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Account not found."
+      }
+    },
+    "removeMember 409": {
+      "error": {
+        "code": "last_owner",
+        "message": "An account needs an owner: make someone else an owner first."
+      }
+    },
     "renameApiKey 200": {
-      "id": "key_5yr3mb1tgp3pp2c0p9s4",
-      "api_key_id": "key_5yr3mb1tgp3pp2c0p9s4",
-      "key_prefix": "ap_UECaEsnZ",
+      "id": "key_kc71q79vcaax206f1qzc",
+      "api_key_id": "key_kc71q79vcaax206f1qzc",
+      "key_prefix": "ap_cPsKqXlM",
       "name": "ci",
-      "created_at": "2026-11-23T20:54:25.412Z",
-      "last_used_at": "2026-11-23T20:54:25.420Z",
+      "created_at": "2026-11-23T21:33:42.435Z",
+      "last_used_at": "2026-11-23T21:33:42.445Z",
       "revoked_at": null
     },
     "renameApiKey 400": {
@@ -1204,14 +1649,39 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "API key not found."
       }
     },
+    "requestEmailLink 202": {
+      "status": "sent"
+    },
+    "requestEmailLink 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "Invalid request body.",
+        "details": {
+          "fields": {
+            "email": [
+              "must be an e-mail address"
+            ]
+          }
+        }
+      }
+    },
+    "requestEmailLink 429": {
+      "error": {
+        "code": "abuse_throttled",
+        "message": "Too many sign-in e-mails; try again in 596 seconds.",
+        "details": {
+          "retry_after": 596
+        }
+      }
+    },
     "revokeApiKey 200": {
-      "id": "key_37jvz6rmvp32hgs03d9c",
-      "api_key_id": "key_37jvz6rmvp32hgs03d9c",
-      "key_prefix": "ap_Ji6X1SO0",
-      "name": "admin command",
-      "created_at": "2026-11-23T20:54:25.296Z",
-      "last_used_at": "2026-11-23T20:54:25.327Z",
-      "revoked_at": "2026-11-23T20:54:25.376Z",
+      "id": "key_7dnyxbcn7rxjpsp73c42",
+      "api_key_id": "key_7dnyxbcn7rxjpsp73c42",
+      "key_prefix": "ap_b8dDBBum",
+      "name": "platform CLI on vm",
+      "created_at": "2026-11-23T21:33:29.498Z",
+      "last_used_at": "2026-11-23T21:33:30.111Z",
+      "revoked_at": "2026-11-23T21:33:31.760Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -1226,11 +1696,38 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "API key not found."
       }
     },
+    "revokeInvitation 200": {
+      "account_id": "acct_fnt4n3etfzwjx65gav73",
+      "invitation_id": "inv_xg7qg4rxhv1kkjxzekfw",
+      "revoked": true
+    },
+    "revokeInvitation 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "revokeInvitation 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow members.manage.",
+        "details": {
+          "permission": "members.manage",
+          "role": "viewer"
+        }
+      }
+    },
+    "revokeInvitation 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Account not found."
+      }
+    },
     "rollbackApp 200": {
-      "app_id": "teaqpd0b59kzd6ck",
-      "release_id": "rel_3e3dyyeczbpjbf350m2c",
-      "previous_release_id": "rel_eh113t3ttmf2fnh8t6ax",
-      "origin": "http://teaqpd0b59kzd6ck.apps.localhost:8787",
+      "app_id": "j79kfs66qxvkj0g5",
+      "release_id": "rel_bhv5nvh7j2s80gvzwcg1",
+      "previous_release_id": "rel_41dpxwkspnv6rzmj8tzj",
+      "origin": "http://j79kfs66qxvkj0g5.apps.localhost:8787",
       "status": "rolled_back"
     },
     "rollbackApp 400": {
@@ -1273,7 +1770,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "conflict",
         "message": "Only a release that was live before can be rolled back to; this one is pending_secrets.",
         "details": {
-          "release_id": "rel_4w1h1g5w3a236je9n5gv",
+          "release_id": "rel_ycj65r0fn12998b46ty3",
           "activation_status": "pending_secrets"
         }
       }
@@ -1281,8 +1778,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "setSecret 200": {
       "name": "GREETING",
       "present": true,
-      "created_at": "2026-11-23T20:54:27.556Z",
-      "updated_at": "2026-11-23T20:54:27.556Z"
+      "created_at": "2026-11-23T21:33:23.499Z",
+      "updated_at": "2026-11-23T21:33:23.499Z"
     },
     "setSecret 400": {
       "error": {
@@ -1319,10 +1816,18 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "App not found."
       }
     },
+    "startDeviceAuthorization 200": {
+      "device_code": "kbf9h2c4O3BvInFN96l-xrLdQNxBp-xhZCC6IEweV3U",
+      "user_code": "SBZT-JXDQ",
+      "verification_uri": "http://console.localhost:43507/device",
+      "verification_uri_complete": "http://console.localhost:43507/device?user_code=SBZT-JXDQ",
+      "expires_in": 600,
+      "interval": 5
+    },
     "unpublishApp 200": {
-      "app_id": "bwfn9xmd2v2n6vwf",
+      "app_id": "k7v8heed2fvpnsh6",
       "status": "unpublished",
-      "deleted_at": "2026-11-23T20:54:49.226Z"
+      "deleted_at": "2026-11-23T21:33:42.386Z"
     },
     "unpublishApp 401": {
       "error": {

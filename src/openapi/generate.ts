@@ -44,12 +44,22 @@ const TAGS: Record<string, string> = {
   Events: "Each app's event log.",
   Secrets: 'Secret values go in and never come out.',
   'App users': "Invitations for an app's own users (not platform members).",
+  'Sign-in': 'Passwordless sign-in by e-mail link, sign-up, and the console session.',
+  'Device authorization': 'Browser-approved login for the CLI (RFC 8628).',
+  Members: 'Who is in an account, with which role, and invitations.',
   Legacy: 'Retired password routes; they answer 410.',
 };
 
 /** Errors every route can answer besides its own: unexpected failures, and a database that does not answer. */
 const ALWAYS: ErrorCode[] = ['internal_error'];
 const WITH_DATABASE: ErrorCode[] = ['service_unavailable'];
+
+/** Security requirements: a key, or the console session (with the CSRF header on mutations). */
+function securityOf(security: 'signedIn' | 'session' | 'none', mutation: boolean): Json[] {
+  const session = mutation ? { consoleSession: [], csrfHeader: [] } : { consoleSession: [] };
+  if (security === 'none') return [];
+  return security === 'session' ? [session] : [{ apiKey: [] }, session];
+}
 
 /** The error body as one status of one operation can carry it: the codes listed, nothing else. */
 function errorSchema(codes: ErrorCode[]): Json {
@@ -131,10 +141,13 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
         parameters.push({ name, in: 'query', required: qs.required?.includes(name) ?? false, schema });
       }
     }
-    const security = spec.security ?? (path.startsWith('/v0/') ? 'apiKey' : 'none');
+    const security = spec.security ?? (path.startsWith('/v0/') ? 'signedIn' : 'none');
+    const mutation = !['get', 'head', 'options'].includes(method);
     const errors = new Set<ErrorCode>([...spec.errors, ...ALWAYS]);
-    if (security === 'apiKey') errors.add('unauthorized');
-    if (path.startsWith('/v0/') && security === 'apiKey') for (const code of WITH_DATABASE) errors.add(code);
+    if (security !== 'none') errors.add('unauthorized');
+    if (security !== 'none' && mutation) errors.add('csrf_rejected');
+    // the retired routes answer 410 without touching the database
+    if (path.startsWith('/v0/') && !spec.tags?.includes('Legacy')) for (const code of WITH_DATABASE) errors.add(code);
     if (spec.accountHeader) for (const code of ['invalid_request', 'not_found', 'forbidden'] as const) errors.add(code);
 
     const responses: Record<string, Json> = {};
@@ -166,7 +179,7 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
       summary: spec.summary ?? `${method.toUpperCase()} ${oaPath}`,
       ...(spec.description ? { description: spec.description } : {}),
       tags: spec.tags ?? ['Service'],
-      security: security === 'apiKey' ? [{ apiKey: [] }] : [],
+      security: securityOf(security, mutation),
       ...(parameters.length ? { parameters } : {}),
       ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(spec.body) } } } } : {}),
       responses,
@@ -195,7 +208,21 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer ap_...`.' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer ap_...`. Works on the API and console hosts.' },
+        consoleSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: '__Host-platform_session',
+          description: 'The console session cookie, set by signing in with an e-mail link. Accepted on the console host only; a bearer key wins when both are sent.',
+        },
+        csrfHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Platform-CSRF',
+          description: "The session's `csrf_token` (from `GET /v0/platform/session`), required with the session cookie on every request that is not GET or HEAD.",
+        },
+      },
       schemas,
     },
   };

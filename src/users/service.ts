@@ -13,7 +13,7 @@ export const Username = v.pipe(
   v.regex(/^[a-z0-9][a-z0-9-]{2,31}$/, 'must be 3 to 32 lowercase letters, digits or hyphens, starting with a letter or digit'),
 );
 
-async function findUserByEmail(db: Executor, email: string) {
+export async function findUserByEmail(db: Executor, email: string) {
   return db.selectFrom('users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
 }
 
@@ -23,11 +23,12 @@ async function issueKey(db: Executor, userId: string, name: string): Promise<str
   return key.raw;
 }
 
-async function createUserRow(db: Executor, email: string, username: string | null) {
+/** A user and their own account, of which they are the owner. */
+export async function createUserRow(db: Executor, email: string, username: string | null, accountName?: string) {
   const userId = newId('usr');
   const accountId = newId('acct');
   await db.insertInto('users').values({ id: userId, email, username, default_account_id: accountId }).execute();
-  await db.insertInto('accounts').values({ id: accountId, name: username ?? email.split('@')[0]!, owner_user_id: userId }).execute();
+  await db.insertInto('accounts').values({ id: accountId, name: accountName ?? username ?? email.split('@')[0]!, owner_user_id: userId }).execute();
   await db.insertInto('memberships').values({ account_id: accountId, user_id: userId, role: 'owner' }).execute();
   return { userId, accountId };
 }

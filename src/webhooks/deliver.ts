@@ -17,24 +17,10 @@ import { logEvents } from '../runtime/log-events.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from '../runtime/live.ts';
 import type { SandboxPool } from '../runtime/sandbox/pool.ts';
 import { scrubRequestHeaders, scrubResponseHeaders } from '../runtime/scrub.ts';
+import { hit, LIMITS } from '../abuse/limits.ts';
 import { SIGNATURE_HEADERS, verifyWebhook, type Provider } from './verify.ts';
 
 export const MAX_WEBHOOK_BODY = 1024 * 1024;
-/** Per app and process: a bucket of 100 deliveries refilled at 50 a second. */
-const BUCKET = { capacity: 100, perSecond: 50 };
-const buckets = new Map<string, { tokens: number; at: number }>();
-
-function takeToken(appId: string): boolean {
-  const now = Date.now();
-  const b = buckets.get(appId) ?? { tokens: BUCKET.capacity, at: now };
-  b.tokens = Math.min(BUCKET.capacity, b.tokens + ((now - b.at) / 1000) * BUCKET.perSecond);
-  b.at = now;
-  buckets.set(appId, b);
-  if (b.tokens < 1) return false;
-  b.tokens -= 1;
-  return true;
-}
-
 type Input = { req: Request; app: LiveApp; release: ReleaseView; name: string; requestId: string };
 
 function json(status: number, body: unknown, requestId: string, extra: Record<string, string> = {}): Response {
@@ -53,7 +39,12 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
     await recordEvents(deps.db, [{ ...base, type: 'webhook.rejected', severity: 'warn', message: `Webhook ${name} rejected: ${reason}.`, metadata: { webhook_name: name, provider: spec.provider, reason } }]);
     return json(status, errorBody(code, message), requestId);
   };
-  if (!takeToken(app.appId)) return reject(429, 'rate_limited', 'rate_limited', 'Too many webhook deliveries for this app; retry later.');
+  const rate = await hit(deps.db, `webhook:app:${app.appId}`, LIMITS.webhookPerApp);
+  if (rate.limited) {
+    const refused = await reject(429, 'rate_limited', 'abuse_throttled', `Too many webhook deliveries for this app; retry in ${rate.retryAfterSeconds} seconds.`);
+    refused.headers.set('retry-after', String(rate.retryAfterSeconds));
+    return refused;
+  }
   let body: Buffer;
   try {
     body = Buffer.from(await readBodyLimited(req, MAX_WEBHOOK_BODY, () => new ApiError('payload_too_large', 'Webhook bodies are limited to 1 MiB.')));

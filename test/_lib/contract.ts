@@ -73,7 +73,9 @@ export function createContractChecker(doc: OpenApiDocument, options: { record?: 
       collect(value, components[name]);
       return;
     }
-    for (const branch of [...(schema.allOf ?? []), ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) collect(value, branch);
+    for (const branch of schema.allOf ?? []) collect(value, branch);
+    // of a union, only the branch the value is
+    for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) if (validator(`branch ${JSON.stringify(branch)}`, branch)(value)) collect(value, branch);
     if (Array.isArray(value) && schema.items) for (const item of value.slice(0, 2)) collect(item, schema.items);
     if (schema.properties && typeof value === 'object' && !Array.isArray(value)) {
       for (const [key, sub] of Object.entries<Json>(schema.properties)) collect((value as Json)[key], sub);
@@ -101,6 +103,8 @@ export function createContractChecker(doc: OpenApiDocument, options: { record?: 
       if (options.record && route.op.operationId !== 'openapi') {
         seen.responses[`${route.op.operationId} ${status}`] ??= scrub(body);
         collect(body, schema);
+        // each status's error schema is inline; the generic Error record (the `default` answer) is the same body
+        if (status >= 400) (seen.components.Error ??= []).push(scrub(body));
       }
       return null;
     },

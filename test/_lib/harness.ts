@@ -26,7 +26,8 @@ export type Harness = {
   close(): Promise<void>;
 };
 
-export type CallOptions = { key?: string | null; body?: unknown; rawBody?: BodyInit; headers?: Record<string, string>; host?: string; account?: string };
+/** `client`: the peer address the server sees (abuse limits are keyed on it); unset, it sees none. */
+export type CallOptions = { key?: string | null; body?: unknown; rawBody?: BodyInit; headers?: Record<string, string>; host?: string; account?: string; client?: string };
 export type Called = { status: number; headers: Headers; body: any; text: string };
 
 export function testConfig(env: Record<string, string> = {}): Config {
@@ -63,7 +64,8 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
         headers['content-type'] ??= 'application/json';
       }
       const host = options.host ?? config.hosts.api;
-      const res = await server.request(`http://${host}${path}`, { method, headers, body });
+      const env = options.client ? { incoming: { socket: { remoteAddress: options.client } } } : undefined;
+      const res = await server.request(`http://${host}${path}`, { method, headers, body }, env);
       const text = await res.text();
       let parsed: unknown = undefined;
       try {
@@ -139,10 +141,22 @@ export async function newMember(h: Harness, accountId: string, role: 'owner' | '
   return addMember(h.deps.db, { accountId, email: uniqueEmail(role), role });
 }
 
-/** Starts a real HTTP listener on a free loopback port for tests that need real sockets. */
-export async function listen(server: Server): Promise<{ url: string; port: number; close(): Promise<void> }> {
+/** A loopback port nothing listens on now (for a harness whose public URLs must name its real port). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = http.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a real HTTP listener on a loopback port (a free one unless given) for tests that need real sockets. */
+export async function listen(server: Server, port = 0): Promise<{ url: string; port: number; close(): Promise<void> }> {
   return new Promise((resolve) => {
-    const s = serve({ fetch: server.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+    const s = serve({ fetch: server.fetch, port, hostname: '127.0.0.1' }, (info: AddressInfo) => {
       resolve({
         url: `http://127.0.0.1:${info.port}`,
         port: info.port,

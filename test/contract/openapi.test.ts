@@ -44,8 +44,10 @@ test("lints clean with @redocly/cli's recommended rules", async () => {
     (ruleId === 'operation-4xx-response' && ['#/paths/~1healthz/get/responses', '#/paths/~1openapi.json/get/responses'].includes(pointer)) ||
     // the server URL is the operator's API host: api.localhost in development and tests, by design
     (ruleId === 'no-server-example.com' && pointer === '#/servers/0/url');
+  // a recording run (npm run openapi:examples) is replacing the examples, so they are not judged then
+  const recording = (ruleId: string) => Boolean(process.env.PLATFORM_RECORD_EXAMPLES) && ruleId.includes('examples');
   const shown = problems
-    .filter((p) => !expected(p.ruleId, p.location[0]?.pointer ?? ''))
+    .filter((p) => !expected(p.ruleId, p.location[0]?.pointer ?? '') && !recording(p.ruleId))
     .map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`);
   assert.equal(shown, []);
 });
@@ -67,7 +69,8 @@ test('every operation has an id, a tag, a summary, its security, and a schema fo
     ids.add(op.operationId);
     assert.ok(op.summary && op.tags.length, `${label} summary and tag`);
     assert.ok(Array.isArray(op.security), `${label} declares its security`);
-    assert.is(op.security.length === 0, !p.startsWith('/v0/') || op.tags.includes('Legacy'), `${label}: only service and retired routes are open`);
+    const open = ['requestEmailLink', 'confirmEmailLink', 'completeSignup', 'startDeviceAuthorization', 'pollDeviceAuthorization'];
+    assert.is(op.security.length === 0, !p.startsWith('/v0/') || op.tags.includes('Legacy') || open.includes(op.operationId), `${label}: only service, sign-in and retired routes are open`);
     assert.is(op.responses.default?.content['application/json'].schema.$ref, '#/components/schemas/Error', `${label} default`);
     for (const [status, response] of Object.entries<any>(op.responses)) {
       assert.ok(response.content?.['application/json']?.schema, `${label} ${status} has a body schema`);
@@ -79,6 +82,7 @@ test('every operation has an id, a tag, a summary, its security, and a schema fo
     }
     if (op.security.length) {
       assert.ok(op.responses['401'], `${label} documents 401`);
+      if (method !== 'GET') assert.ok(op.responses['403']?.description.includes('csrf_rejected'), `${label} documents the CSRF refusal`);
     }
     if (op.requestBody) assert.ok(op.responses['400'], `${label} takes a body, so it documents 400`);
   }
@@ -102,6 +106,8 @@ test("the contract's records are named components", () => {
 });
 
 test('every record and every success answer has an example that fits its schema', () => {
+  // a recording run (npm run openapi:examples) is what replaces them; the next ordinary run checks the result
+  if (process.env.PLATFORM_RECORD_EXAMPLES) return;
   const ajv = new Ajv2020({ strict: false });
   (ajvFormats as unknown as (a: unknown) => void)(ajv);
   const check = (schema: object, example: unknown, label: string) => {

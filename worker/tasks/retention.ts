@@ -49,6 +49,29 @@ export async function pruneAuthMaterial(deps: Deps, now = new Date()): Promise<{
   return { sessions, invites, verifications };
 }
 
+/**
+ * Platform sign-in material past its use, kept 7 days after it ended for audit: e-mail links,
+ * pending sign-ups, console sessions, device authorizations, invitations; and abuse counters
+ * whose windows have passed.
+ */
+export async function prunePlatformAuth(deps: Deps, now = new Date()): Promise<{ links: number; sessions: number; devices: number; counters: number }> {
+  const prune = (table: string, key: string, ended: string) =>
+    batched(async () => {
+      const r = await sql`delete from ${sql.table(table)} where ${sql.ref(key)} in (select ${sql.ref(key)} from ${sql.table(table)}
+          where ${sql.raw(ended)} < ${now}::timestamptz - interval '7 days' limit ${BATCH})`.execute(deps.db);
+      return Number(r.numAffectedRows ?? 0);
+    });
+  const links = (await prune('email_auth_tokens', 'token_hash', 'coalesce(used_at, expires_at)')) + (await prune('pending_signups', 'token_hash', 'coalesce(used_at, expires_at)'));
+  const sessions = await prune('console_sessions', 'id', 'least(coalesce(revoked_at, expires_at), last_seen_at + interval \'7 days\')');
+  const devices = await prune('device_authorizations', 'id', 'expires_at');
+  await prune('account_invitations', 'id', 'coalesce(accepted_at, revoked_at, expires_at)');
+  const counters = await batched(async () => {
+    const r = await sql`delete from abuse_counters where ctid in (select ctid from abuse_counters where expires_at < ${now}::timestamptz limit ${BATCH})`.execute(deps.db);
+    return Number(r.numAffectedRows ?? 0);
+  });
+  return { links, sessions, devices, counters };
+}
+
 export async function pruneEvents(deps: Deps, now = new Date()): Promise<{ events: number; deliveries: number; scheduleRuns: number }> {
   const cases = Object.entries(EVENT_RETENTION_DAYS).map(([plan, days]) => sql`when ${plan} then ${days}`);
   const events = await batched(async () => {
@@ -120,8 +143,9 @@ export async function pruneReleases(deps: Deps, now = new Date()): Promise<{ rel
 
 export function eventsRetentionTask(deps: Deps): Task {
   return async (_payload, helpers) => {
-    const r = { ...(await pruneEvents(deps)), ...(await pruneAuthMaterial(deps)) };
-    if (Object.values(r).some(Boolean)) helpers.logger.info(`retention: ${JSON.stringify(r)}`);
+    const r = { ...(await pruneEvents(deps)), app_auth: await pruneAuthMaterial(deps), platform_auth: await prunePlatformAuth(deps) };
+    const any = (o: object): boolean => Object.values(o).some((x) => (typeof x === 'object' && x ? any(x) : Boolean(x)));
+    if (any(r)) helpers.logger.info(`retention: ${JSON.stringify(r)}`);
   };
 }
 

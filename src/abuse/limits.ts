@@ -1,0 +1,91 @@
+/**
+ * Abuse limits every node shares: counters per window in Postgres, read as a sliding window. `hit()` counts one attempt
+ * against a key and says whether the key is over its limit; over the limit the caller answers
+ * 429 `abuse_throttled` with `Retry-After` (`throttled()`). Keys name what they count, e.g.
+ * `email-request:addr:<e-mail>` or `app-login:ip:<app>:<address>`.
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.ts';
+import { ApiError } from '../errors.ts';
+import { clock } from '../lib/clock.ts';
+
+export type Limit = { max: number; windowSeconds: number };
+
+/** The limits, in one place; docs/decisions.md lists them. */
+export const LIMITS = {
+  emailRequestPerAddress: { max: 5, windowSeconds: 900 },
+  emailRequestPerClient: { max: 30, windowSeconds: 900 },
+  emailConfirmPerClient: { max: 30, windowSeconds: 900 },
+  signupPerClient: { max: 20, windowSeconds: 3600 },
+  deviceStartPerClient: { max: 30, windowSeconds: 900 },
+  devicePollPerClient: { max: 300, windowSeconds: 900 },
+  userCodeMissesPerSession: { max: 10, windowSeconds: 900 },
+  userCodeMissesPerClient: { max: 30, windowSeconds: 900 },
+  invitationsPerAccount: { max: 50, windowSeconds: 86_400 },
+  appLoginPerEmail: { max: 10, windowSeconds: 900 },
+  appLoginPerClient: { max: 50, windowSeconds: 900 },
+  appSignupPerClient: { max: 20, windowSeconds: 3600 },
+  /** a burst of 100, then 50 a second on average, as before this moved to Postgres */
+  webhookPerApp: { max: 100, windowSeconds: 2 },
+} as const satisfies Record<string, Limit>;
+
+export type Hit = { limited: boolean; retryAfterSeconds: number; hits: number };
+
+/**
+ * Counts one attempt for `key`; `limited` once the sliding-window estimate passes `limit.max`: the
+ * current window's count plus the previous window's, weighted by how much of it still overlaps
+ * (so a burst across a window boundary is counted, not reset).
+ */
+export async function hit(db: Executor, key: string, limit: Limit): Promise<Hit> {
+  const w = windowOf(limit);
+  const row = await db
+    .insertInto('abuse_counters')
+    .values({ key, window_start: w.start, hits: 1, expires_at: new Date(w.start.getTime() + 2 * w.ms) })
+    .onConflict((oc) => oc.columns(['key', 'window_start']).doUpdateSet({ hits: sql`abuse_counters.hits + 1` }))
+    .returning('hits')
+    .executeTakeFirstOrThrow();
+  const estimate = row.hits + (await previousHits(db, key, w)) * w.overlap;
+  return { limited: estimate > limit.max, hits: row.hits, retryAfterSeconds: w.retryAfterSeconds };
+}
+
+type Window = { start: Date; ms: number; overlap: number; retryAfterSeconds: number };
+
+function windowOf(limit: Limit): Window {
+  const now = clock.now().getTime();
+  const ms = limit.windowSeconds * 1000;
+  const start = Math.floor(now / ms) * ms;
+  return { start: new Date(start), ms, overlap: 1 - (now - start) / ms, retryAfterSeconds: Math.max(1, Math.ceil((start + ms - now) / 1000)) };
+}
+
+async function previousHits(db: Executor, key: string, w: Window): Promise<number> {
+  const row = await db.selectFrom('abuse_counters').select('hits').where('key', '=', key).where('window_start', '=', new Date(w.start.getTime() - w.ms)).executeTakeFirst();
+  return row?.hits ?? 0;
+}
+
+/** The 429 for a key over its limit; the error handler turns `retry_after` into `Retry-After`. */
+export function throttled(result: Hit, what: string): ApiError {
+  return new ApiError('abuse_throttled', `Too many ${what}; try again in ${result.retryAfterSeconds} seconds.`, { retry_after: result.retryAfterSeconds });
+}
+
+/** Whether `key` is already at its limit, without counting an attempt (for limits on failures only). */
+export async function peek(db: Executor, key: string, limit: Limit): Promise<Hit> {
+  const w = windowOf(limit);
+  const row = await db.selectFrom('abuse_counters').select('hits').where('key', '=', key).where('window_start', '=', w.start).executeTakeFirst();
+  const hits = row?.hits ?? 0;
+  const estimate = hits + (await previousHits(db, key, w)) * w.overlap;
+  return { limited: estimate >= limit.max, hits, retryAfterSeconds: w.retryAfterSeconds };
+}
+
+/** Counts an attempt against every key and throws 429 when any is over its limit. */
+export async function enforce(db: Executor, what: string, checks: [key: string, limit: Limit][]): Promise<void> {
+  for (const [key, limit] of checks) {
+    const result = await hit(db, key, limit);
+    if (result.limited) throw throttled(result, what);
+  }
+}
+
+/** Forgets counters whose window has passed (the retention job calls it). */
+export async function pruneCounters(db: Executor): Promise<number> {
+  const r = await db.deleteFrom('abuse_counters').where('expires_at', '<', clock.now()).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
