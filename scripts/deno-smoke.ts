@@ -53,6 +53,12 @@ try {
   check('GET /v0/accounts with an API key', accounts?.status === 200 && accountsBody?.default_account_id === user.account_id, JSON.stringify(accountsBody));
   const anon = await fetch(`http://127.0.0.1:${port}/v0/accounts`).catch(() => undefined);
   check('GET /v0/accounts without a key is 401', anon?.status === 401);
+  // sign-in runs on Deno too: a link request (counted against the client's address) and a device login start
+  const link = await fetch(`http://127.0.0.1:${port}/v0/auth/email/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'deno-signin@example.com' }) }).catch(() => undefined);
+  check('POST /v0/auth/email/request answers 202', link?.status === 202, link ? await link.text() : 'no answer');
+  const device = await fetch(`http://127.0.0.1:${port}/v0/auth/device/start`, { method: 'POST' }).catch(() => undefined);
+  const deviceBody = device ? await device.json() : undefined;
+  check('POST /v0/auth/device/start gives a user code', device?.status === 200 && /^[A-Z]{4}-[A-Z]{4}$/.test(deviceBody?.user_code ?? ''), JSON.stringify(deviceBody));
 } finally {
   child?.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 500));
