@@ -4,7 +4,7 @@
  * same transaction as the token); `POST /_platform/auth/verify {token}` marks the user verified.
  * Unverified users can sign in; `ctx.auth.currentUser` shows `verified: false`.
  */
-import { sql } from 'kysely';
+import { queueMail } from '../mail/queue.ts';
 import { appOrigin } from '../apps/mappers.ts';
 import { newSecretToken, tokenHash } from '../lib/tokens.ts';
 import type { Deps } from '../deps.ts';
@@ -18,7 +18,7 @@ export async function sendVerification(deps: Deps, appId: string, appName: strin
   await deps.db.transaction().execute(async (trx) => {
     await trx.insertInto('app_email_verifications').values({ token_hash: tokenHash(token), app_id: appId, user_id: user.id, expires_at: new Date(Date.now() + VERIFY_HOURS * 3600_000) }).execute();
     const text = `Confirm your e-mail address for ${appName}:\n\n${link}\n\nThe link works for ${VERIFY_HOURS} hours. If you did not sign up, ignore this message.\n`;
-    await sql`select graphile_worker.add_job('platform_email', ${JSON.stringify({ to: user.email, subject: `Confirm your e-mail for ${appName}`, text })}::json, max_attempts => 5)`.execute(trx);
+    await queueMail(trx, { to: user.email, subject: `Confirm your e-mail for ${appName}`, text, link });
   });
 }
 

@@ -15,15 +15,21 @@ import { queueMail } from '../mail/queue.ts';
 import { confirmLink, INVITATION_DAYS } from '../sign-in/service.ts';
 import type { Invitation, Member } from './schemas.ts';
 
-export async function listMembers(db: Executor, accountId: string): Promise<{ members: Member[]; invitations: Invitation[] }> {
-  const members = await db
+/** The members of an account with their users (a query to narrow or order). */
+function membersOf(db: Executor, accountId: string) {
+  return db
     .selectFrom('memberships as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .select(['u.id', 'u.email', 'u.username', 'm.role', 'm.created_at'])
-    .where('m.account_id', '=', accountId)
-    .orderBy('m.created_at')
-    .orderBy('u.id')
-    .execute();
+    .where('m.account_id', '=', accountId);
+}
+
+function toMember(row: { id: string; email: string; username: string | null; role: Role; created_at: Date }): Member {
+  return { user_id: row.id, email: row.email, username: row.username, role: row.role, joined_at: row.created_at.toISOString() };
+}
+
+export async function listMembers(db: Executor, accountId: string): Promise<{ members: Member[]; invitations: Invitation[] }> {
+  const members = await membersOf(db, accountId).orderBy('m.created_at').orderBy('u.id').execute();
   const invitations = await db
     .selectFrom('account_invitations')
     .select(['id', 'email', 'role', 'expires_at'])
@@ -34,7 +40,7 @@ export async function listMembers(db: Executor, accountId: string): Promise<{ me
     .orderBy('created_at')
     .execute();
   return {
-    members: members.map((m) => ({ user_id: m.id, email: m.email, username: m.username, role: m.role, joined_at: m.created_at.toISOString() })),
+    members: members.map(toMember),
     invitations: invitations.map((i) => ({ invitation_id: i.id, email: i.email, role: i.role, expires_at: i.expires_at.toISOString() })),
   };
 }
@@ -104,14 +110,7 @@ export async function changeRole(db: Db, input: { accountId: string; actorRole: 
     if (target.role === 'owner' && input.role !== 'owner' && target.owners === 1) throw lastOwner();
     await trx.updateTable('memberships').set({ role: input.role }).where('account_id', '=', input.accountId).where('user_id', '=', input.userId).execute();
     await fixRecordedOwner(trx, input.accountId);
-    const row = await trx
-      .selectFrom('memberships as m')
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.id', 'u.email', 'u.username', 'm.role', 'm.created_at'])
-      .where('m.account_id', '=', input.accountId)
-      .where('m.user_id', '=', input.userId)
-      .executeTakeFirstOrThrow();
-    return { user_id: row.id, email: row.email, username: row.username, role: row.role, joined_at: row.created_at.toISOString() };
+    return toMember(await membersOf(trx, input.accountId).where('m.user_id', '=', input.userId).executeTakeFirstOrThrow());
   });
 }
 

@@ -1,50 +1,28 @@
-import type { AddressInfo } from 'node:net';
-import { run, type Runner } from 'graphile-worker';
-import { SMTPServer } from 'smtp-server';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { workerLogger } from '../../src/boot.ts';
-import { taskList } from '../../worker/tasks.ts';
 import { site } from '../_lib/bundles.ts';
 import { createHarness, newUser, type Harness } from '../_lib/harness.ts';
+import { startSmtp, startWorker } from '../_lib/mail.ts';
 
-// A real SMTP server on loopback that keeps what it receives.
-const received: { to: string[]; data: string }[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  onData(stream, session, callback) {
-    let data = '';
-    stream.on('data', (c) => (data += c));
-    stream.on('end', () => {
-      received.push({ to: session.envelope.rcptTo.map((r) => r.address), data });
-      callback();
-    });
-  },
-});
-await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
-const smtpPort = (smtp.server.address() as AddressInfo).port;
-
-/** Quoted-printable soft breaks and escapes undone, to read the link as a person would. */
-const decodeQP = (s: string) => s.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hx: string) => String.fromCharCode(parseInt(hx, 16)));
+const smtp = await startSmtp();
 
 async function setup(h: Harness) {
   const u = await newUser(h);
   const r = await h.call('PUT', '/v0/apps', { key: u.api_key, body: site({ app: { name: 'Verify me' }, resources: { auth: { mode: 'app_users', public_signup: true, email_verification: true } } }) });
-  const runner: Runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 50, logger: workerLogger() });
+  const runner = await startWorker(h);
   return { host: `${r.body.app_id}.apps.localhost`, runner };
 }
 
 test('with SMTP_URL: sign-up sends a verification link by e-mail; following it marks the user verified', async () => {
-  const h = await createHarness({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, PLATFORM_MAIL_FROM: 'noreply@platform.test' });
+  const h = await createHarness({ SMTP_URL: smtp.url, PLATFORM_MAIL_FROM: 'noreply@platform.test' });
   const { host, runner } = await setup(h);
   const s = await h.call('POST', '/_platform/auth/signup', { host, body: { email: 'vera@example.com', password: 'a long password' } });
   assert.is(s.status, 201);
   assert.is(s.body.user.verified, false);
-  for (let i = 0; i < 100 && !received.length; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.is(received.length, 1, 'one message reached the SMTP server');
-  assert.equal(received[0]!.to, ['vera@example.com']);
-  const text = decodeQP(received[0]!.data);
+  const mail = await smtp.next('vera@example.com');
+  assert.equal(mail.to, ['vera@example.com']);
+  assert.is(smtp.received.length, 0, 'exactly one message reached the SMTP server');
+  const text = mail.text;
   assert.match(text, 'Subject: Confirm your e-mail for Verify me');
   const link = /http:\/\/\S+\/_platform\/auth\/verify#token=([A-Za-z0-9_-]{43})/.exec(text);
   assert.ok(link, 'the message carries the link');
@@ -76,5 +54,5 @@ test('without SMTP_URL: the message lands in the development outbox', async () =
   await h.close();
 });
 
-test.after(() => new Promise<void>((r) => smtp.close(() => r())));
+test.after(() => smtp.close());
 test.run();
