@@ -61,7 +61,7 @@ function apiRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
 function consoleRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const r = baseRouter(deps);
   r.route('/v0', v0Routes(plane, { console: true }));
-  r.route('/', consolePages());
+  r.route('/', consolePages({ devOutbox: !deps.config.mail.smtpUrl }));
   return r;
 }
 

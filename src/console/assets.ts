@@ -1,129 +1,120 @@
-/** The console's one script and stylesheet, served from `/assets/` so the pages need no inline code (strict CSP). */
-export const CONSOLE_CSS = `:root{color-scheme:light dark;--fg:#1d2430;--muted:#5b6473;--bg:#f7f8fa;--card:#fff;--line:#d9dde3;--accent:#3457d5;--bad:#b42318}
-@media (prefers-color-scheme:dark){:root{--fg:#e7eaf0;--muted:#a3abb8;--bg:#12151b;--card:#1a1e26;--line:#2c323d;--accent:#7d98ff;--bad:#ff8a80}}
-*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
-header{display:flex;justify-content:space-between;align-items:center;padding:.75rem 1.5rem;border-bottom:1px solid var(--line);background:var(--card)}
-.brand{font-weight:700;color:var(--fg);text-decoration:none}#who{color:var(--muted);font-size:.9rem}
-main{max-width:30rem;margin:3rem auto;padding:2rem;background:var(--card);border:1px solid var(--line);border-radius:12px}
-h1{margin-top:0;font-size:1.5rem}h2{font-size:1.1rem}label{display:block;font-weight:600;margin:1rem 0 .25rem}
-input,select{width:100%;padding:.6rem .7rem;font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:8px}
-input:focus,select:focus,button:focus{outline:3px solid var(--accent);outline-offset:1px}
-small,.hint,.optional{color:var(--muted);font-weight:400}button{margin-top:1.25rem;padding:.6rem 1.1rem;font:inherit;font-weight:600;color:#fff;background:var(--accent);border:0;border-radius:8px;cursor:pointer}
-button.secondary{color:var(--fg);background:transparent;border:1px solid var(--line)}.actions{display:flex;gap:.75rem}
-#msg{min-height:1.5em}#msg.error{color:var(--bad)}code{font-size:.95em}ul{padding-left:1.2rem}`;
+/**
+ * The console's stylesheet and its shared client library (`/assets/console.js`, an ES module each
+ * page's own script imports). Everything goes through the public `/v0` API; the DOM is built with
+ * `textContent`, never `innerHTML`, so nothing an API returns can become markup.
+ */
+export const CONSOLE_CSS = `:root{color-scheme:light dark;--fg:#1d2430;--muted:#5b6473;--bg:#f7f8fa;--card:#fff;--line:#d9dde3;--accent:#3457d5;--bad:#b42318;--good:#067647;--warn:#b54708;--code:#eef1f5}
+@media (prefers-color-scheme:dark){:root{--fg:#e7eaf0;--muted:#a3abb8;--bg:#12151b;--card:#1a1e26;--line:#2c323d;--accent:#7d98ff;--bad:#ff8a80;--good:#6ce9a6;--warn:#fdb022;--code:#232935}}
+[hidden]{display:none!important}*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
+a{color:var(--accent)}header{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center;padding:.6rem 1.25rem;border-bottom:1px solid var(--line);background:var(--card)}
+.brand{font-weight:700;color:var(--fg);text-decoration:none;margin-right:.5rem}nav{display:flex;gap:1rem;flex-wrap:wrap}nav a{text-decoration:none;color:var(--muted);font-weight:600}nav a[aria-current=page]{color:var(--fg)}
+.spacer{flex:1}#who{color:var(--muted);font-size:.9rem}#account-switch{width:auto;padding:.3rem .5rem}
+main{max-width:60rem;margin:2rem auto;padding:0 1rem}main.narrow{max-width:30rem}.card{padding:1.5rem;background:var(--card);border:1px solid var(--line);border-radius:12px;margin-bottom:1.25rem}
+h1{margin:0 0 1rem;font-size:1.5rem}h2{font-size:1.1rem;margin:0 0 .75rem}label{display:block;font-weight:600;margin:1rem 0 .25rem}
+input,select,textarea{width:100%;padding:.55rem .7rem;font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:8px}
+input:focus,select:focus,button:focus,a:focus{outline:3px solid var(--accent);outline-offset:1px}
+small,.hint,.optional,.muted{color:var(--muted);font-weight:400}button{margin-top:1rem;padding:.5rem 1rem;font:inherit;font-weight:600;color:#fff;background:var(--accent);border:0;border-radius:8px;cursor:pointer}
+button.secondary,button.small{color:var(--fg);background:transparent;border:1px solid var(--line)}button.small{margin:0;padding:.2rem .6rem;font-size:.875rem}button.danger{color:var(--bad);border-color:var(--bad)}
+.actions{display:flex;gap:.75rem;flex-wrap:wrap}.row{display:flex;gap:.75rem;flex-wrap:wrap;align-items:end}.row>*{flex:1 1 10rem}.row>button{flex:0 0 auto}
+#msg{min-height:1.5em}#msg.error,.error{color:var(--bad)}code,pre{font:.9em ui-monospace,SFMono-Regular,Menlo,monospace;background:var(--code);border-radius:4px;padding:.1em .3em}pre{padding:.75rem;overflow:auto}
+.table-wrap{overflow-x:auto}table{width:100%;border-collapse:collapse;font-size:.95rem}th,td{text-align:left;padding:.5rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}th{color:var(--muted);font-weight:600;font-size:.85rem}
+.badge{display:inline-block;padding:.05rem .5rem;border-radius:999px;font-size:.8rem;font-weight:600;border:1px solid currentColor}.badge.live,.badge.good{color:var(--good)}.badge.warn{color:var(--warn)}.badge.bad{color:var(--bad)}.badge.muted{color:var(--muted)}
+.tabs{display:flex;gap:.25rem;flex-wrap:wrap;border-bottom:1px solid var(--line);margin-bottom:1.25rem}.tabs a{padding:.5rem .9rem;text-decoration:none;color:var(--muted);font-weight:600;border-bottom:2px solid transparent}.tabs a[aria-current=page]{color:var(--fg);border-color:var(--accent)}
+.check{display:flex!important;align-items:center;gap:.4rem;flex:0 0 auto!important;margin:0 0 .6rem}.check input{width:auto}td code{word-break:break-word}.loading{min-height:8rem}.live-dot{color:var(--good)}.sub{display:block;color:var(--muted);font-size:.85rem}.empty{color:var(--muted)}.secret-once{padding:.75rem;border:1px solid var(--warn);border-radius:8px;margin-top:1rem}
+ul{padding-left:1.2rem}@media (max-width:480px){header{padding:.5rem .75rem}main{margin:1rem auto}.card{padding:1rem}th,td{padding:.4rem}}`;
 
-export const CONSOLE_JS = `const $ = (id) => document.getElementById(id);
-const say = (text, bad = false) => { const m = $('msg'); m.textContent = text; m.className = bad ? 'error' : ''; };
-async function api(method, path, body, csrf) {
+export const CONSOLE_JS = `export const $ = (id) => document.getElementById(id);
+export function say(text, bad = false) { const m = $('msg'); if (!m) return; m.textContent = text; m.className = bad ? 'error' : ''; }
+
+/** el('a', { href }, 'text', child…): a DOM node; strings become text, never markup. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else if (k === 'class') node.className = v;
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat(Infinity)) if (c !== undefined && c !== null && c !== false) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+export const accountId = () => localStorage.getItem('platform.account') || '';
+
+let current;
+/** The console session, or null when signed out. */
+export async function session() {
+  if (current !== undefined) return current;
+  const r = await fetch('/v0/platform/session', { credentials: 'same-origin' });
+  current = r.ok ? await r.json() : null;
+  return current;
+}
+
+/** Calls /v0 with the session: CSRF on mutations, the chosen account, errors as { ok: false, error }. */
+export async function api(method, path, body) {
+  const s = await session();
   const headers = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (csrf) headers['x-platform-csrf'] = csrf;
-  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  if (s && method !== 'GET') headers['x-platform-csrf'] = s.csrf_token;
+  if (accountId()) headers['x-platform-account-id'] = accountId();
+  const r = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
   const data = await r.json().catch(() => ({}));
-  return { ok: r.ok, status: r.status, data };
+  if (r.status === 401 && s !== null) { location.assign('/sign-in?next=' + encodeURIComponent(location.pathname + location.search)); }
+  return r.ok ? { ok: true, status: r.status, data } : { ok: false, status: r.status, data, error: data.error || { code: 'http_' + r.status, message: 'HTTP ' + r.status } };
 }
-const failure = (r) => (r.data && r.data.error ? r.data.error.message : 'Something went wrong (HTTP ' + r.status + ').');
-async function session() {
-  const r = await api('GET', '/v0/platform/session');
-  if (r.ok) $('who').textContent = r.data.user.email;
-  return r.ok ? r.data : null;
-}
-const next = () => { const n = localStorage.getItem('platform.next'); localStorage.removeItem('platform.next'); return n && n.startsWith('/') && !n.startsWith('//') ? n : '/'; };
+/** An API error as a person reads it: the message, then the code. */
+export const failure = (r) => r.error.message + ' (' + r.error.code + ')';
 
-const pages = {
-  async 'sign-in'() {
-    const n = new URLSearchParams(location.search).get('next');
-    if (n) localStorage.setItem('platform.next', n);
-    $('sign-in').addEventListener('submit', async (e) => {
-      e.preventDefault();
-      say('Sending…');
-      const r = await api('POST', '/v0/auth/email/request', { email: $('email').value });
-      if (!r.ok) return say(failure(r), true);
-      say('');
-      $('sign-in').hidden = true;
-      $('sent').hidden = false;
-    });
-  },
-  async confirm() {
-    const token = new URLSearchParams(location.hash.slice(1)).get('token');
-    history.replaceState(null, '', location.pathname);
-    if (!token) { $('confirm').disabled = true; return say('This page needs the link from your e-mail.', true); }
-    $('confirm').addEventListener('click', async () => {
-      $('confirm').disabled = true;
-      const r = await api('POST', '/v0/auth/email/confirm', { token });
-      if (!r.ok) { $('confirm').disabled = false; return say(failure(r) + ' ', true); }
-      if (r.data.status === 'signup_required') { sessionStorage.setItem('platform.signup', r.data.email); location.assign('/signup'); return; }
-      location.assign(next());
-    });
-  },
-  async signup() {
-    const email = sessionStorage.getItem('platform.signup');
-    if (email) $('for').textContent = 'Creating an account for ' + email + '.';
-    $('signup').addEventListener('submit', async (e) => {
-      e.preventDefault();
-      const body = { username: $('username').value.trim() };
-      const name = $('account_name').value.trim();
-      if (name) body.account_name = name;
-      const r = await api('POST', '/v0/auth/signup/complete', body);
-      if (!r.ok) return say(failure(r), true);
-      sessionStorage.removeItem('platform.signup');
-      location.assign(next());
-    });
-  },
-  async device() {
-    const s = await session();
-    const given = new URLSearchParams(location.search).get('user_code');
-    if (!s) {
-      localStorage.setItem('platform.next', location.pathname + location.search);
-      $('code-form').hidden = true;
-      const a = document.createElement('a'); a.href = '/sign-in'; a.textContent = 'Sign in';
-      const p = document.createElement('p'); p.append(a, ' to approve a device.');
-      $('msg').before(p);
-      return;
-    }
-    for (const acc of s.accounts) {
-      const o = document.createElement('option'); o.value = acc.account_id; o.textContent = acc.name + ' (' + acc.role + ')';
-      if (acc.account_id === s.default_account_id) o.selected = true;
-      $('account').append(o);
-    }
-    if (given) $('user_code').value = given;
-    let code = '';
-    $('code-form').addEventListener('submit', async (e) => {
-      e.preventDefault();
-      code = $('user_code').value.trim();
-      const r = await api('GET', '/v0/auth/device/approval?user_code=' + encodeURIComponent(code));
-      if (!r.ok) return say(failure(r), true);
-      if (r.data.status !== 'pending') return say('This code was already ' + r.data.status + '.', true);
-      say('');
-      $('client').textContent = r.data.client_name;
-      $('shown-code').textContent = r.data.user_code;
-      $('expires').textContent = new Date(r.data.expires_at).toLocaleTimeString();
-      $('code-form').hidden = true;
-      $('request').hidden = false;
-      $('approve').focus();
-    });
-    const decide = async (approve) => {
-      const body = approve ? { user_code: code, account_id: $('account').value } : { user_code: code };
-      const r = await api('POST', '/v0/auth/device/' + (approve ? 'approve' : 'deny'), body, s.csrf_token);
-      if (!r.ok) return say(failure(r), true);
-      $('request').hidden = true;
-      say(approve ? 'Approved. Return to your terminal; it is logged in.' : 'Denied. Nothing was shared with that device.');
-    };
-    $('approve').addEventListener('click', () => decide(true));
-    $('deny').addEventListener('click', () => decide(false));
-  },
-  async home() {
-    const s = await session();
-    if (!s) { $('signed-out').hidden = false; return; }
-    $('signed-in').hidden = false;
-    $('email').textContent = s.user.email;
-    for (const acc of s.accounts) { const li = document.createElement('li'); li.textContent = acc.name + ' · ' + acc.role; $('accounts').append(li); }
-    $('sign-out').addEventListener('click', async () => {
-      await api('DELETE', '/v0/platform/session', undefined, s.csrf_token);
-      location.assign('/sign-in');
-    });
-  },
-};
-const run = pages[document.body.dataset.page];
-if (run) run().catch((err) => say(String(err), true));
+/** Puts the page's content in place of its loading state. */
+export function show(target, ...nodes) {
+  const t = typeof target === 'string' ? $(target) : target;
+  t.replaceChildren(...nodes);
+  t.removeAttribute('aria-busy');
+  t.classList.remove('loading');
+}
+
+/** A table of rows; each column is [heading, row => cell]. */
+export function table(rows, columns) {
+  return el('div', { class: 'table-wrap' }, el('table', {},
+    el('thead', {}, el('tr', {}, columns.map(([h]) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, rows.map((row) => el('tr', {}, columns.map(([, cell]) => el('td', {}, cell(row))))))));
+}
+
+export function copyButton(text, label = 'Copy') {
+  const b = el('button', { type: 'button', class: 'small' }, label);
+  b.addEventListener('click', async () => { try { await navigator.clipboard.writeText(text); b.textContent = 'Copied'; } catch { b.textContent = 'Select and copy'; } });
+  return b;
+}
+
+/** The header: who is signed in, the account switcher, sign-out. A signed-in page sends signed-out visitors to sign in. */
+export async function boot(signedIn) {
+  const s = await session();
+  if (!signedIn) return s;
+  if (!s) { location.assign('/sign-in?next=' + encodeURIComponent(location.pathname + location.search)); return null; }
+  $('who').textContent = s.user.email;
+  const chosen = accountId() && s.accounts.some((a) => a.account_id === accountId()) ? accountId() : s.default_account_id;
+  if (chosen) localStorage.setItem('platform.account', chosen);
+  const sw = $('account-switch');
+  sw.hidden = false;
+  sw.replaceChildren(...s.accounts.map((a) => el('option', { value: a.account_id, selected: a.account_id === chosen }, a.name + ' · ' + a.role)));
+  sw.addEventListener('change', () => { localStorage.setItem('platform.account', sw.value); location.assign('/'); });
+  const out = $('sign-out');
+  out.hidden = false;
+  out.addEventListener('click', async () => { await api('DELETE', '/v0/platform/session'); location.assign('/sign-in'); });
+  return s;
+}
+
+/** An app page's heading: the app's name with the page's, and its origin as a link. */
+export async function appHeading(id, what) {
+  const r = await api('GET', '/v0/apps/' + id);
+  if (!r.ok) return r;
+  document.querySelector('h1').textContent = what ? r.data.name + ': ' + what : r.data.name;
+  document.title = r.data.name + ' · Platform';
+  $('app-origin').replaceChildren(el('a', { href: r.data.origin, rel: 'noopener' }, r.data.origin), r.data.deleted_at ? ' · unpublished ' + when(r.data.deleted_at) : '');
+  return r;
+}
+
+export const next = () => { const n = localStorage.getItem('platform.next'); localStorage.removeItem('platform.next'); return n && n.startsWith('/') && !n.startsWith('//') ? n : '/'; };
+/** The app id in /apps/<app_id>/… */
+export const appIdOf = () => location.pathname.split('/')[2];
 `;

@@ -1,28 +1,44 @@
-/** The console host's pages (outside `/v0`). */
+/** The console host's pages and assets (outside `/v0`), with the security headers every response carries. */
 import { Hono, type Context } from 'hono';
 import type { Env } from '../http/env.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
-import { confirmPage, devicePage, homePage, signInPage, signupPage } from './pages.ts';
+import { layout } from './layout.ts';
+import { consolePageList } from './pages/index.ts';
 
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+/** No inline script or style at all: every script is a file under /assets, so 'self' is enough. */
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-function page(c: Context<Env>, body: ReturnType<typeof homePage>) {
+function secured(c: Context<Env>): void {
   c.header('Content-Security-Policy', CSP);
   c.header('Referrer-Policy', 'no-referrer');
   c.header('X-Content-Type-Options', 'nosniff');
+  c.header('X-Frame-Options', 'DENY');
   c.header('Cache-Control', 'no-store');
-  return c.html(body);
 }
 
-export function consolePages(): Hono<Env> {
+export function consolePages(options: { devOutbox: boolean }): Hono<Env> {
   const r = new Hono<Env>();
-  r.get('/', (c) => page(c, homePage()));
-  r.get('/sign-in', (c) => page(c, signInPage({ devOutbox: !c.var.deps.config.mail.smtpUrl })));
-  // Renders only: a GET (a mail scanner, a link preview) consumes nothing; the button POSTs the token.
-  r.get('/auth/confirm', (c) => page(c, confirmPage()));
-  r.get('/signup', (c) => page(c, signupPage()));
-  r.get('/device', (c) => page(c, devicePage()));
-  r.get('/assets/console.js', (c) => c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }));
-  r.get('/assets/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }));
+  const pages = consolePageList(options);
+  const nav = pages.filter((p) => p.nav).map((p) => ({ label: p.nav!, path: p.path }));
+  for (const page of pages) {
+    // a GET only renders: nothing is read or changed until the page's script calls /v0
+    r.get(page.path, (c) => {
+      secured(c);
+      const current = page.nav ?? (page.path.startsWith('/apps/') ? 'Apps' : undefined);
+      return c.html(layout(page, c.req.param() as Record<string, string>, nav, current));
+    });
+    r.get(`/assets/pages/${page.id}.js`, (c) => {
+      secured(c);
+      return c.body(page.script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
+    });
+  }
+  r.get('/assets/console.js', (c) => {
+    secured(c);
+    return c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
+  });
+  r.get('/assets/console.css', (c) => {
+    secured(c);
+    return c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' });
+  });
   return r;
 }

@@ -1,0 +1,63 @@
+/**
+ * What a console page is, and the frame every page shares. A page is one file under `pages/`
+ * exporting a `ConsolePage`; listing it in `pages/index.ts` (with a `nav` label, if it belongs in
+ * the top navigation) is all it takes to serve it.
+ */
+import { html, raw } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+
+type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+export type ConsolePage = {
+  /** names its script: `/assets/pages/<id>.js` */
+  id: string;
+  /** Hono path, e.g. `/apps/:app_id/secrets` */
+  path: string;
+  title: string;
+  /** label in the top navigation, for pages that belong there */
+  nav?: string;
+  /** a page for signed-in people (signed-out visitors are sent to sign in) */
+  signedIn: boolean;
+  narrow?: boolean;
+  /** the server-rendered shell: headings, forms and loading states; data arrives from /v0 */
+  body(params: Record<string, string>): Markup;
+  /** the page's client module; it imports helpers from `/assets/console.js` */
+  script: string;
+};
+
+export function layout(page: ConsolePage, params: Record<string, string>, nav: { label: string; path: string }[], currentNav: string | undefined): Markup {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${page.title} · Platform</title>
+<link rel="stylesheet" href="/assets/console.css">
+<script type="module" src="/assets/pages/${page.id}.js"></script>
+</head>
+<body data-page="${page.id}">
+<header>
+<a class="brand" href="/">Platform</a>
+${page.signedIn ? html`<nav aria-label="Main">${nav.map((n) => html`<a href="${n.path}"${n.label === currentNav ? raw(' aria-current="page"') : ''}>${n.label}</a>`)}</nav>` : ''}
+<span class="spacer"></span>
+${page.signedIn ? html`<select id="account-switch" aria-label="Account" hidden></select>` : ''}
+<span id="who" aria-live="polite"></span>
+${page.signedIn ? html`<button id="sign-out" type="button" class="small" hidden>Sign out</button>` : ''}
+</header>
+<main class="${page.narrow ? 'narrow' : ''}">
+<h1>${page.title}</h1>
+<p id="msg" role="status" aria-live="polite"></p>
+${page.body(params)}
+</main>
+</body>
+</html>`;
+}
+
+/** The tabs of an app's pages. */
+export function appTabs(appId: string, active: string): Markup {
+  const tabs: [string, string][] = [['Releases', ''], ['Resources', '/resources'], ['Secrets', '/secrets'], ['Events', '/events'], ['Invites', '/invites']];
+  return html`<p class="muted" id="app-origin"></p><nav class="tabs" aria-label="App">${tabs.map(
+    ([label, suffix]) => html`<a href="/apps/${appId}${suffix}"${label === active ? raw(' aria-current="page"') : ''}>${label}</a>`,
+  )}</nav>`;
+}

@@ -1,0 +1,43 @@
+import { html } from 'hono/html';
+import { appTabs, type ConsolePage } from '../layout.ts';
+
+/** An app's releases, why each is or is not live and what to do about it, and rollback. */
+export const appReleasesPage: ConsolePage = {
+  id: 'app-releases',
+  path: '/apps/:app_id',
+  title: 'App',
+  signedIn: true,
+  body: (p) => html`${appTabs(p.app_id!, 'Releases')}<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading releases…</p></section>`,
+  script: `import { api, appHeading, appIdOf, boot, el, failure, say, show, table, when } from '/assets/console.js';
+const id = appIdOf();
+const BADGE = { live: 'live', inactive: 'muted', pending_secrets: 'warn', requires_migration: 'warn', failed: 'bad' };
+function explain(r) {
+  const e = r.activation_error;
+  if (!e) return r.is_live ? 'Serving now.' : r.activation_status === 'inactive' ? 'Was live; you can roll back to it.' : '';
+  if (e.code === 'pending_secrets') return el('span', {}, 'Waiting for secrets: ', (e.missing_secrets || []).map((n, i) => [i ? ', ' : '', el('a', { href: '/apps/' + id + '/secrets?set=' + encodeURIComponent(n) }, 'set ' + n)]), '. Then publish again.');
+  if (e.code === 'requires_migration') return el('span', {}, 'Changes resources incompatibly: ' + (e.reasons || []).join('; ') + '. Add a new collection, field, store or job name instead, backfill it, then stop using the old one.');
+  return el('span', {}, 'The server module did not load: ' + (e.reasons || []).join('; ') + '. Fix it and publish again; the live release kept serving.');
+}
+async function load() {
+  const [app, rels] = await Promise.all([appHeading(id), api('GET', '/v0/apps/' + id + '/releases')]);
+  if (!app.ok) return show('content', el('p', { class: 'error' }, failure(app)));
+  if (!rels.ok) return show('content', el('p', { class: 'error' }, failure(rels)));
+  if (!rels.data.releases.length) return show('content', el('p', { class: 'empty' }, 'No releases yet.'));
+  show('content', table(rels.data.releases, [
+    ['', (r) => r.is_live ? el('span', { class: 'live-dot', title: 'live', 'aria-label': 'live' }, '●') : ''],
+    ['Release', (r) => el('span', {}, el('code', {}, r.release_id), r.message ? el('span', { class: 'sub' }, r.message) : '')],
+    ['Status', (r) => el('span', { class: 'badge ' + (BADGE[r.activation_status] || 'muted') }, r.activation_status.replace('_', ' '))],
+    ['What it means', explain],
+    ['Published', (r) => el('span', {}, when(r.created_at), el('span', { class: 'sub' }, r.created_by.key_prefix ? 'by ' + r.created_by.key_prefix + '…' : 'from the console'))],
+    ['', (r) => !r.is_live && r.activation_status === 'inactive' ? el('button', { type: 'button', class: 'small', onclick: () => rollback(r.release_id) }, 'Roll back') : ''],
+  ]));
+}
+async function rollback(release) {
+  if (!confirm('Make ' + release + ' the live release? Data, secrets and users are kept.')) return;
+  const r = await api('POST', '/v0/apps/' + id + '/rollback', { release_id: release });
+  if (!r.ok) return say(failure(r), true);
+  say('Rolled back: ' + r.data.release_id + ' is live.');
+  await load();
+}
+if (await boot(true)) await load();`,
+};

@@ -1,0 +1,53 @@
+import { html } from 'hono/html';
+import { appTabs, type ConsolePage } from '../layout.ts';
+
+/** What the live release declares: collections, stores, jobs, webhooks (with the URL to paste into the provider). */
+export const appResourcesPage: ConsolePage = {
+  id: 'app-resources',
+  path: '/apps/:app_id/resources',
+  title: 'Resources',
+  signedIn: true,
+  body: (p) => html`${appTabs(p.app_id!, 'Resources')}<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading resources…</p></section>`,
+  script: `import { api, appHeading, appIdOf, boot, copyButton, el, failure, show, table } from '/assets/console.js';
+const id = appIdOf();
+const fieldType = (f) => typeof f === 'string' ? f : f.type + (f.values ? ' (' + f.values.join(', ') + ')' : '') + (f.collection ? ' → ' + f.collection : '');
+if (await boot(true)) {
+  const [app, res] = await Promise.all([api('GET', '/v0/apps/' + id), api('GET', '/v0/apps/' + id + '/resources')]);
+  if (!app.ok || !res.ok) show('content', el('p', { class: 'error' }, failure(app.ok ? res : app)));
+  else {
+    await appHeading(id, 'resources');
+    const of = (type) => res.data.resources.filter((r) => r.resource_type === type);
+    const parts = [];
+    const data = of('data');
+    if (data.length) parts.push(el('h2', {}, 'Collections'), table(data, [
+      ['Name', (r) => el('code', {}, r.resource_name)],
+      ['Fields', (r) => Object.entries(r.spec.fields || {}).map(([k, f]) => el('div', {}, el('code', {}, k), ' ', fieldType(f)))],
+      ['Access', (r) => 'read: ' + ((r.spec.access || {}).read || 'server_only') + ', write: ' + ((r.spec.access || {}).write || 'server_only')],
+      ['Indexes', (r) => (r.spec.indexes || []).map((i) => el('div', {}, i.name + ' (' + i.fields.join(', ') + ')' + (i.unique ? ' unique' : '')))],
+    ]));
+    const files = of('files');
+    if (files.length) parts.push(el('h2', {}, 'File stores'), table(files, [
+      ['Name', (r) => el('code', {}, r.resource_name)],
+      ['Public', (r) => r.spec.public ? 'yes' : 'no'],
+      ['Largest file', (r) => r.spec.max_file_size_bytes ? r.spec.max_file_size_bytes + ' bytes' : '—'],
+      ['Types', (r) => (r.spec.allowed_content_types || ['any']).join(', ')],
+    ]));
+    const jobs = of('jobs');
+    if (jobs.length) parts.push(el('h2', {}, 'Jobs'), table(jobs, [
+      ['Name', (r) => el('code', {}, r.resource_name)],
+      ['Runs', (r) => r.spec.trigger === 'schedule' ? 'on schedule: ' + r.spec.schedule.replaceAll('_', ' ') : 'when enqueued'],
+      ['Attempts', (r) => String(r.spec.max_attempts || 3)],
+    ]));
+    const hooks = of('webhooks');
+    if (hooks.length) parts.push(el('h2', {}, 'Webhooks'), table(hooks, [
+      ['Name', (r) => el('code', {}, r.resource_name)],
+      ['URL for the provider', (r) => { const url = app.data.origin + '/_platform/webhooks/' + r.resource_name; return el('span', {}, el('code', {}, url), ' ', copyButton(url)); }],
+      ['Provider', (r) => r.spec.provider + (r.spec.secret ? ' (secret ' + r.spec.secret + ')' : '')],
+      ['Delivers to', (r) => r.spec.deliver_to === 'job' ? 'job ' + r.spec.job : 'server'],
+    ]));
+    for (const r of of('auth')) parts.push(el('h2', {}, 'App users'), el('p', {}, 'Mode ' + r.spec.mode + (r.spec.roles && r.spec.roles.length ? '; roles ' + r.spec.roles.join(', ') : '') + (r.spec.public_signup ? '; anyone can sign up' : '; by invitation') + (r.spec.email_verification ? '; e-mail verified' : '')));
+    for (const r of of('secrets')) parts.push(el('h2', {}, 'Required secrets'), el('p', {}, (r.spec.required || []).join(', ') || 'none'), el('a', { href: '/apps/' + id + '/secrets' }, 'Manage secrets'));
+    show('content', ...(parts.length ? parts : [el('p', { class: 'empty' }, 'The live release declares no resources. Declare them in the manifest under "resources".')]));
+  }
+}`,
+};

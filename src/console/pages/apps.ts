@@ -1,0 +1,34 @@
+import { html } from 'hono/html';
+import type { ConsolePage } from '../layout.ts';
+
+/** The selected account's apps; when there are none, how to publish the first one. */
+export const appsPage: ConsolePage = {
+  id: 'apps',
+  path: '/',
+  title: 'Apps',
+  nav: 'Apps',
+  signedIn: true,
+  body: () => html`<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading apps…</p></section>`,
+  script: `import { api, boot, el, failure, show, table, when } from '/assets/console.js';
+const s = await boot(true);
+if (s) {
+  const r = await api('GET', '/v0/apps');
+  if (!r.ok) show('content', el('p', { class: 'error' }, failure(r)));
+  else if (!r.data.apps.length) {
+    show('content',
+      el('h2', {}, 'No apps yet'),
+      el('p', {}, 'Publish your first app from a terminal with the platform CLI:'),
+      el('pre', {}, 'platform login\\nplatform init my-site\\nplatform publish my-site'),
+      el('p', { class: 'muted' }, 'From a checkout of the platform, run the CLI as npm run --silent cli -- login, and so on. The app appears here once it is published.'));
+  } else {
+    const status = (a) => a.deleted_at ? el('span', { class: 'badge muted' }, 'unpublished') : a.live_release_id ? el('span', { class: 'badge live' }, 'live') : el('span', { class: 'badge warn' }, 'no live release');
+    show('content', table(r.data.apps, [
+      ['Name', (a) => el('a', { href: '/apps/' + a.app_id }, a.name)],
+      ['Origin', (a) => el('a', { href: a.origin, rel: 'noopener' }, a.origin.replace(/^https?:\\/\\//, ''))],
+      ['Status', status],
+      ['Live release', (a) => el('code', {}, a.live_release_id || '—')],
+      ['Last publish', (a) => when(a.updated_at)],
+    ]));
+  }
+}`,
+};

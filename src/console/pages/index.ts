@@ -1,0 +1,18 @@
+/** Every console page, in navigation order. A new page: its file under pages/, and one line here. */
+import type { ConsolePage } from '../layout.ts';
+import { appEventsPage } from './app-events.ts';
+import { appInvitesPage } from './app-invites.ts';
+import { appReleasesPage } from './app-releases.ts';
+import { appResourcesPage } from './app-resources.ts';
+import { appSecretsPage } from './app-secrets.ts';
+import { appsPage } from './apps.ts';
+import { confirmPage } from './confirm.ts';
+import { devicePage } from './device.ts';
+import { keysPage } from './keys.ts';
+import { membersPage } from './members.ts';
+import { signInPage } from './sign-in.ts';
+import { signupPage } from './signup.ts';
+
+export function consolePageList(options: { devOutbox: boolean }): ConsolePage[] {
+  return [appsPage, keysPage, membersPage, appReleasesPage, appResourcesPage, appSecretsPage, appEventsPage, appInvitesPage, signInPage(options.devOutbox), confirmPage, signupPage, devicePage];
+}

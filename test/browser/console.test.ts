@@ -1,0 +1,231 @@
+/**
+ * The console in a real browser (Debian's Chromium driven by playwright-core), from an empty
+ * database: sign up from the e-mail link, approve the device code the real CLI is waiting on,
+ * publish with the CLI, then look around every page: apps, releases and rollback, a release
+ * waiting for a secret and setting it, resources, the live event tail, API keys, members, sign-out.
+ * Screenshots of every page go to SCREENSHOTS=<dir> (default .data/screenshots, git-ignored).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHarness, freePort, listen, uniqueEmail } from '../_lib/harness.ts';
+import { startSmtp, startWorker } from '../_lib/mail.ts';
+
+const port = await freePort();
+const smtp = await startSmtp();
+const h = await createHarness({ PORT: String(port), SMTP_URL: smtp.url });
+const worker = await startWorker(h);
+const live = await listen(h.server, port);
+const CONSOLE = `http://console.localhost:${port}`;
+const work = path.resolve('.data', 'test-scratch', `browser-${process.pid}`);
+const shots = process.env.SCREENSHOTS ?? path.resolve('.data', 'screenshots');
+await mkdir(shots, { recursive: true });
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!existsSync(executablePath)) throw new Error(`The browser tests need Chromium at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH).`);
+const browser: Browser = await chromium.launch({
+  executablePath,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP *.localhost 127.0.0.1'],
+});
+const context = await browser.newContext();
+const page = await context.newPage();
+const shot = async (name: string) => void (await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true }));
+
+function cli(args: string[], cwd = work): { child: ChildProcess; out: () => string; done: Promise<number> } {
+  let out = '';
+  const child = spawn(process.execPath, [path.resolve('src/cli/bin.mjs'), ...args], {
+    cwd,
+    env: { ...process.env, PLATFORM_API_URL: live.url, PLATFORM_API_KEY: '', XDG_CONFIG_HOME: path.join(work, 'config'), NO_COLOR: '1', DISPLAY: '', WAYLAND_DISPLAY: '', BROWSER: '' },
+  });
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const done = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+  return { child, out: () => out, done };
+}
+
+test('sign up from the e-mail link in Chromium; the session cookie is __Host-, Secure, HttpOnly, SameSite=Lax', async () => {
+  const email = uniqueEmail('browser');
+  await page.goto(`${CONSOLE}/sign-in`);
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
+  await page.getByText('Check your e-mail.').waitFor();
+  await shot('1-sign-in-sent');
+
+  const mail = await smtp.next(email);
+  const link = /http:\/\/console\.localhost:\d+\/auth\/confirm#token=[A-Za-z0-9_-]{43}/.exec(mail.text)![0];
+  await page.goto(link);
+  await shot('2-confirm');
+  assert.not.match(page.url(), 'token=', 'the token leaves the address bar');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${CONSOLE}/signup`);
+  await page.getByLabel('Username').fill('browser-person');
+  await page.getByLabel(/Account name/).fill('Browser Co');
+  await shot('3-signup');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${CONSOLE}/`);
+  await page.locator('#who', { hasText: email }).waitFor();
+  await page.getByRole('heading', { name: 'No apps yet' }).waitFor();
+  assert.match(await page.locator('pre').innerText(), 'platform publish my-site');
+  assert.is(await page.getByLabel('Account').locator('option:checked').innerText(), 'Browser Co · owner');
+  await shot('4-apps-empty');
+
+  const cookie = (await context.cookies(CONSOLE)).find((c) => c.name === '__Host-platform_session');
+  assert.ok(cookie, 'Chromium kept the session cookie on http://console.localhost');
+  assert.equal({ secure: cookie!.secure, httpOnly: cookie!.httpOnly, sameSite: cookie!.sameSite, path: cookie!.path, domain: cookie!.domain }, { secure: true, httpOnly: true, sameSite: 'Lax', path: '/', domain: 'console.localhost' });
+  assert.is(await page.evaluate(() => document.cookie), '', 'page script cannot read it');
+});
+
+test('approve the device code the real CLI is waiting on; the CLI then runs whoami', async () => {
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  const login = cli(['login', '--no-browser']);
+  let code = '';
+  for (let i = 0; i < 200 && !code; i++) {
+    code = /\b([BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4})\b/.exec(login.out())?.[1] ?? '';
+    if (!code) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(code, `the CLI printed a code: ${login.out()}`);
+  const url = /(http:\/\/console\.localhost:\d+\/device\?user_code=\S+)/.exec(login.out())![1]!;
+
+  await page.goto(url);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('heading', { name: /Allow platform CLI on .+ to use your account\?/ }).waitFor();
+  await shot('5-device');
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.getByText('Approved. Return to your terminal').waitFor();
+  await shot('6-approved');
+
+  assert.is(await login.done, 0, login.out());
+  assert.match(login.out(), '✔ logged in');
+  const whoami = cli(['whoami']);
+  assert.is(await whoami.done, 0, whoami.out());
+  assert.match(whoami.out(), 'Browser Co');
+  assert.match(whoami.out(), 'owner');
+
+});
+
+const run = async (args: string[], cwd = work) => {
+  const r = cli(args, cwd);
+  const code = await r.done;
+  assert.is(code, 0, `platform ${args.join(' ')}: ${r.out()}`);
+  return r.out();
+};
+
+test('publish with the CLI, then see the app, its releases, and roll back in the console', async () => {
+  await run(['init', 'site']);
+  const site = path.join(work, 'site');
+  await run(['publish', '--message', 'first'], site);
+  await writeFile(path.join(site, 'public', 'index.html'), '<h1>second</h1>');
+  await run(['publish', '--message', 'second'], site);
+  await page.goto(`${CONSOLE}/`);
+  const row = page.getByRole('row', { name: /site/ });
+  await row.getByText('live').waitFor();
+  await shot('5-apps');
+  await row.getByRole('link', { name: 'site' }).click();
+  await page.getByRole('heading', { name: 'site' }).waitFor();
+  await page.getByRole('cell', { name: 'second' }).waitFor();
+  await shot('6-releases');
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('row', { name: /first/ }).getByRole('button', { name: 'Roll back' }).click();
+  await page.getByText(/Rolled back: rel_\w+ is live\./).waitFor();
+  await page.getByRole('row', { name: /first/ }).getByLabel('live').waitFor();
+});
+
+test('a release waiting for a secret says so; setting the secret from the console', async () => {
+  const site = path.join(work, 'site');
+  const manifest = JSON.parse(await readFile(path.join(site, 'manifest.platform.json'), 'utf8'));
+  manifest.resources = { secrets: { required: ['API_TOKEN'] } };
+  await writeFile(path.join(site, 'manifest.platform.json'), JSON.stringify(manifest));
+  await run(['publish', '--message', 'needs a token'], site);
+  await page.reload();
+  const waiting = page.getByRole('row', { name: /needs a token/ });
+  await waiting.getByText('Waiting for secrets').waitFor();
+  await shot('7-pending-secrets');
+  await waiting.getByRole('link', { name: 'set API_TOKEN' }).click();
+  await page.getByRole('heading', { name: 'site: secrets' }).waitFor();
+  assert.is(await page.getByLabel('Name').inputValue(), 'API_TOKEN');
+  await page.getByRole('cell', { name: 'missing' }).waitFor();
+  await page.getByLabel('Value').fill('s3cret-value');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved API_TOKEN.').waitFor();
+  await page.getByRole('row', { name: /API_TOKEN/ }).getByText('set').waitFor();
+  assert.not.match(await page.content(), 's3cret-value', 'the value is not shown again');
+  await shot('8-secrets');
+  await page.getByRole('link', { name: 'Resources' }).click();
+  await page.getByText('The live release declares no resources.').waitFor();
+  await run(['publish', '--message', 'with the token'], path.join(work, 'site'));
+  await page.reload();
+  await page.getByRole('heading', { name: 'Required secrets' }).waitFor();
+  await shot('9-resources');
+});
+
+test('the event log tails live', async () => {
+  await page.getByRole('link', { name: 'Events' }).click();
+  await page.getByRole('cell', { name: 'secret.set' }).first().waitFor();
+  await page.getByLabel('Live tail').check();
+  await run(['secrets', 'set', 'SECOND', 'value-two'], path.join(work, 'site'));
+  await page.getByRole('cell', { name: 'Secret SECOND was set.' }).waitFor({ timeout: 10_000 });
+  await page.getByLabel('Severity').selectOption('warn');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByRole('cell', { name: 'release.rolled_back' }).waitFor();
+  await shot('10-events');
+});
+
+test('API keys: the raw key once, rename, revoke', async () => {
+  await page.getByRole('link', { name: 'API keys' }).click();
+  await page.getByLabel('Name').fill('CI deploys');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const raw = await page.locator('#raw-key').innerText();
+  assert.match(raw, /^ap_[A-Za-z0-9_-]{43}$/);
+  assert.is((await h.call('GET', '/v0/accounts', { key: raw })).status, 200, 'the key shown works');
+  await shot('11-keys');
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('row', { name: /CI deploys/ }).getByRole('button', { name: 'Revoke' }).click();
+  await page.getByText('Revoked CI deploys.').waitFor();
+  assert.is((await h.call('GET', '/v0/accounts', { key: raw })).status, 401);
+  await page.reload();
+  assert.not.match(await page.content(), raw, 'never shown again');
+});
+
+test('members: invite someone; at 360 px wide the page still works; sign out keeps the CLI key', async () => {
+  await page.getByRole('link', { name: 'Members' }).click();
+  await page.getByRole('cell', { name: /browser-person/ }).waitFor();
+  const invitee = uniqueEmail('teammate');
+  await page.getByLabel('E-mail').fill(invitee);
+  await page.getByLabel('Role').selectOption('viewer');
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  await page.getByText(`Invitation sent to ${invitee}.`).waitFor();
+  await page.getByRole('cell', { name: invitee }).waitFor();
+  assert.match((await smtp.next(invitee)).text, 'as viewer');
+  await shot('12-members');
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto(`${CONSOLE}/`);
+  await page.getByRole('link', { name: 'site' }).waitFor();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `no sideways scrolling at 360 px (${overflow}px)`);
+  await shot('13-apps-360');
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(`${CONSOLE}/sign-in`);
+  await page.goto(`${CONSOLE}/keys`);
+  await page.waitForURL(/\/sign-in\?next=/);
+  await run(['whoami']);
+  await run(['logout', '--revoke']);
+  const after = await h.deps.db.selectFrom('api_keys').select(['name', 'revoked_at']).where('name', 'like', 'platform CLI on %').execute();
+  assert.ok(after.length === 1 && after[0]!.revoked_at, 'logout --revoke revoked the key');
+});
+
+test.after(async () => {
+  await browser.close();
+  await live.close();
+  await worker.stop();
+  await h.close();
+  await smtp.close();
+  await rm(work, { recursive: true, force: true });
+});
+test.run();
