@@ -17,6 +17,8 @@ import { newRequestId } from './http/request-id.ts';
 import { operation } from './http/operation.ts';
 import { legacyRoutes } from './legacy/routes.ts';
 import { consolePages } from './console/routes.ts';
+import { docsPages, manifestSchemaResponse } from './docs/routes.ts';
+import { MANIFEST_SCHEMA_PATH } from './docs/manifest-schema.ts';
 import { deviceApprovalRoutes, deviceStartRoutes } from './device-auth/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { sessionRoutes, signInRoutes } from './sign-in/routes.ts';
@@ -25,6 +27,13 @@ import { generateOpenApi, type OpenApiDocument } from './openapi/generate.ts';
 import { FreeObject } from './openapi/components.ts';
 
 const healthz = operation({ operationId: 'health', summary: 'Service health', tags: ['Service'], security: 'none', responses: { 200: HealthResponse } });
+const manifestSchemaOp = operation({
+  operationId: 'manifestSchema',
+  summary: "The manifest's JSON Schema (v0), for editors through $schema",
+  tags: ['Service'],
+  security: 'none',
+  responses: { 200: FreeObject },
+});
 const openapiJson = operation({ operationId: 'openapi', summary: 'This document (OpenAPI 3.1)', tags: ['Service'], security: 'none', responses: { 200: FreeObject } });
 
 /** The `/v0` business API, the same on the API host and the console host. */
@@ -50,6 +59,7 @@ function apiRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const api = baseRouter(deps);
   api.get('/healthz', healthz, async (c) => healthz.reply(c, 200, await health(deps)));
   api.route('/v0', v0Routes(plane, { console: false }));
+  api.get(MANIFEST_SCHEMA_PATH, manifestSchemaOp, (c) => manifestSchemaResponse(c, publicUrl(deps.config, deps.config.hosts.api)));
   let openapi: OpenApiDocument | undefined;
   api.get('/openapi.json', openapiJson, (c) => {
     openapi ??= generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) });
@@ -67,14 +77,9 @@ function consoleRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
 
 function docsRouter(deps: Deps, api: Hono<Env>): Hono<Env> {
   const r = baseRouter(deps);
-  r.get('/openapi.json', (c) => c.json(generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) })));
-  r.get('/', (c) => {
-    const doc = generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) });
-    const rows = Object.entries(doc.paths)
-      .flatMap(([p, ops]) => Object.entries(ops).map(([m, op]) => `<tr><td><code>${m.toUpperCase()}</code></td><td><code>${p}</code></td><td>${String(op.summary)}</td></tr>`))
-      .join('');
-    return c.html(`<!doctype html><meta charset="utf-8"><title>Platform API</title><h1>Platform API v0</h1><p>Machine-readable: <a href="/openapi.json">/openapi.json</a></p><table>${rows}</table>`);
-  });
+  let doc: OpenApiDocument | undefined;
+  const document = () => (doc ??= generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) }));
+  r.route('/', docsPages({ document, publicBase: publicUrl(deps.config, deps.config.hosts.docs) }));
   return r;
 }
 

@@ -29,10 +29,12 @@ export async function readManifest(dir: string): Promise<Record<string, unknown>
     throw new CliError(`${MANIFEST} is not valid JSON: ${(err as Error).message}`, 'invalid_manifest');
   }
   if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest)) throw new CliError(`${MANIFEST} must be a JSON object.`, 'invalid_manifest');
-  const allowed = new Set(['app', 'runtime', 'resources']);
+  const allowed = new Set(['$schema', 'app', 'runtime', 'resources']);
   const extra = Object.keys(manifest).filter((k) => !allowed.has(k));
-  if (extra.length) throw new CliError(`${MANIFEST} has unknown members: ${extra.join(', ')} (allowed: app, runtime, resources).`, 'invalid_manifest');
-  return manifest as Record<string, unknown>;
+  if (extra.length) throw new CliError(`${MANIFEST} has unknown members: ${extra.join(', ')} (allowed: $schema, app, runtime, resources).`, 'invalid_manifest');
+  // `$schema` is for editors; the publish body does not carry it
+  const { $schema: _schema, ...published } = manifest as Record<string, unknown>;
+  return published;
 }
 
 export function contentTypeFor(file: string): string {

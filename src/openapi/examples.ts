@@ -7,34 +7,34 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "AccountList": {
       "accounts": [
         {
-          "id": "acct_dr6hbq8ce546av2rcj0s",
-          "account_id": "acct_dr6hbq8ce546av2rcj0s",
-          "name": "alice-1332-1-990a06",
-          "owner_user_id": "usr_nsx50vh6n4rc5bqpbhrw",
+          "id": "acct_1hmwkjhv4y8qwr66ym8y",
+          "account_id": "acct_1hmwkjhv4y8qwr66ym8y",
+          "name": "alice-17158-1-9fae35",
+          "owner_user_id": "usr_jxjsjdrwnxzmyy6s630c",
           "role": "developer"
         },
         {
-          "id": "acct_kn5xewdreb4ggwbwtppc",
-          "account_id": "acct_kn5xewdreb4ggwbwtppc",
-          "name": "developer-1332-3-30b613",
-          "owner_user_id": "usr_6emyeg5xjkpeyfpbmszd",
+          "id": "acct_egzkyr97rx466tdc0c9w",
+          "account_id": "acct_egzkyr97rx466tdc0c9w",
+          "name": "developer-17158-3-318849",
+          "owner_user_id": "usr_z3m6jvnxqpg6a67w50fj",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_kn5xewdreb4ggwbwtppc"
+      "default_account_id": "acct_egzkyr97rx466tdc0c9w"
     },
     "AccountMembership": {
-      "id": "acct_b7y4ck8v717xf4mge629",
-      "account_id": "acct_b7y4ck8v717xf4mge629",
+      "id": "acct_9hygjnj2cxebm7m8wdy4",
+      "account_id": "acct_9hygjnj2cxebm7m8wdy4",
       "name": "Browser Co",
-      "owner_user_id": "usr_2ry67exrggqvr0rwgc3w",
+      "owner_user_id": "usr_myz0mcjz5zb8en706b4b",
       "role": "owner"
     },
     "ActivationError": {
       "code": "pending_secrets",
       "message": "Required secrets are missing.",
       "missing_secrets": [
-        "GREETING"
+        "API_TOKEN"
       ]
     },
     "ActivationResult": {
@@ -46,7 +46,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "STRIPE_KEY",
         "API_TOKEN"
       ],
-      "previous_release_id": "rel_3mp7ynf1jcg1mwfssfd2"
+      "previous_release_id": "rel_27bk8jpb1hy5k6fqbp9s"
     },
     "AdminInviteRequest": {
       "email": "Ed@Example.com",
@@ -55,102 +55,102 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "AdminInviteResponse": {
-      "invite_id": "inv_skpdvavgtghr7qn103kp",
+      "invite_id": "inv_bxgzece5cf02v5npg1ka",
       "email": "ed@example.com",
       "roles": [
         "editor"
       ],
-      "expires_at": "2026-11-30T21:34:26.303Z",
-      "invite_url": "http://fskeran49pxndjgt.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
+      "expires_at": "2026-11-30T22:00:52.922Z",
+      "invite_url": "http://tkhe86zeccn855mv.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
     },
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_kc71q79vcaax206f1qzc",
-          "api_key_id": "key_kc71q79vcaax206f1qzc",
-          "key_prefix": "ap_cPsKqXlM",
-          "name": "laptop",
-          "created_at": "2026-11-23T21:33:42.435Z",
-          "last_used_at": "2026-11-23T21:33:42.445Z",
-          "revoked_at": null
+          "id": "key_qwkqvk0wb1cgrrbbhjjq",
+          "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
+          "key_prefix": "ap_hHU85Zva",
+          "name": "CI deploys",
+          "created_at": "2026-11-23T21:59:57.758Z",
+          "last_used_at": "2026-11-23T21:59:57.791Z",
+          "revoked_at": "2026-11-23T21:59:57.999Z"
         },
         {
-          "id": "key_berkscbvjzaazb0beez0",
-          "api_key_id": "key_berkscbvjzaazb0beez0",
-          "key_prefix": "ap_OO5wSW_r",
-          "name": "admin command",
-          "created_at": "2026-11-23T21:33:42.426Z",
-          "last_used_at": "2026-11-23T21:33:42.432Z",
+          "id": "key_ybrs9k3ea63qwrkx69w3",
+          "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
+          "key_prefix": "ap_8yAu04zA",
+          "name": "platform CLI on vm",
+          "created_at": "2026-11-23T21:59:48.633Z",
+          "last_used_at": "2026-11-23T21:59:49.149Z",
           "revoked_at": null
         }
       ]
     },
     "ApiKeyMetadata": {
-      "id": "key_cd434216z26e39f1061a",
-      "api_key_id": "key_cd434216z26e39f1061a",
-      "key_prefix": "ap_kHdPCCoZ",
-      "name": "admin command",
-      "created_at": "2026-11-23T21:33:42.384Z",
-      "last_used_at": "2026-11-23T21:33:42.389Z",
-      "revoked_at": null
+      "id": "key_qwkqvk0wb1cgrrbbhjjq",
+      "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
+      "key_prefix": "ap_hHU85Zva",
+      "name": "CI deploys",
+      "created_at": "2026-11-23T21:59:57.758Z",
+      "last_used_at": "2026-11-23T21:59:57.791Z",
+      "revoked_at": "2026-11-23T21:59:57.999Z"
     },
     "AppList": {
       "apps": [
         {
-          "app_id": "ayjmmq9y9710njsm",
+          "app_id": "1dwgxb8536c7kztk",
           "name": "Renamed",
           "summary": "S",
           "visibility": "public",
-          "origin": "http://ayjmmq9y9710njsm.apps.localhost:8787",
-          "created_at": "2026-11-23T21:34:11.607Z",
-          "updated_at": "2026-11-23T21:34:11.633Z",
+          "origin": "http://1dwgxb8536c7kztk.apps.localhost:8787",
+          "created_at": "2026-11-23T22:00:37.559Z",
+          "updated_at": "2026-11-23T22:00:37.587Z",
           "deleted_at": null,
-          "live_release_id": "rel_gehpaq6ah0jcxm4ay410"
+          "live_release_id": "rel_7t076a6kr0scgzhkw3ys"
         },
         {
-          "app_id": "h0kb4kmrz8amc3xe",
+          "app_id": "thfp44p7k2vfw0dp",
           "name": "My site",
           "summary": null,
           "visibility": "public",
-          "origin": "http://h0kb4kmrz8amc3xe.apps.localhost:8787",
-          "created_at": "2026-11-23T21:34:11.383Z",
-          "updated_at": "2026-11-23T21:34:11.398Z",
+          "origin": "http://thfp44p7k2vfw0dp.apps.localhost:8787",
+          "created_at": "2026-11-23T22:00:37.337Z",
+          "updated_at": "2026-11-23T22:00:37.350Z",
           "deleted_at": null,
-          "live_release_id": "rel_gd3dd4bzsk29wgtsfzv9"
+          "live_release_id": "rel_2d851hcpw7gtdb7y2gjh"
         }
       ]
     },
     "AppManifest": {
-      "name": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
-      "visibility": "private",
+      "name": "Notes",
+      "summary": "Shared notes",
+      "visibility": "public",
       "tags": [
-        "a-b",
-        "c1"
+        "notes"
       ]
     },
     "AppSummary": {
-      "app_id": "k7v8heed2fvpnsh6",
-      "name": "starter",
+      "app_id": "cask50w52rpeqj45",
+      "name": "site",
       "summary": "A new app",
       "visibility": "public",
-      "origin": "http://k7v8heed2fvpnsh6.apps.localhost:8787",
-      "created_at": "2026-11-23T21:33:40.220Z",
-      "updated_at": "2026-11-23T21:33:40.226Z",
+      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
+      "created_at": "2026-11-23T21:59:50.082Z",
+      "updated_at": "2026-11-23T21:59:50.853Z",
       "deleted_at": null,
-      "live_release_id": "rel_6je1b6fhj8yx9hx9t5kq"
+      "live_release_id": "rel_71skf0z8rr3d88zawk18"
     },
     "ChangeRoleRequest": {
       "role": "viewer"
     },
     "CreateApiKeyRequest": {
-      "name": "  laptop  "
+      "name": "CI deploys"
     },
     "CreatedApiKey": {
-      "id": "key_kc71q79vcaax206f1qzc",
-      "api_key_id": "key_kc71q79vcaax206f1qzc",
-      "key_prefix": "ap_cPsKqXlM",
-      "name": "laptop",
-      "created_at": "2026-11-23T21:33:42.435Z",
+      "id": "key_qwkqvk0wb1cgrrbbhjjq",
+      "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
+      "key_prefix": "ap_hHU85Zva",
+      "name": "CI deploys",
+      "created_at": "2026-11-23T21:59:57.758Z",
       "last_used_at": null,
       "revoked_at": null,
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
@@ -203,38 +203,38 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "unique": true
     },
     "DeviceApproval": {
-      "user_code": "SBZT-JXDQ",
+      "user_code": "DMZH-HKQX",
       "client_name": "platform CLI on vm",
       "status": "pending",
-      "created_at": "2026-11-23T21:33:24.449Z",
-      "expires_at": "2026-11-23T21:43:24.449Z"
+      "created_at": "2026-11-23T21:59:43.589Z",
+      "expires_at": "2026-11-23T22:09:43.589Z"
     },
     "DeviceApproveRequest": {
-      "user_code": "SBZT-JXDQ",
-      "account_id": "acct_b7y4ck8v717xf4mge629"
+      "user_code": "DMZH-HKQX",
+      "account_id": "acct_9hygjnj2cxebm7m8wdy4"
     },
     "DeviceDecision": {
-      "user_code": "SBZT-JXDQ",
+      "user_code": "DMZH-HKQX",
       "status": "approved"
     },
     "DeviceDenyRequest": {
-      "user_code": "BPGR-SRPJ"
+      "user_code": "CPGV-RDTB"
     },
     "DevicePoll": {
       "status": "approved",
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000",
-      "api_key_id": "key_7dnyxbcn7rxjpsp73c42",
-      "key_prefix": "ap_b8dDBBum",
-      "account_id": "acct_b7y4ck8v717xf4mge629"
+      "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
+      "key_prefix": "ap_8yAu04zA",
+      "account_id": "acct_9hygjnj2cxebm7m8wdy4"
     },
     "DevicePollRequest": {
-      "device_code": "kbf9h2c4O3BvInFN96l-xrLdQNxBp-xhZCC6IEweV3U"
+      "device_code": "ohAs5v-x2kLY3k_UbM_fYhAvNWZN8lmulSQSwKmPhRE"
     },
     "DeviceStart": {
-      "device_code": "kbf9h2c4O3BvInFN96l-xrLdQNxBp-xhZCC6IEweV3U",
-      "user_code": "SBZT-JXDQ",
-      "verification_uri": "http://console.localhost:43507/device",
-      "verification_uri_complete": "http://console.localhost:43507/device?user_code=SBZT-JXDQ",
+      "device_code": "ohAs5v-x2kLY3k_UbM_fYhAvNWZN8lmulSQSwKmPhRE",
+      "user_code": "DMZH-HKQX",
+      "verification_uri": "http://console.localhost:40583/device",
+      "verification_uri_complete": "http://console.localhost:40583/device?user_code=DMZH-HKQX",
       "expires_in": 600,
       "interval": 5
     },
@@ -242,10 +242,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "client_name": "platform CLI on vm"
     },
     "EmailConfirmRequest": {
-      "token": "13TWjO8YNpbOMrSwsOrSfIozRA4F5PR9BeGEJ4av72k"
+      "token": "2qcC7icJuiSrxYl6ZTGIsLYUO5r8TrZEqwi7ZZHI84w"
     },
     "EmailLinkRequest": {
-      "email": "browser-766-1-2a83b5@example.com"
+      "email": "browser-16483-1-d88f1b@example.com"
     },
     "EmailLinkSent": {
       "status": "sent"
@@ -262,14 +262,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "EventPage": {
-      "app_id": "4s9cexjnqp76kg4k",
+      "app_id": "qygphxyvs5xrdttn",
       "events": [
         {
           "app_event_id": "evt_17",
-          "release_id": "rel_wypzg907z7d8z05sdzh0",
+          "release_id": "rel_57w4yj8r6e4nwjmx66vc",
           "app_user_id": null,
           "api_key_id": null,
-          "request_id": "71e491ed79b28578-1p",
+          "request_id": "72e627972022db66-1p",
           "type": "runtime.request_error",
           "event_type": "runtime.request_error",
           "severity": "error",
@@ -280,18 +280,18 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
             "path": "/retain",
             "error": "memory limit exceeded: 64.2 MiB in use, the limit is 64.0 MiB",
             "stack": null,
-            "cpu_ms": 18.77,
+            "cpu_ms": 20.23,
             "method": "GET",
             "status": 500
           },
-          "created_at": "2026-11-23T21:34:35.942Z"
+          "created_at": "2026-11-23T22:01:04.492Z"
         },
         {
           "app_event_id": "evt_16",
-          "release_id": "rel_wypzg907z7d8z05sdzh0",
+          "release_id": "rel_57w4yj8r6e4nwjmx66vc",
           "app_user_id": null,
           "api_key_id": null,
-          "request_id": "71e491ed79b28578-1d",
+          "request_id": "72e627972022db66-1d",
           "type": "runtime.request_error",
           "event_type": "runtime.request_error",
           "severity": "error",
@@ -301,22 +301,22 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
             "kind": "timeout",
             "path": "/timer-flood",
             "error": "InternalError: interrupted",
-            "stack": "    at setTimeout (<platform prelude>:356:37)\n    at fetch (server.js:14:71)\n    at <anonymous> (<platform prelude>:484:",
-            "cpu_ms": 57.34,
+            "stack": "    at addTimer (<platform prelude>:136:15)\n    at setTimeout (<platform prelude>:356:37)\n    at fetch (server.js:14:71)",
+            "cpu_ms": 59.97,
             "method": "GET",
             "status": 500
           },
-          "created_at": "2026-11-23T21:34:35.739Z"
+          "created_at": "2026-11-23T22:01:04.301Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
       "app_event_id": "evt_16",
-      "release_id": "rel_mqtx3sy7d7vp0mzcdt7a",
+      "release_id": "rel_33evaxn196qhhp2a1bnp",
       "app_user_id": null,
       "api_key_id": null,
-      "request_id": "c4e3987c626ad652-6",
+      "request_id": "cb62cbef48d918fd-6",
       "type": "runtime.log.info",
       "event_type": "runtime.log.info",
       "severity": "info",
@@ -337,7 +337,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "webhook-id"
         ]
       },
-      "created_at": "2026-11-23T21:34:00.171Z"
+      "created_at": "2026-11-23T22:00:26.374Z"
     },
     "FileStoreSpec": {
       "public": true,
@@ -354,19 +354,19 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "api_base_url": "http://api.localhost:8787"
     },
     "Invitation": {
-      "invitation_id": "inv_qjzf3rq0akk4kk37qnxa",
-      "email": "invitee-2100-23-cdd15e@example.com",
-      "role": "developer",
-      "expires_at": "2026-11-30T21:34:41.539Z"
+      "invitation_id": "inv_80aac5ytseht6vg413e4",
+      "email": "teammate-16483-2-38a961@example.com",
+      "role": "viewer",
+      "expires_at": "2026-11-30T21:59:58.517Z"
     },
     "InvitationRevoked": {
-      "account_id": "acct_fnt4n3etfzwjx65gav73",
-      "invitation_id": "inv_xg7qg4rxhv1kkjxzekfw",
+      "account_id": "acct_bqg3j3y105rvzrathdew",
+      "invitation_id": "inv_j5238qmqr9k5fxzr6rcg",
       "revoked": true
     },
     "InviteMemberRequest": {
-      "email": "invitee-2100-23-cdd15e@example.com",
-      "role": "developer"
+      "email": "teammate-16483-2-38a961@example.com",
+      "role": "viewer"
     },
     "JobSpec": {
       "trigger": "schedule",
@@ -374,75 +374,75 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "max_attempts": 10
     },
     "Member": {
-      "user_id": "usr_v9r1gm4wcbaaa675wrvc",
-      "email": "invitee-2100-23-cdd15e@example.com",
-      "username": "invitee-81711",
-      "role": "developer",
-      "joined_at": "2026-11-23T21:34:41.717Z"
+      "user_id": "usr_myz0mcjz5zb8en706b4b",
+      "email": "browser-16483-1-d88f1b@example.com",
+      "username": "browser-person",
+      "role": "owner",
+      "joined_at": "2026-11-23T21:59:42.635Z"
     },
     "MemberList": {
-      "account_id": "acct_4dyqaxdz1f4cb6t38g9e",
+      "account_id": "acct_9hygjnj2cxebm7m8wdy4",
       "members": [
         {
-          "user_id": "usr_9t96n9yasbtwnkh16rnc",
-          "email": "user-2100-22-8e21d6@example.com",
-          "username": null,
+          "user_id": "usr_myz0mcjz5zb8en706b4b",
+          "email": "browser-16483-1-d88f1b@example.com",
+          "username": "browser-person",
           "role": "owner",
-          "joined_at": "2026-11-23T21:34:41.529Z"
-        },
-        {
-          "user_id": "usr_v9r1gm4wcbaaa675wrvc",
-          "email": "invitee-2100-23-cdd15e@example.com",
-          "username": "invitee-81711",
-          "role": "developer",
-          "joined_at": "2026-11-23T21:34:41.717Z"
+          "joined_at": "2026-11-23T21:59:42.635Z"
         }
       ],
-      "invitations": []
+      "invitations": [
+        {
+          "invitation_id": "inv_80aac5ytseht6vg413e4",
+          "email": "teammate-16483-2-38a961@example.com",
+          "role": "viewer",
+          "expires_at": "2026-11-30T21:59:58.517Z"
+        }
+      ]
     },
     "MemberRemoved": {
-      "account_id": "acct_ads7n25xxv3rdtmhq1sa",
-      "user_id": "usr_p29mt0xww6rk0y0ehs6h",
+      "account_id": "acct_h1akt6d43v18nexgd71y",
+      "user_id": "usr_qxaahmj8hfke1cxjte01",
       "removed": true
     },
     "PlatformSession": {
       "user": {
-        "id": "usr_v9r1gm4wcbaaa675wrvc",
-        "email": "invitee-2100-23-cdd15e@example.com",
-        "username": "invitee-81711"
+        "id": "usr_0bj3scjxwv4ph73kjy9x",
+        "email": "invitee-17889-23-be1cc2@example.com",
+        "username": "invitee-71110"
       },
       "accounts": [
         {
-          "id": "acct_4dyqaxdz1f4cb6t38g9e",
-          "account_id": "acct_4dyqaxdz1f4cb6t38g9e",
-          "name": "user-2100-22-8e21d6",
-          "owner_user_id": "usr_9t96n9yasbtwnkh16rnc",
+          "id": "acct_k6rhmeg032q6srzf85sv",
+          "account_id": "acct_k6rhmeg032q6srzf85sv",
+          "name": "user-17889-22-111dd0",
+          "owner_user_id": "usr_bbrarjnn96k99he1yeht",
           "role": "developer"
         },
         {
-          "id": "acct_zf3c66wp2hyspe336zt5",
-          "account_id": "acct_zf3c66wp2hyspe336zt5",
-          "name": "invitee-81711",
-          "owner_user_id": "usr_v9r1gm4wcbaaa675wrvc",
+          "id": "acct_n4j1q0p21nrtre4etzdj",
+          "account_id": "acct_n4j1q0p21nrtre4etzdj",
+          "name": "invitee-71110",
+          "owner_user_id": "usr_0bj3scjxwv4ph73kjy9x",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_zf3c66wp2hyspe336zt5",
-      "csrf_token": "PJ26dP8Z5C_rGghUMfDcZVWA-J1XjvpKaLpX_z2FhoU",
-      "expires_at": "2026-11-30T21:34:41.738Z"
+      "default_account_id": "acct_n4j1q0p21nrtre4etzdj",
+      "csrf_token": "tLiB80Z6P9tElgyJVT06cqWZk63yF2g5Rz4hHcpuy4c",
+      "expires_at": "2026-11-30T22:01:11.135Z"
     },
     "PlatformUser": {
-      "id": "usr_2ry67exrggqvr0rwgc3w",
-      "email": "browser-766-1-2a83b5@example.com",
+      "id": "usr_myz0mcjz5zb8en706b4b",
+      "email": "browser-16483-1-d88f1b@example.com",
       "username": "browser-person"
     },
     "PublishAppResponse": {
       "status": "stored",
-      "app_id": "0ca642xecapd9h8p",
-      "account_id": "acct_jkbphvbsp0q8sm6gmakr",
-      "release_id": "rel_ycj65r0fn12998b46ty3",
-      "origin": "http://0ca642xecapd9h8p.apps.localhost:8787",
-      "previous_release_id": "rel_3mp7ynf1jcg1mwfssfd2",
+      "app_id": "p735n7jhq8chk97y",
+      "account_id": "acct_jbbwz9t0ttpx2wqnxgs3",
+      "release_id": "rel_fd0vn38xgbyf6sjz2sg5",
+      "origin": "http://p735n7jhq8chk97y.apps.localhost:8787",
+      "previous_release_id": "rel_27bk8jpb1hy5k6fqbp9s",
       "activation": {
         "status": "pending_secrets",
         "reasons": [
@@ -452,94 +452,107 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "STRIPE_KEY",
           "API_TOKEN"
         ],
-        "previous_release_id": "rel_3mp7ynf1jcg1mwfssfd2"
+        "previous_release_id": "rel_27bk8jpb1hy5k6fqbp9s"
       }
     },
     "PublishRequest": {
       "app": {
-        "name": "My site"
+        "name": "Notes",
+        "summary": "Shared notes",
+        "visibility": "public",
+        "tags": [
+          "notes"
+        ]
       },
       "runtime": {
         "static_root": "public",
         "fallback": "server",
         "server_entry": "server.js"
       },
+      "resources": {
+        "auth": {
+          "mode": "app_users",
+          "roles": [
+            "editor"
+          ],
+          "public_signup": true
+        },
+        "data": {
+          "collections": {
+            "notes": {
+              "fields": {
+                "title": "string",
+                "done": "boolean",
+                "tags": "json"
+              },
+              "indexes": [
+                {
+                  "name": "by_done",
+                  "fields": [
+                    "done"
+                  ]
+                }
+              ],
+              "access": {
+                "read": "authenticated",
+                "write": "owner"
+              }
+            }
+          }
+        },
+        "files": {
+          "stores": {
+            "uploads": {
+              "public": false,
+              "max_file_size_bytes": 5000000
+            }
+          }
+        },
+        "secrets": {
+          "required": [
+            "API_TOKEN",
+            "STRIPE_WEBHOOK_SECRET"
+          ]
+        },
+        "jobs": {
+          "digest": {
+            "trigger": "schedule",
+            "schedule": "daily"
+          }
+        },
+        "webhooks": {
+          "stripe": {
+            "provider": "generic_hmac",
+            "secret": "STRIPE_WEBHOOK_SECRET",
+            "deliver_to": "server"
+          }
+        }
+      },
       "files": [
         {
           "path": "public/index.html",
-          "content_type": "text/html; charset=utf-8",
-          "content_base64": "eA=="
+          "content_type": "text/html",
+          "content_base64": "aGk="
         },
         {
           "path": "server.js",
           "content_type": "text/javascript",
-          "content_base64": "ZXhwb3J0IGRlZmF1bHQgeyBhc3luYyBmZXRjaChyZXEsIGN0eCkgewogIGNvbnN0IHsgb3AsIGNvbGxlY3Rpb24sIGFyZ3MgfSA9IGF3YWl0IHJlcS5qc29u"
+          "content_base64": "ZXhwb3J0IGRlZmF1bHQge30="
         }
-      ],
-      "resources": {
-        "auth": {
-          "mode": "app_users"
-        },
-        "data": {
-          "collections": {
-            "people": {
-              "fields": {
-                "email": "string",
-                "age": "integer",
-                "score": "number",
-                "active": "boolean",
-                "born": "datetime",
-                "meta": "json",
-                "bio": "richtext",
-                "level": {
-                  "type": "enum",
-                  "values": [
-                    "junior",
-                    "senior"
-                  ]
-                }
-              },
-              "indexes": [
-                {
-                  "name": "by_email",
-                  "fields": [
-                    "email"
-                  ],
-                  "unique": true
-                },
-                {
-                  "name": "by_level",
-                  "fields": [
-                    "level"
-                  ]
-                }
-              ]
-            },
-            "notes": {
-              "fields": {
-                "title": "string",
-                "author": {
-                  "type": "reference",
-                  "collection": "people"
-                }
-              }
-            }
-          }
-        }
-      }
+      ]
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
       "content_type": "text/html; charset=utf-8",
-      "content_base64": "PGgxPmZyb20gdGhlIGNsaTwvaDE+"
+      "content_base64": "PCFkb2N0eXBlIGh0bWw+CjxodG1sIGxhbmc9ImVuIj4KICA8aGVhZD48bWV0YSBjaGFyc2V0PSJ1dGYtOCI+PG1ldGEgbmFtZT0idmlld3BvcnQiIGNvbnRl"
     },
     "ReleaseList": {
-      "app_id": "0sn3e6de2k6p2x2b",
+      "app_id": "vknsm5ezakm8e2h6",
       "releases": [
         {
-          "release_id": "rel_143nvrw4q2cn9cpjdk06",
+          "release_id": "rel_tb7h6yjbfz0df90eg6bh",
           "message": null,
-          "created_at": "2026-11-23T21:34:30.830Z",
+          "created_at": "2026-11-23T22:00:59.457Z",
           "activation_status": "failed",
           "activation_error": {
             "code": "failed",
@@ -550,14 +563,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           },
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_yg1398vw99zfmstaz31w",
-            "key_prefix": "ap_4SHQdpjr"
+            "api_key_id": "key_qzx7j7vvnmza956nzss5",
+            "key_prefix": "ap_0E25a8wJ"
           }
         },
         {
-          "release_id": "rel_wnja559ct0hcz16pq1dp",
+          "release_id": "rel_v2g42g8gvexms087tywf",
           "message": null,
-          "created_at": "2026-11-23T21:34:30.809Z",
+          "created_at": "2026-11-23T22:00:59.412Z",
           "activation_status": "failed",
           "activation_error": {
             "code": "failed",
@@ -568,35 +581,35 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           },
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_yg1398vw99zfmstaz31w",
-            "key_prefix": "ap_4SHQdpjr"
+            "api_key_id": "key_qzx7j7vvnmza956nzss5",
+            "key_prefix": "ap_0E25a8wJ"
           }
         }
       ]
     },
     "ReleaseSummary": {
-      "release_id": "rel_pgqa4tr03mdze9ep78q2",
-      "message": "first",
-      "created_at": "2026-11-23T21:33:22.014Z",
+      "release_id": "rel_fyz0gjn6kfnn80cxas8b",
+      "message": "needs a token",
+      "created_at": "2026-11-23T21:59:52.424Z",
       "activation_status": "pending_secrets",
       "activation_error": {
         "code": "pending_secrets",
         "message": "Required secrets are missing.",
         "missing_secrets": [
-          "GREETING"
+          "API_TOKEN"
         ]
       },
       "is_live": false,
       "created_by": {
-        "api_key_id": "key_ddst348e8hfsvhvcq745",
-        "key_prefix": "ap_YpE9YUfZ"
+        "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
+        "key_prefix": "ap_8yAu04zA"
       }
     },
     "RenameApiKeyRequest": {
       "name": " ci "
     },
     "ResourceList": {
-      "app_id": "gbrzv1ndgmdeaxdp",
+      "app_id": "t8rrpgcxzc6nn5rp",
       "resources": [
         {
           "resource_type": "data",
@@ -627,52 +640,60 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "ResourceManifest": {
       "auth": {
-        "mode": "app_users"
+        "mode": "app_users",
+        "roles": [
+          "editor"
+        ],
+        "public_signup": true
       },
       "data": {
         "collections": {
-          "people": {
-            "fields": {
-              "email": "string",
-              "age": "integer",
-              "score": "number",
-              "active": "boolean",
-              "born": "datetime",
-              "meta": "json",
-              "bio": "richtext",
-              "level": {
-                "type": "enum",
-                "values": [
-                  "junior",
-                  "senior"
-                ]
-              }
-            },
-            "indexes": [
-              {
-                "name": "by_email",
-                "fields": [
-                  "email"
-                ],
-                "unique": true
-              },
-              {
-                "name": "by_level",
-                "fields": [
-                  "level"
-                ]
-              }
-            ]
-          },
           "notes": {
             "fields": {
               "title": "string",
-              "author": {
-                "type": "reference",
-                "collection": "people"
+              "done": "boolean",
+              "tags": "json"
+            },
+            "indexes": [
+              {
+                "name": "by_done",
+                "fields": [
+                  "done"
+                ]
               }
+            ],
+            "access": {
+              "read": "authenticated",
+              "write": "owner"
             }
           }
+        }
+      },
+      "files": {
+        "stores": {
+          "uploads": {
+            "public": false,
+            "max_file_size_bytes": 5000000
+          }
+        }
+      },
+      "secrets": {
+        "required": [
+          "API_TOKEN",
+          "STRIPE_WEBHOOK_SECRET"
+        ]
+      },
+      "jobs": {
+        "digest": {
+          "trigger": "schedule",
+          "schedule": "daily"
+        }
+      },
+      "webhooks": {
+        "stripe": {
+          "provider": "generic_hmac",
+          "secret": "STRIPE_WEBHOOK_SECRET",
+          "deliver_to": "server"
         }
       }
     },
@@ -693,23 +714,23 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_7dnyxbcn7rxjpsp73c42",
-      "api_key_id": "key_7dnyxbcn7rxjpsp73c42",
-      "key_prefix": "ap_b8dDBBum",
-      "name": "platform CLI on vm",
-      "created_at": "2026-11-23T21:33:29.498Z",
-      "last_used_at": "2026-11-23T21:33:30.111Z",
-      "revoked_at": "2026-11-23T21:33:31.760Z",
+      "id": "key_qwkqvk0wb1cgrrbbhjjq",
+      "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
+      "key_prefix": "ap_hHU85Zva",
+      "name": "CI deploys",
+      "created_at": "2026-11-23T21:59:57.758Z",
+      "last_used_at": "2026-11-23T21:59:57.791Z",
+      "revoked_at": "2026-11-23T21:59:57.999Z",
       "revoked": true
     },
     "RollbackRequest": {
-      "release_id": "rel_bhv5nvh7j2s80gvzwcg1"
+      "release_id": "rel_b26aa4bszkcqejeh8nnw"
     },
     "RollbackResponse": {
-      "app_id": "j79kfs66qxvkj0g5",
-      "release_id": "rel_bhv5nvh7j2s80gvzwcg1",
-      "previous_release_id": "rel_41dpxwkspnv6rzmj8tzj",
-      "origin": "http://j79kfs66qxvkj0g5.apps.localhost:8787",
+      "app_id": "cask50w52rpeqj45",
+      "release_id": "rel_b26aa4bszkcqejeh8nnw",
+      "previous_release_id": "rel_71skf0z8rr3d88zawk18",
+      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
       "status": "rolled_back"
     },
     "RuntimeManifest": {
@@ -718,40 +739,40 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "server_entry": "server.js"
     },
     "SecretDeleted": {
-      "app_id": "jgm1dx8shgerzrx8",
+      "app_id": "j8w4xhj0evwwvf6r",
       "name": "GONE",
       "deleted": true,
       "present": false
     },
     "SecretList": {
-      "app_id": "j79kfs66qxvkj0g5",
+      "app_id": "cask50w52rpeqj45",
       "secrets": [
         {
-          "name": "GREETING",
+          "name": "API_TOKEN",
           "present": true,
-          "created_at": "2026-11-23T21:33:23.499Z",
-          "updated_at": "2026-11-23T21:33:23.499Z"
+          "created_at": "2026-11-23T21:59:53.304Z",
+          "updated_at": "2026-11-23T21:59:53.304Z"
         }
       ]
     },
     "SecretSummary": {
-      "name": "GREETING",
+      "name": "API_TOKEN",
       "present": true,
-      "created_at": "2026-11-23T21:33:23.499Z",
-      "updated_at": "2026-11-23T21:33:23.499Z"
+      "created_at": "2026-11-23T21:59:53.304Z",
+      "updated_at": "2026-11-23T21:59:53.304Z"
     },
     "SetSecretRequest": {
-      "value": "world-value-123"
+      "value": "s3cret-value"
     },
     "SignedIn": {
       "status": "signed_in",
       "user": {
-        "id": "usr_2ry67exrggqvr0rwgc3w",
-        "email": "browser-766-1-2a83b5@example.com",
+        "id": "usr_myz0mcjz5zb8en706b4b",
+        "email": "browser-16483-1-d88f1b@example.com",
         "username": "browser-person"
       },
-      "default_account_id": "acct_b7y4ck8v717xf4mge629",
-      "csrf_token": "63ad1zGXFEudqI6ibjtNUruyU4QF1533RWwFTCpQ30g"
+      "default_account_id": "acct_9hygjnj2cxebm7m8wdy4",
+      "csrf_token": "8aR81QZ-0hFf0qcykAo3ea5lGmW6NaShjyUeh_Do4Bs"
     },
     "SignedOut": {
       "status": "signed_out"
@@ -762,12 +783,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "SignupRequired": {
       "status": "signup_required",
-      "email": "browser-766-1-2a83b5@example.com"
+      "email": "browser-16483-1-d88f1b@example.com"
     },
     "UnpublishResponse": {
-      "app_id": "k7v8heed2fvpnsh6",
+      "app_id": "g38j258kv3emc8hs",
       "status": "unpublished",
-      "deleted_at": "2026-11-23T21:33:42.386Z"
+      "deleted_at": "2026-11-23T21:59:59.186Z"
     },
     "WebhookSpec": {
       "provider": "code_host",
@@ -778,7 +799,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
   },
   "responses": {
     "approveDeviceAuthorization 200": {
-      "user_code": "SBZT-JXDQ",
+      "user_code": "DMZH-HKQX",
       "status": "approved"
     },
     "approveDeviceAuthorization 400": {
@@ -809,11 +830,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "changeMemberRole 200": {
-      "user_id": "usr_p29mt0xww6rk0y0ehs6h",
-      "email": "developer-2100-29-a7d8e1@example.com",
+      "user_id": "usr_qxaahmj8hfke1cxjte01",
+      "email": "developer-17889-29-4ef96b@example.com",
       "username": null,
       "role": "viewer",
-      "joined_at": "2026-11-23T21:34:42.125Z"
+      "joined_at": "2026-11-23T22:01:11.535Z"
     },
     "changeMemberRole 401": {
       "error": {
@@ -846,12 +867,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "completeSignup 201": {
       "status": "signed_in",
       "user": {
-        "id": "usr_2ry67exrggqvr0rwgc3w",
-        "email": "browser-766-1-2a83b5@example.com",
+        "id": "usr_myz0mcjz5zb8en706b4b",
+        "email": "browser-16483-1-d88f1b@example.com",
         "username": "browser-person"
       },
-      "default_account_id": "acct_b7y4ck8v717xf4mge629",
-      "csrf_token": "63ad1zGXFEudqI6ibjtNUruyU4QF1533RWwFTCpQ30g"
+      "default_account_id": "acct_9hygjnj2cxebm7m8wdy4",
+      "csrf_token": "8aR81QZ-0hFf0qcykAo3ea5lGmW6NaShjyUeh_Do4Bs"
     },
     "completeSignup 400": {
       "error": {
@@ -877,7 +898,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "confirmEmailLink 200": {
       "status": "signup_required",
-      "email": "browser-766-1-2a83b5@example.com"
+      "email": "browser-16483-1-d88f1b@example.com"
     },
     "confirmEmailLink 400": {
       "error": {
@@ -892,11 +913,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createAdminInvite 200": {
-      "invite_id": "inv_n8rnm4sxejjgc0j989eb",
+      "invite_id": "inv_rk8tckjfshqthy5mx2ek",
       "email": "x@example.com",
       "roles": [],
-      "expires_at": "2026-11-30T21:33:57.185Z",
-      "invite_url": "http://x99c5h6x994kx0gc.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
+      "expires_at": "2026-11-30T22:00:22.719Z",
+      "invite_url": "http://5m147ywkyfsgpyvs.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
     },
     "createAdminInvite 400": {
       "error": {
@@ -940,11 +961,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createApiKey 201": {
-      "id": "key_kc71q79vcaax206f1qzc",
-      "api_key_id": "key_kc71q79vcaax206f1qzc",
-      "key_prefix": "ap_cPsKqXlM",
-      "name": "laptop",
-      "created_at": "2026-11-23T21:33:42.435Z",
+      "id": "key_qwkqvk0wb1cgrrbbhjjq",
+      "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
+      "key_prefix": "ap_hHU85Zva",
+      "name": "CI deploys",
+      "created_at": "2026-11-23T21:59:57.758Z",
       "last_used_at": null,
       "revoked_at": null,
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
@@ -993,7 +1014,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "deleteSecret 200": {
-      "app_id": "jgm1dx8shgerzrx8",
+      "app_id": "j8w4xhj0evwwvf6r",
       "name": "GONE",
       "deleted": true,
       "present": false
@@ -1021,19 +1042,19 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "denyDeviceAuthorization 200": {
-      "user_code": "BPGR-SRPJ",
+      "user_code": "CPGV-RDTB",
       "status": "denied"
     },
     "getApp 200": {
-      "app_id": "k7v8heed2fvpnsh6",
-      "name": "starter",
+      "app_id": "cask50w52rpeqj45",
+      "name": "site",
       "summary": "A new app",
       "visibility": "public",
-      "origin": "http://k7v8heed2fvpnsh6.apps.localhost:8787",
-      "created_at": "2026-11-23T21:33:40.220Z",
-      "updated_at": "2026-11-23T21:33:40.226Z",
+      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
+      "created_at": "2026-11-23T21:59:50.082Z",
+      "updated_at": "2026-11-23T21:59:50.853Z",
       "deleted_at": null,
-      "live_release_id": "rel_6je1b6fhj8yx9hx9t5kq"
+      "live_release_id": "rel_71skf0z8rr3d88zawk18"
     },
     "getApp 401": {
       "error": {
@@ -1048,11 +1069,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getDeviceAuthorization 200": {
-      "user_code": "SBZT-JXDQ",
+      "user_code": "DMZH-HKQX",
       "client_name": "platform CLI on vm",
       "status": "pending",
-      "created_at": "2026-11-23T21:33:24.449Z",
-      "expires_at": "2026-11-23T21:43:24.449Z"
+      "created_at": "2026-11-23T21:59:43.589Z",
+      "expires_at": "2026-11-23T22:09:43.589Z"
     },
     "getDeviceAuthorization 400": {
       "error": {
@@ -1063,35 +1084,35 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "getDeviceAuthorization 429": {
       "error": {
         "code": "abuse_throttled",
-        "message": "Too many wrong codes; try again in 621 seconds.",
+        "message": "Too many wrong codes; try again in 832 seconds.",
         "details": {
-          "retry_after": 621
+          "retry_after": 832
         }
       }
     },
     "getPlatformSession 200": {
       "user": {
-        "id": "usr_2ry67exrggqvr0rwgc3w",
-        "email": "browser-766-1-2a83b5@example.com",
+        "id": "usr_myz0mcjz5zb8en706b4b",
+        "email": "browser-16483-1-d88f1b@example.com",
         "username": "browser-person"
       },
       "accounts": [
         {
-          "id": "acct_b7y4ck8v717xf4mge629",
-          "account_id": "acct_b7y4ck8v717xf4mge629",
+          "id": "acct_9hygjnj2cxebm7m8wdy4",
+          "account_id": "acct_9hygjnj2cxebm7m8wdy4",
           "name": "Browser Co",
-          "owner_user_id": "usr_2ry67exrggqvr0rwgc3w",
+          "owner_user_id": "usr_myz0mcjz5zb8en706b4b",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_b7y4ck8v717xf4mge629",
-      "csrf_token": "63ad1zGXFEudqI6ibjtNUruyU4QF1533RWwFTCpQ30g",
-      "expires_at": "2026-11-30T21:33:23.699Z"
+      "default_account_id": "acct_9hygjnj2cxebm7m8wdy4",
+      "csrf_token": "8aR81QZ-0hFf0qcykAo3ea5lGmW6NaShjyUeh_Do4Bs",
+      "expires_at": "2026-11-30T21:59:42.781Z"
     },
     "getPlatformSession 401": {
       "error": {
         "code": "unauthorized",
-        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+        "message": "Sign in first, or send an API key (Authorization: Bearer ap_...)."
       }
     },
     "health 200": {
@@ -1102,10 +1123,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "api_base_url": "http://api.localhost:8787"
     },
     "inviteMember 201": {
-      "invitation_id": "inv_qjzf3rq0akk4kk37qnxa",
-      "email": "invitee-2100-23-cdd15e@example.com",
-      "role": "developer",
-      "expires_at": "2026-11-30T21:34:41.539Z"
+      "invitation_id": "inv_80aac5ytseht6vg413e4",
+      "email": "teammate-16483-2-38a961@example.com",
+      "role": "viewer",
+      "expires_at": "2026-11-30T21:59:58.517Z"
     },
     "inviteMember 401": {
       "error": {
@@ -1132,39 +1153,39 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "inviteMember 409": {
       "error": {
         "code": "conflict",
-        "message": "user-2100-22-8e21d6@example.com is already a member of this account.",
+        "message": "user-17889-22-111dd0@example.com is already a member of this account.",
         "details": {
-          "user_id": "usr_9t96n9yasbtwnkh16rnc"
+          "user_id": "usr_bbrarjnn96k99he1yeht"
         }
       }
     },
     "listAccounts 200": {
       "accounts": [
         {
-          "id": "acct_b7y4ck8v717xf4mge629",
-          "account_id": "acct_b7y4ck8v717xf4mge629",
+          "id": "acct_9hygjnj2cxebm7m8wdy4",
+          "account_id": "acct_9hygjnj2cxebm7m8wdy4",
           "name": "Browser Co",
-          "owner_user_id": "usr_2ry67exrggqvr0rwgc3w",
+          "owner_user_id": "usr_myz0mcjz5zb8en706b4b",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_b7y4ck8v717xf4mge629"
+      "default_account_id": "acct_9hygjnj2cxebm7m8wdy4"
     },
     "listAccounts 401": {
       "error": {
         "code": "unauthorized",
-        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+        "message": "This API key is unknown or has been revoked."
       }
     },
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_cd434216z26e39f1061a",
-          "api_key_id": "key_cd434216z26e39f1061a",
-          "key_prefix": "ap_kHdPCCoZ",
-          "name": "admin command",
-          "created_at": "2026-11-23T21:33:42.384Z",
-          "last_used_at": "2026-11-23T21:33:42.389Z",
+          "id": "key_ybrs9k3ea63qwrkx69w3",
+          "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
+          "key_prefix": "ap_8yAu04zA",
+          "name": "platform CLI on vm",
+          "created_at": "2026-11-23T21:59:48.633Z",
+          "last_used_at": "2026-11-23T21:59:49.149Z",
           "revoked_at": null
         }
       ]
@@ -1176,19 +1197,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listApps 200": {
-      "apps": [
-        {
-          "app_id": "j79kfs66qxvkj0g5",
-          "name": "CLI site",
-          "summary": null,
-          "visibility": "public",
-          "origin": "http://j79kfs66qxvkj0g5.apps.localhost:8787",
-          "created_at": "2026-11-23T21:33:22.014Z",
-          "updated_at": "2026-11-23T21:33:25.212Z",
-          "deleted_at": null,
-          "live_release_id": "rel_bhv5nvh7j2s80gvzwcg1"
-        }
-      ]
+      "apps": []
     },
     "listApps 400": {
       "error": {
@@ -1216,40 +1225,41 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listEvents 200": {
-      "app_id": "j79kfs66qxvkj0g5",
+      "app_id": "cask50w52rpeqj45",
       "events": [
         {
-          "app_event_id": "evt_8",
-          "release_id": "rel_bhv5nvh7j2s80gvzwcg1",
+          "app_event_id": "evt_10",
+          "release_id": "rel_3xrm3vn9xq7tgxnwm37n",
           "app_user_id": null,
-          "api_key_id": "key_ddst348e8hfsvhvcq745",
-          "request_id": "6eac490a1c4bd636-a",
-          "type": "release.rolled_back",
-          "event_type": "release.rolled_back",
-          "severity": "warn",
-          "level": "warn",
-          "message": "Rolled back to release rel_bhv5nvh7j2s80gvzwcg1.",
-          "metadata": {
-            "to_release_id": "rel_bhv5nvh7j2s80gvzwcg1",
-            "from_release_id": "rel_41dpxwkspnv6rzmj8tzj"
-          },
-          "created_at": "2026-11-23T21:33:27.946Z"
-        },
-        {
-          "app_event_id": "evt_7",
-          "release_id": "rel_41dpxwkspnv6rzmj8tzj",
-          "app_user_id": null,
-          "api_key_id": "key_ddst348e8hfsvhvcq745",
-          "request_id": "6eac490a1c4bd636-9",
+          "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
+          "request_id": "6a873d57e4666ad3-27",
           "type": "release.activated",
           "event_type": "release.activated",
           "severity": "info",
           "level": "info",
           "message": "Release is live.",
           "metadata": {
-            "previous_release_id": "rel_bhv5nvh7j2s80gvzwcg1"
+            "previous_release_id": "rel_b26aa4bszkcqejeh8nnw"
           },
-          "created_at": "2026-11-23T21:33:27.364Z"
+          "created_at": "2026-11-23T21:59:54.206Z"
+        },
+        {
+          "app_event_id": "evt_9",
+          "release_id": "rel_3xrm3vn9xq7tgxnwm37n",
+          "app_user_id": null,
+          "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
+          "request_id": "6a873d57e4666ad3-27",
+          "type": "resource.provisioned",
+          "event_type": "resource.provisioned",
+          "severity": "info",
+          "level": "info",
+          "message": "Provisioned secrets resource \"default\".",
+          "metadata": {
+            "change": "created",
+            "resource_name": "default",
+            "resource_type": "secrets"
+          },
+          "created_at": "2026-11-23T21:59:54.206Z"
         }
       ],
       "cursor": null
@@ -1280,24 +1290,17 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listMembers 200": {
-      "account_id": "acct_4dyqaxdz1f4cb6t38g9e",
+      "account_id": "acct_9hygjnj2cxebm7m8wdy4",
       "members": [
         {
-          "user_id": "usr_9t96n9yasbtwnkh16rnc",
-          "email": "user-2100-22-8e21d6@example.com",
-          "username": null,
+          "user_id": "usr_myz0mcjz5zb8en706b4b",
+          "email": "browser-16483-1-d88f1b@example.com",
+          "username": "browser-person",
           "role": "owner",
-          "joined_at": "2026-11-23T21:34:41.529Z"
+          "joined_at": "2026-11-23T21:59:42.635Z"
         }
       ],
-      "invitations": [
-        {
-          "invitation_id": "inv_qjzf3rq0akk4kk37qnxa",
-          "email": "invitee-2100-23-cdd15e@example.com",
-          "role": "developer",
-          "expires_at": "2026-11-30T21:34:41.539Z"
-        }
-      ]
+      "invitations": []
     },
     "listMembers 401": {
       "error": {
@@ -1312,36 +1315,30 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listReleases 200": {
-      "app_id": "j79kfs66qxvkj0g5",
+      "app_id": "cask50w52rpeqj45",
       "releases": [
         {
-          "release_id": "rel_bhv5nvh7j2s80gvzwcg1",
+          "release_id": "rel_71skf0z8rr3d88zawk18",
           "message": "second",
-          "created_at": "2026-11-23T21:33:25.204Z",
+          "created_at": "2026-11-23T21:59:50.846Z",
           "activation_status": "live",
           "activation_error": null,
           "is_live": true,
           "created_by": {
-            "api_key_id": "key_ddst348e8hfsvhvcq745",
-            "key_prefix": "ap_YpE9YUfZ"
+            "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
+            "key_prefix": "ap_8yAu04zA"
           }
         },
         {
-          "release_id": "rel_pgqa4tr03mdze9ep78q2",
+          "release_id": "rel_b26aa4bszkcqejeh8nnw",
           "message": "first",
-          "created_at": "2026-11-23T21:33:22.014Z",
-          "activation_status": "pending_secrets",
-          "activation_error": {
-            "code": "pending_secrets",
-            "message": "Required secrets are missing.",
-            "missing_secrets": [
-              "GREETING"
-            ]
-          },
+          "created_at": "2026-11-23T21:59:50.082Z",
+          "activation_status": "inactive",
+          "activation_error": null,
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_ddst348e8hfsvhvcq745",
-            "key_prefix": "ap_YpE9YUfZ"
+            "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
+            "key_prefix": "ap_8yAu04zA"
           }
         }
       ]
@@ -1359,34 +1356,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listResources 200": {
-      "app_id": "gbrzv1ndgmdeaxdp",
-      "resources": [
-        {
-          "resource_type": "data",
-          "resource_name": "notes",
-          "spec": {
-            "fields": {
-              "t": {
-                "type": "string"
-              }
-            },
-            "indexes": [],
-            "access": {
-              "read": "server_only",
-              "write": "server_only"
-            }
-          }
-        },
-        {
-          "resource_type": "files",
-          "resource_name": "up",
-          "spec": {
-            "public": false,
-            "max_file_size_bytes": null,
-            "allowed_content_types": null
-          }
-        }
-      ]
+      "app_id": "cask50w52rpeqj45",
+      "resources": []
     },
     "listResources 401": {
       "error": {
@@ -1401,13 +1372,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listSecrets 200": {
-      "app_id": "j79kfs66qxvkj0g5",
+      "app_id": "cask50w52rpeqj45",
       "secrets": [
         {
-          "name": "GREETING",
-          "present": true,
-          "created_at": "2026-11-23T21:33:23.499Z",
-          "updated_at": "2026-11-23T21:33:23.499Z"
+          "name": "API_TOKEN",
+          "present": false
         }
       ]
     },
@@ -1456,9 +1425,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "pollDeviceAuthorization 200": {
       "status": "approved",
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000",
-      "api_key_id": "key_7dnyxbcn7rxjpsp73c42",
-      "key_prefix": "ap_b8dDBBum",
-      "account_id": "acct_b7y4ck8v717xf4mge629"
+      "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
+      "key_prefix": "ap_8yAu04zA",
+      "account_id": "acct_9hygjnj2cxebm7m8wdy4"
     },
     "pollDeviceAuthorization 400": {
       "error": {
@@ -1467,20 +1436,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "publishNewApp 200": {
-      "status": "stored",
-      "app_id": "j79kfs66qxvkj0g5",
-      "account_id": "acct_7v37d9bx0x7z1vqj2t0p",
-      "release_id": "rel_pgqa4tr03mdze9ep78q2",
-      "origin": "http://j79kfs66qxvkj0g5.apps.localhost:8787",
+      "status": "published",
+      "app_id": "cask50w52rpeqj45",
+      "account_id": "acct_9hygjnj2cxebm7m8wdy4",
+      "release_id": "rel_b26aa4bszkcqejeh8nnw",
+      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
       "previous_release_id": null,
       "activation": {
-        "status": "pending_secrets",
-        "reasons": [
-          "missing required secrets: GREETING"
-        ],
-        "missing_secrets": [
-          "GREETING"
-        ],
+        "status": "live",
+        "reasons": [],
+        "missing_secrets": [],
         "previous_release_id": null
       }
     },
@@ -1525,16 +1490,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishRelease 200": {
       "status": "published",
-      "app_id": "j79kfs66qxvkj0g5",
-      "account_id": "acct_7v37d9bx0x7z1vqj2t0p",
-      "release_id": "rel_bhv5nvh7j2s80gvzwcg1",
-      "origin": "http://j79kfs66qxvkj0g5.apps.localhost:8787",
-      "previous_release_id": null,
+      "app_id": "cask50w52rpeqj45",
+      "account_id": "acct_9hygjnj2cxebm7m8wdy4",
+      "release_id": "rel_71skf0z8rr3d88zawk18",
+      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
+      "previous_release_id": "rel_b26aa4bszkcqejeh8nnw",
       "activation": {
         "status": "live",
         "reasons": [],
         "missing_secrets": [],
-        "previous_release_id": null
+        "previous_release_id": "rel_b26aa4bszkcqejeh8nnw"
       }
     },
     "publishRelease 400": {
@@ -1583,8 +1548,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "removeMember 200": {
-      "account_id": "acct_ads7n25xxv3rdtmhq1sa",
-      "user_id": "usr_p29mt0xww6rk0y0ehs6h",
+      "account_id": "acct_h1akt6d43v18nexgd71y",
+      "user_id": "usr_qxaahmj8hfke1cxjte01",
       "removed": true
     },
     "removeMember 401": {
@@ -1616,12 +1581,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "renameApiKey 200": {
-      "id": "key_kc71q79vcaax206f1qzc",
-      "api_key_id": "key_kc71q79vcaax206f1qzc",
-      "key_prefix": "ap_cPsKqXlM",
+      "id": "key_jbxx8fnwmc82n8ahgegw",
+      "api_key_id": "key_jbxx8fnwmc82n8ahgegw",
+      "key_prefix": "ap_NnCyLz0c",
       "name": "ci",
-      "created_at": "2026-11-23T21:33:42.435Z",
-      "last_used_at": "2026-11-23T21:33:42.445Z",
+      "created_at": "2026-11-23T22:00:06.706Z",
+      "last_used_at": "2026-11-23T22:00:06.728Z",
       "revoked_at": null
     },
     "renameApiKey 400": {
@@ -1668,20 +1633,20 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "requestEmailLink 429": {
       "error": {
         "code": "abuse_throttled",
-        "message": "Too many sign-in e-mails; try again in 596 seconds.",
+        "message": "Too many sign-in e-mails; try again in 806 seconds.",
         "details": {
-          "retry_after": 596
+          "retry_after": 806
         }
       }
     },
     "revokeApiKey 200": {
-      "id": "key_7dnyxbcn7rxjpsp73c42",
-      "api_key_id": "key_7dnyxbcn7rxjpsp73c42",
-      "key_prefix": "ap_b8dDBBum",
-      "name": "platform CLI on vm",
-      "created_at": "2026-11-23T21:33:29.498Z",
-      "last_used_at": "2026-11-23T21:33:30.111Z",
-      "revoked_at": "2026-11-23T21:33:31.760Z",
+      "id": "key_qwkqvk0wb1cgrrbbhjjq",
+      "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
+      "key_prefix": "ap_hHU85Zva",
+      "name": "CI deploys",
+      "created_at": "2026-11-23T21:59:57.758Z",
+      "last_used_at": "2026-11-23T21:59:57.791Z",
+      "revoked_at": "2026-11-23T21:59:57.999Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -1697,8 +1662,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeInvitation 200": {
-      "account_id": "acct_fnt4n3etfzwjx65gav73",
-      "invitation_id": "inv_xg7qg4rxhv1kkjxzekfw",
+      "account_id": "acct_bqg3j3y105rvzrathdew",
+      "invitation_id": "inv_j5238qmqr9k5fxzr6rcg",
       "revoked": true
     },
     "revokeInvitation 401": {
@@ -1724,10 +1689,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "rollbackApp 200": {
-      "app_id": "j79kfs66qxvkj0g5",
-      "release_id": "rel_bhv5nvh7j2s80gvzwcg1",
-      "previous_release_id": "rel_41dpxwkspnv6rzmj8tzj",
-      "origin": "http://j79kfs66qxvkj0g5.apps.localhost:8787",
+      "app_id": "cask50w52rpeqj45",
+      "release_id": "rel_b26aa4bszkcqejeh8nnw",
+      "previous_release_id": "rel_71skf0z8rr3d88zawk18",
+      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
       "status": "rolled_back"
     },
     "rollbackApp 400": {
@@ -1770,16 +1735,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "conflict",
         "message": "Only a release that was live before can be rolled back to; this one is pending_secrets.",
         "details": {
-          "release_id": "rel_ycj65r0fn12998b46ty3",
+          "release_id": "rel_fd0vn38xgbyf6sjz2sg5",
           "activation_status": "pending_secrets"
         }
       }
     },
     "setSecret 200": {
-      "name": "GREETING",
+      "name": "API_TOKEN",
       "present": true,
-      "created_at": "2026-11-23T21:33:23.499Z",
-      "updated_at": "2026-11-23T21:33:23.499Z"
+      "created_at": "2026-11-23T21:59:53.304Z",
+      "updated_at": "2026-11-23T21:59:53.304Z"
     },
     "setSecret 400": {
       "error": {
@@ -1817,17 +1782,17 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "startDeviceAuthorization 200": {
-      "device_code": "kbf9h2c4O3BvInFN96l-xrLdQNxBp-xhZCC6IEweV3U",
-      "user_code": "SBZT-JXDQ",
-      "verification_uri": "http://console.localhost:43507/device",
-      "verification_uri_complete": "http://console.localhost:43507/device?user_code=SBZT-JXDQ",
+      "device_code": "ohAs5v-x2kLY3k_UbM_fYhAvNWZN8lmulSQSwKmPhRE",
+      "user_code": "DMZH-HKQX",
+      "verification_uri": "http://console.localhost:40583/device",
+      "verification_uri_complete": "http://console.localhost:40583/device?user_code=DMZH-HKQX",
       "expires_in": 600,
       "interval": 5
     },
     "unpublishApp 200": {
-      "app_id": "k7v8heed2fvpnsh6",
+      "app_id": "g38j258kv3emc8hs",
       "status": "unpublished",
-      "deleted_at": "2026-11-23T21:33:42.386Z"
+      "deleted_at": "2026-11-23T21:59:59.186Z"
     },
     "unpublishApp 401": {
       "error": {

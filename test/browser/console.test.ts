@@ -33,7 +33,7 @@ const browser: Browser = await chromium.launch({
 });
 const context = await browser.newContext();
 const page = await context.newPage();
-const shot = async (name: string) => void (await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true }));
+const shot = async (name: string, fullPage = true) => void (await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage }));
 
 function cli(args: string[], cwd = work): { child: ChildProcess; out: () => string; done: Promise<number> } {
   let out = '';
@@ -218,6 +218,21 @@ test('members: invite someone; at 360 px wide the page still works; sign out kee
   await run(['logout', '--revoke']);
   const after = await h.deps.db.selectFrom('api_keys').select(['name', 'revoked_at']).where('name', 'like', 'platform CLI on %').execute();
   assert.ok(after.length === 1 && after[0]!.revoked_at, 'logout --revoke revoked the key');
+});
+
+test('the docs host: reference and guides, readable in the browser', async () => {
+  const DOCS = `http://docs.localhost:${port}`;
+  await page.goto(`${DOCS}/reference`);
+  await page.getByRole('heading', { name: 'API reference (v0)' }).waitFor();
+  await page.locator('#publishNewApp').getByText('bundle_too_large', { exact: true }).waitFor();
+  await shot('14-docs-reference', false);
+  await page.locator('#publishNewApp').scrollIntoViewIfNeeded();
+  await shot('14b-docs-operation', false);
+  await page.getByRole('link', { name: 'Quick start' }).click();
+  await page.getByRole('heading', { name: 'Quick start' }).waitFor();
+  await shot('15-docs-quick-start');
+  const schema = await page.goto(`${DOCS}/schemas/manifest.v0.json`);
+  assert.is((await schema!.json()).title, 'manifest.platform.json (v0)');
 });
 
 test.after(async () => {

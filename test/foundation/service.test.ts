@@ -43,7 +43,7 @@ test('host dispatch: API on api host, localhost and 127.0.0.1 with any port; con
   const docs = await h.call('GET', '/openapi.json', { host: 'docs.localhost' });
   assert.is(docs.status, 200);
   assert.is(docs.body.openapi, '3.1.0');
-  const docsPage = await h.call('GET', '/', { host: 'docs.localhost' });
+  const docsPage = await h.call('GET', '/reference', { host: 'docs.localhost' });
   assert.match(docsPage.text, '/v0/auth/api-keys');
   const unknown = await h.call('GET', '/healthz', { host: 'example.org' });
   assert.is(unknown.status, 404);

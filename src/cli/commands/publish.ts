@@ -3,10 +3,12 @@ import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { PublishAppResponse } from '../../apps/schemas.ts';
 import { createApi } from '../api.ts';
+import { resolveTarget } from '../credentials.ts';
 import { checkLimits, collectFiles, linkApp, MANIFEST, readLinkedApp, readManifest, type LocalFile } from '../bundle.ts';
 import { c, CliError, printJson } from '../output.ts';
 
-const STARTER_MANIFEST = (name: string) => ({
+const STARTER_MANIFEST = (name: string, schemaUrl: string) => ({
+  $schema: schemaUrl,
   app: { name, summary: 'A new app' },
   runtime: { static_root: 'public', fallback: '404' },
 });
@@ -25,7 +27,7 @@ export async function init(dir = '.'): Promise<void> {
   await mkdir(path.join(root, 'public'), { recursive: true });
   const name = path.basename(root);
   for (const [file, content] of [
-    [MANIFEST, JSON.stringify(STARTER_MANIFEST(name), null, 2) + '\n'],
+    [MANIFEST, JSON.stringify(STARTER_MANIFEST(name, `${(await resolveTarget()).apiUrl}/schemas/manifest.v0.json`), null, 2) + '\n'],
     ['public/index.html', STARTER_HTML(name)],
   ] as const) {
     const abs = path.join(root, file);
