@@ -209,6 +209,14 @@ test('members: invite someone; at 360 px wide the page still works; sign out kee
   assert.ok(overflow <= 0, `no sideways scrolling at 360 px (${overflow}px)`);
   await shot('13-apps-360');
   await page.setViewportSize({ width: 1280, height: 720 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto(`${CONSOLE}/`);
+  await page.getByRole('link', { name: 'site' }).click();
+  await page.getByRole('cell', { name: /with the token/ }).waitFor();
+  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.is(background, 'rgb(18, 21, 27)', 'the dark palette follows the preference');
+  await shot('13b-releases-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.waitForURL(`${CONSOLE}/sign-in`);
