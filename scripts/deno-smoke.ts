@@ -2,6 +2,7 @@
  * CI's Deno smoke test: starts src/main-deno.ts under Deno 2 (from the npm registry) against a
  * real Postgres, then checks /healthz and an authenticated /v0/accounts. Prints `N passed, N failed`.
  */
+import http from 'node:http';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createDb, createPool } from '../src/db/database.ts';
@@ -58,6 +59,21 @@ try {
   check('POST /v0/auth/email/request answers 202', link?.status === 202, link ? await link.text() : 'no answer');
   const device = await fetch(`http://127.0.0.1:${port}/v0/auth/device/start`, { method: 'POST' }).catch(() => undefined);
   const deviceBody = device ? await device.json() : undefined;
+  // the console and the docs hosts (a Host header, which fetch cannot set)
+  const page = (host: string, path: string) =>
+    new Promise<{ status: number; body: string }>((resolve) => {
+      const req = http.request({ host: '127.0.0.1', port, path, headers: { host: `${host}:${port}` } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', () => resolve({ status: 0, body: '' }));
+      req.end();
+    });
+  const signIn = await page('console.localhost', '/sign-in');
+  check('the console serves its sign-in page', signIn.status === 200 && signIn.body.includes('Send me a sign-in link'));
+  const guide = await page('docs.localhost', '/guides/quick-start');
+  check('the docs host serves a guide', guide.status === 200 && guide.body.includes('Quick start'));
   check('POST /v0/auth/device/start gives a user code', device?.status === 200 && /^[A-Z]{4}-[A-Z]{4}$/.test(deviceBody?.user_code ?? ''), JSON.stringify(deviceBody));
 } finally {
   child?.kill('SIGTERM');
