@@ -4,6 +4,7 @@
  * error for an unknown e-mail and a wrong password, after the same amount of work, and is
  * rate-limited per e-mail and per client.
  */
+import { fieldMap } from '../lib/json.ts';
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import type { Manifest } from '../manifest/schema.ts';
@@ -31,7 +32,7 @@ function toUser(row: { id: string; email: string; roles: string[]; verified: boo
 
 export function checkCredentials(body: unknown): { email: string; password: string } {
   const b = (body ?? {}) as { email?: unknown; password?: unknown };
-  const fields: Record<string, string[]> = {};
+  const fields = fieldMap<string[]>();
   if (typeof b.email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(b.email.trim()) || b.email.length > 254) fields.email = ['must be an e-mail address'];
   if (typeof b.password !== 'string' || b.password.length < 8 || b.password.length > 256) fields.password = ['must be 8 to 256 characters'];
   if (Object.keys(fields).length) throw Object.assign(new AuthError(400, 'invalid_request', 'Invalid e-mail or password format.'), { details: { fields } });

@@ -4,6 +4,7 @@
  * unique indexes claimed in `app_row_uniques` in the row's own transaction (correct under
  * concurrent writes), soft delete via `deleted_at`. Errors carry a stable `code` for app code.
  */
+import { MAX_JSON_DEPTH, tooDeep } from '../lib/json.ts';
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
@@ -67,6 +68,7 @@ function checkValue(field: string, spec: FieldSpec, value: unknown): unknown {
       return new Date(value).toISOString();
     }
     case 'json':
+      if (tooDeep(value)) throw bad(`JSON nested at most ${MAX_JSON_DEPTH} levels deep`);
       return value;
     case 'enum':
       if (typeof value !== 'string' || !spec.values!.includes(value)) throw bad(`one of ${spec.values!.map((v) => JSON.stringify(v)).join(', ')}`);

@@ -3,10 +3,11 @@ import * as v from 'valibot';
 import { ApiError, errors } from '../errors.ts';
 import type { Env } from './env.ts';
 import { mark } from './operation.ts';
+import { fieldMap, MAX_JSON_DEPTH, tooDeep } from '../lib/json.ts';
 
 /** Turns valibot issues into `details.fields`: `{ "files.0.path": ["message"] }`. */
 export function issueDetails(issues: readonly v.BaseIssue<unknown>[]): { fields: Record<string, string[]> } {
-  const fields: Record<string, string[]> = {};
+  const fields = fieldMap<string[]>();
   for (const issue of issues) {
     const key = issue.path?.map((p) => String(p.key)).join('.') || '(root)';
     (fields[key] ??= []).push(issue.message);
@@ -82,6 +83,8 @@ export function jsonBody<S extends v.GenericSchema>(
       } catch (err) {
         throw new ApiError('invalid_json', 'Request body is not valid JSON.', { reason: (err as Error).message });
       }
+      const deep = tooDeep(parsed);
+      if (deep) throw errors.invalid(`The body nests deeper than ${MAX_JSON_DEPTH} levels.`, { fields: { [deep]: [`nested deeper than ${MAX_JSON_DEPTH} levels`] } });
       c.set('body', options.parse ? options.parse(parsed) : parseWith(schema, parsed, 'request body'));
       await next();
     },

@@ -3,6 +3,7 @@
  * invalid_path, missing_static_root, missing_server_entry, invalid_resource_manifest, and
  * invalid_request for the rest. Nothing here touches the database.
  */
+import { fieldMap } from '../lib/json.ts';
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { ApiError, type ErrorCode } from '../errors.ts';
@@ -79,7 +80,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
 
 /** Cross-references between declared resources; returns problems keyed by field path. */
 function resourceProblems(m: Manifest): Record<string, string[]> {
-  const problems: Record<string, string[]> = {};
+  const problems = fieldMap<string[]>();
   const add = (key: string, msg: string) => (problems[key] ??= []).push(msg);
   const r = m.resources;
   const collections = r.data?.collections ?? {};
@@ -127,7 +128,7 @@ export function validateBundle(body: unknown): ValidBundle {
   checkSizes(body);
   const parsed = v.safeParse(PublishBody, body);
   if (!parsed.success) {
-    const fields: Record<string, string[]> = {};
+    const fields = fieldMap<string[]>();
     let code: ErrorCode = 'invalid_request';
     for (const issue of parsed.issues) {
       const key = issue.path?.map((p) => String(p.key)).join('.') || '(root)';

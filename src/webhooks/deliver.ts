@@ -18,6 +18,7 @@ import type { LiveApp, ReleaseView, RuntimeCaches } from '../runtime/live.ts';
 import type { SandboxPool } from '../runtime/sandbox/pool.ts';
 import { scrubRequestHeaders, scrubResponseHeaders } from '../runtime/scrub.ts';
 import { hit, LIMITS } from '../abuse/limits.ts';
+import { tooDeep } from '../lib/json.ts';
 import { SIGNATURE_HEADERS, verifyWebhook, type Provider } from './verify.ts';
 
 export const MAX_WEBHOOK_BODY = 1024 * 1024;
@@ -73,6 +74,8 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
   let parsed: unknown = null;
   try {
     parsed = text ? JSON.parse(text) : null;
+    // too deep to hand over safely: the handler still gets the raw `body`
+    if (tooDeep(parsed)) parsed = null;
   } catch {
     parsed = null;
   }

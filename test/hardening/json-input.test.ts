@@ -1,0 +1,62 @@
+/** Hostile JSON bodies: prototype-named keys and deep nesting are a 400 naming the field, never a 500. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { file, site } from '../_lib/bundles.ts';
+import { createHarness, newUser } from '../_lib/harness.ts';
+
+const h = await createHarness();
+const u = await newUser(h);
+const deep = (n: number, leaf = '1') => '{"a":'.repeat(n) + leaf + '}'.repeat(n);
+
+test('__proto__, constructor and toString keys are refused as unknown fields', async () => {
+  const routes: [string, string][] = [
+    ['POST', '/v0/auth/api-keys'],
+    ['PUT', '/v0/apps'],
+    ['POST', '/v0/auth/email/request'],
+    ['POST', `/v0/accounts/${u.account_id}/members`],
+  ];
+  for (const key of ['__proto__', 'constructor', 'toString']) {
+    for (const [method, path] of routes) {
+      const r = await h.call(method, path, { key: u.api_key, rawBody: `{"${key}": 1}`, headers: { 'content-type': 'application/json' } });
+      assert.is(r.status, 400, `${method} ${path} with ${key}: ${r.text}`);
+      assert.ok(Object.keys(r.body.error.details.fields).includes(key) || r.body.error.details.fields['(root)'], `${key} is named`);
+    }
+  }
+});
+
+test('a body nested deeper than 64 levels is a 400 naming where', async () => {
+  const body = JSON.stringify({ ...site({ provenance: {} }) }).replace('"provenance":{}', `"provenance":${deep(5000)}`);
+  const r = await h.call('PUT', '/v0/apps', { key: u.api_key, rawBody: body, headers: { 'content-type': 'application/json' } });
+  assert.is(r.status, 400, r.text);
+  assert.is(r.body.error.code, 'invalid_request');
+  assert.ok(Object.keys(r.body.error.details.fields)[0]!.startsWith('provenance.a.a'), JSON.stringify(r.body.error.details));
+  const fine = await h.call('PUT', '/v0/apps', { key: u.api_key, rawBody: `${JSON.stringify(site()).slice(0, -1)},"provenance":${deep(20)}}`, headers: { 'content-type': 'application/json' } });
+  assert.is(fine.status, 200, `20 levels are fine: ${fine.text}`);
+});
+
+test('app data: a deep json value from the browser or from server code is refused, the app keeps serving', async () => {
+  const server = `export default { async fetch(req, ctx) {
+    let v = 1; for (let i = 0; i < 5000; i++) v = { a: v };
+    try { await ctx.data.collection('notes').create({ body: v }); return new Response('stored'); }
+    catch (e) { return Response.json({ code: e.code }, { status: 400 }); } } };`;
+  const app = await h.call('PUT', '/v0/apps', {
+    key: u.api_key,
+    body: site({
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+      resources: { data: { collections: { notes: { fields: { body: 'json' }, access: { read: 'public', write: 'public' } } } } },
+      files: [file('public/index.html', 'hi'), file('server.js', server, 'text/javascript')],
+    }),
+  });
+  assert.is(app.status, 200, app.text);
+  const host = `${app.body.app_id}.apps.localhost`;
+  const fromBrowser = await h.call('POST', '/_platform/data/notes', { host, rawBody: `{"body":${deep(5000)}}`, headers: { 'content-type': 'application/json' } });
+  assert.is(fromBrowser.status, 400, fromBrowser.text);
+  const fromServer = await h.call('GET', '/x', { host });
+  assert.is(fromServer.status, 400, fromServer.text);
+  assert.equal(fromServer.body, { code: 'invalid_value' });
+  const ok = await h.call('POST', '/_platform/data/notes', { host, body: { body: { nested: { fine: true } } } });
+  assert.is(ok.status, 201, ok.text);
+});
+
+test.after(() => h.close());
+test.run();
