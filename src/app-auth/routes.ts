@@ -86,7 +86,7 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
       const { token: t } = await startSessionFor(deps, appId, user);
       return new Response(JSON.stringify({ user }), { status: 201, headers: headers({ 'set-cookie': sessionCookie(t, secure) }) });
     }
-    const { email, password } = checkCredentials(body);
+    const { email, password } = checkCredentials(body, { for: action === 'signup' ? 'new' : 'login' });
     if (action === 'signup') {
       if (!release.manifest.resources.auth?.public_signup) return fail(403, 'forbidden', 'Sign-up is by invitation for this app.');
       const tooMany = await overLimit(deps, [[`app-signup:ip:${appId}:${input.client}`, LIMITS.appSignupPerClient]]);

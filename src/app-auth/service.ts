@@ -30,11 +30,17 @@ function toUser(row: { id: string; email: string; roles: string[]; verified: boo
   return { id: row.id, email: row.email, roles: row.roles, verified: row.verified };
 }
 
-export function checkCredentials(body: unknown): { email: string; password: string } {
+/**
+ * The shape of `{email, password}`. A new password (`for: 'new'`) must be 8 to 256 characters; a
+ * login applies only the upper bound, so a wrong password always gets the same 401 and a future
+ * length rule never locks out existing users.
+ */
+export function checkCredentials(body: unknown, options: { for: 'new' | 'login' } = { for: 'new' }): { email: string; password: string } {
   const b = (body ?? {}) as { email?: unknown; password?: unknown };
   const fields = fieldMap<string[]>();
   if (typeof b.email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(b.email.trim()) || b.email.length > 254) fields.email = ['must be an e-mail address'];
-  if (typeof b.password !== 'string' || b.password.length < 8 || b.password.length > 256) fields.password = ['must be 8 to 256 characters'];
+  const min = options.for === 'new' ? 8 : 0;
+  if (typeof b.password !== 'string' || b.password.length < min || b.password.length > 256) fields.password = [options.for === 'new' ? 'must be 8 to 256 characters' : 'must be a string of at most 256 characters'];
   if (Object.keys(fields).length) throw Object.assign(new AuthError(400, 'invalid_request', 'Invalid e-mail or password format.'), { details: { fields } });
   return { email: (b.email as string).trim().toLowerCase(), password: b.password as string };
 }
