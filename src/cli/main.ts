@@ -50,6 +50,7 @@ examples(
     .option(...appOpt)
     .option('-m, --message <text>', 'release note')
     .option(...jsonOpt)
+    .addHelpText('after', '\nExit codes: 0 the release is live; 3 stored, waiting for secrets; 4 stored, needs a migration;\n5 stored, the server module did not load; 1 any other error.')
     .action((dir, o) => publish(dir, o)),
   ['platform publish', 'platform publish ./site -m "new pricing page"', 'platform publish --app k3j2h4g5f6d7s8a9 --json'],
 );

@@ -108,10 +108,10 @@ test('approve the device code the real CLI is waiting on; the CLI then runs whoa
 
 });
 
-const run = async (args: string[], cwd = work) => {
+const run = async (args: string[], cwd = work, expected = 0) => {
   const r = cli(args, cwd);
   const code = await r.done;
-  assert.is(code, 0, `platform ${args.join(' ')}: ${r.out()}`);
+  assert.is(code, expected, `platform ${args.join(' ')}: ${r.out()}`);
   return r.out();
 };
 
@@ -140,7 +140,7 @@ test('a release waiting for a secret says so; setting the secret from the consol
   const manifest = JSON.parse(await readFile(path.join(site, 'manifest.platform.json'), 'utf8'));
   manifest.resources = { secrets: { required: ['API_TOKEN'] } };
   await writeFile(path.join(site, 'manifest.platform.json'), JSON.stringify(manifest));
-  await run(['publish', '--message', 'needs a token'], site);
+  await run(['publish', '--message', 'needs a token'], site, 3); // stored, waiting for the secret
   await page.reload();
   const waiting = page.getByRole('row', { name: /needs a token/ });
   await waiting.getByText('Waiting for secrets').waitFor();

@@ -58,7 +58,7 @@ test.before(async () => {
 
 test('publish a folder (static + server): stored until its secret is set, files filtered, folder linked', async () => {
   const r = await cli(['publish', dir, '-m', 'first']);
-  assert.is(r.code, 0, r.stderr);
+  assert.is(r.code, 3, `not live, waiting for secrets: exit 3 ${r.stderr}`);
   assert.match(r.stdout, 'stored, not live');
   assert.match(r.stdout, 'Missing secrets: GREETING');
   assert.match(r.stdout, 'platform secrets set GREETING');
@@ -68,6 +68,18 @@ test('publish a folder (static + server): stored until its secret is set, files 
   const rel = await h.deps.db.selectFrom('release_files').innerJoin('releases', 'releases.id', 'release_files.release_id').select(['release_files.path', 'release_files.content_type']).where('releases.app_id', '=', appId).execute();
   assert.equal(rel.map((f) => f.path).sort(), ['public/index.html', 'public/style.css', 'server.js']);
   assert.is(rel.find((f) => f.path === 'public/style.css')!.content_type, 'text/css; charset=utf-8');
+});
+
+test('a release whose server module does not load: exit 5, and the reason is printed', async () => {
+  const broken = await site('broken', { app: { name: 'Broken' }, runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' } }, { 'public/index.html': 'hi', 'server.js': 'export default { fetch( {' });
+  const r = await cli(['publish', broken]);
+  assert.is(r.code, 5, r.stdout + r.stderr);
+  assert.match(r.stdout, 'stored, not live');
+  assert.match(r.stdout, 'The server module did not load');
+  assert.match(r.stdout, /SyntaxError/);
+  const json = await cli(['publish', broken, '--json']);
+  assert.is(json.code, 5, 'the exit code holds with --json');
+  assert.is(JSON.parse(json.stdout).activation.status, 'failed');
 });
 
 test('secrets set reads the value from stdin and never echoes it; publish again goes to the same app and goes live', async () => {

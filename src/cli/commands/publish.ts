@@ -42,6 +42,9 @@ export async function init(dir = '.'): Promise<void> {
   process.stdout.write(`\nNext: ${c.bold(`platform publish ${dir === '.' ? '' : dir}`.trim())}\n`);
 }
 
+/** Exit codes of `platform publish` when the release is stored but not live (README, decisions.md). */
+export const NOT_LIVE_EXIT: Partial<Record<string, number>> = { pending_secrets: 3, requires_migration: 4, failed: 5 };
+
 /** The publish body as a stream: files are read and base64-encoded one at a time. */
 function bodyStream(head: Record<string, unknown>, files: LocalFile[], onFile: (bytes: number) => void): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
@@ -97,6 +100,8 @@ export async function publish(dir: string, opts: { app?: string; message?: strin
     bar?.stop();
   }
   await linkApp(dir, result.app_id, api.url);
+  // a release that did not go live is not a success: scripts and CI see it in the exit code
+  process.exitCode = NOT_LIVE_EXIT[result.activation.status] ?? 0;
   if (opts.json) return printJson(result);
 
   const a = result.activation;
@@ -109,6 +114,11 @@ export async function publish(dir: string, opts: { app?: string; message?: strin
     process.stdout.write(`\n${c.yellow('Missing secrets:')} ${a.missing_secrets.join(', ')}\n`);
     for (const name of a.missing_secrets) process.stdout.write(`  platform secrets set ${name}\n`);
     process.stdout.write('then publish again.\n');
+  }
+  if (a.status === 'failed') {
+    process.stdout.write(`\n${c.red('The server module did not load:')}\n`);
+    for (const r of a.reasons) process.stdout.write(`  ${r}\n`);
+    process.stdout.write('Fix it and publish again; the live release keeps serving meanwhile. `platform events --type runtime.deploy_failed` has the details.\n');
   }
   if (a.status === 'requires_migration') {
     process.stdout.write(`\n${c.yellow('This release changes resources incompatibly:')}\n`);
