@@ -152,9 +152,22 @@
       try { var j = JSON.stringify(a); return j === undefined ? String(a) : j; } catch (e) { return String(a); }
     }).join(' ');
   };
+  // console arguments cross structured, so the host redacts inside objects before formatting them
+  var consoleParts = function (args) {
+    return Array.prototype.map.call(args, function (a) {
+      if (typeof a === 'string') return a;
+      if (a instanceof Error) return a.stack ? a.name + ': ' + a.message + '\n' + a.stack : a.name + ': ' + a.message;
+      if (a === null || typeof a === 'object') return { $v: a };
+      return String(a);
+    });
+  };
   var console = {};
   [['log', 'info'], ['info', 'info'], ['debug', 'debug'], ['trace', 'debug'], ['warn', 'warn'], ['error', 'error']].forEach(function (p) {
-    console[p[0]] = function () { host.log(p[1], fmt(arguments), undefined); };
+    console[p[0]] = function () {
+      var json;
+      try { json = JSON.stringify(consoleParts(arguments)); } catch (e) { json = JSON.stringify([fmt(arguments)]); }
+      host.console(p[1], json);
+    };
   });
 
   // Internal slots of Headers, Request and Response: symbol keys stay out of Object.keys and JSON.stringify,

@@ -11,7 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
-import { redactLog, type LogEntry } from '../redact.ts';
+import { redactLog, scrubString, secretForms, type LogEntry } from '../redact.ts';
 import { Outbox } from './outbox.ts';
 import type { FailureKind, Invocation, InvocationResult, WorkerInbound, WorkerOutbound } from './protocol.ts';
 
@@ -259,6 +259,18 @@ function installHost(inst: Instance): void {
       }
     }
     call.logs.push({ level: ctx.getString(level) as LogEntry['level'], message: ctx.getString(message), metadata: meta });
+    return ctx.undefined;
+  });
+  fn('console', (level, parts) => {
+    const call = inst.current;
+    if (!call || call.logs.length >= 200) return ctx.undefined;
+    let list: unknown[];
+    try {
+      list = JSON.parse(ctx.getString(parts)) as unknown[];
+    } catch {
+      list = ['[unprintable console arguments]'];
+    }
+    call.logs.push({ level: ctx.getString(level) as LogEntry['level'], message: '', parts: Array.isArray(list) ? list : [String(list)] });
     return ctx.undefined;
   });
   fn('setTimer', (id, ms) => {
@@ -571,8 +583,13 @@ function finish(call: Call, result: InvocationResult, transfer: ArrayBuffer[] = 
   call.done = true;
   lastActivity = performance.now();
   if (call.inv.id < 0) return; // the boot warm-up answers no one
-  const secretValues = [...call.secretsRead].map((n) => call.inv.secrets[n]!).filter((v) => v.length >= 4);
+  // every secret of the app, not only those read in this call: a module may keep one from an earlier call
+  const secretValues = secretForms(Object.values(call.inv.secrets));
   result.logs = call.logs.map((l) => redactLog(l, secretValues));
+  if (!result.ok && result.error) {
+    result.error.message = scrubString(result.error.message, secretValues);
+    if (result.error.stack) result.error.stack = scrubString(result.error.stack, secretValues);
+  }
   result.cpuMs = Math.round(call.cpuUsedMs * 100) / 100;
   if (poisoned) result.poisoned = true;
   outbox.push({ t: 'result', id: call.inv.id, result }, transfer, call.inv.release.releaseId);
