@@ -80,7 +80,7 @@ async function main(): Promise<void> {
   if (command !== 'create-user' && command !== 'add-member' && command !== 'unlock-stale-jobs') fail(`Unknown command "${command}".\n${USAGE}`);
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
   // Borrow a running embedded cluster rather than taking it over from the service.
-  const booted = await boot(config, { log, takeOverEmbedded: false, poolSize: 2 });
+  const booted = await boot(config, { log, takeOverEmbedded: false, poolSize: 2, checkSecretsKey: false }); // no command here decrypts app secrets
   try {
     const result =
       command === 'create-user'

@@ -12,6 +12,7 @@ import { createDb, createPool } from './db/database.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
+import { verifySecretsKey } from './secrets/key-check.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createSignals } from './signals.ts';
 
@@ -59,7 +60,11 @@ export async function loadSecretsKey(config: Config, log: Logger): Promise<Buffe
 export type Booted = { deps: Deps; databaseUrl: string; embedded: EmbeddedPostgres | undefined; close(): Promise<void> };
 
 /** Connects (starting the embedded cluster if needed), migrates and builds Deps. */
-export async function boot(config: Config, options: { log?: Logger; takeOverEmbedded?: boolean; poolSize?: number } = {}): Promise<Booted> {
+/**
+ * `checkSecretsKey: false` is for commands that never decrypt app secrets (the admin command), so an
+ * operator's tool is not refused over a key it does not use.
+ */
+export async function boot(config: Config, options: { log?: Logger; takeOverEmbedded?: boolean; poolSize?: number; checkSecretsKey?: boolean } = {}): Promise<Booted> {
   const log = options.log ?? createLogger(config.logLevel);
   let embedded: EmbeddedPostgres | undefined;
   let databaseUrl = config.databaseUrl;
@@ -82,6 +87,13 @@ export async function boot(config: Config, options: { log?: Logger; takeOverEmbe
   const pool = createPool(databaseUrl, options.poolSize ?? 20);
   const db = createDb(pool);
   const secretsKey = await loadSecretsKey(config, log);
+  try {
+    if (options.checkSecretsKey !== false) await verifySecretsKey(db, secretsKey);
+  } catch (err) {
+    await db.destroy().catch(() => {});
+    if (embedded?.owned) await embedded.stop();
+    throw err;
+  }
   const deps: Deps = { config, pool, db, log, secretsKey, signals: createSignals() };
   return {
     deps,

@@ -190,6 +190,12 @@ export interface AbuseCountersTable {
   expires_at: Timestamp;
 }
 
+export interface SecretsKeyCheckTable {
+  id: number;
+  sealed: Buffer;
+  created_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   accounts: AccountsTable;
@@ -219,6 +225,7 @@ export interface Database {
   console_sessions: ConsoleSessionsTable;
   device_authorizations: DeviceAuthorizationsTable;
   abuse_counters: AbuseCountersTable;
+  secrets_key_check: SecretsKeyCheckTable;
 }
 
 export interface WebhookDeliveriesTable {

@@ -5,6 +5,7 @@
  * - file bytes by content hash (bounded by size),
  * - decrypted secrets per app (dropped on change).
  */
+import { recordEvents } from '../events/record.ts';
 import { LRUCache } from 'lru-cache';
 import { manifestOf } from '../apps/service.ts';
 import { postgresBlobStore } from '../blobs/store.ts';
@@ -149,7 +150,15 @@ export function createRuntimeCaches(deps: Deps) {
         .execute()
         .then((rows) => {
           const values: Record<string, string> = {};
-          for (const r of rows) values[r.name] = open(deps.secretsKey, secretAad(appId, r.name), r.sealed);
+          const unreadable: string[] = [];
+          for (const r of rows) {
+            try {
+              values[r.name] = open(deps.secretsKey, secretAad(appId, r.name), r.sealed);
+            } catch {
+              unreadable.push(r.name); // left out: get() is undefined and require() throws, never an empty value
+            }
+          }
+          if (unreadable.length) void reportUnreadable(appId, unreadable);
           secrets.set(appId, { values, at: Date.now() });
           return values;
         })
@@ -157,6 +166,16 @@ export function createRuntimeCaches(deps: Deps) {
       loadingSecrets.set(appId, p);
     }
     return p;
+  }
+
+  /** A secret that does not open (a damaged row or a foreign key): the operator's log and the app's events say so. */
+  async function reportUnreadable(appId: string, names: string[]): Promise<void> {
+    deps.log.error('app secrets could not be decrypted (check PLATFORM_SECRETS_KEY)', { app_id: appId, secrets: names });
+    const app = await deps.db.selectFrom('apps').select('account_id').where('id', '=', appId).executeTakeFirst();
+    if (!app) return;
+    await recordEvents(deps.db, [
+      { app_id: appId, account_id: app.account_id, type: 'runtime.log.error', severity: 'error', message: `Secret(s) ${names.join(', ')} could not be decrypted; set them again or ask the operator to check PLATFORM_SECRETS_KEY.`, metadata: { secrets: names } },
+    ]).catch(() => {});
   }
 
   /** Decrypted secrets of an app: same stale-while-revalidate rule as the live release. */
