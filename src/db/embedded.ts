@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, chown, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -100,6 +101,27 @@ async function readCredentials(file: string): Promise<Credentials | undefined> {
   }
 }
 
+/** Whether nothing listens on 127.0.0.1:`port`. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** A loopback port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 async function isRunning(bins: Binaries, clusterDir: string, opts: { uid?: number; gid?: number }): Promise<boolean> {
   try {
     // pg_ctl refuses to run as root, so as root it runs as the postgres user, like the server.
@@ -129,7 +151,13 @@ export async function startEmbeddedPostgres(options: {
   if (userInfo().uid === 0) await ensureTraversable([path.dirname(bins.pg_ctl), dataDir], log);
   let creds = await readCredentials(credFile);
   if (!creds) {
-    creds = { port: options.port, password: randomBytes(18).toString('base64url'), user: 'postgres' };
+    // another instance (another data dir) may hold the default port: take a free one instead
+    let port = options.port;
+    if (!(await portIsFree(port))) {
+      port = await freePort();
+      log(`port ${options.port} is in use; this data dir's Postgres uses port ${port} (remembered in ${credFile})`);
+    }
+    creds = { port, password: randomBytes(18).toString('base64url'), user: 'postgres' };
     log(`initialising embedded Postgres in ${clusterDir} (first run)`);
     // The class is only needed for initdb (it also creates the `postgres` OS user when we are
     // root). Importing it installs process hooks that would exit before we drain (and its
@@ -174,6 +202,11 @@ export async function startEmbeddedPostgres(options: {
   if (alreadyRunning) {
     log('embedded Postgres was already running (left by an earlier process); taking it over');
   } else {
+    if (!(await portIsFree(creds.port))) {
+      throw new Error(
+        `embedded Postgres cannot start: port ${creds.port} (remembered in ${credFile}) is in use by another process. Stop it, or give this instance its own data dir (PLATFORM_DATA_DIR); a new data dir picks a free port.`,
+      );
+    }
     const logFile = path.join(clusterDir, 'server.log');
     const flags = `-p ${creds.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c fsync=on`;
     await run(bins.pg_ctl, ['start', '-D', clusterDir, '-l', logFile, '-w', '-t', '60', '-o', flags], spawnOpts).catch(async (err) => {

@@ -83,13 +83,15 @@ test('approve the device code the real CLI is waiting on; the CLI then runs whoa
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   const login = cli(['login', '--no-browser']);
+  // the code and the link arrive in separate writes: wait for both
   let code = '';
-  for (let i = 0; i < 200 && !code; i++) {
+  let url = '';
+  for (let i = 0; i < 400 && !(code && url); i++) {
     code = /\b([BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4})\b/.exec(login.out())?.[1] ?? '';
-    if (!code) await new Promise((r) => setTimeout(r, 50));
+    url = /(http:\/\/console\.localhost:\d+\/device\?user_code=\S+)/.exec(login.out())?.[1] ?? '';
+    if (!(code && url)) await new Promise((r) => setTimeout(r, 50));
   }
-  assert.ok(code, `the CLI printed a code: ${login.out()}`);
-  const url = /(http:\/\/console\.localhost:\d+\/device\?user_code=\S+)/.exec(login.out())![1]!;
+  assert.ok(code && url, `the CLI printed a code and a link: ${login.out()}`);
 
   await page.goto(url);
   await page.getByRole('button', { name: 'Continue' }).click();

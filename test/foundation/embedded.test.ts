@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -35,6 +36,36 @@ test('first start initialises; data survives a stop and a second start', async (
   assert.equal(await query(b.url(), 'select v from kept'), [{ v: 'hello' }]);
   assert.is(b.url(), a.url(), 'the port chosen at first start is remembered');
   await b.stop();
+});
+
+test('two data dirs on one machine: a taken port is avoided at first start, and named when it is taken later', async () => {
+  const other = `${dataDir}-second`;
+  await rm(other, { recursive: true, force: true });
+  const blocker = net.createServer();
+  await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+  const taken = (blocker.address() as net.AddressInfo).port;
+  try {
+    const c = await startEmbeddedPostgres({ dataDir: other, port: taken });
+    assert.is.not(new URL(c.url()).port, String(taken), 'another port was chosen');
+    assert.ok(await reachable(c.url()));
+    const remembered = Number(new URL(c.url()).port);
+    await c.stop();
+    // the remembered port is now taken by someone else: one clear line, not Postgres's bind errors
+    const squatter = net.createServer();
+    await new Promise<void>((r) => squatter.listen(remembered, '127.0.0.1', () => r()));
+    try {
+      await startEmbeddedPostgres({ dataDir: other, port: taken });
+      assert.unreachable('started on a taken port');
+    } catch (err) {
+      assert.match((err as Error).message, `port ${remembered}`);
+      assert.match((err as Error).message, 'PLATFORM_DATA_DIR');
+    } finally {
+      await new Promise<void>((r) => squatter.close(() => r()));
+    }
+  } finally {
+    await new Promise<void>((r) => blocker.close(() => r()));
+    await rm(other, { recursive: true, force: true });
+  }
 });
 
 test('a running cluster is borrowed (takeOver false) or taken over, never started twice', async () => {
