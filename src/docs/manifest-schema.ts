@@ -5,7 +5,8 @@
  */
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { AppManifest, ReleasePath, ResourceManifest, RuntimeManifest } from '../manifest/schema.ts';
+import { manifestActionOverride } from '../manifest/json-schema.ts';
+import { AppManifest, ResourceManifest, RuntimeManifest } from '../manifest/schema.ts';
 import { registeredComponents } from '../openapi/components.ts';
 
 export const MANIFEST_SCHEMA_PATH = '/schemas/manifest.v0.json';
@@ -16,12 +17,6 @@ const ManifestFile = v.strictObject({
   runtime: RuntimeManifest,
   resources: v.optional(ResourceManifest),
 });
-
-/**
- * The release-path rule as a pattern, since valibot checks it in code: relative, no backslash, no
- * empty, `.` or `..` segment, not under `_platform/`.
- */
-const PATH_PATTERN = String.raw`^(?!/)(?!_platform(?:/|$))(?!.*\\)(?!.*//)(?!.*/$)(?!(?:.*/)?\.\.?(?:/|$)).{1,512}$`;
 
 const cached = new Map<string, Record<string, unknown>>();
 
@@ -34,8 +29,7 @@ export function manifestSchema(baseUrl: string): Record<string, unknown> {
     typeMode: 'input',
     errorMode: 'ignore',
     definitions: registeredComponents(),
-    // the path rule is a check in code (ReleasePath's raw check): state it as a pattern here
-    overrideAction: (ctx) => (ctx.valibotAction === ReleasePath.pipe[1] ? { ...ctx.jsonSchema, minLength: 1, maxLength: 512, pattern: PATH_PATTERN } : undefined),
+    overrideAction: manifestActionOverride,
   }) as Record<string, unknown>;
   // only the definitions the manifest uses (the registry also holds API records)
   const used = new Set<string>();

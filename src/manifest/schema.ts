@@ -47,6 +47,13 @@ export function pathProblem(p: string): string | undefined {
   if (segments[0] === '_platform') return 'must not be under the reserved _platform/ prefix';
   return undefined;
 }
+/**
+ * The release-path rule as a JSON Schema pattern, for the documents generated from these schemas
+ * (valibot checks it in code, in `ReleasePath`): relative, no backslash, no empty, `.` or `..`
+ * segment, not under `_platform/`.
+ */
+export const RELEASE_PATH_PATTERN = String.raw`^(?!/)(?!_platform(?:/|$))(?!.*\\)(?!.*//)(?!.*/$)(?!(?:.*/)?\.\.?(?:/|$)).{1,512}$`;
+
 export const PATH_ISSUE = 'invalid path: ';
 export const ReleasePath = v.pipe(
   v.string(),

@@ -10,6 +10,7 @@ import type * as v from 'valibot';
 import { statusOf, type ErrorCode } from '../errors.ts';
 import type { Env } from '../http/env.ts';
 import { ROUTE_SPEC, type RouteSpec } from '../http/operation.ts';
+import { manifestActionOverride } from '../manifest/json-schema.ts';
 import { registeredComponents } from './components.ts';
 import { EXAMPLES } from './examples.ts';
 
@@ -111,6 +112,7 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
     errorMode: 'ignore',
     definitions: named,
     overrideRef: (ctx) => `#/components/schemas/${ctx.referenceId}`,
+    overrideAction: manifestActionOverride,
   };
   const schemaOf = (schema: v.GenericSchema): Json => {
     const name = names.get(schema);
@@ -187,7 +189,7 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
     (paths[oaPath] ??= {})[method] = op;
   }
 
-  const schemas = toJsonSchemaDefs(named, { target: config.target, typeMode: config.typeMode, errorMode: config.errorMode, overrideRef: config.overrideRef }) as Record<string, Json>;
+  const schemas = toJsonSchemaDefs(named, { target: config.target, typeMode: config.typeMode, errorMode: config.errorMode, overrideRef: config.overrideRef, overrideAction: config.overrideAction }) as Record<string, Json>;
   for (const [name, schema] of Object.entries(schemas)) {
     delete schema.$schema;
     delete schema.$defs;

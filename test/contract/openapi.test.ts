@@ -103,6 +103,9 @@ test("the contract's records are named components", () => {
     assert.ok(doc.components.schemas[name], `components.schemas.${name}`);
   }
   assert.equal(doc.components.schemas.ActivationResult.required.sort(), ['missing_secrets', 'previous_release_id', 'reasons', 'status']);
+  // the release-path rule, checked in code, is stated as a pattern for clients
+  const pathRule = new RegExp(doc.components.schemas.ReleaseFileInput.properties.path.pattern);
+  assert.equal(['public/index.html', 'a.b/c.js', '/abs', 'a/../b', '_platform/x', 'a\\b', 'a//b'].map((p) => pathRule.test(p)), [true, true, false, false, false, false, false]);
 });
 
 /** Documents whose example would be a copy of themselves. */
