@@ -38,13 +38,18 @@ export type Hit = { limited: boolean; retryAfterSeconds: number; hits: number };
  */
 export async function hit(db: Executor, key: string, limit: Limit): Promise<Hit> {
   const w = windowOf(limit);
-  const row = await db
-    .insertInto('abuse_counters')
-    .values({ key, window_start: w.start, hits: 1, expires_at: new Date(w.start.getTime() + 2 * w.ms) })
-    .onConflict((oc) => oc.columns(['key', 'window_start']).doUpdateSet({ hits: sql`abuse_counters.hits + 1` }))
-    .returning('hits')
-    .executeTakeFirstOrThrow();
-  const estimate = row.hits + (await previousHits(db, key, w)) * w.overlap;
+  // one round trip: count this attempt and read the previous window's count
+  const { rows } = await sql<{ hits: number; previous: number | null }>`
+    with counted as (
+      insert into abuse_counters (key, window_start, hits, expires_at)
+      values (${key}, ${w.start}, 1, ${new Date(w.start.getTime() + 2 * w.ms)})
+      on conflict (key, window_start) do update set hits = abuse_counters.hits + 1
+      returning hits)
+    select counted.hits,
+      (select p.hits from abuse_counters p where p.key = ${key} and p.window_start = ${new Date(w.start.getTime() - w.ms)}) as previous
+    from counted`.execute(db);
+  const row = rows[0]!;
+  const estimate = row.hits + (row.previous ?? 0) * w.overlap;
   return { limited: estimate > limit.max, hits: row.hits, retryAfterSeconds: w.retryAfterSeconds };
 }
 
