@@ -22,3 +22,10 @@ export async function listMemberships(db: Executor, userId: string) {
 }
 
 export type Membership = NonNullable<Awaited<ReturnType<typeof findMembership>>>;
+
+/** The account list as the API shows it: membership items and the default account (the user's own, or the first). */
+export async function membershipList(db: Executor, userId: string, defaultAccountId: string | null) {
+  const rows = await listMemberships(db, userId);
+  const accounts = rows.map((m) => ({ id: m.id, account_id: m.id, name: m.name, owner_user_id: m.owner_user_id, role: m.role }));
+  return { accounts, default_account_id: accounts.find((a) => a.id === defaultAccountId)?.id ?? accounts[0]?.id ?? null };
+}

@@ -8,9 +8,9 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, chown, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort, portIsFree } from '../lib/ports.ts';
 
 const run = promisify(execFile);
 
@@ -99,27 +99,6 @@ async function readCredentials(file: string): Promise<Credentials | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/** Whether nothing listens on 127.0.0.1:`port`. */
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-}
-
-/** A loopback port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function isRunning(bins: Binaries, clusterDir: string, opts: { uid?: number; gid?: number }): Promise<boolean> {

@@ -90,10 +90,10 @@ export function deviceStartRoutes(): Hono<Env> {
 }
 
 /** Runs `lookup` behind the wrong-code limits: refused outright once over, and a miss counts. */
-async function guarded<T>(c: Context<Env>, userCode: string, lookup: () => Promise<T>): Promise<T> {
+async function guarded<T>(c: Context<Env>, userCode: string, lookup: (row: NonNullable<Awaited<ReturnType<typeof findByUserCode>>>) => Promise<T>): Promise<T> {
   const db = c.var.deps.db;
   const keys = [
-    [`user-code-miss:session:${sessionOnly(c)}`, LIMITS.userCodeMissesPerSession],
+    [`user-code-miss:session:${sessionOnly(c).id}`, LIMITS.userCodeMissesPerSession],
     [`user-code-miss:ip:${clientAddress(c)}`, LIMITS.userCodeMissesPerClient],
   ] as const;
   for (const [key, limit] of keys) {
@@ -105,7 +105,7 @@ async function guarded<T>(c: Context<Env>, userCode: string, lookup: () => Promi
     for (const [key, limit] of keys) await hit(db, key, limit);
     throw invalidCode();
   }
-  return lookup();
+  return lookup(known);
 }
 
 /** After authentication: what the console calls, with a session. */
@@ -113,7 +113,7 @@ export function deviceApprovalRoutes(): Hono<Env> {
   const r = new Hono<Env>();
   r.get('/approval', approval, query(ApprovalQuery), async (c) => {
     const { user_code } = queryOf(c, ApprovalQuery);
-    const row = await guarded(c, user_code, async () => (await findByUserCode(c.var.deps.db, user_code))!);
+    const row = await guarded(c, user_code, async (found) => found);
     return approval.reply(c, 200, {
       user_code: formatUserCode(row.user_code),
       client_name: row.client_name,

@@ -6,7 +6,7 @@ import { findActiveKeyByHash, touchKey } from '../api-keys/queries.ts';
 import { publicUrl } from '../config.ts';
 import { ApiError, errors } from '../errors.ts';
 import { cookieValues, findSession, sameToken, SESSION_COOKIE } from '../sign-in/sessions.ts';
-import type { Env } from './env.ts';
+import type { Actor, Env } from './env.ts';
 
 /** last_used_at is written at most once a minute per key, not on every request. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -25,7 +25,14 @@ export function authenticate(options: { cookies?: boolean } = {}): MiddlewareHan
       const session = await findSession(c.var.deps.db, token);
       if (!session) throw errors.unauthorized('Sign in first, or send an API key (Authorization: Bearer ap_...).');
       if (!SAFE_METHODS.has(c.req.method)) checkCsrf(c, session.csrfToken);
-      c.set('actor', { userId: session.userId, email: session.email, apiKeyId: null, keyPrefix: null, defaultAccountId: session.defaultAccountId, sessionId: session.id });
+      c.set('actor', {
+        userId: session.userId,
+        email: session.email,
+        apiKeyId: null,
+        keyPrefix: null,
+        defaultAccountId: session.defaultAccountId,
+        session: { id: session.id, csrfToken: session.csrfToken, expiresAt: session.expiresAt },
+      });
       return next();
     }
     if (!header) throw errors.unauthorized();
@@ -43,7 +50,7 @@ export function authenticate(options: { cookies?: boolean } = {}): MiddlewareHan
       apiKeyId: key.id,
       keyPrefix: key.key_prefix,
       defaultAccountId: key.default_account_id,
-      sessionId: null,
+      session: null,
     });
     await next();
   };
@@ -53,9 +60,9 @@ export function authenticate(options: { cookies?: boolean } = {}): MiddlewareHan
  * A browser request must come from the console itself: a cross-site Fetch Metadata or a foreign
  * Origin is refused, and so is a missing or wrong `X-Platform-CSRF` (403 `csrf_rejected`).
  */
-export function checkCsrf(c: Context<Env>, expected: string | null): void {
+export function checkCsrf(c: Context<Env>, expected: string): void {
   refuseCrossSite(c);
-  if (expected !== null && !sameToken(c.req.header('x-platform-csrf'), expected)) {
+  if (!sameToken(c.req.header('x-platform-csrf'), expected)) {
     throw new ApiError('csrf_rejected', 'This request needs the X-Platform-CSRF header from GET /v0/platform/session.');
   }
 }
@@ -70,11 +77,11 @@ export function refuseCrossSite(c: Context<Env>): void {
   }
 }
 
-/** Only a console session may call this route (not an API key). */
-export function sessionOnly(c: Context<Env>): string {
-  const id = c.var.actor.sessionId;
-  if (!id) throw errors.unauthorized('This route needs a console session (sign in at the console).');
-  return id;
+/** Only a console session may call this route (not an API key): the session authentication loaded. */
+export function sessionOnly(c: Context<Env>): NonNullable<Actor['session']> {
+  const session = c.var.actor.session;
+  if (!session) throw errors.unauthorized('This route needs a console session (sign in at the console).');
+  return session;
 }
 
 const ACCOUNT_ID = /^acct_[0-9a-z]{1,64}$/;

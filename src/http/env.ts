@@ -10,7 +10,7 @@ export type Actor = {
   keyPrefix: string | null;
   defaultAccountId: string | null;
   /** the console session, when the request came with the session cookie instead of a key */
-  sessionId?: string | null;
+  session?: { id: string; csrfToken: string; expiresAt: Date } | null;
 };
 
 /** Hono environment shared by every router. */

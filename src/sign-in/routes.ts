@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
-import { listMemberships } from '../accounts/queries.ts';
+import { membershipList } from '../accounts/queries.ts';
 import { enforce, LIMITS } from '../abuse/limits.ts';
 import { errors } from '../errors.ts';
 import { refuseCrossSite, sessionOnly } from '../http/auth.ts';
@@ -16,7 +16,7 @@ import { bodyOf, jsonBody } from '../http/validate.ts';
 import { publicUrl } from '../config.ts';
 import { EmailConfirmRequest, EmailLinkRequest, EmailLinkSent, PlatformSession, SignedIn, SignedOut, SignupCompleteRequest, SignupRequired } from './schemas.ts';
 import { completeSignup, confirmToken, PENDING_SIGNUP_MINUTES, requestLink, type Signed } from './service.ts';
-import { cookieValues, findSession, hostCookie, PENDING_SIGNUP_COOKIE, revokeSession, SESSION_ABSOLUTE_MS, SESSION_COOKIE, sessionEnds } from './sessions.ts';
+import { cookieValues, hostCookie, PENDING_SIGNUP_COOKIE, revokeSession, SESSION_ABSOLUTE_MS, SESSION_COOKIE, sessionEnds } from './sessions.ts';
 
 const tags = ['Sign-in'];
 const request = operation({
@@ -122,25 +122,21 @@ export function sessionRoutes(): Hono<Env> {
   const r = new Hono<Env>();
 
   r.get('/', readSession, async (c) => {
-    sessionOnly(c);
+    const session = sessionOnly(c); // loaded by authenticate(): no second lookup
     const { db } = c.var.deps;
-    const session = await findSession(db, cookieValues(c.req.header('cookie'), SESSION_COOKIE)[0]);
-    if (!session) throw errors.unauthorized('Sign in first.');
-    const user = await db.selectFrom('users').select(['id', 'email', 'username']).where('id', '=', session.userId).executeTakeFirstOrThrow();
-    const rows = await listMemberships(db, session.userId);
-    const accounts = rows.map((m) => ({ id: m.id, account_id: m.id, name: m.name, owner_user_id: m.owner_user_id, role: m.role }));
+    const actor = c.var.actor;
+    const user = await db.selectFrom('users').select(['id', 'email', 'username']).where('id', '=', actor.userId).executeTakeFirstOrThrow();
     c.header('Cache-Control', 'no-store');
     return readSession.reply(c, 200, {
       user,
-      accounts,
-      default_account_id: accounts.find((a) => a.id === session.defaultAccountId)?.id ?? accounts[0]?.id ?? null,
+      ...(await membershipList(db, actor.userId, actor.defaultAccountId)),
       csrf_token: session.csrfToken,
       expires_at: sessionEnds(session).toISOString(),
     });
   });
 
   r.delete('/', endSession, async (c) => {
-    await revokeSession(c.var.deps.db, sessionOnly(c));
+    await revokeSession(c.var.deps.db, sessionOnly(c).id);
     c.header('Set-Cookie', hostCookie(SESSION_COOKIE, '', 0));
     return endSession.reply(c, 200, { status: 'signed_out' });
   });

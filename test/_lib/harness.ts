@@ -142,16 +142,7 @@ export async function newMember(h: Harness, accountId: string, role: 'owner' | '
 }
 
 /** A loopback port nothing listens on now (for a harness whose public URLs must name its real port). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = http.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/lib/ports.ts';
 
 /** Starts a real HTTP listener on a loopback port (a free one unless given) for tests that need real sockets. */
 export async function listen(server: Server, port = 0): Promise<{ url: string; port: number; close(): Promise<void> }> {
