@@ -12,10 +12,9 @@ export const appResourcesPage: ConsolePage = {
 const id = appIdOf();
 const fieldType = (f) => typeof f === 'string' ? f : f.type + (f.values ? ' (' + f.values.join(', ') + ')' : '') + (f.collection ? ' → ' + f.collection : '');
 if (await boot(true)) {
-  const [app, res] = await Promise.all([api('GET', '/v0/apps/' + id), api('GET', '/v0/apps/' + id + '/resources')]);
+  const [app, res] = await Promise.all([appHeading(id, 'resources'), api('GET', '/v0/apps/' + id + '/resources')]);
   if (!app.ok || !res.ok) show('content', el('p', { class: 'error' }, failure(app.ok ? res : app)));
   else {
-    await appHeading(id, 'resources');
     const of = (type) => res.data.resources.filter((r) => r.resource_type === type);
     const parts = [];
     const data = of('data');
