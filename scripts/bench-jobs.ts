@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { makeWorkerUtils, run, type Task } from 'graphile-worker';
 import { workerLogger } from '../src/boot.ts';
 import { addAppJob } from '../src/jobs/enqueue.ts';
+import { WORKER_PRESET } from '../worker/runner.ts';
 import { taskList } from '../worker/tasks.ts';
 import { startBenchEnv } from './bench-env.ts';
 import { percentile } from './_lib/stats.ts';
@@ -47,7 +48,7 @@ tasks.bench_noop = async (payload) => {
   starts.get('noop')!.push(Date.now() - (payload as { t: number }).t);
   done.noop++;
 };
-const runner = await run({ pgPool: env.deps.pool, taskList: tasks, concurrency: Number(values.concurrency), noHandleSignals: true, pollInterval: 1000, logger: workerLogger() });
+const runner = await run({ pgPool: env.deps.pool, taskList: tasks, concurrency: Number(values.concurrency), noHandleSignals: true, pollInterval: 1000, logger: workerLogger(), preset: WORKER_PRESET });
 const utils = await makeWorkerUtils({ pgPool: env.deps.pool });
 
 const wait = async (kind: 'noop' | 'app', target: number) => {

@@ -4,7 +4,15 @@ import type { Deps } from '../src/deps.ts';
 import type { AppsPlane } from '../src/runtime/routes.ts';
 import { crontab, taskList } from './tasks.ts';
 
-/** Starts the graphile-worker runner on the service's pool; `stop()` drains running jobs. */
+/**
+ * Completions and failures go through graphile-worker's batchers (delay 0: written on the next tick).
+ * Without them a finished job's completion is fire-and-forget, and `stop()` can resolve (and the
+ * pool close) before it is written: the job stays locked and would run again after an unlock.
+ * With them, `stop()` waits until every completion is written.
+ */
+export const WORKER_PRESET = { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } };
+
+/** Starts the graphile-worker runner on the service's pool; `stop()` drains running jobs and writes their outcome. */
 export async function startWorker(deps: Deps, plane: AppsPlane): Promise<Runner> {
   return run({
     pgPool: deps.pool,
@@ -14,5 +22,6 @@ export async function startWorker(deps: Deps, plane: AppsPlane): Promise<Runner>
     taskList: taskList(deps, plane),
     crontab,
     logger: workerLogger(deps.log),
+    preset: WORKER_PRESET,
   });
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { run, type Runner } from 'graphile-worker';
 import { SMTPServer } from 'smtp-server';
 import { workerLogger } from '../../src/boot.ts';
+import { WORKER_PRESET } from '../../worker/runner.ts';
 import { taskList } from '../../worker/tasks.ts';
 import type { Harness } from './harness.ts';
 
@@ -45,7 +46,7 @@ export async function startSmtp(): Promise<{ url: string; received: Received[]; 
 
 /** The job worker, as `npm start` runs it, so queued mail is sent. */
 export function startWorker(h: Harness): Promise<Runner> {
-  return run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 50, logger: workerLogger() });
+  return run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 50, logger: workerLogger(), preset: WORKER_PRESET });
 }
 
 /** The link token in a message: `/auth/confirm#token=…`. */

@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { workerLogger } from '../../src/boot.ts';
 import { addAppJob } from '../../src/jobs/enqueue.ts';
+import { WORKER_PRESET } from '../../worker/runner.ts';
 import { taskList } from '../../worker/tasks.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
@@ -50,7 +51,7 @@ async function waitFor<T>(fn: () => Promise<T | undefined>, ms = 10_000): Promis
 const eventsOf = async (appId: string, type: string) => (await h.call('GET', `/v0/apps/${appId}/events?type=${type}`, { key })).body.events as any[];
 
 test.before(async () => {
-  runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 100, concurrency: 4, logger: workerLogger() });
+  runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 100, concurrency: 4, logger: workerLogger(), preset: WORKER_PRESET });
 });
 
 test('ctx.jobs.enqueue returns a job id, records job.enqueued, and the job handler runs with its event and ctx', async () => {

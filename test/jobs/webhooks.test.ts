@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { workerLogger } from '../../src/boot.ts';
+import { WORKER_PRESET } from '../../worker/runner.ts';
 import { taskList } from '../../worker/tasks.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
@@ -53,7 +54,7 @@ function standard(secret: string, payload: string, id = `msg_${Math.random().toS
 const eventsOf = async (appId: string, type: string) => (await h.call('GET', `/v0/apps/${appId}/events?type=${type}`, { key })).body.events as any[];
 
 test.before(async () => {
-  runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 100, logger: workerLogger() });
+  runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 100, logger: workerLogger(), preset: WORKER_PRESET });
 });
 
 test('generic_hmac (Standard Webhooks): a valid delivery reaches webhook(event, ctx) and its response goes back', async () => {

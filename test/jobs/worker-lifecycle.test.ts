@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { workerLogger } from '../../src/boot.ts';
+import { WORKER_PRESET } from '../../worker/runner.ts';
 import { taskList } from '../../worker/tasks.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
@@ -36,7 +37,7 @@ async function until(fn: () => Promise<boolean>, ms = 15_000) {
 
 test('graceful stop drains a running job before it resolves', async () => {
   const a = await slowApp();
-  const runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 50, logger: workerLogger() });
+  const runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 50, logger: workerLogger(), preset: WORKER_PRESET });
   const { body } = await h.call('GET', '/go?ms=600', { host: a.host });
   await until(async () => Boolean((await lockedJob(body.job_id))?.locked_by));
   await runner.stop();
@@ -60,7 +61,7 @@ test('a worker process killed mid-job loses no job; unlock-stale-jobs lets anoth
   const out = await exec(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'unlock-stale-jobs', '--older-than-seconds', '0'], { env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, PLATFORM_LOG_LEVEL: 'silent' } });
   const result = JSON.parse(out.stdout.trim().split('\n').pop()!);
   assert.ok(result.jobs >= 1);
-  const runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 50, logger: workerLogger() });
+  const runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 50, logger: workerLogger(), preset: WORKER_PRESET });
   await until(async () => (await succeeded(a.appId)) === 1);
   await runner.stop();
   assert.is(await lockedJob(body.job_id), undefined);
