@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -111,6 +111,23 @@ async function isRunning(bins: Binaries, clusterDir: string, opts: { uid?: numbe
   }
 }
 
+/**
+ * The process that started (or took over) a data dir's cluster writes its pid to
+ * `<dataDir>/postgres.owner`. A running cluster whose owner is alive belongs to another instance;
+ * one whose owner is gone was left by a crash and may be taken over.
+ */
+async function liveOwner(ownerFile: string): Promise<number | undefined> {
+  const text = await readFile(ownerFile, 'utf8').catch(() => '');
+  const pid = Number(text.trim());
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
+  }
+}
+
 /** Starts (initialising on first use) the cluster in `<dataDir>/postgres`, or joins a running one. */
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
@@ -125,6 +142,7 @@ export async function startEmbeddedPostgres(options: {
   const dataDir = path.resolve(options.dataDir);
   const clusterDir = path.join(dataDir, 'postgres');
   const credFile = path.join(dataDir, 'postgres.json');
+  const ownerFile = path.join(dataDir, 'postgres.owner');
   await mkdir(dataDir, { recursive: true });
 
   if (userInfo().uid === 0) await ensureTraversable([path.dirname(bins.pg_ctl), dataDir], log);
@@ -179,6 +197,12 @@ export async function startEmbeddedPostgres(options: {
     return { url, owned: false, stop: async () => {} };
   }
   if (alreadyRunning) {
+    const owner = await liveOwner(ownerFile);
+    if (owner) {
+      throw new Error(
+        `another platform instance (pid ${owner}) is running on the data dir ${dataDir}; stop it first, or give this one its own PLATFORM_DATA_DIR (its Postgres was left alone)`,
+      );
+    }
     log('embedded Postgres was already running (left by an earlier process); taking it over');
   } else {
     if (!(await portIsFree(creds.port))) {
@@ -193,6 +217,7 @@ export async function startEmbeddedPostgres(options: {
       throw new Error(`embedded Postgres failed to start: ${(err as Error).message}\n${tail}`);
     });
   }
+  await writeFile(ownerFile, `${process.pid}\n`);
   let stopped = false;
   return {
     url,
@@ -201,6 +226,8 @@ export async function startEmbeddedPostgres(options: {
       if (stopped) return;
       stopped = true;
       await run(bins.pg_ctl, ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '30'], spawnOpts).catch(() => {});
+      const owner = await readFile(ownerFile, 'utf8').catch(() => '');
+      if (Number(owner.trim()) === process.pid) await rm(ownerFile, { force: true });
     },
   };
 }

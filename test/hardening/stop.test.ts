@@ -1,0 +1,196 @@
+/**
+ * Stopping the real `npm start`: whatever receives SIGTERM (npm alone, or npm's whole process
+ * group, as a supervisor or container runtime sends it), the service drains, Postgres stops last,
+ * and npm returns only when nothing of this data dir is left running. A second `npm start` on a
+ * data dir in use says so and leaves the first instance's Postgres alone.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { freePort } from '../../src/lib/ports.ts';
+import { file, site } from '../_lib/bundles.ts';
+
+const exec = promisify(execFile);
+const dataDir = path.resolve('.data', 'test-scratch', `stop-${process.pid}`);
+const clusterDir = path.join(dataDir, 'postgres');
+
+function env(port: number): Record<string, string> {
+  const e: Record<string, string> = { ...(process.env as Record<string, string>), PLATFORM_DATA_DIR: dataDir, PORT: String(port), PLATFORM_LOG_LEVEL: 'info' };
+  delete e.DATABASE_URL;
+  delete e.TEST_DATABASE_URL;
+  return e;
+}
+
+/** Every process still running that belongs to this data dir: npm, sh, the service, pg_ctl, postgres. */
+async function leftovers(): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    const [cmdline, environ] = await Promise.all([
+      readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''),
+      readFile(`/proc/${pid}/environ`, 'utf8').catch(() => ''),
+    ]);
+    if (cmdline.includes(clusterDir) || environ.split('\0').includes(`PLATFORM_DATA_DIR=${dataDir}`)) found.push(`${pid} ${cmdline.replaceAll('\0', ' ').trim()}`);
+  }
+  return found;
+}
+
+type Started = { npm: ChildProcess; port: number; output: () => string; exited: Promise<number | null> };
+
+async function start(): Promise<Started> {
+  const port = await freePort();
+  // detached: npm leads a process group of its own, as under a supervisor or in a container
+  const npm = spawn('npm', ['start'], { env: env(port), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  npm.stdout!.on('data', (d) => (out += d));
+  npm.stderr!.on('data', (d) => (out += d));
+  // 'exit', not 'close': the command has returned even if an orphan still holds its output pipes
+  const exited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)));
+  const ready = await Promise.race([
+    (async () => {
+      while (!out.includes('platform is running')) await new Promise((r) => setTimeout(r, 100));
+      return true;
+    })(),
+    exited.then(() => false),
+    new Promise<boolean>((r) => setTimeout(() => r(false), 90_000).unref()),
+  ]);
+  assert.ok(ready, `npm start did not come up:\n${out}`);
+  return { npm, port, output: () => out, exited };
+}
+
+function request(port: number, method: string, pathname: string, opts: { host?: string; key?: string; body?: unknown } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const data = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: pathname,
+        headers: {
+          host: opts.host ?? `127.0.0.1:${port}`,
+          ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}),
+          ...(data ? { 'content-type': 'application/json' } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+const SERVER = `export default {
+  async fetch(req, ctx) {
+    ctx.log.info('served', { path: new URL(req.url).pathname });
+    await ctx.jobs.enqueue('work', { at: Date.now() });
+    let n = 0; for (let i = 0; i < 200000; i++) n += i;
+    return Response.json({ n });
+  },
+  async job(event, ctx) { ctx.log.info('worked'); },
+};`;
+
+/** A publish, then a burst of server requests, jobs and events: a service that has been busy. */
+async function serveTraffic(s: Started): Promise<() => Promise<void>> {
+  const admin = await exec(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-user', '--email', `stop-${Date.now()}@example.com`], { env: env(s.port) });
+  const key = JSON.parse(admin.stdout.trim().split('\n').pop()!).api_key as string;
+  const body = site({
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    files: [file('public/index.html', 'x'), file('server.js', SERVER, 'text/javascript')],
+    resources: { jobs: { work: {} } },
+  });
+  const published = await request(s.port, 'PUT', '/v0/apps', { key, body });
+  assert.is(published.status, 200, published.body);
+  const host = `${JSON.parse(published.body).app_id}.apps.localhost`;
+  for (let i = 0; i < 20; i++) assert.is((await request(s.port, 'GET', `/warm-${i}`, { host })).status, 200);
+  // keep server requests and publishes (work on the main thread) in flight while the signal arrives
+  let going = true;
+  const many = site({ files: Array.from({ length: 300 }, (_, i) => file(`public/p${i}.html`, `<p>${i} ${'x'.repeat(2000)}</p>`)) });
+  const load = Promise.all([
+    ...Array.from({ length: 6 }, async () => {
+      while (going) await request(s.port, 'GET', '/busy', { host }).catch(() => (going = false));
+    }),
+    ...Array.from({ length: 3 }, async () => {
+      while (going) await request(s.port, 'PUT', '/v0/apps', { key, body: many }).catch(() => (going = false));
+    }),
+  ]);
+  await new Promise((r) => setTimeout(r, 300));
+  return async () => {
+    going = false;
+    await load;
+  };
+}
+
+async function assertAllStopped(s: Started, how: string) {
+  const code = await Promise.race([s.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000).unref())]);
+  assert.is.not(code, 'hung', `npm start did not return after ${how}:\n${s.output()}`);
+  // checked the moment the command returns: nothing of this data dir may still be running
+  assert.equal(await leftovers(), [], `left running after ${how}:\n${s.output()}`);
+  assert.match(s.output(), 'shutting down');
+}
+
+/** Whatever the assertions say, nothing of this test outlives it. */
+async function killLeftovers() {
+  for (const line of await leftovers()) {
+    try {
+      process.kill(Number(line.split(' ')[0]), 'SIGKILL');
+    } catch {}
+  }
+}
+
+async function stopsCleanly(how: string, signal: (npm: ChildProcess) => void) {
+  const s = await start();
+  const stopLoad = await serveTraffic(s);
+  try {
+    signal(s.npm);
+    await assertAllStopped(s, how);
+  } finally {
+    await killLeftovers();
+    await stopLoad();
+  }
+}
+
+test("SIGTERM to npm start's process group after traffic: everything stops, Postgres last, before the command returns", () =>
+  stopsCleanly('SIGTERM to the group', (npm) => process.kill(-npm.pid!, 'SIGTERM')));
+
+test('SIGTERM to the npm process alone (docker stop, most supervisors): the service is not orphaned', () =>
+  stopsCleanly('SIGTERM to npm alone', (npm) => process.kill(npm.pid!, 'SIGTERM')));
+
+test('a second npm start on a data dir in use says another instance runs, and leaves its Postgres alone', async () => {
+  const first = await start();
+  try {
+    await secondRefused(first);
+  } finally {
+    await killLeftovers();
+  }
+});
+
+async function secondRefused(first: Started) {
+  const port = await freePort();
+  type Failed = { code: number; stdout: string; stderr: string };
+  const second = await exec('npm', ['start'], { env: env(port) }).then(
+    (): Failed => assert.unreachable('the second instance started') as never,
+    (err: Failed) => err,
+  );
+  assert.is.not(second.code, 0);
+  assert.match(second.stderr, `another platform instance (pid `);
+  assert.match(second.stderr, 'PLATFORM_DATA_DIR');
+  assert.not.match(second.stdout + second.stderr, 'taking it over');
+  assert.is((await request(first.port, 'GET', '/healthz')).status, 200, 'the first instance and its Postgres still serve');
+  process.kill(-first.npm.pid!, 'SIGTERM');
+  await assertAllStopped(first, 'SIGTERM after a refused second start');
+}
+
+test.after(async () => {
+  await killLeftovers();
+  await rm(dataDir, { recursive: true, force: true });
+});
+test.run();
