@@ -11,6 +11,7 @@ import type { Deps } from '../deps.ts';
 import { randomToken } from '../lib/ids.ts';
 import { flattenResources, type CollectionSpec, type FieldSpec } from '../manifest/resources.ts';
 import type { Manifest } from '../manifest/schema.ts';
+import { lookupId, nulAt } from '../lib/text.ts';
 
 export const MAX_LIST_LIMIT = 1000;
 export const DEFAULT_LIST_LIMIT = 100;
@@ -89,6 +90,7 @@ function checkFields(spec: CollectionSpec, fields: unknown): Record<string, unkn
     const f = spec.fields[k];
     if (!f) throw new DataError('unknown_field', `Field "${k}" is not declared in this collection.`);
     if (v === undefined) continue;
+    if (nulAt(v) !== null) throw new DataError('invalid_value', `Field "${k}" contains a NUL character (U+0000), which cannot be stored.`);
     out[k] = checkValue(k, f, v);
   }
   return out;
@@ -164,8 +166,9 @@ export async function createRow(deps: Deps, target: DataTarget, args: unknown[])
 
 export async function updateRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown>> {
   const { name, spec } = collectionSpec(target, args[0]);
-  const id = args[1];
-  if (typeof id !== 'string') throw new DataError('not_found', 'A row id must be a string.');
+  if (typeof args[1] !== 'string') throw new DataError('not_found', 'A row id must be a string.');
+  const id = lookupId(args[1]);
+  if (id === undefined) throw new DataError('not_found', `No such row in "${name}".`);
   const patch = checkFields(spec, args[2] ?? {});
   return deps.db.transaction().execute(async (trx) => {
     let cq = trx.selectFrom('app_rows').select(['data']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
@@ -192,8 +195,9 @@ export async function updateRow(deps: Deps, target: DataTarget, args: unknown[])
 
 export async function getRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown> | null> {
   const { name } = collectionSpec(target, args[0]);
-  if (typeof args[1] !== 'string') return null;
-  let q = deps.db.selectFrom('app_rows').select(['id', 'data', 'created_at', 'updated_at']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', args[1]).where('deleted_at', 'is', null);
+  const id = lookupId(args[1]);
+  if (id === undefined) return null;
+  let q = deps.db.selectFrom('app_rows').select(['id', 'data', 'created_at', 'updated_at']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
   if (target.onlyOwnerId) q = q.where('owner_user_id', '=', target.onlyOwnerId);
   const row = await q.executeTakeFirst();
   return row ? toApi(row) : null;
@@ -201,8 +205,8 @@ export async function getRow(deps: Deps, target: DataTarget, args: unknown[]): P
 
 export async function deleteRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<{ deleted: boolean }> {
   const { name } = collectionSpec(target, args[0]);
-  if (typeof args[1] !== 'string') return { deleted: false };
-  const id = args[1];
+  const id = lookupId(args[1]);
+  if (id === undefined) return { deleted: false };
   return deps.db.transaction().execute(async (trx) => {
     let uq = trx.updateTable('app_rows').set({ deleted_at: new Date() }).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
     if (target.onlyOwnerId) uq = uq.where('owner_user_id', '=', target.onlyOwnerId);

@@ -14,6 +14,7 @@ import { flattenResources } from '../manifest/resources.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import { ContentType } from '../manifest/schema.ts';
 import * as v from 'valibot';
+import { lookupId } from '../lib/text.ts';
 
 /** Without `max_file_size_bytes`, a store takes files up to 10 MiB (the request body bound of server code). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -102,11 +103,12 @@ export async function createUpload(deps: Deps, target: FilesTarget, args: unknow
 export async function createSignedUrl(deps: Deps, target: FilesTarget, args: unknown[]): Promise<{ url: string; expires_at: string }> {
   const { name } = requireStore(target, args[0]);
   const fileId = args[1];
+  const lookup = lookupId(fileId);
   const seconds = ((args[2] ?? {}) as { expires_in_seconds?: unknown }).expires_in_seconds ?? 3600;
   if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > MAX_SIGNED_URL_SECONDS) {
     throw new FileError('invalid_request', `expires_in_seconds must be a whole number from 1 to ${MAX_SIGNED_URL_SECONDS}.`);
   }
-  const file = typeof fileId === 'string' ? await deps.db.selectFrom('app_files').select('id').where('app_id', '=', target.appId).where('store', '=', name).where('id', '=', fileId).where('deleted_at', 'is', null).executeTakeFirst() : undefined;
+  const file = lookup !== undefined ? await deps.db.selectFrom('app_files').select('id').where('app_id', '=', target.appId).where('store', '=', name).where('id', '=', lookup).where('deleted_at', 'is', null).executeTakeFirst() : undefined;
   if (!file) throw new FileError('not_found', `No file ${String(fileId)} in store "${name}".`);
   const path = `/_platform/files/${name}/${file.id}`;
   const expires = Math.floor(Date.now() / 1000) + seconds;
@@ -115,8 +117,8 @@ export async function createSignedUrl(deps: Deps, target: FilesTarget, args: unk
 
 export async function deleteFile(deps: Deps, target: FilesTarget, args: unknown[]): Promise<{ deleted: boolean }> {
   const { name } = requireStore(target, args[0]);
-  if (typeof args[1] !== 'string') return { deleted: false };
-  const id = args[1];
+  const id = lookupId(args[1]);
+  if (id === undefined) return { deleted: false };
   return deps.db.transaction().execute(async (trx) => {
     const r = await trx.updateTable('app_files').set({ deleted_at: new Date() }).where('app_id', '=', target.appId).where('store', '=', name).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
     const deleted = Number(r.numUpdatedRows) > 0;

@@ -4,6 +4,7 @@ import { ApiError, errors } from '../errors.ts';
 import type { Env } from './env.ts';
 import { mark } from './operation.ts';
 import { fieldMap, MAX_JSON_DEPTH, tooDeep } from '../lib/json.ts';
+import { nulAt } from '../lib/text.ts';
 
 /** Turns valibot issues into `details.fields`: `{ "files.0.path": ["message"] }`. */
 export function issueDetails(issues: readonly v.BaseIssue<unknown>[]): { fields: Record<string, string[]> } {
@@ -85,6 +86,8 @@ export function jsonBody<S extends v.GenericSchema>(
       }
       const deep = tooDeep(parsed);
       if (deep) throw errors.invalid(`The body nests deeper than ${MAX_JSON_DEPTH} levels.`, { fields: { [deep]: [`nested deeper than ${MAX_JSON_DEPTH} levels`] } });
+      const nul = nulAt(parsed);
+      if (nul) throw errors.invalid('The body contains a NUL character (U+0000), which cannot be stored.', { fields: { [nul]: ['contains a NUL character (U+0000)'] } });
       c.set('body', options.parse ? options.parse(parsed) : parseWith(schema, parsed, 'request body'));
       await next();
     },

@@ -8,6 +8,8 @@ import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events/record.ts';
 import { randomToken } from '../lib/ids.ts';
 import type { Manifest } from '../manifest/schema.ts';
+import * as v from 'valibot';
+import { ResourceName } from '../manifest/schema.ts';
 
 export const MAX_JOB_PAYLOAD_BYTES = 64 * 1024;
 export const MAX_JOB_DELAY_SECONDS = 7 * 24 * 3600;
@@ -56,12 +58,17 @@ export async function addAppJob(
 export async function enqueueFromApp(deps: Deps, target: JobTarget, args: unknown[]): Promise<{ job_id: string }> {
   const [name, payload, options] = args as [unknown, unknown, { delay_seconds?: unknown } | undefined];
   const base = { app_id: target.appId, account_id: target.accountId, release_id: target.releaseId, request_id: target.requestId ?? null };
+  // The event repeats the name only when it is name-shaped: app code may pass anything here,
+  // request data included, and events are readable by every member of the account.
+  const shownName = v.is(ResourceName, name) ? name : null;
   const fail = async (code: string, message: string): Promise<never> => {
-    await recordEvents(deps.db, [{ ...base, type: 'job.enqueue_failed', severity: 'warn', message, metadata: { job_name: typeof name === 'string' ? name : null, code } }]);
+    await recordEvents(deps.db, [{ ...base, type: 'job.enqueue_failed', severity: 'warn', message, metadata: { job_name: shownName, code } }]);
     throw new JobError(code, message);
   };
   const jobs = target.manifest.resources.jobs ?? {};
-  if (typeof name !== 'string' || !Object.hasOwn(jobs, name)) return fail('job_not_declared', `Job "${String(name)}" is not declared in this release's resources.jobs.`);
+  if (typeof name !== 'string' || !Object.hasOwn(jobs, name)) {
+    return fail('job_not_declared', shownName ? `Job "${shownName}" is not declared in this release's resources.jobs.` : "The job name is not one of this release's resources.jobs (nor a valid job name).");
+  }
   const size = Buffer.byteLength(JSON.stringify(payload ?? null));
   if (size > MAX_JOB_PAYLOAD_BYTES) return fail('payload_too_large', `The job payload is ${size} bytes; at most ${MAX_JOB_PAYLOAD_BYTES}.`);
   const delay = options?.delay_seconds ?? 0;

@@ -34,6 +34,21 @@ test('a body nested deeper than 64 levels is a 400 naming where', async () => {
   assert.is(fine.status, 200, `20 levels are fine: ${fine.text}`);
 });
 
+test('a NUL character (U+0000), which Postgres cannot store, is a 400 naming the field, never a 500', async () => {
+  const cases: [string, string, unknown, string][] = [
+    ['PUT', '/v0/apps', site({ app: { name: 'a\u0000b' } }), 'app.name'],
+    ['PUT', '/v0/apps', site({ provenance: { note: 'a\u0000b' } }), 'provenance.note'],
+    ['PUT', '/v0/apps', site({ provenance: { ['k\u0000']: 1 } }), 'provenance.k\u0000'],
+    ['POST', '/v0/auth/api-keys', { name: 'a\u0000b' }, 'name'],
+  ];
+  for (const [method, path, body, field] of cases) {
+    const r = await h.call(method, path, { key: u.api_key, body });
+    assert.is(r.status, 400, `${method} ${path}: ${r.text}`);
+    assert.is(r.body.error.code, 'invalid_request');
+    assert.ok(r.body.error.details.fields[field], `${field} is named: ${r.text}`);
+  }
+});
+
 test('app data: a deep json value from the browser or from server code is refused, the app keeps serving', async () => {
   const server = `export default { async fetch(req, ctx) {
     let v = 1; for (let i = 0; i < 5000; i++) v = { a: v };
