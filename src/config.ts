@@ -42,6 +42,8 @@ const EnvSchema = v.object({
   PLATFORM_SANDBOX_MEMORY_MB: positiveInt('64'),
   PLATFORM_SANDBOX_WALL_MS: positiveInt('10000'),
   PLATFORM_SANDBOX_WORKER_MEMORY_MB: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(32), v.maxValue(2048))),
+  PLATFORM_HEADERS_TIMEOUT_SECONDS: positiveInt('20'),
+  PLATFORM_REQUEST_TIMEOUT_SECONDS: positiveInt('120'),
   PLATFORM_STATIC_CACHE_MB: v.pipe(v.optional(v.string(), '64'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)),
   SMTP_URL: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL'))),
   PLATFORM_MAIL_FROM: v.optional(v.pipe(v.string(), v.minLength(3)), 'platform@localhost'),
@@ -63,6 +65,8 @@ export type Config = Readonly<{
   workerConcurrency: number;
   sandbox: Readonly<{ workers: number; cpuMs: number; memoryBytes: number; wallMs: number; workerMemoryBytes: number | undefined }>;
   staticCacheBytes: number;
+  /** Time a client has to send its request headers, and the whole request (body included). */
+  timeouts: Readonly<{ headersMs: number; requestMs: number }>;
   mail: Readonly<{ smtpUrl: string | undefined; from: string }>;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }>;
@@ -110,6 +114,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       workerMemoryBytes: e.PLATFORM_SANDBOX_WORKER_MEMORY_MB === undefined ? undefined : e.PLATFORM_SANDBOX_WORKER_MEMORY_MB * 1024 * 1024,
     }),
     staticCacheBytes: e.PLATFORM_STATIC_CACHE_MB * 1024 * 1024,
+    timeouts: Object.freeze({ headersMs: e.PLATFORM_HEADERS_TIMEOUT_SECONDS * 1000, requestMs: e.PLATFORM_REQUEST_TIMEOUT_SECONDS * 1000 }),
     mail: Object.freeze({ smtpUrl: e.SMTP_URL, from: e.PLATFORM_MAIL_FROM }),
     logLevel: e.PLATFORM_LOG_LEVEL,
   });

@@ -7,6 +7,7 @@ import type { Runner } from 'graphile-worker';
 import { startWorker } from '../worker/runner.ts';
 import { boot } from './boot.ts';
 import { ConfigError, loadConfig, publicUrl } from './config.ts';
+import { serverOptions } from './http/listen.ts';
 import { createLogger } from './logger.ts';
 import { createAppsPlane, type AppsPlane } from './runtime/routes.ts';
 import { createServer, type Server } from './server.ts';
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
       const server: Server = createServer(deps, { plane });
       const fetch = server.fetch;
       await new Promise<void>((resolve, reject) => {
-        httpServer = serve({ fetch, port: config.port, hostname: config.host }, () => resolve());
+        httpServer = serve({ fetch, port: config.port, hostname: config.host, serverOptions: serverOptions(config) }, () => resolve());
         httpServer.once('error', reject);
       });
     }

@@ -27,9 +27,12 @@ export const LIMITS = {
   appSignupPerClient: { max: 20, windowSeconds: 3600 },
   /** a burst of 100, then 50 a second on average, as before this moved to Postgres */
   webhookPerApp: { max: 100, windowSeconds: 2 },
+  /** Not a limit: counts rate-limited webhook deliveries, so an app's log gets one summary event a minute. */
+  webhookThrottledSummary: { max: 1, windowSeconds: 60 },
 } as const satisfies Record<string, Limit>;
 
-export type Hit = { limited: boolean; retryAfterSeconds: number; hits: number };
+/** `hits`: attempts in the current window, this one included; `previousHits`: in the window before. */
+export type Hit = { limited: boolean; retryAfterSeconds: number; hits: number; previousHits: number };
 
 /**
  * Counts one attempt for `key`; `limited` once the sliding-window estimate passes `limit.max`: the
@@ -50,7 +53,7 @@ export async function hit(db: Executor, key: string, limit: Limit): Promise<Hit>
     from counted`.execute(db);
   const row = rows[0]!;
   const estimate = row.hits + (row.previous ?? 0) * w.overlap;
-  return { limited: estimate > limit.max, hits: row.hits, retryAfterSeconds: w.retryAfterSeconds };
+  return { limited: estimate > limit.max, hits: row.hits, previousHits: row.previous ?? 0, retryAfterSeconds: w.retryAfterSeconds };
 }
 
 type Window = { start: Date; ms: number; overlap: number; retryAfterSeconds: number };
@@ -77,8 +80,9 @@ export async function peek(db: Executor, key: string, limit: Limit): Promise<Hit
   const w = windowOf(limit);
   const row = await db.selectFrom('abuse_counters').select('hits').where('key', '=', key).where('window_start', '=', w.start).executeTakeFirst();
   const hits = row?.hits ?? 0;
-  const estimate = hits + (await previousHits(db, key, w)) * w.overlap;
-  return { limited: estimate >= limit.max, hits, retryAfterSeconds: w.retryAfterSeconds };
+  const previous = await previousHits(db, key, w);
+  const estimate = hits + previous * w.overlap;
+  return { limited: estimate >= limit.max, hits, previousHits: previous, retryAfterSeconds: w.retryAfterSeconds };
 }
 
 /** Counts an attempt against every key and throws 429 when any is over its limit. */

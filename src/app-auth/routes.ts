@@ -8,6 +8,7 @@ import { errorBody } from '../errors.ts';
 import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
 import { ApiError } from '../errors.ts';
+import { refuseMutation } from '../runtime/same-origin.ts';
 import { appUsersEnabled, type ReleaseView } from '../runtime/live.ts';
 import { acceptInvite, INVITE_PAGE } from './invites.ts';
 import { sendVerification, VERIFY_PAGE, verifyEmail } from './verification.ts';
@@ -23,17 +24,6 @@ async function overLimit(deps: Deps, checks: [string, Limit][]): Promise<Hit | u
   return undefined;
 }
 
-/** A browser's cross-site request: its Origin or Fetch Metadata says so. Non-browser clients send neither. */
-export function isCrossSite(req: Request): boolean {
-  const site = req.headers.get('sec-fetch-site');
-  if (site && site !== 'same-origin' && site !== 'none') return true;
-  const origin = req.headers.get('origin');
-  if (!origin) return false;
-  const url = new URL(req.url);
-  return origin !== `${url.protocol}//${url.host}`;
-}
-
-
 export async function handleAuth(deps: Deps, input: { req: Request; appId: string; release: ReleaseView; action: string; requestId: string; client: string }): Promise<Response> {
   const { req, appId, release, action, requestId } = input;
   const headers = (extra: Record<string, string> = {}) => ({ 'content-type': 'application/json', 'cache-control': 'no-store', [REQUEST_ID_HEADER]: requestId, ...extra });
@@ -44,7 +34,6 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
       headers: headers({ 'retry-after': String(h.retryAfterSeconds) }),
     });
   if (!appUsersEnabled(release)) return fail(404, 'not_found', 'This app has no app-user sign-in.');
-  const secure = deps.config.publicScheme === 'https';
   const token = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
 
   if (action === 'invite') {
@@ -61,11 +50,12 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
   }
   if (!['signup', 'login', 'logout', 'invite/accept', 'verify'].includes(action)) return fail(404, 'not_found', 'Unknown reserved path.');
   if (req.method !== 'POST') return fail(405, 'method_not_allowed', 'Use POST.');
-  if (isCrossSite(req)) return fail(403, 'forbidden', 'Cross-site requests to this endpoint are refused.');
+  const refused = refuseMutation(req, { body: action !== 'logout' });
+  if (refused) return fail(refused.status, refused.code, refused.message);
 
   if (action === 'logout') {
     await logout(deps, appId, token);
-    return new Response(JSON.stringify({ signed_out: true }), { status: 200, headers: headers({ 'set-cookie': sessionCookie('', secure, 0) }) });
+    return new Response(JSON.stringify({ signed_out: true }), { status: 200, headers: headers({ 'set-cookie': sessionCookie('', 0) }) });
   }
   let body: unknown;
   try {
@@ -84,7 +74,7 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
       const { password } = checkCredentials({ email: 'invitee@example.com', password: b.password });
       const user = await acceptInvite(deps, appId, b.token, password);
       const { token: t } = await startSessionFor(deps, appId, user);
-      return new Response(JSON.stringify({ user }), { status: 201, headers: headers({ 'set-cookie': sessionCookie(t, secure) }) });
+      return new Response(JSON.stringify({ user }), { status: 201, headers: headers({ 'set-cookie': sessionCookie(t) }) });
     }
     const { email, password } = checkCredentials(body, { for: action === 'signup' ? 'new' : 'login' });
     if (action === 'signup') {
@@ -93,7 +83,7 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
       if (tooMany) return throttledResponse(tooMany, 'Too many sign-ups from here');
       const { user, token: t } = await signup(deps, appId, email, password);
       if (release.manifest.resources.auth?.email_verification) await sendVerification(deps, appId, release.manifest.app.name, user);
-      return new Response(JSON.stringify({ user }), { status: 201, headers: headers({ 'set-cookie': sessionCookie(t, secure) }) });
+      return new Response(JSON.stringify({ user }), { status: 201, headers: headers({ 'set-cookie': sessionCookie(t) }) });
     }
     const tooMany = await overLimit(deps, [
       [`app-login:addr:${appId}:${email}`, LIMITS.appLoginPerEmail],
@@ -101,7 +91,7 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
     ]);
     if (tooMany) return throttledResponse(tooMany, 'Too many login attempts');
     const { user, token: t } = await login(deps, appId, email, password);
-    return new Response(JSON.stringify({ user }), { status: 200, headers: headers({ 'set-cookie': sessionCookie(t, secure) }) });
+    return new Response(JSON.stringify({ user }), { status: 200, headers: headers({ 'set-cookie': sessionCookie(t) }) });
   } catch (err) {
     if (err instanceof AuthError) return fail(err.status, err.code, err.message, (err as AuthError & { details?: Record<string, unknown> }).details);
     throw err;

@@ -12,7 +12,8 @@ import { newId } from '../lib/ids.ts';
 import { newSecretToken, tokenHash } from '../lib/tokens.ts';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.ts';
 
-export const SESSION_COOKIE = 'platform_session';
+/** `__Host-`: Secure, Path=/, no Domain, so no other app under the apps host can set or shadow it. */
+export const SESSION_COOKIE = '__Host-platform_app_session';
 export const SESSION_DAYS = 30;
 export type AppUser = { id: string; email: string; roles: string[]; verified: boolean };
 
@@ -109,6 +110,7 @@ export function readCookie(header: string | null, name: string): string | undefi
   return undefined;
 }
 
-export function sessionCookie(token: string, secure: boolean, maxAgeSeconds = SESSION_DAYS * 86_400): string {
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+/** Always Secure (a `__Host-` cookie must be); browsers accept it on `http://*.localhost` too. */
+export function sessionCookie(token: string, maxAgeSeconds = SESSION_DAYS * 86_400): string {
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=${maxAgeSeconds}`;
 }

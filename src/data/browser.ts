@@ -8,11 +8,11 @@
  * without the role). A row a caller may not see is not found.
  */
 import { requestUser, type AppUser } from '../app-auth/service.ts';
-import { isCrossSite } from '../app-auth/routes.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError, errorBody } from '../errors.ts';
 import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
+import { refuseMutation } from '../runtime/same-origin.ts';
 import type { ReleaseView } from '../runtime/live.ts';
 import { createRow, DataError, declaredCollection, deleteRow, getRow, listRows, updateRow, type DataTarget } from './service.ts';
 
@@ -62,10 +62,11 @@ export async function handleData(deps: Deps, input: { req: Request; appId: strin
   if (!spec || extra !== undefined) return fail(404, 'not_found', 'Not found.');
 
   const writing = req.method !== 'GET' && req.method !== 'HEAD';
-  if (writing && isCrossSite(req)) return fail(403, 'forbidden', 'Cross-site requests to this endpoint are refused.');
   const user = await requestUser(deps, appId, release, req);
   const decision = decide(writing ? spec.access.write : spec.access.read, user);
   if (!decision.ok) return fail(decision.status, decision.code, decision.message);
+  const refused = writing ? refuseMutation(req, { body: req.method === 'POST' || req.method === 'PATCH' }) : null;
+  if (refused) return fail(refused.status, refused.code, refused.message);
   const target: DataTarget = { appId, manifest: release.manifest, actorUserId: user?.id ?? null, onlyOwnerId: decision.onlyOwner ? user!.id : undefined };
 
   const readBody = async () => {

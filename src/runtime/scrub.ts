@@ -32,6 +32,24 @@ export function scrubRequestHeaders(headers: Headers): [string, string][] {
 }
 
 /**
+ * A cookie app code sets, made safe for its neighbours, or null to drop it. Every app is a
+ * subdomain of the apps host, which is not on the Public Suffix List, so a `Domain` attribute would
+ * reach every other app (cookie planting, shadowing, cookie bombs): it is removed, leaving a
+ * host-only cookie. Nameless cookies (`=name=value`, which browsers send as `name=value`) and names
+ * in the platform's reserved namespace are dropped.
+ */
+export function appCookie(value: string): string | null {
+  const [pair = '', ...attributes] = value.split(';');
+  const eq = pair.indexOf('=');
+  const name = (eq < 0 ? '' : pair.slice(0, eq)).trim();
+  if (!name) return null;
+  const lower = name.toLowerCase();
+  if (PLATFORM_COOKIE_PREFIXES.some((p) => lower.startsWith(p))) return null;
+  const kept = attributes.filter((a) => !/^\s*domain\s*(=|$)/i.test(a));
+  return kept.length === attributes.length ? value : [pair, ...kept].join(';');
+}
+
+/**
  * The headers of an app's response, scrubbed, with the platform's request id. A plain object
  * when every name occurs once (the server adapter's fast path; repeated names other than
  * Set-Cookie are joined with ", " as Headers would); a Headers object only when the app sets
@@ -45,9 +63,8 @@ export function scrubResponseHeaders(pairs: [string, string][], requestId: strin
     const n = name.toLowerCase();
     if (DROP_OUT.has(n) || n.startsWith('x-platform-') || n === 'x-request-id') continue;
     if (n === 'set-cookie') {
-      const cookieName = value.split('=')[0]!.trim().toLowerCase();
-      if (PLATFORM_COOKIE_PREFIXES.some((p) => cookieName.startsWith(p))) continue;
-      (cookies ??= []).push(value);
+      const cookie = appCookie(value);
+      if (cookie) (cookies ??= []).push(cookie);
       continue;
     }
     out[n] = n in out ? `${out[n]}, ${value}` : value;
@@ -61,4 +78,22 @@ export function scrubResponseHeaders(pairs: [string, string][], requestId: strin
   const headers = new Headers(out);
   for (const c of cookies) headers.append('set-cookie', c);
   return headers;
+}
+
+/** Response limits: beyond them the response never reaches the wire (a `runtime_error` instead). */
+export const MAX_RESPONSE_HEADERS = 100;
+export const MAX_RESPONSE_HEADER_BYTES = 32 * 1024;
+
+/**
+ * Why an app's response cannot be sent, or null. The status must be an integer from 200 to 599:
+ * a 1xx (or anything else) would desynchronise the connection, which the next request, perhaps to
+ * another app, would pay for. Headers are capped in count and bytes.
+ */
+export function badResponse(response: { status: unknown; headers: [string, string][] }): 'bad_status' | 'headers_too_large' | null {
+  const status = response.status;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599) return 'bad_status';
+  if (response.headers.length > MAX_RESPONSE_HEADERS) return 'headers_too_large';
+  let bytes = 0;
+  for (const [name, value] of response.headers) bytes += name.length + value.length + 4;
+  return bytes > MAX_RESPONSE_HEADER_BYTES ? 'headers_too_large' : null;
 }

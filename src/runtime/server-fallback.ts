@@ -18,7 +18,7 @@ import { requestUser } from '../app-auth/service.ts';
 import { hostCallsFor } from './host-calls.ts';
 import { sandboxFlags } from './live.ts';
 import { logEvents } from './log-events.ts';
-import { scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
+import { badResponse, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
 
 export const MAX_APP_REQUEST_BODY = 10 * 1024 * 1024;
 
@@ -32,6 +32,8 @@ const KIND_MESSAGES: Record<string, string> = {
   killed: 'The sandbox running the handler was stopped.',
   crash: 'The sandbox failed while running the handler.',
   status_5xx: 'The server handler answered with a server error.',
+  bad_status: 'The server handler answered with a status outside 200 to 599.',
+  headers_too_large: `The server handler's response headers exceed ${MAX_RESPONSE_HEADERS} headers or ${MAX_RESPONSE_HEADER_BYTES / 1024} KiB.`,
 };
 
 export function runtimeErrorResponse(status: number, requestId: string): Response {
@@ -72,13 +74,14 @@ export async function runServerFallback(
   const base = { app_id: app.appId, account_id: app.accountId, release_id: release.releaseId, request_id: input.requestId };
   const events: NewEvent[] = logEvents(base, result.logs);
   let response: Response;
-  if (result.ok && result.response && result.response.status < 500) {
+  const problem = result.ok && result.response ? badResponse(result.response) : null;
+  if (result.ok && result.response && !problem && result.response.status < 500) {
     const headers = scrubResponseHeaders(result.response.headers, input.requestId);
     const noBody = req.method === 'HEAD' || result.response.status === 204 || result.response.status === 304;
     response = new Response(noBody ? null : (result.response.text ?? result.response.body ?? null), { status: result.response.status, headers });
   } else {
-    const kind = result.ok ? 'status_5xx' : (result.error?.kind ?? 'crash');
-    const status = result.ok && result.response ? result.response.status : 500;
+    const kind = problem ?? (result.ok ? 'status_5xx' : (result.error?.kind ?? 'crash'));
+    const status = result.ok && result.response && !problem ? result.response.status : 500;
     events.push({
       ...base,
       type: 'runtime.request_error',

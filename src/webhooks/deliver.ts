@@ -16,7 +16,7 @@ import { hostCallsFor } from '../runtime/host-calls.ts';
 import { logEvents } from '../runtime/log-events.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from '../runtime/live.ts';
 import type { SandboxPool } from '../runtime/sandbox/pool.ts';
-import { scrubRequestHeaders, scrubResponseHeaders } from '../runtime/scrub.ts';
+import { badResponse, scrubRequestHeaders, scrubResponseHeaders } from '../runtime/scrub.ts';
 import { hit, LIMITS } from '../abuse/limits.ts';
 import { tooDeep } from '../lib/json.ts';
 import { SIGNATURE_HEADERS, verifyWebhook, type Provider } from './verify.ts';
@@ -42,9 +42,21 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
   };
   const rate = await hit(deps.db, `webhook:app:${app.appId}`, LIMITS.webhookPerApp);
   if (rate.limited) {
-    const refused = await reject(429, 'rate_limited', 'abuse_throttled', `Too many webhook deliveries for this app; retry in ${rate.retryAfterSeconds} seconds.`);
-    refused.headers.set('retry-after', String(rate.retryAfterSeconds));
-    return refused;
+    // Counted, not logged one by one: anyone can send these, and each would be an event in the owner's log.
+    const throttled = await hit(deps.db, `webhook-throttled:app:${app.appId}`, LIMITS.webhookThrottledSummary);
+    if (throttled.hits === 1) {
+      const window = LIMITS.webhookThrottledSummary.windowSeconds;
+      await recordEvents(deps.db, [
+        {
+          ...base,
+          type: 'webhook.rejected',
+          severity: 'warn',
+          message: `Webhook deliveries to this app are over the limit (${LIMITS.webhookPerApp.max} per ${LIMITS.webhookPerApp.windowSeconds} s) and are refused with 429; this is logged once a minute (${throttled.previousHits} refused in the minute before).`,
+          metadata: { webhook_name: name, provider: spec.provider, reason: 'rate_limited', summary_window_seconds: window, refused_in_previous_window: throttled.previousHits },
+        },
+      ]);
+    }
+    return json(429, errorBody('abuse_throttled', `Too many webhook deliveries for this app; retry in ${rate.retryAfterSeconds} seconds.`, { retry_after: rate.retryAfterSeconds }), requestId, { 'retry-after': String(rate.retryAfterSeconds) });
   }
   let body: Buffer;
   try {
@@ -113,7 +125,8 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
       })
     : { ok: false, error: { kind: 'no-handler' as const, message: 'the release has no server_entry' } };
   const events: NewEvent[] = [received, ...logEvents(base, 'logs' in result ? result.logs : undefined)];
-  if (result.ok && result.response && result.response.status < 500) {
+  const problem = result.ok && result.response ? badResponse(result.response) : null;
+  if (result.ok && result.response && !problem && result.response.status < 500) {
     events.push({ ...base, type: 'webhook.delivered', message: `Webhook ${name} delivered.`, metadata: { webhook_name: name, delivery_id: deliveryId, status: result.response.status } });
     await recordEvents(deps.db, events);
     return new Response(result.response.text ?? result.response.body ?? null, { status: result.response.status, headers: scrubResponseHeaders(result.response.headers, requestId) });
@@ -125,7 +138,7 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
     type: missing ? 'webhook.handler_missing' : 'webhook.delivery_failed',
     severity: 'error',
     message: missing ? `Webhook ${name} has no webhook() handler to deliver to.` : `Webhook ${name} delivery failed.`,
-    metadata: { webhook_name: name, delivery_id: deliveryId, kind: result.ok ? 'status_5xx' : result.error?.kind, error: result.ok ? null : (result.error?.message ?? null) },
+    metadata: { webhook_name: name, delivery_id: deliveryId, kind: problem ?? (result.ok ? 'status_5xx' : result.error?.kind), error: result.ok ? null : (result.error?.message ?? null) },
   });
   await recordEvents(deps.db, events);
   return json(500, errorBody('runtime_error', 'The app could not handle this webhook.'), requestId);

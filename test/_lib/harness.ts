@@ -10,6 +10,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createDb, createPool } from '../../src/db/database.ts';
 import type { Deps } from '../../src/deps.ts';
 import { createLogger } from '../../src/logger.ts';
+import { serverOptions } from '../../src/http/listen.ts';
 import { createSignals } from '../../src/signals.ts';
 import { createServer, type Server } from '../../src/server.ts';
 import { publicUrl } from '../../src/config.ts';
@@ -144,10 +145,10 @@ export async function newMember(h: Harness, accountId: string, role: 'owner' | '
 /** A loopback port nothing listens on now (for a harness whose public URLs must name its real port). */
 export { freePort } from '../../src/lib/ports.ts';
 
-/** Starts a real HTTP listener on a loopback port (a free one unless given) for tests that need real sockets. */
-export async function listen(server: Server, port = 0): Promise<{ url: string; port: number; close(): Promise<void> }> {
+/** Starts a real HTTP listener on a loopback port (a free one unless given) for tests that need real sockets; with a config, its server timeouts as `npm start` sets them. */
+export async function listen(server: Server, port = 0, config?: Config): Promise<{ url: string; port: number; close(): Promise<void> }> {
   return new Promise((resolve) => {
-    const s = serve({ fetch: server.fetch, port, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+    const s = serve({ fetch: server.fetch, port, hostname: '127.0.0.1', serverOptions: config ? serverOptions(config) : {} }, (info: AddressInfo) => {
       resolve({
         url: `http://127.0.0.1:${info.port}`,
         port: info.port,

@@ -39,12 +39,14 @@ async function leftovers(): Promise<string[]> {
   return found;
 }
 
+const children: ChildProcess[] = [];
 type Started = { npm: ChildProcess; port: number; output: () => string; exited: Promise<number | null> };
 
 async function start(): Promise<Started> {
   const port = await freePort();
   // detached: npm leads a process group of its own, as under a supervisor or in a container
   const npm = spawn('npm', ['start'], { env: env(port), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(npm);
   let out = '';
   npm.stdout!.on('data', (d) => (out += d));
   npm.stderr!.on('data', (d) => (out += d));
@@ -92,7 +94,7 @@ const SERVER = `export default {
   async fetch(req, ctx) {
     ctx.log.info('served', { path: new URL(req.url).pathname });
     await ctx.jobs.enqueue('work', { at: Date.now() });
-    let n = 0; for (let i = 0; i < 200000; i++) n += i;
+    let n = 0; for (let i = 0; i < 20000; i++) n += i;
     return Response.json({ n });
   },
   async job(event, ctx) { ctx.log.info('worked'); },
@@ -147,9 +149,10 @@ async function killLeftovers() {
 }
 
 async function stopsCleanly(how: string, signal: (npm: ChildProcess) => void) {
-  const s = await start();
-  const stopLoad = await serveTraffic(s);
+  let stopLoad = async () => {};
   try {
+    const s = await start();
+    stopLoad = await serveTraffic(s);
     signal(s.npm);
     await assertAllStopped(s, how);
   } finally {
@@ -165,9 +168,8 @@ test('SIGTERM to the npm process alone (docker stop, most supervisors): the serv
   stopsCleanly('SIGTERM to npm alone', (npm) => process.kill(npm.pid!, 'SIGTERM')));
 
 test('a second npm start on a data dir in use says another instance runs, and leaves its Postgres alone', async () => {
-  const first = await start();
   try {
-    await secondRefused(first);
+    await secondRefused(await start());
   } finally {
     await killLeftovers();
   }
@@ -191,6 +193,12 @@ async function secondRefused(first: Started) {
 
 test.after(async () => {
   await killLeftovers();
+  for (const c of children) {
+    c.stdout?.destroy();
+    c.stderr?.destroy();
+    c.unref();
+  }
+  http.globalAgent.destroy();
   await rm(dataDir, { recursive: true, force: true });
 });
 test.run();

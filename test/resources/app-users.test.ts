@@ -26,16 +26,15 @@ async function app(auth: Record<string, unknown> | undefined) {
 const cookieOf = (r: { headers: Headers }) => r.headers.get('set-cookie')?.split(';')[0] ?? '';
 const creds = (email: string, password = 'correct horse battery') => ({ email, password });
 
-test('signup sets a host-only HttpOnly SameSite=Lax session cookie; session and ctx.auth.currentUser see the user', async () => {
+test('signup sets a host-only __Host- HttpOnly Secure SameSite=Lax session cookie; session and ctx.auth.currentUser see the user', async () => {
   const host = await app({ mode: 'app_users', public_signup: true });
   const r = await h.call('POST', '/_platform/auth/signup', { host, body: creds('Ann@Example.com') });
   assert.is(r.status, 201, r.text);
   assert.match(r.body.user.id, /^usr_/);
   assert.equal(r.body.user, { id: r.body.user.id, email: 'ann@example.com', roles: [], verified: false });
   const setCookie = r.headers.get('set-cookie')!;
-  assert.match(setCookie, /^platform_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+  assert.match(setCookie, /^__Host-platform_app_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; Secure; SameSite=Lax; Max-Age=\d+$/);
   assert.not.match(setCookie, 'Domain', 'host-only');
-  assert.not.match(setCookie, 'Secure', 'not Secure on an http origin');
   const session = await h.call('GET', '/_platform/auth/session', { host, headers: { cookie: cookieOf(r) } });
   assert.equal(session.body.user, r.body.user);
   const me = await h.call('GET', '/me', { host, headers: { cookie: cookieOf(r) } });
@@ -54,7 +53,7 @@ test('login: right password works; unknown e-mail and wrong password get the sam
   assert.equal(unknown.body, wrong.body, 'no hint about which e-mails exist');
   const dup = await h.call('POST', '/_platform/auth/signup', { host, body: creds('bob@example.com') });
   assert.is(dup.status, 409);
-  const out = await h.call('POST', '/_platform/auth/logout', { host, headers: { cookie: cookieOf(ok) } });
+  const out = await h.call('POST', '/_platform/auth/logout', { host, headers: { cookie: cookieOf(ok), origin: `http://${host}` } });
   assert.is(out.status, 200);
   assert.match(out.headers.get('set-cookie')!, 'Max-Age=0');
   assert.is((await h.call('GET', '/_platform/auth/session', { host, headers: { cookie: cookieOf(ok) } })).status, 401);
