@@ -8,6 +8,7 @@
 import type { Deps } from '../deps.ts';
 import { errorBody } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
+import { QUARANTINE } from './sandbox/pool.ts';
 import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
 import { ApiError } from '../errors.ts';
@@ -32,6 +33,7 @@ const KIND_MESSAGES: Record<string, string> = {
   killed: 'The sandbox running the handler was stopped.',
   crash: 'The sandbox failed while running the handler.',
   status_5xx: 'The server handler answered with a server error.',
+  quarantined: 'This release keeps stopping its sandbox worker, so its server requests are refused for a while.',
   bad_status: 'The server handler answered with a status outside 200 to 599.',
   headers_too_large: `The server handler's response headers exceed ${MAX_RESPONSE_HEADERS} headers or ${MAX_RESPONSE_HEADER_BYTES / 1024} KiB.`,
 };
@@ -97,6 +99,18 @@ export async function runServerFallback(
         cpu_ms: result.cpuMs ?? null,
       },
     });
+    if (result.quarantine) {
+      const { mode, seconds } = result.quarantine;
+      events.push({
+        ...base,
+        type: 'runtime.request_error',
+        severity: 'error',
+        message:
+          `This release stopped its sandbox worker ${QUARANTINE.kills} times within ${QUARANTINE.withinMs / 1000} s (out of memory, stack or time). ` +
+          (mode === 'own_worker' ? `It runs on a worker of its own for ${seconds / 60} minutes, so other apps are not affected.` : `Its server requests are refused for ${seconds} s.`),
+        metadata: { kind: 'quarantined', mode, seconds, method: req.method, path: new URL(requestUrl).pathname, status: 500 },
+      });
+    }
     response = runtimeErrorResponse(status, input.requestId);
   }
   if (events.length) {

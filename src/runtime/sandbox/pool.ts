@@ -38,14 +38,32 @@ export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release' | 'reques
   limits?: Partial<Limits>;
 };
 
-type Pending = { resolve: (r: InvocationResult) => void; releaseId: string; id: number; onHostCall?: HostCallHandler };
+/** `changed`: the call made a platform call that changes something, so it must not run twice. */
+type Pending = { resolve: (r: InvocationResult) => void; releaseId: string; id: number; onHostCall?: HostCallHandler; changed?: boolean };
+
+/** Platform calls that only read: a call that made no other may safely run again after its worker died under it. */
+const READ_ONLY_CALLS = new Set(['data.get', 'data.list', 'files.signedUrl']);
+
+/**
+ * A release that kills its worker this often is quarantined: it gets a worker of its own for
+ * `forMs` (it keeps serving, and its crashes no longer touch other apps' calls), or, when
+ * `maxIsolated` releases already have one, its calls are refused for `cooldownMs`.
+ */
+export const QUARANTINE = { kills: 3, withinMs: 60_000, forMs: 600_000, cooldownMs: 60_000, maxIsolated: 2 };
+export type Quarantine = { mode: 'own_worker' | 'refused'; seconds: number };
 
 /** Answers the guest's asynchronous platform calls (ctx.jobs, ...). Throw `{ code, message }` to fail one. */
 export type HostCallHandler = (method: string, args: unknown[]) => Promise<unknown>;
 
 type Slot = {
+  /** Position in the shared pool, or -1 for a quarantined release's own worker. */
   index: number;
-  /** Shared with the worker: [0] when guest code started running (0 = idle), [1] id of the last invocation it began. */
+  /** The quarantined release this worker belongs to. */
+  isolatedFor?: string;
+  /**
+   * Shared with the worker: [0] when guest code started running (0 = idle), [1] id of the last
+   * invocation it began, [2] id of the invocation whose guest code is running now (0 = none).
+   */
   state: Float64Array;
   worker: Worker;
   ready: Promise<void>;
@@ -77,9 +95,9 @@ export class SandboxPool {
     this.watchdog.unref();
   }
 
-  private spawn(index: number): Slot {
+  private spawn(index: number, isolatedFor?: string): Slot {
     // Each worker gets its own state block, so a retired worker's can still be read after it is replaced.
-    const state = new Float64Array(new SharedArrayBuffer(16));
+    const state = new Float64Array(new SharedArrayBuffer(24));
     const worker = new Worker(WORKER_URL, {
       workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 64, limits: this.options.limits, memoryBytes: workerMemoryBytes(this.options) },
       // Generous V8 limits for the thread itself: guest memory lives in the capped WASM memory.
@@ -88,6 +106,7 @@ export class SandboxPool {
     worker.unref();
     const slot: Slot = {
       index,
+      isolatedFor,
       state,
       worker,
       pending: new Map(),
@@ -118,10 +137,15 @@ export class SandboxPool {
       const p = slot.pending.get(msg.id);
       if (!p) return;
       slot.pending.delete(msg.id);
-      p.resolve(msg.result);
       // Out of memory, stack overflow or a crash poisons the worker's WASM module: retire it now,
-      // before another invocation is routed to it.
-      if (msg.result.poisoned) this.retire(slot, `poisoned (${msg.result.error?.kind ?? 'unknown'})`);
+      // before another invocation is routed to it. The calls beside it run again elsewhere.
+      if (msg.result.poisoned) {
+        const quarantine = this.killedBy(p.releaseId);
+        p.resolve(quarantine ? { ...msg.result, quarantine } : msg.result);
+        this.retire(slot, `poisoned (${msg.result.error?.kind ?? 'unknown'})`);
+        return;
+      }
+      p.resolve(msg.result);
     };
     worker.on('message', onMessage);
     const onGone = (reason: string) => this.retire(slot, reason);
@@ -135,6 +159,7 @@ export class SandboxPool {
     const reply = (r: Omit<Extract<WorkerInbound, { t: 'host-result' }>, 't' | 'callId'>) => {
       slot.outbox.push({ t: 'host-result', callId: msg.callId, ...r });
     };
+    if (pending && !READ_ONLY_CALLS.has(msg.method)) pending.changed = true;
     if (!pending?.onHostCall) return reply({ ok: false, error: { code: 'not_available', message: `${msg.method} is not available here` } });
     let args: unknown[];
     try {
@@ -152,28 +177,73 @@ export class SandboxPool {
   }
 
   /**
-   * Replaces a worker. Once the old thread is really gone, invocations it never began (their ids
-   * are above the last one it started) are retried on the replacement; the ones it had begun fail.
+   * Replaces a worker. Once the old thread is really gone, the calls it held run again on a fresh
+   * worker: those it never began, and those it had begun that changed nothing yet (bystanders of
+   * the call that killed it, whose visitors must not see another tenant's crash). The call whose
+   * guest code was running fails, as does any that already changed something.
    */
-  private retire(slot: Slot, reason: string, startedFailure: InvocationResult['error'] = { kind: 'killed', message: reason }): void {
+  private retire(slot: Slot, reason: string, runningFailure?: InvocationResult['error']): void {
     if (!slot.alive || this.closed) return;
     slot.alive = false;
+    const running = slot.state[2] || undefined;
     const pending = [...slot.pending.values()];
     slot.pending.clear();
     this.options.onWorkerExit?.({ index: slot.index, reason });
-    this.slots[slot.index] = this.spawn(slot.index);
+    if (slot.isolatedFor) {
+      const own = this.isolated.get(slot.isolatedFor);
+      if (own?.slot === slot) own.slot = this.spawn(-1, slot.isolatedFor);
+    } else this.slots[slot.index] = this.spawn(slot.index);
+    const culprit = runningFailure && running !== undefined ? pending.find((p) => p.id === running) : undefined;
+    const quarantine = culprit ? this.killedBy(culprit.releaseId) : undefined;
     void slot.worker.terminate().finally(() => {
       const lastStarted = slot.state[1]!;
       for (const p of pending) {
-        p.resolve(p.id > lastStarted ? { ok: false, error: { kind: 'retry', message: 'worker replaced before this invocation started' } } : { ok: false, error: startedFailure });
+        if (p === culprit) p.resolve({ ok: false, error: runningFailure!, ...(quarantine ? { quarantine } : {}) });
+        else if (p.id > lastStarted || !p.changed) p.resolve({ ok: false, error: { kind: 'retry', message: `its worker was replaced (${reason})` } });
+        else p.resolve({ ok: false, error: { kind: 'killed', message: reason } });
       }
     });
+  }
+
+  private kills = new Map<string, number[]>();
+  private quarantinedUntil = new Map<string, number>();
+  private isolated = new Map<string, { slot: Slot; until: number }>();
+
+  /** Counts a worker kill against a release; the quarantine it starts, if this kill is one too many. */
+  private killedBy(releaseId: string): Quarantine | undefined {
+    if (this.isolated.has(releaseId)) return undefined; // already alone: it only hurts itself
+    const now = Date.now();
+    const recent = (this.kills.get(releaseId) ?? []).filter((t) => now - t < QUARANTINE.withinMs);
+    recent.push(now);
+    this.kills.set(releaseId, recent);
+    if (this.kills.size > 10_000) this.kills.delete(this.kills.keys().next().value!);
+    if (recent.length < QUARANTINE.kills) return undefined;
+    this.kills.delete(releaseId);
+    if (this.isolated.size < QUARANTINE.maxIsolated) {
+      this.isolated.set(releaseId, { slot: this.spawn(-1, releaseId), until: now + QUARANTINE.forMs });
+      return { mode: 'own_worker', seconds: QUARANTINE.forMs / 1000 };
+    }
+    this.quarantinedUntil.set(releaseId, now + QUARANTINE.cooldownMs);
+    return { mode: 'refused', seconds: QUARANTINE.cooldownMs / 1000 };
+  }
+
+  /** Every live worker: the shared ones and quarantined releases' own. */
+  private allSlots(): Slot[] {
+    return [...this.slots, ...[...this.isolated.values()].map((i) => i.slot)];
+  }
+
+  private quarantineLeft(releaseId: string): number {
+    const until = this.quarantinedUntil.get(releaseId);
+    if (until === undefined) return 0;
+    if (until > Date.now()) return Math.ceil((until - Date.now()) / 1000);
+    this.quarantinedUntil.delete(releaseId);
+    return 0;
   }
 
   /** Terminates a worker whose guest code has run without yielding for too long. */
   private check(): void {
     const now = Date.now();
-    for (const slot of this.slots) {
+    for (const slot of this.allSlots()) {
       const since = slot.state[0]!;
       if (since && now - since > this.options.hardKillMs && slot.alive) {
         this.retire(slot, 'watchdog: guest did not yield', {
@@ -185,6 +255,14 @@ export class SandboxPool {
   }
 
   private pick(releaseId: string): Slot {
+    const own = this.isolated.get(releaseId);
+    if (own) {
+      if (own.until > Date.now() || own.slot.pending.size > 0) return own.slot;
+      // quarantine over: back to the shared workers once its own is idle
+      this.isolated.delete(releaseId);
+      own.slot.alive = false;
+      void own.slot.worker.terminate();
+    }
     const preferred = this.slots[hashString(releaseId) % this.slots.length]!;
     const least = this.slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     // Stay on the warm worker unless it is clearly busier than another.
@@ -215,6 +293,8 @@ export class SandboxPool {
 
   private async invokeOnce(input: InvokeInput): Promise<InvocationResult> {
     if (this.closed) return { ok: false, error: { kind: 'killed', message: 'sandbox pool is closed' } };
+    const left = this.quarantineLeft(input.release.releaseId);
+    if (left) return { ok: false, error: { kind: 'quarantined', message: `this release stopped its sandbox worker ${QUARANTINE.kills} times within ${QUARANTINE.withinMs / 1000} s; its calls are refused for ${left} s more` } };
     const limits = { ...this.options.limits, ...input.limits };
     const base = { handler: input.handler, event: input.event, app: input.app, flags: input.flags, secrets: input.secrets, limits };
     const releaseId = input.release.releaseId;
@@ -237,7 +317,7 @@ export class SandboxPool {
 
   /** Drops a release's warm instances (e.g. after a rollback made it not live). */
   evict(releaseId: string): void {
-    for (const slot of this.slots) {
+    for (const slot of this.allSlots()) {
       if (slot.loaded.delete(releaseId) && slot.alive) slot.outbox.push({ t: 'evict', releaseId });
     }
   }
@@ -250,6 +330,6 @@ export class SandboxPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.watchdog);
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    await Promise.all(this.allSlots().map((s) => s.worker.terminate()));
   }
 }

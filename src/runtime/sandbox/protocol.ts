@@ -19,7 +19,7 @@ export type Invocation = {
   limits: Limits;
 };
 
-export type FailureKind = 'exception' | 'timeout' | 'memory' | 'stack' | 'crash' | 'load' | 'no-handler' | 'missing-sources' | 'killed' | 'retry';
+export type FailureKind = 'exception' | 'timeout' | 'memory' | 'stack' | 'crash' | 'load' | 'no-handler' | 'missing-sources' | 'killed' | 'retry' | 'quarantined';
 
 export type InvocationResult = {
   ok: boolean;
@@ -30,6 +30,8 @@ export type InvocationResult = {
   cpuMs?: number;
   /** The worker's WASM module is not trustworthy any more: the pool must replace the worker. */
   poisoned?: boolean;
+  /** Set on the call whose crash put its release in quarantine. */
+  quarantine?: { mode: 'own_worker' | 'refused'; seconds: number };
 };
 
 export type WorkerInbound =

@@ -158,10 +158,12 @@ function segment<T>(inst: Instance, call: Call, fn: () => T): T {
   inst.current = call;
   call.segmentStart = performance.now();
   state[0] = Date.now();
+  state[2] = call.inv.id;
   try {
     return fn();
   } finally {
     state[0] = 0;
+    state[2] = 0;
     call.cpuUsedMs += performance.now() - call.segmentStart;
     inst.current = undefined;
   }
@@ -597,13 +599,16 @@ function finish(call: Call, result: InvocationResult, transfer: ArrayBuffer[] = 
 
 function failCall(inst: Instance | undefined, call: Call, kind: FailureKind, message: string, stack?: string): void {
   const finalKind: FailureKind = /out of memory/i.test(message) ? 'memory' : /stack overflow|call stack/i.test(message) ? 'stack' : /interrupted/i.test(message) ? 'timeout' : kind;
-  if (finalKind === 'memory' || finalKind === 'stack' || finalKind === 'crash' || isPoison(message)) poisoned = true;
+  // QuickJS's own stack check (maxStackSizeBytes) throws an ordinary guest exception and unwinds
+  // cleanly: only that instance goes. A stack overflow the host sees (the WASM stack) poisons the module.
+  const guestStack = kind === 'exception' && finalKind === 'stack';
+  if (!guestStack && (finalKind === 'memory' || finalKind === 'stack' || finalKind === 'crash' || isPoison(message))) poisoned = true;
   if (inst) {
     inst.inflight--;
     // An interrupted or failed runtime is not reused; disposing one that ran out of memory may
     // itself abort the WASM module, which poisons it.
     if (poisoned) instances.delete(inst.releaseId); // the whole module is dropped with the thread
-    else if (finalKind === 'timeout') retire(inst); // disposed when invoke() lets go of its handles
+    else if (finalKind === 'timeout' || guestStack) retire(inst); // disposed when invoke() lets go of its handles
   }
   finish(call, { ok: false, error: { kind: finalKind, message, stack }, poisoned });
   // A call parked on a timer or host call (the wall-clock limit) wakes up to release its handles.
