@@ -73,6 +73,12 @@ export async function runServerFallback(
     onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId: input.requestId }),
   });
 
+  if (!result.ok && result.error?.kind === 'overloaded') {
+    // this app's own calls are over their fair share: its visitor waits no longer, others never noticed
+    const r = runtimeErrorResponse(503, input.requestId);
+    r.headers.set('retry-after', '1');
+    return r;
+  }
   const base = { app_id: app.appId, account_id: app.accountId, release_id: release.releaseId, request_id: input.requestId };
   const events: NewEvent[] = logEvents(base, result.logs);
   let response: Response;

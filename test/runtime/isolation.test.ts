@@ -160,6 +160,24 @@ test("a sibling app's page cannot post to another app with the visitor's cookies
   assert.is(login.status, 400, 'login takes JSON only');
 });
 
+test('login limits are shared by every node and survive a flood of junk keys (nothing is forgotten at once)', async () => {
+  const nodeB = await createHarness(); // a second API node on the same database
+  try {
+    const creds = (email: string, password: string) => ({ email, password });
+    const login = (node: typeof h, email: string, password: string, client: string) =>
+      node.call('POST', '/_platform/auth/login', { host: victim.host, body: creds(email, password), client });
+    await h.call('POST', '/_platform/auth/signup', { host: victim.host, body: creds('limited@example.com', 'the right password') });
+    for (let i = 0; i < 10; i++) assert.is((await login(h, 'limited@example.com', `wrong guess ${i}`, '10.9.0.1')).status, 401);
+    // junk from elsewhere, through the other node: many distinct keys
+    await Promise.all(Array.from({ length: 100 }, (_, i) => login(nodeB, `junk${i}@example.com`, 'whatever password', `10.9.1.${i % 250}`)));
+    const next = await login(nodeB, 'limited@example.com', 'the right password', '10.9.0.2');
+    assert.is(next.status, 429, 'the e-mail is still throttled, on the other node too');
+    assert.ok(Number(next.headers.get('retry-after')) > 0);
+  } finally {
+    await nodeB.close();
+  }
+});
+
 test.after(async () => {
   await wire.close();
   await h.close();

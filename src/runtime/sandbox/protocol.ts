@@ -19,7 +19,7 @@ export type Invocation = {
   limits: Limits;
 };
 
-export type FailureKind = 'exception' | 'timeout' | 'memory' | 'stack' | 'crash' | 'load' | 'no-handler' | 'missing-sources' | 'killed' | 'retry' | 'quarantined';
+export type FailureKind = 'exception' | 'timeout' | 'memory' | 'stack' | 'crash' | 'load' | 'no-handler' | 'missing-sources' | 'killed' | 'retry' | 'quarantined' | 'overloaded';
 
 export type InvocationResult = {
   ok: boolean;

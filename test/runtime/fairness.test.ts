@@ -1,0 +1,53 @@
+/**
+ * CPU fairness on one shared sandbox worker: a burst of CPU-heavy calls to one app does not make
+ * another app's call wait behind all of them (asserted by completion order, not by timings: the
+ * figures are in `npm run bench:fairness`), and the heavy app's own excess gets a 503 with
+ * Retry-After rather than an unbounded queue.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { file, site } from '../_lib/bundles.ts';
+import { createHarness, newUser } from '../_lib/harness.ts';
+
+const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '1', PLATFORM_SANDBOX_WALL_MS: '3000' });
+const u = await newUser(h);
+
+async function publish(source: string) {
+  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')] });
+  const r = await h.call('PUT', '/v0/apps', { key: u.api_key, body });
+  assert.is(r.body.activation?.status, 'live', r.text);
+  return `${r.body.app_id}.apps.localhost`;
+}
+
+// about 25 ms of CPU per call, under the 50 ms limit
+const heavy = await publish(`export default { fetch() { const end = Date.now() + 25; let n = 0; while (Date.now() < end) n++; return new Response('heavy ' + n); } };`);
+const light = await publish(`export default { fetch() { return new Response('light'); } };`);
+
+test("a light app's call is not queued behind a heavy app's burst on the same worker", async () => {
+  for (let i = 0; i < 3; i++) assert.is((await h.call('GET', '/', { host: heavy })).status, 200); // its CPU use is known
+  const done: string[] = [];
+  const calls = Array.from({ length: 40 }, (_, i) => h.call('GET', `/h${i}`, { host: heavy }).then((r) => (done.push('heavy'), r)));
+  await new Promise((r) => setTimeout(r, 10));
+  const lightCall = h.call('GET', '/l', { host: light }).then((r) => (done.push('light'), r));
+  const [answers, lightAnswer] = await Promise.all([Promise.all(calls), lightCall]);
+  assert.is(lightAnswer.status, 200);
+  assert.ok(answers.every((a) => a.status === 200), 'the heavy burst is served too (it waits its turn)');
+  const rank = done.indexOf('light');
+  assert.ok(rank <= 8, `the light call finished after ${rank} of 40 heavy calls (FIFO would put it after all 40)`);
+});
+
+test("a heavy app's excess beyond its queue gets 503 with Retry-After, and the light app still answers", async () => {
+  const answers = await Promise.all([
+    ...Array.from({ length: 400 }, (_, i) => h.call('GET', `/x${i}`, { host: heavy })),
+    new Promise((r) => setTimeout(r, 20)).then(() => h.call('GET', '/l', { host: light })),
+  ]);
+  const lightAnswer = answers.pop()!;
+  assert.is(lightAnswer.status, 200);
+  const refused = answers.filter((a) => a.status === 503);
+  assert.ok(refused.length > 0, 'some of the heavy burst was refused');
+  assert.ok(refused.every((a) => a.headers.get('retry-after') === '1' && a.body.error.code === 'runtime_error'));
+  assert.ok(answers.some((a) => a.status === 200), 'and some of it served');
+});
+
+test.after(() => h.close());
+test.run();
