@@ -10,7 +10,7 @@ import * as v from 'valibot';
 import { appAccess } from '../apps/access.ts';
 import { appOrigin } from '../apps/mappers.ts';
 import { findRelease } from '../apps/queries.ts';
-import { manifestOf } from '../apps/service.ts';
+import { manifestOf } from '../manifest/stored.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import type { Env } from '../http/env.ts';

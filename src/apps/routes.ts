@@ -14,7 +14,8 @@ import { appAccess } from './access.ts';
 import { toAppSummary, toReleaseSummary } from './mappers.ts';
 import { findRelease, listApps, listReleases } from './queries.ts';
 import { AppList, AppSummary, PublishAppResponse, ReleaseList, ResourceList, RollbackResponse, UnpublishResponse } from './schemas.ts';
-import { manifestOf, publish, unpublish, type ModuleCheck } from './service.ts';
+import { manifestOf } from '../manifest/stored.ts';
+import { publish, unpublish, type ModuleCheck } from './service.ts';
 
 const publishBody = () =>
   jsonBody(PublishBody, {

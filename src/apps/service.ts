@@ -15,7 +15,7 @@ import { newAppId, newId } from '../lib/ids.ts';
 import { flattenResources, incompatibilities, mergeProvisioned, resourceKey, sameSpec, type ResourceState } from '../manifest/resources.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import type { ValidBundle } from '../manifest/validate.ts';
-import { isServerSource } from '../runtime/live.ts';
+import { isServerSource, manifestOf } from '../manifest/stored.ts';
 import { appOrigin } from './mappers.ts';
 import type { ActivationResult, PublishAppResponse, UnpublishResponse } from './schemas.ts';
 import { lockApp, provisionedResources, secretNames, type AppRow } from './queries.ts';
@@ -23,9 +23,6 @@ import { lockApp, provisionedResources, secretNames, type AppRow } from './queri
 export type Who = { actor: Actor; requestId: string };
 
 
-export function manifestOf(value: unknown): Manifest {
-  return value as Manifest;
-}
 
 function requiredSecrets(resources: ResourceState[]): string[] {
   return (resources.find((r) => r.resource_type === 'secrets')?.spec.required as string[] | undefined) ?? [];

@@ -9,7 +9,7 @@ import type { Deps } from '../deps.ts';
 import { errorBody } from '../errors.ts';
 import { REQUEST_ID_HEADER } from '../http/base.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from '../runtime/live.ts';
-import { etagOf, matchesIfNoneMatch } from '../runtime/static.ts';
+import { etagOf, matchesIfNoneMatch } from '../lib/etag.ts';
 import { storeSpec, verifySignature } from './service.ts';
 
 const INLINE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'text/plain', 'application/pdf', 'audio/mpeg', 'video/mp4']);

@@ -1,4 +1,5 @@
-import { evaluateActivation, goLive, manifestOf, type Who } from '../apps/service.ts';
+import { evaluateActivation, goLive, type Who } from '../apps/service.ts';
+import { manifestOf } from '../manifest/stored.ts';
 import { appOrigin } from '../apps/mappers.ts';
 import { findRelease, lockApp } from '../apps/queries.ts';
 import type { Deps } from '../deps.ts';

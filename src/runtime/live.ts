@@ -7,12 +7,12 @@
  */
 import { recordEvents } from '../events/record.ts';
 import { LRUCache } from 'lru-cache';
-import { manifestOf } from '../apps/service.ts';
+import { isServerSource, manifestOf } from '../manifest/stored.ts';
 import { postgresBlobStore } from '../blobs/store.ts';
 import type { Deps } from '../deps.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import { open, secretAad } from '../secrets/crypto.ts';
-import { etagOf } from './static.ts';
+import { etagOf } from '../lib/etag.ts';
 
 /** Whether a release declares app users (auth.mode app_users). */
 export function appUsersEnabled(view: { manifest: Manifest }): boolean {
@@ -41,11 +41,6 @@ export type RuntimeCaches = ReturnType<typeof createRuntimeCaches>;
 export function sandboxFlags(view: { manifest: Manifest }): { appUsers: boolean; publicStores: string[] } {
   const stores = view.manifest.resources.files?.stores ?? {};
   return { appUsers: appUsersEnabled(view), publicStores: Object.keys(stores).filter((k) => stores[k]!.public === true) };
-}
-
-/** Which release files the sandbox's module loader can import: JavaScript, by extension or content type. */
-export function isServerSource(path: string, contentType: string): boolean {
-  return /\.(m?js|cjs)$/.test(path) || /javascript|ecmascript/.test(contentType);
 }
 
 export function createRuntimeCaches(deps: Deps) {

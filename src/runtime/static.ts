@@ -1,3 +1,4 @@
+import { matchesIfNoneMatch } from '../lib/etag.ts';
 import type { ReleaseFile } from './live.ts';
 
 /**
@@ -5,19 +6,6 @@ import type { ReleaseFile } from './live.ts';
  * not content-hashed. `no-cache` means exactly that: store, but ask before each reuse.
  */
 export const STATIC_CACHE_CONTROL = 'no-cache';
-
-/** The strong entity tag of some bytes: their SHA-256, base64url (43 characters), quoted. */
-export function etagOf(sha256: Uint8Array): string {
-  return `"${Buffer.from(sha256.buffer, sha256.byteOffset, sha256.byteLength).toString('base64url')}"`;
-}
-
-/** RFC 9110 If-None-Match: `*` or a list of entity tags, compared weakly. */
-export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
-}
 
 /** A static response for GET or HEAD, honouring If-None-Match. */
 export function serveFile(req: Request, file: ReleaseFile, bytes: Uint8Array | null, status: number, requestId: string): Response {

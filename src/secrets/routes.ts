@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import { appAccess } from '../apps/access.ts';
 import { findRelease } from '../apps/queries.ts';
-import { manifestOf } from '../apps/service.ts';
+import { manifestOf } from '../manifest/stored.ts';
 import { recordEvents } from '../events/record.ts';
 import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';

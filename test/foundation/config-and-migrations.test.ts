@@ -51,9 +51,33 @@ test('migrations are recorded once; re-running is a no-op', async () => {
   await c.end();
 });
 
-test('concurrent migrators do not collide (advisory lock)', async () => {
-  const results = await Promise.all([migrate(url), migrate(url), migrate(url)]);
-  assert.equal(results, [[], [], []]);
+test('concurrent migrators on an empty database do not collide: one applies everything, the others nothing (advisory lock)', async () => {
+  const name = `migrate_race_${process.pid}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name}`);
+  await admin.query(`create database ${name}`);
+  try {
+    const fresh = new URL(url);
+    fresh.pathname = `/${name}`;
+    const results = await Promise.all([1, 2, 3, 4].map(() => migrate(fresh.toString())));
+    const all = (await readMigrations()).map((m) => m.id);
+    assert.equal(results.filter((r) => r.length).length, 1, 'exactly one migrator applied anything');
+    assert.equal(results.find((r) => r.length), all, 'and it applied every migration, once');
+    const c = new pg.Client({ connectionString: fresh.toString() });
+    await c.connect();
+    const { rows } = await c.query('select id from platform_migrations order by id');
+    await c.end();
+    assert.equal(rows.map((r) => r.id), all);
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+});
+
+test('npm run migrate applies pending migrations and prints them (none left on a migrated database)', async () => {
+  const out = await run(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], { env: { ...process.env, DATABASE_URL: url, PLATFORM_LOG_LEVEL: 'silent' } });
+  assert.equal(JSON.parse(out.stdout.trim()), { applied: [] });
 });
 
 test('an edited landed migration stops start-up', async () => {

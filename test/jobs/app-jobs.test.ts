@@ -114,14 +114,19 @@ test('a job added in a transaction that rolls back leaves no job behind', async 
   const a = await publishJobsApp();
   const count = async () => Number((await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where payload->>'app_id' = ${a.appId}`.execute(h.deps.db)).rows[0]!.n);
   const before = await count();
-  await h.deps.db
+  const ROLL_BACK = new Error('roll back');
+  let seenInside = -1;
+  const outcome = await h.deps.db
     .transaction()
     .execute(async (trx) => {
       await addAppJob(trx, { app_id: a.appId, job_name: 'hello', payload: {}, source: 'enqueue', maxAttempts: 3, delaySeconds: 3600 });
-      throw new Error('roll back');
+      seenInside = Number((await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where payload->>'app_id' = ${a.appId}`.execute(trx)).rows[0]!.n);
+      throw ROLL_BACK;
     })
-    .catch(() => {});
-  assert.is(await count(), before);
+    .catch((err: unknown) => err);
+  assert.is(outcome, ROLL_BACK, 'the transaction ended by our rollback, not by addAppJob failing');
+  assert.is(seenInside, before + 1, 'inside the transaction, the job was there');
+  assert.is(await count(), before, 'after the rollback, it is gone');
 });
 
 test.after(async () => {
