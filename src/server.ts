@@ -89,7 +89,7 @@ export type Server = Hono<Env> & { api: Hono<Env>; apps: AppsPlane; close(): Pro
 export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): Server {
   const appsPlane = options.plane ?? createAppsPlane(deps);
   const api = apiRouter(deps, appsPlane);
-  const consoleApp = consoleRouter(deps, appsPlane);
+  const consoleHost = consoleRouter(deps, appsPlane);
   const docs = docsRouter(deps, api);
   const root = new Hono<Env>();
   const hosts = hostClassifier(deps);
@@ -100,7 +100,7 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
       case 'api':
         return api.fetch(req, env);
       case 'console':
-        return consoleApp.fetch(req, env);
+        return consoleHost.fetch(req, env);
       case 'docs':
         return docs.fetch(req);
       case 'app':

@@ -22,8 +22,6 @@ import { lockApp, provisionedResources, secretNames, type AppRow } from './queri
 
 export type Who = { actor: Actor; requestId: string };
 
-
-
 function requiredSecrets(resources: ResourceState[]): string[] {
   return (resources.find((r) => r.resource_type === 'secrets')?.spec.required as string[] | undefined) ?? [];
 }

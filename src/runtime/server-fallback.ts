@@ -16,10 +16,9 @@ import type { LiveApp, ReleaseView, RuntimeCaches } from './live.ts';
 import type { InvocationResult } from './sandbox/protocol.ts';
 import type { SandboxPool } from './sandbox/pool.ts';
 import { requestUser } from '../app-auth/service.ts';
-import { hostCallsFor } from './host-calls.ts';
-import { sandboxFlags } from './live.ts';
 import { logEvents } from './log-events.ts';
 import { badResponse, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
+import { invokeRelease } from './invoke.ts';
 
 export const MAX_APP_REQUEST_BODY = 10 * 1024 * 1024;
 
@@ -51,7 +50,6 @@ export async function runServerFallback(
   input: { req: Request; app: LiveApp; release: ReleaseView; origin: string; requestId: string },
 ): Promise<Response> {
   const { req, app, release } = input;
-  const entry = release.manifest.runtime.server_entry!;
   let body: ArrayBuffer | undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const bytes = await readBodyLimited(req, MAX_APP_REQUEST_BODY, () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'));
@@ -62,15 +60,13 @@ export async function runServerFallback(
   const requestUrl = hash < 0 ? req.url : req.url.slice(0, hash);
   // The session is resolved here, before cookies are scrubbed: app code sees the user, never the token.
   const user = await requestUser(deps, app.appId, release, req);
-  const result: InvocationResult = await services.sandbox().invoke({
-    flags: sandboxFlags(release),
+  const result: InvocationResult = await invokeRelease(deps, services, {
     handler: 'fetch',
-    app: { app_id: app.appId, origin: input.origin, release_id: release.releaseId },
-    release: { releaseId: release.releaseId, entry },
-    loadSources: () => services.caches.sources(release),
+    app,
+    release,
+    origin: input.origin,
+    requestId: input.requestId,
     request: { method: req.method, url: requestUrl, headers: scrubRequestHeaders(req.headers), body, user },
-    secrets: await services.caches.appSecrets(app.appId),
-    onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId: input.requestId }),
   });
 
   if (!result.ok && result.error?.kind === 'overloaded') {

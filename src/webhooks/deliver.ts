@@ -3,7 +3,6 @@
  * signature verified on the raw bytes before parsing, de-duplicated by delivery id, then delivered
  * to the app's `webhook(event, ctx)` (its response goes back to the provider) or queued as a job (202).
  */
-import { appOrigin } from '../apps/mappers.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError, errorBody } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
@@ -11,8 +10,6 @@ import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
 import { addAppJob } from '../jobs/enqueue.ts';
 import { flattenResources } from '../manifest/resources.ts';
-import { sandboxFlags } from '../runtime/live.ts';
-import { hostCallsFor } from '../runtime/host-calls.ts';
 import { logEvents } from '../runtime/log-events.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from '../runtime/live.ts';
 import type { SandboxPool } from '../runtime/sandbox/pool.ts';
@@ -20,6 +17,7 @@ import { badResponse, scrubRequestHeaders, scrubResponseHeaders } from '../runti
 import { hit, LIMITS } from '../abuse/limits.ts';
 import { tooDeep } from '../lib/json.ts';
 import { SIGNATURE_HEADERS, verifyWebhook, type Provider } from './verify.ts';
+import { invokeRelease } from '../runtime/invoke.ts';
 
 export const MAX_WEBHOOK_BODY = 1024 * 1024;
 type Input = { req: Request; app: LiveApp; release: ReleaseView; name: string; requestId: string };
@@ -112,17 +110,7 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
 
   const entry = release.manifest.runtime.server_entry;
   const result = entry
-    ? await services.sandbox().invoke({
-        handler: 'webhook',
-        flags: sandboxFlags(release),
-        event: JSON.stringify(event),
-        app: { app_id: app.appId, origin: appOrigin(deps.config, app.appId), release_id: release.releaseId },
-        release: { releaseId: release.releaseId, entry },
-        loadSources: () => services.caches.sources(release),
-        request: { method: 'POST', url: req.url, headers: [] },
-        secrets: await services.caches.appSecrets(app.appId),
-        onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId }),
-      })
+    ? await invokeRelease(deps, services, { handler: 'webhook', app, release, requestId, event: JSON.stringify(event), request: { method: 'POST', url: req.url, headers: [] } })
     : { ok: false, error: { kind: 'no-handler' as const, message: 'the release has no server_entry' } };
   const events: NewEvent[] = [received, ...logEvents(base, 'logs' in result ? result.logs : undefined)];
   const problem = result.ok && result.response ? badResponse(result.response) : null;

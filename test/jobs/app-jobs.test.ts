@@ -8,6 +8,7 @@ import { WORKER_PRESET } from '../../worker/runner.ts';
 import { taskList } from '../../worker/tasks.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
+import { eventsOf as eventsOfApp, waitFor } from '../_lib/apps.ts';
 
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '2' });
 const u = await newUser(h);
@@ -39,16 +40,7 @@ async function publishJobsApp(source = SERVER, jobs: Record<string, unknown> = {
   return { appId: r.body.app_id as string, host: `${r.body.app_id}.apps.localhost` };
 }
 
-async function waitFor<T>(fn: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-const eventsOf = async (appId: string, type: string) => (await h.call('GET', `/v0/apps/${appId}/events?type=${type}`, { key })).body.events as any[];
+const eventsOf = (appId: string, type: string) => eventsOfApp(h, key, appId, type);
 
 test.before(async () => {
   runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 100, concurrency: 4, logger: workerLogger(), preset: WORKER_PRESET });

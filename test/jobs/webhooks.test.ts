@@ -8,6 +8,7 @@ import { WORKER_PRESET } from '../../worker/runner.ts';
 import { taskList } from '../../worker/tasks.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
+import { eventsOf as eventsOfApp } from '../_lib/apps.ts';
 
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '2' });
 const u = await newUser(h);
@@ -51,7 +52,7 @@ function standard(secret: string, payload: string, id = `msg_${Math.random().toS
   const wh = secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(secret, { format: 'raw' });
   return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': wh.sign(id, at, payload) };
 }
-const eventsOf = async (appId: string, type: string) => (await h.call('GET', `/v0/apps/${appId}/events?type=${type}`, { key })).body.events as any[];
+const eventsOf = (appId: string, type: string) => eventsOfApp(h, key, appId, type);
 
 test.before(async () => {
   runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 100, logger: workerLogger(), preset: WORKER_PRESET });

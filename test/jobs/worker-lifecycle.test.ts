@@ -9,6 +9,7 @@ import { WORKER_PRESET } from '../../worker/runner.ts';
 import { taskList } from '../../worker/tasks.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
+import { waitFor } from '../_lib/apps.ts';
 
 const exec = promisify(execFile);
 const h = await createHarness();
@@ -27,13 +28,7 @@ async function slowApp() {
 const lockedJob = async (jobId: string) =>
   (await sql<{ locked_by: string | null; attempts: number }>`select locked_by, attempts from graphile_worker._private_jobs where payload->>'job_id' = ${jobId}`.execute(h.deps.db)).rows[0];
 const succeeded = async (appId: string) => (await h.call('GET', `/v0/apps/${appId}/events?type=job.succeeded`, { key })).body.events.length;
-async function until(fn: () => Promise<boolean>, ms = 15_000) {
-  const end = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (fn: () => Promise<boolean>, ms = 15_000) => waitFor(fn, ms);
 
 test('graceful stop drains a running job before it resolves', async () => {
   const a = await slowApp();

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../../src/logger.ts';
-import { file, site } from '../_lib/bundles.ts';
+import { publishServerApp } from '../_lib/apps.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '1' });
@@ -16,12 +16,7 @@ const lines: string[] = [];
 h.deps.log = createLogger('warn', (line) => lines.push(line));
 const u = await newUser(h);
 
-async function publish(source: string, resources: Record<string, unknown> = {}) {
-  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')], resources });
-  const r = await h.call('PUT', '/v0/apps', { key: u.api_key, body });
-  assert.is(r.body.activation?.status, 'live', r.text);
-  return { appId: r.body.app_id as string, host: `${r.body.app_id}.apps.localhost` };
-}
+const publish = (source: string, resources?: Record<string, unknown>) => publishServerApp(h, u.api_key, source, { resources });
 
 const culprit = await publish(`export default {
   async fetch(req) {

@@ -6,18 +6,13 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { file, site } from '../_lib/bundles.ts';
+import { publishServerApp } from '../_lib/apps.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '1', PLATFORM_SANDBOX_WALL_MS: '3000' });
 const u = await newUser(h);
 
-async function publish(source: string) {
-  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')] });
-  const r = await h.call('PUT', '/v0/apps', { key: u.api_key, body });
-  assert.is(r.body.activation?.status, 'live', r.text);
-  return `${r.body.app_id}.apps.localhost`;
-}
+const publish = async (source: string) => (await publishServerApp(h, u.api_key, source)).host;
 
 // about 25 ms of CPU per call, under the 50 ms limit
 const heavy = await publish(`export default { fetch() { const end = Date.now() + 25; let n = 0; while (Date.now() < end) n++; return new Response('heavy ' + n); } };`);

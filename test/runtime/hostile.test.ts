@@ -2,18 +2,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
+import { publishServerApp } from '../_lib/apps.ts';
 
 // Two sandbox workers, as on a 2-core machine: hostile apps share them with innocent ones.
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '2' });
 const u = await newUser(h);
 const key = u.api_key;
 
-async function serverApp(source: string) {
-  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'static ok'), file('server.js', source, 'text/javascript')] });
-  const r = await h.call('PUT', '/v0/apps', { key, body });
-  assert.is(r.body.status, 'published', r.text);
-  return { appId: r.body.app_id as string, host: `${r.body.app_id}.apps.localhost` };
-}
+const serverApp = (source: string) => publishServerApp(h, key, source, { index: 'static ok' });
 
 /** Paths that turn each handler hostile; `/ok` stays well behaved so we can check recovery. */
 const HOSTILE = `export default { fetch(req) {

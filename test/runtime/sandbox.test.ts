@@ -4,22 +4,16 @@ import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
 import http from 'node:http';
 import { createHarness, listen, newUser, wireRequest } from '../_lib/harness.ts';
+import { publishServerApp } from '../_lib/apps.ts';
 
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '2' });
 const u = await newUser(h);
 const key = u.api_key;
 
-/** Publishes a server app and returns its host. */
+/** Publishes a server app; its host carries the port, as browsers send it. */
 async function serverApp(source: string, extra: { files?: ReturnType<typeof file>[]; resources?: unknown } = {}) {
-  const body = site({
-    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
-    files: [file('public/index.html', '<h1>static</h1>'), file('server.js', source, 'text/javascript'), ...(extra.files ?? [])],
-    ...(extra.resources ? { resources: extra.resources } : {}),
-  });
-  const r = await h.call('PUT', '/v0/apps', { key, body });
-  assert.is(r.status, 200, r.text);
-  assert.is(r.body.status, 'published', r.text);
-  return { appId: r.body.app_id as string, host: `${r.body.app_id}.apps.localhost:8787`, releaseId: r.body.release_id as string };
+  const app = await publishServerApp(h, key, source, { index: '<h1>static</h1>', ...extra });
+  return { ...app, host: `${app.host}:8787` };
 }
 
 async function events(appId: string, type: string) {

@@ -1,19 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
+import { publishServerApp } from '../_lib/apps.ts';
 
 // One sandbox worker: every app shares it, and answers cross back in batches.
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '1' });
 const u = await newUser(h);
 const key = u.api_key;
 
-async function serverApp(source: string) {
-  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'static'), file('server.js', source, 'text/javascript')] });
-  const r = await h.call('PUT', '/v0/apps', { key, body });
-  assert.is(r.body.status, 'published', r.text);
-  return `${r.body.app_id}.apps.localhost`;
-}
+const serverApp = async (source: string) => (await publishServerApp(h, key, source)).host;
 
 const innocent = await serverApp(`export default { fetch(req) { return new Response('innocent ' + new URL(req.url).pathname) } };`);
 const hostile = await serverApp(`export default { fetch() { return new Response(new Array(1e9).join('x')); } };`);

@@ -9,10 +9,9 @@ import * as v from 'valibot';
 import type { Deps } from '../../src/deps.ts';
 import { recordEvents, type NewEvent } from '../../src/events/record.ts';
 import { appOrigin } from '../../src/apps/mappers.ts';
-import { hostCallsFor } from '../../src/runtime/host-calls.ts';
-import { sandboxFlags } from '../../src/runtime/live.ts';
 import { logEvents } from '../../src/runtime/log-events.ts';
 import type { AppsPlane } from '../../src/runtime/routes.ts';
+import { invokeRelease } from '../../src/runtime/invoke.ts';
 
 const Payload = v.object({
   job_id: v.string(),
@@ -53,16 +52,12 @@ export function appJobTask(deps: Deps, plane: AppsPlane): Task {
     if (!release.manifest.runtime.server_entry) return blocked('the live release has no server_entry');
 
     const event = { job_id: p.job_id, job_name: p.job_name, payload: p.payload, attempt, max_attempts: maxAttempts, scheduled_for: p.scheduled_for };
-    const result = await plane.sandbox().invoke({
+    const result = await invokeRelease(deps, plane, {
       handler: 'job',
-      flags: sandboxFlags(release),
+      app: { appId: app.id, accountId: app.account_id },
+      release,
       event: JSON.stringify(event),
-      app: { app_id: app.id, origin: appOrigin(deps.config, app.id), release_id: release.releaseId },
-      release: { releaseId: release.releaseId, entry: release.manifest.runtime.server_entry },
-      loadSources: () => plane.caches.sources(release),
       request: { method: 'POST', url: `${appOrigin(deps.config, app.id)}/_platform/jobs/${p.job_name}`, headers: [] },
-      secrets: await plane.caches.appSecrets(app.id),
-      onHostCall: hostCallsFor(deps, { appId: app.id, accountId: app.account_id, releaseId: release.releaseId, manifest: release.manifest }),
     });
     const rel = { ...base, release_id: release.releaseId };
     const logs = logEvents(rel, result.logs);

@@ -1,0 +1,41 @@
+/**
+ * One way into a release's server code, whatever started the call (a request, a job, a webhook):
+ * the sandbox invocation with the release's flags, sources, secrets and platform calls bound to it.
+ */
+import { appOrigin } from '../apps/mappers.ts';
+import type { Deps } from '../deps.ts';
+import { hostCallsFor } from './host-calls.ts';
+import { sandboxFlags, type ReleaseView, type RuntimeCaches } from './live.ts';
+import type { SandboxPool } from './sandbox/pool.ts';
+import type { Invocation, InvocationResult } from './sandbox/protocol.ts';
+
+export type ReleaseServices = { caches: RuntimeCaches; sandbox: () => SandboxPool };
+
+export type ReleaseCall = {
+  handler: Invocation['handler'];
+  app: { appId: string; accountId: string };
+  /** A live release with a `server_entry` (callers check). */
+  release: ReleaseView;
+  request: Invocation['request'];
+  /** The JSON event for `job` and `webhook` handlers. */
+  event?: string;
+  /** The request this call serves, for the events its platform calls record. */
+  requestId?: string;
+  /** The origin app code sees (defaults to the app's own). */
+  origin?: string;
+};
+
+export async function invokeRelease(deps: Deps, services: ReleaseServices, call: ReleaseCall): Promise<InvocationResult> {
+  const { app, release } = call;
+  return services.sandbox().invoke({
+    handler: call.handler,
+    flags: sandboxFlags(release),
+    ...(call.event === undefined ? {} : { event: call.event }),
+    app: { app_id: app.appId, origin: call.origin ?? appOrigin(deps.config, app.appId), release_id: release.releaseId },
+    release: { releaseId: release.releaseId, entry: release.manifest.runtime.server_entry! },
+    loadSources: () => services.caches.sources(release),
+    request: call.request,
+    secrets: await services.caches.appSecrets(app.appId),
+    onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId: call.requestId }),
+  });
+}

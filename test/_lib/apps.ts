@@ -1,0 +1,43 @@
+/** Publishing server apps and reading what they did, shared by the runtime and jobs suites. */
+import * as assert from 'uvu/assert';
+import { file, site } from './bundles.ts';
+import type { Harness } from './harness.ts';
+
+export type ServerApp = { appId: string; host: string; releaseId: string };
+
+/**
+ * Publishes an app whose `server.js` is `source` (static root `public/` with an index page whose
+ * text is `index`) and asserts it went live.
+ */
+export async function publishServerApp(
+  h: Harness,
+  key: string,
+  source: string,
+  extra: { index?: string; files?: ReturnType<typeof file>[]; resources?: unknown } = {},
+): Promise<ServerApp> {
+  const body = site({
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    files: [file('public/index.html', extra.index ?? 'static'), file('server.js', source, 'text/javascript'), ...(extra.files ?? [])],
+    ...(extra.resources ? { resources: extra.resources } : {}),
+  });
+  const r = await h.call('PUT', '/v0/apps', { key, body });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.body.activation?.status, 'live', r.text);
+  return { appId: r.body.app_id as string, host: `${r.body.app_id}.apps.localhost`, releaseId: r.body.release_id as string };
+}
+
+/** An app's events of one type, newest first, as the API lists them. */
+export async function eventsOf(h: Harness, key: string, appId: string, type: string): Promise<any[]> {
+  return (await h.call('GET', `/v0/apps/${appId}/events?type=${type}&limit=100`, { key })).body.events as any[];
+}
+
+/** Polls `fn` every 50 ms until it returns something truthy (then returns it), or throws after `ms`. */
+export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
