@@ -5,20 +5,11 @@
  * is for deploys that migrate before they roll out new nodes.
  */
 import { boot } from '../src/boot.ts';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { configOrExit } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(err.message + '\n');
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = configOrExit(process.env);
   const applied: string[] = [];
   const log = createLogger('warn');
   const booted = await boot(config, {

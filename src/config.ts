@@ -124,3 +124,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 export function publicUrl(config: Config, host: string): string {
   return `${config.publicScheme}://${host}${config.publicPort ? `:${config.publicPort}` : ''}`;
 }
+
+/** For commands (`npm start`, `npm run migrate`): the configuration, or the message naming the bad variable and exit code 2. */
+export function configOrExit(env: Record<string, string | undefined>): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(err.message + '\n');
+      process.exit(2);
+    }
+    throw err;
+  }
+}

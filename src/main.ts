@@ -6,23 +6,14 @@ import { serve } from '@hono/node-server';
 import type { Runner } from 'graphile-worker';
 import { startWorker } from '../worker/runner.ts';
 import { boot } from './boot.ts';
-import { ConfigError, loadConfig, publicUrl } from './config.ts';
+import { configOrExit, publicUrl } from './config.ts';
 import { serverOptions } from './http/listen.ts';
 import { createLogger } from './logger.ts';
 import { createAppsPlane, type AppsPlane } from './runtime/routes.ts';
 import { createServer, type Server } from './server.ts';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(err.message + '\n');
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = configOrExit(process.env);
   const log = createLogger(config.logLevel);
 
   // Signals are taken from the first moment: one that arrives while Postgres is starting stops the
