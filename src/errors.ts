@@ -1,6 +1,8 @@
 /**
- * The one error catalogue. Domain code throws `ApiError`s made by the `errors.*` factories; the
- * global handler turns them into `{ error: { code, message, details? } }` with the status here.
+ * The one error catalogue, for both planes. Domain code throws `ApiError`s (often made by the
+ * `errors.*` factories); the API's handler and the app origin's routes turn them into
+ * `{ error: { code, message, details? } }` with the status here, and the sandbox's platform calls
+ * hand their code and message to app code.
  */
 const STATUS = {
   invalid_request: 400,
@@ -56,6 +58,26 @@ const STATUS = {
   // sign-in and team members (docs/decisions.md)
   csrf_rejected: 403,
   last_owner: 409,
+  // the app origin: what app code's platform calls and the /_platform routes answer (docs/decisions.md)
+  collection_not_declared: 400,
+  unknown_field: 400,
+  reserved_field: 400,
+  invalid_value: 400,
+  invalid_query: 400,
+  reference_not_found: 400,
+  row_too_large: 400,
+  unique_violation: 409,
+  store_not_declared: 400,
+  store_not_public: 400,
+  invalid_file: 400,
+  file_too_large: 413,
+  content_type_not_allowed: 400,
+  job_not_declared: 400,
+  invalid_delay: 400,
+  invalid_invite: 400,
+  invalid_verification: 400,
+  invalid_credentials: 401,
+  not_available: 400,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS;

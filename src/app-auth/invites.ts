@@ -22,7 +22,7 @@ import { newSecretToken, tokenHash } from '../lib/tokens.ts';
 import { RoleName } from '../manifest/schema.ts';
 import { Email } from '../users/service.ts';
 import { hashPassword } from './passwords.ts';
-import { AuthError, type AppUser } from './service.ts';
+import type { AppUser } from './service.ts';
 
 export const DEFAULT_INVITE_SECONDS = 7 * 24 * 3600;
 const AdminInviteRequest = component(
@@ -69,7 +69,7 @@ export function inviteRoutes(): Hono<Env> {
 
 /** Accepting an invite: creates the app user with the invited roles (e-mail counts as verified) and signs them in. */
 export async function acceptInvite(deps: Deps, appId: string, token: unknown, password: string): Promise<AppUser> {
-  if (typeof token !== 'string' || token.length > 100) throw new AuthError(400, 'invalid_invite', 'This invite is invalid, expired or already used.');
+  if (typeof token !== 'string' || token.length > 100) throw new ApiError('invalid_invite', 'This invite is invalid, expired or already used.');
   const password_hash = await hashPassword(password);
   return deps.db.transaction().execute(async (trx) => {
     const invite = await trx
@@ -81,14 +81,14 @@ export async function acceptInvite(deps: Deps, appId: string, token: unknown, pa
       .where('expires_at', '>', new Date())
       .returning(['email', 'roles'])
       .executeTakeFirst();
-    if (!invite) throw new AuthError(400, 'invalid_invite', 'This invite is invalid, expired or already used.');
+    if (!invite) throw new ApiError('invalid_invite', 'This invite is invalid, expired or already used.');
     const row = await trx
       .insertInto('app_users')
       .values({ id: newId('usr'), app_id: appId, email: invite.email, password_hash, roles: JSON.stringify(invite.roles), verified: true })
       .onConflict((oc) => oc.expression(sql`app_id, lower(email)`).doNothing())
       .returning(['id', 'email', 'roles', 'verified'])
       .executeTakeFirst();
-    if (!row) throw new AuthError(409, 'email_already_registered', 'An account with this e-mail already exists; log in instead.');
+    if (!row) throw new ApiError('email_already_registered', 'An account with this e-mail already exists; log in instead.');
     return { id: row.id, email: row.email, roles: row.roles, verified: row.verified };
   });
 }

@@ -13,7 +13,7 @@ import { appUsersEnabled, type ReleaseView } from '../runtime/live.ts';
 import { acceptInvite, INVITE_PAGE } from './invites.ts';
 import { sendVerification, VERIFY_PAGE, verifyEmail } from './verification.ts';
 import { hit, LIMITS, type Hit, type Limit } from '../abuse/limits.ts';
-import { AuthError, checkCredentials, login, logout, readCookie, SESSION_COOKIE, sessionCookie, sessionUser, signup, startSessionFor } from './service.ts';
+import { checkCredentials, login, logout, readCookie, SESSION_COOKIE, sessionCookie, sessionUser, signup, startSessionFor } from './service.ts';
 
 /** The first limit over its count, having counted an attempt against each (shared by every node). */
 async function overLimit(deps: Deps, checks: [string, Limit][]): Promise<Hit | undefined> {
@@ -93,7 +93,7 @@ export async function handleAuth(deps: Deps, input: { req: Request; appId: strin
     const { user, token: t } = await login(deps, appId, email, password);
     return new Response(JSON.stringify({ user }), { status: 200, headers: headers({ 'set-cookie': sessionCookie(t) }) });
   } catch (err) {
-    if (err instanceof AuthError) return fail(err.status, err.code, err.message, (err as AuthError & { details?: Record<string, unknown> }).details);
+    if (err instanceof ApiError) return fail(err.status, err.code, err.message, err.details);
     throw err;
   }
 }

@@ -11,21 +11,12 @@ import type { Manifest } from '../manifest/schema.ts';
 import { newId } from '../lib/ids.ts';
 import { newSecretToken, tokenHash } from '../lib/tokens.ts';
 import { dummyHash, hashPassword, verifyPassword } from './passwords.ts';
+import { ApiError } from '../errors.ts';
 
 /** `__Host-`: Secure, Path=/, no Domain, so no other app under the apps host can set or shadow it. */
 export const SESSION_COOKIE = '__Host-platform_app_session';
 export const SESSION_DAYS = 30;
 export type AppUser = { id: string; email: string; roles: string[]; verified: boolean };
-
-export class AuthError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 function toUser(row: { id: string; email: string; roles: string[]; verified: boolean }): AppUser {
   return { id: row.id, email: row.email, roles: row.roles, verified: row.verified };
@@ -42,7 +33,7 @@ export function checkCredentials(body: unknown, options: { for: 'new' | 'login' 
   if (typeof b.email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(b.email.trim()) || b.email.length > 254) fields.email = ['must be an e-mail address'];
   const min = options.for === 'new' ? 8 : 0;
   if (typeof b.password !== 'string' || b.password.length < min || b.password.length > 256) fields.password = [options.for === 'new' ? 'must be 8 to 256 characters' : 'must be a string of at most 256 characters'];
-  if (Object.keys(fields).length) throw Object.assign(new AuthError(400, 'invalid_request', 'Invalid e-mail or password format.'), { details: { fields } });
+  if (Object.keys(fields).length) throw new ApiError('invalid_request', 'Invalid e-mail or password format.', { fields });
   return { email: (b.email as string).trim().toLowerCase(), password: b.password as string };
 }
 
@@ -64,14 +55,14 @@ export async function signup(deps: Deps, appId: string, email: string, password:
     .onConflict((oc) => oc.expression(sql`app_id, lower(email)`).doNothing())
     .returning(['id', 'email', 'roles', 'verified'])
     .executeTakeFirst();
-  if (!row) throw new AuthError(409, 'email_already_registered', 'An account with this e-mail already exists; log in instead.');
+  if (!row) throw new ApiError('email_already_registered', 'An account with this e-mail already exists; log in instead.');
   return { user: toUser(row), token: await startSession(deps, appId, row.id) };
 }
 
 export async function login(deps: Deps, appId: string, email: string, password: string): Promise<{ user: AppUser; token: string }> {
   const row = await deps.db.selectFrom('app_users').select(['id', 'email', 'roles', 'verified', 'password_hash']).where('app_id', '=', appId).where(sql`lower(email)`, '=', email).executeTakeFirst();
   const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));
-  if (!row || !ok) throw new AuthError(401, 'invalid_credentials', 'The e-mail or password is wrong.');
+  if (!row || !ok) throw new ApiError('invalid_credentials', 'The e-mail or password is wrong.');
   return { user: toUser(row), token: await startSession(deps, appId, row.id) };
 }
 

@@ -8,7 +8,8 @@ import { queueMail } from '../mail/queue.ts';
 import { appOrigin } from '../apps/mappers.ts';
 import { newSecretToken, tokenHash } from '../lib/tokens.ts';
 import type { Deps } from '../deps.ts';
-import { AuthError, type AppUser } from './service.ts';
+import type { AppUser } from './service.ts';
+import { ApiError } from '../errors.ts';
 
 export const VERIFY_HOURS = 48;
 
@@ -23,7 +24,7 @@ export async function sendVerification(deps: Deps, appId: string, appName: strin
 }
 
 export async function verifyEmail(deps: Deps, appId: string, token: unknown): Promise<AppUser> {
-  if (typeof token !== 'string' || token.length > 100) throw new AuthError(400, 'invalid_verification', 'This link is invalid, expired or already used.');
+  if (typeof token !== 'string' || token.length > 100) throw new ApiError('invalid_verification', 'This link is invalid, expired or already used.');
   return deps.db.transaction().execute(async (trx) => {
     const v = await trx
       .updateTable('app_email_verifications')
@@ -34,7 +35,7 @@ export async function verifyEmail(deps: Deps, appId: string, token: unknown): Pr
       .where('expires_at', '>', new Date())
       .returning('user_id')
       .executeTakeFirst();
-    if (!v) throw new AuthError(400, 'invalid_verification', 'This link is invalid, expired or already used.');
+    if (!v) throw new ApiError('invalid_verification', 'This link is invalid, expired or already used.');
     const u = await trx.updateTable('app_users').set({ verified: true, updated_at: new Date() }).where('id', '=', v.user_id).returning(['id', 'email', 'roles', 'verified']).executeTakeFirstOrThrow();
     return { id: u.id, email: u.email, roles: u.roles, verified: u.verified };
   });

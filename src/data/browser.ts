@@ -14,7 +14,7 @@ import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
 import { refuseMutation } from '../runtime/same-origin.ts';
 import type { ReleaseView } from '../runtime/live.ts';
-import { createRow, DataError, declaredCollection, deleteRow, getRow, listRows, updateRow, type DataTarget } from './service.ts';
+import { createRow, declaredCollection, deleteRow, getRow, listRows, updateRow, type DataTarget } from './service.ts';
 
 const BROWSER_MAX_LIMIT = 100;
 const BROWSER_DEFAULT_LIMIT = 50;
@@ -109,10 +109,10 @@ export async function handleData(deps: Deps, input: { req: Request; appId: strin
     return fail(405, 'method_not_allowed', 'Use GET, PATCH or DELETE.');
   } catch (err) {
     if (err instanceof SyntaxError) return fail(400, 'invalid_json', 'Request body is not valid JSON.');
-    if (err instanceof ApiError) return fail(err.status, err.code, err.message);
-    if (err instanceof DataError) {
+    if (err instanceof ApiError) {
+      // a row the caller may not see and a row that does not exist look the same
       if (err.code === 'not_found') return fail(404, 'not_found', 'Not found.');
-      return fail(err.code === 'unique_violation' ? 409 : 400, err.code, err.message);
+      return fail(err.status, err.code, err.message);
     }
     throw err;
   }

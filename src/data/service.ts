@@ -12,20 +12,12 @@ import { randomToken } from '../lib/ids.ts';
 import { flattenResources, type CollectionSpec, type FieldSpec } from '../manifest/resources.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import { lookupId, nulAt } from '../lib/text.ts';
+import { ApiError } from '../errors.ts';
 
 export const MAX_LIST_LIMIT = 1000;
 export const DEFAULT_LIST_LIMIT = 100;
 const MAX_ROW_BYTES = 1024 * 1024;
 const RESERVED = new Set(['id', 'created_at', 'updated_at', 'deleted_at', 'data']);
-
-export class DataError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export type DataTarget = {
   appId: string;
@@ -38,9 +30,9 @@ export type DataTarget = {
 type Row = { id: string; data: Record<string, unknown>; created_at: Date; updated_at: Date };
 
 function collectionSpec(target: DataTarget, name: unknown): { name: string; spec: CollectionSpec } {
-  if (typeof name !== 'string') throw new DataError('collection_not_declared', 'A collection name must be a string.');
+  if (typeof name !== 'string') throw new ApiError('collection_not_declared', 'A collection name must be a string.');
   const r = flattenResources(target.manifest).find((x) => x.resource_type === 'data' && x.resource_name === name);
-  if (!r) throw new DataError('collection_not_declared', `Collection "${name}" is not declared in this release's resources.data.`);
+  if (!r) throw new ApiError('collection_not_declared', `Collection "${name}" is not declared in this release's resources.data.`);
   return { name, spec: r.spec as CollectionSpec };
 }
 
@@ -49,7 +41,7 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]
 /** A declared field's value, checked and normalised (null clears a field). */
 function checkValue(field: string, spec: FieldSpec, value: unknown): unknown {
   if (value === null) return null;
-  const bad = (expected: string) => new DataError('invalid_value', `Field "${field}" must be ${expected}.`);
+  const bad = (expected: string) => new ApiError('invalid_value', `Field "${field}" must be ${expected}.`);
   switch (spec.type) {
     case 'string':
     case 'richtext':
@@ -83,14 +75,14 @@ function checkValue(field: string, spec: FieldSpec, value: unknown): unknown {
 }
 
 function checkFields(spec: CollectionSpec, fields: unknown): Record<string, unknown> {
-  if (!fields || typeof fields !== 'object' || Array.isArray(fields)) throw new DataError('invalid_value', 'Fields must be an object.');
+  if (!fields || typeof fields !== 'object' || Array.isArray(fields)) throw new ApiError('invalid_value', 'Fields must be an object.');
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields as Record<string, unknown>)) {
-    if (RESERVED.has(k)) throw new DataError('reserved_field', `"${k}" is managed by the platform and cannot be written.`);
+    if (RESERVED.has(k)) throw new ApiError('reserved_field', `"${k}" is managed by the platform and cannot be written.`);
     const f = spec.fields[k];
-    if (!f) throw new DataError('unknown_field', `Field "${k}" is not declared in this collection.`);
+    if (!f) throw new ApiError('unknown_field', `Field "${k}" is not declared in this collection.`);
     if (v === undefined) continue;
-    if (nulAt(v) !== null) throw new DataError('invalid_value', `Field "${k}" contains a NUL character (U+0000), which cannot be stored.`);
+    if (nulAt(v) !== null) throw new ApiError('invalid_value', `Field "${k}" contains a NUL character (U+0000), which cannot be stored.`);
     out[k] = checkValue(k, f, v);
   }
   return out;
@@ -101,7 +93,7 @@ async function checkReferences(trx: Executor, appId: string, spec: CollectionSpe
     const f = spec.fields[k]!;
     if (f.type !== 'reference' || v === null) continue;
     const hit = await trx.selectFrom('app_rows').select('id').where('app_id', '=', appId).where('collection', '=', f.collection!).where('id', '=', v as string).where('deleted_at', 'is', null).executeTakeFirst();
-    if (!hit) throw new DataError('reference_not_found', `Field "${k}" names ${String(v)}, which is not a row of "${f.collection}".`);
+    if (!hit) throw new ApiError('reference_not_found', `Field "${k}" names ${String(v)}, which is not a row of "${f.collection}".`);
   }
 }
 
@@ -118,7 +110,7 @@ async function claimUniques(trx: Tx, appId: string, collection: string, spec: Co
       .onConflict((oc) => oc.doNothing())
       .returning('row_id')
       .executeTakeFirst();
-    if (!claimed) throw new DataError('unique_violation', `Another row already has these values for unique index "${index.name}" (${index.fields.join(', ')}).`);
+    if (!claimed) throw new ApiError('unique_violation', `Another row already has these values for unique index "${index.name}" (${index.fields.join(', ')}).`);
   }
 }
 
@@ -142,7 +134,7 @@ export function declaredCollection(manifest: Manifest, name: string): Collection
 }
 
 function checkSize(data: Record<string, unknown>): void {
-  if (Buffer.byteLength(JSON.stringify(data)) > MAX_ROW_BYTES) throw new DataError('row_too_large', 'A row may hold at most 1 MiB of JSON.');
+  if (Buffer.byteLength(JSON.stringify(data)) > MAX_ROW_BYTES) throw new ApiError('row_too_large', 'A row may hold at most 1 MiB of JSON.');
 }
 
 export async function createRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown>> {
@@ -166,15 +158,15 @@ export async function createRow(deps: Deps, target: DataTarget, args: unknown[])
 
 export async function updateRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown>> {
   const { name, spec } = collectionSpec(target, args[0]);
-  if (typeof args[1] !== 'string') throw new DataError('not_found', 'A row id must be a string.');
+  if (typeof args[1] !== 'string') throw new ApiError('not_found', 'A row id must be a string.');
   const id = lookupId(args[1]);
-  if (id === undefined) throw new DataError('not_found', `No such row in "${name}".`);
+  if (id === undefined) throw new ApiError('not_found', `No such row in "${name}".`);
   const patch = checkFields(spec, args[2] ?? {});
   return deps.db.transaction().execute(async (trx) => {
     let cq = trx.selectFrom('app_rows').select(['data']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
     if (target.onlyOwnerId) cq = cq.where('owner_user_id', '=', target.onlyOwnerId);
     const current = await cq.forUpdate().executeTakeFirst();
-    if (!current) throw new DataError('not_found', `No row ${id} in "${name}".`);
+    if (!current) throw new ApiError('not_found', `No row ${id} in "${name}".`);
     const data = { ...current.data, ...patch };
     for (const [k, v] of Object.entries(patch)) if (v === null) delete data[k];
     checkSize(data);
@@ -222,12 +214,12 @@ export async function deleteRow(deps: Deps, target: DataTarget, args: unknown[])
 export async function listRows(deps: Deps, target: DataTarget, args: unknown[], page: { after?: { at: Date; id: string } } = {}): Promise<Record<string, unknown>[]> {
   const { name, spec } = collectionSpec(target, args[0]);
   const opts = (args[1] ?? {}) as { where?: unknown; limit?: unknown };
-  if (typeof opts !== 'object' || opts === null) throw new DataError('invalid_query', 'list() takes { where, limit }.');
+  if (typeof opts !== 'object' || opts === null) throw new ApiError('invalid_query', 'list() takes { where, limit }.');
   const limit = opts.limit === undefined ? DEFAULT_LIST_LIMIT : opts.limit;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new DataError('invalid_query', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`);
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new ApiError('invalid_query', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`);
   const where = opts.where === undefined ? {} : checkFields(spec, opts.where);
   for (const k of Object.keys(where)) {
-    if (spec.fields[k]!.type === 'json') throw new DataError('invalid_query', `where cannot compare json field "${k}"; filter on a scalar field.`);
+    if (spec.fields[k]!.type === 'json') throw new ApiError('invalid_query', `where cannot compare json field "${k}"; filter on a scalar field.`);
   }
   const nullFields = Object.entries(where).filter(([, v]) => v === null).map(([k]) => k);
   const match = Object.fromEntries(Object.entries(where).filter(([, v]) => v !== null));

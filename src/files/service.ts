@@ -15,19 +15,11 @@ import type { Manifest } from '../manifest/schema.ts';
 import { ContentType } from '../manifest/schema.ts';
 import * as v from 'valibot';
 import { lookupId } from '../lib/text.ts';
+import { ApiError } from '../errors.ts';
 
 /** Without `max_file_size_bytes`, a store takes files up to 10 MiB (the request body bound of server code). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 export const MAX_SIGNED_URL_SECONDS = 7 * 24 * 3600;
-
-export class FileError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export type StoreSpec = { public: boolean; max_file_size_bytes: number | null; allowed_content_types: string[] | null };
 export type FilesTarget = { appId: string; accountId: string; releaseId: string; manifest: Manifest; requestId?: string | null };
@@ -39,7 +31,7 @@ export function storeSpec(manifest: Manifest, name: unknown): StoreSpec | undefi
 
 function requireStore(target: FilesTarget, name: unknown): { name: string; spec: StoreSpec } {
   const spec = storeSpec(target.manifest, name);
-  if (!spec) throw new FileError('store_not_declared', `File store "${String(name)}" is not declared in this release's resources.files.`);
+  if (!spec) throw new ApiError('store_not_declared', `File store "${String(name)}" is not declared in this release's resources.files.`);
   return { name: name as string, spec };
 }
 
@@ -74,17 +66,17 @@ export async function createUpload(deps: Deps, target: FilesTarget, args: unknow
   const { name, spec } = requireStore(target, args[0]);
   const b64 = args[1];
   const opts = (args[2] ?? {}) as { filename?: unknown; content_type?: unknown };
-  if (typeof b64 !== 'string') throw new FileError('invalid_file', 'The file contents must be bytes or a string.');
+  if (typeof b64 !== 'string') throw new ApiError('invalid_file', 'The file contents must be bytes or a string.');
   const filename = typeof opts.filename === 'string' && opts.filename.length >= 1 && opts.filename.length <= 255 && !/[\u0000-\u001f/\\]/.test(opts.filename) ? opts.filename : undefined;
-  if (!filename) throw new FileError('invalid_file', 'filename must be 1 to 255 characters, without slashes or control characters.');
+  if (!filename) throw new ApiError('invalid_file', 'filename must be 1 to 255 characters, without slashes or control characters.');
   const contentType = typeof opts.content_type === 'string' && v.safeParse(ContentType, opts.content_type).success ? opts.content_type : undefined;
-  if (!contentType) throw new FileError('invalid_file', 'content_type must be a media type such as image/png.');
+  if (!contentType) throw new ApiError('invalid_file', 'content_type must be a media type such as image/png.');
   const bytes = Buffer.from(b64, 'base64');
   const max = spec.max_file_size_bytes ?? DEFAULT_MAX_FILE_BYTES;
-  if (bytes.length > max) throw new FileError('file_too_large', `The file is ${bytes.length} bytes; store "${name}" takes at most ${max}.`);
+  if (bytes.length > max) throw new ApiError('file_too_large', `The file is ${bytes.length} bytes; store "${name}" takes at most ${max}.`);
   const bare = contentType.split(';')[0]!.trim().toLowerCase();
   if (spec.allowed_content_types && !spec.allowed_content_types.some((t) => t.split(';')[0]!.trim().toLowerCase() === bare)) {
-    throw new FileError('content_type_not_allowed', `Store "${name}" accepts ${spec.allowed_content_types.join(', ')}; not ${bare}.`);
+    throw new ApiError('content_type_not_allowed', `Store "${name}" accepts ${spec.allowed_content_types.join(', ')}; not ${bare}.`);
   }
   const sha256 = createHash('sha256').update(bytes).digest();
   return deps.db.transaction().execute(async (trx) => {
@@ -106,10 +98,10 @@ export async function createSignedUrl(deps: Deps, target: FilesTarget, args: unk
   const lookup = lookupId(fileId);
   const seconds = ((args[2] ?? {}) as { expires_in_seconds?: unknown }).expires_in_seconds ?? 3600;
   if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > MAX_SIGNED_URL_SECONDS) {
-    throw new FileError('invalid_request', `expires_in_seconds must be a whole number from 1 to ${MAX_SIGNED_URL_SECONDS}.`);
+    throw new ApiError('invalid_request', `expires_in_seconds must be a whole number from 1 to ${MAX_SIGNED_URL_SECONDS}.`);
   }
   const file = lookup !== undefined ? await deps.db.selectFrom('app_files').select('id').where('app_id', '=', target.appId).where('store', '=', name).where('id', '=', lookup).where('deleted_at', 'is', null).executeTakeFirst() : undefined;
-  if (!file) throw new FileError('not_found', `No file ${String(fileId)} in store "${name}".`);
+  if (!file) throw new ApiError('not_found', `No file ${String(fileId)} in store "${name}".`);
   const path = `/_platform/files/${name}/${file.id}`;
   const expires = Math.floor(Date.now() / 1000) + seconds;
   return { url: `${appOrigin(deps.config, target.appId)}${path}?expires=${expires}&sig=${signPath(deps, target.appId, path, expires)}`, expires_at: new Date(expires * 1000).toISOString() };

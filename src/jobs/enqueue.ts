@@ -10,6 +10,7 @@ import { randomToken } from '../lib/ids.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import * as v from 'valibot';
 import { ResourceName } from '../manifest/schema.ts';
+import { ApiError, type ErrorCode } from '../errors.ts';
 
 export const MAX_JOB_PAYLOAD_BYTES = 64 * 1024;
 export const MAX_JOB_DELAY_SECONDS = 7 * 24 * 3600;
@@ -27,15 +28,6 @@ export type AppJobPayload = {
 export type JobTarget = { appId: string; accountId: string; releaseId: string; manifest: Manifest; requestId?: string | null };
 
 /** A guest-visible failure: `code` reaches app code on the thrown error. */
-export class JobError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** Adds an app job in the caller's transaction (`db` may be a transaction). Returns its job id. */
 export async function addAppJob(
   db: Executor,
@@ -61,9 +53,9 @@ export async function enqueueFromApp(deps: Deps, target: JobTarget, args: unknow
   // The event repeats the name only when it is name-shaped: app code may pass anything here,
   // request data included, and events are readable by every member of the account.
   const shownName = v.is(ResourceName, name) ? name : null;
-  const fail = async (code: string, message: string): Promise<never> => {
+  const fail = async (code: ErrorCode, message: string): Promise<never> => {
     await recordEvents(deps.db, [{ ...base, type: 'job.enqueue_failed', severity: 'warn', message, metadata: { job_name: shownName, code } }]);
-    throw new JobError(code, message);
+    throw new ApiError(code, message);
   };
   const jobs = target.manifest.resources.jobs ?? {};
   if (typeof name !== 'string' || !Object.hasOwn(jobs, name)) {

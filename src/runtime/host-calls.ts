@@ -1,7 +1,8 @@
 import type { Deps } from '../deps.ts';
-import { createRow, DataError, deleteRow, getRow, listRows, updateRow } from '../data/service.ts';
-import { createSignedUrl, createUpload, deleteFile, FileError } from '../files/service.ts';
-import { enqueueFromApp, JobError, type JobTarget } from '../jobs/enqueue.ts';
+import { createRow, deleteRow, getRow, listRows, updateRow } from '../data/service.ts';
+import { ApiError } from '../errors.ts';
+import { createSignedUrl, createUpload, deleteFile } from '../files/service.ts';
+import { enqueueFromApp, type JobTarget } from '../jobs/enqueue.ts';
 import type { HostCallHandler } from './sandbox/pool.ts';
 
 /** The asynchronous platform calls app code may make, bound to one app, release and request. */
@@ -13,10 +14,9 @@ export function hostCallsFor(deps: Deps, target: JobTarget): HostCallHandler {
     } catch (err) {
       // Only the platform's own, deliberate errors reach app code; anything else (a database
       // error, a bug) is logged for the operator and becomes a generic error.
-      if (err instanceof DataError || err instanceof JobError || err instanceof FileError) throw err;
-      if (typeof (err as { code?: unknown }).code === 'string' && !(err instanceof Error)) throw err;
+      if (err instanceof ApiError) throw err;
       deps.log.error('platform call failed', { method, app_id: target.appId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-      throw { code: 'internal_error', message: 'The platform could not complete this call; try again.' };
+      throw new ApiError('internal_error', 'The platform could not complete this call; try again.');
     }
   };
 }
@@ -43,7 +43,7 @@ function dispatch(deps: Deps, target: JobTarget): HostCallHandler {
       case 'files.delete':
         return deleteFile(deps, target, args);
       default:
-        throw { code: 'not_available', message: `${method} is not available` };
+        throw new ApiError('not_available', `${method} is not available`);
     }
   };
 }
