@@ -42,12 +42,12 @@ console.log(`inserted ${ROWS} rows into each of 2 apps in ${((performance.now() 
 
 const target = { appId: 'benchapp0000000a', manifest };
 const shapes: [string, () => Promise<unknown>][] = [
-  ['list, no filter, limit 100', () => listRows(env.deps, target, ['items', { limit: 100 }])],
-  ['where sku = (1 match)', () => listRows(env.deps, target, ['items', { where: { sku: `sku-${1 + Math.floor(Math.random() * ROWS)}` } }])],
-  ['where qty = (~100 matches)', () => listRows(env.deps, target, ['items', { where: { qty: Math.floor(Math.random() * 1000) } }])],
-  ['where status = (1/3 of rows), limit 50', () => listRows(env.deps, target, ['items', { where: { status: 'closed' }, limit: 50 }])],
-  ['where note = (unindexed, ~20 matches)', () => listRows(env.deps, target, ['items', { where: { note: `n${Math.floor(Math.random() * 5000)}` } }])],
-  ['create (with a unique-index check)', () => createRow(env.deps, target, ['items', { sku: `new-${Math.random()}`, qty: 1 }])],
+  ['list, no filter, limit 100', () => listRows(env.deps, target, 'items', { limit: 100 })],
+  ['where sku = (1 match)', () => listRows(env.deps, target, 'items', { where: { sku: `sku-${1 + Math.floor(Math.random() * ROWS)}` } })],
+  ['where qty = (~100 matches)', () => listRows(env.deps, target, 'items', { where: { qty: Math.floor(Math.random() * 1000) } })],
+  ['where status = (1/3 of rows), limit 50', () => listRows(env.deps, target, 'items', { where: { status: 'closed' }, limit: 50 })],
+  ['where note = (unindexed, ~20 matches)', () => listRows(env.deps, target, 'items', { where: { note: `n${Math.floor(Math.random() * 5000)}` } })],
+  ['create (with a unique-index check)', () => createRow(env.deps, target, 'items', { sku: `new-${Math.random()}`, qty: 1 })],
 ];
 console.log(`\n${'query'.padEnd(40)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
 for (const [label, run] of shapes) {

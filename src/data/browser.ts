@@ -13,6 +13,7 @@ import { ApiError, errorBody } from '../errors.ts';
 import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
 import { refuseMutation } from '../runtime/same-origin.ts';
+import { lookupId } from '../lib/text.ts';
 import type { ReleaseView } from '../runtime/live.ts';
 import { createRow, declaredCollection, deleteRow, getRow, listRows, updateRow, type DataTarget } from './service.ts';
 
@@ -90,20 +91,20 @@ export async function handleData(deps: Deps, input: { req: Request; appId: strin
           } else if (spec.fields[k]) where[k] = coerce(spec.fields[k]!.type, v);
           else return fail(400, 'invalid_request', `Unknown filter "${k}".`, { fields: { [k]: ['is not a declared field'] } });
         }
-        const rows = await listRows(deps, target, [collection, { where, limit: limit + 1 }], { after });
+        const rows = await listRows(deps, target, collection!, { where, limit: limit + 1 }, { after });
         const page = rows.slice(0, limit);
         return send(200, { rows: page, cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null });
       }
-      if (req.method === 'POST') return send(201, await createRow(deps, target, [collection, await readBody()]));
+      if (req.method === 'POST') return send(201, await createRow(deps, target, collection!, await readBody()));
       return fail(405, 'method_not_allowed', 'Use GET or POST.');
     }
     if (req.method === 'GET') {
-      const row = await getRow(deps, target, [collection, id]);
+      const row = await getRow(deps, target, collection!, lookupId(id));
       return row ? send(200, row) : fail(404, 'not_found', 'Not found.');
     }
-    if (req.method === 'PATCH') return send(200, await updateRow(deps, target, [collection, id, await readBody()]));
+    if (req.method === 'PATCH') return send(200, await updateRow(deps, target, collection!, lookupId(id), await readBody()));
     if (req.method === 'DELETE') {
-      const r = await deleteRow(deps, target, [collection, id]);
+      const r = await deleteRow(deps, target, collection!, lookupId(id));
       return r.deleted ? send(200, { deleted: true }) : fail(404, 'not_found', 'Not found.');
     }
     return fail(405, 'method_not_allowed', 'Use GET, PATCH or DELETE.');

@@ -11,7 +11,7 @@ import type { Deps } from '../deps.ts';
 import { randomToken } from '../lib/ids.ts';
 import { flattenResources, type CollectionSpec, type FieldSpec } from '../manifest/resources.ts';
 import type { Manifest } from '../manifest/schema.ts';
-import { lookupId, nulAt } from '../lib/text.ts';
+import { nulAt } from '../lib/text.ts';
 import { ApiError } from '../errors.ts';
 
 export const MAX_LIST_LIMIT = 1000;
@@ -29,8 +29,7 @@ export type DataTarget = {
 };
 type Row = { id: string; data: Record<string, unknown>; created_at: Date; updated_at: Date };
 
-function collectionSpec(target: DataTarget, name: unknown): { name: string; spec: CollectionSpec } {
-  if (typeof name !== 'string') throw new ApiError('collection_not_declared', 'A collection name must be a string.');
+function collectionSpec(target: DataTarget, name: string): { name: string; spec: CollectionSpec } {
   const r = flattenResources(target.manifest).find((x) => x.resource_type === 'data' && x.resource_name === name);
   if (!r) throw new ApiError('collection_not_declared', `Collection "${name}" is not declared in this release's resources.data.`);
   return { name, spec: r.spec as CollectionSpec };
@@ -137,9 +136,12 @@ function checkSize(data: Record<string, unknown>): void {
   if (Buffer.byteLength(JSON.stringify(data)) > MAX_ROW_BYTES) throw new ApiError('row_too_large', 'A row may hold at most 1 MiB of JSON.');
 }
 
-export async function createRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown>> {
-  const { name, spec } = collectionSpec(target, args[0]);
-  const data = checkFields(spec, args[1] ?? {});
+/** A row id as given (by app code or a URL): a string that can be stored, or undefined (matches nothing). */
+export type RowId = string | undefined;
+
+export async function createRow(deps: Deps, target: DataTarget, collection: string, fields: unknown): Promise<Record<string, unknown>> {
+  const { name, spec } = collectionSpec(target, collection);
+  const data = checkFields(spec, fields ?? {});
   checkSize(data);
   return deps.db.transaction().execute(async (trx) => {
     await checkReferences(trx, target.appId, spec, data);
@@ -156,12 +158,11 @@ export async function createRow(deps: Deps, target: DataTarget, args: unknown[])
   });
 }
 
-export async function updateRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown>> {
-  const { name, spec } = collectionSpec(target, args[0]);
-  if (typeof args[1] !== 'string') throw new ApiError('not_found', 'A row id must be a string.');
-  const id = lookupId(args[1]);
-  if (id === undefined) throw new ApiError('not_found', `No such row in "${name}".`);
-  const patch = checkFields(spec, args[2] ?? {});
+export async function updateRow(deps: Deps, target: DataTarget, collection: string, rowId: RowId, fields: unknown): Promise<Record<string, unknown>> {
+  const { name, spec } = collectionSpec(target, collection);
+  if (rowId === undefined) throw new ApiError('not_found', `No such row in "${name}".`);
+  const id = rowId;
+  const patch = checkFields(spec, fields ?? {});
   return deps.db.transaction().execute(async (trx) => {
     let cq = trx.selectFrom('app_rows').select(['data']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
     if (target.onlyOwnerId) cq = cq.where('owner_user_id', '=', target.onlyOwnerId);
@@ -185,9 +186,8 @@ export async function updateRow(deps: Deps, target: DataTarget, args: unknown[])
   });
 }
 
-export async function getRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<Record<string, unknown> | null> {
-  const { name } = collectionSpec(target, args[0]);
-  const id = lookupId(args[1]);
+export async function getRow(deps: Deps, target: DataTarget, collection: string, id: RowId): Promise<Record<string, unknown> | null> {
+  const { name } = collectionSpec(target, collection);
   if (id === undefined) return null;
   let q = deps.db.selectFrom('app_rows').select(['id', 'data', 'created_at', 'updated_at']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
   if (target.onlyOwnerId) q = q.where('owner_user_id', '=', target.onlyOwnerId);
@@ -195,9 +195,8 @@ export async function getRow(deps: Deps, target: DataTarget, args: unknown[]): P
   return row ? toApi(row) : null;
 }
 
-export async function deleteRow(deps: Deps, target: DataTarget, args: unknown[]): Promise<{ deleted: boolean }> {
-  const { name } = collectionSpec(target, args[0]);
-  const id = lookupId(args[1]);
+export async function deleteRow(deps: Deps, target: DataTarget, collection: string, id: RowId): Promise<{ deleted: boolean }> {
+  const { name } = collectionSpec(target, collection);
   if (id === undefined) return { deleted: false };
   return deps.db.transaction().execute(async (trx) => {
     let uq = trx.updateTable('app_rows').set({ deleted_at: new Date() }).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
@@ -211,9 +210,9 @@ export async function deleteRow(deps: Deps, target: DataTarget, args: unknown[])
 }
 
 /** Equality on declared fields, oldest first by (created_at, id); `limit` 1..1000, default 100. */
-export async function listRows(deps: Deps, target: DataTarget, args: unknown[], page: { after?: { at: Date; id: string } } = {}): Promise<Record<string, unknown>[]> {
-  const { name, spec } = collectionSpec(target, args[0]);
-  const opts = (args[1] ?? {}) as { where?: unknown; limit?: unknown };
+export async function listRows(deps: Deps, target: DataTarget, collection: string, query: unknown, page: { after?: { at: Date; id: string } } = {}): Promise<Record<string, unknown>[]> {
+  const { name, spec } = collectionSpec(target, collection);
+  const opts = (query ?? {}) as { where?: unknown; limit?: unknown };
   if (typeof opts !== 'object' || opts === null) throw new ApiError('invalid_query', 'list() takes { where, limit }.');
   const limit = opts.limit === undefined ? DEFAULT_LIST_LIMIT : opts.limit;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new ApiError('invalid_query', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`);

@@ -61,11 +61,10 @@ const toRecord = (r: { id: string; store: string; filename: string; content_type
   created_at: r.created_at.toISOString(),
 });
 
-/** args: [store, base64 bytes, { filename, content_type }] */
-export async function createUpload(deps: Deps, target: FilesTarget, args: unknown[]): Promise<FileRecord> {
-  const { name, spec } = requireStore(target, args[0]);
-  const b64 = args[1];
-  const opts = (args[2] ?? {}) as { filename?: unknown; content_type?: unknown };
+/** `store.createUpload(bytes, { filename, content_type })`; the bytes arrive base64-encoded. */
+export async function createUpload(deps: Deps, target: FilesTarget, store: unknown, b64: unknown, options: unknown): Promise<FileRecord> {
+  const { name, spec } = requireStore(target, store);
+  const opts = (options ?? {}) as { filename?: unknown; content_type?: unknown };
   if (typeof b64 !== 'string') throw new ApiError('invalid_file', 'The file contents must be bytes or a string.');
   const filename = typeof opts.filename === 'string' && opts.filename.length >= 1 && opts.filename.length <= 255 && !/[\u0000-\u001f/\\]/.test(opts.filename) ? opts.filename : undefined;
   if (!filename) throw new ApiError('invalid_file', 'filename must be 1 to 255 characters, without slashes or control characters.');
@@ -92,11 +91,10 @@ export async function createUpload(deps: Deps, target: FilesTarget, args: unknow
   });
 }
 
-export async function createSignedUrl(deps: Deps, target: FilesTarget, args: unknown[]): Promise<{ url: string; expires_at: string }> {
-  const { name } = requireStore(target, args[0]);
-  const fileId = args[1];
+export async function createSignedUrl(deps: Deps, target: FilesTarget, store: unknown, fileId: unknown, options: unknown): Promise<{ url: string; expires_at: string }> {
+  const { name } = requireStore(target, store);
   const lookup = lookupId(fileId);
-  const seconds = ((args[2] ?? {}) as { expires_in_seconds?: unknown }).expires_in_seconds ?? 3600;
+  const seconds = ((options ?? {}) as { expires_in_seconds?: unknown }).expires_in_seconds ?? 3600;
   if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > MAX_SIGNED_URL_SECONDS) {
     throw new ApiError('invalid_request', `expires_in_seconds must be a whole number from 1 to ${MAX_SIGNED_URL_SECONDS}.`);
   }
@@ -107,9 +105,9 @@ export async function createSignedUrl(deps: Deps, target: FilesTarget, args: unk
   return { url: `${appOrigin(deps.config, target.appId)}${path}?expires=${expires}&sig=${signPath(deps, target.appId, path, expires)}`, expires_at: new Date(expires * 1000).toISOString() };
 }
 
-export async function deleteFile(deps: Deps, target: FilesTarget, args: unknown[]): Promise<{ deleted: boolean }> {
-  const { name } = requireStore(target, args[0]);
-  const id = lookupId(args[1]);
+export async function deleteFile(deps: Deps, target: FilesTarget, store: unknown, fileId: unknown): Promise<{ deleted: boolean }> {
+  const { name } = requireStore(target, store);
+  const id = lookupId(fileId);
   if (id === undefined) return { deleted: false };
   return deps.db.transaction().execute(async (trx) => {
     const r = await trx.updateTable('app_files').set({ deleted_at: new Date() }).where('app_id', '=', target.appId).where('store', '=', name).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();

@@ -47,8 +47,8 @@ export async function addAppJob(
 }
 
 /** `ctx.jobs.enqueue` for declared jobs only; anything else is a catchable error and `job.enqueue_failed`. */
-export async function enqueueFromApp(deps: Deps, target: JobTarget, args: unknown[]): Promise<{ job_id: string }> {
-  const [name, payload, options] = args as [unknown, unknown, { delay_seconds?: unknown } | undefined];
+export async function enqueueFromApp(deps: Deps, target: JobTarget, name: unknown, payload: unknown, opts: unknown): Promise<{ job_id: string }> {
+  const options = (opts ?? undefined) as { delay_seconds?: unknown } | undefined;
   const base = { app_id: target.appId, account_id: target.accountId, release_id: target.releaseId, request_id: target.requestId ?? null };
   // The event repeats the name only when it is name-shaped: app code may pass anything here,
   // request data included, and events are readable by every member of the account.

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { createRow, deleteRow, getRow, listRows, updateRow } from '../data/service.ts';
 import { ApiError } from '../errors.ts';
+import { lookupId } from '../lib/text.ts';
 import { createSignedUrl, createUpload, deleteFile } from '../files/service.ts';
 import { enqueueFromApp, type JobTarget } from '../jobs/enqueue.ts';
 import type { HostCallHandler } from './sandbox/pool.ts';
@@ -21,27 +22,34 @@ export function hostCallsFor(deps: Deps, target: JobTarget): HostCallHandler {
   };
 }
 
+/** The collection name app code passed: a string, or the same error an undeclared one gets. */
+function collectionArg(name: unknown): string {
+  if (typeof name !== 'string') throw new ApiError('collection_not_declared', 'A collection name must be a string.');
+  return name;
+}
+
 function dispatch(deps: Deps, target: JobTarget): HostCallHandler {
   return async (method, args) => {
     switch (method) {
       case 'jobs.enqueue':
-        return enqueueFromApp(deps, target, args);
+        return enqueueFromApp(deps, target, args[0], args[1], args[2]);
       case 'data.create':
-        return createRow(deps, target, args);
+        return createRow(deps, target, collectionArg(args[0]), args[1]);
       case 'data.update':
-        return updateRow(deps, target, args);
+        if (typeof args[1] !== 'string') throw new ApiError('not_found', 'A row id must be a string.');
+        return updateRow(deps, target, collectionArg(args[0]), lookupId(args[1]), args[2]);
       case 'data.get':
-        return getRow(deps, target, args);
+        return getRow(deps, target, collectionArg(args[0]), lookupId(args[1]));
       case 'data.delete':
-        return deleteRow(deps, target, args);
+        return deleteRow(deps, target, collectionArg(args[0]), lookupId(args[1]));
       case 'data.list':
-        return listRows(deps, target, args);
+        return listRows(deps, target, collectionArg(args[0]), args[1]);
       case 'files.upload':
-        return createUpload(deps, target, args);
+        return createUpload(deps, target, args[0], args[1], args[2]);
       case 'files.signedUrl':
-        return createSignedUrl(deps, target, args);
+        return createSignedUrl(deps, target, args[0], args[1], args[2]);
       case 'files.delete':
-        return deleteFile(deps, target, args);
+        return deleteFile(deps, target, args[0], args[1]);
       default:
         throw new ApiError('not_available', `${method} is not available`);
     }

@@ -37,7 +37,7 @@ test('every cell of the access matrix (read and write rules × callers × operat
     const coll = rule.replace(/[_:]/g, '-');
     for (const [caller, cookie] of Object.entries(callers) as [keyof typeof callers, string | undefined][]) {
       const [list, get, create, update, del] = EXPECT[rule][caller];
-      const row = await createRow(h.deps, { appId: pub.app_id, manifest, actorUserId: A.id }, [coll, { title: 'by A' }]);
+      const row = await createRow(h.deps, { appId: pub.app_id, manifest, actorUserId: A.id }, coll, { title: 'by A' });
       const headers = cookie ? { cookie, origin: `http://${host}` } : undefined; // as a browser sends it from the app's own page
       const label = `${rule} / ${caller}`;
       const l = await h.call('GET', `/_platform/data/${coll}`, { host, headers });
