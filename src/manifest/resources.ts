@@ -6,7 +6,7 @@
 import type { Manifest } from './schema.ts';
 
 export type ResourceType = 'auth' | 'data' | 'files' | 'secrets' | 'jobs' | 'webhooks';
-export type ResourceState = { resource_type: ResourceType; resource_name: string; spec: Record<string, any> };
+export type ResourceState = { resource_type: ResourceType; resource_name: string; spec: Record<string, unknown> };
 
 export type FieldSpec = { type: string; values?: string[]; collection?: string };
 export type CollectionSpec = {
