@@ -46,9 +46,16 @@ function runFile(file: string, databaseUrl: string): Promise<Result> {
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5 * 60_000);
+    // SIGTERM first, so a file that started processes of its own can stop them; SIGKILL 5 s later
+    let hardKill: ReturnType<typeof setTimeout> | undefined;
+    const timer = setTimeout(() => {
+      output += '\n(timed out after 5 minutes)\n';
+      child.kill('SIGTERM');
+      hardKill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    }, 5 * 60_000);
     child.on('close', (code) => {
       clearTimeout(timer);
+      clearTimeout(hardKill);
       const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
       const total = num('Total');
       const passed = num('Passed');

@@ -5,6 +5,7 @@
  * data dir in use says so and leaves the first instance's Postgres alone.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -190,6 +191,18 @@ async function secondRefused(first: Started) {
   process.kill(-first.npm.pid!, 'SIGTERM');
   await assertAllStopped(first, 'SIGTERM after a refused second start');
 }
+
+// Stopped by the test runner (its timeout sends SIGTERM): nothing started here may outlive this file.
+process.once('SIGTERM', () => {
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      if (cmdline.includes(clusterDir) || environ.split('\0').includes(`PLATFORM_DATA_DIR=${dataDir}`)) process.kill(Number(pid), 'SIGKILL');
+    } catch {}
+  }
+  process.exit(1);
+});
 
 test.after(async () => {
   await killLeftovers();
