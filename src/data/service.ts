@@ -4,14 +4,13 @@
  * unique indexes claimed in `app_row_uniques` in the row's own transaction (correct under
  * concurrent writes), soft delete via `deleted_at`. Errors carry a stable `code` for app code.
  */
-import { MAX_JSON_DEPTH, tooDeep } from '../lib/json.ts';
+import { MAX_JSON_DEPTH, nulAt, tooDeep } from '../lib/json.ts';
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { randomToken } from '../lib/ids.ts';
 import { flattenResources, type CollectionSpec, type FieldSpec } from '../manifest/resources.ts';
 import type { Manifest } from '../manifest/schema.ts';
-import { nulAt } from '../lib/text.ts';
 import { ApiError } from '../errors.ts';
 
 export const MAX_LIST_LIMIT = 1000;

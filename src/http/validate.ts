@@ -3,8 +3,7 @@ import * as v from 'valibot';
 import { ApiError, errors } from '../errors.ts';
 import type { Env } from './env.ts';
 import { mark } from './operation.ts';
-import { fieldMap, MAX_JSON_DEPTH, tooDeep } from '../lib/json.ts';
-import { nulAt } from '../lib/text.ts';
+import { fieldMap, jsonProblem, MAX_JSON_DEPTH } from '../lib/json.ts';
 
 /** Turns valibot issues into `details.fields`: `{ "files.0.path": ["message"] }`. */
 export function issueDetails(issues: readonly v.BaseIssue<unknown>[]): { fields: Record<string, string[]> } {
@@ -84,10 +83,9 @@ export function jsonBody<S extends v.GenericSchema>(
       } catch (err) {
         throw new ApiError('invalid_json', 'Request body is not valid JSON.', { reason: (err as Error).message });
       }
-      const deep = tooDeep(parsed);
-      if (deep) throw errors.invalid(`The body nests deeper than ${MAX_JSON_DEPTH} levels.`, { fields: { [deep]: [`nested deeper than ${MAX_JSON_DEPTH} levels`] } });
-      const nul = nulAt(parsed);
-      if (nul) throw errors.invalid('The body contains a NUL character (U+0000), which cannot be stored.', { fields: { [nul]: ['contains a NUL character (U+0000)'] } });
+      const problem = jsonProblem(parsed);
+      if (problem?.kind === 'deep') throw errors.invalid(`The body nests deeper than ${MAX_JSON_DEPTH} levels.`, { fields: { [problem.path]: [`nested deeper than ${MAX_JSON_DEPTH} levels`] } });
+      if (problem) throw errors.invalid('The body contains a NUL character (U+0000), which cannot be stored.', { fields: { [problem.path]: ['contains a NUL character (U+0000)'] } });
       c.set('body', options.parse ? options.parse(parsed) : parseWith(schema, parsed, 'request body'));
       await next();
     },

@@ -6,7 +6,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -26,16 +26,20 @@ function env(port: number): Record<string, string> {
   return e;
 }
 
-/** Every process still running that belongs to this data dir: npm, sh, the service, pg_ctl, postgres. */
-async function leftovers(): Promise<string[]> {
+/** Every process still running that belongs to this data dir: npm, sh, the service, pg_ctl, postgres. Synchronous, so a signal handler can use it. */
+function leftovers(): string[] {
   const found: string[] = [];
-  for (const pid of await readdir('/proc')) {
+  for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
-    const [cmdline, environ] = await Promise.all([
-      readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''),
-      readFile(`/proc/${pid}/environ`, 'utf8').catch(() => ''),
-    ]);
-    if (cmdline.includes(clusterDir) || environ.split('\0').includes(`PLATFORM_DATA_DIR=${dataDir}`)) found.push(`${pid} ${cmdline.replaceAll('\0', ' ').trim()}`);
+    const read = (f: string) => {
+      try {
+        return readFileSync(`/proc/${pid}/${f}`, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    const cmdline = read('cmdline');
+    if (cmdline.includes(clusterDir) || read('environ').split('\0').includes(`PLATFORM_DATA_DIR=${dataDir}`)) found.push(`${pid} ${cmdline.replaceAll('\0', ' ').trim()}`);
   }
   return found;
 }
@@ -136,13 +140,13 @@ async function assertAllStopped(s: Started, how: string) {
   const code = await Promise.race([s.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000).unref())]);
   assert.is.not(code, 'hung', `npm start did not return after ${how}:\n${s.output()}`);
   // checked the moment the command returns: nothing of this data dir may still be running
-  assert.equal(await leftovers(), [], `left running after ${how}:\n${s.output()}`);
+  assert.equal(leftovers(), [], `left running after ${how}:\n${s.output()}`);
   assert.match(s.output(), 'shutting down');
 }
 
 /** Whatever the assertions say, nothing of this test outlives it. */
-async function killLeftovers() {
-  for (const line of await leftovers()) {
+function killLeftovers() {
+  for (const line of leftovers()) {
     try {
       process.kill(Number(line.split(' ')[0]), 'SIGKILL');
     } catch {}
@@ -157,7 +161,7 @@ async function stopsCleanly(how: string, signal: (npm: ChildProcess) => void) {
     signal(s.npm);
     await assertAllStopped(s, how);
   } finally {
-    await killLeftovers();
+    killLeftovers();
     await stopLoad();
   }
 }
@@ -172,7 +176,7 @@ test('a second npm start on a data dir in use says another instance runs, and le
   try {
     await secondRefused(await start());
   } finally {
-    await killLeftovers();
+    killLeftovers();
   }
 });
 
@@ -194,18 +198,12 @@ async function secondRefused(first: Started) {
 
 // Stopped by the test runner (its timeout sends SIGTERM): nothing started here may outlive this file.
 process.once('SIGTERM', () => {
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
-      if (cmdline.includes(clusterDir) || environ.split('\0').includes(`PLATFORM_DATA_DIR=${dataDir}`)) process.kill(Number(pid), 'SIGKILL');
-    } catch {}
-  }
+  killLeftovers();
   process.exit(1);
 });
 
 test.after(async () => {
-  await killLeftovers();
+  killLeftovers();
   for (const c of children) {
     c.stdout?.destroy();
     c.stderr?.destroy();
