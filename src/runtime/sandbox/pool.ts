@@ -296,8 +296,8 @@ export class SandboxPool {
   /** Never throws: every failure is an InvocationResult the caller turns into runtime_error. */
   async invoke(input: InvokeInput): Promise<InvocationResult> {
     const releaseId = input.release.releaseId;
-    const q = this.queues.get(releaseId) ?? { running: 0, cpuMs: 0, waiting: [] };
-    this.queues.set(releaseId, q);
+    let q = this.queues.get(releaseId);
+    if (!q) this.queues.set(releaseId, (q = { running: 0, cpuMs: 0, waiting: [] }));
     if (q.running >= this.capOf(q)) {
       const wallMs = input.limits?.wallMs ?? this.options.limits.wallMs;
       const overloaded = (why: string): InvocationResult => ({ ok: false, error: { kind: 'overloaded', message: why } });
