@@ -6,7 +6,7 @@
  *   npm run bench:fairness [-- --seconds 5 --neighbour 64]
  */
 import { parseArgs } from 'node:util';
-import { SandboxPool } from '../src/runtime/sandbox/pool.ts';
+import { SandboxPool } from '../src/sandbox/pool.ts';
 import { percentile } from './_lib/stats.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, neighbour: { type: 'string', default: '64' } } });

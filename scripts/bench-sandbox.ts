@@ -7,7 +7,7 @@
  *   npm run bench:sandbox [-- --calls 20000 --rounds 5]
  */
 import { parseArgs } from 'node:util';
-import { SandboxPool } from '../src/runtime/sandbox/pool.ts';
+import { SandboxPool } from '../src/sandbox/pool.ts';
 import { median } from './_lib/stats.ts';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '5' } } });

@@ -9,7 +9,7 @@ import { boot } from './boot.ts';
 import { configOrExit, publicUrl } from './config.ts';
 import { serverOptions } from './http/listen.ts';
 import { createLogger } from './logger.ts';
-import { createAppsPlane, type AppsPlane } from './runtime/routes.ts';
+import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
 import { createServer, type Server } from './server.ts';
 
 async function main(): Promise<void> {

@@ -22,7 +22,7 @@ import { MANIFEST_SCHEMA_PATH } from './docs/manifest-schema.ts';
 import { deviceApprovalRoutes, deviceStartRoutes } from './device-auth/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { sessionRoutes, signInRoutes } from './sign-in/routes.ts';
-import { createAppsPlane, type AppsPlane } from './runtime/routes.ts';
+import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
 import { generateOpenApi, type OpenApiDocument } from './openapi/generate.ts';
 import { FreeObject } from './openapi/components.ts';
 

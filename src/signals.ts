@@ -1,6 +1,6 @@
 /**
  * In-process notifications after a commit: caches on this node drop what changed at once.
- * Other nodes revalidate on a short TTL (src/runtime/live.ts), so no cross-node bus is needed.
+ * Other nodes revalidate on a short TTL (src/releases/live.ts), so no cross-node bus is needed.
  */
 type Listener = (appId: string) => void;
 

@@ -1,7 +1,7 @@
 import { run, type Runner } from 'graphile-worker';
 import { workerLogger } from '../src/boot.ts';
 import type { Deps } from '../src/deps.ts';
-import type { AppsPlane } from '../src/runtime/routes.ts';
+import type { AppsPlane } from '../src/origin/plane.ts';
 import { crontab, taskList } from './tasks.ts';
 
 /**

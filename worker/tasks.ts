@@ -1,6 +1,6 @@
 import type { TaskList } from 'graphile-worker';
 import type { Deps } from '../src/deps.ts';
-import type { AppsPlane } from '../src/runtime/routes.ts';
+import type { AppsPlane } from '../src/origin/plane.ts';
 import { appJobTask } from './tasks/app-job.ts';
 import { platformEmailTask } from './tasks/platform-email.ts';
 import { eventsRetentionTask, releasesRetentionTask } from './tasks/retention.ts';

@@ -68,8 +68,8 @@ export function inviteRoutes(): Hono<Env> {
 }
 
 /** Accepting an invite: creates the app user with the invited roles (e-mail counts as verified) and signs them in. */
-export async function acceptInvite(deps: Deps, appId: string, token: unknown, password: string): Promise<AppUser> {
-  if (typeof token !== 'string' || token.length > 100) throw new ApiError('invalid_invite', 'This invite is invalid, expired or already used.');
+export async function acceptInvite(deps: Deps, appId: string, token: string, password: string): Promise<AppUser> {
+  if (!token || token.length > 100) throw new ApiError('invalid_invite', 'This invite is invalid, expired or already used.');
   const password_hash = await hashPassword(password);
   return deps.db.transaction().execute(async (trx) => {
     const invite = await trx

@@ -4,7 +4,7 @@
  * error for an unknown e-mail and a wrong password, after the same amount of work, and is
  * rate-limited per e-mail and per client.
  */
-import { fieldMap } from '../lib/json.ts';
+import * as v from 'valibot';
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import type { Manifest } from '../manifest/schema.ts';
@@ -22,20 +22,26 @@ function toUser(row: { id: string; email: string; roles: string[]; verified: boo
   return { id: row.id, email: row.email, roles: row.roles, verified: row.verified };
 }
 
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const Email = v.pipe(
+  v.string('must be an e-mail address'),
+  v.check((s) => s.length <= 254 && EMAIL.test(s.trim()), 'must be an e-mail address'),
+  v.trim(),
+  v.toLowerCase(),
+);
+/** A new password: 8 to 256 characters. */
+export const NewPassword = v.pipe(v.string('must be 8 to 256 characters'), v.check((s) => s.length >= 8 && s.length <= 256, 'must be 8 to 256 characters'));
 /**
- * The shape of `{email, password}`. A new password (`for: 'new'`) must be 8 to 256 characters; a
- * login applies only the upper bound, so a wrong password always gets the same 401 and a future
+ * A login applies only the upper bound, so a wrong password always gets the same 401 and a future
  * length rule never locks out existing users.
  */
-export function checkCredentials(body: unknown, options: { for: 'new' | 'login' } = { for: 'new' }): { email: string; password: string } {
-  const b = (body ?? {}) as { email?: unknown; password?: unknown };
-  const fields = fieldMap<string[]>();
-  if (typeof b.email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(b.email.trim()) || b.email.length > 254) fields.email = ['must be an e-mail address'];
-  const min = options.for === 'new' ? 8 : 0;
-  if (typeof b.password !== 'string' || b.password.length < min || b.password.length > 256) fields.password = [options.for === 'new' ? 'must be 8 to 256 characters' : 'must be a string of at most 256 characters'];
-  if (Object.keys(fields).length) throw new ApiError('invalid_request', 'Invalid e-mail or password format.', { fields });
-  return { email: (b.email as string).trim().toLowerCase(), password: b.password as string };
-}
+const LoginPassword = v.pipe(v.string('must be a string of at most 256 characters'), v.maxLength(256, 'must be a string of at most 256 characters'));
+/** `{email, password}` for sign-up (the e-mail comes out trimmed and lower-cased). */
+export const NewCredentials = v.object({ email: Email, password: NewPassword });
+/** `{email, password}` for login. */
+export const LoginCredentials = v.object({ email: Email, password: LoginPassword });
+/** A one-time token from a link: anything else than a short string is simply not a valid token. */
+export const LinkToken = v.fallback(v.pipe(v.string(), v.maxLength(100)), '');
 
 async function startSession(deps: Deps, appId: string, userId: string): Promise<string> {
   const token = newSecretToken();

@@ -23,8 +23,8 @@ export async function sendVerification(deps: Deps, appId: string, appName: strin
   });
 }
 
-export async function verifyEmail(deps: Deps, appId: string, token: unknown): Promise<AppUser> {
-  if (typeof token !== 'string' || token.length > 100) throw new ApiError('invalid_verification', 'This link is invalid, expired or already used.');
+export async function verifyEmail(deps: Deps, appId: string, token: string): Promise<AppUser> {
+  if (!token || token.length > 100) throw new ApiError('invalid_verification', 'This link is invalid, expired or already used.');
   return deps.db.transaction().execute(async (trx) => {
     const v = await trx
       .updateTable('app_email_verifications')

@@ -1,16 +1,36 @@
 /**
  * The import graph stays a graph: no module imports itself through others (`madge --circular`
  * over src/ and worker/, type-only imports included). A circle is how layers start pointing both
- * ways; the map of the code in the README says which way imports go.
+ * ways; the map of the code in the README says which way imports go, and the lower layers' rules
+ * are checked here.
  */
 import madge from 'madge';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
-test('no import circle in src/ or worker/', async () => {
-  const graph = await madge(['src', 'worker'], { fileExtensions: ['ts'], tsConfig: 'tsconfig.json', detectiveOptions: { ts: { skipTypeImports: false } } });
-  assert.ok(Object.keys(graph.obj()).length > 100, 'the graph covers the code');
+const graph = await madge(['src', 'worker'], { fileExtensions: ['ts'], tsConfig: 'tsconfig.json', detectiveOptions: { ts: { skipTypeImports: false } } });
+const imports = graph.obj();
+
+test('no import circle in src/ or worker/', () => {
+  assert.ok(Object.keys(imports).length > 100, 'the graph covers the code');
   assert.equal(graph.circular(), [], 'import circles');
+});
+
+/** Modules under `from` that import something outside `allowed`. */
+function reachingOut(from: string, allowed: string[]): string[] {
+  const out: string[] = [];
+  for (const [file, deps] of Object.entries(imports)) {
+    if (!file.startsWith(from)) continue;
+    for (const d of deps) if (!allowed.some((a) => d.startsWith(a))) out.push(`${file} -> ${d}`);
+  }
+  return out;
+}
+
+test('lower layers never import features', () => {
+  assert.ok(Object.keys(imports).some((f) => f.startsWith('src/sandbox/')), 'the sandbox is in the graph');
+  assert.equal(reachingOut('src/lib/', ['src/lib/']), [], 'lib/ imports nothing of ours');
+  assert.equal(reachingOut('src/sandbox/', ['src/sandbox/', 'src/lib/']), [], 'the sandbox knows no platform feature');
+  assert.equal(reachingOut('src/db/', ['src/db/', 'src/lib/', 'src/errors.ts', 'src/config.ts', 'src/logger.ts']), [], 'db/ knows no feature');
 });
 
 test.run();

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SandboxPool, type InvokeInput } from '../../src/runtime/sandbox/pool.ts';
+import { SandboxPool, type InvokeInput } from '../../src/sandbox/pool.ts';
 
 // A worker keeps one blank instance (prelude evaluated, no app) ready for the next release's
 // first request. These check that a blank instance is never shared and takes each call's limits.

@@ -9,9 +9,9 @@ import * as v from 'valibot';
 import type { Deps } from '../../src/deps.ts';
 import { recordEvents, type NewEvent } from '../../src/events/record.ts';
 import { appOrigin } from '../../src/apps/mappers.ts';
-import { logEvents } from '../../src/runtime/log-events.ts';
-import type { AppsPlane } from '../../src/runtime/routes.ts';
-import { invokeRelease } from '../../src/runtime/invoke.ts';
+import { logEvents } from '../../src/origin/log-events.ts';
+import type { AppsPlane } from '../../src/origin/plane.ts';
+import { invokeRelease } from '../../src/origin/invoke.ts';
 
 const Payload = v.object({
   job_id: v.string(),

@@ -1,5 +1,5 @@
 import type { NewEvent } from '../events/record.ts';
-import type { LogEntry } from './redact.ts';
+import type { LogEntry } from '../sandbox/redact.ts';
 
 /** `ctx.log` / `console` entries of one sandbox call (already redacted) as `runtime.log.<level>` events. */
 export function logEvents(base: Omit<NewEvent, 'type' | 'message' | 'severity' | 'metadata'>, logs: LogEntry[] | undefined): NewEvent[] {

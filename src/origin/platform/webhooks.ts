@@ -3,40 +3,37 @@
  * signature verified on the raw bytes before parsing, de-duplicated by delivery id, then delivered
  * to the app's `webhook(event, ctx)` (its response goes back to the provider) or queued as a job (202).
  */
-import type { Deps } from '../deps.ts';
-import { ApiError, errorBody } from '../errors.ts';
-import { recordEvents, type NewEvent } from '../events/record.ts';
-import { REQUEST_ID_HEADER } from '../http/base.ts';
-import { readBodyLimited } from '../http/validate.ts';
-import { addAppJob } from '../jobs/enqueue.ts';
-import { flattenResources } from '../manifest/resources.ts';
-import { logEvents } from '../runtime/log-events.ts';
-import type { LiveApp, ReleaseView, RuntimeCaches } from '../runtime/live.ts';
-import type { SandboxPool } from '../runtime/sandbox/pool.ts';
-import { badResponse, scrubRequestHeaders, scrubResponseHeaders } from '../runtime/scrub.ts';
-import { hit, LIMITS } from '../abuse/limits.ts';
-import { tooDeep } from '../lib/json.ts';
-import { SIGNATURE_HEADERS, verifyWebhook, type Provider } from './verify.ts';
-import { invokeRelease } from '../runtime/invoke.ts';
+import type { Deps } from '../../deps.ts';
+import { ApiError, errorBody } from '../../errors.ts';
+import { recordEvents, type NewEvent } from '../../events/record.ts';
+import { originJson } from '../respond.ts';
+import type { OriginEnv, PlatformRequest } from './env.ts';
+import { Hono } from 'hono';
+import { readBodyLimited } from '../../http/validate.ts';
+import { addAppJob } from '../../jobs/enqueue.ts';
+import { flattenResources } from '../../manifest/resources.ts';
+import { logEvents } from '../log-events.ts';
+import { badResponse, scrubRequestHeaders, scrubResponseHeaders } from '../scrub.ts';
+import { hit, LIMITS } from '../../abuse/limits.ts';
+import { tooDeep } from '../../lib/json.ts';
+import { claimDelivery, releaseDelivery } from '../../webhooks/queries.ts';
+import { SIGNATURE_HEADERS, verifyWebhook, type Provider } from '../../webhooks/verify.ts';
+import { invokeRelease } from '../invoke.ts';
 
 export const MAX_WEBHOOK_BODY = 1024 * 1024;
-type Input = { req: Request; app: LiveApp; release: ReleaseView; name: string; requestId: string };
+export const webhookRoutes = new Hono<OriginEnv>({ strict: true }).all('/:name', (c) => deliver(c.env, c.req.raw, c.req.param('name')));
 
-function json(status: number, body: unknown, requestId: string, extra: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...extra } });
-}
-
-export async function handleWebhook(deps: Deps, services: { caches: RuntimeCaches; sandbox: () => SandboxPool }, input: Input): Promise<Response> {
-  const { req, app, release, name, requestId } = input;
+async function deliver(services: PlatformRequest, req: Request, name: string): Promise<Response> {
+  const { deps, app, release, requestId } = services;
   const spec = flattenResources(release.manifest).find((r) => r.resource_type === 'webhooks' && r.resource_name === name)?.spec as
     | { provider: Provider; secret: string | null; deliver_to: 'server' | 'job'; job: string | null }
     | undefined;
-  if (!spec) return json(404, errorBody('not_found', 'Unknown webhook.'), requestId);
-  if (req.method !== 'POST') return json(405, errorBody('method_not_allowed', 'Webhooks are delivered with POST.'), requestId, { allow: 'POST' });
+  if (!spec) return originJson(404, errorBody('not_found', 'Unknown webhook.'), requestId);
+  if (req.method !== 'POST') return originJson(405, errorBody('method_not_allowed', 'Webhooks are delivered with POST.'), requestId, { allow: 'POST' });
   const base = { app_id: app.appId, account_id: app.accountId, release_id: release.releaseId, request_id: requestId };
   const reject = async (status: number, reason: string, code: string, message: string) => {
     await recordEvents(deps.db, [{ ...base, type: 'webhook.rejected', severity: 'warn', message: `Webhook ${name} rejected: ${reason}.`, metadata: { webhook_name: name, provider: spec.provider, reason } }]);
-    return json(status, errorBody(code, message), requestId);
+    return originJson(status, errorBody(code, message), requestId);
   };
   const rate = await hit(deps.db, `webhook:app:${app.appId}`, LIMITS.webhookPerApp);
   if (rate.limited) {
@@ -54,7 +51,7 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
         },
       ]);
     }
-    return json(429, errorBody('abuse_throttled', `Too many webhook deliveries for this app; retry in ${rate.retryAfterSeconds} seconds.`, { retry_after: rate.retryAfterSeconds }), requestId, { 'retry-after': String(rate.retryAfterSeconds) });
+    return originJson(429, errorBody('abuse_throttled', `Too many webhook deliveries for this app; retry in ${rate.retryAfterSeconds} seconds.`, { retry_after: rate.retryAfterSeconds }), requestId, { 'retry-after': String(rate.retryAfterSeconds) });
   }
   let body: Buffer;
   try {
@@ -73,11 +70,11 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
   // Claim the delivery id; released again if delivery fails, so the provider's retry gets through.
   const deliveryId = verdict.deliveryId;
   if (deliveryId) {
-    const claimed = await deps.db.insertInto('webhook_deliveries').values({ app_id: app.appId, webhook_name: name, delivery_id: deliveryId.slice(0, 200) }).onConflict((oc) => oc.doNothing()).returning('delivery_id').executeTakeFirst();
-    if (!claimed) return json(200, { received: true, duplicate: true, delivery_id: deliveryId }, requestId);
+    const claimed = await claimDelivery(deps.db, { appId: app.appId, name, deliveryId });
+    if (!claimed) return originJson(200, { received: true, duplicate: true, delivery_id: deliveryId }, requestId);
   }
   const release_claim = async () => {
-    if (deliveryId) await deps.db.deleteFrom('webhook_deliveries').where('app_id', '=', app.appId).where('webhook_name', '=', name).where('delivery_id', '=', deliveryId.slice(0, 200)).execute();
+    if (deliveryId) await releaseDelivery(deps.db, { appId: app.appId, name, deliveryId });
   };
 
   const text = body.toString('utf8');
@@ -105,7 +102,7 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
       ]);
       return job;
     });
-    return json(202, { received: true, queued: true, job_id: added.job_id }, requestId);
+    return originJson(202, { received: true, queued: true, job_id: added.job_id }, requestId);
   }
 
   const entry = release.manifest.runtime.server_entry;
@@ -129,5 +126,5 @@ export async function handleWebhook(deps: Deps, services: { caches: RuntimeCache
     metadata: { webhook_name: name, delivery_id: deliveryId, kind: problem ?? (result.ok ? 'status_5xx' : result.error?.kind), error: result.ok ? null : (result.error?.message ?? null) },
   });
   await recordEvents(deps.db, events);
-  return json(500, errorBody('runtime_error', 'The app could not handle this webhook.'), requestId);
+  return originJson(500, errorBody('runtime_error', 'The app could not handle this webhook.'), requestId);
 }

@@ -5,17 +5,14 @@
  */
 import { appOrigin } from '../apps/mappers.ts';
 import type { Deps } from '../deps.ts';
-import { ApiError, errorBody } from '../errors.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from '../http/request-id.ts';
-import { createRuntimeCaches, type LiveApp, type ReleaseFile, type ReleaseView, type RuntimeCaches } from './live.ts';
+import { createRuntimeCaches, type LiveApp, type ReleaseFile, type ReleaseView, type RuntimeCaches } from '../releases/live.ts';
 import { decodeAppPath } from './paths.ts';
-import { SandboxPool } from './sandbox/pool.ts';
+import { SandboxPool } from '../sandbox/pool.ts';
 import { runServerFallback } from './server-fallback.ts';
 import { serveFile, STATIC_CACHE_CONTROL } from './static.ts';
-import { handleWebhook } from '../webhooks/deliver.ts';
-import { handleAuth } from '../app-auth/routes.ts';
-import { handleData } from '../data/browser.ts';
-import { handleFile } from '../files/serve.ts';
+import { platformRoutes } from './platform/router.ts';
+import { originError, originFail } from './respond.ts';
 
 export type AppsPlane = {
   /** Answers a request for an app origin; `appId` is the host's label, `client` the peer address. Never throws. */
@@ -35,11 +32,6 @@ function splitUrl(url: string): { pathname: string; search: string } {
   const end = hash < 0 ? url.length : hash;
   const q = url.indexOf('?', start);
   return q < 0 || q > end ? { pathname: url.slice(start, end), search: '' } : { pathname: url.slice(start, q), search: url.slice(q, end) };
-}
-
-/** A JSON error response; headers are a plain object so node-server keeps its fast path. */
-function jsonError(status: number, code: string, message: string, headers: Record<string, string>): Response {
-  return new Response(JSON.stringify(errorBody(code, message)), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
 /**
@@ -83,28 +75,14 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   // A plain function, not a Hono router, with no per-request closures: this is the hottest path.
   async function route(req: Request, appId: string, requestId: string, client: string): Promise<Response> {
     const app = await caches.liveApp(appId);
-    if (!app) return jsonError(404, 'not_found', 'No app is published at this address.', { [REQUEST_ID_HEADER]: requestId });
+    if (!app) return originFail('not_found', 'No app is published at this address.', requestId);
     const release = await caches.release(app.releaseId);
-    if (!release) return jsonError(404, 'not_found', 'No app is published at this address.', { [REQUEST_ID_HEADER]: requestId });
+    if (!release) return originFail('not_found', 'No app is published at this address.', requestId);
 
     const { pathname, search } = splitUrl(req.url);
     const path = decodeAppPath(pathname);
-    if (!path) return jsonError(404, 'not_found', 'Not found.', { [REQUEST_ID_HEADER]: requestId });
-    if (path.segments[0] === '_platform') {
-      if (path.segments[1] === 'webhooks' && path.segments.length === 3 && !path.directory) {
-        return handleWebhook(deps, { caches, sandbox }, { req, app, release, name: path.segments[2]!, requestId });
-      }
-      if (path.segments[1] === 'files' && path.segments.length === 4 && !path.directory) {
-        return handleFile(deps, caches, { req, app, release, store: path.segments[2]!, fileId: path.segments[3]!, requestId });
-      }
-      if (path.segments[1] === 'data' && path.segments.length >= 3) {
-        return handleData(deps, { req, appId: app.appId, release, segments: path.segments.slice(2), requestId });
-      }
-      if (path.segments[1] === 'auth' && (path.segments.length === 3 || path.segments.length === 4) && !path.directory) {
-        return handleAuth(deps, { req, appId: app.appId, release, action: path.segments.slice(2).join('/'), requestId, client });
-      }
-      return jsonError(404, 'not_found', 'Unknown reserved path.', { [REQUEST_ID_HEADER]: requestId });
-    }
+    if (!path) return originFail('not_found', 'Not found.', requestId);
+    if (path.segments[0] === '_platform') return platformRoutes.fetch(req, { deps, caches, sandbox, app, release, requestId, client });
 
     const { runtime } = release.manifest;
     const root = runtime.static_root;
@@ -124,12 +102,12 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     if (fallback === 'server') {
       return runServerFallback(deps, { caches, sandbox }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId });
     }
-    if (!readable) return jsonError(405, 'method_not_allowed', `${req.method} is not allowed here.`, { allow: 'GET, HEAD', [REQUEST_ID_HEADER]: requestId });
+    if (!readable) return originFail('method_not_allowed', `${req.method} is not allowed here.`, requestId, { allow: 'GET, HEAD' });
     const rootIndex = fallback === 'index.html' ? files.get(`${root}/index.html`) : undefined;
     if (rootIndex) return serve(req, app, rootIndex, 200, requestId);
     const page404 = files.get(`${root}/404.html`);
     if (page404) return serve(req, app, page404, 404, requestId);
-    return jsonError(404, 'not_found', 'Not found.', { [REQUEST_ID_HEADER]: requestId });
+    return originFail('not_found', 'Not found.', requestId);
   }
 
   /**
@@ -166,10 +144,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       // Every response route() builds carries the request id already (set at construction).
       return await route(req, appId, requestId, client);
     } catch (err) {
-      if (err instanceof ApiError) return new Response(JSON.stringify(err.toBody()), { status: err.status, headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId } });
-      deps.log.error('app origin error', { request_id: requestId, app_id: appId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-      const body = errorBody('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.', { request_id: requestId });
-      return new Response(JSON.stringify(body), { status: 500, headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId } });
+      return originError(deps, err, requestId, { app_id: appId });
     }
   }
 

@@ -1,4 +1,4 @@
-import type { LogEntry } from '../redact.ts';
+import type { LogEntry } from './redact.ts';
 
 /** Messages between the sandbox pool (main thread) and its worker threads. */
 export type SandboxFlags = { appUsers: boolean; publicStores: string[] };

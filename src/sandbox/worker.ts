@@ -11,7 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
-import { redactLog, scrubString, secretForms, type LogEntry } from '../redact.ts';
+import { redactLog, scrubString, secretForms, type LogEntry } from './redact.ts';
 import { Outbox } from './outbox.ts';
 import type { FailureKind, Invocation, InvocationResult, WorkerInbound, WorkerOutbound } from './protocol.ts';
 

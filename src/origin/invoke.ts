@@ -5,9 +5,9 @@
 import { appOrigin } from '../apps/mappers.ts';
 import type { Deps } from '../deps.ts';
 import { hostCallsFor } from './host-calls.ts';
-import { sandboxFlags, type ReleaseView, type RuntimeCaches } from './live.ts';
-import type { SandboxPool } from './sandbox/pool.ts';
-import type { Invocation, InvocationResult } from './sandbox/protocol.ts';
+import { sandboxFlags, type ReleaseView, type RuntimeCaches } from '../releases/live.ts';
+import type { SandboxPool } from '../sandbox/pool.ts';
+import type { Invocation, InvocationResult } from '../sandbox/protocol.ts';
 
 export type ReleaseServices = { caches: RuntimeCaches; sandbox: () => SandboxPool };
 

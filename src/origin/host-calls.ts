@@ -4,7 +4,7 @@ import { ApiError } from '../errors.ts';
 import { lookupId } from '../lib/text.ts';
 import { createSignedUrl, createUpload, deleteFile } from '../files/service.ts';
 import { enqueueFromApp, type JobTarget } from '../jobs/enqueue.ts';
-import type { HostCallHandler } from './sandbox/pool.ts';
+import type { HostCallHandler } from '../sandbox/pool.ts';
 
 /** The asynchronous platform calls app code may make, bound to one app, release and request. */
 export function hostCallsFor(deps: Deps, target: JobTarget): HostCallHandler {

@@ -8,13 +8,13 @@
 import type { Deps } from '../deps.ts';
 import { errorBody } from '../errors.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
-import { QUARANTINE } from './sandbox/pool.ts';
+import { QUARANTINE } from '../sandbox/pool.ts';
 import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
 import { ApiError } from '../errors.ts';
-import type { LiveApp, ReleaseView, RuntimeCaches } from './live.ts';
-import type { InvocationResult } from './sandbox/protocol.ts';
-import type { SandboxPool } from './sandbox/pool.ts';
+import type { LiveApp, ReleaseView, RuntimeCaches } from '../releases/live.ts';
+import type { InvocationResult } from '../sandbox/protocol.ts';
+import type { SandboxPool } from '../sandbox/pool.ts';
 import { requestUser } from '../app-auth/service.ts';
 import { logEvents } from './log-events.ts';
 import { badResponse, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';

@@ -1,5 +1,5 @@
 import { matchesIfNoneMatch } from '../lib/etag.ts';
-import type { ReleaseFile } from './live.ts';
+import type { ReleaseFile } from '../releases/live.ts';
 
 /**
  * Static files revalidate on every use (cheap 304s via the strong ETag) because release URLs are

@@ -1,0 +1,30 @@
+/**
+ * How the app origin writes JSON: one place turns an error into the contract's error body (an
+ * `ApiError` with its status and `Retry-After`, a Postgres constraint error mapped, anything else a
+ * logged 500 that quotes the request id). Headers are plain objects so node-server keeps its fast path.
+ */
+import { mapPgError } from '../db/pg-errors.ts';
+import type { Deps } from '../deps.ts';
+import { ApiError, errorBody, type ErrorCode, statusOf } from '../errors.ts';
+import { REQUEST_ID_HEADER } from '../http/request-id.ts';
+
+export function originJson(status: number, body: unknown, requestId: string, extra?: Record<string, string>): Response {
+  return new Response(body === null ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...extra } });
+}
+
+/** An error body for `code` at the catalogue's status. */
+export function originFail(code: ErrorCode, message: string, requestId: string, extra?: Record<string, string>): Response {
+  return originJson(statusOf(code), errorBody(code, message), requestId, extra);
+}
+
+/** The origin's error handler: what every `/_platform/*` route and the origin's catch-all answer with. */
+export function originError(deps: Deps, err: unknown, requestId: string, context: { app_id?: string; extra?: Record<string, string> } = {}): Response {
+  const known = err instanceof ApiError ? err : mapPgError(err);
+  if (known) {
+    const retry = known.details?.retry_after;
+    const headers = typeof retry === 'number' ? { 'retry-after': String(retry), ...context.extra } : context.extra;
+    return originJson(known.status, known.toBody(), requestId, headers);
+  }
+  deps.log.error('app origin error', { request_id: requestId, app_id: context.app_id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  return originJson(500, errorBody('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.', { request_id: requestId }), requestId);
+}
