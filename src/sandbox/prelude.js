@@ -1,9 +1,10 @@
+// @ts-check
 // Guest prelude: evaluated as global code in every QuickJS context before the app's modules.
 // It builds the web platform subset apps get (Headers, Request, Response, URL, URLSearchParams,
 // TextEncoder, TextDecoder, atob, btoa, crypto, console, timers) on top of `__host`, a small set
 // of synchronous functions the worker provides (Node's own URL, UTF-8, base64 and crypto), then
 // removes `__host` from the global scope. Nothing here can reach the network or file system.
-(function (host) {
+(/** @param {import('./host-api.ts').HostApi} host */ function (host) {
   'use strict';
   var G = globalThis;
   var hide = function (obj, name, value) {
@@ -46,6 +47,8 @@
   // ---- URL / URLSearchParams ------------------------------------------------------------------
   class URLSearchParams {
     constructor(init) {
+      /** @type {[string, string][]} */ this._list;
+      /** @type {any} */ this._url;
       hide(this, '_list', []);
       hide(this, '_url', null);
       if (init === undefined || init === null) return;
@@ -89,6 +92,8 @@
     constructor(url, base) {
       var parts = host.urlParse(String(url), base === undefined ? undefined : String(base));
       if (parts === undefined) throw new TypeError('Invalid URL: ' + String(url));
+      /** @type {import('./host-api.ts').UrlParts} */ this._p;
+      /** @type {URLSearchParams | null} */ this._sp;
       hide(this, '_p', JSON.parse(parts));
       hide(this, '_sp', null);
     }
@@ -274,7 +279,7 @@
       var parsed = new URL(url);
       var method = String(init.method || (src ? src.method : 'GET'));
       if (METHODS.indexOf(method.toUpperCase()) >= 0) method = method.toUpperCase();
-      this[$url] = parsed.href;
+      this[$url] = parsed.toString();
       this[$method] = method;
       this[$headers] = new Headers(init.headers !== undefined ? init.headers : src ? src.headers : undefined);
       var body = init.body !== undefined ? extract(init.body, this[$headers]) : src ? src[$bytes] : null;
@@ -341,7 +346,7 @@
     static redirect(url, status) {
       status = status === undefined ? 302 : status;
       if ([301, 302, 303, 307, 308].indexOf(status) < 0) throw new RangeError('Invalid redirect status');
-      return new Response(null, { status: status, headers: { location: new URL(url).href } });
+      return new Response(null, { status: status, headers: { location: new URL(url).toString() } });
     }
     static error() { return new Response(null, { status: 500 }); }
     get status() { return this[$status]; }
@@ -385,14 +390,13 @@
       var info;
       try { info = JSON.parse(e.message); } catch (x) { info = { code: 'internal_error', message: String(e && e.message) }; }
       var err = new Error(info.message);
-      err.name = 'PlatformError';
-      err.code = info.code;
+      Object.assign(err, { name: 'PlatformError', code: info.code });
       throw err;
     });
   };
   var ctx = null;
   // Called once per instance: ctx is the same object for every call (host functions know the current call).
-  var authError = function (status, code, message) { var e = new Error(message); e.name = 'AuthError'; e.status = status; e.code = code; return e; };
+  var authError = function (status, code, message) { return Object.assign(new Error(message), { name: 'AuthError', status: status, code: code }); };
   var currentUser = function (request) { return request instanceof Request && request[$user] ? request[$user] : null; };
   hide(G, '__setApp', function (appJson, flagsJson) {
     var flags = JSON.parse(flagsJson || '{}');
@@ -402,7 +406,7 @@
       if (typeof data === 'string') return host.b64encode(utf8(data).buffer);
       var b = bytesOf(data);
       if (!b) throw new TypeError('createUpload: bytes must be a string, an ArrayBuffer or a typed array');
-      return host.b64encode(b.buffer);
+      return host.b64encode(/** @type {ArrayBuffer} */ (b.buffer));
     };
     extra.files = Object.freeze({
       store: function (name) {
@@ -414,7 +418,7 @@
             return hostCall('files.upload', [name, b64, options || {}]);
           },
           getPublicUrl: function (fileId) {
-            if (publicStores.indexOf(name) < 0) { var e = new Error('Store ' + name + ' is private; use createSignedUrl()'); e.name = 'PlatformError'; e.code = 'store_not_public'; throw e; }
+            if (publicStores.indexOf(name) < 0) { throw Object.assign(new Error('Store ' + name + ' is private; use createSignedUrl()'), { name: 'PlatformError', code: 'store_not_public' }); }
             return ctx.app.origin + '/_platform/files/' + name + '/' + encodeURIComponent(String(fileId));
           },
           createSignedUrl: function (fileId, options) { return hostCall('files.signedUrl', [name, String(fileId), options || {}]).then(function (r) { return r.url; }); },

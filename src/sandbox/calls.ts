@@ -1,0 +1,256 @@
+/**
+ * Invocations inside a worker: a call enters its release's instance through `__dispatch`, waits on
+ * its guest promise while timers and host answers run further segments, and ends in exactly one
+ * answer (result, or failure of a kind). Every answer is redacted of the app's secrets first.
+ */
+import type { QuickJSHandle } from 'quickjs-emscripten';
+import type { FailureKind, Invocation, InvocationResult, WorkerInbound } from './protocol.ts';
+import { createInstances } from './instances.ts';
+import { errorText, failureKind, isPoison, overMemoryCap, segment } from './limits.ts';
+import { redactLog, scrubString, secretForms } from './redact.ts';
+import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
+
+type HostResult = Extract<WorkerInbound, { t: 'host-result' }>;
+type Answer = { status: number; headers: [string, string][] };
+
+export function createCalls(state: WorkerState) {
+  const instances = createInstances(state, fireTimer);
+  const newCall = (inv: Invocation): Call => ({ inv, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false });
+
+  function finish(call: Call, result: InvocationResult, transfer: ArrayBuffer[] = []): void {
+    if (call.done) return;
+    call.done = true;
+    state.lastActivity = performance.now();
+    if (call.inv.id < 0) return; // the boot warm-up answers no one
+    // every secret of the app, not only those read in this call: a module may keep one from an earlier call
+    const secretValues = secretForms(Object.values(call.inv.secrets));
+    result.logs = call.logs.map((l) => redactLog(l, secretValues));
+    if (!result.ok && result.error) {
+      result.error.message = scrubString(result.error.message, secretValues);
+      if (result.error.stack) result.error.stack = scrubString(result.error.stack, secretValues);
+    }
+    result.cpuMs = Math.round(call.cpuUsedMs * 100) / 100;
+    if (state.poisoned) result.poisoned = true;
+    state.outbox.push({ t: 'result', id: call.inv.id, result }, transfer, call.inv.release.releaseId);
+  }
+
+  /** A call that finished: answered, unless its instance is now over the memory cap (then retired). */
+  function succeed(inst: Instance, call: Call, result: InvocationResult, transfer: ArrayBuffer[] = []): void {
+    inst.inflight--;
+    const over = inst.retired ? undefined : overMemoryCap(state, inst, call);
+    if (over === undefined) return finish(call, result, transfer);
+    // The WASM module itself is fine: only this instance goes, and its memory is returned.
+    instances.retire(inst);
+    finish(call, { ok: false, error: { kind: 'memory', message: over } });
+  }
+
+  function failCall(inst: Instance | undefined, call: Call, kind: FailureKind, message: string, stack?: string): void {
+    const finalKind = failureKind(kind, message);
+    // QuickJS's own stack check (maxStackSizeBytes) throws an ordinary guest exception and unwinds
+    // cleanly: only that instance goes. A stack overflow the host sees (the WASM stack) poisons the module.
+    const guestStack = kind === 'exception' && finalKind === 'stack';
+    if (!guestStack && (finalKind === 'memory' || finalKind === 'stack' || finalKind === 'crash' || isPoison(message))) state.poisoned = true;
+    if (inst) {
+      inst.inflight--;
+      // An interrupted or failed runtime is not reused; disposing one that ran out of memory may
+      // itself abort the WASM module, which poisons it.
+      if (state.poisoned) instances.forget(inst);
+      else if (finalKind === 'timeout' || guestStack) instances.retire(inst); // disposed when invoke() lets go of its handles
+    }
+    finish(call, { ok: false, error: { kind: finalKind, message, stack }, poisoned: state.poisoned });
+    // A call parked on a timer or host call (the wall-clock limit) wakes up to release its handles.
+    call.settle?.();
+  }
+
+  /** The main thread answered a host call: settle the guest's promise and run what it unblocks. */
+  function hostResult(msg: HostResult): void {
+    const pending = state.hostCalls.get(msg.callId);
+    if (!pending) return;
+    state.hostCalls.delete(msg.callId);
+    using deferred = pending.deferred;
+    const { inst, call } = pending;
+    if (call.done) return;
+    const ctx = inst.context;
+    try {
+      segment(state, inst, call, () => {
+        if (msg.ok) {
+          using v = ctx.newString(msg.value ?? 'null');
+          deferred.resolve(v);
+        } else {
+          using e = ctx.newError({ name: 'PlatformError', message: JSON.stringify(msg.error ?? { code: 'internal_error', message: 'failed' }) });
+          deferred.reject(e);
+        }
+        inst.runtime.executePendingJobs();
+      });
+    } catch (err) {
+      return failCall(inst, call, 'crash', (err as Error).message);
+    }
+    call.settle?.();
+  }
+
+  function fireTimer(inst: Instance, id: number): void {
+    const t = inst.timers.get(id);
+    if (!t || t.call.done) return;
+    inst.timers.delete(id);
+    const { context: ctx } = inst;
+    try {
+      using fire = ctx.getProp(ctx.global, '__fireTimer');
+      using arg = ctx.newNumber(id);
+      const r = segment(state, inst, t.call, () => {
+        const res = ctx.callFunction(fire, ctx.undefined, arg);
+        inst.runtime.executePendingJobs();
+        return res;
+      });
+      if (r.error) {
+        // An exception in a timer callback ends the invocation that scheduled it.
+        const e = errorText(ctx, r.error);
+        r.error.dispose();
+        t.call.settle?.();
+        return failCall(inst, t.call, 'exception', e.message, e.stack);
+      }
+      r.value.dispose();
+    } catch (err) {
+      return failCall(inst, t.call, 'crash', (err as Error).message);
+    }
+    t.call.settle?.();
+  }
+
+  /** Publish-time check: the module loaded. Reports which handlers it exports. */
+  function reportHandlers(inst: Instance, call: Call): void {
+    const names: string[] = [];
+    for (const n of ['fetch', 'job', 'webhook']) {
+      using h = inst.context.getProp(inst.handlers, n);
+      if (inst.context.typeof(h) === 'function') names.push(n);
+    }
+    inst.inflight++;
+    succeed(inst, call, { ok: true, response: { status: 200, headers: [['x-handlers', names.join(',')]] } });
+    instances.disposeIfRetired(inst);
+  }
+
+  /** Turns the guest's settled answer into the call's result. */
+  function answer(inst: Instance, call: Call): (value: QuickJSHandle) => void {
+    const ctx = inst.context;
+    return (value) => {
+      if (ctx.typeof(value) === 'string') {
+        const a = JSON.parse(ctx.getString(value)) as Answer & { text: string };
+        return succeed(inst, call, { ok: true, response: { status: a.status, headers: a.headers, text: a.text } });
+      }
+      using missingH = ctx.getProp(value, 'missing');
+      if (ctx.dump(missingH) === true) {
+        inst.inflight--;
+        return finish(call, { ok: false, error: { kind: 'no-handler', message: `the server module has no ${call.inv.handler}() handler` } });
+      }
+      using metaH = ctx.getProp(value, 'meta');
+      using bodyH = ctx.getProp(value, 'body');
+      using textH = ctx.getProp(value, 'text');
+      const response = JSON.parse(ctx.getString(metaH)) as Answer;
+      let out: ArrayBuffer | undefined;
+      let text: string | undefined;
+      if (ctx.typeof(textH) === 'string') text = JSON.parse(ctx.getString(textH)) as string;
+      else if (ctx.typeof(bodyH) !== 'undefined') {
+        using lt = ctx.getArrayBuffer(bodyH);
+        out = lt.value.slice().buffer;
+      }
+      succeed(inst, call, { ok: true, response: { status: response.status, headers: response.headers, body: out, text } }, out ? [out] : []);
+    };
+  }
+
+  async function invoke(inv: Invocation): Promise<void> {
+    if (state.poisoned) return; // the pool retries what this worker never began
+    state.shared[1] = inv.id;
+    const call = newCall(inv);
+    let inst: Instance | 'missing-sources';
+    try {
+      inst = instances.for(inv);
+    } catch (err) {
+      if (err instanceof LoadError) return finish(call, { ok: false, error: { kind: 'load', message: err.message, stack: err.guestStack } });
+      return failCall(undefined, call, err instanceof Poisoned ? 'memory' : 'crash', (err as Error).message);
+    }
+    if (inst === 'missing-sources') return finish(call, { ok: false, error: { kind: 'missing-sources', message: 'release not loaded in this worker' } });
+    if (inv.handler === 'load') return reportHandlers(inst, call);
+    const { context: ctx, runtime } = inst;
+    inst.inflight++;
+    const wall = setTimeout(() => failCall(inst, call, 'timeout', 'wall-clock limit reached'), inv.limits.wallMs);
+    try {
+      let started;
+      {
+        using kind = ctx.newString(inv.handler);
+        using meta = ctx.newString(inv.event ?? `${JSON.stringify({ method: inv.request.method, url: inv.request.url, user: inv.request.user ?? null })}\n${JSON.stringify(inv.request.headers)}`);
+        using body = inv.request.body ? ctx.newArrayBuffer(inv.request.body) : ctx.undefined;
+        started = segment(state, inst, call, () => {
+          const r = ctx.callFunction(inst.dispatch, ctx.undefined, inst.handlers, kind, meta, body);
+          if (runtime.hasPendingJob()) runtime.executePendingJobs();
+          return r;
+        });
+      }
+      if (started.error) {
+        const e = errorText(ctx, started.error);
+        started.error.dispose();
+        return failCall(inst, call, 'exception', e.message, e.stack);
+      }
+      const promise = started.value;
+      const settled = answer(inst, call);
+      // Wait for the guest promise: timers fire segments through fireTimer, which calls settle.
+      for (;;) {
+        if (call.done) return promise.dispose();
+        const p = ctx.getPromiseState(promise);
+        if (p.type === 'pending') {
+          await new Promise<void>((resolve) => (call.settle = resolve));
+          call.settle = undefined;
+          continue;
+        }
+        // For a plain (non-promise) result, p.value is the same handle: dispose it only once.
+        if (!(p.type === 'fulfilled' && p.notAPromise)) promise.dispose();
+        if (p.type === 'rejected') {
+          const e = errorText(ctx, p.error);
+          p.error.dispose();
+          return failCall(inst, call, 'exception', e.message, e.stack);
+        }
+        using value = p.value;
+        return settled(value);
+      }
+    } catch (err) {
+      failCall(inst, call, 'crash', (err as Error).message);
+    } finally {
+      clearTimeout(wall);
+      for (const [id, t] of inst.timers) {
+        if (t.call === call) {
+          clearTimeout(t.timer);
+          inst.timers.delete(id);
+        }
+      }
+      instances.disposeIfRetired(inst);
+      // A poisoned worker takes no more work; the pool terminates and replaces it.
+    }
+  }
+
+  /**
+   * One trivial request through the whole path (blank instance, module load, dispatch, answer)
+   * before the worker reports ready, so the first real request finds the WASM and V8 code warm.
+   */
+  async function warmUp(): Promise<void> {
+    const releaseId = '\u0000warm-up';
+    const source = "export default { fetch(request) { return new Response(request.url + request.headers.get('host'), { headers: { 'content-type': 'text/plain' } }); } };";
+    await invoke({
+      id: -1,
+      handler: 'fetch',
+      app: { app_id: 'warm-up', origin: 'http://warm-up.invalid', release_id: releaseId },
+      release: { releaseId, entry: 'server.js', sources: { 'server.js': source } },
+      request: { method: 'GET', url: 'http://warm-up.invalid/', headers: [['host', 'warm-up.invalid']] },
+      secrets: {},
+      limits: { cpuMs: 1000, wallMs: 5000, ...state.spareLimits },
+    });
+    const inst = instances.get(releaseId);
+    if (inst) instances.dispose(inst);
+    state.shared[1] = 0;
+    instances.makeSpare();
+  }
+
+  /** Drops a release's idle instance (the pool evicts releases that are no longer live). */
+  function evict(releaseId: string): void {
+    const inst = instances.get(releaseId);
+    if (inst && inst.inflight === 0) instances.dispose(inst);
+  }
+
+  return { invoke, hostResult, evict, warmUp };
+}

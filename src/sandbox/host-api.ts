@@ -1,0 +1,41 @@
+/**
+ * The functions the worker installs as `__host` for the prelude, with the signatures the prelude
+ * sees. One table for both sides: `host-functions.ts` must implement exactly these names (its
+ * table is typed by this one) and `prelude.js` is type-checked against it (`// @ts-check`).
+ * Strings that may hold NUL cross as JSON text, since QuickJS C strings end at the first NUL.
+ */
+export type HostApi = {
+  /** UTF-8 bytes of a string given as JSON text. */
+  utf8Encode(json: string): ArrayBuffer;
+  /** The string (as JSON text) the bytes decode to; throws a TypeError when `fatal` and invalid. */
+  utf8Decode(bytes: ArrayBuffer, fatal: boolean, ignoreBOM: boolean): string;
+  /** The parts of a URL (as JSON `UrlParts`), or undefined when it does not parse. */
+  urlParse(href: string, base?: string): string | undefined;
+  /** The URL with one part set (JSON `UrlParts`), or undefined when the value is refused. */
+  urlSet(href: string, part: string, value: string): string | undefined;
+  /** A query string's pairs as JSON `[name, value][]`. */
+  qsParse(query: string): string;
+  /** JSON `[name, value][]` as a query string. */
+  qsStringify(pairsJson: string): string;
+  /** Base64 to a Latin-1 string (as JSON text); throws on invalid input. */
+  atob(base64: string): string;
+  /** A Latin-1 string given as JSON text to base64; throws on characters above U+00FF. */
+  btoa(json: string): string;
+  randomBytes(n: number): ArrayBuffer;
+  randomUUID(): string;
+  b64encode(bytes: ArrayBuffer): string;
+  /** Monotonic milliseconds. */
+  now(): number;
+  /** A secret's value as JSON text, or undefined when the app has none by that name. */
+  secret(name: string): string | undefined;
+  /** `ctx.log.<level>(message, metadata)`; metadata as JSON text. */
+  log(level: string, message: string, metadata?: string): void;
+  /** `console.<level>(...parts)`; parts as JSON text. */
+  console(level: string, partsJson: string): void;
+  setTimer(id: number, ms: number): void;
+  clearTimer(id: number): void;
+  /** An asynchronous platform call (data, files, jobs) answered by the main thread: JSON in, JSON out. */
+  call(method: string, argsJson: string): Promise<string>;
+};
+
+export type UrlParts = { href: string; origin: string; protocol: string; username: string; password: string; host: string; hostname: string; port: string; pathname: string; search: string; hash: string };

@@ -1,0 +1,150 @@
+/**
+ * The host side of `__host` (see host-api.ts): synchronous functions backed by Node's own URL,
+ * UTF-8, base64 and crypto, the call's secrets and logs, timers, and asynchronous platform calls
+ * that cross to the main thread. The table is typed by `HostApi`, so a name added on one side and
+ * not the other does not compile.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
+import type { HostApi, UrlParts } from './host-api.ts';
+import type { LogEntry } from './redact.ts';
+import type { Instance, WorkerState } from './worker-state.ts';
+
+type HostFunction = (...args: QuickJSHandle[]) => QuickJSHandle | undefined;
+export type HostTable = { [K in keyof HostApi]: HostFunction };
+
+export const MAX_HOST_CALLS = 1000;
+const MAX_LOGS = 200;
+
+function urlParts(u: URL): UrlParts {
+  const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = u;
+  return { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash };
+}
+
+function hostTable(state: WorkerState, inst: Instance, fireTimer: (inst: Instance, id: number) => void): HostTable {
+  const ctx: QuickJSContext = inst.context;
+  const str = (h: QuickJSHandle | undefined) => (h === undefined ? undefined : ctx.typeof(h) === 'undefined' ? undefined : ctx.getString(h));
+  const bytes = (h: QuickJSHandle) => {
+    using lt = ctx.getArrayBuffer(h);
+    return Buffer.from(lt.value);
+  };
+  const arrayBuffer = (b: Buffer) => ctx.newArrayBuffer(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+  const json = (v: unknown) => ctx.newString(JSON.stringify(v));
+  const withUrl = (make: () => URL) => {
+    try {
+      return json(urlParts(make()));
+    } catch {
+      return ctx.undefined;
+    }
+  };
+  return {
+    utf8Encode: (s) => arrayBuffer(Buffer.from(JSON.parse(ctx.getString(s)) as string, 'utf8')),
+    utf8Decode: (ab, fatal, ignoreBom) => json(new TextDecoder('utf-8', { fatal: ctx.dump(fatal) === true, ignoreBOM: ctx.dump(ignoreBom) === true }).decode(bytes(ab))),
+    urlParse: (href, base) => {
+      const b = str(base);
+      return withUrl(() => (b === undefined ? new URL(ctx.getString(href)) : new URL(ctx.getString(href), b)));
+    },
+    urlSet: (href, part, value) => {
+      const u = new URL(ctx.getString(href));
+      return withUrl(() => {
+        u[ctx.getString(part) as 'href'] = ctx.getString(value);
+        return u;
+      });
+    },
+    qsParse: (s) => json([...new URLSearchParams(ctx.getString(s))]),
+    qsStringify: (s) => ctx.newString(new URLSearchParams(JSON.parse(ctx.getString(s)) as [string, string][]).toString()),
+    atob: (s) => {
+      const input = ctx.getString(s).replace(/[\t\n\f\r ]/g, '');
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(input) || input.length % 4 === 1) throw new Error('atob: invalid base64');
+      return json(Buffer.from(input, 'base64').toString('latin1'));
+    },
+    btoa: (s) => {
+      const input = JSON.parse(ctx.getString(s)) as string;
+      if (/[^\u0000-\u00ff]/.test(input)) throw new Error('btoa: the string has characters outside Latin1');
+      return ctx.newString(Buffer.from(input, 'latin1').toString('base64'));
+    },
+    randomBytes: (n) => arrayBuffer(randomBytes(Math.min(65536, Math.max(0, ctx.getNumber(n))))),
+    randomUUID: () => ctx.newString(randomUUID()),
+    b64encode: (ab) => ctx.newString(bytes(ab).toString('base64')),
+    now: () => ctx.newNumber(performance.now()),
+    secret: (name) => {
+      const call = inst.current;
+      const n = ctx.getString(name);
+      const value = call?.inv.secrets[n];
+      if (value === undefined) return ctx.undefined;
+      call!.secretsRead.add(n);
+      return json(value);
+    },
+    log: (level, message, metadata) => {
+      const call = inst.current;
+      if (!call || call.logs.length >= MAX_LOGS) return ctx.undefined;
+      let meta: unknown = undefined;
+      const raw = str(metadata);
+      if (raw !== undefined) {
+        try {
+          meta = JSON.parse(raw);
+        } catch {
+          meta = raw;
+        }
+      }
+      call.logs.push({ level: ctx.getString(level) as LogEntry['level'], message: ctx.getString(message), metadata: meta });
+      return ctx.undefined;
+    },
+    console: (level, parts) => {
+      const call = inst.current;
+      if (!call || call.logs.length >= MAX_LOGS) return ctx.undefined;
+      let list: unknown[];
+      try {
+        list = JSON.parse(ctx.getString(parts)) as unknown[];
+      } catch {
+        list = ['[unprintable console arguments]'];
+      }
+      call.logs.push({ level: ctx.getString(level) as LogEntry['level'], message: '', parts: Array.isArray(list) ? list : [String(list)] });
+      return ctx.undefined;
+    },
+    setTimer: (id, ms) => {
+      const call = inst.current;
+      if (!call) return ctx.undefined;
+      const timerId = ctx.getNumber(id);
+      const delay = Math.min(ctx.getNumber(ms), call.inv.limits.wallMs);
+      const timer = setTimeout(() => fireTimer(inst, timerId), delay);
+      inst.timers.set(timerId, { timer, call });
+      return ctx.undefined;
+    },
+    clearTimer: (id) => {
+      const timerId = ctx.getNumber(id);
+      const t = inst.timers.get(timerId);
+      if (t) clearTimeout(t.timer);
+      inst.timers.delete(timerId);
+      return ctx.undefined;
+    },
+    call: (method, args) => {
+      const call = inst.current;
+      if (!call || call.done) throw new Error('host calls are only possible during a call');
+      if (call.hostCalls >= MAX_HOST_CALLS) throw new Error(`at most ${MAX_HOST_CALLS} platform calls per invocation`);
+      call.hostCalls++;
+      const deferred = ctx.newPromise();
+      const callId = state.nextHostCallId++;
+      state.hostCalls.set(callId, { deferred, inst, call });
+      state.outbox.push({ t: 'host-call', invocationId: call.inv.id, callId, method: ctx.getString(method), args: ctx.getString(args) }, [], call.inv.release.releaseId);
+      return deferred.handle;
+    },
+  };
+}
+
+/** Installs `__host` in the instance's global scope; the prelude takes it and removes it. */
+export function installHost(state: WorkerState, inst: Instance, fireTimer: (inst: Instance, id: number) => void): void {
+  const ctx = inst.context;
+  using host = ctx.newObject();
+  for (const [name, impl] of Object.entries(hostTable(state, inst, fireTimer))) {
+    using f = ctx.newFunction(name, (...args) => {
+      try {
+        return impl(...args);
+      } catch (err) {
+        return { error: ctx.newError({ name: 'TypeError', message: (err as Error).message }) };
+      }
+    });
+    ctx.setProp(host, name, f);
+  }
+  ctx.setProp(ctx.global, '__host', host);
+}

@@ -1,0 +1,231 @@
+/**
+ * Instances and module loading: one QuickJS runtime per release (own heap, memory and stack caps),
+ * kept warm in an LRU of `maxInstances`, made from a blank instance (host functions installed,
+ * prelude evaluated) kept ready in advance. Release modules import only their own files.
+ */
+import type { Invocation } from './protocol.ts';
+import { installHost } from './host-functions.ts';
+import { errorText, installInterrupt, isPoison, loadBudgetMs, segment } from './limits.ts';
+import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
+
+/** A normaliser result that makes the loader fail with this message (its own errors lose theirs). */
+const DENIED = '\u0001denied:'; // control characters never occur in release paths; NUL would end the C string
+const QUIET_MS = 20;
+const MAX_SPARE_DELAY_MS = 1000;
+
+/** Resolves `requested` from the module `base` inside the release, or a DENIED message. */
+function resolveImport(sources: Record<string, string>, base: string, requested: string): string {
+  if (!requested.startsWith('./') && !requested.startsWith('../')) {
+    return `${DENIED}Cannot import "${requested}": only relative imports of release files are allowed (no host modules, no packages)`;
+  }
+  const baseDir = base.includes('/') ? base.slice(0, base.lastIndexOf('/') + 1) : '';
+  const parts: string[] = [];
+  for (const seg of (baseDir + requested).split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') {
+      if (!parts.length) return `${DENIED}Cannot import "${requested}": it leaves the release`;
+      parts.pop();
+    } else parts.push(seg);
+  }
+  const resolved = parts.join('/');
+  if (!(resolved in sources)) return `${DENIED}Cannot find module "${requested}" (resolved to ${resolved}) in this release`;
+  return resolved;
+}
+
+export type Instances = ReturnType<typeof createInstances>;
+
+export function createInstances(state: WorkerState, fireTimer: (inst: Instance, id: number) => void) {
+  const live = new Map<string, Instance>();
+  let spare: Instance | undefined;
+  let spareTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * A runtime with the host functions installed and the prelude evaluated, for no app yet.
+   * Compiling the prelude is most of what a new instance costs (~10 ms), so one blank instance is
+   * kept ready and a release's first request takes it.
+   */
+  function blank(limits: { memoryBytes: number; stackBytes: number }): Instance {
+    const runtime = state.quickjs.newRuntime({ memoryLimitBytes: limits.memoryBytes, maxStackSizeBytes: limits.stackBytes });
+    const context = runtime.newContext();
+    const inst: Instance = { releaseId: '', dispatch: context.undefined, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0, calls: 0, measuredAtWasmBytes: 0 };
+    installInterrupt(inst);
+    installHost(state, inst, fireTimer);
+    // The prelude is platform code, not guest code: no app's budget applies to it.
+    const prelude = context.evalCode(state.prelude, '<platform prelude>');
+    if (prelude.error) {
+      const e = errorText(context, prelude.error);
+      prelude.error.dispose();
+      dispose(inst);
+      throw new Error(`prelude failed: ${e.message}`);
+    }
+    prelude.value.dispose();
+    return inst;
+  }
+
+  /**
+   * Makes the next blank instance when the worker has been quiet for a moment, so the ~10 ms it
+   * takes does not land on a request that follows; under steady traffic, after a second anyway.
+   */
+  function refillSpare(): void {
+    if (spare || spareTimer || state.poisoned) return;
+    const wanted = performance.now();
+    const attempt = () => {
+      spareTimer = undefined;
+      if (spare || state.poisoned) return;
+      const now = performance.now();
+      if (now - state.lastActivity < QUIET_MS && now - wanted < MAX_SPARE_DELAY_MS) {
+        spareTimer = setTimeout(attempt, QUIET_MS);
+        return;
+      }
+      state.outbox.flush();
+      spare = blank(state.spareLimits);
+    };
+    spareTimer = setTimeout(attempt, QUIET_MS);
+  }
+
+  /** Sets the app's ctx up in a blank instance and evaluates the release's entry module. */
+  function load(inst: Instance, inv: Invocation, sources: Record<string, string>): void {
+    const { runtime, context } = inst;
+    runtime.setModuleLoader(
+      (name) => {
+        if (name.startsWith(DENIED)) return { error: new Error(name.slice(DENIED.length)) };
+        const source = sources[name];
+        if (source === undefined) return { error: new Error(`Cannot find module "${name}" in this release`) };
+        return source;
+      },
+      (base, requested) => resolveImport(sources, base, requested),
+    );
+    {
+      using setApp = context.getProp(context.global, '__setApp');
+      using appJson = context.newString(JSON.stringify(inv.app));
+      using flags = context.newString(JSON.stringify(inv.flags ?? { appUsers: false, publicStores: [] }));
+      const set = context.callFunction(setApp, context.undefined, appJson, flags);
+      if (set.error) {
+        set.error.dispose();
+        throw new Error('could not set up ctx');
+      }
+      set.value.dispose();
+    }
+    inst.dispatch = context.getProp(context.global, '__dispatch');
+    // Loading the module's top-level code has its own, larger budget: a cold worker's first
+    // evaluation is slow, but a top-level infinite loop is still stopped.
+    const loadCall: Call = { inv: { ...inv, limits: { ...inv.limits, cpuMs: loadBudgetMs(inv.limits.cpuMs) } }, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
+    const entry = inv.release.entry;
+    const loaded = segment(state, inst, loadCall, () => {
+      const r = context.evalCode(sources[entry]!, entry, { type: 'module' });
+      runtime.executePendingJobs();
+      return r;
+    });
+    if (loaded.error) {
+      const e = errorText(context, loaded.error);
+      loaded.error.dispose();
+      throw new LoadError(e.message, e.stack);
+    }
+    let ns = loaded.value;
+    const promised = context.getPromiseState(ns);
+    if (promised.type !== 'fulfilled' || promised.notAPromise === false) {
+      // Top-level await: the module namespace arrives through a promise.
+      if (promised.type === 'pending') {
+        ns.dispose();
+        throw new LoadError('The server module is still waiting on top-level await; it must finish loading without timers or I/O.');
+      }
+      if (promised.type === 'rejected') {
+        const e = errorText(context, promised.error);
+        promised.error.dispose();
+        ns.dispose();
+        throw new LoadError(e.message, e.stack);
+      }
+      if (promised.type === 'fulfilled' && !promised.notAPromise) {
+        ns.dispose();
+        ns = promised.value;
+      }
+    }
+    inst.handlers = context.getProp(ns, 'default');
+    ns.dispose();
+  }
+
+  function create(inv: Invocation): Instance {
+    state.spareLimits = { memoryBytes: inv.limits.memoryBytes, stackBytes: inv.limits.stackBytes };
+    let inst = spare;
+    spare = undefined;
+    if (inst) {
+      inst.runtime.setMemoryLimit(inv.limits.memoryBytes);
+      inst.runtime.setMaxStackSize(inv.limits.stackBytes);
+    } else {
+      inst = blank(inv.limits);
+    }
+    refillSpare();
+    inst.releaseId = inv.release.releaseId;
+    try {
+      load(inst, inv, inv.release.sources!);
+    } catch (err) {
+      dispose(inst);
+      if (err instanceof LoadError) throw err;
+      if (isPoison((err as Error).message)) throw new Poisoned((err as Error).message);
+      throw err;
+    }
+    return inst;
+  }
+
+  function dispose(inst: Instance): void {
+    if (live.get(inst.releaseId) === inst) live.delete(inst.releaseId);
+    for (const t of inst.timers.values()) clearTimeout(t.timer);
+    // Guest promises still waiting on the host hold references into the runtime: release them first.
+    for (const [id, pending] of state.hostCalls) {
+      if (pending.inst !== inst) continue;
+      state.hostCalls.delete(id);
+      pending.deferred.dispose();
+    }
+    try {
+      if (inst.handlers !== inst.context.undefined) inst.handlers.dispose();
+      if (inst.dispatch !== inst.context.undefined) inst.dispatch.dispose();
+      inst.context.dispose();
+      inst.runtime.dispose();
+    } catch {
+      // A runtime that ran out of memory may not dispose cleanly; the worker is exiting anyway.
+      state.poisoned = true;
+    }
+  }
+
+  return {
+    /** The release's warm instance (now most recently used), a new one, or 'missing-sources' when the pool must send them. */
+    for(inv: Invocation): Instance | 'missing-sources' {
+      const existing = live.get(inv.release.releaseId);
+      if (existing) {
+        live.delete(existing.releaseId);
+        live.set(existing.releaseId, existing); // most recently used last
+        return existing;
+      }
+      if (!inv.release.sources) return 'missing-sources';
+      const inst = create(inv);
+      live.set(inst.releaseId, inst);
+      while (live.size > state.maxInstances) {
+        const oldest = [...live.values()].find((i) => i.inflight === 0);
+        if (!oldest) break;
+        dispose(oldest);
+      }
+      return inst;
+    },
+    get(releaseId: string): Instance | undefined {
+      return live.get(releaseId);
+    },
+    /** Drops the instance from the map only; the whole module goes with the thread. */
+    forget(inst: Instance): void {
+      live.delete(inst.releaseId);
+    },
+    /** Takes an instance out of service: new calls get a new one; it is disposed once idle. */
+    retire(inst: Instance): void {
+      inst.retired = true;
+      if (live.get(inst.releaseId) === inst) live.delete(inst.releaseId);
+    },
+    /** Disposes a retired instance once no call is running in it (its handles are all released). */
+    disposeIfRetired(inst: Instance): void {
+      if (inst.retired && inst.inflight === 0 && inst.runtime.alive && !state.poisoned) dispose(inst);
+    },
+    dispose,
+    /** Makes the first blank instance (at boot). */
+    makeSpare(): void {
+      spare = blank(state.spareLimits);
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Limits inside a worker: guest code runs in segments timed against its call's CPU budget (the
+ * runtime's interrupt handler stops it), a release's memory is measured after calls, and failures
+ * are sorted into the kinds the pool and the owner see.
+ */
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
+import type { FailureKind } from './protocol.ts';
+import type { Call, Instance, WorkerState } from './worker-state.ts';
+
+/** Loading a module's top-level code has its own, larger budget than a call. */
+export function loadBudgetMs(cpuMs: number): number {
+  return Math.max(250, cpuMs * 5);
+}
+
+/** An error message that means the WASM module itself is broken. */
+export function isPoison(message: string): boolean {
+  return /out of memory|stack overflow|call stack|Aborted|unreachable|memory access out of bounds/i.test(message);
+}
+
+/** The kind a failure is reported as, from what the error says. */
+export function failureKind(kind: FailureKind, message: string): FailureKind {
+  return /out of memory/i.test(message) ? 'memory' : /stack overflow|call stack/i.test(message) ? 'stack' : /interrupted/i.test(message) ? 'timeout' : kind;
+}
+
+/** Stops guest code once its call has used its CPU budget. */
+export function installInterrupt(inst: Instance): void {
+  inst.runtime.setInterruptHandler(() => {
+    const call = inst.current;
+    if (!call) return false;
+    return call.cpuUsedMs + (performance.now() - call.segmentStart) > call.inv.limits.cpuMs;
+  });
+}
+
+/** Runs guest code (a segment) under the CPU budget of `call`, telling the pool's watchdog while it runs. */
+export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: () => T): T {
+  state.outbox.flushUnlessOnly(inst.releaseId);
+  inst.current = call;
+  call.segmentStart = performance.now();
+  state.shared[0] = Date.now();
+  state.shared[2] = call.inv.id;
+  try {
+    return fn();
+  } finally {
+    state.shared[0] = 0;
+    state.shared[2] = 0;
+    call.cpuUsedMs += performance.now() - call.segmentStart;
+    inst.current = undefined;
+  }
+}
+
+/**
+ * Bytes an instance's runtime holds. QuickJS's own memory limit only refuses single allocations
+ * above it (large strings and buffers never add up, see quickjs-emscripten#271), but its usage
+ * report counts them, so the per-instance cap is enforced here, after calls.
+ */
+function usedBytes(inst: Instance): number {
+  // computeMemoryUsage() builds its answer in the runtime's "system" context; lend it ours instead
+  // of letting it create a second context in every instance.
+  (inst.runtime as unknown as { context?: QuickJSContext }).context ??= inst.context;
+  using report = inst.runtime.computeMemoryUsage();
+  using used = inst.context.getProp(report, 'memory_used_size');
+  return inst.context.getNumber(used);
+}
+
+/**
+ * Whether `inst` went over its memory cap. Measuring costs tens of microseconds, so it happens when
+ * allocating a lot was possible: the call used a millisecond of CPU or more, the worker's WASM memory
+ * grew, or every 32nd call (which bounds what cheap calls can pile up between checks; every 8th cost ~30 µs
+ * a call on average, since the report walks every object).
+ */
+export function overMemoryCap(state: WorkerState, inst: Instance, call: Call): string | undefined {
+  inst.calls++;
+  const wasmBytes = state.wasmMemory.buffer.byteLength;
+  if (call.cpuUsedMs < 1 && wasmBytes === inst.measuredAtWasmBytes && inst.calls % 32 !== 0) return undefined;
+  inst.measuredAtWasmBytes = wasmBytes;
+  const used = usedBytes(inst);
+  const limit = call.inv.limits.memoryBytes;
+  if (used <= limit) return undefined;
+  const mib = (n: number) => (n / 1024 / 1024).toFixed(1);
+  return `memory limit exceeded: ${mib(used)} MiB in use, the limit is ${mib(limit)} MiB`;
+}
+
+/** An error handle as a message and the guest's stack. */
+export function errorText(ctx: QuickJSContext, handle: QuickJSHandle): { message: string; stack?: string } {
+  try {
+    const v = ctx.dump(handle) as unknown;
+    if (v && typeof v === 'object') {
+      const e = v as { name?: string; message?: string; stack?: string };
+      return { message: `${e.name ?? 'Error'}: ${e.message ?? ''}`, stack: e.stack };
+    }
+    return { message: String(v) };
+  } catch {
+    return { message: 'unknown error' };
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * What one sandbox worker thread holds, created once by `worker.ts` and handed to the parts that
+ * use it (no module-level mutable state): its QuickJS module and capped WASM memory, the memory it
+ * shares with the pool, its outgoing message batch, and the guest calls waiting on the host.
+ */
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
+import type { Outbox } from './outbox.ts';
+import type { Invocation, WorkerOutbound } from './protocol.ts';
+import type { LogEntry } from './redact.ts';
+
+/** One release's QuickJS runtime and context, kept warm between calls. */
+export type Instance = {
+  releaseId: string;
+  /** `__dispatch`, looked up once. */
+  dispatch: QuickJSHandle;
+  runtime: QuickJSRuntime;
+  context: QuickJSContext;
+  handlers: QuickJSHandle;
+  /** The invocation whose guest code is running now, for host functions. */
+  current: Call | undefined;
+  timers: Map<number, { timer: ReturnType<typeof setTimeout>; call: Call }>;
+  inflight: number;
+  /** Calls answered, and the worker's WASM memory size when this instance's memory was last measured. */
+  calls: number;
+  measuredAtWasmBytes: number;
+  /** Out of service (timed out, or over its memory cap): disposed once no call holds its handles. */
+  retired?: boolean;
+};
+
+/** One invocation in progress. */
+export type Call = {
+  inv: Invocation;
+  hostCalls: number;
+  logs: LogEntry[];
+  secretsRead: Set<string>;
+  cpuUsedMs: number;
+  segmentStart: number;
+  done: boolean;
+  /** Wakes `invoke()` when a timer or host answer may have settled the guest's promise. */
+  settle?: () => void;
+};
+
+export type PendingHostCall = { deferred: ReturnType<QuickJSContext['newPromise']>; inst: Instance; call: Call };
+
+export type WorkerState = {
+  quickjs: QuickJSWASMModule;
+  /** This worker's WASM memory, shared by all its instances and capped (see worker.ts). */
+  wasmMemory: WebAssembly.Memory;
+  /** Shared with the pool: [0] when guest code started running (0 = idle), [1] last invocation begun, [2] the one running. */
+  shared: Float64Array;
+  maxInstances: number;
+  prelude: string;
+  outbox: Outbox<WorkerOutbound>;
+  /** Guest promises waiting on a host call, by call id. */
+  hostCalls: Map<number, PendingHostCall>;
+  nextHostCallId: number;
+  /** The WASM module is not trustworthy any more: answer what is finished, take nothing new. */
+  poisoned: boolean;
+  /** When this worker last received or answered something. */
+  lastActivity: number;
+  /** The limits the next blank instance is made with (the last release's). */
+  spareLimits: { memoryBytes: number; stackBytes: number };
+};
+
+/** The WASM module failed in a way that leaves it untrustworthy. */
+export class Poisoned extends Error {}
+
+/** The release's module did not load (its own error, reported to the owner). */
+export class LoadError extends Error {
+  constructor(
+    message: string,
+    readonly guestStack?: string,
+  ) {
+    super(message);
+  }
+}
