@@ -25,7 +25,7 @@ import { hashPassword } from './passwords.ts';
 import type { AppUser } from './service.ts';
 
 export const DEFAULT_INVITE_SECONDS = 7 * 24 * 3600;
-const AdminInviteRequest = component(
+export const AdminInviteRequest = component(
   'AdminInviteRequest',
   v.strictObject({
     email: Email,

@@ -23,7 +23,7 @@ const publishBody = () =>
     tooLarge: () => new ApiError('bundle_too_large', 'The bundle exceeds the release limits (1000 files, 20 MiB a file, 100 MiB in total).'),
     parse: validateBundle,
   });
-const RollbackRequest = component(
+export const RollbackRequest = component(
   'RollbackRequest',
   v.strictObject({ release_id: v.pipe(v.string(), v.regex(/^rel_[0-9a-z]{1,64}$/, 'must be a release id (rel_...)')) }),
 );

@@ -16,7 +16,7 @@ import { DeviceApproval, DeviceApproveRequest, DeviceDecision, DeviceDenyRequest
 import { decide, DEVICE_LIFETIME_SECONDS, findByUserCode, formatUserCode, invalidCode, poll, POLL_INTERVAL_SECONDS, shownStatus, startDevice } from './service.ts';
 
 const tags = ['Device authorization'];
-const ApprovalQuery = v.strictObject({ user_code: UserCode });
+export const ApprovalQuery = v.strictObject({ user_code: UserCode });
 
 const start = operation({
   operationId: 'startDeviceAuthorization',

@@ -18,7 +18,7 @@ function decodeCursor(cursor: string): number | undefined {
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
-const EventsQuery = v.strictObject({
+export const EventsQuery = v.strictObject({
   type: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_.]{0,99}$/, 'must be an event type such as release.created'))),
   severity: v.optional(v.picklist(['debug', 'info', 'warn', 'error'], 'must be debug, info, warn or error')),
   release_id: v.optional(v.pipe(v.string(), v.regex(/^rel_[0-9a-z]{1,64}$/, 'must be a release id (rel_...)'))),

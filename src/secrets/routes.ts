@@ -13,7 +13,7 @@ import { seal, secretAad } from './crypto.ts';
 import { SecretDeleted, SecretList, SecretSummary } from './schemas.ts';
 
 export const MAX_SECRET_BYTES = 65_536;
-const SecretBody = component(
+export const SecretBody = component(
   'SetSecretRequest',
   v.strictObject({
     value: v.pipe(v.string(), v.check((s) => Buffer.byteLength(s) <= MAX_SECRET_BYTES, `must be at most ${MAX_SECRET_BYTES} bytes`)),

@@ -2,6 +2,7 @@
 import * as assert from 'uvu/assert';
 import { file, site } from './bundles.ts';
 import type { Harness } from './harness.ts';
+import type { EventSummary } from '../../src/events/schemas.ts';
 
 export type ServerApp = { appId: string; host: string; releaseId: string };
 
@@ -26,9 +27,13 @@ export async function publishServerApp(
   return { appId: r.body.app_id as string, host: `${r.body.app_id}.apps.localhost`, releaseId: r.body.release_id as string };
 }
 
+/** An event as the API lists it; `metadata` is free-form per event type, so tests read its fields loosely. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ListedEvent = Omit<EventSummary, 'metadata'> & { metadata: Record<string, any> };
+
 /** An app's events of one type, newest first, as the API lists them. */
-export async function eventsOf(h: Harness, key: string, appId: string, type: string): Promise<any[]> {
-  return (await h.call('GET', `/v0/apps/${appId}/events?type=${type}&limit=100`, { key })).body.events as any[];
+export async function eventsOf(h: Harness, key: string, appId: string, type: string): Promise<ListedEvent[]> {
+  return (await h.api('GET /v0/apps/{app_id}/events', { key, params: { app_id: appId }, query: { type, limit: '100' } })).events;
 }
 
 /** Polls `fn` every 50 ms until it returns something truthy (then returns it), or throws after `ms`. */

@@ -17,19 +17,28 @@ import { publicUrl } from '../../src/config.ts';
 import { generateOpenApi } from '../../src/openapi/generate.ts';
 import { addMember, createUser } from '../../src/users/service.ts';
 import { createContractChecker, saveRecorded, type ContractChecker } from './contract.ts';
+import { createV0Client, type Answer, type CallOptions as V0CallOptions, type ResponseOf, type Route } from '../../src/client/v0.ts';
 
 export type Harness = {
   deps: Deps;
   config: Config;
   server: Server;
-  /** Calls the server in-process (`server.request`), by default on the API host. */
+  /** Calls the server in-process (`server.request`), by default on the API host: for app origins, pages and raw input. */
   call(method: string, path: string, options?: CallOptions): Promise<Called>;
+  /** Calls a documented route through the typed client (src/client/v0.ts); the answer is typed, success or error. */
+  answer<K extends Route>(route: K, ...options: OptionsFor<K>): Promise<Answer<K>>;
+  /** The same, for a call that must succeed: its typed body (anything else fails the test with the status and error). */
+  api<K extends Route>(route: K, ...options: OptionsFor<K>): Promise<ResponseOf<K>>;
   close(): Promise<void>;
 };
 
 /** `client`: the peer address the server sees (abuse limits are keyed on it); unset, it sees none. */
 export type CallOptions = { key?: string | null; body?: unknown; rawBody?: BodyInit; headers?: Record<string, string>; host?: string; account?: string; client?: string };
 export type Called = { status: number; headers: Headers; body: any; text: string };
+/** The typed client's options plus who calls: `key`, `account` and the peer address (`client`). */
+export type ApiOptions<K extends Route> = V0CallOptions<K> & { key?: string | null; account?: string; client?: string };
+type OptionsFor<K extends Route> = [ParamsOf<K>] extends [never] ? [ApiOptions<K>?] : [ApiOptions<K>];
+type ParamsOf<K extends string> = K extends `${string}{${infer P}}${infer Rest}` ? P | ParamsOf<Rest> : never;
 
 export function testConfig(env: Record<string, string> = {}): Config {
   const url = process.env.TEST_DATABASE_URL;
@@ -51,10 +60,22 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   const deps: Deps = { config, pool, db, log: createLogger(config.logLevel), secretsKey: Buffer.from(config.secretsKey!, 'hex'), signals: createSignals() };
   const server = createServer(deps);
   const contract = holdToContract(server, config);
+  async function answer<K extends Route>(route: K, options?: ApiOptions<K>): Promise<Answer<K>> {
+    const { key, account, client, ...rest } = options ?? ({} as ApiOptions<K>);
+    const env = client ? { incoming: { socket: { remoteAddress: client } } } : undefined;
+    const v0 = createV0Client({ baseUrl: `http://${config.hosts.api}`, apiKey: key, accountId: account, fetch: async (url, init) => server.request(url, init, env) });
+    return v0.call(route, rest as never);
+  }
   return {
     deps,
     config,
     server,
+    answer: answer as Harness['answer'],
+    api: (async (route: Route, options?: ApiOptions<Route>) => {
+      const a = await answer(route, options);
+      if (!a.ok) throw new Error(`${route} answered ${a.status}: ${a.text}`);
+      return a.body;
+    }) as Harness['api'],
     async call(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
       if (options.key) headers.authorization = `Bearer ${options.key}`;

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkAuthMatrix } from '../_lib/auth-matrix.ts';
+import type { ApiKeyList } from '../../src/api-keys/schemas.ts';
 import { createHarness, newMember, newUser } from '../_lib/harness.ts';
 
 const h = await createHarness();
@@ -16,12 +17,12 @@ test('GET /v0/accounts lists memberships with roles and the default account', as
   ]);
   // Bob joins Alice's account as a developer: he sees both, his own stays default.
   const again = await newMember(h, alice.account_id, 'developer');
-  const joined = await h.call('GET', '/v0/accounts', { key: again.api_key });
-  assert.is(joined.body.accounts.length, 2);
-  assert.ok(joined.body.accounts.some((a: any) => a.id === alice.account_id && a.role === 'developer'));
-  assert.is.not(joined.body.default_account_id, alice.account_id);
-  const bobs = await h.call('GET', '/v0/accounts', { key: bob.api_key });
-  assert.not.ok(bobs.body.accounts.some((a: any) => a.id === alice.account_id), 'no other account leaks');
+  const joined = await h.api('GET /v0/accounts', { key: again.api_key });
+  assert.is(joined.accounts.length, 2);
+  assert.ok(joined.accounts.some((a) => a.id === alice.account_id && a.role === 'developer'));
+  assert.is.not(joined.default_account_id, alice.account_id);
+  const bobs = await h.api('GET /v0/accounts', { key: bob.api_key });
+  assert.not.ok(bobs.accounts.some((a) => a.id === alice.account_id), 'no other account leaks');
 });
 
 test('GET /v0/accounts auth matrix', async () => {
@@ -47,8 +48,8 @@ test('API keys: create returns the raw key once; list, rename and revoke never d
   assert.not.match(list.text, created.body.api_key);
   assert.not.match(list.text, u.api_key);
   assert.not.match(list.text, 'hash');
-  const used = list.body.api_keys.find((k: any) => k.id === created.body.id);
-  assert.ok(used.last_used_at, 'last_used_at is recorded');
+  const used = (list.body as ApiKeyList).api_keys.find((k) => k.id === created.body.id);
+  assert.ok(used?.last_used_at, 'last_used_at is recorded');
 
   const renamed = await h.call('PATCH', `/v0/auth/api-keys/${created.body.id}`, { key: u.api_key, body: { name: ' ci ' } });
   assert.is(renamed.status, 200);

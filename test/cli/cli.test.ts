@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { ReleaseList } from '../../src/apps/schemas.ts';
 import { createHarness, listen, newUser } from '../_lib/harness.ts';
 
 const h = await createHarness();
@@ -111,7 +112,7 @@ test('releases, rollback and --json', async () => {
   // Publish a third release, then roll back to the second.
   await writeFile(path.join(dir, 'public/index.html'), '<h1>third</h1>');
   await cli(['publish'], { cwd: dir });
-  const second = body.releases.find((r: any) => r.message === 'second').release_id;
+  const second = (body as ReleaseList).releases.find((r) => r.message === 'second')!.release_id;
   const rb = await cli(['rollback', second], { cwd: dir });
   assert.is(rb.code, 0, rb.stderr);
   assert.match(rb.stdout, 'rolled back');

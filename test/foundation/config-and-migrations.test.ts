@@ -119,8 +119,8 @@ test('admin command: create-user and add-member print one JSON object; the key w
   assert.is(added.account_id, created.account_id);
   const { createHarness } = await import('../_lib/harness.ts');
   const h = await createHarness();
-  const accounts = await h.call('GET', '/v0/accounts', { key: added.api_key });
-  assert.ok(accounts.body.accounts.some((a: any) => a.id === created.account_id && a.role === 'viewer'));
+  const accounts = await h.api('GET /v0/accounts', { key: added.api_key });
+  assert.ok(accounts.accounts.some((a) => a.id === created.account_id && a.role === 'viewer'));
   await h.close();
   const badRole = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'add-member', '--account', created.account_id, '--email', 'x@example.com', '--role', 'god'], { env }).catch((e) => e);
   assert.is.not(badRole.code, 0);

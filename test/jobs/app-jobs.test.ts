@@ -53,11 +53,11 @@ test('ctx.jobs.enqueue returns a job id, records job.enqueued, and the job handl
   assert.is(r.status, 200, r.text);
   assert.match(r.body.job_id, /^job_/);
   const enq = await eventsOf(a.appId, 'job.enqueued');
-  assert.is(enq[0].metadata.job_id, r.body.job_id);
+  assert.is(enq[0]!.metadata.job_id, r.body.job_id);
   const ok = await waitFor(async () => (await eventsOf(a.appId, 'job.succeeded'))[0]);
   assert.is(ok.metadata.job_id, r.body.job_id);
   assert.is(ok.metadata.attempt, 1);
-  const log = (await eventsOf(a.appId, 'runtime.log.info'))[0];
+  const log = (await eventsOf(a.appId, 'runtime.log.info'))[0]!;
   assert.equal(log.metadata, { job_name: 'hello', payload: { n: 7 }, attempt: 1, max: 3, has_scheduled_for: true, job_id: r.body.job_id, secret: '[redacted]' });
 });
 
@@ -67,7 +67,7 @@ test('an undeclared job is a catchable error with a stable code and records job.
   assert.is(r.status, 400);
   assert.equal(r.body, { error: 'Job "nope" is not declared in this release\'s resources.jobs.', code: 'job_not_declared', name: 'PlatformError' });
   const failed = await eventsOf(a.appId, 'job.enqueue_failed');
-  assert.is(failed[0].metadata.code, 'job_not_declared');
+  assert.is(failed[0]!.metadata.code, 'job_not_declared');
   const bad = await h.call('GET', '/go?job=hello&delay=-1', { host: a.host });
   assert.is(bad.body.code, 'invalid_delay');
 });

@@ -70,7 +70,7 @@ test('event retention follows the plan (Free: 1 day) and is idempotent', async (
   await sql`update app_events set created_at = now() - interval '2 days' where app_id = ${a.app_id} and type = 'release.created'`.execute(h.deps.db);
   const r1 = await pruneEvents(h.deps);
   assert.ok(r1.events >= 1);
-  const left = (await h.call('GET', `/v0/apps/${a.app_id}/events`, { key })).body.events.map((e: any) => e.type);
+  const left = (await h.api('GET /v0/apps/{app_id}/events', { key, params: { app_id: a.app_id } })).events.map((e) => e.type);
   assert.not.ok(left.includes('release.created'));
   assert.ok(left.includes('release.activated'), 'recent events stay');
   const r2 = await pruneEvents(h.deps);
@@ -95,7 +95,7 @@ test('release retention keeps the live release, the newest ones and the recent o
   const blobsBefore = (await h.deps.db.selectFrom('blobs').select('sha256').where('account_id', '=', owner.account_id).execute()).length;
   const r = await pruneReleases(h.deps);
   assert.is(r.failed, 0);
-  const kept = (await h.call('GET', `/v0/apps/${first.app_id}/releases`, { key: owner.api_key })).body.releases.map((x: any) => x.release_id);
+  const kept = (await h.api('GET /v0/apps/{app_id}/releases', { key: owner.api_key, params: { app_id: first.app_id } })).releases.map((x) => x.release_id);
   assert.is(kept.length, RELEASES_KEEP_NEWEST + 1);
   assert.ok(kept.includes(first.release_id), 'the live release is never pruned');
   assert.equal(kept.slice(0, RELEASES_KEEP_NEWEST), ids.slice(-RELEASES_KEEP_NEWEST).reverse());

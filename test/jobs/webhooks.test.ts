@@ -64,14 +64,14 @@ test('generic_hmac (Standard Webhooks): a valid delivery reaches webhook(event, 
   const r = await post(a.host, 'signed', payload, standard(WHSEC, payload, 'msg_1'));
   assert.is(r.status, 200, r.text);
   assert.equal(r.body, { thanks: 'signed' });
-  const log = (await eventsOf(a.appId, 'runtime.log.info'))[0];
+  const log = (await eventsOf(a.appId, 'runtime.log.info'))[0]!;
   assert.equal(log.metadata.json, { type: 'invoice.paid', amount: 5 });
   assert.is(log.metadata.id, 'msg_1');
   assert.is(log.metadata.provider, 'generic_hmac');
   assert.not.ok(log.metadata.headerNames.includes('webhook-signature'), 'signature headers are removed');
   assert.ok(log.metadata.headerNames.includes('webhook-id'));
   assert.is((await eventsOf(a.appId, 'webhook.received')).length, 1);
-  assert.is((await eventsOf(a.appId, 'webhook.delivered'))[0].metadata.status, 200);
+  assert.is((await eventsOf(a.appId, 'webhook.delivered'))[0]!.metadata.status, 200);
   // The raw-secret form, and several signatures of which one matches.
   const raw = standard('plain-raw-secret', payload);
   assert.is((await post(a.host, 'raw', payload, raw)).status, 200);
@@ -161,7 +161,7 @@ test('delivery to a job answers 202 at once and the job runs with the event as p
   const r = await post(a.host, 'queued', payload, standard(WHSEC, payload, 'msg_job'));
   assert.is(r.status, 202, r.text);
   assert.match(r.body.job_id, /^job_/);
-  assert.is((await eventsOf(a.appId, 'webhook.queued'))[0].metadata.job_id, r.body.job_id);
+  assert.is((await eventsOf(a.appId, 'webhook.queued'))[0]!.metadata.job_id, r.body.job_id);
   for (let i = 0; i < 100 && !(await eventsOf(a.appId, 'job.succeeded')).length; i++) await new Promise((res) => setTimeout(res, 50));
   const ran = (await eventsOf(a.appId, 'runtime.log.info')).find((e) => e.message === 'job got webhook');
   assert.ok(ran, 'the job ran');

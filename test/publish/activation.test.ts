@@ -1,15 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withResources, site } from '../_lib/bundles.ts';
+import type { ListedEvent } from '../_lib/apps.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 
 const h = await createHarness();
 const u = await newUser(h);
 const key = u.api_key;
 
-async function events(appId: string, type?: string) {
-  const r = await h.call('GET', `/v0/apps/${appId}/events${type ? `?type=${type}` : ''}`, { key });
-  return r.body.events as any[];
+async function events(appId: string, type?: string): Promise<ListedEvent[]> {
+  return (await h.api('GET /v0/apps/{app_id}/events', { key, params: { app_id: appId }, query: { type } })).events;
 }
 
 test('missing required secrets: stored as pending_secrets, pointer unchanged; set + republish goes live', async () => {
@@ -40,10 +40,10 @@ test('missing required secrets: stored as pending_secrets, pointer unchanged; se
   assert.is(live.body.status, 'published');
   assert.equal(live.body.activation, { status: 'live', reasons: [], missing_secrets: [], previous_release_id: first.body.release_id });
 
-  const rels = await h.call('GET', `/v0/apps/${appId}/releases`, { key });
-  const pendingRel = rels.body.releases.find((r: any) => r.release_id === pending.body.release_id);
-  assert.is(pendingRel.activation_status, 'pending_secrets');
-  assert.equal(pendingRel.activation_error.missing_secrets.sort(), ['API_TOKEN', 'STRIPE_KEY']);
+  const rels = await h.api('GET /v0/apps/{app_id}/releases', { key, params: { app_id: appId } });
+  const pendingRel = rels.releases.find((r) => r.release_id === pending.body.release_id);
+  assert.is(pendingRel?.activation_status, 'pending_secrets');
+  assert.equal(pendingRel?.activation_error?.missing_secrets?.sort(), ['API_TOKEN', 'STRIPE_KEY']);
   // A pending release was never live, so it cannot be rolled back to.
   const rb = await h.call('POST', `/v0/apps/${appId}/rollback`, { key, body: { release_id: pending.body.release_id } });
   assert.is(rb.status, 409);
@@ -107,24 +107,24 @@ test('provisioning records resource.provisioned; a resource left out records res
   const a = await h.call('PUT', '/v0/apps', { key, body: withResources({ ...notes({ t: 'string' }), files: { stores: { up: {} } } }) });
   const prov = await events(a.body.app_id, 'resource.provisioned');
   assert.equal(prov.map((e) => `${e.metadata.resource_type}:${e.metadata.resource_name}`).sort(), ['data:notes', 'files:up']);
-  const res = await h.call('GET', `/v0/apps/${a.body.app_id}/resources`, { key });
-  assert.equal(res.body.resources.map((r: any) => `${r.resource_type}:${r.resource_name}`).sort(), ['data:notes', 'files:up']);
-  const notesState = res.body.resources.find((r: any) => r.resource_type === 'data');
-  assert.equal(notesState.spec, { fields: { t: { type: 'string' } }, indexes: [], access: { read: 'server_only', write: 'server_only' } });
+  const res = await h.api('GET /v0/apps/{app_id}/resources', { key, params: { app_id: a.body.app_id } });
+  assert.equal(res.resources.map((r) => `${r.resource_type}:${r.resource_name}`).sort(), ['data:notes', 'files:up']);
+  const notesState = res.resources.find((r) => r.resource_type === 'data');
+  assert.equal(notesState?.spec, { fields: { t: { type: 'string' } }, indexes: [], access: { read: 'server_only', write: 'server_only' } });
 
   const b = await h.call('PUT', `/v0/apps/${a.body.app_id}`, { key, body: withResources(notes({ t: 'string' })) });
   assert.is(b.body.status, 'published');
   const omitted = await events(a.body.app_id, 'resource.omitted');
   assert.is(omitted.length, 1);
-  assert.equal(omitted[0].metadata, { resource_type: 'files', resource_name: 'up' });
-  assert.is(omitted[0].release_id, b.body.release_id);
+  assert.equal(omitted[0]!.metadata, { resource_type: 'files', resource_name: 'up' });
+  assert.is(omitted[0]!.release_id, b.body.release_id);
   // Unchanged resources are not provisioned again.
   assert.is((await events(a.body.app_id, 'resource.provisioned')).length, 2);
   // The store is still provisioned: making it public now is an incompatible redefinition.
   const c = await h.call('PUT', `/v0/apps/${a.body.app_id}`, { key, body: withResources({ files: { stores: { up: { public: true } } } }) });
   assert.is(c.body.activation.status, 'requires_migration');
-  const res2 = await h.call('GET', `/v0/apps/${a.body.app_id}/resources`, { key });
-  assert.equal(res2.body.resources.map((r: any) => r.resource_name), ['notes']);
+  const res2 = await h.api('GET /v0/apps/{app_id}/resources', { key, params: { app_id: a.body.app_id } });
+  assert.equal(res2.resources.map((r) => r.resource_name), ['notes']);
 });
 
 test('publish events: release.created and release.activated carry release and key ids', async () => {
@@ -133,9 +133,9 @@ test('publish events: release.created and release.activated carry release and ke
   const types = evs.map((e) => e.type);
   assert.ok(types.includes('release.created'));
   assert.ok(types.includes('release.activated'));
-  const created = evs.find((e) => e.type === 'release.created');
+  const created = evs.find((e) => e.type === 'release.created')!;
   assert.is(created.release_id, a.body.release_id);
-  assert.match(created.api_key_id, /^key_/);
+  assert.match(created.api_key_id ?? '', /^key_/);
   assert.ok(created.request_id);
 });
 
@@ -149,14 +149,14 @@ test('rollback: moves only the pointer to a retained live-before release; errors
   assert.equal(rb.body, { app_id: appId, release_id: a.body.release_id, previous_release_id: b.body.release_id, origin: a.body.origin, status: 'rolled_back' });
   const app = await h.call('GET', `/v0/apps/${appId}`, { key });
   assert.is(app.body.live_release_id, a.body.release_id);
-  const rels = await h.call('GET', `/v0/apps/${appId}/releases`, { key });
-  assert.equal(rels.body.releases.map((r: any) => [r.release_id, r.activation_status, r.is_live]), [
+  const rels = await h.api('GET /v0/apps/{app_id}/releases', { key, params: { app_id: appId } });
+  assert.equal(rels.releases.map((r) => [r.release_id, r.activation_status, r.is_live]), [
     [b.body.release_id, 'inactive', false],
     [a.body.release_id, 'live', true],
   ]);
   assert.is((await events(appId, 'release.rolled_back')).length, 1);
-  const secrets = await h.call('GET', `/v0/apps/${appId}/secrets`, { key });
-  assert.ok(secrets.body.secrets.some((s: any) => s.name === 'KEEP_ME' && s.present), 'secrets kept');
+  const secrets = await h.api('GET /v0/apps/{app_id}/secrets', { key, params: { app_id: appId } });
+  assert.ok(secrets.secrets.some((s) => s.name === 'KEEP_ME' && s.present), 'secrets kept');
   // Roll forward again works too.
   const fwd = await h.call('POST', `/v0/apps/${appId}/rollback`, { key, body: { release_id: b.body.release_id } });
   assert.is(fwd.status, 200);

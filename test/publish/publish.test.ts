@@ -19,10 +19,9 @@ test('first publish creates the app and a live release', async () => {
   assert.is(r.body.previous_release_id, null);
   assert.equal(r.body.activation, { status: 'live', reasons: [], missing_secrets: [], previous_release_id: null });
 
-  const list = await h.call('GET', '/v0/apps', { key: owner.api_key });
-  assert.is(list.status, 200);
-  const summary = list.body.apps.find((a: any) => a.app_id === r.body.app_id);
-  assert.ok(summary);
+  const list = await h.api('GET /v0/apps', { key: owner.api_key });
+  const summary = list.apps.find((a) => a.app_id === r.body.app_id);
+  if (!summary) throw new Error('the new app is listed');
   assert.is(summary.name, 'My site');
   assert.is(summary.visibility, 'public');
   assert.is(summary.live_release_id, r.body.release_id);
@@ -47,7 +46,7 @@ test('publishing again creates another release; previous_release_id and releases
   const rels = await h.call('GET', `/v0/apps/${appId}/releases`, { key: owner.api_key });
   assert.is(rels.status, 200);
   assert.is(rels.body.app_id, appId);
-  assert.equal(rels.body.releases.map((x: any) => x.release_id), [second.body.release_id, first.body.release_id]);
+  assert.equal(rels.body.releases.map((x: { release_id: string }) => x.release_id), [second.body.release_id, first.body.release_id]);
   const [newest, oldest] = rels.body.releases;
   assert.equal(newest, {
     release_id: second.body.release_id,
@@ -83,10 +82,10 @@ test('X-Platform-Account-Id selects the account for new apps and the app list', 
   const r = await h.call('PUT', '/v0/apps', { key: dev.api_key, account: teamOwner.account_id, body: site() });
   assert.is(r.status, 200);
   assert.is(r.body.account_id, teamOwner.account_id);
-  const teamList = await h.call('GET', '/v0/apps', { key: viewer.api_key, account: teamOwner.account_id });
-  assert.ok(teamList.body.apps.some((a: any) => a.app_id === r.body.app_id));
-  const ownList = await h.call('GET', '/v0/apps', { key: dev.api_key });
-  assert.not.ok(ownList.body.apps.some((a: any) => a.app_id === r.body.app_id), 'default account is the developer\'s own');
+  const teamList = await h.api('GET /v0/apps', { key: viewer.api_key, account: teamOwner.account_id });
+  assert.ok(teamList.apps.some((a) => a.app_id === r.body.app_id));
+  const ownList = await h.api('GET /v0/apps', { key: dev.api_key });
+  assert.not.ok(ownList.apps.some((a) => a.app_id === r.body.app_id), 'default account is the developer\'s own');
   const viewerPublish = await h.call('PUT', '/v0/apps', { key: viewer.api_key, account: teamOwner.account_id, body: site() });
   assert.is(viewerPublish.status, 403);
   const stranger = await newUser(h);
@@ -114,8 +113,8 @@ test('unpublish tombstones the app; GET shows deleted_at; list hides it; publish
   assert.is(got.status, 200);
   assert.is(got.body.deleted_at, del.body.deleted_at);
   assert.is(got.body.live_release_id, null);
-  const list = await h.call('GET', '/v0/apps', { key: owner.api_key });
-  assert.not.ok(list.body.apps.some((x: any) => x.app_id === a.body.app_id));
+  const list = await h.api('GET /v0/apps', { key: owner.api_key });
+  assert.not.ok(list.apps.some((x) => x.app_id === a.body.app_id));
   const ev = await h.call('GET', `/v0/apps/${a.body.app_id}/events?type=app.unpublished`, { key: owner.api_key });
   assert.is(ev.body.events.length, 1);
   const rels = await h.call('GET', `/v0/apps/${a.body.app_id}/releases`, { key: owner.api_key });
@@ -135,11 +134,11 @@ test('concurrent publishes to one app never corrupt the live pointer or lose a r
     Array.from({ length: 8 }, (_, i) => h.call('PUT', `/v0/apps/${a.body.app_id}`, { key: owner.api_key, body: site({ message: `m${i}`, files: [file('public/index.html', `v${i}`)] }) })),
   );
   assert.ok(results.every((r) => r.status === 200 && r.body.status === 'published'));
-  const rels = await h.call('GET', `/v0/apps/${a.body.app_id}/releases`, { key: owner.api_key });
-  assert.is(rels.body.releases.length, 9);
-  assert.is(rels.body.releases.filter((x: any) => x.activation_status === 'live').length, 1);
+  const rels = await h.api('GET /v0/apps/{app_id}/releases', { key: owner.api_key, params: { app_id: a.body.app_id } });
+  assert.is(rels.releases.length, 9);
+  assert.is(rels.releases.filter((x) => x.activation_status === 'live').length, 1);
   const app = await h.call('GET', `/v0/apps/${a.body.app_id}`, { key: owner.api_key });
-  assert.is(app.body.live_release_id, rels.body.releases[0].release_id, 'the last committed release is live');
+  assert.is(app.body.live_release_id, rels.releases[0]!.release_id, 'the last committed release is live');
   // Each response's previous_release_id names a distinct earlier release: a chain, no forks.
   const previous = results.map((r) => r.body.previous_release_id);
   assert.is(new Set(previous).size, 8);

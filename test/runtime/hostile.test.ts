@@ -1,8 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
-import { createHarness, newUser } from '../_lib/harness.ts';
-import { publishServerApp } from '../_lib/apps.ts';
+import { createHarness, newUser, type Called } from '../_lib/harness.ts';
+import { eventsOf, publishServerApp } from '../_lib/apps.ts';
+
+const after = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // Two sandbox workers, as on a 2-core machine: hostile apps share them with innocent ones.
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '2' });
@@ -39,9 +41,9 @@ for (const path of ['/loop', '/while-true-async', '/memory', '/string-pile', '/b
     // The innocent app and the platform are called while the hostile request is running.
     const [bad, other, api, plain] = await Promise.all([
       h.call('GET', path, { host: hostile.host }),
-      new Promise((r) => setTimeout(r, 5)).then(() => h.call('GET', '/x', { host: innocent.host })),
-      new Promise((r) => setTimeout(r, 5)).then(() => h.call('GET', '/healthz')),
-      new Promise((r) => setTimeout(r, 5)).then(() => h.call('GET', '/', { host: `${staticApp.app_id}.apps.localhost` })),
+      after(5).then(() => h.call('GET', '/x', { host: innocent.host })),
+      after(5).then(() => h.call('GET', '/healthz')),
+      after(5).then(() => h.call('GET', '/', { host: `${staticApp.app_id}.apps.localhost` })),
     ]);
     if (path === '/timer-flood') {
       // Creating timers is allowed; the limit is on CPU. Whatever it answers, it answers.
@@ -50,9 +52,9 @@ for (const path of ['/loop', '/while-true-async', '/memory', '/string-pile', '/b
       assert.is(bad.status, 500, `${path}: ${bad.text}`);
       assert.is(bad.body.error.code, 'runtime_error', path);
     }
-    assert.is((other as any).text, 'innocent', `${path}: other app served`);
-    assert.is((api as any).status, 200, `${path}: platform served`);
-    assert.is((plain as any).text, '<h1>Hello</h1>', `${path}: static app served`);
+    assert.is(other.text, 'innocent', `${path}: other app served`);
+    assert.is(api.status, 200, `${path}: platform served`);
+    assert.is(plain.text, '<h1>Hello</h1>', `${path}: static app served`);
     const next = await h.call('GET', '/ok', { host: hostile.host });
     assert.is(next.text, 'ok', `${path}: the next request to the same app is served`);
   });
@@ -61,7 +63,7 @@ for (const path of ['/loop', '/while-true-async', '/memory', '/string-pile', '/b
 test('memory an instance keeps between calls counts against its cap: the call that crosses it fails, the next gets a fresh instance', async () => {
   // 9 MiB kept per call (a buffer and a string) under the default 64 MiB cap.
   const answers: string[] = [];
-  let failed: any;
+  let failed: Called | undefined;
   for (let i = 0; i < 12 && !failed; i++) {
     const r = await h.call('GET', '/retain', { host: hostile.host });
     if (r.status === 200) answers.push(r.text);
@@ -74,8 +76,8 @@ test('memory an instance keeps between calls counts against its cap: the call th
   assert.is(answers[answers.length - 1], `kept ${answers.length}`);
   // A fresh instance: nothing kept from before.
   assert.is((await h.call('GET', '/retain', { host: hostile.host })).text, 'kept 1');
-  const events = await h.call('GET', `/v0/apps/${hostile.appId}/events?type=runtime.request_error&limit=100`, { key });
-  assert.ok(events.body.events.some((e: any) => e.metadata.kind === 'memory' && /memory limit exceeded/.test(e.metadata.error)), JSON.stringify(events.body.events.slice(0, 3)));
+  const events = await eventsOf(h, key, hostile.appId, 'runtime.request_error');
+  assert.ok(events.some((e) => e.metadata.kind === 'memory' && /memory limit exceeded/.test(e.metadata.error)), JSON.stringify(events.slice(0, 3)));
 });
 
 test('a handler that never settles ends at the wall-clock limit with runtime_error', async () => {
@@ -99,8 +101,8 @@ test('each failure is recorded for the owner with its kind, on the request that 
     assert.is(r.status, 500, path);
     kindOf[r.headers.get('x-request-id')!] = path;
   }
-  const r = await h.call('GET', `/v0/apps/${own.appId}/events?type=runtime.request_error&limit=100`, { key });
-  const byPath = Object.fromEntries(r.body.events.map((e: any) => [kindOf[e.request_id], e.metadata.kind]));
+  const events = await eventsOf(h, key, own.appId, 'runtime.request_error');
+  const byPath = Object.fromEntries(events.map((e) => [kindOf[e.request_id ?? ''], e.metadata.kind]));
   assert.equal(byPath, { '/loop': 'timeout', '/recursion': 'stack' });
 });
 

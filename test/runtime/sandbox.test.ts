@@ -232,10 +232,10 @@ test('a server module that does not load is stored as failed, records runtime.de
   const ev = await events(good.appId, 'runtime.deploy_failed');
   assert.ok(ev.length >= 1);
   assert.is(ev[0].severity, 'error');
-  const rels = await h.call('GET', `/v0/apps/${good.appId}/releases`, { key });
-  const failed = rels.body.releases.filter((x: any) => x.activation_status === 'failed');
+  const rels = await h.api('GET /v0/apps/{app_id}/releases', { key, params: { app_id: good.appId } });
+  const failed = rels.releases.filter((x) => x.activation_status === 'failed');
   assert.is(failed.length, 3);
-  assert.is(failed[0].activation_error.code, 'failed');
+  assert.is(failed[0]!.activation_error?.code, 'failed');
 });
 
 test('strings with NUL characters cross the sandbox boundary intact', async () => {

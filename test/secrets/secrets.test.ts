@@ -20,7 +20,7 @@ test('secrets: set returns the summary only; list never shows values; stored enc
   assert.is(r.body.present, true);
   const list = await h.call('GET', `/v0/apps/${app.app_id}/secrets`, { key });
   assert.is(list.body.app_id, app.app_id);
-  assert.equal(list.body.secrets.map((s: any) => [s.name, s.present]), [['STRIPE_KEY', true]]);
+  assert.equal(list.body.secrets.map((s: { name: string; present: boolean }) => [s.name, s.present]), [['STRIPE_KEY', true]]);
   assert.not.match(list.text, value);
   const row = await h.deps.db.selectFrom('app_secrets').selectAll().where('app_id', '=', app.app_id).executeTakeFirstOrThrow();
   assert.not.ok(row.sealed.includes(Buffer.from(value)), 'no plaintext at rest');

@@ -3,6 +3,8 @@ import { createApi } from '../api.ts';
 import { resolveAppId } from '../bundle.ts';
 import { c, CliError } from '../output.ts';
 
+const SEVERITIES = ['debug', 'info', 'warn', 'error'] as const;
+type EventSeverity = (typeof SEVERITIES)[number];
 const COLORS: Record<string, (s: string) => string> = { debug: c.dim, info: c.cyan, warn: c.yellow, error: c.red };
 
 function line(e: EventSummary): string {
@@ -13,8 +15,9 @@ function line(e: EventSummary): string {
 export async function events(opts: { app?: string; type?: string; severity?: string; limit?: string; follow?: boolean; json?: boolean; interval?: string }): Promise<void> {
   const api = await createApi();
   const appId = await resolveAppId(opts.app);
-  const page = (extra: Record<string, string | undefined>) =>
-    api.request('GET /v0/apps/{app_id}/events', { params: { app_id: appId }, query: { type: opts.type, severity: opts.severity, ...extra } });
+  const severity = opts.severity as EventSeverity | undefined;
+  if (severity !== undefined && !SEVERITIES.includes(severity)) throw new CliError(`--severity must be one of ${SEVERITIES.join(', ')}.`, 'invalid_request');
+  const page = (extra: { limit?: string; cursor?: string }) => api.request('GET /v0/apps/{app_id}/events', { params: { app_id: appId }, query: { type: opts.type, severity, ...extra } });
   if (opts.limit !== undefined && !/^\d+$/.test(opts.limit)) throw new CliError('--limit must be a number from 1 to 100.', 'invalid_request');
   const first = await page({ limit: opts.limit });
   // Newest first from the API; print oldest first so the newest is at the bottom, like a log.

@@ -1,0 +1,224 @@
+/**
+ * One typed client for the control plane (`/v0/*` and the service routes), for the CLI, the test
+ * harness and any other TypeScript caller. `V0Routes` names every documented operation the way
+ * /openapi.json spells it ("METHOD /path/{param}") with its request body, query and success body,
+ * typed from the same valibot schemas that produce the document; `test/contract/client.test.ts`
+ * checks the list against the document both ways, so neither can drift.
+ */
+import type * as v from 'valibot';
+import type { AccountList } from '../accounts/schemas.ts';
+import type { ApiKeyList, ApiKeyMetadata, CreateApiKeyRequest, CreatedApiKey, RenameApiKeyRequest, RevokedApiKey } from '../api-keys/schemas.ts';
+import type { AdminInviteRequest, AdminInviteResponse } from '../app-auth/invites.ts';
+import type { RollbackRequest } from '../apps/routes.ts';
+import type { AppList, AppSummary, PublishAppResponse, ReleaseList, ResourceList, RollbackResponse, UnpublishResponse } from '../apps/schemas.ts';
+import type { ApprovalQuery } from '../device-auth/routes.ts';
+import type { DeviceApproval, DeviceApproveRequest, DeviceDecision, DeviceDenyRequest, DevicePoll, DevicePollRequest, DeviceStart, DeviceStartRequest } from '../device-auth/schemas.ts';
+import type { ErrorBody } from '../errors.ts';
+import type { EventsQuery } from '../events/routes.ts';
+import type { EventPage } from '../events/schemas.ts';
+import type { HealthResponse } from '../http/health.ts';
+import type { PublishBody } from '../manifest/schema.ts';
+import type { ChangeRoleRequest, Invitation, InvitationRevoked, InviteMemberRequest, Member, MemberList, MemberRemoved } from '../members/schemas.ts';
+import type { SecretBody } from '../secrets/routes.ts';
+import type { SecretDeleted, SecretList, SecretSummary } from '../secrets/schemas.ts';
+import type { EmailConfirmRequest, EmailLinkRequest, EmailLinkSent, PlatformSession, SignedIn, SignedOut, SignupCompleteRequest, SignupRequired } from '../sign-in/schemas.ts';
+
+type Out<S extends v.GenericSchema> = v.InferOutput<S>;
+type In<S extends v.GenericSchema> = v.InferInput<S>;
+/** An operation: what it answers on success, the JSON body it takes and its query (`never`: none). */
+type Op<Response, Body = never, Query = never> = { response: Response; body: Body; query: Query };
+
+export type V0Routes = {
+  'GET /healthz': Op<Out<typeof HealthResponse>>;
+  'GET /openapi.json': Op<Record<string, unknown>>;
+  'GET /schemas/manifest.v0.json': Op<Record<string, unknown>>;
+  // retired password sign-in (410 with a pointer to e-mail links)
+  'POST /v0/accounts': Op<never, unknown>;
+  'POST /v0/auth/token': Op<never, unknown>;
+  'POST /v0/auth/password-reset/request': Op<never, unknown>;
+  'POST /v0/auth/password-reset/confirm': Op<never, unknown>;
+  'POST /v0/platform/sessions': Op<never, unknown>;
+  // sign-in
+  'POST /v0/auth/email/request': Op<Out<typeof EmailLinkSent>, In<typeof EmailLinkRequest>>;
+  'POST /v0/auth/email/confirm': Op<Out<typeof SignedIn> | Out<typeof SignupRequired>, In<typeof EmailConfirmRequest>>;
+  'POST /v0/auth/signup/complete': Op<Out<typeof SignedIn>, In<typeof SignupCompleteRequest>>;
+  'GET /v0/platform/session': Op<Out<typeof PlatformSession>>;
+  'DELETE /v0/platform/session': Op<Out<typeof SignedOut>>;
+  'POST /v0/auth/device/start': Op<Out<typeof DeviceStart>, In<typeof DeviceStartRequest>>;
+  'POST /v0/auth/device/poll': Op<Out<typeof DevicePoll>, In<typeof DevicePollRequest>>;
+  'GET /v0/auth/device/approval': Op<Out<typeof DeviceApproval>, never, In<typeof ApprovalQuery>>;
+  'POST /v0/auth/device/approve': Op<Out<typeof DeviceDecision>, In<typeof DeviceApproveRequest>>;
+  'POST /v0/auth/device/deny': Op<Out<typeof DeviceDecision>, In<typeof DeviceDenyRequest>>;
+  // accounts, members, keys
+  'GET /v0/accounts': Op<Out<typeof AccountList>>;
+  'GET /v0/accounts/{account_id}/members': Op<Out<typeof MemberList>>;
+  'POST /v0/accounts/{account_id}/members': Op<Out<typeof Invitation>, In<typeof InviteMemberRequest>>;
+  'PATCH /v0/accounts/{account_id}/members/{user_id}': Op<Out<typeof Member>, In<typeof ChangeRoleRequest>>;
+  'DELETE /v0/accounts/{account_id}/members/{user_id}': Op<Out<typeof MemberRemoved>>;
+  'DELETE /v0/accounts/{account_id}/invitations/{invitation_id}': Op<Out<typeof InvitationRevoked>>;
+  'GET /v0/auth/api-keys': Op<Out<typeof ApiKeyList>>;
+  'POST /v0/auth/api-keys': Op<Out<typeof CreatedApiKey>, In<typeof CreateApiKeyRequest>>;
+  'PATCH /v0/auth/api-keys/{api_key_id}': Op<Out<typeof ApiKeyMetadata>, In<typeof RenameApiKeyRequest>>;
+  'DELETE /v0/auth/api-keys/{api_key_id}': Op<Out<typeof RevokedApiKey>>;
+  // apps
+  'GET /v0/apps': Op<Out<typeof AppList>>;
+  'PUT /v0/apps': Op<Out<typeof PublishAppResponse>, In<typeof PublishBody>>;
+  'GET /v0/apps/{app_id}': Op<Out<typeof AppSummary>>;
+  'PUT /v0/apps/{app_id}': Op<Out<typeof PublishAppResponse>, In<typeof PublishBody>>;
+  'DELETE /v0/apps/{app_id}': Op<Out<typeof UnpublishResponse>>;
+  'GET /v0/apps/{app_id}/releases': Op<Out<typeof ReleaseList>>;
+  'POST /v0/apps/{app_id}/rollback': Op<Out<typeof RollbackResponse>, In<typeof RollbackRequest>>;
+  'GET /v0/apps/{app_id}/resources': Op<Out<typeof ResourceList>>;
+  'GET /v0/apps/{app_id}/events': Op<Out<typeof EventPage>, never, In<typeof EventsQuery>>;
+  'GET /v0/apps/{app_id}/secrets': Op<Out<typeof SecretList>>;
+  'PUT /v0/apps/{app_id}/secrets/{name}': Op<Out<typeof SecretSummary>, In<typeof SecretBody>>;
+  'DELETE /v0/apps/{app_id}/secrets/{name}': Op<Out<typeof SecretDeleted>>;
+  'POST /v0/apps/{app_id}/admin-invites': Op<Out<typeof AdminInviteResponse>, In<typeof AdminInviteRequest>>;
+};
+export type Route = keyof V0Routes;
+export type ResponseOf<K extends Route> = V0Routes[K]['response'];
+
+/** Every route at run time (the contract test compares them with /openapi.json). */
+export const V0_ROUTES = Object.keys({
+  'GET /healthz': 1,
+  'GET /openapi.json': 1,
+  'GET /schemas/manifest.v0.json': 1,
+  'POST /v0/accounts': 1,
+  'POST /v0/auth/token': 1,
+  'POST /v0/auth/password-reset/request': 1,
+  'POST /v0/auth/password-reset/confirm': 1,
+  'POST /v0/platform/sessions': 1,
+  'POST /v0/auth/email/request': 1,
+  'POST /v0/auth/email/confirm': 1,
+  'POST /v0/auth/signup/complete': 1,
+  'GET /v0/platform/session': 1,
+  'DELETE /v0/platform/session': 1,
+  'POST /v0/auth/device/start': 1,
+  'POST /v0/auth/device/poll': 1,
+  'GET /v0/auth/device/approval': 1,
+  'POST /v0/auth/device/approve': 1,
+  'POST /v0/auth/device/deny': 1,
+  'GET /v0/accounts': 1,
+  'GET /v0/accounts/{account_id}/members': 1,
+  'POST /v0/accounts/{account_id}/members': 1,
+  'PATCH /v0/accounts/{account_id}/members/{user_id}': 1,
+  'DELETE /v0/accounts/{account_id}/members/{user_id}': 1,
+  'DELETE /v0/accounts/{account_id}/invitations/{invitation_id}': 1,
+  'GET /v0/auth/api-keys': 1,
+  'POST /v0/auth/api-keys': 1,
+  'PATCH /v0/auth/api-keys/{api_key_id}': 1,
+  'DELETE /v0/auth/api-keys/{api_key_id}': 1,
+  'GET /v0/apps': 1,
+  'PUT /v0/apps': 1,
+  'GET /v0/apps/{app_id}': 1,
+  'PUT /v0/apps/{app_id}': 1,
+  'DELETE /v0/apps/{app_id}': 1,
+  'GET /v0/apps/{app_id}/releases': 1,
+  'POST /v0/apps/{app_id}/rollback': 1,
+  'GET /v0/apps/{app_id}/resources': 1,
+  'GET /v0/apps/{app_id}/events': 1,
+  'GET /v0/apps/{app_id}/secrets': 1,
+  'PUT /v0/apps/{app_id}/secrets/{name}': 1,
+  'DELETE /v0/apps/{app_id}/secrets/{name}': 1,
+  'POST /v0/apps/{app_id}/admin-invites': 1,
+} satisfies Record<Route, 1>) as Route[];
+
+/** The `{name}` parts of a route template. */
+type ParamNames<T extends string> = T extends `${string}{${infer P}}${infer Rest}` ? P | ParamNames<Rest> : never;
+type Params<K extends Route> = [ParamNames<K>] extends [never] ? { params?: undefined } : { params: Record<ParamNames<K>, string> };
+type BodyOption<K extends Route> = [V0Routes[K]['body']] extends [never] ? { body?: undefined } : { body?: V0Routes[K]['body'] };
+type QueryOption<K extends Route> = [V0Routes[K]['query']] extends [never] ? { query?: undefined } : { query?: V0Routes[K]['query'] };
+
+/** What a call takes: path values, query and body as the route types them; `bodyStream` sends bytes as they come. */
+export type CallOptions<K extends Route> = Params<K> &
+  BodyOption<K> &
+  QueryOption<K> & {
+    bodyStream?: ReadableStream<Uint8Array>;
+    /** extra headers (they win over the client's own) */
+    headers?: Record<string, string>;
+    /** leave the client's API key and account out of this call */
+    noAuth?: boolean;
+  };
+
+export type ErrorDetail = ErrorBody['error'];
+/** An answer: `body` is the documented success body when `ok`, else `error` is the contract's error. */
+export type Answer<K extends Route> = { status: number; headers: Headers; text: string } & ({ ok: true; body: ResponseOf<K>; error?: undefined } | { ok: false; body?: undefined; error: ErrorDetail });
+
+/** A refused call, thrown by `request()`. */
+export class V0Error extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'V0Error';
+  }
+}
+
+/** "GET /v0/apps/{app_id}" with params and query → method and the path to request. */
+export function routePath(route: string, options: { params?: Record<string, string>; query?: object } = {}): { method: string; path: string } {
+  const [method, template] = route.split(' ') as [string, string];
+  const path = template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
+    const value = options.params?.[name];
+    if (value === undefined) throw new Error(`missing path parameter ${name} for ${route}`);
+    return encodeURIComponent(value);
+  });
+  const q = new URLSearchParams();
+  for (const [k, val] of Object.entries(options.query ?? {})) if (val !== undefined) q.set(k, String(val));
+  return { method, path: q.size ? `${path}?${q}` : path };
+}
+
+export type ClientOptions = {
+  baseUrl: string;
+  apiKey?: string | null;
+  /** `X-Platform-Account-Id` for account-scoped routes */
+  accountId?: string | null;
+  /** the fetch to use (a test harness passes its in-process server's) */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+};
+
+export type V0Client = {
+  baseUrl: string;
+  /** Calls a route and returns its answer, success or error, typed. Network failures throw. */
+  call<K extends Route>(route: K, ...options: [ParamNames<K>] extends [never] ? [CallOptions<K>?] : [CallOptions<K>]): Promise<Answer<K>>;
+  /** Calls a route and returns its success body; an error answer throws a `V0Error`. */
+  request<K extends Route>(route: K, ...options: [ParamNames<K>] extends [never] ? [CallOptions<K>?] : [CallOptions<K>]): Promise<ResponseOf<K>>;
+};
+
+export function createV0Client(client: ClientOptions): V0Client {
+  const doFetch = client.fetch ?? ((url: string, init: RequestInit) => fetch(url, init));
+  async function call<K extends Route>(route: K, options: CallOptions<K> = {} as CallOptions<K>): Promise<Answer<K>> {
+    const { method, path } = routePath(route, options as { params?: Record<string, string>; query?: object });
+    const headers: Record<string, string> = {};
+    if (client.apiKey && !options.noAuth) headers.authorization = `Bearer ${client.apiKey}`;
+    if (client.accountId && !options.noAuth) headers['x-platform-account-id'] = client.accountId;
+    let body: BodyInit | undefined;
+    if (options.bodyStream) body = options.bodyStream;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    Object.assign(headers, options.headers);
+    const res = await doFetch(client.baseUrl + path, { method, headers, body, ...(options.bodyStream ? { duplex: 'half' } : {}) } as RequestInit);
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    const base = { status: res.status, headers: res.headers, text };
+    if (res.ok) return { ...base, ok: true, body: json as ResponseOf<K> };
+    const error = (json as Partial<ErrorBody> | undefined)?.error ?? { code: `http_${res.status}`, message: `HTTP ${res.status}` };
+    return { ...base, ok: false, error };
+  }
+  return {
+    baseUrl: client.baseUrl,
+    call: call as V0Client['call'],
+    request: (async (route: Route, options?: CallOptions<Route>) => {
+      const a = await call(route, options);
+      if (!a.ok) throw new V0Error(a.status, a.error.code, a.error.message, a.error.details);
+      return a.body;
+    }) as V0Client['request'],
+  };
+}
