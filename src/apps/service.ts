@@ -4,7 +4,6 @@
  * publish leaves no trace. The app row is locked for the decision, so concurrent publishes to
  * one app serialise instead of racing on the live pointer.
  */
-import { sql } from 'kysely';
 import { postgresBlobStore } from '../blobs/store.ts';
 import type { Tx } from '../db/database.ts';
 import type { ActivationStatus } from '../db/schema.ts';
@@ -18,7 +17,7 @@ import type { ValidBundle } from '../manifest/validate.ts';
 import { isServerSource, manifestOf } from '../manifest/stored.ts';
 import { appOrigin } from './mappers.ts';
 import type { ActivationResult, PublishAppResponse, UnpublishResponse } from './schemas.ts';
-import { lockApp, provisionedResources, secretNames, type AppRow } from './queries.ts';
+import { insertApp, insertRelease, insertReleaseFiles, lockApp, markReleaseInactive, markReleaseLive, nextReleaseSeq, pointAppAt, provisionedResources, releaseManifest, saveProvisioned, secretNames, tombstoneApp, type AppRow } from './queries.ts';
 
 export type Who = { actor: Actor; requestId: string };
 
@@ -54,26 +53,9 @@ export async function goLive(
   who: Who,
 ): Promise<NewEvent[]> {
   const previous = app.live_release_id;
-  if (previous) await trx.updateTable('releases').set({ activation_status: 'inactive' }).where('id', '=', previous).where('activation_status', '=', 'live').execute();
-  await trx
-    .updateTable('releases')
-    .set({ activation_status: 'live', activated_at: sql`coalesce(activated_at, now())` as never, activation_reasons: '[]', missing_secrets: '[]' })
-    .where('id', '=', release.id)
-    .execute();
-  const m = release.manifest.app;
-  await trx
-    .updateTable('apps')
-    .set({
-      live_release_id: release.id,
-      name: m.name,
-      summary: m.summary ?? null,
-      visibility: m.visibility ?? 'public',
-      tags: JSON.stringify(m.tags ?? []),
-      updated_at: new Date(),
-      deleted_at: null,
-    })
-    .where('id', '=', app.id)
-    .execute();
+  if (previous) await markReleaseInactive(trx, previous);
+  await markReleaseLive(trx, release.id);
+  await pointAppAt(trx, app.id, release.id, release.manifest.app);
 
   const base = { app_id: app.id, account_id: app.account_id, release_id: release.id, api_key_id: who.actor.apiKeyId, request_id: who.requestId };
   const events: NewEvent[] = [];
@@ -82,13 +64,7 @@ export async function goLive(
     const old = have.get(resourceKey(r));
     const merged = mergeProvisioned(old, r);
     if (old && sameSpec(old.spec, merged.spec)) continue;
-    await trx
-      .insertInto('app_resources')
-      .values({ app_id: app.id, resource_type: r.resource_type, resource_name: r.resource_name, spec: JSON.stringify(merged.spec), provisioned_release_id: release.id })
-      .onConflict((oc) =>
-        oc.columns(['app_id', 'resource_type', 'resource_name']).doUpdateSet({ spec: JSON.stringify(merged.spec), provisioned_release_id: release.id, updated_at: new Date() }),
-      )
-      .execute();
+    await saveProvisioned(trx, app.id, { ...r, spec: merged.spec }, release.id);
     events.push({
       ...base,
       type: 'resource.provisioned',
@@ -97,9 +73,9 @@ export async function goLive(
     });
   }
   if (previous) {
-    const prev = await trx.selectFrom('releases').select('manifest').where('id', '=', previous).executeTakeFirst();
+    const prev = await releaseManifest(trx, previous);
     const nextKeys = new Set(evaluation.next.map(resourceKey));
-    for (const r of prev ? flattenResources(manifestOf(prev.manifest)) : []) {
+    for (const r of prev ? flattenResources(manifestOf(prev)) : []) {
       if (nextKeys.has(resourceKey(r))) continue;
       events.push({
         ...base,
@@ -138,23 +114,17 @@ async function publishTx(deps: Deps, target: { accountId: string; appId?: string
     if (target.appId) {
       app = await lockApp(trx, target.appId);
     } else {
-      app = await trx
-        .insertInto('apps')
-        .values({ id: newAppId(), account_id: target.accountId, name: m.name, summary: m.summary ?? null, visibility: m.visibility ?? 'public', tags: JSON.stringify(m.tags ?? []) })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      app = await insertApp(trx, { id: newAppId(), accountId: target.accountId, app: m });
     }
-    const { max } = await trx.selectFrom('releases').select((eb) => eb.fn.max('seq').as('max')).where('app_id', '=', app.id).executeTakeFirstOrThrow();
+    const seq = await nextReleaseSeq(trx, app.id);
     const evaluated = await evaluateActivation(trx, app.id, bundle.manifest);
     const evaluation = moduleError ? { ...evaluated, status: 'failed' as const, reasons: [`the server module failed to load: ${moduleError}`], missing: evaluated.missing } : evaluated;
     const previous = app.live_release_id;
     const releaseId = newId('rel');
-    await trx
-      .insertInto('releases')
-      .values({
+    await insertRelease(trx, {
         id: releaseId,
         app_id: app.id,
-        seq: (max ?? 0) + 1,
+        seq,
         manifest: JSON.stringify(bundle.manifest),
         message: bundle.message,
         provenance: bundle.provenance ? JSON.stringify(bundle.provenance) : null,
@@ -164,14 +134,8 @@ async function publishTx(deps: Deps, target: { accountId: string; appId?: string
         activation_reasons: JSON.stringify(evaluation.reasons),
         missing_secrets: JSON.stringify(evaluation.missing),
         previous_release_id: previous,
-      })
-      .execute();
-    for (let i = 0; i < bundle.files.length; i += 500) {
-      await trx
-        .insertInto('release_files')
-        .values(bundle.files.slice(i, i + 500).map((f) => ({ release_id: releaseId, path: f.path, content_type: f.content_type, sha256: f.sha256, size: f.bytes.length })))
-        .execute();
-    }
+      });
+    await insertReleaseFiles(trx, releaseId, bundle.files);
     const base = { app_id: app.id, account_id: app.account_id, release_id: releaseId, api_key_id: who.actor.apiKeyId, request_id: who.requestId };
     const events: NewEvent[] = [
       {
@@ -210,9 +174,9 @@ export async function unpublish(deps: Deps, appId: string, who: Who): Promise<Un
     if (app.deleted_at) return { app_id: app.id, status: 'unpublished' as const, deleted_at: app.deleted_at.toISOString() };
     const now = new Date();
     if (app.live_release_id) {
-      await trx.updateTable('releases').set({ activation_status: 'inactive' }).where('id', '=', app.live_release_id).where('activation_status', '=', 'live').execute();
+      await markReleaseInactive(trx, app.live_release_id);
     }
-    await trx.updateTable('apps').set({ deleted_at: now, live_release_id: null, updated_at: now }).where('id', '=', app.id).execute();
+    await tombstoneApp(trx, app.id, now);
     await recordEvents(trx, [
       {
         app_id: app.id,

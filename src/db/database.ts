@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
@@ -20,4 +20,9 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
 
 export function createDb(pool: pg.Pool): Db {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** One round trip to Postgres (the health check). */
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }

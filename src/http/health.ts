@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { ping } from '../db/database.ts';
 import * as v from 'valibot';
 import type { Deps } from '../deps.ts';
 import { publicUrl } from '../config.ts';
@@ -21,7 +21,7 @@ export async function health(deps: Deps): Promise<v.InferOutput<typeof HealthRes
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     await Promise.race([
-      sql`select 1`.execute(deps.db),
+      ping(deps.db),
       new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), 1000))),
     ]);
     db = 'ok';

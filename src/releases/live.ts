@@ -13,6 +13,8 @@ import type { Deps } from '../deps.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import { open, secretAad } from '../secrets/crypto.ts';
 import { etagOf } from '../lib/etag.ts';
+import { findApp } from '../apps/queries.ts';
+import { appPointer, releaseFiles, releaseWithAccount, sealedSecrets } from './queries.ts';
 
 /** Whether a release declares app users (auth.mode app_users). */
 export function appUsersEnabled(view: { manifest: Manifest }): boolean {
@@ -57,11 +59,7 @@ export function createRuntimeCaches(deps: Deps) {
   function loadLive(appId: string): Promise<LiveApp | null> {
     let p = loading.get(appId);
     if (!p) {
-      p = deps.db
-        .selectFrom('apps')
-        .select(['id', 'account_id', 'live_release_id', 'deleted_at'])
-        .where('id', '=', appId)
-        .executeTakeFirst()
+      p = appPointer(deps.db, appId)
         .then((row) => {
           const app = row && row.live_release_id && !row.deleted_at ? { appId: row.id, accountId: row.account_id, releaseId: row.live_release_id } : null;
           live.set(appId, { app, at: Date.now() });
@@ -93,14 +91,9 @@ export function createRuntimeCaches(deps: Deps) {
   async function release(releaseId: string): Promise<ReleaseView | undefined> {
     const hit = releases.get(releaseId);
     if (hit) return hit;
-    const row = await deps.db
-      .selectFrom('releases')
-      .innerJoin('apps', 'apps.id', 'releases.app_id')
-      .select(['releases.id', 'releases.app_id', 'releases.manifest', 'apps.account_id'])
-      .where('releases.id', '=', releaseId)
-      .executeTakeFirst();
+    const row = await releaseWithAccount(deps.db, releaseId);
     if (!row) return undefined;
-    const files = await deps.db.selectFrom('release_files').selectAll().where('release_id', '=', releaseId).execute();
+    const files = await releaseFiles(deps.db, releaseId);
     const view: ReleaseView = {
       releaseId,
       appId: row.app_id,
@@ -138,11 +131,7 @@ export function createRuntimeCaches(deps: Deps) {
   function loadSecrets(appId: string): Promise<Record<string, string>> {
     let p = loadingSecrets.get(appId);
     if (!p) {
-      p = deps.db
-        .selectFrom('app_secrets')
-        .select(['name', 'sealed'])
-        .where('app_id', '=', appId)
-        .execute()
+      p = sealedSecrets(deps.db, appId)
         .then((rows) => {
           const values: Record<string, string> = {};
           const unreadable: string[] = [];
@@ -166,7 +155,7 @@ export function createRuntimeCaches(deps: Deps) {
   /** A secret that does not open (a damaged row or a foreign key): the operator's log and the app's events say so. */
   async function reportUnreadable(appId: string, names: string[]): Promise<void> {
     deps.log.error('app secrets could not be decrypted (check PLATFORM_SECRETS_KEY)', { app_id: appId, secrets: names });
-    const app = await deps.db.selectFrom('apps').select('account_id').where('id', '=', appId).executeTakeFirst();
+    const app = await findApp(deps.db, appId);
     if (!app) return;
     await recordEvents(deps.db, [
       { app_id: appId, account_id: app.account_id, type: 'runtime.log.error', severity: 'error', message: `Secret(s) ${names.join(', ')} could not be decrypted; set them again or ask the operator to check PLATFORM_SECRETS_KEY.`, metadata: { secrets: names } },

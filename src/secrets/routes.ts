@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { appAccess } from '../apps/access.ts';
-import { findRelease } from '../apps/queries.ts';
+import { latestRelease } from '../apps/queries.ts';
 import { manifestOf } from '../manifest/stored.ts';
 import { recordEvents } from '../events/record.ts';
 import type { Env } from '../http/env.ts';
@@ -10,6 +10,7 @@ import { bodyOf, jsonBody, parseWith } from '../http/validate.ts';
 import { component } from '../openapi/components.ts';
 import { SecretName } from '../manifest/schema.ts';
 import { seal, secretAad } from './crypto.ts';
+import { deleteSecret, listSecretRows, upsertSecret } from './queries.ts';
 import { SecretDeleted, SecretList, SecretSummary } from './schemas.ts';
 
 export const MAX_SECRET_BYTES = 65_536;
@@ -38,9 +39,7 @@ function secretName(raw: string): string {
 
 /** Names required by the newest release: what the app asks for, live or pending. */
 async function requiredNames(c: { var: Env['Variables'] }): Promise<string[]> {
-  const db = c.var.deps.db;
-  const latest = await db.selectFrom('releases').select(['id']).where('app_id', '=', c.var.app.id).orderBy('seq', 'desc').limit(1).executeTakeFirst();
-  const rel = latest ? await findRelease(db, c.var.app.id, latest.id) : undefined;
+  const rel = await latestRelease(c.var.deps.db, c.var.app.id);
   return rel ? (manifestOf(rel.manifest).resources.secrets?.required ?? []) : [];
 }
 
@@ -49,7 +48,7 @@ export function secretRoutes(): Hono<Env> {
   const r = new Hono<Env>();
 
   r.get('/:app_id/secrets', list, appAccess('secrets.read'), async (c) => {
-    const rows = await c.var.deps.db.selectFrom('app_secrets').select(['name', 'created_at', 'updated_at']).where('app_id', '=', c.var.app.id).orderBy('name').execute();
+    const rows = await listSecretRows(c.var.deps.db, c.var.app.id);
     const set = new Set(rows.map((row) => row.name));
     const secrets: SecretSummary[] = rows.map((row) => ({ name: row.name, present: true, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() }));
     for (const name of await requiredNames(c)) if (!set.has(name)) secrets.push({ name, present: false });
@@ -63,12 +62,7 @@ export function secretRoutes(): Hono<Env> {
     const app = c.var.app;
     const sealed = seal(c.var.deps.secretsKey, secretAad(app.id, name), value);
     const row = await c.var.deps.db.transaction().execute(async (trx) => {
-      const saved = await trx
-        .insertInto('app_secrets')
-        .values({ app_id: app.id, name, sealed })
-        .onConflict((oc) => oc.columns(['app_id', 'name']).doUpdateSet({ sealed, updated_at: new Date() }))
-        .returning(['name', 'created_at', 'updated_at'])
-        .executeTakeFirstOrThrow();
+      const saved = await upsertSecret(trx, { appId: app.id, name, sealed });
       await recordEvents(trx, [
         { app_id: app.id, account_id: app.account_id, type: 'secret.set', message: `Secret ${name} was set.`, metadata: { name }, api_key_id: c.var.actor.apiKeyId, request_id: c.var.requestId },
       ]);
@@ -82,7 +76,7 @@ export function secretRoutes(): Hono<Env> {
     const name = secretName(c.req.param('name'));
     const app = c.var.app;
     const deleted = await c.var.deps.db.transaction().execute(async (trx) => {
-      const gone = await trx.deleteFrom('app_secrets').where('app_id', '=', app.id).where('name', '=', name).returning('name').executeTakeFirst();
+      const gone = await deleteSecret(trx, { appId: app.id, name });
       if (gone) {
         await recordEvents(trx, [
           { app_id: app.id, account_id: app.account_id, type: 'secret.deleted', severity: 'warn', message: `Secret ${name} was deleted.`, metadata: { name }, api_key_id: c.var.actor.apiKeyId, request_id: c.var.requestId },

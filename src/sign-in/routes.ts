@@ -6,6 +6,7 @@
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import { membershipList } from '../accounts/queries.ts';
+import { userIdentity } from '../users/service.ts';
 import { enforce, LIMITS } from '../abuse/limits.ts';
 import { errors } from '../errors.ts';
 import { refuseCrossSite, sessionOnly } from '../http/auth.ts';
@@ -125,7 +126,7 @@ export function sessionRoutes(): Hono<Env> {
     const session = sessionOnly(c); // loaded by authenticate(): no second lookup
     const { db } = c.var.deps;
     const actor = c.var.actor;
-    const user = await db.selectFrom('users').select(['id', 'email', 'username']).where('id', '=', actor.userId).executeTakeFirstOrThrow();
+    const user = await userIdentity(db, actor.userId);
     c.header('Cache-Control', 'no-store');
     return readSession.reply(c, 200, {
       user,

@@ -13,6 +13,11 @@ export const Username = v.pipe(
   v.regex(/^[a-z0-9][a-z0-9-]{2,31}$/, 'must be 3 to 32 lowercase letters, digits or hyphens, starting with a letter or digit'),
 );
 
+/** A user's public identity: id, e-mail and username. */
+export async function userIdentity(db: Executor, userId: string) {
+  return db.selectFrom('users').select(['id', 'email', 'username']).where('id', '=', userId).executeTakeFirstOrThrow();
+}
+
 export async function findUserByEmail(db: Executor, email: string) {
   return db.selectFrom('users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
 }

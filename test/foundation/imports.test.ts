@@ -33,4 +33,12 @@ test('lower layers never import features', () => {
   assert.equal(reachingOut('src/db/', ['src/db/', 'src/lib/', 'src/errors.ts', 'src/config.ts', 'src/logger.ts']), [], 'db/ knows no feature');
 });
 
+test('no SQL in route tables, the app origin, the sandbox, the HTTP layer, the console or the CLI', async () => {
+  const { readFileSync } = await import('node:fs');
+  const SQL = /\b(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`/;
+  const holders = Object.keys(imports).filter((f) => /(^|\/)routes\.ts$/.test(f) || /^src\/(origin|sandbox|http|console|cli)\//.test(f));
+  assert.ok(holders.length > 20, 'the rule covers the route files');
+  assert.equal(holders.filter((f) => SQL.test(readFileSync(f, 'utf8'))), [], 'SQL belongs in queries.ts (or a service)');
+});
+
 test.run();
