@@ -34,8 +34,13 @@ export type HostApi = {
   console(level: string, partsJson: string): void;
   setTimer(id: number, ms: number): void;
   clearTimer(id: number): void;
+  /** A platform chunk's install function (guest/chunks/<name>.js), evaluated now; not billed to the app. */
+  loadChunk(name: string): (platform: ChunkPlatform) => void;
   /** An asynchronous platform call (data, files, jobs) answered by the main thread: JSON in, JSON out. */
   call(method: string, argsJson: string): Promise<string>;
 };
 
 export type UrlParts = { href: string; origin: string; protocol: string; username: string; password: string; host: string; hostname: string; port: string; pathname: string; search: string; hash: string };
+
+/** What the prelude hands a chunk's install function. */
+export type ChunkPlatform = { define(name: string, value: unknown): void; load(chunk: string): void };

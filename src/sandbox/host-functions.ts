@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { HostApi, UrlParts } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
+import { platformWork } from './limits.ts';
 import type { Instance, WorkerState } from './worker-state.ts';
 
 type HostFunction = (...args: QuickJSHandle[]) => QuickJSHandle | undefined;
@@ -117,6 +118,18 @@ function hostTable(state: WorkerState, inst: Instance, fireTimer: (inst: Instanc
       if (t) clearTimeout(t.timer);
       inst.timers.delete(timerId);
       return ctx.undefined;
+    },
+    loadChunk: (name) => {
+      const n = ctx.getString(name);
+      const source = state.chunks[n];
+      if (source === undefined) throw new Error(`no platform chunk named ${n}`);
+      return platformWork(inst, () => {
+        const r = ctx.evalCode(source, `platform:${n}.js`);
+        if (!r.error) return r.value;
+        const e = ctx.dump(r.error) as { message?: string } | undefined;
+        r.error.dispose();
+        throw new Error(`platform chunk ${n} failed to load: ${e?.message ?? String(e)}`);
+      });
     },
     call: (method, args) => {
       const call = inst.current;

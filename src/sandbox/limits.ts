@@ -26,9 +26,24 @@ export function failureKind(kind: FailureKind, message: string): FailureKind {
 export function installInterrupt(inst: Instance): void {
   inst.runtime.setInterruptHandler(() => {
     const call = inst.current;
-    if (!call) return false;
+    if (!call || inst.platformWork) return false;
     return call.cpuUsedMs + (performance.now() - call.segmentStart) > call.inv.limits.cpuMs;
   });
+}
+
+/**
+ * Runs platform code (a chunk of the prelude loading) inside a call's segment without billing it
+ * to the app: it is not interrupted, and its time is taken off the call's CPU.
+ */
+export function platformWork<T>(inst: Instance, fn: () => T): T {
+  const started = performance.now();
+  inst.platformWork = true;
+  try {
+    return fn();
+  } finally {
+    inst.platformWork = false;
+    if (inst.current) inst.current.segmentStart += performance.now() - started;
+  }
 }
 
 /** Runs guest code (a segment) under the CPU budget of `call`, telling the pool's watchdog while it runs. */

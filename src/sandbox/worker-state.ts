@@ -4,6 +4,7 @@
  * shares with the pool, its outgoing message batch, and the guest calls waiting on the host.
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
+import type { GuestChunks } from './guest/build.ts';
 import type { Outbox } from './outbox.ts';
 import type { Invocation, WorkerOutbound } from './protocol.ts';
 import type { LogEntry } from './redact.ts';
@@ -25,6 +26,8 @@ export type Instance = {
   measuredAtWasmBytes: number;
   /** Out of service (timed out, or over its memory cap): disposed once no call holds its handles. */
   retired?: boolean;
+  /** Platform code (a prelude chunk) is running: not interrupted, not billed. */
+  platformWork?: boolean;
 };
 
 /** One invocation in progress. */
@@ -50,6 +53,8 @@ export type WorkerState = {
   shared: Float64Array;
   maxInstances: number;
   prelude: string;
+  /** The prelude's lazily loaded chunks, by name (guest/build.ts). */
+  chunks: GuestChunks;
   outbox: Outbox<WorkerOutbound>;
   /** Guest promises waiting on a host call, by call id. */
   hostCalls: Map<number, PendingHostCall>;

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import { createCalls } from './calls.ts';
+import { guestChunks } from './guest/build.ts';
 import { Outbox } from './outbox.ts';
 import type { WorkerInbound, WorkerOutbound } from './protocol.ts';
 import type { WorkerState } from './worker-state.ts';
@@ -30,7 +31,8 @@ const state: WorkerState = {
   wasmMemory,
   shared: new Float64Array(workerData.state as SharedArrayBuffer),
   maxInstances: workerData.maxInstances as number,
-  prelude: readFileSync(new URL('./prelude.js', import.meta.url), 'utf8'),
+  prelude: readFileSync(new URL('./guest/prelude.js', import.meta.url), 'utf8'),
+  chunks: await guestChunks(),
   /**
    * Outgoing messages cross in one batch per event-loop turn. The batch is sent early, before guest
    * code of another release runs, so a guest that gets this worker terminated can only take its own

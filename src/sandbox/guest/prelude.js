@@ -4,12 +4,49 @@
 // TextEncoder, TextDecoder, atob, btoa, crypto, console, timers) on top of `__host`, a small set
 // of synchronous functions the worker provides (Node's own URL, UTF-8, base64 and crypto), then
 // removes `__host` from the global scope. Nothing here can reach the network or file system.
-(/** @param {import('./host-api.ts').HostApi} host */ function (host) {
+(/** @param {import('../host-api.ts').HostApi} host */ function (host) {
   'use strict';
   var G = globalThis;
+  var defineProperty = Object.defineProperty;
+  var getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   var hide = function (obj, name, value) {
-    Object.defineProperty(obj, name, { value: value, writable: true, configurable: true, enumerable: false });
+    defineProperty(obj, name, { value: value, writable: true, configurable: true, enumerable: false });
   };
+
+  // ---- lazily loaded parts -----------------------------------------------------------------------
+  // Globals whose implementation is a bundled chunk (guest/chunks/*.js): the chunk is evaluated on
+  // first touch of one of its globals (not billed to the app), then defines the real values.
+  var loadedChunks = {};
+  var platform = { define: function (name, value) { hide(G, name, value); }, load: function (chunk) { loadChunk(chunk); } };
+  var loadChunk = function (chunk) {
+    if (loadedChunks[chunk]) return;
+    loadedChunks[chunk] = 'loading';
+    try {
+      host.loadChunk(chunk)(platform);
+    } finally {
+      loadedChunks[chunk] = 'loaded';
+    }
+  };
+  var lazy = function (chunk, names) {
+    names.forEach(function (name) {
+      defineProperty(G, name, {
+        configurable: true,
+        enumerable: false,
+        get: function () {
+          // a library feature-testing for the global while its own chunk loads finds none
+          if (loadedChunks[chunk] === 'loading') return undefined;
+          loadChunk(chunk);
+          var d = getOwnPropertyDescriptor(G, name);
+          if (!d || d.get) throw new Error('platform chunk ' + chunk + ' did not define ' + name);
+          return d.value;
+        },
+        set: function (v) { hide(G, name, v); },
+      });
+    });
+  };
+  lazy('events', ['Event', 'EventTarget', 'CustomEvent', 'AbortController', 'AbortSignal', 'DOMException']);
+  lazy('structured-clone', ['structuredClone']);
+  lazy('url-pattern', ['URLPattern']);
   // Strings cross to and from the host as JSON text, so a NUL inside them survives.
   var utf8 = function (s) { return new Uint8Array(host.utf8Encode(JSON.stringify(String(s)))); };
   var utf8Decode = function (buffer, fatal, ignoreBOM) { return JSON.parse(host.utf8Decode(buffer, fatal, ignoreBOM)); };
@@ -92,7 +129,7 @@
     constructor(url, base) {
       var parts = host.urlParse(String(url), base === undefined ? undefined : String(base));
       if (parts === undefined) throw new TypeError('Invalid URL: ' + String(url));
-      /** @type {import('./host-api.ts').UrlParts} */ this._p;
+      /** @type {import('../host-api.ts').UrlParts} */ this._p;
       /** @type {URLSearchParams | null} */ this._sp;
       hide(this, '_p', JSON.parse(parts));
       hide(this, '_sp', null);
@@ -374,10 +411,14 @@
     setTimeout: function (fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), false); },
     setInterval: function (fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), true); },
     clearTimeout: clearTimer, clearInterval: clearTimer,
-    queueMicrotask: function (fn) { Promise.resolve().then(fn); },
-    structuredClone: function (v) { return v === undefined ? undefined : JSON.parse(JSON.stringify(v)); },
+    queueMicrotask: function (fn) {
+      if (typeof fn !== 'function') throw new TypeError('queueMicrotask: the callback must be a function');
+      Promise.resolve().then(function () { fn(); });
+    },
     performance: { now: function () { return host.now(); }, timeOrigin: Date.now() },
     navigator: { userAgent: 'platform-runtime' },
+    self: G,
+    reportError: function (e) { console.error(e); },
   };
   for (var name of Object.keys(globals)) hide(G, name, globals[name]);
 

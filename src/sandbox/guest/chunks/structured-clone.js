@@ -1,0 +1,8 @@
+// structuredClone with the HTML algorithm (Date, Map, Set, RegExp, typed arrays, cycles) from
+// @ungap/structured-clone's serializer (its default export would defer to a global structuredClone).
+import { deserialize, serialize } from '@ungap/structured-clone';
+
+/** @param {{ define: (name: string, value: unknown) => void }} platform */
+export default function install(platform) {
+  platform.define('structuredClone', (value) => deserialize(serialize(value, { lossy: false })));
+}
