@@ -41,6 +41,8 @@ const EnvSchema = v.object({
   PLATFORM_SANDBOX_CPU_MS: positiveInt('50'),
   PLATFORM_SANDBOX_MEMORY_MB: positiveInt('64'),
   PLATFORM_SANDBOX_WALL_MS: positiveInt('10000'),
+  PLATFORM_SANDBOX_BACKGROUND_WALL_MS: positiveInt('60000'),
+  PLATFORM_FETCH_ALLOW: v.optional(v.string(), ''),
   PLATFORM_SANDBOX_WORKER_MEMORY_MB: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(32), v.maxValue(2048))),
   PLATFORM_HEADERS_TIMEOUT_SECONDS: positiveInt('20'),
   PLATFORM_REQUEST_TIMEOUT_SECONDS: positiveInt('120'),
@@ -63,7 +65,7 @@ export type Config = Readonly<{
   publicPort: string;
   secretsKey: string | undefined;
   workerConcurrency: number;
-  sandbox: Readonly<{ workers: number; cpuMs: number; memoryBytes: number; wallMs: number; workerMemoryBytes: number | undefined }>;
+  sandbox: Readonly<{ workers: number; cpuMs: number; memoryBytes: number; wallMs: number; backgroundWallMs: number; workerMemoryBytes: number | undefined; fetchAllow: readonly string[] }>;
   staticCacheBytes: number;
   /** Time a client has to send its request headers, and the whole request (body included). */
   timeouts: Readonly<{ headersMs: number; requestMs: number }>;
@@ -111,6 +113,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       cpuMs: e.PLATFORM_SANDBOX_CPU_MS,
       memoryBytes: e.PLATFORM_SANDBOX_MEMORY_MB * 1024 * 1024,
       wallMs: e.PLATFORM_SANDBOX_WALL_MS,
+      backgroundWallMs: e.PLATFORM_SANDBOX_BACKGROUND_WALL_MS,
+      fetchAllow: Object.freeze(e.PLATFORM_FETCH_ALLOW.split(',').map((s) => s.trim()).filter(Boolean)),
       workerMemoryBytes: e.PLATFORM_SANDBOX_WORKER_MEMORY_MB === undefined ? undefined : e.PLATFORM_SANDBOX_WORKER_MEMORY_MB * 1024 * 1024,
     }),
     staticCacheBytes: e.PLATFORM_STATIC_CACHE_MB * 1024 * 1024,

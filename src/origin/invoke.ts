@@ -36,6 +36,8 @@ export async function invokeRelease(deps: Deps, services: ReleaseServices, call:
     loadSources: () => services.caches.sources(release),
     request: call.request,
     secrets: await services.caches.appSecrets(app.appId),
+    // a job or a webhook delivery may wait on slow outside APIs longer than a visitor would
+    ...(call.handler === 'job' || call.handler === 'webhook' ? { limits: { wallMs: deps.config.sandbox.backgroundWallMs } } : {}),
     onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId: call.requestId }),
   });
 }

@@ -66,6 +66,8 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       hardKillMs: Math.max(1000, deps.config.sandbox.cpuMs * 10),
       workerMemoryBytes: deps.config.sandbox.workerMemoryBytes,
       onWorkerExit: (info) => deps.log.warn('sandbox worker replaced', info),
+      // app code may fetch public addresses (and what the operator allows), never this platform's own hosts
+      fetchPolicy: { allow: [...deps.config.sandbox.fetchAllow], denyHosts: Object.values(deps.config.hosts) },
     }));
 
   async function serve(req: Request, app: LiveApp, f: ReleaseFile, status: number, requestId: string): Promise<Response> {

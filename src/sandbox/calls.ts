@@ -14,13 +14,19 @@ type HostResult = Extract<WorkerInbound, { t: 'host-result' }>;
 type Answer = { status: number; headers: [string, string][] };
 
 export function createCalls(state: WorkerState) {
-  const instances = createInstances(state, fireTimer);
+  const instances = createInstances(state, { fireTimer, settle: hostResult });
   const newCall = (inv: Invocation): Call => ({ inv, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false });
 
   function finish(call: Call, result: InvocationResult, transfer: ArrayBuffer[] = []): void {
     if (call.done) return;
     call.done = true;
     state.lastActivity = performance.now();
+    // its outbound requests end with it (waiting ones never start)
+    if (call.outbound) {
+      call.outbound.queue.length = 0;
+      for (const c of call.outbound.running.values()) c.abort();
+      result.fetches = call.outbound.count;
+    }
     if (call.inv.id < 0) return; // the boot warm-up answers no one
     // every secret of the app, not only those read in this call: a module may keep one from an earlier call
     const secretValues = secretForms(Object.values(call.inv.secrets));
@@ -62,8 +68,8 @@ export function createCalls(state: WorkerState) {
     call.settle?.();
   }
 
-  /** The main thread answered a host call: settle the guest's promise and run what it unblocks. */
-  function hostResult(msg: HostResult): void {
+  /** A host call was answered (by the main thread, or an outbound fetch here): settle the guest's promise and run what it unblocks. */
+  function hostResult(msg: Omit<HostResult, 't'>): void {
     const pending = state.hostCalls.get(msg.callId);
     if (!pending) return;
     state.hostCalls.delete(msg.callId);
@@ -73,7 +79,15 @@ export function createCalls(state: WorkerState) {
     const ctx = inst.context;
     try {
       segment(state, inst, call, () => {
-        if (msg.ok) {
+        if (msg.ok && msg.bytes) {
+          // a JSON meta and bytes: the pair [meta, ArrayBuffer]
+          using pair = ctx.newArray();
+          using meta = ctx.newString(msg.value ?? 'null');
+          using body = ctx.newArrayBuffer(msg.bytes);
+          ctx.setProp(pair, 0, meta);
+          ctx.setProp(pair, 1, body);
+          deferred.resolve(pair);
+        } else if (msg.ok) {
           using v = ctx.newString(msg.value ?? 'null');
           deferred.resolve(v);
         } else {

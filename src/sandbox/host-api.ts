@@ -34,6 +34,13 @@ export type HostApi = {
   console(level: string, partsJson: string): void;
   setTimer(id: number, ms: number): void;
   clearTimer(id: number): void;
+  /**
+   * An outbound request (`OutboundRequest` as JSON, the body as bytes) carried out by the worker;
+   * settles with the response's JSON meta and its body bytes. `id` names it for `fetchAbort`.
+   */
+  fetch(id: number, requestJson: string, body?: ArrayBuffer): Promise<[string, ArrayBuffer]>;
+  /** Aborts an outbound request begun with `fetch`. */
+  fetchAbort(id: number): void;
   /** A platform chunk's install function (guest/chunks/<name>.js), evaluated now; not billed to the app. */
   loadChunk(name: string): (platform: ChunkPlatform) => void;
   /** An asynchronous platform call (data, files, jobs) answered by the main thread: JSON in, JSON out. */

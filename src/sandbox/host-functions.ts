@@ -9,6 +9,7 @@ import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { HostApi, UrlParts } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
 import { platformWork } from './limits.ts';
+import { FetchRefused, OUTBOUND, type OutboundRequest } from './outbound.ts';
 import type { Instance, WorkerState } from './worker-state.ts';
 
 type HostFunction = (...args: QuickJSHandle[]) => QuickJSHandle | undefined;
@@ -22,7 +23,14 @@ function urlParts(u: URL): UrlParts {
   return { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash };
 }
 
-function hostTable(state: WorkerState, inst: Instance, fireTimer: (inst: Instance, id: number) => void): HostTable {
+/** What host functions call back into: the timers and settling of `calls.ts`. */
+export type HostHooks = {
+  fireTimer(inst: Instance, id: number): void;
+  /** Settles a guest promise begun by a host function (as the main thread's host-result does). */
+  settle(result: { callId: number; ok: boolean; value?: string; bytes?: ArrayBuffer; error?: { code: string; message: string } }): void;
+};
+
+function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTable {
   const ctx: QuickJSContext = inst.context;
   const str = (h: QuickJSHandle | undefined) => (h === undefined ? undefined : ctx.typeof(h) === 'undefined' ? undefined : ctx.getString(h));
   const bytes = (h: QuickJSHandle) => {
@@ -108,7 +116,7 @@ function hostTable(state: WorkerState, inst: Instance, fireTimer: (inst: Instanc
       if (!call) return ctx.undefined;
       const timerId = ctx.getNumber(id);
       const delay = Math.min(ctx.getNumber(ms), call.inv.limits.wallMs);
-      const timer = setTimeout(() => fireTimer(inst, timerId), delay);
+      const timer = setTimeout(() => hooks.fireTimer(inst, timerId), delay);
       inst.timers.set(timerId, { timer, call });
       return ctx.undefined;
     },
@@ -117,6 +125,44 @@ function hostTable(state: WorkerState, inst: Instance, fireTimer: (inst: Instanc
       const t = inst.timers.get(timerId);
       if (t) clearTimeout(t.timer);
       inst.timers.delete(timerId);
+      return ctx.undefined;
+    },
+    fetch: (id, requestJson, body) => {
+      const call = inst.current;
+      if (!call || call.done) throw new Error('fetch is only possible during a call');
+      const o = (call.outbound ??= { count: 0, inFlight: 0, queue: [] as (() => void)[], running: new Map<number, AbortController>() });
+      if (o.count >= OUTBOUND.maxRequests) throw new Error(`fetch refused: at most ${OUTBOUND.maxRequests} requests per invocation`);
+      o.count++;
+      const guestId = ctx.getNumber(id);
+      const request = JSON.parse(ctx.getString(requestJson)) as OutboundRequest;
+      if (body !== undefined && ctx.typeof(body) !== 'undefined') request.body = new Uint8Array(bytes(body)).buffer;
+      const deferred = ctx.newPromise();
+      const callId = state.nextHostCallId++;
+      state.hostCalls.set(callId, { deferred, inst, call });
+      const controller = new AbortController();
+      o.running.set(guestId, controller);
+      const start = () => {
+        o.inFlight++;
+        const settled = controller.signal.aborted
+          ? Promise.reject(new FetchRefused('fetch aborted'))
+          : state.outbound.send(request, controller.signal).then((res) => {
+              const { body: resBody, ...meta } = res;
+              hooks.settle({ callId, ok: true, value: JSON.stringify(meta), bytes: resBody });
+            });
+        settled
+          .catch((err: unknown) => hooks.settle({ callId, ok: false, error: { code: 'fetch_failed', message: err instanceof FetchRefused ? err.message : controller.signal.aborted ? 'fetch aborted' : `fetch failed: ${(err as Error).message}` } }))
+          .finally(() => {
+            o.inFlight--;
+            o.running.delete(guestId);
+            o.queue.shift()?.();
+          });
+      };
+      if (o.inFlight < OUTBOUND.maxInFlight) start();
+      else o.queue.push(start);
+      return deferred.handle;
+    },
+    fetchAbort: (id) => {
+      inst.current?.outbound?.running.get(ctx.getNumber(id))?.abort();
       return ctx.undefined;
     },
     loadChunk: (name) => {
@@ -146,10 +192,10 @@ function hostTable(state: WorkerState, inst: Instance, fireTimer: (inst: Instanc
 }
 
 /** Installs `__host` in the instance's global scope; the prelude takes it and removes it. */
-export function installHost(state: WorkerState, inst: Instance, fireTimer: (inst: Instance, id: number) => void): void {
+export function installHost(state: WorkerState, inst: Instance, hooks: HostHooks): void {
   const ctx = inst.context;
   using host = ctx.newObject();
-  for (const [name, impl] of Object.entries(hostTable(state, inst, fireTimer))) {
+  for (const [name, impl] of Object.entries(hostTable(state, inst, hooks))) {
     using f = ctx.newFunction(name, (...args) => {
       try {
         return impl(...args);

@@ -4,7 +4,7 @@
  * prelude evaluated) kept ready in advance. Release modules import only their own files.
  */
 import type { Invocation } from './protocol.ts';
-import { installHost } from './host-functions.ts';
+import { installHost, type HostHooks } from './host-functions.ts';
 import { errorText, installInterrupt, isPoison, loadBudgetMs, segment } from './limits.ts';
 import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
 
@@ -34,7 +34,7 @@ function resolveImport(sources: Record<string, string>, base: string, requested:
 
 export type Instances = ReturnType<typeof createInstances>;
 
-export function createInstances(state: WorkerState, fireTimer: (inst: Instance, id: number) => void) {
+export function createInstances(state: WorkerState, hooks: HostHooks) {
   const live = new Map<string, Instance>();
   let spare: Instance | undefined;
   let spareTimer: ReturnType<typeof setTimeout> | undefined;
@@ -49,7 +49,7 @@ export function createInstances(state: WorkerState, fireTimer: (inst: Instance, 
     const context = runtime.newContext();
     const inst: Instance = { releaseId: '', dispatch: context.undefined, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0, calls: 0, measuredAtWasmBytes: 0 };
     installInterrupt(inst);
-    installHost(state, inst, fireTimer);
+    installHost(state, inst, hooks);
     // The prelude is platform code, not guest code: no app's budget applies to it.
     const prelude = context.evalCode(state.prelude, '<platform prelude>');
     if (prelude.error) {

@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { Outbox } from './outbox.ts';
-import type { Invocation, InvocationResult, Limits, WorkerInbound, WorkerOutbound } from './protocol.ts';
+import type { FetchPolicy, Invocation, InvocationResult, Limits, WorkerInbound, WorkerOutbound } from './protocol.ts';
 
 export type SandboxOptions = {
   workers: number;
@@ -20,6 +20,8 @@ export type SandboxOptions = {
    */
   workerMemoryBytes?: number;
   onWorkerExit?: (info: { index: number; reason: string }) => void;
+  /** Where app code's fetch may go (default: nowhere but public addresses). */
+  fetchPolicy?: FetchPolicy;
 };
 
 /** The WASM memory cap of one worker, in bytes: a whole number of 64 KiB pages, at most the 2 GiB the build allows. */
@@ -110,7 +112,7 @@ export class SandboxPool {
     // Each worker gets its own state block, so a retired worker's can still be read after it is replaced.
     const state = new Float64Array(new SharedArrayBuffer(24));
     const worker = new Worker(WORKER_URL, {
-      workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 64, limits: this.options.limits, memoryBytes: workerMemoryBytes(this.options) },
+      workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 64, limits: this.options.limits, memoryBytes: workerMemoryBytes(this.options), fetchPolicy: this.options.fetchPolicy },
       // Generous V8 limits for the thread itself: guest memory lives in the capped WASM memory.
       resourceLimits: { maxOldGenerationSizeMb: 512 },
     });

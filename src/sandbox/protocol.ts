@@ -1,4 +1,7 @@
+import type { FetchPolicy } from './outbound.ts';
 import type { LogEntry } from './redact.ts';
+
+export type { FetchPolicy };
 
 /** Messages between the sandbox pool (main thread) and its worker threads. */
 export type SandboxFlags = { appUsers: boolean; publicStores: string[] };
@@ -28,6 +31,8 @@ export type InvocationResult = {
   error?: { kind: FailureKind; message: string; stack?: string };
   logs?: LogEntry[];
   cpuMs?: number;
+  /** Outbound requests the call made (counted per app by the caller). */
+  fetches?: number;
   /** The worker's WASM module is not trustworthy any more: the pool must replace the worker. */
   poisoned?: boolean;
   /** Set on the call whose crash put its release in quarantine. */
@@ -39,7 +44,7 @@ export type WorkerInbound =
   /** Several messages sent together (one crossing per event-loop turn under load). */
   | { t: 'batch'; msgs: WorkerInbound[] }
   | { t: 'evict'; releaseId: string }
-  | { t: 'host-result'; callId: number; ok: boolean; value?: string; error?: { code: string; message: string } };
+  | { t: 'host-result'; callId: number; ok: boolean; value?: string; bytes?: ArrayBuffer; error?: { code: string; message: string } };
 export type WorkerOutbound =
   | { t: 'ready' }
   | { t: 'batch'; msgs: WorkerOutbound[] }

@@ -5,6 +5,7 @@
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import type { GuestChunks } from './guest/build.ts';
+import type { Outbound } from './outbound.ts';
 import type { Outbox } from './outbox.ts';
 import type { Invocation, WorkerOutbound } from './protocol.ts';
 import type { LogEntry } from './redact.ts';
@@ -41,6 +42,8 @@ export type Call = {
   done: boolean;
   /** Wakes `invoke()` when a timer or host answer may have settled the guest's promise. */
   settle?: () => void;
+  /** Its outbound requests: how many were begun, how many run now, those waiting for a slot, and each one's abort. */
+  outbound?: { count: number; inFlight: number; queue: (() => void)[]; running: Map<number, AbortController> };
 };
 
 export type PendingHostCall = { deferred: ReturnType<QuickJSContext['newPromise']>; inst: Instance; call: Call };
@@ -63,6 +66,8 @@ export type WorkerState = {
   poisoned: boolean;
   /** When this worker last received or answered something. */
   lastActivity: number;
+  /** App code's outbound fetch (policy from the pool). */
+  outbound: Outbound;
   /** The limits the next blank instance is made with (the last release's). */
   spareLimits: { memoryBytes: number; stackBytes: number };
 };

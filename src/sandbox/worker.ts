@@ -14,6 +14,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import { createCalls } from './calls.ts';
 import { guestChunks } from './guest/build.ts';
+import { createOutbound, type FetchPolicy } from './outbound.ts';
 import { Outbox } from './outbox.ts';
 import type { WorkerInbound, WorkerOutbound } from './protocol.ts';
 import type { WorkerState } from './worker-state.ts';
@@ -42,6 +43,7 @@ const state: WorkerState = {
     (msg, transfer) => port.postMessage(msg, transfer),
     (msgs) => ({ t: 'batch', msgs }),
   ),
+  outbound: createOutbound((workerData.fetchPolicy as FetchPolicy | undefined) ?? { allow: [], denyHosts: [] }),
   hostCalls: new Map(),
   nextHostCallId: 1,
   poisoned: false,

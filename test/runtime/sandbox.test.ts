@@ -159,9 +159,9 @@ test('a thrown exception or a 5xx gives the visitor runtime_error; the owner get
 });
 
 test('only source from the release can be imported: no host modules, packages or globals', async () => {
-  const probe = await serverApp(`export default { fetch() { return Response.json({ process: typeof process, require: typeof require, Deno: typeof Deno, host: typeof __host, fetch: typeof fetch, Bun: typeof Bun }); } };`);
+  const probe = await serverApp(`export default { fetch() { return Response.json({ process: typeof process, require: typeof require, Deno: typeof Deno, host: typeof __host, Bun: typeof Bun }); } };`);
   const r = await h.call('GET', '/x', { host: probe.host });
-  assert.equal(r.body, { process: 'undefined', require: 'undefined', Deno: 'undefined', host: 'undefined', fetch: 'undefined', Bun: 'undefined' });
+  assert.equal(r.body, { process: 'undefined', require: 'undefined', Deno: 'undefined', host: 'undefined', Bun: 'undefined' });
   // A module importing anything but release files does not load, so publishing it never goes live.
   for (const spec of ['node:fs', 'fs', 'hono', '/etc/passwd', '../../outside.js', 'https://example.com/x.js']) {
     const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', `import x from '${spec}'; export default { fetch() { return new Response('loaded') } };`, 'text/javascript')] });

@@ -214,7 +214,7 @@
 
   // Internal slots of Headers, Request and Response: symbol keys stay out of Object.keys and JSON.stringify,
   // and cost a plain property store (defineProperty per slot was most of a Response's construction).
-  var $map = Symbol('map'), $used = Symbol('used'), $bytes = Symbol('bytes'), $text = Symbol('text'), $url = Symbol('url'), $method = Symbol('method'), $headersJson = Symbol('headersJson'), $headers = Symbol('headers'), $signal = Symbol('signal'), $user = Symbol('user'), $statusText = Symbol('statusText'), $status = Symbol('status');
+  var $map = Symbol('map'), $used = Symbol('used'), $bytes = Symbol('bytes'), $text = Symbol('text'), $url = Symbol('url'), $method = Symbol('method'), $headersJson = Symbol('headersJson'), $headers = Symbol('headers'), $signal = Symbol('signal'), $user = Symbol('user'), $statusText = Symbol('statusText'), $status = Symbol('status'), $redirect = Symbol('redirect'), $redirected = Symbol('redirected');
 
   // ---- Headers --------------------------------------------------------------------------------
   var TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -324,6 +324,9 @@
       this[$bytes] = body;
       this[$used] = false;
       this[$signal] = init.signal || (src ? src.signal : null) || { aborted: false, addEventListener: function () {}, removeEventListener: function () {} };
+      var redirect = init.redirect !== undefined ? String(init.redirect) : src ? src.redirect : 'follow';
+      if (redirect !== 'follow' && redirect !== 'manual' && redirect !== 'error') throw new TypeError('Request redirect must be follow, manual or error');
+      this[$redirect] = redirect;
     }
     get url() { return this[$url]; }
     get method() { return this[$method]; }
@@ -332,7 +335,7 @@
       return this[$headers];
     }
     get signal() { return this[$signal]; }
-    get redirect() { return 'follow'; }
+    get redirect() { return this[$redirect] || 'follow'; }
     clone() { if (this[$used]) throw new TypeError('Body has already been consumed'); return new Request(this); }
   }
   mixBody(Request);
@@ -390,9 +393,9 @@
     get statusText() { return this[$statusText]; }
     get ok() { return this[$status] >= 200 && this[$status] < 300; }
     get headers() { return this[$headers]; }
-    get redirected() { return false; }
+    get redirected() { return !!this[$redirected]; }
     get type() { return 'default'; }
-    get url() { return ''; }
+    get url() { return this[$url] || ''; }
     clone() { if (this[$used]) throw new TypeError('Body has already been consumed'); return new Response(this[$text] !== undefined ? this[$text] : this[$bytes], { status: this[$status], statusText: this[$statusText], headers: this[$headers] }); }
   }
   mixBody(Response);
@@ -404,10 +407,42 @@
   });
   Object.defineProperty(Response.prototype, 'body', { get: function () { var b = this[$text] !== undefined ? this[$text] : this[$bytes]; return b && b.length ? (typeof b === 'string' ? utf8(b) : b) : null; }, configurable: true });
 
+  // ---- fetch: carried out by the host (its checks, limits and redirects), settled here ---------
+  var NULL_BODY = [101, 103, 204, 205, 304];
+  var fetchIds = 0;
+  var fetch = function (input, init) {
+    return new Promise(function (resolve, reject) {
+      var req = new Request(input, init);
+      var signal = init && init.signal ? init.signal : req.signal;
+      if (signal && signal.aborted) return reject(signal.reason);
+      var id = ++fetchIds;
+      var headers = [];
+      req.headers.forEach(function (v, n) { headers.push([n, v]); });
+      var b = req[$bytes];
+      var body = b && b.length ? b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) : undefined;
+      var onAbort = function () { host.fetchAbort(id); reject(signal.reason); };
+      if (signal && typeof signal.addEventListener === 'function') signal.addEventListener('abort', onAbort, { once: true });
+      var done = function () { if (signal && typeof signal.removeEventListener === 'function') signal.removeEventListener('abort', onAbort); };
+      host.fetch(id, JSON.stringify({ url: req.url, method: req.method, headers: headers, redirect: req.redirect }), body).then(function (pair) {
+        done();
+        var meta = JSON.parse(pair[0]);
+        var res = new Response(NULL_BODY.indexOf(meta.status) >= 0 ? null : new Uint8Array(pair[1]), { status: meta.status, statusText: meta.statusText, headers: meta.headers });
+        res[$url] = meta.url;
+        res[$redirected] = meta.redirected;
+        resolve(res);
+      }, function (e) {
+        done();
+        var info;
+        try { info = JSON.parse(e.message); } catch (x) { info = { message: String(e && e.message) }; }
+        reject(new TypeError(info.message));
+      });
+    });
+  };
+
   // ---- globals --------------------------------------------------------------------------------
   var globals = {
     TextEncoder: TextEncoder, TextDecoder: TextDecoder, URL: URL, URLSearchParams: URLSearchParams,
-    Headers: Headers, Request: Request, Response: Response, atob: atob, btoa: btoa, crypto: crypto, console: console,
+    Headers: Headers, Request: Request, Response: Response, fetch: fetch, atob: atob, btoa: btoa, crypto: crypto, console: console,
     setTimeout: function (fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), false); },
     setInterval: function (fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), true); },
     clearTimeout: clearTimer, clearInterval: clearTimer,

@@ -1,0 +1,181 @@
+/**
+ * App code's outbound `fetch`, carried out by the worker with undici. Safe by default: only http
+ * and https; the destination is checked on the address actually connected to (a DNS answer is
+ * checked at connect time, so a name cannot rebind to an inside address between check and use),
+ * and again on every redirect hop, which are followed here one by one. Loopback, private,
+ * link-local (169.254.169.254 too), unique-local, CGNAT, multicast, unspecified, reserved and the
+ * IPv6 spellings of IPv4 ones are refused, as are the platform's own hosts; the operator opens
+ * exceptions with PLATFORM_FETCH_ALLOW. The limits are per invocation (`OUTBOUND`).
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import ipaddr from 'ipaddr.js';
+import { Agent, fetch as undiciFetch } from 'undici';
+
+/** Per-invocation limits on outbound requests: one place, so plans can change them. */
+export const OUTBOUND = {
+  maxRequests: 50,
+  maxInFlight: 6,
+  maxRedirects: 20,
+  maxResponseBytes: 10 * 1024 * 1024,
+  maxHeaderBytes: 16 * 1024,
+} as const;
+
+/** What the operator allows and what is always refused (the platform's own host names). */
+export type FetchPolicy = {
+  /** host names, IP addresses or CIDR blocks (PLATFORM_FETCH_ALLOW) */
+  allow: string[];
+  /** host names refused with all their subdomains (the platform's API, console, docs and apps hosts) */
+  denyHosts: string[];
+};
+
+export type OutboundRequest = { url: string; method: string; headers: [string, string][]; body?: ArrayBuffer; redirect: 'follow' | 'manual' | 'error' };
+export type OutboundResponse = { status: number; statusText: string; headers: [string, string][]; url: string; redirected: boolean; body: ArrayBuffer };
+
+/** A refused or failed fetch: becomes a TypeError in app code. */
+export class FetchRefused extends Error {}
+
+const WORDS: Record<string, string> = {
+  loopback: 'loopback address',
+  private: 'private address',
+  linkLocal: 'link-local address',
+  uniqueLocal: 'unique-local address',
+  carrierGradeNat: 'shared (CGNAT) address',
+  multicast: 'multicast address',
+  unspecified: 'unspecified address',
+  broadcast: 'broadcast address',
+};
+
+type Allowance = { names: Set<string>; ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][] };
+
+function allowance(policy: FetchPolicy): Allowance {
+  const names = new Set<string>();
+  const ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
+  for (const raw of policy.allow) {
+    const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, '');
+    if (!entry) continue;
+    if (entry.includes('/') && ipaddr.isValidCIDR(entry)) ranges.push(ipaddr.parseCIDR(entry));
+    else if (ipaddr.isValid(entry)) {
+      const a = ipaddr.parse(entry);
+      ranges.push([a, a.kind() === 'ipv4' ? 32 : 128]);
+    } else names.add(entry);
+  }
+  return { names, ranges };
+}
+
+function inRanges(addr: ipaddr.IPv4 | ipaddr.IPv6, ranges: Allowance['ranges']): boolean {
+  return ranges.some(([net, bits]) => addr.kind() === net.kind() && addr.match(net as never, bits));
+}
+
+/** Why `address` may not be connected to, or null when it may. */
+export function refusedAddress(address: string, allowed: Allowance): string | null {
+  if (!ipaddr.isValid(address)) return 'not an IP address';
+  let addr = ipaddr.parse(address);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (inRanges(addr, allowed.ranges)) return null;
+  const range = addr.range();
+  if (range === 'unicast') return null;
+  return WORDS[range] ?? `reserved address (${range})`;
+}
+
+export type Outbound = ReturnType<typeof createOutbound>;
+
+export function createOutbound(policy: FetchPolicy) {
+  const allowed = allowance(policy);
+  const denied = policy.denyHosts.map((h) => h.toLowerCase());
+
+  /** Resolves a name and refuses it unless every address it resolves to may be reached. */
+  const lookup = (hostname: string, options: { all?: boolean; family?: number }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+    dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const list = addresses as LookupAddress[];
+      if (!allowed.names.has(hostname.toLowerCase())) {
+        for (const a of list) {
+          const why = refusedAddress(a.address, allowed);
+          if (why) return callback(new FetchRefused(`fetch to ${hostname} refused: it resolves to ${a.address}, a ${why}`), []);
+        }
+      }
+      if (options.all) return callback(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+  const agent = new Agent({ connect: { lookup: lookup as never }, maxHeaderSize: OUTBOUND.maxHeaderBytes, connections: 64 });
+
+  /** Refuses a URL before anything is sent: scheme, the platform's hosts, and IP literals. */
+  function check(url: URL): void {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchRefused(`fetch to ${url.protocol} URLs is not supported (only http and https)`);
+    const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    if (denied.some((d) => host === d || host.endsWith(`.${d}`))) throw new FetchRefused(`fetch to ${host} refused: that is this platform's own host`);
+    if (allowed.names.has(host)) return;
+    if (ipaddr.isValid(host)) {
+      const why = refusedAddress(host, allowed);
+      if (why) throw new FetchRefused(`fetch to ${host} refused: ${why}`);
+    }
+  }
+
+  /** One fetch, redirects followed here (each hop checked), the body read up to its cap. */
+  async function send(req: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
+    let url = new URL(req.url);
+    let method = req.method;
+    let body: ArrayBuffer | undefined = req.body;
+    let headers = req.headers;
+    for (let hop = 0; ; hop++) {
+      check(url);
+      let res;
+      try {
+        res = await undiciFetch(url, { method, headers, body, redirect: 'manual', signal, dispatcher: agent });
+      } catch (err) {
+        if (signal.aborted) throw err;
+        const cause = (err as { cause?: unknown }).cause;
+        if (cause instanceof FetchRefused) throw cause;
+        throw new FetchRefused(`fetch to ${url.host} failed: ${cause instanceof Error ? cause.message : (err as Error).message}`);
+      }
+      const location = res.headers.get('location');
+      if (req.redirect !== 'manual' && [301, 302, 303, 307, 308].includes(res.status) && location) {
+        await res.body?.cancel().catch(() => {});
+        if (req.redirect === 'error') throw new FetchRefused(`fetch to ${url.host} was redirected, and redirect is "error"`);
+        if (hop >= OUTBOUND.maxRedirects) throw new FetchRefused(`fetch to ${req.url} was redirected more than ${OUTBOUND.maxRedirects} times`);
+        const next = new URL(location, url);
+        // 303, and 301/302 after a POST, continue as a GET without a body (the fetch standard)
+        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+          if (method !== 'HEAD') method = 'GET';
+          body = undefined;
+          headers = headers.filter(([n]) => !/^content-(type|length|encoding|language|location)$/i.test(n));
+        }
+        // credentials do not follow a redirect to another origin
+        if (next.origin !== url.origin) headers = headers.filter(([n]) => !/^(authorization|cookie|proxy-authorization)$/i.test(n));
+        url = next;
+        continue;
+      }
+      const out: [string, string][] = [];
+      res.headers.forEach((value, name) => {
+        if (name === 'set-cookie') return;
+        out.push([name, value]);
+      });
+      for (const c of res.headers.getSetCookie()) out.push(['set-cookie', c]);
+      return { status: res.status, statusText: res.statusText, headers: out, url: url.href, redirected: hop > 0, body: await readCapped(res, url) };
+    }
+  }
+
+  return { send, close: () => agent.close() };
+}
+
+async function readCapped(res: Awaited<ReturnType<typeof undiciFetch>>, url: URL): Promise<ArrayBuffer> {
+  if (!res.body) return new ArrayBuffer(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += chunk.byteLength;
+    if (size > OUTBOUND.maxResponseBytes) {
+      await res.body.cancel().catch(() => {});
+      throw new FetchRefused(`the response from ${url.host} is larger than ${OUTBOUND.maxResponseBytes / 1024 / 1024} MiB`);
+    }
+    chunks.push(chunk);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out.buffer;
+}

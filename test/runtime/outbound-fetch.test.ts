@@ -1,0 +1,188 @@
+/**
+ * App code's outbound fetch against real HTTP servers on loopback: one on 127.0.0.1 (allowed here
+ * through PLATFORM_FETCH_ALLOW, as an operator would) and one on 127.0.0.2 (never allowed). Every
+ * refusal is checked on the server's side too: it received nothing.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { eventsOf, publishServerApp } from '../_lib/apps.ts';
+import { createHarness, newUser, type Harness } from '../_lib/harness.ts';
+
+type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer };
+
+/** A loopback server that records what reaches it; `/hang` never answers, `/r/<n>` redirects n times, `/to?url=` redirects there. */
+async function server(host: string): Promise<{ url: string; seen: Seen[]; hanging: http.IncomingMessage[]; close(): Promise<void> }> {
+  const seen: Seen[] = [];
+  const hanging: http.IncomingMessage[] = [];
+  const s = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      const u = new URL(req.url!, 'http://x');
+      if (u.pathname === '/hang') return void hanging.push(req);
+      const hop = /^\/r\/(\d+)$/.exec(u.pathname);
+      if (hop) return void res.writeHead(302, { location: Number(hop[1]) > 1 ? `/r/${Number(hop[1]) - 1}` : '/echo' }).end();
+      if (u.pathname === '/to') return void res.writeHead(307, { location: u.searchParams.get('url')! }).end();
+      if (u.pathname === '/bytes') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from([0, 1, 2, 253, 254, 255]));
+      res.writeHead(200, { 'content-type': 'application/json', 'x-server': 'yes', 'set-cookie': ['a=1', 'b=2'] });
+      res.end(JSON.stringify({ method: req.method, path: req.url, headers: req.headers, body: body.toString('base64') }));
+    });
+  });
+  await new Promise<void>((r) => s.listen(0, host, r));
+  const { port } = s.address() as AddressInfo;
+  return {
+    url: `http://${host}:${port}`,
+    seen,
+    hanging,
+    close: () =>
+      new Promise<void>((r) => {
+        s.closeAllConnections();
+        s.close(() => r());
+      }),
+  };
+}
+
+const allowed = await server('127.0.0.1');
+const other = await server('127.0.0.2');
+const h = await createHarness({ PLATFORM_FETCH_ALLOW: '127.0.0.1', PLATFORM_SANDBOX_WALL_MS: '2000' });
+const strict = await createHarness();
+const key = (await newUser(h)).api_key;
+const strictKey = (await newUser(strict)).api_key;
+
+/** Publishes `body` as the inside of `async fetch(request)` and calls it once. */
+async function run(on: Harness, k: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string; appId: string }> {
+  const app = await publishServerApp(on, k, `export default { async fetch(request) { ${body} } };`);
+  const r = await on.call('GET', '/run', { host: app.host, headers });
+  const error = r.status >= 500 ? (await eventsOf(on, k, app.appId, 'runtime.request_error'))[0]?.metadata.error : undefined;
+  return { status: r.status, json: r.body, text: error ? `${r.text} ${error}` : r.text, appId: app.appId };
+}
+
+test('GET: headers go out as the app set them and come back, set-cookie included; nothing of the visitor or the platform goes along', async () => {
+  const r = await run(
+    h,
+    key,
+    `const res = await fetch('${allowed.url}/echo?q=1', { headers: { 'x-app': 'hello' } });
+     const echo = await res.json();
+     return Response.json({ status: res.status, ok: res.ok, server: res.headers.get('x-server'), cookies: res.headers.getSetCookie(), url: res.url, redirected: res.redirected, echo });`,
+    { cookie: 'visitor=secret', authorization: 'Bearer visitor-token' },
+  );
+  assert.is(r.status, 200, r.text);
+  assert.equal([r.json.status, r.json.ok, r.json.server, r.json.cookies, r.json.redirected], [200, true, 'yes', ['a=1', 'b=2'], false]);
+  assert.is(r.json.url, `${allowed.url}/echo?q=1`);
+  assert.is(r.json.echo.method, 'GET');
+  assert.is(r.json.echo.headers['x-app'], 'hello');
+  const sent = JSON.stringify(r.json.echo.headers);
+  for (const leak of ['visitor=secret', 'visitor-token', 'x-request-id', 'x-forwarded', 'apps.localhost']) assert.not.match(sent, leak, `${leak} did not go out`);
+});
+
+test('POST with a binary body; a binary answer comes back byte for byte', async () => {
+  const r = await run(
+    h,
+    key,
+    `const sent = await (await fetch('${allowed.url}/echo', { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array([0, 255, 10, 13]) })).json();
+     const back = new Uint8Array(await (await fetch('${allowed.url}/bytes')).arrayBuffer());
+     return Response.json({ method: sent.method, body: sent.body, type: sent.headers['content-type'], back: [...back] });`,
+  );
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json, { method: 'POST', body: Buffer.from([0, 255, 10, 13]).toString('base64'), type: 'application/octet-stream', back: [0, 1, 2, 253, 254, 255] });
+});
+
+test('redirects are followed (and reported), or handed back with redirect: "manual", or refused with "error"', async () => {
+  const r = await run(
+    h,
+    key,
+    `const followed = await fetch('${allowed.url}/r/3');
+     const manual = await fetch('${allowed.url}/r/1', { redirect: 'manual' });
+     let error = null;
+     try { await fetch('${allowed.url}/r/1', { redirect: 'error' }); } catch (e) { error = e.constructor.name; }
+     return Response.json({ url: followed.url, redirected: followed.redirected, path: (await followed.json()).path, manual: [manual.status, manual.headers.get('location')], error });`,
+  );
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json, { url: `${allowed.url}/echo`, redirected: true, path: '/echo', manual: [302, '/echo'], error: 'TypeError' });
+});
+
+test('an AbortSignal aborts a fetch in flight: the app sees the reason, the server sees the connection close', async () => {
+  const before = allowed.hanging.length;
+  const r = await run(
+    h,
+    key,
+    `const c = new AbortController();
+     setTimeout(() => c.abort(), 100);
+     try { await fetch('${allowed.url}/hang', { signal: c.signal }); return new Response('not aborted'); }
+     catch (e) { return Response.json({ name: e.name }); }`,
+  );
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json, { name: 'AbortError' });
+  const req = allowed.hanging[before];
+  assert.ok(req, 'the request reached the server');
+  await new Promise<void>((ok) => (req!.socket.destroyed ? ok() : req!.socket.once('close', () => ok())));
+});
+
+test('the 51st request of one invocation is refused; a server that never answers ends the call at its wall-clock limit', async () => {
+  const capped = await run(
+    h,
+    key,
+    `let n = 0;
+     try { for (;;) { await (await fetch('${allowed.url}/echo')).arrayBuffer(); n++; } }
+     catch (e) { return Response.json({ n, name: e.name, message: e.message }); }`,
+  );
+  assert.is(capped.status, 200, capped.text);
+  assert.equal([capped.json.n, capped.json.name], [50, 'TypeError']);
+  assert.match(capped.json.message, 'at most 50 requests');
+
+  const stuck = await run(h, key, `await fetch('${allowed.url}/hang'); return new Response('answered');`);
+  assert.is(stuck.status, 500);
+  assert.is(stuck.json.error.code, 'runtime_error');
+  const kinds = (await eventsOf(h, key, stuck.appId, 'runtime.request_error')).map((e) => e.metadata.kind);
+  assert.equal(kinds, ['timeout']);
+});
+
+test('without an allowance every spelling of loopback is refused, and the server receives nothing', async () => {
+  const port = new URL(allowed.url).port;
+  const received = allowed.seen.length;
+  const targets = [`127.0.0.1:${port}`, `127.5.5.5:${port}`, `localhost:${port}`, `[::1]:${port}`, `[::ffff:127.0.0.1]:${port}`, `2130706433:${port}`, `0x7f000001:${port}`, `0177.0.0.1:${port}`];
+  const r = await run(
+    strict,
+    strictKey,
+    `const out = {};
+     for (const t of ${JSON.stringify(targets)}) {
+       try { await fetch('http://' + t + '/echo'); out[t] = 'fetched'; } catch (e) { out[t] = e.name + ': ' + e.message; }
+     }
+     return Response.json(out);`,
+  );
+  assert.is(r.status, 200, r.text);
+  for (const t of targets) assert.match(r.json[t], /^TypeError: fetch to .* refused: .*(loopback|unspecified)/, `${t}: ${r.json[t]}`);
+  assert.is(allowed.seen.length, received, 'nothing reached the server');
+});
+
+test('a redirect from an allowed host to a refused one is refused at that hop; so are other schemes and the platform\'s own hosts', async () => {
+  const received = other.seen.length;
+  const r = await run(
+    h,
+    key,
+    `const out = [];
+     for (const u of ['${allowed.url}/to?url=${encodeURIComponent(`${other.url}/echo`)}', '${other.url}/echo', 'file:///etc/passwd', 'http://x.apps.localhost/', 'http://api.localhost:8787/v0/apps']) {
+       try { await fetch(u); out.push('fetched ' + u); } catch (e) { out.push(e.message); }
+     }
+     return Response.json(out);`,
+  );
+  assert.is(r.status, 200, r.text);
+  assert.match(r.json[0], /fetch to 127\.0\.0\.2 refused: loopback address/);
+  assert.match(r.json[1], /fetch to 127\.0\.0\.2 refused: loopback address/);
+  assert.match(r.json[2], /only http and https/);
+  assert.match(r.json[3], /this platform's own host/);
+  assert.match(r.json[4], /this platform's own host/);
+  assert.is(other.seen.length, received, 'nothing reached the refused server');
+});
+
+test.after(async () => {
+  await h.close();
+  await strict.close();
+  await allowed.close();
+  await other.close();
+});
+test.run();
