@@ -39,6 +39,8 @@ export type HostApi = {
    * settles with the response's JSON meta and its body bytes. `id` names it for `fetchAbort`.
    */
   fetch(id: number, requestJson: string, body?: ArrayBuffer): Promise<[string, ArrayBuffer]>;
+  /** A `crypto.subtle` method run by Node's Web Crypto: args as JSON (bytes `{$b64}`, keys `{$key}`); settles with [result JSON, bytes]. */
+  subtle(method: string, argsJson: string): Promise<[string, ArrayBuffer]>;
   /** Aborts an outbound request begun with `fetch`. */
   fetchAbort(id: number): void;
   /** A platform chunk's install function (guest/chunks/<name>.js), evaluated now; not billed to the app. */
@@ -50,4 +52,13 @@ export type HostApi = {
 export type UrlParts = { href: string; origin: string; protocol: string; username: string; password: string; host: string; hostname: string; port: string; pathname: string; search: string; hash: string };
 
 /** What the prelude hands a chunk's install function. */
-export type ChunkPlatform = { define(name: string, value: unknown): void; load(chunk: string): void };
+export type ChunkPlatform = {
+  define(name: string, value: unknown): void;
+  load(chunk: string): void;
+  /** the prelude's `crypto` object (the subtle chunk gives it `subtle` and the Crypto prototype) */
+  crypto: object;
+  subtle: HostApi['subtle'];
+  b64encode: HostApi['b64encode'];
+  /** what a chunk hands back to the prelude (`subtle`: the SubtleCrypto instance) */
+  provide(name: string, value: unknown): void;
+};

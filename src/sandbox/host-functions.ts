@@ -10,7 +10,8 @@ import type { HostApi, UrlParts } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
 import { platformWork } from './limits.ts';
 import { FetchRefused, OUTBOUND, type OutboundRequest } from './outbound.ts';
-import type { Instance, WorkerState } from './worker-state.ts';
+import { runSubtle, SubtleError } from './subtle.ts';
+import type { Call, Instance, WorkerState } from './worker-state.ts';
 
 type HostFunction = (...args: QuickJSHandle[]) => QuickJSHandle | undefined;
 export type HostTable = { [K in keyof HostApi]: HostFunction };
@@ -39,6 +40,13 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
   };
   const arrayBuffer = (b: Buffer) => ctx.newArrayBuffer(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
   const json = (v: unknown) => ctx.newString(JSON.stringify(v));
+  /** A guest promise settled later by `hooks.settle` (also when the main thread or a worker-side operation answers). */
+  const pending = (call: Call) => {
+    const deferred = ctx.newPromise();
+    const callId = state.nextHostCallId++;
+    state.hostCalls.set(callId, { deferred, inst, call });
+    return { handle: deferred.handle, callId };
+  };
   const withUrl = (make: () => URL) => {
     try {
       return json(urlParts(make()));
@@ -136,9 +144,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       const guestId = ctx.getNumber(id);
       const request = JSON.parse(ctx.getString(requestJson)) as OutboundRequest;
       if (body !== undefined && ctx.typeof(body) !== 'undefined') request.body = new Uint8Array(bytes(body)).buffer;
-      const deferred = ctx.newPromise();
-      const callId = state.nextHostCallId++;
-      state.hostCalls.set(callId, { deferred, inst, call });
+      const { handle, callId } = pending(call);
       const controller = new AbortController();
       o.running.set(guestId, controller);
       const start = () => {
@@ -159,7 +165,17 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       };
       if (o.inFlight < OUTBOUND.maxInFlight) start();
       else o.queue.push(start);
-      return deferred.handle;
+      return handle;
+    },
+    subtle: (method, argsJson) => {
+      const call = inst.current;
+      if (!call || call.done) throw new Error('crypto.subtle is only usable during a call');
+      const { handle, callId } = pending(call);
+      runSubtle(inst, ctx.getString(method), ctx.getString(argsJson)).then(
+        (r) => hooks.settle({ callId, ok: true, value: r.value, bytes: r.bytes }),
+        (err: unknown) => hooks.settle({ callId, ok: false, error: { code: err instanceof SubtleError ? err.domName : 'OperationError', message: (err as Error).message } }),
+      );
+      return handle;
     },
     fetchAbort: (id) => {
       inst.current?.outbound?.running.get(ctx.getNumber(id))?.abort();

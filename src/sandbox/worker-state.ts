@@ -29,6 +29,9 @@ export type Instance = {
   retired?: boolean;
   /** Platform code (a prelude chunk) is running: not interrupted, not billed. */
   platformWork?: boolean;
+  /** `crypto.subtle` keys app code holds, by the id its CryptoKey carries. */
+  keys?: Map<number, import('node:crypto').webcrypto.CryptoKey>;
+  nextKeyId?: number;
 };
 
 /** One invocation in progress. */

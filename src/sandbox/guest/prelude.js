@@ -17,7 +17,16 @@
   // Globals whose implementation is a bundled chunk (guest/chunks/*.js): the chunk is evaluated on
   // first touch of one of its globals (not billed to the app), then defines the real values.
   var loadedChunks = {};
-  var platform = { define: function (name, value) { hide(G, name, value); }, load: function (chunk) { loadChunk(chunk); } };
+  var provided = {};
+  var platform = {
+    define: function (name, value) { hide(G, name, value); },
+    load: function (chunk) { loadChunk(chunk); },
+    provide: function (name, value) { provided[name] = value; },
+    // set below, once they exist
+    crypto: {},
+    subtle: host.subtle,
+    b64encode: host.b64encode,
+  };
   var loadChunk = function (chunk) {
     if (loadedChunks[chunk]) return;
     loadedChunks[chunk] = 'loading';
@@ -47,6 +56,7 @@
   lazy('events', ['Event', 'EventTarget', 'CustomEvent', 'AbortController', 'AbortSignal', 'DOMException']);
   lazy('structured-clone', ['structuredClone']);
   lazy('url-pattern', ['URLPattern']);
+  lazy('subtle', ['CryptoKey', 'SubtleCrypto', 'Crypto']);
   // Strings cross to and from the host as JSON text, so a NUL inside them survives.
   var utf8 = function (s) { return new Uint8Array(host.utf8Encode(JSON.stringify(String(s)))); };
   var utf8Decode = function (buffer, fatal, ignoreBOM) { return JSON.parse(host.utf8Decode(buffer, fatal, ignoreBOM)); };
@@ -169,6 +179,8 @@
     },
     randomUUID: function () { return host.randomUUID(); },
   };
+  platform.crypto = crypto;
+  defineProperty(crypto, 'subtle', { configurable: true, enumerable: true, get: function () { loadChunk('subtle'); return provided.subtle; } });
 
   var timers = new Map();
   var nextTimer = 1;

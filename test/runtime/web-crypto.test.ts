@@ -1,0 +1,150 @@
+/**
+ * crypto.subtle inside the sandbox, checked against Node's own Web Crypto and driven by real
+ * libraries bundled with esbuild as an app would bundle them: jose, hono/jwt and the stripe SDK.
+ */
+import { webcrypto } from 'node:crypto';
+import * as jose from 'jose';
+import Stripe from 'stripe';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { eventsOf, publishServerApp } from '../_lib/apps.ts';
+import { bundleModule } from '../_lib/esbuild.ts';
+import { createHarness, newUser } from '../_lib/harness.ts';
+
+const h = await createHarness();
+const key = (await newUser(h)).api_key;
+
+/** Publishes a module (bundled when it imports packages) and calls it; a failure's message comes along. */
+async function call(source: string, path = '/run', init: { method?: string; body?: string; headers?: Record<string, string> } = {}) {
+  const app = await publishServerApp(h, key, /\bimport\b/.test(source) ? await bundleModule(source) : source);
+  const r = await h.call(init.method ?? 'GET', path, { host: app.host, rawBody: init.body, headers: init.headers });
+  const error = r.status >= 500 ? (await eventsOf(h, key, app.appId, 'runtime.request_error'))[0]?.metadata.error : undefined;
+  return { status: r.status, json: r.body, text: error ? `${r.text} ${error}` : r.text };
+}
+
+const hex = (b: ArrayBuffer | Uint8Array) => Buffer.from(b instanceof ArrayBuffer ? new Uint8Array(b) : b).toString('hex');
+
+test('digests equal Node\'s; HMAC, AES-GCM, ECDSA, Ed25519, RSA-PSS, ECDH, X25519, PBKDF2, HKDF and AES-KW work, and keys cross formats', async () => {
+  const r = await call(`export default { async fetch() {
+    const s = crypto.subtle, te = new TextEncoder(), data = te.encode('hello platform');
+    const hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
+    const out = {};
+    for (const a of ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512']) out[a] = hex(await s.digest(a, data));
+    const hk = await s.importKey('raw', te.encode('k'), { name: 'HMAC', hash: 'SHA-256' }, true, ['sign', 'verify']);
+    const mac = await s.sign('HMAC', hk, data);
+    out.hmac = [hex(mac), await s.verify('HMAC', hk, mac, data), await s.verify('HMAC', hk, mac, te.encode('other'))];
+    const aes = await s.generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt', 'decrypt']);
+    const iv = new Uint8Array(12);
+    const sealed = await s.encrypt({ name: 'AES-GCM', iv }, aes, data);
+    out.aes = { key: hex(await s.exportKey('raw', aes)), sealed: hex(sealed), back: new TextDecoder().decode(await s.decrypt({ name: 'AES-GCM', iv }, aes, sealed)) };
+    const ec = await s.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+    const sig = await s.sign({ name: 'ECDSA', hash: 'SHA-256' }, ec.privateKey, data);
+    out.ecdsa = { jwk: await s.exportKey('jwk', ec.publicKey), sig: hex(sig), ok: await s.verify({ name: 'ECDSA', hash: 'SHA-256' }, ec.publicKey, sig, data), type: ec.privateKey.type, alg: ec.publicKey.algorithm, usages: ec.privateKey.usages };
+    const ed = await s.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']);
+    out.ed25519 = { spki: hex(await s.exportKey('spki', ed.publicKey)), sig: hex(await s.sign('Ed25519', ed.privateKey, data)) };
+    const rsa = await s.generateKey({ name: 'RSA-PSS', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
+    const rsig = await s.sign({ name: 'RSA-PSS', saltLength: 32 }, rsa.privateKey, data);
+    out.rsa = { ok: await s.verify({ name: 'RSA-PSS', saltLength: 32 }, rsa.publicKey, rsig, data), exponent: [...rsa.publicKey.algorithm.publicExponent], pkcs8: (await s.exportKey('pkcs8', rsa.privateKey)).byteLength > 1000 };
+    const a = await s.generateKey({ name: 'ECDH', namedCurve: 'P-384' }, false, ['deriveBits']);
+    const b = await s.generateKey({ name: 'ECDH', namedCurve: 'P-384' }, false, ['deriveBits']);
+    out.ecdh = hex(await s.deriveBits({ name: 'ECDH', public: b.publicKey }, a.privateKey, 384)) === hex(await s.deriveBits({ name: 'ECDH', public: a.publicKey }, b.privateKey, 384));
+    const x1 = await s.generateKey({ name: 'X25519' }, false, ['deriveBits']), x2 = await s.generateKey({ name: 'X25519' }, false, ['deriveBits']);
+    out.x25519 = hex(await s.deriveBits({ name: 'X25519', public: x2.publicKey }, x1.privateKey, 256)) === hex(await s.deriveBits({ name: 'X25519', public: x1.publicKey }, x2.privateKey, 256));
+    const pw = await s.importKey('raw', te.encode('password'), 'PBKDF2', false, ['deriveBits']);
+    out.pbkdf2 = hex(await s.deriveBits({ name: 'PBKDF2', salt: te.encode('salt'), iterations: 1000, hash: 'SHA-256' }, pw, 256));
+    const ikm = await s.importKey('raw', te.encode('ikm'), 'HKDF', false, ['deriveKey']);
+    const derived = await s.deriveKey({ name: 'HKDF', salt: te.encode('s'), info: te.encode('i'), hash: 'SHA-256' }, ikm, { name: 'AES-KW', length: 128 }, true, ['wrapKey', 'unwrapKey']);
+    const wrapped = await s.wrapKey('raw', aes, derived, 'AES-KW');
+    const unwrapped = await s.unwrapKey('raw', wrapped, derived, 'AES-KW', 'AES-GCM', true, ['decrypt']);
+    out.kw = hex(await s.exportKey('raw', unwrapped)) === out.aes.key;
+    let bad = null;
+    try { await s.exportKey('raw', await s.importKey('raw', te.encode('k'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])); } catch (e) { bad = [e.name, e instanceof DOMException]; }
+    out.bad = bad;
+    out.instances = [crypto.subtle instanceof SubtleCrypto, ec.publicKey instanceof CryptoKey, crypto instanceof Crypto];
+    return Response.json(out);
+  } };`);
+  assert.is(r.status, 200, r.text);
+  const o = r.json;
+  const data = new TextEncoder().encode('hello platform');
+  const s = webcrypto.subtle;
+  for (const a of ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512']) assert.is(o[a], hex(await s.digest(a, data)), a);
+  const hk = await s.importKey('raw', new TextEncoder().encode('k'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  assert.equal(o.hmac, [hex(await s.sign('HMAC', hk, data)), true, false]);
+  const aes = await s.importKey('raw', Buffer.from(o.aes.key, 'hex'), 'AES-GCM', false, ['decrypt']);
+  assert.is(Buffer.from(await s.decrypt({ name: 'AES-GCM', iv: new Uint8Array(12) }, aes, Buffer.from(o.aes.sealed, 'hex'))).toString(), 'hello platform', 'Node opens what the sandbox sealed');
+  assert.is(o.aes.back, 'hello platform');
+  const ecPub = await s.importKey('jwk', o.ecdsa.jwk, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+  assert.ok(await s.verify({ name: 'ECDSA', hash: 'SHA-256' }, ecPub, Buffer.from(o.ecdsa.sig, 'hex'), data), 'Node verifies the sandbox\'s ECDSA signature');
+  assert.equal([o.ecdsa.ok, o.ecdsa.type, o.ecdsa.alg, o.ecdsa.usages], [true, 'private', { name: 'ECDSA', namedCurve: 'P-256' }, ['sign']]);
+  const edPub = await s.importKey('spki', Buffer.from(o.ed25519.spki, 'hex'), 'Ed25519', false, ['verify']);
+  assert.ok(await s.verify('Ed25519', edPub, Buffer.from(o.ed25519.sig, 'hex'), data), 'Node verifies the sandbox\'s Ed25519 signature');
+  assert.equal(o.rsa, { ok: true, exponent: [1, 0, 1], pkcs8: true });
+  assert.equal([o.ecdh, o.x25519, o.kw], [true, true, true]);
+  const pw = await s.importKey('raw', new TextEncoder().encode('password'), 'PBKDF2', false, ['deriveBits']);
+  assert.is(o.pbkdf2, hex(await s.deriveBits({ name: 'PBKDF2', salt: new TextEncoder().encode('salt'), iterations: 1000, hash: 'SHA-256' }, pw, 256)));
+  assert.equal(o.bad, ['InvalidAccessError', true]);
+  assert.equal(o.instances, [true, true, true]);
+});
+
+test('jose signs HS256 and ES256 tokens that Node\'s jose verifies, and verifies one Node signed', async () => {
+  const secret = new TextEncoder().encode('a-string-secret-at-least-256-bits-long');
+  const fromNode = await new jose.SignJWT({ from: 'node' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
+  const r = await call(
+    `import * as jose from 'jose';
+     const secret = new TextEncoder().encode('a-string-secret-at-least-256-bits-long');
+     export default { async fetch(request) {
+       const hs = await new jose.SignJWT({ sub: 'u1' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
+       const { publicKey, privateKey } = await jose.generateKeyPair('ES256', { extractable: true });
+       const es = await new jose.SignJWT({ sub: 'u2' }).setProtectedHeader({ alg: 'ES256' }).sign(privateKey);
+       const { payload } = await jose.jwtVerify(new URL(request.url).searchParams.get('t'), secret);
+       return Response.json({ hs, es, jwk: await jose.exportJWK(publicKey), verified: payload.from });
+     } };`,
+    `/run?t=${fromNode}`,
+  );
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.verified, 'node');
+  assert.is((await jose.jwtVerify(r.json.hs, secret)).payload.sub, 'u1');
+  assert.is((await jose.jwtVerify(r.json.es, await jose.importJWK(r.json.jwk, 'ES256'))).payload.sub, 'u2');
+});
+
+test('hono/jwt signs and its middleware verifies', async () => {
+  const r = await call(
+    `import { Hono } from 'hono';
+     import { jwt, sign } from 'hono/jwt';
+     const app = new Hono();
+     app.get('/token', async (c) => c.text(await sign({ sub: 'hono', exp: Math.floor(Date.now() / 1000) + 60 }, 'secret', 'HS256')));
+     app.use('/private/*', jwt({ secret: 'secret', alg: 'HS256' }));
+     app.get('/private/me', (c) => c.json(c.get('jwtPayload')));
+     export default { fetch: (req) => app.fetch(req) };`,
+    '/token',
+  );
+  assert.is(r.status, 200, r.text);
+  const token = r.text;
+  assert.is((await jose.jwtVerify(token, new TextEncoder().encode('secret'))).payload.sub, 'hono');
+});
+
+test("the stripe SDK's constructEventAsync verifies a payload the real SDK signed (SubtleCrypto provider)", async () => {
+  const secret = 'whsec_test_secret';
+  const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'invoice.paid', data: { object: { id: 'in_1' } } });
+  const stripe = new Stripe('sk_test_x');
+  const header = stripe.webhooks.generateTestHeaderString({ payload, secret });
+  const r = await call(
+    `import Stripe from 'stripe';
+     const stripe = new Stripe('sk_test_x', { httpClient: Stripe.createFetchHttpClient() });
+     const provider = Stripe.createSubtleCryptoProvider();
+     export default { async fetch(request) {
+       const body = await request.text();
+       try {
+         const event = await stripe.webhooks.constructEventAsync(body, request.headers.get('stripe-signature'), '${secret}', undefined, provider);
+         return Response.json({ ok: true, type: event.type });
+       } catch (e) { return Response.json({ ok: false, error: e.message }, { status: 400 }); }
+     } };`,
+    '/hook',
+    { method: 'POST', body: payload, headers: { 'stripe-signature': header, 'content-type': 'application/json' } },
+  );
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json, { ok: true, type: 'invoice.paid' });
+});
+
+test.after(() => h.close());
+test.run();
