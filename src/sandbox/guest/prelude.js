@@ -57,6 +57,13 @@
   lazy('structured-clone', ['structuredClone']);
   lazy('url-pattern', ['URLPattern']);
   lazy('subtle', ['CryptoKey', 'SubtleCrypto', 'Crypto']);
+  lazy('streams', ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest', 'ReadableStreamDefaultController',
+    'ReadableByteStreamController', 'WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController', 'TransformStream',
+    'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy', 'TextEncoderStream', 'TextDecoderStream',
+    'CompressionStream', 'DecompressionStream']);
+  lazy('forms', ['Blob', 'File', 'FormData']);
+  // A body may be a stream, a Blob or FormData only if app code made one, so their chunks are loaded by then.
+  var isLoaded = function (chunk) { return loadedChunks[chunk] === 'loaded'; };
   // Strings cross to and from the host as JSON text, so a NUL inside them survives.
   var utf8 = function (s) { return new Uint8Array(host.utf8Encode(JSON.stringify(String(s)))); };
   var utf8Decode = function (buffer, fatal, ignoreBOM) { return JSON.parse(host.utf8Decode(buffer, fatal, ignoreBOM)); };
@@ -226,7 +233,7 @@
 
   // Internal slots of Headers, Request and Response: symbol keys stay out of Object.keys and JSON.stringify,
   // and cost a plain property store (defineProperty per slot was most of a Response's construction).
-  var $map = Symbol('map'), $used = Symbol('used'), $bytes = Symbol('bytes'), $text = Symbol('text'), $url = Symbol('url'), $method = Symbol('method'), $headersJson = Symbol('headersJson'), $headers = Symbol('headers'), $signal = Symbol('signal'), $user = Symbol('user'), $statusText = Symbol('statusText'), $status = Symbol('status'), $redirect = Symbol('redirect'), $redirected = Symbol('redirected');
+  var $map = Symbol('map'), $used = Symbol('used'), $bytes = Symbol('bytes'), $text = Symbol('text'), $url = Symbol('url'), $method = Symbol('method'), $headersJson = Symbol('headersJson'), $headers = Symbol('headers'), $signal = Symbol('signal'), $user = Symbol('user'), $statusText = Symbol('statusText'), $status = Symbol('status'), $redirect = Symbol('redirect'), $redirected = Symbol('redirected'), $source = Symbol('source'), $stream = Symbol('stream');
 
   // ---- Headers --------------------------------------------------------------------------------
   var TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -297,26 +304,57 @@
     }
     var b = bytesOf(body);
     if (b) return b;
-    if (typeof body === 'object' && typeof body.getReader === 'function') throw new TypeError('Streaming bodies are not supported in this runtime; use a string, ArrayBuffer or Uint8Array');
+    if (isLoaded('streams') && provided.isStream(body)) return body;
+    if (isLoaded('forms') && provided.isBlob(body)) {
+      if (body.type && !headers.has('content-type')) headers.set('content-type', body.type);
+      return provided.blobBytes(body).slice();
+    }
+    if (isLoaded('forms') && provided.isForm(body)) {
+      var form = provided.encodeForm(body);
+      headers.set('content-type', form.type);
+      return form.bytes;
+    }
     return utf8(String(body));
   };
+  /** Sets a body from `extract`: bytes, or a stream read when the body is consumed. */
+  var setBody = function (target, body) {
+    if (body && !(body instanceof Uint8Array)) { target[$source] = body; target[$bytes] = null; }
+    else target[$bytes] = body;
+  };
+  var MAX_STREAM_BODY = 16 * 1024 * 1024;
   var BodyMixin = {
     _take: function () {
-      if (this[$used]) return Promise.reject(new TypeError('Body has already been consumed'));
+      if (this[$used] || (this[$stream] && this[$stream].locked)) return Promise.reject(new TypeError('Body has already been consumed'));
       this[$used] = true;
+      if (this[$source]) return provided.readAll(this[$source], MAX_STREAM_BODY);
       return Promise.resolve(this[$bytes] || new Uint8Array(0));
     },
     arrayBuffer: function () { return this._take().then(function (b) { return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength); }); },
     bytes: function () { return this._take().then(function (b) { return new Uint8Array(b); }); },
     text: function () { return this._take().then(function (b) { return utf8Decode(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength), false, false); }); },
     json: function () { return this.text().then(JSON.parse); },
-    formData: function () { return Promise.reject(new TypeError('formData() is not supported in this runtime; parse the text() body instead')); },
-    blob: function () { return Promise.reject(new TypeError('blob() is not supported in this runtime; use arrayBuffer()')); },
+    formData: function () {
+      loadChunk('forms');
+      var type = this.headers.get('content-type');
+      return this._take().then(function (b) { return provided.parseForm(b, type); });
+    },
+    blob: function () {
+      loadChunk('forms');
+      var type = this.headers.get('content-type') || '';
+      return this._take().then(function (b) { return provided.newBlob(b, type); });
+    },
+  };
+  /** The body as a ReadableStream: the app's own stream, or one made (once) of the bytes. */
+  var bodyStream = function (target, bytes) {
+    if (target[$source]) return target[$source];
+    if (!bytes || !bytes.length) return null;
+    if (!target[$stream]) { loadChunk('streams'); target[$stream] = provided.streamOf(bytes); }
+    return target[$stream];
   };
   var mixBody = function (C) {
     for (var k of Object.keys(BodyMixin)) hide(C.prototype, k, BodyMixin[k]);
     Object.defineProperty(C.prototype, 'bodyUsed', { get: function () { return !!this[$used]; }, configurable: true });
-    Object.defineProperty(C.prototype, 'body', { get: function () { return this[$bytes] && this[$bytes].length ? this[$bytes] : null; }, configurable: true });
+    Object.defineProperty(C.prototype, 'body', { get: function () { return bodyStream(this, this[$bytes]); }, configurable: true });
   };
 
   var METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];
@@ -331,9 +369,9 @@
       this[$url] = parsed.toString();
       this[$method] = method;
       this[$headers] = new Headers(init.headers !== undefined ? init.headers : src ? src.headers : undefined);
-      var body = init.body !== undefined ? extract(init.body, this[$headers]) : src ? src[$bytes] : null;
+      var body = init.body !== undefined ? extract(init.body, this[$headers]) : src ? src[$source] || src[$bytes] : null;
       if (body && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body');
-      this[$bytes] = body;
+      setBody(this, body);
       this[$used] = false;
       this[$signal] = init.signal || (src ? src.signal : null) || { aborted: false, addEventListener: function () {}, removeEventListener: function () {} };
       var redirect = init.redirect !== undefined ? String(init.redirect) : src ? src.redirect : 'follow';
@@ -348,7 +386,12 @@
     }
     get signal() { return this[$signal]; }
     get redirect() { return this[$redirect] || 'follow'; }
-    clone() { if (this[$used]) throw new TypeError('Body has already been consumed'); return new Request(this); }
+    clone() {
+      if (this[$used]) throw new TypeError('Body has already been consumed');
+      var copy = new Request(this);
+      if (this[$source]) { var two = this[$source].tee(); this[$source] = two[0]; copy[$source] = two[1]; }
+      return copy;
+    }
   }
   mixBody(Request);
 
@@ -387,7 +430,7 @@
         if (!this[$headers].has('content-type')) this[$headers].set('content-type', 'text/plain;charset=UTF-8');
         this[$text] = body;
         this[$bytes] = null;
-      } else this[$bytes] = extract(body, this[$headers]);
+      } else setBody(this, extract(body, this[$headers]));
       this[$used] = false;
     }
     static json(data, init) {
@@ -408,7 +451,15 @@
     get redirected() { return !!this[$redirected]; }
     get type() { return 'default'; }
     get url() { return this[$url] || ''; }
-    clone() { if (this[$used]) throw new TypeError('Body has already been consumed'); return new Response(this[$text] !== undefined ? this[$text] : this[$bytes], { status: this[$status], statusText: this[$statusText], headers: this[$headers] }); }
+    clone() {
+      if (this[$used]) throw new TypeError('Body has already been consumed');
+      var body = this[$text] !== undefined ? this[$text] : this[$bytes];
+      if (this[$source]) { var two = this[$source].tee(); this[$source] = two[0]; body = two[1]; }
+      var copy = new Response(body, { status: this[$status], statusText: this[$statusText], headers: this[$headers] });
+      copy[$url] = this[$url];
+      copy[$redirected] = this[$redirected];
+      return copy;
+    }
   }
   mixBody(Response);
   // Text bodies are encoded only when app code reads them back.
@@ -417,7 +468,13 @@
     if (this[$text] !== undefined && this[$bytes] === null && !this[$used]) this[$bytes] = utf8(this[$text]);
     return takeBytes.call(this);
   });
-  Object.defineProperty(Response.prototype, 'body', { get: function () { var b = this[$text] !== undefined ? this[$text] : this[$bytes]; return b && b.length ? (typeof b === 'string' ? utf8(b) : b) : null; }, configurable: true });
+  Object.defineProperty(Response.prototype, 'body', {
+    get: function () {
+      if (this[$text] !== undefined && this[$bytes] === null && !this[$source]) this[$bytes] = utf8(this[$text]);
+      return bodyStream(this, this[$bytes]);
+    },
+    configurable: true,
+  });
 
   // ---- fetch: carried out by the host (its checks, limits and redirects), settled here ---------
   var NULL_BODY = [101, 103, 204, 205, 304];
@@ -430,6 +487,13 @@
       var id = ++fetchIds;
       var headers = [];
       req.headers.forEach(function (v, n) { headers.push([n, v]); });
+      if (req[$source]) {
+        // a stream body goes out whole
+        var source = req[$source];
+        req[$source] = null;
+        provided.readAll(source, MAX_STREAM_BODY).then(function (bytes) { req[$bytes] = bytes; resolve(fetch(req, init && init.signal ? { signal: init.signal } : undefined)); }, reject);
+        return;
+      }
       var b = req[$bytes];
       var body = b && b.length ? b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) : undefined;
       var onAbort = function () { host.fetchAbort(id); reject(signal.reason); };
@@ -559,6 +623,12 @@
   });
   var toResult = function (res) {
     if (!(res instanceof Response)) throw new TypeError('fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')');
+    // a stream body is read to its end first (streaming it to the visitor is not there yet)
+    if (res[$source]) {
+      var source = res[$source];
+      res[$source] = null;
+      return provided.readAll(source, MAX_STREAM_BODY).then(function (b) { res[$bytes] = b; return toResult(res); });
+    }
     // Straight from the header map (the host does not need them sorted); set-cookie stays one entry each.
     var out = [];
     for (var e of res[$headers][$map]) {

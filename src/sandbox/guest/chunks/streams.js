@@ -1,0 +1,114 @@
+// Streams: the WHATWG streams from web-streams-polyfill (readable with BYOB readers, writable,
+// transform, queuing strategies); TextEncoderStream and TextDecoderStream on top of them; and
+// CompressionStream/DecompressionStream (gzip, deflate, deflate-raw) with fflate's streaming codecs.
+import {
+  ByteLengthQueuingStrategy, CountQueuingStrategy, ReadableByteStreamController, ReadableStream, ReadableStreamBYOBReader,
+  ReadableStreamBYOBRequest, ReadableStreamDefaultController, ReadableStreamDefaultReader, TransformStream,
+  TransformStreamDefaultController, WritableStream, WritableStreamDefaultController, WritableStreamDefaultWriter,
+} from 'web-streams-polyfill';
+import { Deflate, Gunzip, Gzip, Inflate, Unzlib, Zlib } from 'fflate';
+
+/** How many bytes at the end of `b` begin a UTF-8 sequence that is not complete yet. */
+function incompleteTail(b) {
+  for (let back = 1; back <= Math.min(3, b.length); back++) {
+    const c = b[b.length - back];
+    if ((c & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+class TextEncoderStream {
+  constructor() {
+    const encoder = new TextEncoder();
+    const t = new TransformStream({ transform: (chunk, c) => { const b = encoder.encode(String(chunk)); if (b.length) c.enqueue(b); } });
+    this.readable = t.readable;
+    this.writable = t.writable;
+  }
+  get encoding() { return 'utf-8'; }
+}
+
+class TextDecoderStream {
+  constructor(label = 'utf-8', options = {}) {
+    const decoder = new TextDecoder(label, options);
+    let pending = new Uint8Array(0);
+    const t = new TransformStream({
+      transform: (chunk, c) => {
+        const view = chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        const all = new Uint8Array(pending.length + view.length);
+        all.set(pending);
+        all.set(view, pending.length);
+        const keep = incompleteTail(all);
+        pending = all.slice(all.length - keep);
+        const text = decoder.decode(all.subarray(0, all.length - keep));
+        if (text) c.enqueue(text);
+      },
+      flush: (c) => {
+        if (pending.length) {
+          if (decoder.fatal) throw new TypeError('TextDecoderStream: the stream ended inside a UTF-8 sequence');
+          c.enqueue(decoder.decode(pending));
+        }
+      },
+    });
+    this.encoding = 'utf-8';
+    this.fatal = decoder.fatal;
+    this.ignoreBOM = decoder.ignoreBOM;
+    this.readable = t.readable;
+    this.writable = t.writable;
+  }
+}
+
+const CODECS = { gzip: [Gzip, Gunzip], deflate: [Zlib, Unzlib], 'deflate-raw': [Deflate, Inflate] };
+function codecStream(format, index, name) {
+  const pair = CODECS[format];
+  if (!pair) throw new TypeError(`${name}: unsupported format "${format}" (gzip, deflate or deflate-raw)`);
+  let controller;
+  const codec = new pair[index]((data) => { if (data.length) controller.enqueue(data); });
+  return new TransformStream({
+    start: (c) => { controller = c; },
+    transform: (chunk) => {
+      const view = chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : null;
+      if (!view) throw new TypeError(`${name}: chunks must be ArrayBuffers or typed arrays`);
+      codec.push(view.slice(), false);
+    },
+    flush: () => { codec.push(new Uint8Array(0), true); },
+  });
+}
+class CompressionStream {
+  constructor(format) { const t = codecStream(format, 0, 'CompressionStream'); this.readable = t.readable; this.writable = t.writable; }
+}
+class DecompressionStream {
+  constructor(format) { const t = codecStream(format, 1, 'DecompressionStream'); this.readable = t.readable; this.writable = t.writable; }
+}
+
+export default function install(platform) {
+  const all = {
+    ByteLengthQueuingStrategy, CountQueuingStrategy, ReadableByteStreamController, ReadableStream, ReadableStreamBYOBReader,
+    ReadableStreamBYOBRequest, ReadableStreamDefaultController, ReadableStreamDefaultReader, TransformStream,
+    TransformStreamDefaultController, WritableStream, WritableStreamDefaultController, WritableStreamDefaultWriter,
+    TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream,
+  };
+  for (const [name, value] of Object.entries(all)) platform.define(name, value);
+  // for bodies: a stream of these bytes, and all of a stream's bytes
+  platform.provide('streamOf', (bytes) => new ReadableStream({ type: 'bytes', start(c) { if (bytes && bytes.length) c.enqueue(bytes.slice()); c.close(); } }));
+  platform.provide('isStream', (v) => v instanceof ReadableStream);
+  platform.provide('readAll', async (stream, max) => {
+    const reader = stream.getReader();
+    const chunks = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const b = typeof value === 'string' ? new TextEncoder().encode(value) : value instanceof ArrayBuffer ? new Uint8Array(value) : ArrayBuffer.isView(value) ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : null;
+      if (!b) throw new TypeError('a body stream must yield bytes (Uint8Array)');
+      size += b.length;
+      if (size > max) { reader.cancel(); throw new TypeError(`a body stream is larger than ${max} bytes`); }
+      chunks.push(b);
+    }
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const c of chunks) { out.set(c, at); at += c.length; }
+    return out;
+  });
+}
