@@ -41,6 +41,8 @@ export type HostApi = {
   fetch(id: number, requestJson: string, body?: ArrayBuffer): Promise<[string, ArrayBuffer]>;
   /** A `crypto.subtle` method run by Node's Web Crypto: args as JSON (bytes `{$b64}`, keys `{$key}`); settles with [result JSON, bytes]. */
   subtle(method: string, argsJson: string): Promise<[string, ArrayBuffer]>;
+  /** An Intl request (kind, locales, options, method, args as JSON) answered by Node's ICU: `{value}` or `{error}` as JSON. */
+  intl(requestJson: string): string;
   /** Aborts an outbound request begun with `fetch`. */
   fetchAbort(id: number): void;
   /** A platform chunk's install function (guest/chunks/<name>.js), evaluated now; not billed to the app. */
@@ -59,6 +61,7 @@ export type ChunkPlatform = {
   crypto: object;
   subtle: HostApi['subtle'];
   b64encode: HostApi['b64encode'];
+  intl: HostApi['intl'];
   /** what a chunk hands back to the prelude (`subtle`: the SubtleCrypto instance) */
   provide(name: string, value: unknown): void;
 };

@@ -10,6 +10,7 @@ import type { HostApi, UrlParts } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
 import { platformWork } from './limits.ts';
 import { FetchRefused, OUTBOUND, type OutboundRequest } from './outbound.ts';
+import { answerIntl } from './intl.ts';
 import { runSubtle, SubtleError } from './subtle.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
 
@@ -177,6 +178,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       );
       return handle;
     },
+    intl: (request) => ctx.newString(answerIntl(ctx.getString(request))),
     fetchAbort: (id) => {
       inst.current?.outbound?.running.get(ctx.getNumber(id))?.abort();
       return ctx.undefined;

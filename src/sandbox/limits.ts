@@ -36,6 +36,7 @@ export function installInterrupt(inst: Instance): void {
  * to the app: it is not interrupted, and its time is taken off the call's CPU.
  */
 export function platformWork<T>(inst: Instance, fn: () => T): T {
+  if (inst.platformWork) return fn(); // nested (a chunk loading another): the outer one takes the time off
   const started = performance.now();
   inst.platformWork = true;
   try {

@@ -9,11 +9,10 @@
  * `host-api.ts`), `limits.ts` (CPU segments, memory cap, failure kinds). This file is the message
  * loop and the boot.
  */
-import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import { createCalls } from './calls.ts';
-import { guestChunks } from './guest/build.ts';
+import { guestCode } from './guest/build.ts';
 import { createOutbound, type FetchPolicy } from './outbound.ts';
 import { Outbox } from './outbox.ts';
 import type { WorkerInbound, WorkerOutbound } from './protocol.ts';
@@ -32,8 +31,7 @@ const state: WorkerState = {
   wasmMemory,
   shared: new Float64Array(workerData.state as SharedArrayBuffer),
   maxInstances: workerData.maxInstances as number,
-  prelude: readFileSync(new URL('./guest/prelude.js', import.meta.url), 'utf8'),
-  chunks: await guestChunks(),
+  ...(await guestCode()),
   /**
    * Outgoing messages cross in one batch per event-loop turn. The batch is sent early, before guest
    * code of another release runs, so a guest that gets this worker terminated can only take its own

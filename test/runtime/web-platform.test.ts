@@ -173,5 +173,34 @@ test("CompressionStream's gzip is what Node's zlib inflates; DecompressionStream
   assert.is(r.json.opened, 'from node from node ');
 });
 
+test('Intl and the locale methods answer exactly as Node does, for a table of locales', async () => {
+  const table = `(L) => ({
+    number: (1234567.891).toLocaleString(L),
+    big: (12345678901234567890n).toLocaleString(L),
+    currency: new Intl.NumberFormat(L, { style: 'currency', currency: 'EUR' }).format(1234.5),
+    unit: new Intl.NumberFormat(L, { style: 'unit', unit: 'kilometer-per-hour' }).format(88),
+    compact: Intl.NumberFormat(L, { notation: 'compact' }).format(1234567),
+    date: new Intl.DateTimeFormat(L, { dateStyle: 'full', timeStyle: 'long', timeZone: 'Asia/Tokyo' }).format(new Date(Date.UTC(2026, 10, 24, 12, 0, 0))),
+    dateParts: new Intl.DateTimeFormat(L, { timeZone: 'America/New_York' }).formatToParts(new Date(Date.UTC(2026, 0, 2))).map((p) => p.type),
+    toLocale: [new Date(Date.UTC(2026, 0, 2, 3, 4, 5)).toLocaleString(L, { timeZone: 'UTC' }), new Date(0).toLocaleDateString(L, { timeZone: 'UTC' }), new Date(0).toLocaleTimeString(L, { timeZone: 'UTC' })],
+    plural: [0, 1, 2, 5].map((n) => new Intl.PluralRules(L).select(n)),
+    relative: new Intl.RelativeTimeFormat(L, { numeric: 'auto' }).format(-1, 'day'),
+    list: new Intl.ListFormat(L, { type: 'conjunction' }).format(['a', 'b', 'c']),
+    sorted: ['ä', 'a', 'z', 'Z', 'é'].sort(new Intl.Collator(L).compare),
+    compare: 'a'.localeCompare('B', L, { sensitivity: 'base' }),
+    words: [...new Intl.Segmenter(L, { granularity: 'word' }).segment('Hello, world!')].filter((s) => s.isWordLike).map((s) => s.segment),
+    region: new Intl.DisplayNames(L, { type: 'region' }).of('JP'),
+    resolved: new Intl.NumberFormat(L).resolvedOptions().locale,
+  })`;
+  const locales = ['en-US', 'de-DE', 'fr-FR', 'ja-JP', 'ar-EG', 'hi-IN', 'pt-BR', 'zh-CN'];
+  const r = await run(`const f = ${table}; let bad = null; try { new Intl.NumberFormat('en', { style: 'currency' }); } catch (e) { bad = e.constructor.name; }
+    return Response.json({ rows: ${JSON.stringify(locales)}.map(f), bad, canonical: Intl.getCanonicalLocales('EN-us') });`);
+  assert.is(r.status, 200, r.text);
+  const f = new Function(`return ${table}`)() as (l: string) => unknown;
+  assert.equal(r.json.rows, JSON.parse(JSON.stringify(locales.map(f))));
+  assert.is(r.json.bad, 'TypeError');
+  assert.equal(r.json.canonical, ['en-US']);
+});
+
 test.after(() => h.close());
 test.run();

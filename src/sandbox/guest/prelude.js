@@ -26,6 +26,7 @@
     crypto: {},
     subtle: host.subtle,
     b64encode: host.b64encode,
+    intl: host.intl,
   };
   var loadChunk = function (chunk) {
     if (loadedChunks[chunk]) return;
@@ -62,6 +63,15 @@
     'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy', 'TextEncoderStream', 'TextDecoderStream',
     'CompressionStream', 'DecompressionStream']);
   lazy('forms', ['Blob', 'File', 'FormData']);
+  lazy('intl', ['Intl']);
+  // The built-ins' locale methods answer as Node's do (QuickJS has no locale data).
+  var toLocale = function (method, args, locales, options) { loadChunk('intl'); return provided.toLocale(method, args, locales, options); };
+  hide(Number.prototype, 'toLocaleString', function (l, o) { return toLocale('number', [Number(this)], l, o); });
+  hide(BigInt.prototype, 'toLocaleString', function (l, o) { return toLocale('number', [BigInt(this)], l, o); });
+  hide(Date.prototype, 'toLocaleString', function (l, o) { return toLocale('date', [this], l, o); });
+  hide(Date.prototype, 'toLocaleDateString', function (l, o) { return toLocale('dateOnly', [this], l, o); });
+  hide(Date.prototype, 'toLocaleTimeString', function (l, o) { return toLocale('time', [this], l, o); });
+  hide(String.prototype, 'localeCompare', function (that, l, o) { return toLocale('compare', [String(this), String(that)], l, o); });
   // A body may be a stream, a Blob or FormData only if app code made one, so their chunks are loaded by then.
   var isLoaded = function (chunk) { return loadedChunks[chunk] === 'loaded'; };
   // Strings cross to and from the host as JSON text, so a NUL inside them survives.
