@@ -196,6 +196,15 @@ export interface SecretsKeyCheckTable {
   created_at: Timestamp;
 }
 
+export interface UsageCountersTable {
+  app_id: string;
+  /** a UTC day; written as 'YYYY-MM-DD' */
+  day: ColumnType<Date, string, string>;
+  metric: string;
+  /** bigint: read as text */
+  value: ColumnType<string, number, number>;
+}
+
 export interface Database {
   users: UsersTable;
   accounts: AccountsTable;
@@ -226,6 +235,7 @@ export interface Database {
   device_authorizations: DeviceAuthorizationsTable;
   abuse_counters: AbuseCountersTable;
   secrets_key_check: SecretsKeyCheckTable;
+  usage_counters: UsageCountersTable;
 }
 
 export interface WebhookDeliveriesTable {

@@ -8,6 +8,7 @@ import { hostCallsFor } from './host-calls.ts';
 import { sandboxFlags, type ReleaseView, type RuntimeCaches } from '../releases/live.ts';
 import type { SandboxPool } from '../sandbox/pool.ts';
 import type { Invocation, InvocationResult } from '../sandbox/protocol.ts';
+import { addUsage } from '../usage/counters.ts';
 
 export type ReleaseServices = { caches: RuntimeCaches; sandbox: () => SandboxPool };
 
@@ -27,7 +28,7 @@ export type ReleaseCall = {
 
 export async function invokeRelease(deps: Deps, services: ReleaseServices, call: ReleaseCall): Promise<InvocationResult> {
   const { app, release } = call;
-  return services.sandbox().invoke({
+  const result = await services.sandbox().invoke({
     handler: call.handler,
     flags: sandboxFlags(release),
     ...(call.event === undefined ? {} : { event: call.event }),
@@ -40,4 +41,13 @@ export async function invokeRelease(deps: Deps, services: ReleaseServices, call:
     ...(call.handler === 'job' || call.handler === 'webhook' ? { limits: { wallMs: deps.config.sandbox.backgroundWallMs } } : {}),
     onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId: call.requestId }),
   });
+  countOutbound(deps, app.appId, result.fetches);
+  void result.response?.streamEnd?.then((end) => countOutbound(deps, app.appId, end.fetches));
+  return result;
+}
+
+/** Adds a call's outbound requests to the app's usage (not waited for: counting never slows an answer). */
+function countOutbound(deps: Deps, appId: string, n: number | undefined): void {
+  if (!n) return;
+  addUsage(deps.db, appId, 'outbound.requests', n).catch((err) => deps.log.error('could not count outbound requests', { app_id: appId, error: String(err) }));
 }

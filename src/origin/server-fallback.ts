@@ -27,6 +27,7 @@ const KIND_MESSAGES: Record<string, string> = {
   timeout: 'The server handler ran past its time limit.',
   memory: 'The server handler ran out of memory.',
   stack: 'The server handler overflowed its stack.',
+  stream_too_large: 'The response stream grew past its size limit.',
   load: 'The server module failed to load.',
   'no-handler': 'The server module has no fetch() handler.',
   killed: 'The sandbox running the handler was stopped.',
@@ -42,6 +43,38 @@ export function runtimeErrorResponse(status: number, requestId: string): Respons
     status,
     headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId },
   });
+}
+
+/**
+ * A streamed answer goes to the visitor as the app produces it; what the app logged, and a failure
+ * after the head went out (the stream threw, ran past its limits, or its worker stopped), are
+ * recorded when it ends. A visitor who goes away cancels it, which is not a failure.
+ */
+function streamed(
+  deps: Deps,
+  base: Pick<NewEvent, 'app_id' | 'account_id' | 'release_id' | 'request_id'>,
+  req: Request,
+  requestUrl: string,
+  answer: NonNullable<InvocationResult['response']>,
+  requestId: string,
+): Response {
+  const headers = scrubResponseHeaders(answer.headers, requestId);
+  const noBody = req.method === 'HEAD' || answer.status === 204 || answer.status === 304;
+  if (noBody) void answer.stream!.cancel().catch(() => {});
+  void answer.streamEnd!.then(async (end) => {
+    const events = logEvents(base, end.logs);
+    if (!end.ok && end.error) {
+      events.push({
+        ...base,
+        type: 'runtime.request_error',
+        severity: 'error',
+        message: `${KIND_MESSAGES[end.error.kind] ?? 'The server handler failed.'} The response had started streaming; it was cut off.`,
+        metadata: { kind: end.error.kind, method: req.method, path: new URL(requestUrl).pathname, status: answer.status, streamed: true, bytes: end.bytes ?? null, error: end.error.message, stack: end.error.stack?.slice(0, 4000) ?? null, cpu_ms: end.cpuMs ?? null },
+      });
+    }
+    if (events.length) await recordEvents(deps.db, events).catch((err) => deps.log.error('could not record runtime events', { error: String(err), app_id: base.app_id }));
+  });
+  return new Response(noBody ? null : answer.stream!, { status: answer.status, headers });
 }
 
 export async function runServerFallback(
@@ -76,9 +109,10 @@ export async function runServerFallback(
     return r;
   }
   const base = { app_id: app.appId, account_id: app.accountId, release_id: release.releaseId, request_id: input.requestId };
+  const problem = result.ok && result.response ? badResponse(result.response) : null;
+  if (result.ok && result.response?.stream && !problem) return streamed(deps, base, req, requestUrl, result.response, input.requestId);
   const events: NewEvent[] = logEvents(base, result.logs);
   let response: Response;
-  const problem = result.ok && result.response ? badResponse(result.response) : null;
   if (result.ok && result.response && !problem && result.response.status < 500) {
     const headers = scrubResponseHeaders(result.response.headers, input.requestId);
     const noBody = req.method === 'HEAD' || result.response.status === 204 || result.response.status === 304;

@@ -4,9 +4,9 @@
  * answer (result, or failure of a kind). Every answer is redacted of the app's secrets first.
  */
 import type { QuickJSHandle } from 'quickjs-emscripten';
-import type { FailureKind, Invocation, InvocationResult, WorkerInbound } from './protocol.ts';
+import { MAX_STREAMED_BYTES, type FailureKind, type Invocation, type InvocationResult, type WorkerInbound } from './protocol.ts';
 import { createInstances } from './instances.ts';
-import { errorText, failureKind, isPoison, overMemoryCap, segment } from './limits.ts';
+import { errorText, failureKind, isPoison, JobFailure, overMemoryCap, runJobs, segment } from './limits.ts';
 import { redactLog, scrubString, secretForms } from './redact.ts';
 import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
 
@@ -15,6 +15,8 @@ type Answer = { status: number; headers: [string, string][] };
 
 export function createCalls(state: WorkerState) {
   const instances = createInstances(state, { fireTimer, settle: hostResult });
+  /** Calls whose answer is streaming, by invocation id. */
+  const streams = new Map<number, Call>();
   const newCall = (inv: Invocation): Call => ({ inv, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false });
 
   function finish(call: Call, result: InvocationResult, transfer: ArrayBuffer[] = []): void {
@@ -37,6 +39,13 @@ export function createCalls(state: WorkerState) {
     }
     result.cpuMs = Math.round(call.cpuUsedMs * 100) / 100;
     if (state.poisoned) result.poisoned = true;
+    if (call.stream) {
+      // its head went out already: what is left is how it ended
+      streams.delete(call.inv.id);
+      const { ok, error, logs, cpuMs, fetches, poisoned } = result;
+      state.outbox.push({ t: 'end', id: call.inv.id, end: { ok, error, logs, cpuMs, fetches, poisoned, bytes: call.stream.bytes } }, [], call.inv.release.releaseId);
+      return;
+    }
     state.outbox.push({ t: 'result', id: call.inv.id, result }, transfer, call.inv.release.releaseId);
   }
 
@@ -48,6 +57,12 @@ export function createCalls(state: WorkerState) {
     // The WASM module itself is fine: only this instance goes, and its memory is returned.
     instances.retire(inst);
     finish(call, { ok: false, error: { kind: 'memory', message: over } });
+  }
+
+  /** A segment threw: guest code that failed beyond its promises (a JobFailure) is the app's failure; anything else is a crash. */
+  function failGuest(inst: Instance, call: Call, err: unknown): void {
+    if (err instanceof JobFailure) return failCall(inst, call, 'exception', err.message, err.guestStack);
+    failCall(inst, call, 'crash', (err as Error).message);
   }
 
   function failCall(inst: Instance | undefined, call: Call, kind: FailureKind, message: string, stack?: string): void {
@@ -94,10 +109,10 @@ export function createCalls(state: WorkerState) {
           using e = ctx.newError({ name: 'PlatformError', message: JSON.stringify(msg.error ?? { code: 'internal_error', message: 'failed' }) });
           deferred.reject(e);
         }
-        inst.runtime.executePendingJobs();
+        runJobs(inst);
       });
     } catch (err) {
-      return failCall(inst, call, 'crash', (err as Error).message);
+      return failGuest(inst, call, err);
     }
     call.settle?.();
   }
@@ -112,7 +127,7 @@ export function createCalls(state: WorkerState) {
       using arg = ctx.newNumber(id);
       const r = segment(state, inst, t.call, () => {
         const res = ctx.callFunction(fire, ctx.undefined, arg);
-        inst.runtime.executePendingJobs();
+        runJobs(inst);
         return res;
       });
       if (r.error) {
@@ -124,7 +139,7 @@ export function createCalls(state: WorkerState) {
       }
       r.value.dispose();
     } catch (err) {
-      return failCall(inst, t.call, 'crash', (err as Error).message);
+      return failGuest(inst, t.call, err);
     }
     t.call.settle?.();
   }
@@ -141,23 +156,33 @@ export function createCalls(state: WorkerState) {
     instances.disposeIfRetired(inst);
   }
 
-  /** Turns the guest's settled answer into the call's result. */
-  function answer(inst: Instance, call: Call): (value: QuickJSHandle) => void {
+  /** Turns the guest's settled answer into the call's result; for a streamed answer, sends its head and gives the guest's stream id. */
+  function answer(inst: Instance, call: Call): (value: QuickJSHandle) => number | undefined {
     const ctx = inst.context;
     return (value) => {
       if (ctx.typeof(value) === 'string') {
         const a = JSON.parse(ctx.getString(value)) as Answer & { text: string };
-        return succeed(inst, call, { ok: true, response: { status: a.status, headers: a.headers, text: a.text } });
+        succeed(inst, call, { ok: true, response: { status: a.status, headers: a.headers, text: a.text } });
+        return undefined;
       }
       using missingH = ctx.getProp(value, 'missing');
       if (ctx.dump(missingH) === true) {
         inst.inflight--;
-        return finish(call, { ok: false, error: { kind: 'no-handler', message: `the server module has no ${call.inv.handler}() handler` } });
+        finish(call, { ok: false, error: { kind: 'no-handler', message: `the server module has no ${call.inv.handler}() handler` } });
+        return undefined;
       }
       using metaH = ctx.getProp(value, 'meta');
       using bodyH = ctx.getProp(value, 'body');
       using textH = ctx.getProp(value, 'text');
+      using streamH = ctx.getProp(value, 'stream');
       const response = JSON.parse(ctx.getString(metaH)) as Answer;
+      if (ctx.typeof(streamH) === 'number') {
+        // the head goes now; the body follows chunk by chunk as the visitor pulls (pump)
+        call.stream = { pulls: 0, cancelled: false, bytes: 0 };
+        streams.set(call.inv.id, call);
+        state.outbox.push({ t: 'result', id: call.inv.id, result: { ok: true, response: { status: response.status, headers: response.headers, streaming: true } } }, [], call.inv.release.releaseId);
+        return ctx.getNumber(streamH);
+      }
       let out: ArrayBuffer | undefined;
       let text: string | undefined;
       if (ctx.typeof(textH) === 'string') text = JSON.parse(ctx.getString(textH)) as string;
@@ -166,7 +191,95 @@ export function createCalls(state: WorkerState) {
         out = lt.value.slice().buffer;
       }
       succeed(inst, call, { ok: true, response: { status: response.status, headers: response.headers, body: out, text } }, out ? [out] : []);
+      return undefined;
     };
+  }
+
+  /** Waits for a guest promise: timers and host answers run segments meanwhile and call `settle`. Undefined once the call is over. */
+  async function settleGuest(inst: Instance, call: Call, promise: QuickJSHandle): Promise<{ value: QuickJSHandle } | { error: { message: string; stack?: string } } | undefined> {
+    const ctx = inst.context;
+    for (;;) {
+      if (call.done) {
+        promise.dispose();
+        return undefined;
+      }
+      const p = ctx.getPromiseState(promise);
+      if (p.type === 'pending') {
+        await new Promise<void>((resolve) => (call.settle = resolve));
+        call.settle = undefined;
+        continue;
+      }
+      // For a plain (non-promise) result, p.value is the same handle: dispose it only once.
+      if (!(p.type === 'fulfilled' && p.notAPromise)) promise.dispose();
+      if (p.type === 'rejected') {
+        const e = errorText(ctx, p.error);
+        p.error.dispose();
+        return { error: e };
+      }
+      return { value: p.value };
+    }
+  }
+
+  /** Calls a guest function of the prelude with one number in a segment; the returned handle is the caller's. */
+  function callGuest(inst: Instance, call: Call, name: string, n: number) {
+    const ctx = inst.context;
+    using fn = ctx.getProp(ctx.global, name);
+    using arg = ctx.newNumber(n);
+    return segment(state, inst, call, () => {
+      const r = ctx.callFunction(fn, ctx.undefined, arg);
+      runJobs(inst);
+      return r;
+    });
+  }
+
+  /**
+   * Sends a streamed answer's body: one guest chunk per pull from the pool (so a slow visitor holds
+   * the guest back instead of filling memory), until the stream ends, fails, grows past its cap,
+   * the visitor goes away (the app's `cancel` runs) or the call's wall-clock limit ends it.
+   */
+  async function pump(inst: Instance, call: Call, streamId: number): Promise<void> {
+    const ctx = inst.context;
+    const s = call.stream!;
+    for (;;) {
+      while (!call.done && !s.cancelled && s.pulls === 0) {
+        await new Promise<void>((resolve) => {
+          s.wake = resolve;
+          call.settle = resolve; // the wall-clock limit wakes it too
+        });
+        s.wake = call.settle = undefined;
+      }
+      if (call.done) return;
+      const cancelling = s.cancelled;
+      if (!cancelling) s.pulls--;
+      const started = callGuest(inst, call, cancelling ? '__cancel' : '__pull', streamId);
+      if (started.error) {
+        const e = errorText(ctx, started.error);
+        started.error.dispose();
+        return failCall(inst, call, 'exception', e.message, e.stack);
+      }
+      const outcome = await settleGuest(inst, call, started.value);
+      if (!outcome) return;
+      if ('error' in outcome) return cancelling ? succeed(inst, call, { ok: true }) : failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
+      using value = outcome.value;
+      if (cancelling) return succeed(inst, call, { ok: true });
+      using doneH = ctx.getProp(value, 'done');
+      if (ctx.dump(doneH) === true) return succeed(inst, call, { ok: true });
+      using chunkH = ctx.getProp(value, 'value');
+      using lt = ctx.getArrayBuffer(chunkH);
+      const bytes = lt.value.slice().buffer;
+      s.bytes += bytes.byteLength;
+      if (s.bytes > MAX_STREAMED_BYTES) return failCall(inst, call, 'stream_too_large', `the response stream is larger than ${MAX_STREAMED_BYTES / 1024 / 1024} MiB`);
+      state.outbox.push({ t: 'chunk', id: call.inv.id, bytes }, [bytes], call.inv.release.releaseId);
+    }
+  }
+
+  /** The pool asks for the next chunk of a streamed answer, or says its visitor went away. */
+  function streamControl(msg: { t: 'pull' | 'cancel'; id: number }): void {
+    const s = streams.get(msg.id)?.stream;
+    if (!s) return;
+    if (msg.t === 'pull') s.pulls++;
+    else s.cancelled = true;
+    s.wake?.();
   }
 
   async function invoke(inv: Invocation): Promise<void> {
@@ -193,7 +306,7 @@ export function createCalls(state: WorkerState) {
         using body = inv.request.body ? ctx.newArrayBuffer(inv.request.body) : ctx.undefined;
         started = segment(state, inst, call, () => {
           const r = ctx.callFunction(inst.dispatch, ctx.undefined, inst.handlers, kind, meta, body);
-          if (runtime.hasPendingJob()) runtime.executePendingJobs();
+          runJobs(inst);
           return r;
         });
       }
@@ -202,29 +315,17 @@ export function createCalls(state: WorkerState) {
         started.error.dispose();
         return failCall(inst, call, 'exception', e.message, e.stack);
       }
-      const promise = started.value;
-      const settled = answer(inst, call);
-      // Wait for the guest promise: timers fire segments through fireTimer, which calls settle.
-      for (;;) {
-        if (call.done) return promise.dispose();
-        const p = ctx.getPromiseState(promise);
-        if (p.type === 'pending') {
-          await new Promise<void>((resolve) => (call.settle = resolve));
-          call.settle = undefined;
-          continue;
-        }
-        // For a plain (non-promise) result, p.value is the same handle: dispose it only once.
-        if (!(p.type === 'fulfilled' && p.notAPromise)) promise.dispose();
-        if (p.type === 'rejected') {
-          const e = errorText(ctx, p.error);
-          p.error.dispose();
-          return failCall(inst, call, 'exception', e.message, e.stack);
-        }
-        using value = p.value;
-        return settled(value);
+      const outcome = await settleGuest(inst, call, started.value);
+      if (!outcome) return;
+      if ('error' in outcome) return failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
+      let streamId: number | undefined;
+      {
+        using value = outcome.value;
+        streamId = answer(inst, call)(value);
       }
+      if (streamId !== undefined) await pump(inst, call, streamId);
     } catch (err) {
-      failCall(inst, call, 'crash', (err as Error).message);
+      failGuest(inst, call, err);
     } finally {
       clearTimeout(wall);
       for (const [id, t] of inst.timers) {
@@ -266,5 +367,5 @@ export function createCalls(state: WorkerState) {
     if (inst && inst.inflight === 0) instances.dispose(inst);
   }
 
-  return { invoke, hostResult, evict, warmUp };
+  return { invoke, hostResult, evict, warmUp, streamControl };
 }

@@ -5,7 +5,7 @@
  */
 import type { Invocation } from './protocol.ts';
 import { installHost, type HostHooks } from './host-functions.ts';
-import { errorText, installInterrupt, isPoison, loadBudgetMs, segment } from './limits.ts';
+import { errorText, installInterrupt, isPoison, JobFailure, loadBudgetMs, runJobs, segment } from './limits.ts';
 import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
 
 /** A normaliser result that makes the loader fail with this message (its own errors lose theirs). */
@@ -113,7 +113,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     const entry = inv.release.entry;
     const loaded = segment(state, inst, loadCall, () => {
       const r = context.evalCode(sources[entry]!, entry, { type: 'module' });
-      runtime.executePendingJobs();
+      runJobs(inst);
       return r;
     });
     if (loaded.error) {
@@ -161,6 +161,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     } catch (err) {
       dispose(inst);
       if (err instanceof LoadError) throw err;
+      if (err instanceof JobFailure) throw new LoadError(err.message, err.guestStack);
       if (isPoison((err as Error).message)) throw new Poisoned((err as Error).message);
       throw err;
     }
@@ -182,8 +183,15 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
       inst.context.dispose();
       inst.runtime.dispose();
     } catch {
-      // A runtime that ran out of memory may not dispose cleanly; the worker is exiting anyway.
-      state.poisoned = true;
+      // A runtime that ran out of memory may not dispose cleanly. If no answer told the pool so, the
+      // thread ends itself (after sending what is finished) so the pool replaces it and retries the rest.
+      if (!state.poisoned) {
+        state.poisoned = true;
+        setImmediate(() => {
+          state.outbox.flush();
+          process.exit(70);
+        });
+      }
     }
   }
 

@@ -27,7 +27,9 @@ export function installInterrupt(inst: Instance): void {
   inst.runtime.setInterruptHandler(() => {
     const call = inst.current;
     if (!call || inst.platformWork) return false;
-    return call.cpuUsedMs + (performance.now() - call.segmentStart) > call.inv.limits.cpuMs;
+    if (call.cpuUsedMs + (performance.now() - call.segmentStart) <= call.inv.limits.cpuMs) return false;
+    call.cpuExceeded = true;
+    return true;
   });
 }
 
@@ -54,14 +56,25 @@ export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: (
   call.segmentStart = performance.now();
   state.shared[0] = Date.now();
   state.shared[2] = call.inv.id;
+  let out: T;
   try {
-    return fn();
+    out = fn();
   } finally {
     state.shared[0] = 0;
     state.shared[2] = 0;
     call.cpuUsedMs += performance.now() - call.segmentStart;
     inst.current = undefined;
   }
+  // The interrupt can land inside a promise job whose rejection nobody observes (a `then` callback):
+  // the call would then wait for its wall-clock limit. It is over now.
+  if (call.cpuExceeded) {
+    // what the segment returned is released here: its caller gets the failure instead
+    const r = out as { value?: { dispose?(): void }; error?: { dispose?(): void } } | undefined;
+    r?.value?.dispose?.();
+    r?.error?.dispose?.();
+    throw new JobFailure(`InternalError: interrupted (the call used its ${call.inv.limits.cpuMs} ms of CPU)`);
+  }
+  return out;
 }
 
 /**
@@ -94,6 +107,29 @@ export function overMemoryCap(state: WorkerState, inst: Instance, call: Call): s
   if (used <= limit) return undefined;
   const mib = (n: number) => (n / 1024 / 1024).toFixed(1);
   return `memory limit exceeded: ${mib(used)} MiB in use, the limit is ${mib(limit)} MiB`;
+}
+
+/**
+ * Guest code failed outside any promise (the CPU limit's interrupt, out of memory, a stack overflow)
+ * while promise jobs ran: the call ends with it, by its message's kind.
+ */
+export class JobFailure extends Error {
+  constructor(
+    message: string,
+    readonly guestStack?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Runs the guest's pending promise jobs; a job that fails beyond the promise machinery throws a JobFailure. */
+export function runJobs(inst: Instance): void {
+  if (!inst.runtime.hasPendingJob()) return;
+  const r = inst.runtime.executePendingJobs();
+  if (!r.error) return;
+  const e = errorText(inst.context, r.error);
+  r.error.dispose();
+  throw new JobFailure(e.message, e.stack);
 }
 
 /** An error handle as a message and the guest's stack. */

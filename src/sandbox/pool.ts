@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { Outbox } from './outbox.ts';
-import type { FetchPolicy, Invocation, InvocationResult, Limits, WorkerInbound, WorkerOutbound } from './protocol.ts';
+import type { FetchPolicy, Invocation, InvocationResult, Limits, StreamEnd, WorkerInbound, WorkerOutbound } from './protocol.ts';
 
 export type SandboxOptions = {
   workers: number;
@@ -68,6 +68,9 @@ type AppQueue = { running: number; /** average CPU per call, 0 until one finishe
 /** Answers the guest's asynchronous platform calls (ctx.jobs, ...). Throw `{ code, message }` to fail one. */
 export type HostCallHandler = (method: string, args: unknown[]) => Promise<unknown>;
 
+/** A streamed answer arriving from a worker. */
+type StreamIn = { chunk(bytes: ArrayBuffer): void; end(end: StreamEnd): void };
+
 type Slot = {
   /** Position in the shared pool, or -1 for a quarantined release's own worker. */
   index: number;
@@ -81,6 +84,8 @@ type Slot = {
   worker: Worker;
   ready: Promise<void>;
   pending: Map<number, Pending>;
+  /** Streamed answers still flowing from this worker, by invocation id. */
+  streams: Map<number, StreamIn>;
   /** releases this worker has been sent sources for (it may have evicted some since) */
   loaded: Set<string>;
   alive: boolean;
@@ -123,6 +128,7 @@ export class SandboxPool {
       state,
       worker,
       pending: new Map(),
+      streams: new Map(),
       loaded: new Set(),
       alive: true,
       outbox: new Outbox<WorkerInbound>(
@@ -146,10 +152,17 @@ export class SandboxPool {
     const onMessage = (msg: WorkerOutbound): void => {
       if (msg.t === 'batch') return msg.msgs.forEach(onMessage);
       if (msg.t === 'host-call') return this.hostCall(slot, msg);
+      if (msg.t === 'chunk') return slot.streams.get(msg.id)?.chunk(msg.bytes);
+      if (msg.t === 'end') {
+        slot.streams.get(msg.id)?.end(msg.end);
+        if (msg.end.poisoned) this.retire(slot, `poisoned (${msg.end.error?.kind ?? 'unknown'})`);
+        return;
+      }
       if (msg.t !== 'result') return;
       const p = slot.pending.get(msg.id);
       if (!p) return;
       slot.pending.delete(msg.id);
+      if (msg.result.response?.streaming) msg.result.response = { ...msg.result.response, ...this.streamIn(slot, msg.id) };
       // Out of memory, stack overflow or a crash poisons the worker's WASM module: retire it now,
       // before another invocation is routed to it. The calls beside it run again elsewhere.
       if (msg.result.poisoned) {
@@ -165,6 +178,64 @@ export class SandboxPool {
     worker.on('error', (err) => onGone(`worker error: ${err.message}`));
     worker.on('exit', (code) => onGone(`worker exited (${code})`));
     return slot;
+  }
+
+  /**
+   * The visitor's side of a streamed answer: a ReadableStream that asks the worker for one chunk per
+   * read (so nothing piles up faster than the visitor takes it) and tells it when the visitor goes
+   * away, and a promise of how the stream ended.
+   */
+  private streamIn(slot: Slot, id: number): { stream: ReadableStream<Uint8Array>; streamEnd: Promise<StreamEnd> } {
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let waiting: (() => void) | undefined;
+    let endWith!: (end: StreamEnd) => void;
+    const streamEnd = new Promise<StreamEnd>((resolve) => (endWith = resolve));
+    // over: the worker said it ended; gone: the visitor cancelled (chunks still on their way are dropped)
+    let over = false;
+    let gone = false;
+    const settle = (fn: () => void) => {
+      try {
+        fn();
+      } catch {
+        // the stream was closed from the visitor's side meanwhile
+      }
+    };
+    const handle: StreamIn = {
+      chunk(bytes) {
+        if (over || gone) return;
+        settle(() => controller.enqueue(new Uint8Array(bytes)));
+        waiting?.();
+      },
+      end(end) {
+        if (over) return;
+        over = true;
+        slot.streams.delete(id);
+        // the HTTP server prints a failed body's error: name the kind only, never what the app said
+        if (!gone) settle(() => (end.ok ? controller.close() : controller.error(new Error(`app response stream ended early (${end.error?.kind ?? 'failed'})`))));
+        waiting?.();
+        endWith(end);
+      },
+    };
+    slot.streams.set(id, handle);
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          controller = c;
+        },
+        pull: () =>
+          new Promise<void>((resolve) => {
+            waiting = resolve;
+            slot.outbox.push({ t: 'pull', id });
+          }),
+        cancel: () => {
+          gone = true;
+          waiting?.();
+          if (!over && slot.alive) slot.outbox.push({ t: 'cancel', id });
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return { stream, streamEnd };
   }
 
   private hostCall(slot: Slot, msg: Extract<WorkerOutbound, { t: 'host-call' }>): void {
@@ -201,6 +272,7 @@ export class SandboxPool {
     const running = slot.state[2] || undefined;
     const pending = [...slot.pending.values()];
     slot.pending.clear();
+    for (const s of [...slot.streams.values()]) s.end({ ok: false, error: { kind: 'killed', message: `its sandbox worker stopped (${reason})` } });
     this.options.onWorkerExit?.({ index: slot.index, reason });
     if (slot.isolatedFor) {
       const own = this.isolated.get(slot.isolatedFor);
@@ -379,6 +451,7 @@ export class SandboxPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.watchdog);
+    for (const slot of this.allSlots()) for (const s of [...slot.streams.values()]) s.end({ ok: false, error: { kind: 'killed', message: 'the sandbox is shutting down' } });
     await Promise.all(this.allSlots().map((s) => s.worker.terminate()));
   }
 }

@@ -22,12 +22,22 @@ export type Invocation = {
   limits: Limits;
 };
 
-export type FailureKind = 'exception' | 'timeout' | 'memory' | 'stack' | 'crash' | 'load' | 'no-handler' | 'missing-sources' | 'killed' | 'retry' | 'quarantined' | 'overloaded';
+export type FailureKind = 'exception' | 'timeout' | 'memory' | 'stack' | 'crash' | 'load' | 'no-handler' | 'missing-sources' | 'killed' | 'retry' | 'quarantined' | 'overloaded' | 'stream_too_large';
+
+/** Bytes one streamed response may carry. */
+export const MAX_STREAMED_BYTES = 64 * 1024 * 1024;
+
+/** How a streamed response ended (after its head was answered). */
+export type StreamEnd = { ok: boolean; error?: { kind: FailureKind; message: string; stack?: string }; logs?: LogEntry[]; cpuMs?: number; fetches?: number; bytes?: number; poisoned?: boolean };
 
 export type InvocationResult = {
   ok: boolean;
-  /** `text` when the app answered a string (encoded by the host), else `body` bytes. */
-  response?: { status: number; headers: [string, string][]; body?: ArrayBuffer; text?: string };
+  /**
+   * `text` when the app answered a string (encoded by the host), else `body` bytes; or, when the app
+   * answered a stream, `streaming` from the worker, which the pool turns into `stream` (the bytes as
+   * the visitor pulls them) and `streamEnd` (how it ended: logs, CPU and any failure come then).
+   */
+  response?: { status: number; headers: [string, string][]; body?: ArrayBuffer; text?: string; streaming?: boolean; stream?: ReadableStream<Uint8Array>; streamEnd?: Promise<StreamEnd> };
   error?: { kind: FailureKind; message: string; stack?: string };
   logs?: LogEntry[];
   cpuMs?: number;
@@ -44,10 +54,16 @@ export type WorkerInbound =
   /** Several messages sent together (one crossing per event-loop turn under load). */
   | { t: 'batch'; msgs: WorkerInbound[] }
   | { t: 'evict'; releaseId: string }
+  /** The visitor wants the next chunk of a streamed response / went away. */
+  | { t: 'pull'; id: number }
+  | { t: 'cancel'; id: number }
   | { t: 'host-result'; callId: number; ok: boolean; value?: string; bytes?: ArrayBuffer; error?: { code: string; message: string } };
 export type WorkerOutbound =
   | { t: 'ready' }
   | { t: 'batch'; msgs: WorkerOutbound[] }
   | { t: 'result'; id: number; result: InvocationResult }
+  /** A chunk of a streamed response, answering one pull; then its end. */
+  | { t: 'chunk'; id: number; bytes: ArrayBuffer }
+  | { t: 'end'; id: number; end: StreamEnd }
   /** Guest code awaits the answer of an asynchronous host function (args and value are JSON). */
   | { t: 'host-call'; invocationId: number; callId: number; method: string; args: string };

@@ -42,9 +42,13 @@ export type Call = {
   secretsRead: Set<string>;
   cpuUsedMs: number;
   segmentStart: number;
+  /** The CPU limit's interrupt fired: the call ends after this segment, whatever its promises do. */
+  cpuExceeded?: boolean;
   done: boolean;
   /** Wakes `invoke()` when a timer or host answer may have settled the guest's promise. */
   settle?: () => void;
+  /** A streamed answer being sent: pulls the pool asked for, whether the visitor went away, bytes sent, and the waiting pump's wake-up. */
+  stream?: { pulls: number; cancelled: boolean; bytes: number; wake?: () => void };
   /** Its outbound requests: how many were begun, how many run now, those waiting for a slot, and each one's abort. */
   outbound?: { count: number; inFlight: number; queue: (() => void)[]; running: Map<number, AbortController> };
 };

@@ -56,6 +56,7 @@ function onMessage(msg: WorkerInbound): void {
   else if (msg.t === 'invoke') void calls.invoke(msg.inv);
   else if (msg.t === 'host-result') calls.hostResult(msg);
   else if (msg.t === 'evict') calls.evict(msg.releaseId);
+  else if (msg.t === 'pull' || msg.t === 'cancel') calls.streamControl(msg);
 }
 port.on('message', onMessage);
 

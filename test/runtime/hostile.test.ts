@@ -113,5 +113,28 @@ test('a top-level infinite loop is stopped at publish: the release is failed and
   assert.is((await h.call('GET', '/x', { host: innocent.host })).text, 'innocent');
 });
 
+test('CPU spent in promise jobs (after a timer or a platform answer) ends the call at its CPU limit, not at the wall-clock limit', async () => {
+  // the loop runs in a promise job whose rejection nobody observes; the handler itself waits a minute
+  const app = await serverApp(`export default { async fetch(request) {
+    const path = new URL(request.url).pathname;
+    await new Promise((resolve) => {
+      setTimeout(resolve, 60_000);
+      if (path === '/after-timer') setTimeout(() => { Promise.resolve().then(() => { for (;;) {} }); }, 1);
+      else crypto.subtle.digest('SHA-256', new Uint8Array(1)).then(() => { for (;;) {} }); // answered by the host later
+    });
+    return new Response('not stopped');
+  } };`);
+  for (const path of ['/after-timer', '/after-host']) {
+    const r = await h.call('GET', path, { host: app.host });
+    assert.is(r.status, 500, path);
+  }
+  const kinds = (await eventsOf(h, key, app.appId, 'runtime.request_error')).map((e) => [e.metadata.kind, e.metadata.error]);
+  assert.is(kinds.length, 2);
+  for (const [kind, error] of kinds) {
+    assert.is(kind, 'timeout');
+    assert.not.match(error, 'wall-clock', 'stopped by its CPU limit');
+  }
+});
+
 test.after(() => h.close());
 test.run();

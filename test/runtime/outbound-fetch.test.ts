@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { eventsOf, publishServerApp } from '../_lib/apps.ts';
+import { eventsOf, publishServerApp, waitFor } from '../_lib/apps.ts';
+import { usageByDay } from '../../src/usage/counters.ts';
 import { createHarness, newUser, type Harness } from '../_lib/harness.ts';
 
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer };
@@ -57,10 +58,13 @@ async function server(host: string): Promise<{ url: string; seen: Seen[]; hangin
 
 const allowed = await server('127.0.0.1');
 const other = await server('127.0.0.2');
-const h = await createHarness({ PLATFORM_FETCH_ALLOW: '127.0.0.1', PLATFORM_SANDBOX_WALL_MS: '5000' });
+const h = await createHarness({ PLATFORM_FETCH_ALLOW: '127.0.0.1', PLATFORM_SANDBOX_CPU_MS: '1000' });
+// a short wall-clock limit, for the server that never answers
+const short = await createHarness({ PLATFORM_FETCH_ALLOW: '127.0.0.1', PLATFORM_SANDBOX_WALL_MS: '1500' });
 const strict = await createHarness();
 const key = (await newUser(h)).api_key;
 const strictKey = (await newUser(strict)).api_key;
+const shortKey = (await newUser(short)).api_key;
 
 /** Publishes `body` as the inside of `async fetch(request)` and calls it once. */
 async function run(on: Harness, k: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string; appId: string }> {
@@ -86,6 +90,9 @@ test('GET: headers go out as the app set them and come back, set-cookie included
   assert.is(r.json.echo.headers['x-app'], 'hello');
   const sent = JSON.stringify(r.json.echo.headers);
   for (const leak of ['visitor=secret', 'visitor-token', 'x-request-id', 'x-forwarded', 'apps.localhost']) assert.not.match(sent, leak, `${leak} did not go out`);
+  // counted for the app, by UTC day (what plans and analytics read)
+  const today = new Date().toISOString().slice(0, 10);
+  assert.equal(await waitFor(async () => (await usageByDay(h.deps.db, r.appId, 'outbound.requests', today))[0]), { day: today, value: 1 });
 });
 
 test('POST with a binary body; a binary answer comes back byte for byte', async () => {
@@ -146,10 +153,10 @@ test('of 51 requests at once, 6 run at a time and the 51st is refused; a server 
   assert.match(capped.json.refused[0], /^TypeError: .*at most 50 requests/);
   assert.ok(allowed.concurrency.max <= 6 && allowed.concurrency.max >= 2, `at most 6 at once (saw ${allowed.concurrency.max})`);
 
-  const stuck = await run(h, key, `await fetch('${allowed.url}/hang'); return new Response('answered');`);
+  const stuck = await run(short, shortKey, `await fetch('${allowed.url}/hang'); return new Response('answered');`);
   assert.is(stuck.status, 500);
   assert.is(stuck.json.error.code, 'runtime_error');
-  const kinds = (await eventsOf(h, key, stuck.appId, 'runtime.request_error')).map((e) => e.metadata.kind);
+  const kinds = (await eventsOf(short, shortKey, stuck.appId, 'runtime.request_error')).map((e) => e.metadata.kind);
   assert.equal(kinds, ['timeout']);
 });
 
@@ -194,6 +201,7 @@ test('a redirect from an allowed host to a refused one is refused at that hop; s
 test.after(async () => {
   await h.close();
   await strict.close();
+  await short.close();
   await allowed.close();
   await other.close();
 });

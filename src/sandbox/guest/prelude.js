@@ -631,10 +631,33 @@
       }),
     }, extra));
   });
-  var toResult = function (res) {
+  // Streamed answers being sent: the host pulls each chunk (`__pull`) as the visitor takes it.
+  var outStreams = new Map();
+  var nextOutStream = 1;
+  var chunkBytes = function (v) {
+    if (typeof v === 'string') return utf8(v);
+    var b = bytesOf(v);
+    if (!b) throw new TypeError('a response stream must yield Uint8Array chunks (or strings)');
+    return b;
+  };
+  hide(G, '__pull', function (id) {
+    var reader = outStreams.get(id);
+    if (!reader) return Promise.resolve({ done: true });
+    return reader.read().then(function (r) {
+      if (r.done) { outStreams.delete(id); return { done: true }; }
+      var b = chunkBytes(r.value);
+      return { done: false, value: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) };
+    });
+  });
+  hide(G, '__cancel', function (id) {
+    var reader = outStreams.get(id);
+    outStreams.delete(id);
+    return reader ? reader.cancel(new DOMException('The visitor went away', 'AbortError')) : undefined;
+  });
+  var toResult = function (res, stream) {
     if (!(res instanceof Response)) throw new TypeError('fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')');
-    // a stream body is read to its end first (streaming it to the visitor is not there yet)
-    if (res[$source]) {
+    if (res[$source] && !stream) {
+      // where the answer cannot stream (a webhook's), the stream is read to its end first
       var source = res[$source];
       res[$source] = null;
       return provided.readAll(source, MAX_STREAM_BODY).then(function (b) { res[$bytes] = b; return toResult(res); });
@@ -644,6 +667,13 @@
     for (var e of res[$headers][$map]) {
       if (e[0] === 'set-cookie') for (var i = 0; i < e[1].length; i++) out.push([e[0], e[1][i]]);
       else out.push([e[0], e[1].length === 1 ? e[1][0] : e[1].join(', ')]);
+    }
+    if (res[$source]) {
+      var id = nextOutStream++;
+      outStreams.set(id, res[$source].getReader());
+      res[$source] = null;
+      res[$used] = true;
+      return { meta: JSON.stringify({ status: res.status, headers: out }), stream: id };
     }
     // A text answer crosses as one JSON string (one read for the host; NUL survives as \u0000).
     if (res[$text] !== undefined && res[$bytes] === null) return JSON.stringify({ status: res.status, headers: out, text: res[$text] });
@@ -668,8 +698,8 @@
     var req = incomingRequest(meta.url, meta.method, metaJson.slice(nl + 1), body, meta.user);
     var res = handlers[kind](req, ctx);
     // A handler that answers synchronously is answered without a promise round trip.
-    if (res instanceof Response) return toResult(res);
-    return Promise.resolve(res).then(toResult);
+    if (res instanceof Response) return toResult(res, true);
+    return Promise.resolve(res).then(function (r) { return toResult(r, true); });
   });
 })(globalThis.__host);
 delete globalThis.__host;
