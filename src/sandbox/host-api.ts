@@ -36,9 +36,12 @@ export type HostApi = {
   clearTimer(id: number): void;
   /**
    * An outbound request (`OutboundRequest` as JSON, the body as bytes) carried out by the worker;
-   * settles with the response's JSON meta and its body bytes. `id` names it for `fetchAbort`.
+   * settles with the response's head as JSON (`body`: whether there is one to read with `fetchRead`).
+   * `id` names it for `fetchRead` and `fetchAbort`.
    */
-  fetch(id: number, requestJson: string, body?: ArrayBuffer): Promise<[string, ArrayBuffer]>;
+  fetch(id: number, requestJson: string, body?: ArrayBuffer): Promise<string>;
+  /** The next chunk of a fetched response's body (`whole`: all the rest, at most 10 MiB): settles with [`{"done"}` JSON, bytes]. */
+  fetchRead(id: number, whole: boolean): Promise<[string, ArrayBuffer]>;
   /** A `crypto.subtle` method run by Node's Web Crypto: args as JSON (bytes `{$b64}`, keys `{$key}`); settles with [result JSON, bytes]. */
   subtle(method: string, argsJson: string): Promise<[string, ArrayBuffer]>;
   /** An Intl request (kind, locales, options, method, args as JSON) answered by Node's ICU: `{value}` or `{error}` as JSON. */

@@ -9,7 +9,7 @@ import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { HostApi, UrlParts } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
 import { platformWork } from './limits.ts';
-import { FetchRefused, OUTBOUND, type OutboundRequest } from './outbound.ts';
+import { FetchRefused, OUTBOUND, readChunk, readRest, type OutboundRequest } from './outbound.ts';
 import { answerIntl } from './intl.ts';
 import { runSubtle, SubtleError } from './subtle.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
@@ -18,6 +18,13 @@ type HostFunction = (...args: QuickJSHandle[]) => QuickJSHandle | undefined;
 export type HostTable = { [K in keyof HostApi]: HostFunction };
 
 export const MAX_HOST_CALLS = 1000;
+
+/** What app code's TypeError says when a fetch or a body read fails. */
+function fetchFailure(err: unknown, controller: AbortController | undefined): string {
+  if (err instanceof FetchRefused) return err.message;
+  if (controller?.signal.aborted) return 'fetch aborted';
+  return `fetch failed: ${(err as Error).message}`;
+}
 const MAX_LOGS = 200;
 
 function urlParts(u: URL): UrlParts {
@@ -139,7 +146,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     fetch: (id, requestJson, body) => {
       const call = inst.current;
       if (!call || call.done) throw new Error('fetch is only possible during a call');
-      const o = (call.outbound ??= { count: 0, inFlight: 0, queue: [] as (() => void)[], running: new Map<number, AbortController>() });
+      const o = (call.outbound ??= { count: 0, inFlight: 0, queue: [] as (() => void)[], running: new Map<number, AbortController>(), bodies: new Map() });
       if (o.count >= OUTBOUND.maxRequests) throw new Error(`fetch refused: at most ${OUTBOUND.maxRequests} requests per invocation`);
       o.count++;
       const guestId = ctx.getNumber(id);
@@ -153,14 +160,19 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
         const settled = controller.signal.aborted
           ? Promise.reject(new FetchRefused('fetch aborted'))
           : state.outbound.send(request, controller.signal).then((res) => {
-              const { body: resBody, ...meta } = res;
-              hooks.settle({ callId, ok: true, value: JSON.stringify(meta), bytes: resBody });
+              const { body: reader, ...head } = res;
+              // the head answers the fetch; the body stays with the host until the app reads it (fetchRead)
+              if (reader) o.bodies.set(guestId, { reader, host: new URL(head.url).host });
+              else o.running.delete(guestId);
+              hooks.settle({ callId, ok: true, value: JSON.stringify({ ...head, body: !!reader }) });
             });
         settled
-          .catch((err: unknown) => hooks.settle({ callId, ok: false, error: { code: 'fetch_failed', message: err instanceof FetchRefused ? err.message : controller.signal.aborted ? 'fetch aborted' : `fetch failed: ${(err as Error).message}` } }))
+          .catch((err: unknown) => {
+            o.running.delete(guestId);
+            hooks.settle({ callId, ok: false, error: { code: 'fetch_failed', message: fetchFailure(err, controller) } });
+          })
           .finally(() => {
             o.inFlight--;
-            o.running.delete(guestId);
             o.queue.shift()?.();
           });
       };
@@ -179,6 +191,32 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       return handle;
     },
     intl: (request) => ctx.newString(answerIntl(ctx.getString(request))),
+    fetchRead: (id, whole) => {
+      const call = inst.current;
+      if (!call || call.done) throw new Error('a response body is only readable during its call');
+      const guestId = ctx.getNumber(id);
+      const o = call.outbound;
+      const body = o?.bodies.get(guestId);
+      if (!o || !body) throw new Error('this response body is no longer readable');
+      const controller = o.running.get(guestId);
+      const { handle, callId } = pending(call);
+      const over = () => {
+        o.bodies.delete(guestId);
+        o.running.delete(guestId);
+      };
+      const read = ctx.dump(whole) === true ? readRest(body.reader, body.host).then((bytes) => ({ done: true, bytes })) : readChunk(body.reader);
+      read.then(
+        (r) => {
+          if (r.done) over();
+          hooks.settle({ callId, ok: true, value: JSON.stringify({ done: r.done }), bytes: r.bytes });
+        },
+        (err: unknown) => {
+          over();
+          hooks.settle({ callId, ok: false, error: { code: 'fetch_failed', message: fetchFailure(err, controller) } });
+        },
+      );
+      return handle;
+    },
     fetchAbort: (id) => {
       inst.current?.outbound?.running.get(ctx.getNumber(id))?.abort();
       return ctx.undefined;

@@ -29,7 +29,9 @@ export type FetchPolicy = {
 };
 
 export type OutboundRequest = { url: string; method: string; headers: [string, string][]; body?: ArrayBuffer; redirect: 'follow' | 'manual' | 'error' };
-export type OutboundResponse = { status: number; statusText: string; headers: [string, string][]; url: string; redirected: boolean; body: ArrayBuffer };
+export type OutboundHead = { status: number; statusText: string; headers: [string, string][]; url: string; redirected: boolean };
+/** The head, and the body as it arrives (read by the app chunk by chunk or whole). */
+export type OutboundResponse = OutboundHead & { body: ReadableStreamDefaultReader<Uint8Array> | null };
 
 /** A refused or failed fetch: becomes a TypeError in app code. */
 export class FetchRefused extends Error {}
@@ -152,24 +154,33 @@ export function createOutbound(policy: FetchPolicy) {
         out.push([name, value]);
       });
       for (const c of res.headers.getSetCookie()) out.push(['set-cookie', c]);
-      return { status: res.status, statusText: res.statusText, headers: out, url: url.href, redirected: hop > 0, body: await readCapped(res, url) };
+      return { status: res.status, statusText: res.statusText, headers: out, url: url.href, redirected: hop > 0, body: res.body ? (res.body.getReader() as ReadableStreamDefaultReader<Uint8Array>) : null };
     }
   }
 
   return { send, close: () => agent.close() };
 }
 
-async function readCapped(res: Awaited<ReturnType<typeof undiciFetch>>, url: URL): Promise<ArrayBuffer> {
-  if (!res.body) return new ArrayBuffer(0);
+/** The next chunk of a response body (empty at its end). */
+export async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<{ done: boolean; bytes: ArrayBuffer }> {
+  const { done, value } = await reader.read();
+  if (done) return { done: true, bytes: new ArrayBuffer(0) };
+  return { done: false, bytes: value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? (value.buffer as ArrayBuffer) : value.slice().buffer };
+}
+
+/** The rest of a response body, at most `OUTBOUND.maxResponseBytes` (then the read fails and the body is cancelled). */
+export async function readRest(reader: ReadableStreamDefaultReader<Uint8Array>, host: string): Promise<ArrayBuffer> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of res.body) {
-    size += chunk.byteLength;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
     if (size > OUTBOUND.maxResponseBytes) {
-      await res.body.cancel().catch(() => {});
-      throw new FetchRefused(`the response from ${url.host} is larger than ${OUTBOUND.maxResponseBytes / 1024 / 1024} MiB`);
+      await reader.cancel().catch(() => {});
+      throw new FetchRefused(`the response from ${host} is larger than ${OUTBOUND.maxResponseBytes / 1024 / 1024} MiB (read its body as a stream instead)`);
     }
-    chunks.push(chunk);
+    chunks.push(value);
   }
   const out = new Uint8Array(size);
   let at = 0;

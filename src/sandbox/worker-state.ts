@@ -50,7 +50,14 @@ export type Call = {
   /** A streamed answer being sent: pulls the pool asked for, whether the visitor went away, bytes sent, and the waiting pump's wake-up. */
   stream?: { pulls: number; cancelled: boolean; bytes: number; wake?: () => void };
   /** Its outbound requests: how many were begun, how many run now, those waiting for a slot, and each one's abort. */
-  outbound?: { count: number; inFlight: number; queue: (() => void)[]; running: Map<number, AbortController> };
+  outbound?: {
+    count: number;
+    inFlight: number;
+    queue: (() => void)[];
+    running: Map<number, AbortController>;
+    /** response bodies not read to their end yet, by the guest's fetch id */
+    bodies: Map<number, { reader: ReadableStreamDefaultReader<Uint8Array>; host: string }>;
+  };
 };
 
 export type PendingHostCall = { deferred: ReturnType<QuickJSContext['newPromise']>; inst: Instance; call: Call };

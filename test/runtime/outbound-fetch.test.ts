@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventsOf, publishServerApp, waitFor } from '../_lib/apps.ts';
 import { usageByDay } from '../../src/usage/counters.ts';
-import { createHarness, newUser, type Harness } from '../_lib/harness.ts';
+import { createHarness, listen, newUser, type Harness } from '../_lib/harness.ts';
 
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer };
 
@@ -18,6 +18,7 @@ async function server(host: string): Promise<{ url: string; seen: Seen[]; hangin
   const seen: Seen[] = [];
   const hanging: http.IncomingMessage[] = [];
   const concurrency = { now: 0, max: 0 };
+  const releases: (() => void)[] = [];
   const s = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -26,6 +27,22 @@ async function server(host: string): Promise<{ url: string; seen: Seen[]; hangin
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
       const u = new URL(req.url!, 'http://x');
       if (u.pathname === '/hang') return void hanging.push(req);
+      if (u.pathname === '/drip') {
+        // the first part now, the rest once /release is asked for
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('one;');
+        return void releases.push(() => res.end('two;'));
+      }
+      if (u.pathname === '/release') {
+        releases.splice(0).forEach((f) => f());
+        return void res.end('released');
+      }
+      if (u.pathname === '/big') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        const mib = Buffer.alloc(1024 * 1024, 7);
+        for (let i = 0; i < 12; i++) res.write(mib);
+        return void res.end();
+      }
       if (u.pathname === '/slow') {
         concurrency.max = Math.max(concurrency.max, ++concurrency.now);
         return void setTimeout(() => {
@@ -105,6 +122,44 @@ test('POST with a binary body; a binary answer comes back byte for byte', async 
   );
   assert.is(r.status, 200, r.text);
   assert.equal(r.json, { method: 'POST', body: Buffer.from([0, 255, 10, 13]).toString('base64'), type: 'application/octet-stream', back: [0, 1, 2, 253, 254, 255] });
+});
+
+test('a response body is read as it arrives: the first part before the server sends the rest; past 10 MiB only as a stream', async () => {
+  const r = await run(
+    h,
+    key,
+    `const res = await fetch('${allowed.url}/drip');
+     const reader = res.body.getReader();
+     const first = new TextDecoder().decode((await reader.read()).value);
+     await (await fetch('${allowed.url}/release')).text();
+     let rest = '';
+     for (;;) { const { done, value } = await reader.read(); if (done) break; rest += new TextDecoder().decode(value); }
+     const big = await fetch('${allowed.url}/big');
+     let size = 0;
+     for await (const chunk of big.body) size += chunk.byteLength;
+     let whole = null;
+     try { await (await fetch('${allowed.url}/big')).arrayBuffer(); } catch (e) { whole = e.name + ': ' + e.message; }
+     return Response.json({ first, rest, size, whole });`,
+  );
+  assert.is(r.status, 200, r.text);
+  assert.equal([r.json.first, r.json.rest, r.json.size], ['one;', 'two;', 12 * 1024 * 1024]);
+  assert.match(r.json.whole, /^TypeError: .*larger than 10 MiB/);
+});
+
+test('a fetched response handed back to the visitor streams through', async () => {
+  const app = await publishServerApp(h, key, `export default { fetch() { return fetch('${allowed.url}/drip'); } };`);
+  const served = await listen(h.server);
+  try {
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => http.get({ host: '127.0.0.1', port: new URL(served.url).port, path: '/p', headers: { host: app.host } }, resolve).on('error', reject));
+    const first = await new Promise<string>((resolve) => res.once('data', (d: Buffer) => resolve(d.toString())));
+    assert.is(first, 'one;', 'the first part arrived while the upstream server still held the rest');
+    await fetch(`${allowed.url}/release`);
+    let rest = '';
+    for await (const d of res) rest += d;
+    assert.is(rest, 'two;');
+  } finally {
+    await served.close();
+  }
 });
 
 test('redirects are followed (and reported), or handed back with redirect: "manual", or refused with "error"', async () => {

@@ -243,7 +243,7 @@
 
   // Internal slots of Headers, Request and Response: symbol keys stay out of Object.keys and JSON.stringify,
   // and cost a plain property store (defineProperty per slot was most of a Response's construction).
-  var $map = Symbol('map'), $used = Symbol('used'), $bytes = Symbol('bytes'), $text = Symbol('text'), $url = Symbol('url'), $method = Symbol('method'), $headersJson = Symbol('headersJson'), $headers = Symbol('headers'), $signal = Symbol('signal'), $user = Symbol('user'), $statusText = Symbol('statusText'), $status = Symbol('status'), $redirect = Symbol('redirect'), $redirected = Symbol('redirected'), $source = Symbol('source'), $stream = Symbol('stream');
+  var $map = Symbol('map'), $used = Symbol('used'), $bytes = Symbol('bytes'), $text = Symbol('text'), $url = Symbol('url'), $method = Symbol('method'), $headersJson = Symbol('headersJson'), $headers = Symbol('headers'), $signal = Symbol('signal'), $user = Symbol('user'), $statusText = Symbol('statusText'), $status = Symbol('status'), $redirect = Symbol('redirect'), $redirected = Symbol('redirected'), $source = Symbol('source'), $stream = Symbol('stream'), $hostBody = Symbol('hostBody');
 
   // ---- Headers --------------------------------------------------------------------------------
   var TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -332,10 +332,21 @@
     else target[$bytes] = body;
   };
   var MAX_STREAM_BODY = 16 * 1024 * 1024;
+  /** A failed host read as the TypeError app code gets. */
+  var fetchError = function (e) {
+    var info;
+    try { info = JSON.parse(e.message); } catch (x) { info = { message: String(e && e.message) }; }
+    return new TypeError(info.message);
+  };
   var BodyMixin = {
     _take: function () {
       if (this[$used] || (this[$stream] && this[$stream].locked)) return Promise.reject(new TypeError('Body has already been consumed'));
       this[$used] = true;
+      if (this[$hostBody]) {
+        var hostId = this[$hostBody];
+        this[$hostBody] = undefined;
+        return host.fetchRead(hostId, true).then(function (pair) { return new Uint8Array(pair[1]); }, function (e) { throw fetchError(e); });
+      }
       if (this[$source]) return provided.readAll(this[$source], MAX_STREAM_BODY);
       return Promise.resolve(this[$bytes] || new Uint8Array(0));
     },
@@ -356,6 +367,20 @@
   };
   /** The body as a ReadableStream: the app's own stream, or one made (once) of the bytes. */
   var bodyStream = function (target, bytes) {
+    if (target[$hostBody] && !target[$used]) {
+      var hostId = target[$hostBody];
+      target[$hostBody] = undefined;
+      loadChunk('streams');
+      target[$source] = new G.ReadableStream({
+        pull: function (c) {
+          return host.fetchRead(hostId, false).then(function (pair) {
+            if (JSON.parse(pair[0]).done) c.close();
+            else c.enqueue(new Uint8Array(pair[1]));
+          }, function (e) { throw fetchError(e); });
+        },
+        cancel: function () { host.fetchAbort(hostId); },
+      });
+    }
     if (target[$source]) return target[$source];
     if (!bytes || !bytes.length) return null;
     if (!target[$stream]) { loadChunk('streams'); target[$stream] = provided.streamOf(bytes); }
@@ -463,6 +488,7 @@
     get url() { return this[$url] || ''; }
     clone() {
       if (this[$used]) throw new TypeError('Body has already been consumed');
+      if (this[$hostBody]) bodyStream(this, null); // a fetched body becomes a stream, which tees
       var body = this[$text] !== undefined ? this[$text] : this[$bytes];
       if (this[$source]) { var two = this[$source].tee(); this[$source] = two[0]; body = two[1]; }
       var copy = new Response(body, { status: this[$status], statusText: this[$statusText], headers: this[$headers] });
@@ -509,18 +535,18 @@
       var onAbort = function () { host.fetchAbort(id); reject(signal.reason); };
       if (signal && typeof signal.addEventListener === 'function') signal.addEventListener('abort', onAbort, { once: true });
       var done = function () { if (signal && typeof signal.removeEventListener === 'function') signal.removeEventListener('abort', onAbort); };
-      host.fetch(id, JSON.stringify({ url: req.url, method: req.method, headers: headers, redirect: req.redirect }), body).then(function (pair) {
+      host.fetch(id, JSON.stringify({ url: req.url, method: req.method, headers: headers, redirect: req.redirect }), body).then(function (json) {
         done();
-        var meta = JSON.parse(pair[0]);
-        var res = new Response(NULL_BODY.indexOf(meta.status) >= 0 ? null : new Uint8Array(pair[1]), { status: meta.status, statusText: meta.statusText, headers: meta.headers });
+        var meta = JSON.parse(json);
+        var res = new Response(null, { status: meta.status, statusText: meta.statusText, headers: meta.headers });
         res[$url] = meta.url;
         res[$redirected] = meta.redirected;
+        // the body stays with the host: read whole by text()/json()/..., or chunk by chunk through `body`
+        if (meta.body && NULL_BODY.indexOf(meta.status) < 0) res[$hostBody] = id;
         resolve(res);
       }, function (e) {
         done();
-        var info;
-        try { info = JSON.parse(e.message); } catch (x) { info = { message: String(e && e.message) }; }
-        reject(new TypeError(info.message));
+        reject(fetchError(e));
       });
     });
   };
@@ -656,6 +682,7 @@
   });
   var toResult = function (res, stream) {
     if (!(res instanceof Response)) throw new TypeError('fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')');
+    if (res[$hostBody]) bodyStream(res, null); // a fetched response passed on streams through
     if (res[$source] && !stream) {
       // where the answer cannot stream (a webhook's), the stream is read to its end first
       var source = res[$source];
