@@ -14,7 +14,16 @@ type HostResult = Extract<WorkerInbound, { t: 'host-result' }>;
 type Answer = { status: number; headers: [string, string][] };
 
 export function createCalls(state: WorkerState) {
-  const instances = createInstances(state, { fireTimer, settle: hostResult });
+  const instances = createInstances(state, { fireTimer, settle: hostResult, pullGuest });
+  /** Wakes everything of `call` waiting on the guest (its handler, a stream's pump, an upload's pull). */
+  const wake = (call: Call) => {
+    const w = call.waiters;
+    call.waiters = undefined;
+    w?.forEach((f) => f());
+  };
+  /** Resolves at the next wake of `call`: a timer or host answer ran a segment, or the call ended. */
+  const woken = (call: Call) => new Promise<void>((resolve) => (call.waiters ??= []).push(resolve));
+
   /** Calls whose answer is streaming, by invocation id. */
   const streams = new Map<number, Call>();
   const newCall = (inv: Invocation): Call => ({ inv, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false });
@@ -80,7 +89,7 @@ export function createCalls(state: WorkerState) {
     }
     finish(call, { ok: false, error: { kind: finalKind, message, stack }, poisoned: state.poisoned });
     // A call parked on a timer or host call (the wall-clock limit) wakes up to release its handles.
-    call.settle?.();
+    wake(call);
   }
 
   /** A host call was answered (by the main thread, or an outbound fetch here): settle the guest's promise and run what it unblocks. */
@@ -114,7 +123,7 @@ export function createCalls(state: WorkerState) {
     } catch (err) {
       return failGuest(inst, call, err);
     }
-    call.settle?.();
+    wake(call);
   }
 
   function fireTimer(inst: Instance, id: number): void {
@@ -134,14 +143,14 @@ export function createCalls(state: WorkerState) {
         // An exception in a timer callback ends the invocation that scheduled it.
         const e = errorText(ctx, r.error);
         r.error.dispose();
-        t.call.settle?.();
+        wake(t.call);
         return failCall(inst, t.call, 'exception', e.message, e.stack);
       }
       r.value.dispose();
     } catch (err) {
       return failGuest(inst, t.call, err);
     }
-    t.call.settle?.();
+    wake(t.call);
   }
 
   /** Publish-time check: the module loaded. Reports which handlers it exports. */
@@ -195,7 +204,7 @@ export function createCalls(state: WorkerState) {
     };
   }
 
-  /** Waits for a guest promise: timers and host answers run segments meanwhile and call `settle`. Undefined once the call is over. */
+  /** Waits for a guest promise: timers and host answers run segments meanwhile and wake the call. Undefined once the call is over. */
   async function settleGuest(inst: Instance, call: Call, promise: QuickJSHandle): Promise<{ value: QuickJSHandle } | { error: { message: string; stack?: string } } | undefined> {
     const ctx = inst.context;
     for (;;) {
@@ -205,8 +214,7 @@ export function createCalls(state: WorkerState) {
       }
       const p = ctx.getPromiseState(promise);
       if (p.type === 'pending') {
-        await new Promise<void>((resolve) => (call.settle = resolve));
-        call.settle = undefined;
+        await woken(call);
         continue;
       }
       // For a plain (non-promise) result, p.value is the same handle: dispose it only once.
@@ -242,11 +250,7 @@ export function createCalls(state: WorkerState) {
     const s = call.stream!;
     for (;;) {
       while (!call.done && !s.cancelled && s.pulls === 0) {
-        await new Promise<void>((resolve) => {
-          s.wake = resolve;
-          call.settle = resolve; // the wall-clock limit wakes it too
-        });
-        s.wake = call.settle = undefined;
+        await woken(call); // a pull, a cancel, or the wall-clock limit
       }
       if (call.done) return;
       const cancelling = s.cancelled;
@@ -273,13 +277,43 @@ export function createCalls(state: WorkerState) {
     }
   }
 
+  /**
+   * The next chunk of a guest stream the host reads (an outbound request's body): `name` is the
+   * prelude's pull function. Guest code that fails here fails its call.
+   */
+  async function pullGuest(inst: Instance, call: Call, name: string, id: number): Promise<{ done: boolean; bytes?: ArrayBuffer }> {
+    if (call.done) throw new Error('the call is over');
+    const ctx = inst.context;
+    let started;
+    try {
+      started = callGuest(inst, call, name, id);
+    } catch (err) {
+      failGuest(inst, call, err);
+      throw err;
+    }
+    if (started.error) {
+      const e = errorText(ctx, started.error);
+      started.error.dispose();
+      throw new Error(e.message);
+    }
+    const outcome = await settleGuest(inst, call, started.value);
+    if (!outcome) throw new Error('the call is over');
+    if ('error' in outcome) throw new Error(outcome.error.message);
+    using value = outcome.value;
+    using doneH = ctx.getProp(value, 'done');
+    if (ctx.dump(doneH) === true) return { done: true };
+    using chunkH = ctx.getProp(value, 'value');
+    using lt = ctx.getArrayBuffer(chunkH);
+    return { done: false, bytes: lt.value.slice().buffer };
+  }
+
   /** The pool asks for the next chunk of a streamed answer, or says its visitor went away. */
   function streamControl(msg: { t: 'pull' | 'cancel'; id: number }): void {
     const s = streams.get(msg.id)?.stream;
     if (!s) return;
     if (msg.t === 'pull') s.pulls++;
     else s.cancelled = true;
-    s.wake?.();
+    wake(streams.get(msg.id)!);
   }
 
   async function invoke(inv: Invocation): Promise<void> {

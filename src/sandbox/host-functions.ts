@@ -37,6 +37,8 @@ export type HostHooks = {
   fireTimer(inst: Instance, id: number): void;
   /** Settles a guest promise begun by a host function (as the main thread's host-result does). */
   settle(result: { callId: number; ok: boolean; value?: string; bytes?: ArrayBuffer; error?: { code: string; message: string } }): void;
+  /** Reads the next chunk of a guest stream through one of the prelude's pull functions. */
+  pullGuest(inst: Instance, call: Call, name: string, id: number): Promise<{ done: boolean; bytes?: ArrayBuffer }>;
 };
 
 function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTable {
@@ -150,8 +152,18 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       if (o.count >= OUTBOUND.maxRequests) throw new Error(`fetch refused: at most ${OUTBOUND.maxRequests} requests per invocation`);
       o.count++;
       const guestId = ctx.getNumber(id);
-      const request = JSON.parse(ctx.getString(requestJson)) as OutboundRequest;
+      const request = JSON.parse(ctx.getString(requestJson)) as OutboundRequest & { streamBody?: boolean };
       if (body !== undefined && ctx.typeof(body) !== 'undefined') request.body = new Uint8Array(bytes(body)).buffer;
+      if (request.streamBody) {
+        // the app's stream goes out as undici asks for it, one guest chunk per pull
+        request.body = new ReadableStream<Uint8Array>({
+          pull: async (c) => {
+            const r = await hooks.pullGuest(inst, call, '__upPull', guestId);
+            if (r.done) c.close();
+            else c.enqueue(new Uint8Array(r.bytes!));
+          },
+        });
+      }
       const { handle, callId } = pending(call);
       const controller = new AbortController();
       o.running.set(guestId, controller);

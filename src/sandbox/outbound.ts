@@ -9,7 +9,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, fetch as undiciFetch, type BodyInit as UndiciBody } from 'undici';
 
 /** Per-invocation limits on outbound requests: one place, so plans can change them. */
 export const OUTBOUND = {
@@ -28,7 +28,7 @@ export type FetchPolicy = {
   denyHosts: string[];
 };
 
-export type OutboundRequest = { url: string; method: string; headers: [string, string][]; body?: ArrayBuffer; redirect: 'follow' | 'manual' | 'error' };
+export type OutboundRequest = { url: string; method: string; headers: [string, string][]; body?: ArrayBuffer | ReadableStream<Uint8Array>; redirect: 'follow' | 'manual' | 'error' };
 export type OutboundHead = { status: number; statusText: string; headers: [string, string][]; url: string; redirected: boolean };
 /** The head, and the body as it arrives (read by the app chunk by chunk or whole). */
 export type OutboundResponse = OutboundHead & { body: ReadableStreamDefaultReader<Uint8Array> | null };
@@ -118,13 +118,13 @@ export function createOutbound(policy: FetchPolicy) {
   async function send(req: OutboundRequest, signal: AbortSignal): Promise<OutboundResponse> {
     let url = new URL(req.url);
     let method = req.method;
-    let body: ArrayBuffer | undefined = req.body;
+    let body = req.body;
     let headers = req.headers;
     for (let hop = 0; ; hop++) {
       check(url);
       let res;
       try {
-        res = await undiciFetch(url, { method, headers, body, redirect: 'manual', signal, dispatcher: agent });
+        res = await undiciFetch(url, { method, headers, body: body as UndiciBody, redirect: 'manual', signal, dispatcher: agent, ...(body instanceof ReadableStream ? { duplex: 'half' as const } : {}) });
       } catch (err) {
         if (signal.aborted) throw err;
         const cause = (err as { cause?: unknown }).cause;
@@ -138,7 +138,9 @@ export function createOutbound(policy: FetchPolicy) {
         if (hop >= OUTBOUND.maxRedirects) throw new FetchRefused(`fetch to ${req.url} was redirected more than ${OUTBOUND.maxRedirects} times`);
         const next = new URL(location, url);
         // 303, and 301/302 after a POST, continue as a GET without a body (the fetch standard)
-        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+        const dropsBody = res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST');
+        if (!dropsBody && body instanceof ReadableStream) throw new FetchRefused(`fetch to ${url.host} was redirected (${res.status}), and a streamed request body cannot be sent again`);
+        if (dropsBody) {
           if (method !== 'HEAD') method = 'GET';
           body = undefined;
           headers = headers.filter(([n]) => !/^content-(type|length|encoding|language|location)$/i.test(n));

@@ -45,10 +45,10 @@ export type Call = {
   /** The CPU limit's interrupt fired: the call ends after this segment, whatever its promises do. */
   cpuExceeded?: boolean;
   done: boolean;
-  /** Wakes `invoke()` when a timer or host answer may have settled the guest's promise. */
-  settle?: () => void;
+  /** What waits on the guest (the handler's promise, a stream's pump, an upload's pulls), woken when a segment ran or the call ended. */
+  waiters?: (() => void)[];
   /** A streamed answer being sent: pulls the pool asked for, whether the visitor went away, bytes sent, and the waiting pump's wake-up. */
-  stream?: { pulls: number; cancelled: boolean; bytes: number; wake?: () => void };
+  stream?: { pulls: number; cancelled: boolean; bytes: number };
   /** Its outbound requests: how many were begun, how many run now, those waiting for a slot, and each one's abort. */
   outbound?: {
     count: number;

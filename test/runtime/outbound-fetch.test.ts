@@ -162,6 +162,22 @@ test('a fetched response handed back to the visitor streams through', async () =
   }
 });
 
+test('a request body that is a stream goes out as it is produced (chunked), and is not sent again on a 307', async () => {
+  const r = await run(
+    h,
+    key,
+    `const body = () => { let n = 0; return new ReadableStream({ async pull(c) { await new Promise((r) => setTimeout(r, 5)); if (n === 3) c.close(); else c.enqueue(new TextEncoder().encode('part' + n++ + ';')); } }); };
+     const echo = await (await fetch('${allowed.url}/echo', { method: 'POST', body: body(), headers: { 'content-type': 'text/plain' } })).json();
+     let again = null;
+     try { await fetch('${allowed.url}/to?url=%2Fecho', { method: 'POST', body: body() }); } catch (e) { again = e.name + ': ' + e.message; }
+     return Response.json({ body: echo.body, encoding: echo.headers['transfer-encoding'] ?? null, length: echo.headers['content-length'] ?? null, again });`,
+  );
+  assert.is(r.status, 200, r.text);
+  assert.is(Buffer.from(r.json.body, 'base64').toString(), 'part0;part1;part2;');
+  assert.equal([r.json.encoding, r.json.length], ['chunked', null]);
+  assert.match(r.json.again, /^TypeError: .*streamed request body cannot be sent again/);
+});
+
 test('redirects are followed (and reported), or handed back with redirect: "manual", or refused with "error"', async () => {
   const r = await run(
     h,

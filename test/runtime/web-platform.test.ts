@@ -99,6 +99,16 @@ test('URLPattern matches and extracts groups; queueMicrotask, self and performan
   assert.equal(r.json, { match: { id: '42' }, miss: false, order: ['sync', 'micro'], self: true, origin: 'number' });
 });
 
+test('fetch reads data: URLs in the sandbox, nothing leaves it', async () => {
+  const r = await run(`
+    const a = await fetch('data:text/plain;base64,aMOpbGxv');
+    const b = await fetch('data:,a%20b%E2%82%AC');
+    return Response.json({ a: [await a.text(), a.headers.get('content-type')], b: [await b.text(), b.headers.get('content-type')] });
+  `);
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json, { a: ['héllo', 'text/plain'], b: ['a b€', 'text/plain;charset=US-ASCII'] });
+});
+
 test('a global an app assigns replaces the lazy one', async () => {
   const r = await run(`globalThis.URLPattern = 'mine'; return new Response(String(URLPattern));`);
   assert.is(r.text, 'mine');

@@ -514,29 +514,71 @@
 
   // ---- fetch: carried out by the host (its checks, limits and redirects), settled here ---------
   var NULL_BODY = [101, 103, 204, 205, 304];
+  // request bodies being sent as streams: the host pulls each chunk
+  var upStreams = new Map();
+  hide(G, '__upPull', function (id) {
+    var reader = upStreams.get(id);
+    if (!reader) return Promise.resolve({ done: true });
+    return reader.read().then(function (r) {
+      if (r.done) { upStreams.delete(id); return { done: true }; }
+      var c = chunkBytes(r.value);
+      return { done: false, value: c.buffer.slice(c.byteOffset, c.byteOffset + c.byteLength) };
+    });
+  });
   var fetchIds = 0;
+  /** A `data:` URL's response, made here (RFC 2397: optional type, `;base64`, percent-encoded data). */
+  var dataResponse = function (url) {
+    var comma = url.indexOf(',');
+    if (comma < 0) throw new TypeError('fetch: a data: URL needs a comma');
+    var head = url.slice(5, comma);
+    var body = url.slice(comma + 1);
+    var base64 = /;base64$/i.test(head);
+    var type = (base64 ? head.slice(0, -7) : head).trim() || 'text/plain;charset=US-ASCII';
+    var bytes;
+    if (base64) {
+      var bin = atob(decodeURIComponent(body));
+      bytes = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    } else {
+      // percent-decoding to bytes (not to UTF-16), as the URL standard does
+      var out = [];
+      for (var j = 0; j < body.length; j++) {
+        if (body[j] === '%' && /^[0-9a-f]{2}$/i.test(body.slice(j + 1, j + 3))) { out.push(parseInt(body.slice(j + 1, j + 3), 16)); j += 2; }
+        else { var u = utf8(body[j]); for (var k = 0; k < u.length; k++) out.push(u[k]); }
+      }
+      bytes = new Uint8Array(out);
+    }
+    var res = new Response(bytes, { status: 200, headers: { 'content-type': type } });
+    res[$url] = url;
+    return res;
+  };
   var fetch = function (input, init) {
     return new Promise(function (resolve, reject) {
       var req = new Request(input, init);
       var signal = init && init.signal ? init.signal : req.signal;
       if (signal && signal.aborted) return reject(signal.reason);
+      if (req.url.slice(0, 5) === 'data:') {
+        if (req.method !== 'GET') return reject(new TypeError('fetch: a data: URL answers only GET'));
+        return resolve(dataResponse(req.url));
+      }
       var id = ++fetchIds;
       var headers = [];
       req.headers.forEach(function (v, n) { headers.push([n, v]); });
-      if (req[$source]) {
-        // a stream body goes out whole
-        var source = req[$source];
+      var streamBody = !!req[$source];
+      if (streamBody) {
+        // a stream body goes out as the host asks for it (`__upPull`)
+        upStreams.set(id, req[$source].getReader());
         req[$source] = null;
-        provided.readAll(source, MAX_STREAM_BODY).then(function (bytes) { req[$bytes] = bytes; resolve(fetch(req, init && init.signal ? { signal: init.signal } : undefined)); }, reject);
-        return;
+        req[$used] = true;
       }
       var b = req[$bytes];
       var body = b && b.length ? b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) : undefined;
       var onAbort = function () { host.fetchAbort(id); reject(signal.reason); };
       if (signal && typeof signal.addEventListener === 'function') signal.addEventListener('abort', onAbort, { once: true });
       var done = function () { if (signal && typeof signal.removeEventListener === 'function') signal.removeEventListener('abort', onAbort); };
-      host.fetch(id, JSON.stringify({ url: req.url, method: req.method, headers: headers, redirect: req.redirect }), body).then(function (json) {
+      host.fetch(id, JSON.stringify({ url: req.url, method: req.method, headers: headers, redirect: req.redirect, streamBody: streamBody }), body).then(function (json) {
         done();
+        upStreams.delete(id);
         var meta = JSON.parse(json);
         var res = new Response(null, { status: meta.status, statusText: meta.statusText, headers: meta.headers });
         res[$url] = meta.url;
@@ -546,6 +588,9 @@
         resolve(res);
       }, function (e) {
         done();
+        var up = upStreams.get(id);
+        upStreams.delete(id);
+        if (up) up.cancel().catch(function () {});
         reject(fetchError(e));
       });
     });
