@@ -4,6 +4,7 @@ import { ApiError, errors } from '../errors.ts';
 import type { Env } from './env.ts';
 import { mark } from './operation.ts';
 import { fieldMap, jsonProblem, MAX_JSON_DEPTH } from '../lib/json.ts';
+import { readLimited } from '../lib/streams.ts';
 
 /** Turns valibot issues into `details.fields`: `{ "files.0.path": ["message"] }`. */
 export function issueDetails(issues: readonly v.BaseIssue<unknown>[]): { fields: Record<string, string[]> } {
@@ -26,26 +27,7 @@ export async function readBodyLimited(req: Request, maxBytes: number, tooLarge: 
   const declared = req.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
   if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return readLimited(req.body.getReader(), maxBytes, tooLarge);
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;

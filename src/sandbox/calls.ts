@@ -228,6 +228,16 @@ export function createCalls(state: WorkerState) {
     }
   }
 
+  /** What a segment's call into the guest came to: its (awaited) value, or its error; undefined once the call is over. */
+  async function outcomeOf(inst: Instance, call: Call, started: { value?: QuickJSHandle; error?: QuickJSHandle }): Promise<{ value: QuickJSHandle } | { error: { message: string; stack?: string } } | undefined> {
+    if (started.error) {
+      const e = errorText(inst.context, started.error);
+      started.error.dispose();
+      return { error: e };
+    }
+    return settleGuest(inst, call, started.value!);
+  }
+
   /** Calls a guest function of the prelude with one number in a segment; the returned handle is the caller's. */
   function callGuest(inst: Instance, call: Call, name: string, n: number) {
     const ctx = inst.context;
@@ -255,13 +265,7 @@ export function createCalls(state: WorkerState) {
       if (call.done) return;
       const cancelling = s.cancelled;
       if (!cancelling) s.pulls--;
-      const started = callGuest(inst, call, cancelling ? '__cancel' : '__pull', streamId);
-      if (started.error) {
-        const e = errorText(ctx, started.error);
-        started.error.dispose();
-        return failCall(inst, call, 'exception', e.message, e.stack);
-      }
-      const outcome = await settleGuest(inst, call, started.value);
+      const outcome = await outcomeOf(inst, call, callGuest(inst, call, cancelling ? '__cancel' : '__pull', streamId));
       if (!outcome) return;
       if ('error' in outcome) return cancelling ? succeed(inst, call, { ok: true }) : failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
       using value = outcome.value;
@@ -291,12 +295,7 @@ export function createCalls(state: WorkerState) {
       failGuest(inst, call, err);
       throw err;
     }
-    if (started.error) {
-      const e = errorText(ctx, started.error);
-      started.error.dispose();
-      throw new Error(e.message);
-    }
-    const outcome = await settleGuest(inst, call, started.value);
+    const outcome = await outcomeOf(inst, call, started);
     if (!outcome) throw new Error('the call is over');
     if ('error' in outcome) throw new Error(outcome.error.message);
     using value = outcome.value;
@@ -344,12 +343,7 @@ export function createCalls(state: WorkerState) {
           return r;
         });
       }
-      if (started.error) {
-        const e = errorText(ctx, started.error);
-        started.error.dispose();
-        return failCall(inst, call, 'exception', e.message, e.stack);
-      }
-      const outcome = await settleGuest(inst, call, started.value);
+      const outcome = await outcomeOf(inst, call, started);
       if (!outcome) return;
       if ('error' in outcome) return failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
       let streamId: number | undefined;

@@ -10,6 +10,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 import { Agent, fetch as undiciFetch, type BodyInit as UndiciBody } from 'undici';
+import { readLimited } from '../lib/streams.ts';
 
 /** Per-invocation limits on outbound requests: one place, so plans can change them. */
 export const OUTBOUND = {
@@ -172,23 +173,6 @@ export async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>)
 
 /** The rest of a response body, at most `OUTBOUND.maxResponseBytes` (then the read fails and the body is cancelled). */
 export async function readRest(reader: ReadableStreamDefaultReader<Uint8Array>, host: string): Promise<ArrayBuffer> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > OUTBOUND.maxResponseBytes) {
-      await reader.cancel().catch(() => {});
-      throw new FetchRefused(`the response from ${host} is larger than ${OUTBOUND.maxResponseBytes / 1024 / 1024} MiB (read its body as a stream instead)`);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out.buffer;
+  const tooLarge = () => new FetchRefused(`the response from ${host} is larger than ${OUTBOUND.maxResponseBytes / 1024 / 1024} MiB (read its body as a stream instead)`);
+  return (await readLimited(reader, OUTBOUND.maxResponseBytes, tooLarge)).buffer as ArrayBuffer;
 }

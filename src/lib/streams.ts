@@ -1,0 +1,22 @@
+/** Reads a byte stream to its end, at most `maxBytes` (beyond that it cancels the stream and throws `tooLarge()`). */
+export async function readLimited(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
