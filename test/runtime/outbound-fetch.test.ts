@@ -186,10 +186,15 @@ test('redirects are followed (and reported), or handed back with redirect: "manu
      const manual = await fetch('${allowed.url}/r/1', { redirect: 'manual' });
      let error = null;
      try { await fetch('${allowed.url}/r/1', { redirect: 'error' }); } catch (e) { error = e.constructor.name; }
-     return Response.json({ url: followed.url, redirected: followed.redirected, path: (await followed.json()).path, manual: [manual.status, manual.headers.get('location')], error });`,
+     const twenty = (await fetch('${allowed.url}/r/20')).status;
+     let tooMany = null;
+     try { await fetch('${allowed.url}/r/21'); } catch (e) { tooMany = e.message; }
+     return Response.json({ url: followed.url, redirected: followed.redirected, path: (await followed.json()).path, manual: [manual.status, manual.headers.get('location')], error, twenty, tooMany });`,
   );
   assert.is(r.status, 200, r.text);
-  assert.equal(r.json, { url: `${allowed.url}/echo`, redirected: true, path: '/echo', manual: [302, '/echo'], error: 'TypeError' });
+  assert.match(r.json.tooMany, 'redirected more than 20 times');
+  delete r.json.tooMany;
+  assert.equal(r.json, { url: `${allowed.url}/echo`, redirected: true, path: '/echo', manual: [302, '/echo'], error: 'TypeError', twenty: 200 });
 });
 
 test('an AbortSignal aborts a fetch in flight: the app sees the reason, the server sees the connection close', async () => {

@@ -86,6 +86,36 @@ test('digests equal Node\'s; HMAC, AES-GCM, ECDSA, Ed25519, RSA-PSS, ECDH, X2551
   assert.equal(o.instances, [true, true, true]);
 });
 
+test('AES-CBC, AES-CTR and RSA-OAEP ciphertexts Node opens; RSASSA-PKCS1-v1_5 signatures Node verifies', async () => {
+  const r = await call(`export default { async fetch() {
+    const s = crypto.subtle, data = new TextEncoder().encode('sixteen byte msg and more');
+    const hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
+    const cbc = await s.generateKey({ name: 'AES-CBC', length: 128 }, true, ['encrypt']);
+    const ctr = await s.generateKey({ name: 'AES-CTR', length: 256 }, true, ['encrypt']);
+    const iv = new Uint8Array(16).fill(1);
+    const oaep = await s.generateKey({ name: 'RSA-OAEP', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['encrypt', 'decrypt']);
+    const pkcs = await s.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
+    return Response.json({
+      cbc: [hex(await s.exportKey('raw', cbc)), hex(await s.encrypt({ name: 'AES-CBC', iv }, cbc, data))],
+      ctr: [hex(await s.exportKey('raw', ctr)), hex(await s.encrypt({ name: 'AES-CTR', counter: iv, length: 64 }, ctr, data))],
+      oaep: [await s.exportKey('jwk', oaep.privateKey), hex(await s.encrypt({ name: 'RSA-OAEP' }, oaep.publicKey, data))],
+      pkcs: [await s.exportKey('jwk', pkcs.publicKey), hex(await s.sign('RSASSA-PKCS1-v1_5', pkcs.privateKey, data))],
+    });
+  } };`);
+  assert.is(r.status, 200, r.text);
+  const s = webcrypto.subtle;
+  const data = 'sixteen byte msg and more';
+  const iv = new Uint8Array(16).fill(1);
+  const open = async (alg: string, params: object, [k, c]: [string, string]) =>
+    Buffer.from(await s.decrypt({ name: alg, ...params }, await s.importKey('raw', Buffer.from(k, 'hex'), alg, false, ['decrypt']), Buffer.from(c, 'hex'))).toString();
+  assert.is(await open('AES-CBC', { iv }, r.json.cbc), data);
+  assert.is(await open('AES-CTR', { counter: iv, length: 64 }, r.json.ctr), data);
+  const oaepKey = await s.importKey('jwk', r.json.oaep[0], { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['decrypt']);
+  assert.is(Buffer.from(await s.decrypt({ name: 'RSA-OAEP' }, oaepKey, Buffer.from(r.json.oaep[1], 'hex'))).toString(), data);
+  const pkcsKey = await s.importKey('jwk', r.json.pkcs[0], { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['verify']);
+  assert.ok(await s.verify('RSASSA-PKCS1-v1_5', pkcsKey, Buffer.from(r.json.pkcs[1], 'hex'), new TextEncoder().encode(data)));
+});
+
 test('jose signs HS256 and ES256 tokens that Node\'s jose verifies, and verifies one Node signed', async () => {
   const secret = new TextEncoder().encode('a-string-secret-at-least-256-bits-long');
   const fromNode = await new jose.SignJWT({ from: 'node' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
