@@ -256,7 +256,6 @@ export function createCalls(state: WorkerState) {
    * the visitor goes away (the app's `cancel` runs) or the call's wall-clock limit ends it.
    */
   async function pump(inst: Instance, call: Call, streamId: number): Promise<void> {
-    const ctx = inst.context;
     const s = call.stream!;
     for (;;) {
       while (!call.done && !s.cancelled && s.pulls === 0) {
@@ -270,11 +269,8 @@ export function createCalls(state: WorkerState) {
       if ('error' in outcome) return cancelling ? succeed(inst, call, { ok: true }) : failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
       using value = outcome.value;
       if (cancelling) return succeed(inst, call, { ok: true });
-      using doneH = ctx.getProp(value, 'done');
-      if (ctx.dump(doneH) === true) return succeed(inst, call, { ok: true });
-      using chunkH = ctx.getProp(value, 'value');
-      using lt = ctx.getArrayBuffer(chunkH);
-      const bytes = lt.value.slice().buffer;
+      const { done, bytes } = chunkOf(inst, value);
+      if (done || !bytes) return succeed(inst, call, { ok: true });
       s.bytes += bytes.byteLength;
       if (s.bytes > MAX_STREAMED_BYTES) return failCall(inst, call, 'stream_too_large', `the response stream is larger than ${MAX_STREAMED_BYTES / 1024 / 1024} MiB`);
       state.outbox.push({ t: 'chunk', id: call.inv.id, bytes }, [bytes], call.inv.release.releaseId);
@@ -287,7 +283,6 @@ export function createCalls(state: WorkerState) {
    */
   async function pullGuest(inst: Instance, call: Call, name: string, id: number): Promise<{ done: boolean; bytes?: ArrayBuffer }> {
     if (call.done) throw new Error('the call is over');
-    const ctx = inst.context;
     let started;
     try {
       started = callGuest(inst, call, name, id);
@@ -299,6 +294,12 @@ export function createCalls(state: WorkerState) {
     if (!outcome) throw new Error('the call is over');
     if ('error' in outcome) throw new Error(outcome.error.message);
     using value = outcome.value;
+    return chunkOf(inst, value);
+  }
+
+  /** A guest pull's `{done}` or `{done: false, value: ArrayBuffer}` (the prelude's `pullFrom`), copied out. */
+  function chunkOf(inst: Instance, value: QuickJSHandle): { done: boolean; bytes?: ArrayBuffer } {
+    const ctx = inst.context;
     using doneH = ctx.getProp(value, 'done');
     if (ctx.dump(doneH) === true) return { done: true };
     using chunkH = ctx.getProp(value, 'value');

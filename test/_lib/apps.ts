@@ -46,3 +46,21 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+export type AppAnswer = { status: number; json: any; text: string; headers: Headers; appId: string };
+
+/**
+ * Publishes a server module and calls it once on its origin. A failure's message is in the owner's
+ * events, so it is appended to `text`, where an assertion's message shows it.
+ */
+export async function callNewApp(
+  h: Harness,
+  key: string,
+  source: string,
+  init: { path?: string; method?: string; rawBody?: BodyInit; headers?: Record<string, string> } = {},
+): Promise<AppAnswer> {
+  const app = await publishServerApp(h, key, source);
+  const r = await h.call(init.method ?? 'GET', init.path ?? '/run', { host: app.host, rawBody: init.rawBody, headers: init.headers });
+  const error = r.status >= 500 ? (await eventsOf(h, key, app.appId, 'runtime.request_error'))[0]?.metadata.error : undefined;
+  return { status: r.status, json: r.body, text: error ? `${r.text} ${error}` : r.text, headers: r.headers, appId: app.appId };
+}

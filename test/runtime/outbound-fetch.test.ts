@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { eventsOf, publishServerApp, waitFor } from '../_lib/apps.ts';
+import { callNewApp, eventsOf, publishServerApp, waitFor } from '../_lib/apps.ts';
 import { usageByDay } from '../../src/usage/counters.ts';
 import { createHarness, listen, newUser, type Harness } from '../_lib/harness.ts';
 
@@ -84,12 +84,7 @@ const strictKey = (await newUser(strict)).api_key;
 const shortKey = (await newUser(short)).api_key;
 
 /** Publishes `body` as the inside of `async fetch(request)` and calls it once. */
-async function run(on: Harness, k: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string; appId: string }> {
-  const app = await publishServerApp(on, k, `export default { async fetch(request) { ${body} } };`);
-  const r = await on.call('GET', '/run', { host: app.host, headers });
-  const error = r.status >= 500 ? (await eventsOf(on, k, app.appId, 'runtime.request_error'))[0]?.metadata.error : undefined;
-  return { status: r.status, json: r.body, text: error ? `${r.text} ${error}` : r.text, appId: app.appId };
-}
+const run = (on: Harness, k: string, body: string, headers: Record<string, string> = {}) => callNewApp(on, k, `export default { async fetch(request) { ${body} } };`, { headers });
 
 test('GET: headers go out as the app set them and come back, set-cookie included; nothing of the visitor or the platform goes along', async () => {
   const r = await run(

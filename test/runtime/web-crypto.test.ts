@@ -7,7 +7,7 @@ import * as jose from 'jose';
 import Stripe from 'stripe';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { eventsOf, publishServerApp } from '../_lib/apps.ts';
+import { callNewApp } from '../_lib/apps.ts';
 import { bundleModule } from '../_lib/esbuild.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 
@@ -16,10 +16,7 @@ const key = (await newUser(h)).api_key;
 
 /** Publishes a module (bundled when it imports packages) and calls it; a failure's message comes along. */
 async function call(source: string, path = '/run', init: { method?: string; body?: string; headers?: Record<string, string> } = {}) {
-  const app = await publishServerApp(h, key, /\bimport\b/.test(source) ? await bundleModule(source) : source);
-  const r = await h.call(init.method ?? 'GET', path, { host: app.host, rawBody: init.body, headers: init.headers });
-  const error = r.status >= 500 ? (await eventsOf(h, key, app.appId, 'runtime.request_error'))[0]?.metadata.error : undefined;
-  return { status: r.status, json: r.body, text: error ? `${r.text} ${error}` : r.text };
+  return callNewApp(h, key, /\bimport\b/.test(source) ? await bundleModule(source) : source, { path, method: init.method, rawBody: init.body, headers: init.headers });
 }
 
 const hex = (b: ArrayBuffer | Uint8Array) => Buffer.from(b instanceof ArrayBuffer ? new Uint8Array(b) : b).toString('hex');

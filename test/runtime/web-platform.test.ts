@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gunzipSync, deflateRawSync } from 'node:zlib';
-import { eventsOf, publishServerApp } from '../_lib/apps.ts';
+import { callNewApp } from '../_lib/apps.ts';
 import { bundleModule } from '../_lib/esbuild.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 
@@ -13,13 +13,8 @@ const h = await createHarness();
 const key = (await newUser(h)).api_key;
 
 /** Publishes `body` as the inside of `async fetch(request)` (or a whole module that imports packages, bundled) and calls it. */
-async function run(body: string, init: { method?: string; rawBody?: BodyInit; headers?: Record<string, string> } = {}): Promise<{ status: number; json: any; text: string; headers: Headers }> {
-  const source = /^\s*import\b/.test(body) ? await bundleModule(body) : `export default { async fetch(request) { ${body} } };`;
-  const app = await publishServerApp(h, key, source);
-  const r = await h.call(init.method ?? 'GET', '/run', { host: app.host, rawBody: init.rawBody, headers: init.headers });
-  // a failure's message is in the owner's events: put it where the assertion shows it
-  const error = r.status >= 500 ? (await eventsOf(h, key, app.appId, 'runtime.request_error'))[0]?.metadata.error : undefined;
-  return { status: r.status, json: r.body, text: error ? `${r.text} ${error}` : r.text, headers: r.headers };
+async function run(body: string, init: { method?: string; rawBody?: BodyInit; headers?: Record<string, string> } = {}) {
+  return callNewApp(h, key, /^\s*import\b/.test(body) ? await bundleModule(body) : `export default { async fetch(request) { ${body} } };`, init);
 }
 
 /** The WinterTC Minimum Common Web Platform API's interfaces and globals (2024 list). */

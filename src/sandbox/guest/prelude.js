@@ -514,17 +514,25 @@
 
   // ---- fetch: carried out by the host (its checks, limits and redirects), settled here ---------
   var NULL_BODY = [101, 103, 204, 205, 304];
-  // request bodies being sent as streams: the host pulls each chunk
-  var upStreams = new Map();
-  hide(G, '__upPull', function (id) {
-    var reader = upStreams.get(id);
+  // Streams the host reads from the guest, one chunk per pull: `{done}` or `{done: false, value: ArrayBuffer}`.
+  var chunkBytes = function (v) {
+    if (typeof v === 'string') return utf8(v);
+    var b = bytesOf(v);
+    if (!b) throw new TypeError('a body stream must yield Uint8Array chunks (or strings)');
+    return b;
+  };
+  var pullFrom = function (readers, id) {
+    var reader = readers.get(id);
     if (!reader) return Promise.resolve({ done: true });
     return reader.read().then(function (r) {
-      if (r.done) { upStreams.delete(id); return { done: true }; }
-      var c = chunkBytes(r.value);
-      return { done: false, value: c.buffer.slice(c.byteOffset, c.byteOffset + c.byteLength) };
+      if (r.done) { readers.delete(id); return { done: true }; }
+      var b = chunkBytes(r.value);
+      return { done: false, value: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) };
     });
-  });
+  };
+  // request bodies being sent as streams (`__upPull`)
+  var upStreams = new Map();
+  hide(G, '__upPull', function (id) { return pullFrom(upStreams, id); });
   var fetchIds = 0;
   /** A `data:` URL's response, made here (RFC 2397: optional type, `;base64`, percent-encoded data). */
   var dataResponse = function (url) {
@@ -705,21 +713,7 @@
   // Streamed answers being sent: the host pulls each chunk (`__pull`) as the visitor takes it.
   var outStreams = new Map();
   var nextOutStream = 1;
-  var chunkBytes = function (v) {
-    if (typeof v === 'string') return utf8(v);
-    var b = bytesOf(v);
-    if (!b) throw new TypeError('a response stream must yield Uint8Array chunks (or strings)');
-    return b;
-  };
-  hide(G, '__pull', function (id) {
-    var reader = outStreams.get(id);
-    if (!reader) return Promise.resolve({ done: true });
-    return reader.read().then(function (r) {
-      if (r.done) { outStreams.delete(id); return { done: true }; }
-      var b = chunkBytes(r.value);
-      return { done: false, value: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) };
-    });
-  });
+  hide(G, '__pull', function (id) { return pullFrom(outStreams, id); });
   hide(G, '__cancel', function (id) {
     var reader = outStreams.get(id);
     outStreams.delete(id);
