@@ -4,6 +4,10 @@
  *
  *   create-user --email E [--username U]
  *   add-member  --account A --email E --role owner|admin|developer|viewer
+ *   set-plan    --account A --plan P [--force]
+ *   flag        --account A | --app X  --set F --reason R | --clear F
+ *   billing-state --account A --state S [--grace-days N]
+ *   unlock-stale-jobs [--older-than-seconds N]
  */
 import { parseArgs } from 'node:util';
 import { boot } from '../src/boot.ts';
@@ -13,6 +17,7 @@ import { createLogger } from '../src/logger.ts';
 import { makeWorkerUtils } from 'graphile-worker';
 import pg from 'pg';
 import { addMember, createUser } from '../src/users/service.ts';
+import { setBillingState, setFlag, setPlan } from '../src/plans/operator.ts';
 
 /** Workers holding job locks older than `seconds`: force-unlock them (graphile-worker's own API). */
 async function unlockStaleJobs(connectionString: string, seconds: number) {
@@ -40,6 +45,18 @@ Commands:
       Create a platform user, their own account (as owner) and a first API key.
   add-member --account <acct_...> --email <email> --role <owner|admin|developer|viewer>
       Add a user (created if needed) to an account and issue them an API key.
+  set-plan --account <acct_...> --plan <free|starter|business|business_plus|agency|internal> [--force]
+      Put an account on a plan by hand (entitlement source "manual"; "free" sets it back to "default").
+      A downgrade the account does not fit is refused (downgrade_incompatible) unless --force:
+      then over-limit routes are disabled, nothing is deleted, and the rest shows as warnings.
+  flag --account <acct_...> --set suspended --reason "<text>"
+  flag --app <app_id> --set suspended|takedown --reason "<text>"
+  flag --account <acct_...> | --app <app_id> --clear <flag>
+      Suspend an account (it can read, not change anything; its apps answer 403), suspend an app
+      (403) or take it down (451). The reason shows in the account status; --clear lifts a flag.
+  billing-state --account <acct_...> --state active|past_due_grace|restricted [--grace-days <n>]
+      Billing access for an account billed by hand: past_due_grace keeps apps online, blocks new
+      paid features, and ends after n days (default 7).
   unlock-stale-jobs [--older-than-seconds <n>]
       Release the jobs of workers that died mid-job (locked longer than n seconds, default 600),
       so another worker runs them now instead of after graphile-worker's 4-hour lock timeout.
@@ -59,13 +76,27 @@ async function main(): Promise<void> {
     process.stderr.write(USAGE + '\n');
     process.exit(command ? 0 : 2);
   }
-  let values: Record<string, string | undefined>;
+  let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       args: rest,
-      options: { email: { type: 'string' }, username: { type: 'string' }, account: { type: 'string' }, role: { type: 'string' }, 'older-than-seconds': { type: 'string' } },
+      options: {
+        email: { type: 'string' },
+        username: { type: 'string' },
+        account: { type: 'string' },
+        role: { type: 'string' },
+        'older-than-seconds': { type: 'string' },
+        plan: { type: 'string' },
+        force: { type: 'boolean' },
+        app: { type: 'string' },
+        set: { type: 'string' },
+        clear: { type: 'string' },
+        reason: { type: 'string' },
+        state: { type: 'string' },
+        'grace-days': { type: 'string' },
+      },
       strict: true,
-    }) as { values: Record<string, string | undefined> });
+    }) as { values: Record<string, string | boolean | undefined> });
   } catch (err) {
     fail(`${(err as Error).message}\n${USAGE}`);
   }
@@ -76,18 +107,25 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  const need = (name: string): string => values[name] ?? fail(`--${name} is required for ${command}`);
-  if (command !== 'create-user' && command !== 'add-member' && command !== 'unlock-stale-jobs') fail(`Unknown command "${command}".\n${USAGE}`);
+  const text = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const need = (name: string): string => text(name) ?? fail(`--${name} is required for ${command}`);
+  const COMMANDS = ['create-user', 'add-member', 'unlock-stale-jobs', 'set-plan', 'flag', 'billing-state'];
+  if (!COMMANDS.includes(command)) fail(`Unknown command "${command}".\n${USAGE}`);
+  if (command === 'flag' && !text('set') === !text('clear')) fail('flag needs either --set <flag> (with --reason) or --clear <flag>');
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
   // Borrow a running embedded cluster rather than taking it over from the service.
   const booted = await boot(config, { log, takeOverEmbedded: false, poolSize: 2, checkSecretsKey: false }); // no command here decrypts app secrets
   try {
-    const result =
-      command === 'create-user'
-        ? await createUser(booted.deps.db, { email: need('email'), username: values.username })
-        : command === 'add-member'
-          ? await addMember(booted.deps.db, { accountId: need('account'), email: need('email'), role: need('role') })
-          : await unlockStaleJobs(booted.databaseUrl, Number(values['older-than-seconds'] ?? 600));
+    const deps = booted.deps;
+    const run: Record<string, () => Promise<unknown>> = {
+      'create-user': () => createUser(deps.db, { email: need('email'), username: text('username') }),
+      'add-member': () => addMember(deps.db, { accountId: need('account'), email: need('email'), role: need('role') }),
+      'unlock-stale-jobs': () => unlockStaleJobs(booted.databaseUrl, Number(text('older-than-seconds') ?? 600)),
+      'set-plan': () => setPlan(deps, { accountId: need('account'), planKey: need('plan'), force: values.force === true }),
+      flag: () => setFlag(deps, { accountId: text('account'), appId: text('app'), flag: (text('set') ?? text('clear'))!, reason: text('reason'), clear: text('clear') !== undefined }),
+      'billing-state': () => setBillingState(deps, { accountId: need('account'), state: need('state'), graceDays: text('grace-days') === undefined ? undefined : Number(text('grace-days')) }),
+    };
+    const result = await run[command]!();
     process.stdout.write(JSON.stringify(result) + '\n');
   } catch (err) {
     if (err instanceof ApiError) {

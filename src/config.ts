@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
+import { BUILT_IN_PLANS, mergePlans, type PlanCatalogue } from './plans/catalogue.ts';
 
 /** Every environment variable the service reads, with its default. README's table mirrors this. */
 const port = (fallback: string) =>
@@ -38,7 +40,8 @@ const EnvSchema = v.object({
   ),
   PLATFORM_WORKER_CONCURRENCY: positiveInt('4'),
   PLATFORM_SANDBOX_WORKERS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(64))),
-  PLATFORM_SANDBOX_CPU_MS: positiveInt('50'),
+  PLATFORM_PLANS_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  PLATFORM_USAGE_FLUSH_MS: v.pipe(v.optional(v.string(), '5000'), v.regex(/^\d+$/, 'must be a whole number of milliseconds'), v.transform(Number), v.minValue(50), v.maxValue(60_000)),
   PLATFORM_SANDBOX_MEMORY_MB: positiveInt('64'),
   PLATFORM_SANDBOX_WALL_MS: positiveInt('10000'),
   PLATFORM_SANDBOX_BACKGROUND_WALL_MS: positiveInt('60000'),
@@ -65,7 +68,11 @@ export type Config = Readonly<{
   publicPort: string;
   secretsKey: string | undefined;
   workerConcurrency: number;
-  sandbox: Readonly<{ workers: number; cpuMs: number; memoryBytes: number; wallMs: number; backgroundWallMs: number; workerMemoryBytes: number | undefined; fetchAllow: readonly string[] }>;
+  /** Plans with the operator's PLATFORM_PLANS_FILE merged over the built-in catalogue. */
+  plans: PlanCatalogue;
+  /** How often each node adds its counted requests to the shared monthly totals. */
+  usageFlushMs: number;
+  sandbox: Readonly<{ workers: number; memoryBytes: number; wallMs: number; backgroundWallMs: number; workerMemoryBytes: number | undefined; fetchAllow: readonly string[] }>;
   staticCacheBytes: number;
   /** Time a client has to send its request headers, and the whole request (body included). */
   timeouts: Readonly<{ headersMs: number; requestMs: number }>;
@@ -83,6 +90,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     if (value !== undefined && value !== '') picked[key] = value;
   }
   if (env.PLATFORM_PUBLIC_PORT === '') picked.PLATFORM_PUBLIC_PORT = '';
+  if (env.PLATFORM_SANDBOX_CPU_MS) {
+    throw new ConfigError('Invalid configuration:\n  PLATFORM_SANDBOX_CPU_MS: no longer read; the CPU time of a call is the plan\'s server.cpu_ms.max (set it per plan in PLATFORM_PLANS_FILE)');
+  }
   const result = v.safeParse(EnvSchema, picked);
   if (!result.success) {
     const lines = result.issues.map((issue) => {
@@ -97,6 +107,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicPort = '';
   }
   return Object.freeze({
+    plans: loadPlans(e.PLATFORM_PLANS_FILE),
+    usageFlushMs: e.PLATFORM_USAGE_FLUSH_MS,
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
@@ -110,7 +122,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     workerConcurrency: e.PLATFORM_WORKER_CONCURRENCY,
     sandbox: Object.freeze({
       workers: e.PLATFORM_SANDBOX_WORKERS ?? Math.max(1, Math.min(4, availableParallelism())),
-      cpuMs: e.PLATFORM_SANDBOX_CPU_MS,
       memoryBytes: e.PLATFORM_SANDBOX_MEMORY_MB * 1024 * 1024,
       wallMs: e.PLATFORM_SANDBOX_WALL_MS,
       backgroundWallMs: e.PLATFORM_SANDBOX_BACKGROUND_WALL_MS,
@@ -122,6 +133,22 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     mail: Object.freeze({ smtpUrl: e.SMTP_URL, from: e.PLATFORM_MAIL_FROM }),
     logLevel: e.PLATFORM_LOG_LEVEL,
   });
+}
+
+/** The plan catalogue, with the operator's file merged in; a file that is missing or wrong stops start-up. */
+function loadPlans(file: string | undefined): PlanCatalogue {
+  if (!file) return BUILT_IN_PLANS;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  PLATFORM_PLANS_FILE: cannot read ${file} as JSON (${(err as Error).message})`);
+  }
+  try {
+    return mergePlans(json);
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  PLATFORM_PLANS_FILE (${file}): ${(err as Error).message}`);
+  }
 }
 
 /** The public URL of a host, e.g. `http://api.localhost:8787`. */

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { accountRoutes } from './accounts/routes.ts';
+import { planRoutes } from './plans/routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { eventRoutes } from './events/routes.ts';
@@ -47,6 +48,7 @@ function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
   v0.route('/auth/device', deviceApprovalRoutes());
   v0.route('/accounts', memberRoutes());
   v0.route('/accounts', accountRoutes());
+  v0.route('/accounts', planRoutes({ meter: plane.meter }));
   v0.route('/auth/api-keys', apiKeyRoutes());
   v0.route('/apps', appRoutes({ checkModule: plane.checkModule }));
   v0.route('/apps', eventRoutes());
@@ -71,7 +73,7 @@ function apiRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
 function consoleRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const r = baseRouter(deps);
   r.route('/v0', v0Routes(plane, { console: true }));
-  r.route('/', consolePages({ devOutbox: !deps.config.mail.smtpUrl }));
+  r.route('/', consolePages({ devOutbox: !deps.config.mail.smtpUrl, plans: deps.config.plans }));
   return r;
 }
 

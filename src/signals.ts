@@ -2,22 +2,28 @@
  * In-process notifications after a commit: caches on this node drop what changed at once.
  * Other nodes revalidate on a short TTL (src/releases/live.ts), so no cross-node bus is needed.
  */
-type Listener = (appId: string) => void;
+type Listener = (id: string) => void;
 
 export type Signals = {
   appChanged(appId: string): void;
   secretsChanged(appId: string): void;
+  /** The account's plan, billing access or flags changed (every app of it may serve differently). */
+  accountChanged(accountId: string): void;
   onAppChanged(fn: Listener): void;
   onSecretsChanged(fn: Listener): void;
+  onAccountChanged(fn: Listener): void;
 };
 
 export function createSignals(): Signals {
   const app: Listener[] = [];
   const secrets: Listener[] = [];
+  const account: Listener[] = [];
   return {
     appChanged: (id) => app.forEach((fn) => fn(id)),
     secretsChanged: (id) => secrets.forEach((fn) => fn(id)),
+    accountChanged: (id) => account.forEach((fn) => fn(id)),
     onAppChanged: (fn) => void app.push(fn),
     onSecretsChanged: (fn) => void secrets.push(fn),
+    onAccountChanged: (fn) => void account.push(fn),
   };
 }

@@ -1,10 +1,11 @@
+import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 
 export async function findMembership(db: Executor, accountId: string, userId: string) {
   return db
     .selectFrom('memberships as m')
     .innerJoin('accounts as a', 'a.id', 'm.account_id')
-    .select(['a.id', 'a.name', 'a.owner_user_id', 'a.plan_key', 'm.role'])
+    .select(['a.id', 'a.name', 'a.owner_user_id', 'a.plan_key', 'm.role', sql<boolean>`exists (select 1 from account_flags f where f.account_id = a.id and f.flag = 'suspended')`.as('suspended')])
     .where('m.account_id', '=', accountId)
     .where('m.user_id', '=', userId)
     .executeTakeFirst();

@@ -26,3 +26,8 @@ export type Permission = keyof typeof PERMISSIONS;
 export function can(role: Role, permission: Permission): boolean {
   return (PERMISSIONS[permission] as readonly Role[]).includes(role);
 }
+
+/** Permissions that only read: the ones a suspended account or app keeps. */
+export function onlyReads(permission: Permission): boolean {
+  return permission.endsWith('.read');
+}

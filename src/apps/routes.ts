@@ -29,7 +29,18 @@ export const RollbackRequest = component(
 );
 const tags = ['Apps'];
 /** What a bundle can be refused for, besides the body checks every JSON route has. */
-const BUNDLE_ERRORS: ErrorCode[] = ['invalid_bundle', 'invalid_path', 'missing_static_root', 'missing_server_entry', 'invalid_resource_manifest', 'bundle_too_large'];
+const BUNDLE_ERRORS: ErrorCode[] = [
+  'invalid_bundle',
+  'invalid_path',
+  'missing_static_root',
+  'missing_server_entry',
+  'invalid_resource_manifest',
+  'bundle_too_large',
+  // the account's plan (src/plans/enforce.ts)
+  'plan_limit_exceeded',
+  'entitlement_required',
+  'billing_restricted',
+];
 const PUBLISHED =
   'The release is stored either way. `status` is `published` when it went live and `stored` when it did not; `activation` says why (`pending_secrets`, `requires_migration`, `failed`).';
 
@@ -41,7 +52,7 @@ const create = operation({
   tags,
   accountHeader: true,
   responses: { 200: PublishAppResponse },
-  errors: BUNDLE_ERRORS,
+  errors: [...BUNDLE_ERRORS, 'account_suspended'],
 });
 const get = operation({ operationId: 'getApp', summary: 'Read an app (a tombstoned app shows deleted_at)', tags, responses: { 200: AppSummary } });
 const republish = operation({ operationId: 'publishRelease', summary: 'Publish a new release of an app', description: PUBLISHED, tags, responses: { 200: PublishAppResponse }, errors: BUNDLE_ERRORS });

@@ -16,6 +16,10 @@ import type { Manifest } from '../manifest/schema.ts';
 import type { ValidBundle } from '../manifest/validate.ts';
 import { isServerSource, manifestOf } from '../manifest/stored.ts';
 import { appOrigin } from './mappers.ts';
+import { ApiError } from '../errors.ts';
+import { planOf } from '../plans/catalogue.ts';
+import { checkBundle, checkNewApp, checkNewWebhooks } from '../plans/enforce.ts';
+import { accountPlanRow, countLiveApps } from '../plans/queries.ts';
 import type { ActivationResult, PublishAppResponse, UnpublishResponse } from './schemas.ts';
 import { insertApp, insertRelease, insertReleaseFiles, lockApp, markReleaseInactive, markReleaseLive, nextReleaseSeq, pointAppAt, provisionedResources, releaseManifest, saveProvisioned, secretNames, tombstoneApp, type AppRow } from './queries.ts';
 
@@ -90,15 +94,19 @@ export async function goLive(
 }
 
 /** Creates a release (and the app on first publish) and decides whether it goes live. */
-export type ModuleCheck = (input: { appId: string; entry: string; sources: Record<string, string> }) => Promise<{ ok: true } | { ok: false; error: string }>;
+export type ModuleCheck = (input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }) => Promise<{ ok: true } | { ok: false; error: string }>;
 
 export async function publish(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who, options: { checkModule?: ModuleCheck } = {}): Promise<PublishAppResponse> {
+  const account = await accountPlanRow(deps.db, target.accountId);
+  if (!account) throw new ApiError('not_found', 'Account not found.');
+  // Limits that need no lock are checked before the module is loaded; the transaction checks again.
+  checkBundle(deps.config.plans, planOf(deps.config.plans, account.plan_key), bundle);
   // A server module that does not load (syntax error, bad import, top-level throw) never goes live.
   let moduleError: string | undefined;
   const entry = bundle.manifest.runtime.server_entry;
   if (entry && options.checkModule) {
     const sources = Object.fromEntries(bundle.files.filter((f) => isServerSource(f.path, f.content_type)).map((f) => [f.path, f.bytes.toString('utf8')]));
-    const check = await options.checkModule({ appId: target.appId ?? 'newapp000000', entry, sources });
+    const check = await options.checkModule({ appId: target.appId ?? 'newapp000000', planKey: account.plan_key, entry, sources });
     if (!check.ok) moduleError = check.error;
   }
   const result = await publishTx(deps, target, bundle, who, moduleError);
@@ -108,14 +116,18 @@ export async function publish(deps: Deps, target: { accountId: string; appId?: s
 
 async function publishTx(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who, moduleError: string | undefined): Promise<PublishAppResponse> {
   return deps.db.transaction().execute(async (trx) => {
-    await postgresBlobStore.putMany(trx, target.accountId, bundle.files);
     const m = bundle.manifest.app;
-    let app: AppRow;
-    if (target.appId) {
-      app = await lockApp(trx, target.appId);
-    } else {
-      app = await insertApp(trx, { id: newAppId(), accountId: target.accountId, app: m });
-    }
+    const existing = target.appId ? await lockApp(trx, target.appId) : undefined;
+    // One more published app (new, or a tombstoned one back): the account row lock makes the count exact.
+    const grows = !existing || existing.deleted_at !== null;
+    const account = await accountPlanRow(trx, target.accountId, { lock: grows });
+    if (!account) throw new ApiError('not_found', 'Account not found.');
+    const plan = planOf(deps.config.plans, account.plan_key);
+    if (grows) checkNewApp(deps.config.plans, plan, await countLiveApps(trx, target.accountId));
+    checkBundle(deps.config.plans, plan, bundle);
+    checkNewWebhooks(deps.config.plans, plan, account, bundle.manifest, existing ? toStates(await provisionedResources(trx, existing.id)) : []);
+    await postgresBlobStore.putMany(trx, target.accountId, bundle.files);
+    const app: AppRow = existing ?? (await insertApp(trx, { id: newAppId(), accountId: target.accountId, app: m }));
     const seq = await nextReleaseSeq(trx, app.id);
     const evaluated = await evaluateActivation(trx, app.id, bundle.manifest);
     const evaluation = moduleError ? { ...evaluated, status: 'failed' as const, reasons: [`the server module failed to load: ${moduleError}`], missing: evaluated.missing } : evaluated;

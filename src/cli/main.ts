@@ -3,6 +3,7 @@
  * Exit 0 on success; on failure the contract's error code and message on stderr, exit 1.
  */
 import { Command, CommanderError } from 'commander';
+import { account } from './commands/account.ts';
 import { apps, open, releases, rollback, unpublish } from './commands/apps.ts';
 import { login, logout, whoami } from './commands/auth.ts';
 import { events } from './commands/events.ts';
@@ -53,6 +54,16 @@ examples(
     .addHelpText('after', '\nExit codes: 0 the release is live; 3 stored, waiting for secrets; 4 stored, needs a migration;\n5 stored, the server module did not load; 1 any other error.')
     .action((dir, o) => publish(dir, o)),
   ['platform publish', 'platform publish ./site -m "new pricing page"', 'platform publish --app k3j2h4g5f6d7s8a9 --json'],
+);
+examples(
+  program
+    .command('account')
+    .description("the account's plan, usage against each limit, warnings and flags")
+    .option('--account <account_id>', 'another account you belong to (default: the one you logged in with)')
+    .option('--preview <plan>', 'also show what moving to this plan would do (free, starter, business, business_plus, agency)')
+    .option(...jsonOpt)
+    .action((o) => account(o)),
+  ['platform account', 'platform account --preview free'],
 );
 examples(program.command('apps').description('list the apps of your default account').option(...jsonOpt).action((o) => apps(o)), ['platform apps']);
 examples(program.command('releases').description('list releases, newest first').option(...appOpt).option(...jsonOpt).action((o) => releases(o)), ['platform releases']);

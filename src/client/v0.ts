@@ -19,6 +19,7 @@ import type { EventPage } from '../events/schemas.ts';
 import type { HealthResponse } from '../http/health.ts';
 import type { PublishBody } from '../manifest/schema.ts';
 import type { ChangeRoleRequest, Invitation, InvitationRevoked, InviteMemberRequest, Member, MemberList, MemberRemoved } from '../members/schemas.ts';
+import type { AccountLimits, AccountStatus, DowngradePreview, DowngradeQuery } from '../plans/schemas.ts';
 import type { SecretBody } from '../secrets/routes.ts';
 import type { SecretDeleted, SecretList, SecretSummary } from '../secrets/schemas.ts';
 import type { EmailConfirmRequest, EmailLinkRequest, EmailLinkSent, PlatformSession, SignedIn, SignedOut, SignupCompleteRequest, SignupRequired } from '../sign-in/schemas.ts';
@@ -56,6 +57,9 @@ export type V0Routes = {
   'PATCH /v0/accounts/{account_id}/members/{user_id}': Op<Out<typeof Member>, In<typeof ChangeRoleRequest>>;
   'DELETE /v0/accounts/{account_id}/members/{user_id}': Op<Out<typeof MemberRemoved>>;
   'DELETE /v0/accounts/{account_id}/invitations/{invitation_id}': Op<Out<typeof InvitationRevoked>>;
+  'GET /v0/accounts/{account_id}/status': Op<Out<typeof AccountStatus>>;
+  'GET /v0/accounts/{account_id}/limits': Op<Out<typeof AccountLimits>>;
+  'GET /v0/accounts/{account_id}/downgrade-preview': Op<Out<typeof DowngradePreview>, never, In<typeof DowngradeQuery>>;
   'GET /v0/auth/api-keys': Op<Out<typeof ApiKeyList>>;
   'POST /v0/auth/api-keys': Op<Out<typeof CreatedApiKey>, In<typeof CreateApiKeyRequest>>;
   'PATCH /v0/auth/api-keys/{api_key_id}': Op<Out<typeof ApiKeyMetadata>, In<typeof RenameApiKeyRequest>>;
@@ -104,6 +108,9 @@ export const V0_ROUTES = Object.keys({
   'PATCH /v0/accounts/{account_id}/members/{user_id}': 1,
   'DELETE /v0/accounts/{account_id}/members/{user_id}': 1,
   'DELETE /v0/accounts/{account_id}/invitations/{invitation_id}': 1,
+  'GET /v0/accounts/{account_id}/status': 1,
+  'GET /v0/accounts/{account_id}/limits': 1,
+  'GET /v0/accounts/{account_id}/downgrade-preview': 1,
   'GET /v0/auth/api-keys': 1,
   'POST /v0/auth/api-keys': 1,
   'PATCH /v0/auth/api-keys/{api_key_id}': 1,

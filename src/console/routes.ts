@@ -4,6 +4,7 @@ import type { Env } from '../http/env.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { layout } from './layout.ts';
 import { consolePageList } from './pages/index.ts';
+import type { PlanCatalogue } from '../plans/catalogue.ts';
 
 /** No inline script or style at all: every script is a file under /assets, so 'self' is enough. */
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -16,7 +17,7 @@ function secured(c: Context<Env>): void {
   c.header('Cache-Control', 'no-store');
 }
 
-export function consolePages(options: { devOutbox: boolean }): Hono<Env> {
+export function consolePages(options: { devOutbox: boolean; plans: PlanCatalogue }): Hono<Env> {
   const r = new Hono<Env>();
   const pages = consolePageList(options);
   const nav = pages.filter((p) => p.nav).map((p) => ({ label: p.nav!, path: p.path }));

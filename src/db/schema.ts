@@ -17,8 +17,16 @@ export interface AccountsTable {
   name: string;
   owner_user_id: string;
   plan_key: Generated<string>;
+  entitlement_source: Generated<EntitlementSource>;
+  billing_access_state: Generated<BillingAccessState>;
+  grace_ends_at: NullableTimestamp;
+  plan_changed_at: NullableTimestamp;
   created_at: Timestamp;
 }
+
+/** Where an account's plan comes from: nothing paid (`default`), the operator (`manual`), a subscription (`stripe`). */
+export type EntitlementSource = 'default' | 'manual' | 'stripe';
+export type BillingAccessState = 'active' | 'past_due_grace' | 'restricted';
 
 export type Role = 'owner' | 'admin' | 'developer' | 'viewer';
 
@@ -205,6 +213,41 @@ export interface UsageCountersTable {
   value: ColumnType<string, number, number>;
 }
 
+export interface AccountFlagsTable {
+  account_id: string;
+  flag: 'suspended';
+  reason: string;
+  created_at: Timestamp;
+}
+
+export interface AppFlagsTable {
+  app_id: string;
+  flag: 'suspended' | 'takedown';
+  reason: string;
+  created_at: Timestamp;
+}
+
+export interface AccountUsageTable {
+  account_id: string;
+  /** the first day of a UTC month; written as 'YYYY-MM-DD' */
+  period_start: ColumnType<Date, string, string>;
+  metric: string;
+  /** bigint: read as text */
+  value: ColumnType<string, number, number>;
+}
+
+export interface AppRoutesTable {
+  id: string;
+  app_id: string;
+  account_id: string;
+  route_type: 'slug' | 'custom_domain';
+  hostname: string;
+  status: string;
+  disabled_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   accounts: AccountsTable;
@@ -236,6 +279,10 @@ export interface Database {
   abuse_counters: AbuseCountersTable;
   secrets_key_check: SecretsKeyCheckTable;
   usage_counters: UsageCountersTable;
+  account_flags: AccountFlagsTable;
+  app_flags: AppFlagsTable;
+  account_usage: AccountUsageTable;
+  app_routes: AppRoutesTable;
 }
 
 export interface WebhookDeliveriesTable {

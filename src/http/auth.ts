@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { findMembership, type Membership } from '../accounts/queries.ts';
-import { can, type Permission } from '../accounts/roles.ts';
+import { can, onlyReads, type Permission } from '../accounts/roles.ts';
 import { API_KEY_SHAPE, hashApiKey } from '../api-keys/keys.ts';
 import { findActiveKeyByHash, touchKey } from '../api-keys/queries.ts';
 import { publicUrl } from '../config.ts';
@@ -101,12 +101,18 @@ export async function selectedAccount(c: Context<Env>, permission: Permission): 
   return requireRole(c, accountId, permission);
 }
 
-/** Membership of `accountId` with `permission`: non-member → 404, missing role → 403. */
+/**
+ * Membership of `accountId` with `permission`: non-member → 404, missing role → 403, and a
+ * suspended account may only read (403 `account_suspended`).
+ */
 export async function requireRole(c: Context<Env>, accountId: string, permission: Permission, what = 'Account'): Promise<Membership> {
   const membership = await findMembership(c.var.deps.db, accountId, c.var.actor.userId);
   if (!membership) throw errors.notFound(what);
   if (!can(membership.role, permission)) {
     throw errors.forbidden(`Your role (${membership.role}) in this account does not allow ${permission}.`, { permission, role: membership.role });
+  }
+  if (membership.suspended && !onlyReads(permission)) {
+    throw new ApiError('account_suspended', 'This account is suspended: it can read, but not change anything. Contact the operator of this platform.', { account_id: accountId });
   }
   return membership;
 }

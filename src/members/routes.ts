@@ -1,7 +1,7 @@
 /** `/v0/accounts/:account_id/members` and `/invitations`: who is in an account. */
 import { Hono, type Context } from 'hono';
 import { enforce, LIMITS } from '../abuse/limits.ts';
-import type { Permission } from '../accounts/roles.ts';
+import { accountAccess } from '../accounts/access.ts';
 import { errors } from '../errors.ts';
 import { requireRole } from '../http/auth.ts';
 import type { Env } from '../http/env.ts';
@@ -11,21 +11,6 @@ import { ChangeRoleRequest, Invitation, InvitationRevoked, InviteMemberRequest, 
 import { changeRole, invite, listMembers, removeMember, revokeInvitation } from './service.ts';
 
 const tags = ['Members'];
-const ACCOUNT = /^acct_[0-9a-z]{1,64}$/;
-
-/** Loads `:account_id` for a member with `permission`: non-member 404, missing role 403. */
-function accountAccess(permission: Permission | null) {
-  return mark(
-    async (c, next) => {
-      const id = c.req.param('account_id') ?? '';
-      if (!ACCOUNT.test(id)) throw errors.notFound('Account');
-      c.set('membership', await requireRole(c, id, permission ?? 'account.read'));
-      await next();
-    },
-    { errors: permission ? ['not_found', 'forbidden'] : ['not_found'] },
-  );
-}
-
 const list = operation({ operationId: 'listMembers', summary: 'List the members and open invitations of an account', tags, responses: { 200: MemberList } });
 const create = operation({
   operationId: 'inviteMember',

@@ -4,31 +4,125 @@
  */
 export const EXAMPLES: { components: Record<string, unknown>; responses: Record<string, unknown> } = {
   "components": {
+    "AccountLimits": {
+      "account_id": "acct_qw6wh1x5wf7p29xq9g6z",
+      "plan_key": "business",
+      "features": {
+        "app_slugs": true,
+        "custom_domains": true,
+        "app_analytics": true,
+        "webhooks": true
+      },
+      "manifest_limits": {
+        "data.collections.max": 50
+      },
+      "deployment_limits": {
+        "apps.max": 50,
+        "app_slugs.max": 50,
+        "custom_domains.max": 10
+      },
+      "runtime_limits": {
+        "server.cpu_ms.max": 200
+      },
+      "release_limits": {
+        "release.file_count.max": 1000
+      },
+      "usage_limits": {
+        "requests.monthly.max": 5000000,
+        "events.retention_days": 30,
+        "analytics.retention_days": 30
+      },
+      "usage": {
+        "apps": 1,
+        "requests.monthly": 1,
+        "app_slugs": 0,
+        "custom_domains": 0
+      },
+      "usage_period": {
+        "period_start": "2026-11-01T00:00:00.000Z",
+        "period_end": "2026-12-01T00:00:00.000Z"
+      },
+      "route_counts": {
+        "slugs": 0,
+        "custom_domains": 0
+      },
+      "compatibility_warnings": []
+    },
     "AccountList": {
       "accounts": [
         {
-          "id": "acct_1hmwkjhv4y8qwr66ym8y",
-          "account_id": "acct_1hmwkjhv4y8qwr66ym8y",
-          "name": "alice-17158-1-9fae35",
-          "owner_user_id": "usr_jxjsjdrwnxzmyy6s630c",
+          "id": "acct_8hwrvy5ak0v1hw94jtcx",
+          "account_id": "acct_8hwrvy5ak0v1hw94jtcx",
+          "name": "alice-1376-1-4fdcdb",
+          "owner_user_id": "usr_fhh8h9s22dtemb08fmar",
           "role": "developer"
         },
         {
-          "id": "acct_egzkyr97rx466tdc0c9w",
-          "account_id": "acct_egzkyr97rx466tdc0c9w",
-          "name": "developer-17158-3-318849",
-          "owner_user_id": "usr_z3m6jvnxqpg6a67w50fj",
+          "id": "acct_y9x3nt3rqzwjd033rah2",
+          "account_id": "acct_y9x3nt3rqzwjd033rah2",
+          "name": "developer-1376-3-ec0b3a",
+          "owner_user_id": "usr_n5aj21gf792jkk383gtv",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_egzkyr97rx466tdc0c9w"
+      "default_account_id": "acct_y9x3nt3rqzwjd033rah2"
     },
     "AccountMembership": {
-      "id": "acct_9hygjnj2cxebm7m8wdy4",
-      "account_id": "acct_9hygjnj2cxebm7m8wdy4",
-      "name": "Browser Co",
-      "owner_user_id": "usr_myz0mcjz5zb8en706b4b",
+      "id": "acct_8hwrvy5ak0v1hw94jtcx",
+      "account_id": "acct_8hwrvy5ak0v1hw94jtcx",
+      "name": "alice-1376-1-4fdcdb",
+      "owner_user_id": "usr_fhh8h9s22dtemb08fmar",
       "role": "owner"
+    },
+    "AccountStatus": {
+      "account_id": "acct_ajgdgpqckj10n0p0gw63",
+      "plan_key": "free",
+      "billing_access_state": "active",
+      "grace_ends_at": null,
+      "active_flags": [
+        {
+          "scope": "app",
+          "app_id": "p7m66485r80p993y",
+          "flag": "suspended",
+          "reason": "Spam",
+          "set_at": "2026-11-24T04:48:25.475Z"
+        },
+        {
+          "scope": "app",
+          "app_id": "wg1dgssncnemyzaw",
+          "flag": "takedown",
+          "reason": "Court order 7",
+          "set_at": "2026-11-24T04:48:25.477Z"
+        }
+      ],
+      "suspended": false,
+      "restricted": false,
+      "reasons": [
+        "App p7m66485r80p993y is suspended: Spam",
+        "App wg1dgssncnemyzaw is taken down: Court order 7"
+      ],
+      "warnings": [],
+      "usage": {
+        "apps": 2,
+        "requests.monthly": 0,
+        "app_slugs": 0,
+        "custom_domains": 0
+      },
+      "limits": {
+        "apps": 3,
+        "requests.monthly": 100000,
+        "app_slugs": 0,
+        "custom_domains": 0
+      },
+      "usage_period": {
+        "period_start": "2026-11-01T00:00:00.000Z",
+        "period_end": "2026-12-01T00:00:00.000Z"
+      },
+      "route_counts": {
+        "slugs": 0,
+        "custom_domains": 0
+      },
+      "compatibility_warnings": []
     },
     "ActivationError": {
       "code": "pending_secrets",
@@ -46,7 +140,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "STRIPE_KEY",
         "API_TOKEN"
       ],
-      "previous_release_id": "rel_27bk8jpb1hy5k6fqbp9s"
+      "previous_release_id": "rel_qwg4kgbb4w4xhr4zpz56"
+    },
+    "ActiveFlag": {
+      "scope": "app",
+      "app_id": "p7m66485r80p993y",
+      "flag": "suspended",
+      "reason": "Spam",
+      "set_at": "2026-11-24T04:48:25.475Z"
     },
     "AdminInviteRequest": {
       "email": "Ed@Example.com",
@@ -55,68 +156,68 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "AdminInviteResponse": {
-      "invite_id": "inv_bxgzece5cf02v5npg1ka",
+      "invite_id": "inv_5qe6a3jfr9hge7gmfbyb",
       "email": "ed@example.com",
       "roles": [
         "editor"
       ],
-      "expires_at": "2026-11-30T22:00:52.922Z",
-      "invite_url": "http://tkhe86zeccn855mv.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
+      "expires_at": "2026-12-01T04:48:47.610Z",
+      "invite_url": "http://c4cwcskwtrh2b6j4.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
     },
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_qwkqvk0wb1cgrrbbhjjq",
-          "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
-          "key_prefix": "ap_hHU85Zva",
+          "id": "key_hpyns4ck509p5hp83gwb",
+          "api_key_id": "key_hpyns4ck509p5hp83gwb",
+          "key_prefix": "ap_42qcBE8S",
           "name": "CI deploys",
-          "created_at": "2026-11-23T21:59:57.758Z",
-          "last_used_at": "2026-11-23T21:59:57.791Z",
-          "revoked_at": "2026-11-23T21:59:57.999Z"
+          "created_at": "2026-11-24T04:47:17.204Z",
+          "last_used_at": "2026-11-24T04:47:17.226Z",
+          "revoked_at": "2026-11-24T04:47:17.408Z"
         },
         {
-          "id": "key_ybrs9k3ea63qwrkx69w3",
-          "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
-          "key_prefix": "ap_8yAu04zA",
+          "id": "key_ekf2at3f8qsrtm9rxzvb",
+          "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
+          "key_prefix": "ap_296efbuM",
           "name": "platform CLI on vm",
-          "created_at": "2026-11-23T21:59:48.633Z",
-          "last_used_at": "2026-11-23T21:59:49.149Z",
+          "created_at": "2026-11-24T04:47:08.868Z",
+          "last_used_at": "2026-11-24T04:47:09.402Z",
           "revoked_at": null
         }
       ]
     },
     "ApiKeyMetadata": {
-      "id": "key_qwkqvk0wb1cgrrbbhjjq",
-      "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
-      "key_prefix": "ap_hHU85Zva",
+      "id": "key_hpyns4ck509p5hp83gwb",
+      "api_key_id": "key_hpyns4ck509p5hp83gwb",
+      "key_prefix": "ap_42qcBE8S",
       "name": "CI deploys",
-      "created_at": "2026-11-23T21:59:57.758Z",
-      "last_used_at": "2026-11-23T21:59:57.791Z",
-      "revoked_at": "2026-11-23T21:59:57.999Z"
+      "created_at": "2026-11-24T04:47:17.204Z",
+      "last_used_at": "2026-11-24T04:47:17.226Z",
+      "revoked_at": "2026-11-24T04:47:17.408Z"
     },
     "AppList": {
       "apps": [
         {
-          "app_id": "1dwgxb8536c7kztk",
+          "app_id": "jw5cppw4y0peykeb",
           "name": "Renamed",
           "summary": "S",
           "visibility": "public",
-          "origin": "http://1dwgxb8536c7kztk.apps.localhost:8787",
-          "created_at": "2026-11-23T22:00:37.559Z",
-          "updated_at": "2026-11-23T22:00:37.587Z",
+          "origin": "http://jw5cppw4y0peykeb.apps.localhost:8787",
+          "created_at": "2026-11-24T04:48:33.352Z",
+          "updated_at": "2026-11-24T04:48:33.376Z",
           "deleted_at": null,
-          "live_release_id": "rel_7t076a6kr0scgzhkw3ys"
+          "live_release_id": "rel_363q3ns2gmt77bxxg69g"
         },
         {
-          "app_id": "thfp44p7k2vfw0dp",
+          "app_id": "bdzap7zkpzr0jk14",
           "name": "My site",
           "summary": null,
           "visibility": "public",
-          "origin": "http://thfp44p7k2vfw0dp.apps.localhost:8787",
-          "created_at": "2026-11-23T22:00:37.337Z",
-          "updated_at": "2026-11-23T22:00:37.350Z",
+          "origin": "http://bdzap7zkpzr0jk14.apps.localhost:8787",
+          "created_at": "2026-11-24T04:48:33.184Z",
+          "updated_at": "2026-11-24T04:48:33.197Z",
           "deleted_at": null,
-          "live_release_id": "rel_2d851hcpw7gtdb7y2gjh"
+          "live_release_id": "rel_ky4besjzt7f84hgpdtjf"
         }
       ]
     },
@@ -129,28 +230,28 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "AppSummary": {
-      "app_id": "cask50w52rpeqj45",
+      "app_id": "0aqfs4442yq7ejx0",
       "name": "site",
       "summary": "A new app",
       "visibility": "public",
-      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
-      "created_at": "2026-11-23T21:59:50.082Z",
-      "updated_at": "2026-11-23T21:59:50.853Z",
+      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
+      "created_at": "2026-11-24T04:47:10.471Z",
+      "updated_at": "2026-11-24T04:47:11.033Z",
       "deleted_at": null,
-      "live_release_id": "rel_71skf0z8rr3d88zawk18"
+      "live_release_id": "rel_vyj62wvqv5q2hrxz466v"
     },
     "ChangeRoleRequest": {
       "role": "viewer"
     },
     "CreateApiKeyRequest": {
-      "name": "CI deploys"
+      "name": "  laptop  "
     },
     "CreatedApiKey": {
-      "id": "key_qwkqvk0wb1cgrrbbhjjq",
-      "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
-      "key_prefix": "ap_hHU85Zva",
-      "name": "CI deploys",
-      "created_at": "2026-11-23T21:59:57.758Z",
+      "id": "key_es5t2mxs22jm3j74wpnv",
+      "api_key_id": "key_es5t2mxs22jm3j74wpnv",
+      "key_prefix": "ap_z5ZMqENJ",
+      "name": "laptop",
+      "created_at": "2026-11-24T04:46:59.287Z",
       "last_used_at": null,
       "revoked_at": null,
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
@@ -203,95 +304,135 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "unique": true
     },
     "DeviceApproval": {
-      "user_code": "DMZH-HKQX",
+      "user_code": "LXLR-XLFK",
       "client_name": "platform CLI on vm",
       "status": "pending",
-      "created_at": "2026-11-23T21:59:43.589Z",
-      "expires_at": "2026-11-23T22:09:43.589Z"
+      "created_at": "2026-11-24T04:47:03.831Z",
+      "expires_at": "2026-11-24T04:57:03.831Z"
     },
     "DeviceApproveRequest": {
-      "user_code": "DMZH-HKQX",
-      "account_id": "acct_9hygjnj2cxebm7m8wdy4"
+      "user_code": "LXLR-XLFK",
+      "account_id": "acct_z8hcatacr7p54dcnh8pe"
     },
     "DeviceDecision": {
-      "user_code": "DMZH-HKQX",
+      "user_code": "LXLR-XLFK",
       "status": "approved"
     },
     "DeviceDenyRequest": {
-      "user_code": "CPGV-RDTB"
+      "user_code": "HVBW-DJPC"
     },
     "DevicePoll": {
       "status": "approved",
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000",
-      "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
-      "key_prefix": "ap_8yAu04zA",
-      "account_id": "acct_9hygjnj2cxebm7m8wdy4"
+      "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
+      "key_prefix": "ap_296efbuM",
+      "account_id": "acct_z8hcatacr7p54dcnh8pe"
     },
     "DevicePollRequest": {
-      "device_code": "ohAs5v-x2kLY3k_UbM_fYhAvNWZN8lmulSQSwKmPhRE"
+      "device_code": "l0w0Z74hdITSBV-eWfR8L9HL1e3Tnmc4Y3CNnIp7tgo"
     },
     "DeviceStart": {
-      "device_code": "ohAs5v-x2kLY3k_UbM_fYhAvNWZN8lmulSQSwKmPhRE",
-      "user_code": "DMZH-HKQX",
-      "verification_uri": "http://console.localhost:40583/device",
-      "verification_uri_complete": "http://console.localhost:40583/device?user_code=DMZH-HKQX",
+      "device_code": "l0w0Z74hdITSBV-eWfR8L9HL1e3Tnmc4Y3CNnIp7tgo",
+      "user_code": "LXLR-XLFK",
+      "verification_uri": "http://console.localhost:45033/device",
+      "verification_uri_complete": "http://console.localhost:45033/device?user_code=LXLR-XLFK",
       "expires_in": 600,
       "interval": 5
     },
     "DeviceStartRequest": {
       "client_name": "platform CLI on vm"
     },
+    "DowngradePreview": {
+      "account_id": "acct_sbh1dg1m4zghg84p8m27",
+      "current_plan_key": "business",
+      "target_plan_key": "free",
+      "compatible": true,
+      "violations": [
+        {
+          "type": "route",
+          "key": "app_slugs.max",
+          "route_id": "route_m4q4nwh85h5r0a33fkmy",
+          "app_id": "a71wqyxpcx3529fj",
+          "current": 2,
+          "allowed": 0,
+          "message": "Slug new-a71wqyxpcx3529fj.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+        },
+        {
+          "type": "route",
+          "key": "app_slugs.max",
+          "route_id": "route_qyf7q9cvcsp3139jxszr",
+          "app_id": "a71wqyxpcx3529fj",
+          "current": 2,
+          "allowed": 0,
+          "message": "Slug old-a71wqyxpcx3529fj.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+        }
+      ],
+      "actions": [
+        {
+          "action": "disable_route",
+          "route_id": "route_m4q4nwh85h5r0a33fkmy",
+          "reason": "Free does not include slugs; disabled by the move to Free."
+        },
+        {
+          "action": "disable_route",
+          "route_id": "route_qyf7q9cvcsp3139jxszr",
+          "reason": "Free does not include slugs; disabled by the move to Free."
+        }
+      ]
+    },
     "EmailConfirmRequest": {
-      "token": "2qcC7icJuiSrxYl6ZTGIsLYUO5r8TrZEqwi7ZZHI84w"
+      "token": "-0ReB1BpXJBXow8PMGy91TorP84MKf5cZaWT3Wx2LCA"
     },
     "EmailLinkRequest": {
-      "email": "browser-16483-1-d88f1b@example.com"
+      "email": "browser-1388-1-94849a@example.com"
     },
     "EmailLinkSent": {
       "status": "sent"
     },
     "Error": {
       "error": {
-        "code": "bundle_too_large",
-        "message": "File \"public/big\" is larger than 20 MiB.",
+        "code": "plan_limit_exceeded",
+        "message": "Your Free plan allows 3 published apps; this would make 4. Unpublish an app you no longer need (`platform unpublish --ap",
         "details": {
-          "limit_bytes": 20971520,
-          "index": 1,
-          "size_bytes": 20971521
+          "limit_key": "apps.max",
+          "plan_key": "free",
+          "allowed": 3,
+          "current": 4,
+          "required_plan_key": "starter"
         }
       }
     },
     "EventPage": {
-      "app_id": "qygphxyvs5xrdttn",
+      "app_id": "ft7mhhx63n4hrqbb",
       "events": [
         {
-          "app_event_id": "evt_17",
-          "release_id": "rel_57w4yj8r6e4nwjmx66vc",
+          "app_event_id": "evt_25",
+          "release_id": "rel_b3hds0qba7zs1f7hx8rr",
           "app_user_id": null,
           "api_key_id": null,
-          "request_id": "72e627972022db66-1p",
+          "request_id": "90a3cc8094438d2d-1x",
           "type": "runtime.request_error",
           "event_type": "runtime.request_error",
           "severity": "error",
           "level": "error",
-          "message": "The server handler ran out of memory.",
+          "message": "The server handler overflowed its stack.",
           "metadata": {
-            "kind": "memory",
-            "path": "/retain",
-            "error": "memory limit exceeded: 64.2 MiB in use, the limit is 64.0 MiB",
-            "stack": null,
-            "cpu_ms": 20.23,
+            "kind": "stack",
+            "path": "/recursion",
+            "error": "InternalError: stack overflow",
+            "stack": "    at f (server.js:6:47)\n    at f (server.js:6:47)\n    at f (server.js:6:47)\n    at f (server.js:6:47)\n    at f (server",
+            "cpu_ms": 6.36,
             "method": "GET",
             "status": 500
           },
-          "created_at": "2026-11-23T22:01:04.492Z"
+          "created_at": "2026-11-24T04:49:11.059Z"
         },
         {
-          "app_event_id": "evt_16",
-          "release_id": "rel_57w4yj8r6e4nwjmx66vc",
+          "app_event_id": "evt_24",
+          "release_id": "rel_b3hds0qba7zs1f7hx8rr",
           "app_user_id": null,
           "api_key_id": null,
-          "request_id": "72e627972022db66-1d",
+          "request_id": "90a3cc8094438d2d-1w",
           "type": "runtime.request_error",
           "event_type": "runtime.request_error",
           "severity": "error",
@@ -299,24 +440,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "message": "The server handler ran past its time limit.",
           "metadata": {
             "kind": "timeout",
-            "path": "/timer-flood",
-            "error": "InternalError: interrupted",
-            "stack": "    at addTimer (<platform prelude>:136:15)\n    at setTimeout (<platform prelude>:356:37)\n    at fetch (server.js:14:71)",
-            "cpu_ms": 59.97,
+            "path": "/loop",
+            "error": "InternalError: interrupted (the call used its 50 ms of CPU)",
+            "stack": null,
+            "cpu_ms": 51.28,
             "method": "GET",
             "status": 500
           },
-          "created_at": "2026-11-23T22:01:04.301Z"
+          "created_at": "2026-11-24T04:49:11.032Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
       "app_event_id": "evt_16",
-      "release_id": "rel_33evaxn196qhhp2a1bnp",
+      "release_id": "rel_4v57vdc5ve9nq3s7gxns",
       "app_user_id": null,
       "api_key_id": null,
-      "request_id": "cb62cbef48d918fd-6",
+      "request_id": "88d9221a4d9fa200-6",
       "type": "runtime.log.info",
       "event_type": "runtime.log.info",
       "severity": "info",
@@ -337,7 +478,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "webhook-id"
         ]
       },
-      "created_at": "2026-11-23T22:00:26.374Z"
+      "created_at": "2026-11-24T04:48:05.074Z"
     },
     "FileStoreSpec": {
       "public": true,
@@ -354,18 +495,18 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "api_base_url": "http://api.localhost:8787"
     },
     "Invitation": {
-      "invitation_id": "inv_80aac5ytseht6vg413e4",
-      "email": "teammate-16483-2-38a961@example.com",
+      "invitation_id": "inv_hwxjedz2tfqcx2pgt2yx",
+      "email": "teammate-1388-2-0070b4@example.com",
       "role": "viewer",
-      "expires_at": "2026-11-30T21:59:58.517Z"
+      "expires_at": "2026-12-01T04:47:17.934Z"
     },
     "InvitationRevoked": {
-      "account_id": "acct_bqg3j3y105rvzrathdew",
-      "invitation_id": "inv_j5238qmqr9k5fxzr6rcg",
+      "account_id": "acct_fsmexjqv51efg4wg5ygf",
+      "invitation_id": "inv_x3ahtwfwnzc0g1cf05rt",
       "revoked": true
     },
     "InviteMemberRequest": {
-      "email": "teammate-16483-2-38a961@example.com",
+      "email": "teammate-1388-2-0070b4@example.com",
       "role": "viewer"
     },
     "JobSpec": {
@@ -374,75 +515,84 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "max_attempts": 10
     },
     "Member": {
-      "user_id": "usr_myz0mcjz5zb8en706b4b",
-      "email": "browser-16483-1-d88f1b@example.com",
+      "user_id": "usr_jkg11z8kqzmwfjxtng87",
+      "email": "browser-1388-1-94849a@example.com",
       "username": "browser-person",
       "role": "owner",
-      "joined_at": "2026-11-23T21:59:42.635Z"
+      "joined_at": "2026-11-24T04:47:02.918Z"
     },
     "MemberList": {
-      "account_id": "acct_9hygjnj2cxebm7m8wdy4",
+      "account_id": "acct_z8hcatacr7p54dcnh8pe",
       "members": [
         {
-          "user_id": "usr_myz0mcjz5zb8en706b4b",
-          "email": "browser-16483-1-d88f1b@example.com",
+          "user_id": "usr_jkg11z8kqzmwfjxtng87",
+          "email": "browser-1388-1-94849a@example.com",
           "username": "browser-person",
           "role": "owner",
-          "joined_at": "2026-11-23T21:59:42.635Z"
+          "joined_at": "2026-11-24T04:47:02.918Z"
         }
       ],
       "invitations": [
         {
-          "invitation_id": "inv_80aac5ytseht6vg413e4",
-          "email": "teammate-16483-2-38a961@example.com",
+          "invitation_id": "inv_hwxjedz2tfqcx2pgt2yx",
+          "email": "teammate-1388-2-0070b4@example.com",
           "role": "viewer",
-          "expires_at": "2026-11-30T21:59:58.517Z"
+          "expires_at": "2026-12-01T04:47:17.934Z"
         }
       ]
     },
     "MemberRemoved": {
-      "account_id": "acct_h1akt6d43v18nexgd71y",
-      "user_id": "usr_qxaahmj8hfke1cxjte01",
+      "account_id": "acct_r02gnfb2mgbg6tb1zby7",
+      "user_id": "usr_tbkytq0xqhzwpdfhr0zj",
       "removed": true
+    },
+    "PlanViolation": {
+      "type": "route",
+      "key": "custom_domains.max",
+      "route_id": "route_qcyj4kpcnr6pxmkbmf7y",
+      "app_id": "a71wqyxpcx3529fj",
+      "current": 2,
+      "allowed": 1,
+      "message": "Custom domain new-a71wqyxpcx3529fj.example.com: Starter allows 1 custom domain; it would be disabled (not deleted)."
     },
     "PlatformSession": {
       "user": {
-        "id": "usr_0bj3scjxwv4ph73kjy9x",
-        "email": "invitee-17889-23-be1cc2@example.com",
-        "username": "invitee-71110"
+        "id": "usr_nnfthpt0nw1z935178zy",
+        "email": "invitee-4044-23-32b040@example.com",
+        "username": "invitee-83419"
       },
       "accounts": [
         {
-          "id": "acct_k6rhmeg032q6srzf85sv",
-          "account_id": "acct_k6rhmeg032q6srzf85sv",
-          "name": "user-17889-22-111dd0",
-          "owner_user_id": "usr_bbrarjnn96k99he1yeht",
+          "id": "acct_kjjmyectyad8a2q394s4",
+          "account_id": "acct_kjjmyectyad8a2q394s4",
+          "name": "user-4044-22-53f5ad",
+          "owner_user_id": "usr_ft15tzk8mkmwdmzsvxdj",
           "role": "developer"
         },
         {
-          "id": "acct_n4j1q0p21nrtre4etzdj",
-          "account_id": "acct_n4j1q0p21nrtre4etzdj",
-          "name": "invitee-71110",
-          "owner_user_id": "usr_0bj3scjxwv4ph73kjy9x",
+          "id": "acct_t693nsmr75z0mk3v0taw",
+          "account_id": "acct_t693nsmr75z0mk3v0taw",
+          "name": "invitee-83419",
+          "owner_user_id": "usr_nnfthpt0nw1z935178zy",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_n4j1q0p21nrtre4etzdj",
-      "csrf_token": "tLiB80Z6P9tElgyJVT06cqWZk63yF2g5Rz4hHcpuy4c",
-      "expires_at": "2026-11-30T22:01:11.135Z"
+      "default_account_id": "acct_t693nsmr75z0mk3v0taw",
+      "csrf_token": "byE7upe6TXOp0eqoJz7-KNMVEDDnc3m1AMEeOqEtjFE",
+      "expires_at": "2026-12-01T04:49:43.441Z"
     },
     "PlatformUser": {
-      "id": "usr_myz0mcjz5zb8en706b4b",
-      "email": "browser-16483-1-d88f1b@example.com",
+      "id": "usr_jkg11z8kqzmwfjxtng87",
+      "email": "browser-1388-1-94849a@example.com",
       "username": "browser-person"
     },
     "PublishAppResponse": {
       "status": "stored",
-      "app_id": "p735n7jhq8chk97y",
-      "account_id": "acct_jbbwz9t0ttpx2wqnxgs3",
-      "release_id": "rel_fd0vn38xgbyf6sjz2sg5",
-      "origin": "http://p735n7jhq8chk97y.apps.localhost:8787",
-      "previous_release_id": "rel_27bk8jpb1hy5k6fqbp9s",
+      "app_id": "vbq1fvjp2r38gbb4",
+      "account_id": "acct_0eq0qyby2fz5akfmqgsa",
+      "release_id": "rel_mvrsj1bcqyf0t1hy26w7",
+      "origin": "http://vbq1fvjp2r38gbb4.apps.localhost:8787",
+      "previous_release_id": "rel_qwg4kgbb4w4xhr4zpz56",
       "activation": {
         "status": "pending_secrets",
         "reasons": [
@@ -452,7 +602,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "STRIPE_KEY",
           "API_TOKEN"
         ],
-        "previous_release_id": "rel_27bk8jpb1hy5k6fqbp9s"
+        "previous_release_id": "rel_qwg4kgbb4w4xhr4zpz56"
       }
     },
     "PublishRequest": {
@@ -547,12 +697,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "content_base64": "PCFkb2N0eXBlIGh0bWw+CjxodG1sIGxhbmc9ImVuIj4KICA8aGVhZD48bWV0YSBjaGFyc2V0PSJ1dGYtOCI+PG1ldGEgbmFtZT0idmlld3BvcnQiIGNvbnRl"
     },
     "ReleaseList": {
-      "app_id": "vknsm5ezakm8e2h6",
+      "app_id": "bxdfjbgrs6a06hgh",
       "releases": [
         {
-          "release_id": "rel_tb7h6yjbfz0df90eg6bh",
+          "release_id": "rel_977j4cy5c8wc10gt633h",
           "message": null,
-          "created_at": "2026-11-23T22:00:59.457Z",
+          "created_at": "2026-11-24T04:49:26.870Z",
           "activation_status": "failed",
           "activation_error": {
             "code": "failed",
@@ -563,14 +713,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           },
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_qzx7j7vvnmza956nzss5",
-            "key_prefix": "ap_0E25a8wJ"
+            "api_key_id": "key_ftf3w3y2sc7znxjdjyaa",
+            "key_prefix": "ap_qut9nEME"
           }
         },
         {
-          "release_id": "rel_v2g42g8gvexms087tywf",
+          "release_id": "rel_158p9ynz2a1wzxwwy9ak",
           "message": null,
-          "created_at": "2026-11-23T22:00:59.412Z",
+          "created_at": "2026-11-24T04:49:26.847Z",
           "activation_status": "failed",
           "activation_error": {
             "code": "failed",
@@ -581,16 +731,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           },
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_qzx7j7vvnmza956nzss5",
-            "key_prefix": "ap_0E25a8wJ"
+            "api_key_id": "key_ftf3w3y2sc7znxjdjyaa",
+            "key_prefix": "ap_qut9nEME"
           }
         }
       ]
     },
     "ReleaseSummary": {
-      "release_id": "rel_fyz0gjn6kfnn80cxas8b",
+      "release_id": "rel_65q0pe8t5syh5k2yeafs",
       "message": "needs a token",
-      "created_at": "2026-11-23T21:59:52.424Z",
+      "created_at": "2026-11-24T04:47:12.136Z",
       "activation_status": "pending_secrets",
       "activation_error": {
         "code": "pending_secrets",
@@ -601,15 +751,15 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       },
       "is_live": false,
       "created_by": {
-        "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
-        "key_prefix": "ap_8yAu04zA"
+        "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
+        "key_prefix": "ap_296efbuM"
       }
     },
     "RenameApiKeyRequest": {
       "name": " ci "
     },
     "ResourceList": {
-      "app_id": "t8rrpgcxzc6nn5rp",
+      "app_id": "s2fbs1ra5qgprkh4",
       "resources": [
         {
           "resource_type": "data",
@@ -714,24 +864,28 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_qwkqvk0wb1cgrrbbhjjq",
-      "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
-      "key_prefix": "ap_hHU85Zva",
-      "name": "CI deploys",
-      "created_at": "2026-11-23T21:59:57.758Z",
-      "last_used_at": "2026-11-23T21:59:57.791Z",
-      "revoked_at": "2026-11-23T21:59:57.999Z",
+      "id": "key_zgmhjbgsretfakrde416",
+      "api_key_id": "key_zgmhjbgsretfakrde416",
+      "key_prefix": "ap_cg7skgd-",
+      "name": "admin command",
+      "created_at": "2026-11-24T04:46:59.247Z",
+      "last_used_at": "2026-11-24T04:46:59.252Z",
+      "revoked_at": "2026-11-24T04:46:59.264Z",
       "revoked": true
     },
     "RollbackRequest": {
-      "release_id": "rel_b26aa4bszkcqejeh8nnw"
+      "release_id": "rel_w5e3t3taw74e5vdypsnk"
     },
     "RollbackResponse": {
-      "app_id": "cask50w52rpeqj45",
-      "release_id": "rel_b26aa4bszkcqejeh8nnw",
-      "previous_release_id": "rel_71skf0z8rr3d88zawk18",
-      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
+      "app_id": "0aqfs4442yq7ejx0",
+      "release_id": "rel_w5e3t3taw74e5vdypsnk",
+      "previous_release_id": "rel_vyj62wvqv5q2hrxz466v",
+      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
       "status": "rolled_back"
+    },
+    "RouteCounts": {
+      "slugs": 0,
+      "custom_domains": 0
     },
     "RuntimeManifest": {
       "static_root": "public",
@@ -739,27 +893,27 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "server_entry": "server.js"
     },
     "SecretDeleted": {
-      "app_id": "j8w4xhj0evwwvf6r",
-      "name": "GONE",
+      "app_id": "9a52za50cs0en47m",
+      "name": "X",
       "deleted": true,
       "present": false
     },
     "SecretList": {
-      "app_id": "cask50w52rpeqj45",
+      "app_id": "0aqfs4442yq7ejx0",
       "secrets": [
         {
           "name": "API_TOKEN",
           "present": true,
-          "created_at": "2026-11-23T21:59:53.304Z",
-          "updated_at": "2026-11-23T21:59:53.304Z"
+          "created_at": "2026-11-24T04:47:12.818Z",
+          "updated_at": "2026-11-24T04:47:12.818Z"
         }
       ]
     },
     "SecretSummary": {
       "name": "API_TOKEN",
       "present": true,
-      "created_at": "2026-11-23T21:59:53.304Z",
-      "updated_at": "2026-11-23T21:59:53.304Z"
+      "created_at": "2026-11-24T04:47:12.818Z",
+      "updated_at": "2026-11-24T04:47:12.818Z"
     },
     "SetSecretRequest": {
       "value": "s3cret-value"
@@ -767,12 +921,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "SignedIn": {
       "status": "signed_in",
       "user": {
-        "id": "usr_myz0mcjz5zb8en706b4b",
-        "email": "browser-16483-1-d88f1b@example.com",
+        "id": "usr_jkg11z8kqzmwfjxtng87",
+        "email": "browser-1388-1-94849a@example.com",
         "username": "browser-person"
       },
-      "default_account_id": "acct_9hygjnj2cxebm7m8wdy4",
-      "csrf_token": "8aR81QZ-0hFf0qcykAo3ea5lGmW6NaShjyUeh_Do4Bs"
+      "default_account_id": "acct_z8hcatacr7p54dcnh8pe",
+      "csrf_token": "kmSJlQLYt_xB4VU8FJn-K9j8Y-kdZjVWdL-iAuk4XdA"
     },
     "SignedOut": {
       "status": "signed_out"
@@ -783,12 +937,20 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "SignupRequired": {
       "status": "signup_required",
-      "email": "browser-16483-1-d88f1b@example.com"
+      "email": "browser-1388-1-94849a@example.com"
+    },
+    "StandingWarning": {
+      "code": "limit_reached",
+      "message": "Free allows 20 monthly requests; this account is at 20. App origins answer 402 until the month ends. Starter allows more"
     },
     "UnpublishResponse": {
-      "app_id": "g38j258kv3emc8hs",
+      "app_id": "p4mjsa1j91jkxx3v",
       "status": "unpublished",
-      "deleted_at": "2026-11-23T21:59:59.186Z"
+      "deleted_at": "2026-11-24T04:47:20.374Z"
+    },
+    "UsagePeriod": {
+      "period_start": "2026-11-01T00:00:00.000Z",
+      "period_end": "2026-12-01T00:00:00.000Z"
     },
     "WebhookSpec": {
       "provider": "code_host",
@@ -799,7 +961,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
   },
   "responses": {
     "approveDeviceAuthorization 200": {
-      "user_code": "DMZH-HKQX",
+      "user_code": "LXLR-XLFK",
       "status": "approved"
     },
     "approveDeviceAuthorization 400": {
@@ -830,11 +992,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "changeMemberRole 200": {
-      "user_id": "usr_qxaahmj8hfke1cxjte01",
-      "email": "developer-17889-29-4ef96b@example.com",
+      "user_id": "usr_tbkytq0xqhzwpdfhr0zj",
+      "email": "developer-4044-29-0b29cd@example.com",
       "username": null,
       "role": "viewer",
-      "joined_at": "2026-11-23T22:01:11.535Z"
+      "joined_at": "2026-11-24T04:49:43.830Z"
     },
     "changeMemberRole 401": {
       "error": {
@@ -867,12 +1029,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "completeSignup 201": {
       "status": "signed_in",
       "user": {
-        "id": "usr_myz0mcjz5zb8en706b4b",
-        "email": "browser-16483-1-d88f1b@example.com",
+        "id": "usr_jkg11z8kqzmwfjxtng87",
+        "email": "browser-1388-1-94849a@example.com",
         "username": "browser-person"
       },
-      "default_account_id": "acct_9hygjnj2cxebm7m8wdy4",
-      "csrf_token": "8aR81QZ-0hFf0qcykAo3ea5lGmW6NaShjyUeh_Do4Bs"
+      "default_account_id": "acct_z8hcatacr7p54dcnh8pe",
+      "csrf_token": "kmSJlQLYt_xB4VU8FJn-K9j8Y-kdZjVWdL-iAuk4XdA"
     },
     "completeSignup 400": {
       "error": {
@@ -898,7 +1060,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "confirmEmailLink 200": {
       "status": "signup_required",
-      "email": "browser-16483-1-d88f1b@example.com"
+      "email": "browser-1388-1-94849a@example.com"
     },
     "confirmEmailLink 400": {
       "error": {
@@ -913,11 +1075,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createAdminInvite 200": {
-      "invite_id": "inv_rk8tckjfshqthy5mx2ek",
+      "invite_id": "inv_k6y603hte06jdd667n15",
       "email": "x@example.com",
       "roles": [],
-      "expires_at": "2026-11-30T22:00:22.719Z",
-      "invite_url": "http://5m147ywkyfsgpyvs.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
+      "expires_at": "2026-12-01T04:48:00.704Z",
+      "invite_url": "http://jf02cgjfref41dzt.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
     },
     "createAdminInvite 400": {
       "error": {
@@ -961,11 +1123,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createApiKey 201": {
-      "id": "key_qwkqvk0wb1cgrrbbhjjq",
-      "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
-      "key_prefix": "ap_hHU85Zva",
-      "name": "CI deploys",
-      "created_at": "2026-11-23T21:59:57.758Z",
+      "id": "key_es5t2mxs22jm3j74wpnv",
+      "api_key_id": "key_es5t2mxs22jm3j74wpnv",
+      "key_prefix": "ap_z5ZMqENJ",
+      "name": "laptop",
+      "created_at": "2026-11-24T04:46:59.287Z",
       "last_used_at": null,
       "revoked_at": null,
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
@@ -1014,8 +1176,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "deleteSecret 200": {
-      "app_id": "j8w4xhj0evwwvf6r",
-      "name": "GONE",
+      "app_id": "9a52za50cs0en47m",
+      "name": "X",
       "deleted": true,
       "present": false
     },
@@ -1042,19 +1204,119 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "denyDeviceAuthorization 200": {
-      "user_code": "CPGV-RDTB",
+      "user_code": "HVBW-DJPC",
       "status": "denied"
     },
+    "getAccountLimits 200": {
+      "account_id": "acct_qw6wh1x5wf7p29xq9g6z",
+      "plan_key": "business",
+      "features": {
+        "app_slugs": true,
+        "custom_domains": true,
+        "app_analytics": true,
+        "webhooks": true
+      },
+      "manifest_limits": {
+        "data.collections.max": 50
+      },
+      "deployment_limits": {
+        "apps.max": 50,
+        "app_slugs.max": 50,
+        "custom_domains.max": 10
+      },
+      "runtime_limits": {
+        "server.cpu_ms.max": 200
+      },
+      "release_limits": {
+        "release.file_count.max": 1000
+      },
+      "usage_limits": {
+        "requests.monthly.max": 5000000,
+        "events.retention_days": 30,
+        "analytics.retention_days": 30
+      },
+      "usage": {
+        "apps": 1,
+        "requests.monthly": 1,
+        "app_slugs": 0,
+        "custom_domains": 0
+      },
+      "usage_period": {
+        "period_start": "2026-11-01T00:00:00.000Z",
+        "period_end": "2026-12-01T00:00:00.000Z"
+      },
+      "route_counts": {
+        "slugs": 0,
+        "custom_domains": 0
+      },
+      "compatibility_warnings": []
+    },
+    "getAccountLimits 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "getAccountLimits 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Account not found."
+      }
+    },
+    "getAccountStatus 200": {
+      "account_id": "acct_k5qv5gz557t7xa78xjd0",
+      "plan_key": "free",
+      "billing_access_state": "active",
+      "grace_ends_at": null,
+      "active_flags": [],
+      "suspended": false,
+      "restricted": false,
+      "reasons": [],
+      "warnings": [],
+      "usage": {
+        "apps": 1,
+        "requests.monthly": 7,
+        "app_slugs": 0,
+        "custom_domains": 0
+      },
+      "limits": {
+        "apps": 3,
+        "requests.monthly": 20,
+        "app_slugs": 0,
+        "custom_domains": 0
+      },
+      "usage_period": {
+        "period_start": "2026-11-01T00:00:00.000Z",
+        "period_end": "2026-12-01T00:00:00.000Z"
+      },
+      "route_counts": {
+        "slugs": 0,
+        "custom_domains": 0
+      },
+      "compatibility_warnings": []
+    },
+    "getAccountStatus 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "getAccountStatus 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Account not found."
+      }
+    },
     "getApp 200": {
-      "app_id": "cask50w52rpeqj45",
+      "app_id": "0aqfs4442yq7ejx0",
       "name": "site",
       "summary": "A new app",
       "visibility": "public",
-      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
-      "created_at": "2026-11-23T21:59:50.082Z",
-      "updated_at": "2026-11-23T21:59:50.853Z",
+      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
+      "created_at": "2026-11-24T04:47:10.471Z",
+      "updated_at": "2026-11-24T04:47:11.033Z",
       "deleted_at": null,
-      "live_release_id": "rel_71skf0z8rr3d88zawk18"
+      "live_release_id": "rel_vyj62wvqv5q2hrxz466v"
     },
     "getApp 401": {
       "error": {
@@ -1069,11 +1331,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getDeviceAuthorization 200": {
-      "user_code": "DMZH-HKQX",
+      "user_code": "LXLR-XLFK",
       "client_name": "platform CLI on vm",
       "status": "pending",
-      "created_at": "2026-11-23T21:59:43.589Z",
-      "expires_at": "2026-11-23T22:09:43.589Z"
+      "created_at": "2026-11-24T04:47:03.831Z",
+      "expires_at": "2026-11-24T04:57:03.831Z"
     },
     "getDeviceAuthorization 400": {
       "error": {
@@ -1081,33 +1343,39 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "That code is unknown, expired or already used. Check the code your terminal shows."
       }
     },
+    "getDeviceAuthorization 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "This route needs a console session (sign in at the console)."
+      }
+    },
     "getDeviceAuthorization 429": {
       "error": {
         "code": "abuse_throttled",
-        "message": "Too many wrong codes; try again in 832 seconds.",
+        "message": "Too many wrong codes; try again in 619 seconds.",
         "details": {
-          "retry_after": 832
+          "retry_after": 619
         }
       }
     },
     "getPlatformSession 200": {
       "user": {
-        "id": "usr_myz0mcjz5zb8en706b4b",
-        "email": "browser-16483-1-d88f1b@example.com",
+        "id": "usr_jkg11z8kqzmwfjxtng87",
+        "email": "browser-1388-1-94849a@example.com",
         "username": "browser-person"
       },
       "accounts": [
         {
-          "id": "acct_9hygjnj2cxebm7m8wdy4",
-          "account_id": "acct_9hygjnj2cxebm7m8wdy4",
+          "id": "acct_z8hcatacr7p54dcnh8pe",
+          "account_id": "acct_z8hcatacr7p54dcnh8pe",
           "name": "Browser Co",
-          "owner_user_id": "usr_myz0mcjz5zb8en706b4b",
+          "owner_user_id": "usr_jkg11z8kqzmwfjxtng87",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_9hygjnj2cxebm7m8wdy4",
-      "csrf_token": "8aR81QZ-0hFf0qcykAo3ea5lGmW6NaShjyUeh_Do4Bs",
-      "expires_at": "2026-11-30T21:59:42.781Z"
+      "default_account_id": "acct_z8hcatacr7p54dcnh8pe",
+      "csrf_token": "kmSJlQLYt_xB4VU8FJn-K9j8Y-kdZjVWdL-iAuk4XdA",
+      "expires_at": "2026-12-01T04:47:03.072Z"
     },
     "getPlatformSession 401": {
       "error": {
@@ -1123,10 +1391,29 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "api_base_url": "http://api.localhost:8787"
     },
     "inviteMember 201": {
-      "invitation_id": "inv_80aac5ytseht6vg413e4",
-      "email": "teammate-16483-2-38a961@example.com",
+      "invitation_id": "inv_hwxjedz2tfqcx2pgt2yx",
+      "email": "teammate-1388-2-0070b4@example.com",
       "role": "viewer",
-      "expires_at": "2026-11-30T21:59:58.517Z"
+      "expires_at": "2026-12-01T04:47:17.934Z"
+    },
+    "inviteMember 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "Invalid request body.",
+        "details": {
+          "fields": {
+            "email": [
+              "Invalid key: Expected \"email\" but received undefined"
+            ],
+            "role": [
+              "Invalid key: Expected \"role\" but received undefined"
+            ],
+            "__proto__": [
+              "Invalid key: Expected never but received \"__proto__\""
+            ]
+          }
+        }
+      }
     },
     "inviteMember 401": {
       "error": {
@@ -1153,39 +1440,39 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "inviteMember 409": {
       "error": {
         "code": "conflict",
-        "message": "user-17889-22-111dd0@example.com is already a member of this account.",
+        "message": "user-4044-22-53f5ad@example.com is already a member of this account.",
         "details": {
-          "user_id": "usr_bbrarjnn96k99he1yeht"
+          "user_id": "usr_ft15tzk8mkmwdmzsvxdj"
         }
       }
     },
     "listAccounts 200": {
       "accounts": [
         {
-          "id": "acct_9hygjnj2cxebm7m8wdy4",
-          "account_id": "acct_9hygjnj2cxebm7m8wdy4",
-          "name": "Browser Co",
-          "owner_user_id": "usr_myz0mcjz5zb8en706b4b",
+          "id": "acct_8hwrvy5ak0v1hw94jtcx",
+          "account_id": "acct_8hwrvy5ak0v1hw94jtcx",
+          "name": "alice-1376-1-4fdcdb",
+          "owner_user_id": "usr_fhh8h9s22dtemb08fmar",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_9hygjnj2cxebm7m8wdy4"
+      "default_account_id": "acct_8hwrvy5ak0v1hw94jtcx"
     },
     "listAccounts 401": {
       "error": {
         "code": "unauthorized",
-        "message": "This API key is unknown or has been revoked."
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
       }
     },
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_ybrs9k3ea63qwrkx69w3",
-          "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
-          "key_prefix": "ap_8yAu04zA",
-          "name": "platform CLI on vm",
-          "created_at": "2026-11-23T21:59:48.633Z",
-          "last_used_at": "2026-11-23T21:59:49.149Z",
+          "id": "key_zgmhjbgsretfakrde416",
+          "api_key_id": "key_zgmhjbgsretfakrde416",
+          "key_prefix": "ap_cg7skgd-",
+          "name": "admin command",
+          "created_at": "2026-11-24T04:46:59.247Z",
+          "last_used_at": "2026-11-24T04:46:59.252Z",
           "revoked_at": null
         }
       ]
@@ -1225,30 +1512,30 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listEvents 200": {
-      "app_id": "cask50w52rpeqj45",
+      "app_id": "0aqfs4442yq7ejx0",
       "events": [
         {
           "app_event_id": "evt_10",
-          "release_id": "rel_3xrm3vn9xq7tgxnwm37n",
+          "release_id": "rel_1m1fqh7tq1n7rrkyg1f6",
           "app_user_id": null,
-          "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
-          "request_id": "6a873d57e4666ad3-27",
+          "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
+          "request_id": "1cbc0a9e108b02fe-26",
           "type": "release.activated",
           "event_type": "release.activated",
           "severity": "info",
           "level": "info",
           "message": "Release is live.",
           "metadata": {
-            "previous_release_id": "rel_b26aa4bszkcqejeh8nnw"
+            "previous_release_id": "rel_w5e3t3taw74e5vdypsnk"
           },
-          "created_at": "2026-11-23T21:59:54.206Z"
+          "created_at": "2026-11-24T04:47:13.660Z"
         },
         {
           "app_event_id": "evt_9",
-          "release_id": "rel_3xrm3vn9xq7tgxnwm37n",
+          "release_id": "rel_1m1fqh7tq1n7rrkyg1f6",
           "app_user_id": null,
-          "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
-          "request_id": "6a873d57e4666ad3-27",
+          "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
+          "request_id": "1cbc0a9e108b02fe-26",
           "type": "resource.provisioned",
           "event_type": "resource.provisioned",
           "severity": "info",
@@ -1259,7 +1546,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
             "resource_name": "default",
             "resource_type": "secrets"
           },
-          "created_at": "2026-11-23T21:59:54.206Z"
+          "created_at": "2026-11-24T04:47:13.660Z"
         }
       ],
       "cursor": null
@@ -1290,14 +1577,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listMembers 200": {
-      "account_id": "acct_9hygjnj2cxebm7m8wdy4",
+      "account_id": "acct_z8hcatacr7p54dcnh8pe",
       "members": [
         {
-          "user_id": "usr_myz0mcjz5zb8en706b4b",
-          "email": "browser-16483-1-d88f1b@example.com",
+          "user_id": "usr_jkg11z8kqzmwfjxtng87",
+          "email": "browser-1388-1-94849a@example.com",
           "username": "browser-person",
           "role": "owner",
-          "joined_at": "2026-11-23T21:59:42.635Z"
+          "joined_at": "2026-11-24T04:47:02.918Z"
         }
       ],
       "invitations": []
@@ -1315,30 +1602,30 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listReleases 200": {
-      "app_id": "cask50w52rpeqj45",
+      "app_id": "0aqfs4442yq7ejx0",
       "releases": [
         {
-          "release_id": "rel_71skf0z8rr3d88zawk18",
+          "release_id": "rel_vyj62wvqv5q2hrxz466v",
           "message": "second",
-          "created_at": "2026-11-23T21:59:50.846Z",
+          "created_at": "2026-11-24T04:47:11.027Z",
           "activation_status": "live",
           "activation_error": null,
           "is_live": true,
           "created_by": {
-            "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
-            "key_prefix": "ap_8yAu04zA"
+            "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
+            "key_prefix": "ap_296efbuM"
           }
         },
         {
-          "release_id": "rel_b26aa4bszkcqejeh8nnw",
+          "release_id": "rel_w5e3t3taw74e5vdypsnk",
           "message": "first",
-          "created_at": "2026-11-23T21:59:50.082Z",
+          "created_at": "2026-11-24T04:47:10.471Z",
           "activation_status": "inactive",
           "activation_error": null,
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
-            "key_prefix": "ap_8yAu04zA"
+            "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
+            "key_prefix": "ap_296efbuM"
           }
         }
       ]
@@ -1356,7 +1643,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listResources 200": {
-      "app_id": "cask50w52rpeqj45",
+      "app_id": "0aqfs4442yq7ejx0",
       "resources": []
     },
     "listResources 401": {
@@ -1372,7 +1659,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listSecrets 200": {
-      "app_id": "cask50w52rpeqj45",
+      "app_id": "0aqfs4442yq7ejx0",
       "secrets": [
         {
           "name": "API_TOKEN",
@@ -1425,9 +1712,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "pollDeviceAuthorization 200": {
       "status": "approved",
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000",
-      "api_key_id": "key_ybrs9k3ea63qwrkx69w3",
-      "key_prefix": "ap_8yAu04zA",
-      "account_id": "acct_9hygjnj2cxebm7m8wdy4"
+      "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
+      "key_prefix": "ap_296efbuM",
+      "account_id": "acct_z8hcatacr7p54dcnh8pe"
     },
     "pollDeviceAuthorization 400": {
       "error": {
@@ -1435,12 +1722,33 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "That code is unknown, expired or already used. Check the code your terminal shows."
       }
     },
+    "previewDowngrade 200": {
+      "account_id": "acct_c299s208gv34gwk161ha",
+      "current_plan_key": "free",
+      "target_plan_key": "business",
+      "compatible": true,
+      "violations": [],
+      "actions": []
+    },
+    "previewDowngrade 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "Invalid query.",
+        "details": {
+          "fields": {
+            "plan": [
+              "must be one of free, starter, business, business_plus, agency, internal"
+            ]
+          }
+        }
+      }
+    },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "cask50w52rpeqj45",
-      "account_id": "acct_9hygjnj2cxebm7m8wdy4",
-      "release_id": "rel_b26aa4bszkcqejeh8nnw",
-      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
+      "app_id": "0aqfs4442yq7ejx0",
+      "account_id": "acct_z8hcatacr7p54dcnh8pe",
+      "release_id": "rel_w5e3t3taw74e5vdypsnk",
+      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -1468,13 +1776,25 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "A valid API key is required (Authorization: Bearer ap_...)."
       }
     },
+    "publishNewApp 402": {
+      "error": {
+        "code": "plan_limit_exceeded",
+        "message": "Your Free plan allows 3 published apps; this would make 4. Unpublish an app you no longer need (`platform unpublish --ap",
+        "details": {
+          "limit_key": "apps.max",
+          "plan_key": "free",
+          "allowed": 3,
+          "current": 4,
+          "required_plan_key": "starter"
+        }
+      }
+    },
     "publishNewApp 403": {
       "error": {
-        "code": "forbidden",
-        "message": "Your role (viewer) in this account does not allow apps.create.",
+        "code": "account_suspended",
+        "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "permission": "apps.create",
-          "role": "viewer"
+          "account_id": "acct_jphsgdndhxzkbvsz9kh4"
         }
       }
     },
@@ -1490,16 +1810,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishRelease 200": {
       "status": "published",
-      "app_id": "cask50w52rpeqj45",
-      "account_id": "acct_9hygjnj2cxebm7m8wdy4",
-      "release_id": "rel_71skf0z8rr3d88zawk18",
-      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
-      "previous_release_id": "rel_b26aa4bszkcqejeh8nnw",
+      "app_id": "0aqfs4442yq7ejx0",
+      "account_id": "acct_z8hcatacr7p54dcnh8pe",
+      "release_id": "rel_vyj62wvqv5q2hrxz466v",
+      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
+      "previous_release_id": "rel_w5e3t3taw74e5vdypsnk",
       "activation": {
         "status": "live",
         "reasons": [],
         "missing_secrets": [],
-        "previous_release_id": "rel_b26aa4bszkcqejeh8nnw"
+        "previous_release_id": "rel_w5e3t3taw74e5vdypsnk"
       }
     },
     "publishRelease 400": {
@@ -1521,13 +1841,25 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "A valid API key is required (Authorization: Bearer ap_...)."
       }
     },
+    "publishRelease 402": {
+      "error": {
+        "code": "plan_limit_exceeded",
+        "message": "Your Free plan allows 3 published apps; this would make 4. Unpublish an app you no longer need (`platform unpublish --ap",
+        "details": {
+          "limit_key": "apps.max",
+          "plan_key": "free",
+          "allowed": 3,
+          "current": 4,
+          "required_plan_key": "starter"
+        }
+      }
+    },
     "publishRelease 403": {
       "error": {
-        "code": "forbidden",
-        "message": "Your role (viewer) in this account does not allow apps.publish.",
+        "code": "account_suspended",
+        "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "permission": "apps.publish",
-          "role": "viewer"
+          "account_id": "acct_jphsgdndhxzkbvsz9kh4"
         }
       }
     },
@@ -1547,9 +1879,18 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       }
     },
+    "publishRelease 451": {
+      "error": {
+        "code": "app_takedown",
+        "message": "This app is taken down for legal reasons: it can be read, not changed. Contact the operator of this platform.",
+        "details": {
+          "app_id": "wg1dgssncnemyzaw"
+        }
+      }
+    },
     "removeMember 200": {
-      "account_id": "acct_h1akt6d43v18nexgd71y",
-      "user_id": "usr_qxaahmj8hfke1cxjte01",
+      "account_id": "acct_r02gnfb2mgbg6tb1zby7",
+      "user_id": "usr_tbkytq0xqhzwpdfhr0zj",
       "removed": true
     },
     "removeMember 401": {
@@ -1581,12 +1922,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "renameApiKey 200": {
-      "id": "key_jbxx8fnwmc82n8ahgegw",
-      "api_key_id": "key_jbxx8fnwmc82n8ahgegw",
-      "key_prefix": "ap_NnCyLz0c",
+      "id": "key_es5t2mxs22jm3j74wpnv",
+      "api_key_id": "key_es5t2mxs22jm3j74wpnv",
+      "key_prefix": "ap_z5ZMqENJ",
       "name": "ci",
-      "created_at": "2026-11-23T22:00:06.706Z",
-      "last_used_at": "2026-11-23T22:00:06.728Z",
+      "created_at": "2026-11-24T04:46:59.287Z",
+      "last_used_at": "2026-11-24T04:46:59.294Z",
       "revoked_at": null
     },
     "renameApiKey 400": {
@@ -1624,7 +1965,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "details": {
           "fields": {
             "email": [
-              "must be an e-mail address"
+              "Invalid key: Expected \"email\" but received undefined"
+            ],
+            "__proto__": [
+              "Invalid key: Expected never but received \"__proto__\""
             ]
           }
         }
@@ -1633,20 +1977,20 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "requestEmailLink 429": {
       "error": {
         "code": "abuse_throttled",
-        "message": "Too many sign-in e-mails; try again in 806 seconds.",
+        "message": "Too many sign-in e-mails; try again in 594 seconds.",
         "details": {
-          "retry_after": 806
+          "retry_after": 594
         }
       }
     },
     "revokeApiKey 200": {
-      "id": "key_qwkqvk0wb1cgrrbbhjjq",
-      "api_key_id": "key_qwkqvk0wb1cgrrbbhjjq",
-      "key_prefix": "ap_hHU85Zva",
-      "name": "CI deploys",
-      "created_at": "2026-11-23T21:59:57.758Z",
-      "last_used_at": "2026-11-23T21:59:57.791Z",
-      "revoked_at": "2026-11-23T21:59:57.999Z",
+      "id": "key_zgmhjbgsretfakrde416",
+      "api_key_id": "key_zgmhjbgsretfakrde416",
+      "key_prefix": "ap_cg7skgd-",
+      "name": "admin command",
+      "created_at": "2026-11-24T04:46:59.247Z",
+      "last_used_at": "2026-11-24T04:46:59.252Z",
+      "revoked_at": "2026-11-24T04:46:59.264Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -1662,8 +2006,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeInvitation 200": {
-      "account_id": "acct_bqg3j3y105rvzrathdew",
-      "invitation_id": "inv_j5238qmqr9k5fxzr6rcg",
+      "account_id": "acct_fsmexjqv51efg4wg5ygf",
+      "invitation_id": "inv_x3ahtwfwnzc0g1cf05rt",
       "revoked": true
     },
     "revokeInvitation 401": {
@@ -1689,10 +2033,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "rollbackApp 200": {
-      "app_id": "cask50w52rpeqj45",
-      "release_id": "rel_b26aa4bszkcqejeh8nnw",
-      "previous_release_id": "rel_71skf0z8rr3d88zawk18",
-      "origin": "http://cask50w52rpeqj45.apps.localhost:40583",
+      "app_id": "0aqfs4442yq7ejx0",
+      "release_id": "rel_w5e3t3taw74e5vdypsnk",
+      "previous_release_id": "rel_vyj62wvqv5q2hrxz466v",
+      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
       "status": "rolled_back"
     },
     "rollbackApp 400": {
@@ -1735,7 +2079,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "conflict",
         "message": "Only a release that was live before can be rolled back to; this one is pending_secrets.",
         "details": {
-          "release_id": "rel_fd0vn38xgbyf6sjz2sg5",
+          "release_id": "rel_mvrsj1bcqyf0t1hy26w7",
           "activation_status": "pending_secrets"
         }
       }
@@ -1743,8 +2087,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "setSecret 200": {
       "name": "API_TOKEN",
       "present": true,
-      "created_at": "2026-11-23T21:59:53.304Z",
-      "updated_at": "2026-11-23T21:59:53.304Z"
+      "created_at": "2026-11-24T04:47:12.818Z",
+      "updated_at": "2026-11-24T04:47:12.818Z"
     },
     "setSecret 400": {
       "error": {
@@ -1767,11 +2111,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "setSecret 403": {
       "error": {
-        "code": "forbidden",
-        "message": "Your role (viewer) in this account does not allow secrets.write.",
+        "code": "account_suspended",
+        "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "permission": "secrets.write",
-          "role": "viewer"
+          "account_id": "acct_jphsgdndhxzkbvsz9kh4"
         }
       }
     },
@@ -1782,17 +2125,17 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "startDeviceAuthorization 200": {
-      "device_code": "ohAs5v-x2kLY3k_UbM_fYhAvNWZN8lmulSQSwKmPhRE",
-      "user_code": "DMZH-HKQX",
-      "verification_uri": "http://console.localhost:40583/device",
-      "verification_uri_complete": "http://console.localhost:40583/device?user_code=DMZH-HKQX",
+      "device_code": "l0w0Z74hdITSBV-eWfR8L9HL1e3Tnmc4Y3CNnIp7tgo",
+      "user_code": "LXLR-XLFK",
+      "verification_uri": "http://console.localhost:45033/device",
+      "verification_uri_complete": "http://console.localhost:45033/device?user_code=LXLR-XLFK",
       "expires_in": 600,
       "interval": 5
     },
     "unpublishApp 200": {
-      "app_id": "g38j258kv3emc8hs",
+      "app_id": "p4mjsa1j91jkxx3v",
       "status": "unpublished",
-      "deleted_at": "2026-11-23T21:59:59.186Z"
+      "deleted_at": "2026-11-24T04:47:20.374Z"
     },
     "unpublishApp 401": {
       "error": {

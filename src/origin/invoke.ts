@@ -9,12 +9,14 @@ import { sandboxFlags, type ReleaseView, type RuntimeCaches } from '../releases/
 import type { SandboxPool } from '../sandbox/pool.ts';
 import type { Invocation, InvocationResult } from '../sandbox/protocol.ts';
 import { addUsage } from '../usage/counters.ts';
+import { planOf } from '../plans/catalogue.ts';
 
 export type ReleaseServices = { caches: RuntimeCaches; sandbox: () => SandboxPool };
 
 export type ReleaseCall = {
   handler: Invocation['handler'];
-  app: { appId: string; accountId: string };
+  /** The app and its account's plan (its `server.cpu_ms.max` is the call's CPU limit). */
+  app: { appId: string; accountId: string; planKey: string };
   /** A live release with a `server_entry` (callers check). */
   release: ReleaseView;
   request: Invocation['request'];
@@ -37,8 +39,11 @@ export async function invokeRelease(deps: Deps, services: ReleaseServices, call:
     loadSources: () => services.caches.sources(release),
     request: call.request,
     secrets: await services.caches.appSecrets(app.appId),
-    // a job or a webhook delivery may wait on slow outside APIs longer than a visitor would
-    ...(call.handler === 'job' || call.handler === 'webhook' ? { limits: { wallMs: deps.config.sandbox.backgroundWallMs } } : {}),
+    limits: {
+      cpuMs: planOf(deps.config.plans, app.planKey).limits['server.cpu_ms.max'],
+      // a job or a webhook delivery may wait on slow outside APIs longer than a visitor would
+      ...(call.handler === 'job' || call.handler === 'webhook' ? { wallMs: deps.config.sandbox.backgroundWallMs } : {}),
+    },
     onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId: call.requestId }),
   });
   countOutbound(deps, app.appId, result.fetches);

@@ -12,15 +12,20 @@ import { SandboxPool } from '../sandbox/pool.ts';
 import { runServerFallback } from './server-fallback.ts';
 import { serveFile, STATIC_CACHE_CONTROL } from './static.ts';
 import { platformRoutes } from './platform/router.ts';
-import { originError, originFail } from './respond.ts';
+import { originBlocked, originError, originFail, originJson } from './respond.ts';
+import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
+import { errorBody } from '../errors.ts';
+import { largestCpuMs, planOf } from '../plans/catalogue.ts';
 
 export type AppsPlane = {
   /** Answers a request for an app origin; `appId` is the host's label, `client` the peer address. Never throws. */
   handle(req: Request, appId: string, client?: string): Response | Promise<Response>;
   caches: RuntimeCaches;
   sandbox(): SandboxPool;
+  /** Counts what app origins serve (monthly quotas; analytics reads the same capture). */
+  meter: RequestMeter;
   /** Loads a server module from a bundle's sources in the sandbox: ok, or why it does not load. */
-  checkModule(input: { appId: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string }>;
+  checkModule(input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string }>;
   close(): Promise<void>;
 };
 
@@ -62,13 +67,27 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   const sandbox = () =>
     (pool ??= new SandboxPool({
       workers: deps.config.sandbox.workers,
-      limits: { cpuMs: deps.config.sandbox.cpuMs, memoryBytes: deps.config.sandbox.memoryBytes, stackBytes: 512 * 1024, wallMs: deps.config.sandbox.wallMs },
-      hardKillMs: Math.max(1000, deps.config.sandbox.cpuMs * 10),
+      // each call runs with its account plan's server.cpu_ms.max (invoke.ts); Free's is the default
+      limits: { cpuMs: deps.config.plans.free.limits['server.cpu_ms.max'], memoryBytes: deps.config.sandbox.memoryBytes, stackBytes: 512 * 1024, wallMs: deps.config.sandbox.wallMs },
+      hardKillMs: Math.max(1000, largestCpuMs(deps.config.plans) * 3),
       workerMemoryBytes: deps.config.sandbox.workerMemoryBytes,
       onWorkerExit: (info) => deps.log.warn('sandbox worker replaced', info),
       // app code may fetch public addresses (and what the operator allows), never this platform's own hosts
       fetchPolicy: { allow: [...deps.config.sandbox.fetchAllow], denyHosts: Object.values(deps.config.hosts) },
     }));
+
+  const meter = createRequestMeter({ db: deps.db, log: deps.log, flushMs: deps.config.usageFlushMs });
+  const plans = deps.config.plans;
+
+  /** Why an app may not answer at all right now (operator flags, the monthly quota): from memory only. */
+  function refusal(app: LiveApp, requestId: string): Response | undefined {
+    if (app.block) return originBlocked(app.block, requestId);
+    const limit = planOf(plans, app.planKey).limits['requests.monthly.max'];
+    const used = meter.used(app.accountId);
+    if (used < limit) return undefined;
+    const details = { metric: REQUESTS_METRIC, plan_key: app.planKey, limit, current: used, increment: 1, upgrade_required: true };
+    return originJson(402, errorBody('quota_exceeded', "This app's account has used its monthly requests; it serves again next month or after an upgrade.", details), requestId, { 'cache-control': 'no-store' });
+  }
 
   async function serve(req: Request, app: LiveApp, f: ReleaseFile, status: number, requestId: string): Promise<Response> {
     return serveFile(req, f, req.method === 'HEAD' ? null : await caches.bytes(app.accountId, f), status, requestId);
@@ -78,6 +97,16 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   async function route(req: Request, appId: string, requestId: string, client: string): Promise<Response> {
     const app = await caches.liveApp(appId);
     if (!app) return originFail('not_found', 'No app is published at this address.', requestId);
+    const following = meter.follow(app.accountId);
+    if (following) await following;
+    const refused = refusal(app, requestId);
+    if (refused) return refused;
+    const res = await routeLive(req, app, requestId, client);
+    meter.record({ accountId: app.accountId, appId: app.appId, status: res.status });
+    return res;
+  }
+
+  async function routeLive(req: Request, app: LiveApp, requestId: string, client: string): Promise<Response> {
     const release = await caches.release(app.releaseId);
     if (!release) return originFail('not_found', 'No app is published at this address.', requestId);
 
@@ -120,14 +149,16 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return undefined;
     const app = caches.liveAppCached(appId);
-    if (!app) return undefined;
+    if (!app || app.block !== null || meter.used(app.accountId) >= planOf(plans, app.planKey).limits['requests.monthly.max']) return undefined;
     const release = caches.releaseCached(app.releaseId);
     if (!release) return undefined;
     const f = directStaticFile(release, splitUrl(req.url).pathname);
     if (!f) return undefined;
-    if (method === 'HEAD') return serveFile(req, f, null, 200, requestId);
-    const bytes = caches.bytesCached(f);
-    return bytes ? serveFile(req, f, bytes, 200, requestId) : undefined;
+    const bytes = method === 'HEAD' ? null : caches.bytesCached(f);
+    if (bytes === undefined) return undefined;
+    const res = serveFile(req, f, bytes, 200, requestId);
+    meter.record({ accountId: app.accountId, appId: app.appId, status: res.status });
+    return res;
   }
 
   function handle(req: Request, appId: string, client = 'unknown'): Response | Promise<Response> {
@@ -150,13 +181,14 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     }
   }
 
-  async function checkModule(input: { appId: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string }> {
+  async function checkModule(input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string }> {
     const checkId = `check_${crypto.randomUUID()}`;
     const result = await sandbox().invoke({
       handler: 'load',
       app: { app_id: input.appId, origin: appOrigin(deps.config, input.appId), release_id: checkId },
       release: { releaseId: checkId, entry: input.entry },
       loadSources: async () => input.sources,
+      limits: { cpuMs: planOf(plans, input.planKey).limits['server.cpu_ms.max'] },
       request: { method: 'GET', url: appOrigin(deps.config, input.appId), headers: [] },
       secrets: {},
     });
@@ -170,7 +202,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     checkModule,
     caches,
     sandbox,
+    meter,
     async close() {
+      await meter.close();
       await pool?.close();
     },
   };

@@ -25,7 +25,17 @@ export const LIVE_TTL_MS = 1000;
 /** Files larger than this are streamed from storage on every request instead of cached. */
 const MAX_CACHED_FILE = 4 * 1024 * 1024;
 
-export type LiveApp = { appId: string; accountId: string; releaseId: string };
+/** What stops an app from serving, worst first (operator flags; docs/decisions.md). */
+export type ServingBlock = 'app_takedown' | 'account_suspended' | 'app_suspended';
+export type LiveApp = { appId: string; accountId: string; releaseId: string; planKey: string; block: ServingBlock | null };
+
+export function servingBlock(row: { account_suspended: boolean; app_flags: string[] | null }): ServingBlock | null {
+  const flags = row.app_flags ?? [];
+  if (flags.includes('takedown')) return 'app_takedown';
+  if (row.account_suspended) return 'account_suspended';
+  if (flags.includes('suspended')) return 'app_suspended';
+  return null;
+}
 export type ReleaseFile = { path: string; contentType: string; sha256: Buffer; etag: string; size: number; sizeText: string };
 export type ReleaseView = {
   releaseId: string;
@@ -52,6 +62,9 @@ export function createRuntimeCaches(deps: Deps) {
   const secrets = new LRUCache<string, { values: Record<string, string>; at: number }>({ max: 10_000 });
   deps.signals.onAppChanged((id) => live.delete(id));
   deps.signals.onSecretsChanged((id) => secrets.delete(id));
+  deps.signals.onAccountChanged((accountId) => {
+    for (const [appId, hit] of live.entries()) if (hit.app?.accountId === accountId) live.delete(appId);
+  });
 
   const loading = new Map<string, Promise<LiveApp | null>>();
 
@@ -61,7 +74,10 @@ export function createRuntimeCaches(deps: Deps) {
     if (!p) {
       p = appPointer(deps.db, appId)
         .then((row) => {
-          const app = row && row.live_release_id && !row.deleted_at ? { appId: row.id, accountId: row.account_id, releaseId: row.live_release_id } : null;
+          const app: LiveApp | null =
+            row && row.live_release_id && !row.deleted_at
+              ? { appId: row.id, accountId: row.account_id, releaseId: row.live_release_id, planKey: row.plan_key, block: servingBlock(row) }
+              : null;
           live.set(appId, { app, at: Date.now() });
           return app;
         })

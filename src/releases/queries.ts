@@ -1,8 +1,23 @@
 /** What the app origin reads to serve a release: the live pointer, the release and its files, sealed secrets. */
+import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 
+/** The live pointer with what decides whether and how the app may serve: its account's plan and the operator's flags. */
 export async function appPointer(db: Executor, appId: string) {
-  return db.selectFrom('apps').select(['id', 'account_id', 'live_release_id', 'deleted_at']).where('id', '=', appId).executeTakeFirst();
+  return db
+    .selectFrom('apps')
+    .innerJoin('accounts', 'accounts.id', 'apps.account_id')
+    .select([
+      'apps.id',
+      'apps.account_id',
+      'apps.live_release_id',
+      'apps.deleted_at',
+      'accounts.plan_key',
+      sql<boolean>`exists (select 1 from account_flags f where f.account_id = apps.account_id and f.flag = 'suspended')`.as('account_suspended'),
+      sql<string[] | null>`(select array_agg(f.flag) from app_flags f where f.app_id = apps.id)`.as('app_flags'),
+    ])
+    .where('apps.id', '=', appId)
+    .executeTakeFirst();
 }
 
 /** A release with its app's account. */

@@ -3,6 +3,7 @@
  * database (cloned from the migrated template by scripts/test.ts), plus fixtures and helpers.
  */
 import http from 'node:http';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -40,6 +41,13 @@ export type ApiOptions<K extends Route> = V0CallOptions<K> & { key?: string | nu
 type OptionsFor<K extends Route> = [ParamsOf<K>] extends [never] ? [ApiOptions<K>?] : [ApiOptions<K>];
 type ParamsOf<K extends string> = K extends `${string}{${infer P}}${infer Rest}` ? P | ParamsOf<Rest> : never;
 
+/**
+ * Tests run on Free with room to spare (test/fixtures/plans-roomy.json: more apps and requests,
+ * webhooks), so a test about anything else is not cut short by a plan limit; Free's CPU and
+ * everything else stay as built in. Plan tests pass `PLATFORM_PLANS_FILE: ''` for the real catalogue.
+ */
+export const ROOMY_PLANS = path.resolve('test/fixtures/plans-roomy.json');
+
 export function testConfig(env: Record<string, string> = {}): Config {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set: run tests with `npm test`.');
@@ -49,6 +57,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     PLATFORM_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PLATFORM_DATA_DIR: '.data/test-scratch',
     PORT: '8787',
+    PLATFORM_PLANS_FILE: ROOMY_PLANS,
     ...env,
   });
 }

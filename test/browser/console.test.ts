@@ -14,6 +14,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHarness, freePort, listen, uniqueEmail } from '../_lib/harness.ts';
 import { startSmtp, startWorker } from '../_lib/mail.ts';
+import { sql } from 'kysely';
+import { setFlag, setPlan } from '../../src/plans/operator.ts';
 
 const port = await freePort();
 const smtp = await startSmtp();
@@ -191,6 +193,41 @@ test('API keys: the raw key once, rename, revoke', async () => {
   assert.is((await h.call('GET', '/v0/accounts', { key: raw })).status, 401);
   await page.reload();
   assert.not.match(await page.content(), raw, 'never shown again');
+});
+
+test('the account page: plan, usage bars with a warning colour, flags with reasons, a plan-change preview', async () => {
+  const account = await h.deps.db.selectFrom('accounts').select('id').where('name', '=', 'Browser Co').executeTakeFirstOrThrow();
+  const app = await h.deps.db.selectFrom('apps').select('id').where('account_id', '=', account.id).where('name', '=', 'site').executeTakeFirstOrThrow();
+  await setPlan(h.deps, { accountId: account.id, planKey: 'starter' });
+  // usage as the request meter and the domains feature record it: 900 000 of Starter's 1 000 000 requests, one slug
+  const month = new Date().toISOString().slice(0, 7) + '-01';
+  await sql`insert into account_usage (account_id, period_start, metric, value) values (${account.id}, ${month}::date, 'requests.monthly', 900000)`.execute(h.deps.db);
+  await sql`insert into app_routes (id, app_id, account_id, route_type, hostname, status) values ('route_browsertest', ${app.id}, ${account.id}, 'slug', 'browser-site.apps.localhost', 'active')`.execute(h.deps.db);
+  await setFlag(h.deps, { appId: app.id, flag: 'suspended', reason: 'Reported as spam (ticket 7)', clear: false });
+
+  await page.getByRole('link', { name: 'Account' }).click();
+  await page.locator('#plan-name', { hasText: 'Starter' }).waitFor();
+  const requests = page.locator('.usage', { hasText: 'Requests this month' });
+  assert.match(await requests.innerText(), '900,000 of 1,000,000 (90%)');
+  assert.match((await requests.getAttribute('class'))!, 'warn', 'over 80%: the warning colour');
+  assert.match((await page.locator('.usage', { hasText: 'Published apps' }).getAttribute('class'))!, 'good');
+  assert.match(await page.locator('#flags').innerText(), 'Reported as spam (ticket 7)');
+  assert.match(await page.locator('#warnings').innerText(), /900,000 of 1,000,000 monthly requests used \(90%\)/);
+  await page.getByRole('cell', { name: 'webhooks' }).waitFor();
+  await shot('12a-account');
+
+  await page.getByLabel('Plan').selectOption('free');
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.locator('#preview-verdict').waitFor();
+  const preview = await page.locator('#preview-result').innerText();
+  assert.match(preview, 'once the changes below are made');
+  assert.match(preview, 'browser-site.apps.localhost');
+  assert.match(preview, 'route_browsertest');
+  await shot('12b-account-preview');
+
+  await setFlag(h.deps, { appId: app.id, flag: 'suspended', clear: true });
+  await setPlan(h.deps, { accountId: account.id, planKey: 'free', force: true });
+  await sql`delete from app_routes where id = 'route_browsertest'`.execute(h.deps.db);
 });
 
 test('members: invite someone; at 360 px wide the page still works; sign out keeps the CLI key', async () => {

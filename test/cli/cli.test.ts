@@ -5,6 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ReleaseList } from '../../src/apps/schemas.ts';
 import { createHarness, listen, newUser } from '../_lib/harness.ts';
+import { site as bundle } from '../_lib/bundles.ts';
+import { setPlan } from '../../src/plans/operator.ts';
 
 const h = await createHarness();
 const live = await listen(h.server);
@@ -222,4 +224,32 @@ test.after(async () => {
   await h.close();
   await rm(work, { recursive: true, force: true });
 });
+test('platform account: plan, usage bars, warnings and a plan-change preview; --json', async () => {
+  const owner = await newUser(h);
+  await setPlan(h.deps, { accountId: owner.account_id, planKey: 'starter' });
+  for (let i = 0; i < 8; i++) assert.is((await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle() })).status, 200);
+  // one app with 6 collections: Starter allows 20, Free 5
+  const collections = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`c${i}`, { fields: { title: 'string' } }]));
+  assert.is((await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle({ app: { name: 'Data app' }, resources: { data: { collections } } }) })).status, 200);
+  const env = { PLATFORM_API_KEY: owner.api_key };
+  const r = await cli(['account', '--preview', 'free'], { env });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, `Account ${owner.account_id}`);
+  assert.match(r.stdout, /Plan\s+starter\s+billing active/);
+  assert.match(r.stdout, /published apps\s+█{18}░{2} 9 of 10 \(90%\)/);
+  assert.match(r.stdout, '9 of 10 apps used (90%)');
+  assert.match(r.stdout, /Moving to free\s+does not fit yet/);
+  assert.match(r.stdout, /App "Data app" \(\w+\): it declares 6 data collections; Free allows 5\./);
+  const j = await cli(['account', '--json'], { env });
+  assert.is(j.code, 0, j.stderr);
+  const parsed = JSON.parse(j.stdout);
+  assert.is(parsed.status.plan_key, 'starter');
+  assert.is(parsed.status.usage.apps, 9);
+  assert.is(parsed.limits.deployment_limits['apps.max'], 10);
+  const other = await newUser(h);
+  const stranger = await cli(['account', '--account', other.account_id], { env });
+  assert.is(stranger.code, 1);
+  assert.match(stranger.stderr, 'not_found');
+});
+
 test.run();

@@ -75,7 +75,8 @@ async function server(host: string): Promise<{ url: string; seen: Seen[]; hangin
 
 const allowed = await server('127.0.0.1');
 const other = await server('127.0.0.2');
-const h = await createHarness({ PLATFORM_FETCH_ALLOW: '127.0.0.1', PLATFORM_SANDBOX_CPU_MS: '1000' });
+// a generous CPU limit (Free's, raised by a plans file): these calls wait on sockets under a loaded suite
+const h = await createHarness({ PLATFORM_FETCH_ALLOW: '127.0.0.1', PLATFORM_PLANS_FILE: 'test/fixtures/plans-roomy-cpu.json' });
 // a short wall-clock limit, for the server that never answers
 const short = await createHarness({ PLATFORM_FETCH_ALLOW: '127.0.0.1', PLATFORM_SANDBOX_WALL_MS: '1500' });
 const strict = await createHarness();

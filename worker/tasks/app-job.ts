@@ -12,6 +12,14 @@ import { appOrigin } from '../../src/apps/mappers.ts';
 import { logEvents } from '../../src/origin/log-events.ts';
 import type { AppsPlane } from '../../src/origin/plane.ts';
 import { invokeRelease } from '../../src/origin/invoke.ts';
+import { servingBlock, type ServingBlock } from '../../src/releases/live.ts';
+import { appPointer } from '../../src/releases/queries.ts';
+
+const BLOCK_REASONS: Record<ServingBlock, string> = {
+  app_takedown: 'the app is taken down',
+  account_suspended: 'the account is suspended',
+  app_suspended: 'the app is suspended',
+};
 
 const Payload = v.object({
   job_id: v.string(),
@@ -37,7 +45,7 @@ export function appJobTask(deps: Deps, plane: AppsPlane): Task {
     const p = parsed.output;
     const attempt = helpers.job.attempts;
     const maxAttempts = helpers.job.max_attempts;
-    const app = await deps.db.selectFrom('apps').select(['id', 'account_id', 'live_release_id', 'deleted_at']).where('id', '=', p.app_id).executeTakeFirst();
+    const app = await appPointer(deps.db, p.app_id);
     if (!app) return; // the app row is gone: nothing to run or report
     const base = { app_id: app.id, account_id: app.account_id };
     const meta = { job_id: p.job_id, job_name: p.job_name, attempt, max_attempts: maxAttempts, source: p.source };
@@ -46,6 +54,8 @@ export function appJobTask(deps: Deps, plane: AppsPlane): Task {
       record([{ ...base, release_id: app.live_release_id, type: 'job.blocked', severity: 'warn', message: `Job ${p.job_name} is blocked: ${reason}.`, metadata: { ...meta, reason } }]);
 
     if (!app.live_release_id || app.deleted_at) return blocked('the app is not published');
+    const block = servingBlock(app);
+    if (block) return blocked(BLOCK_REASONS[block]);
     const release = await plane.caches.release(app.live_release_id);
     if (!release) return blocked('the live release could not be loaded');
     if (!release.manifest.resources.jobs || !Object.hasOwn(release.manifest.resources.jobs, p.job_name)) return blocked('the live release does not declare this job');
@@ -54,7 +64,7 @@ export function appJobTask(deps: Deps, plane: AppsPlane): Task {
     const event = { job_id: p.job_id, job_name: p.job_name, payload: p.payload, attempt, max_attempts: maxAttempts, scheduled_for: p.scheduled_for };
     const result = await invokeRelease(deps, plane, {
       handler: 'job',
-      app: { appId: app.id, accountId: app.account_id },
+      app: { appId: app.id, accountId: app.account_id, planKey: app.plan_key },
       release,
       event: JSON.stringify(event),
       request: { method: 'POST', url: `${appOrigin(deps.config, app.id)}/_platform/jobs/${p.job_name}`, headers: [] },

@@ -1,7 +1,7 @@
 /**
  * Platform retention, idempotent and batched (cron):
- * - `events_retention`: events older than the account plan's retention (Free 1 day, Starter 7,
- *   Business 30, Business Plus / Agency / internal 90), webhook delivery ids after 48 hours
+ * - `events_retention`: events older than the account plan's `events.retention_days` (built in:
+ *   Free 1 day, Starter 7, Business 30, Business Plus / Agency / internal 90), webhook delivery ids after 48 hours
  *   (de-duplication needs 24), schedule claims after 3 days;
  * - `releases_retention`: see pruneReleases.
  */
@@ -9,9 +9,9 @@ import type { Task } from 'graphile-worker';
 import { sql } from 'kysely';
 import type { Deps } from '../../src/deps.ts';
 import { recordEvents } from '../../src/events/record.ts';
+import { PLAN_KEYS } from '../../src/plans/catalogue.ts';
 
 const BATCH = 5000;
-export const EVENT_RETENTION_DAYS: Record<string, number> = { free: 1, starter: 7, business: 30, business_plus: 90, agency: 90, internal: 90 };
 /** Releases kept per app besides the live one: the newest KEEP_NEWEST, and any created in the last KEEP_DAYS. */
 export const RELEASES_KEEP_NEWEST = 20;
 export const RELEASES_KEEP_DAYS = 30;
@@ -73,11 +73,13 @@ export async function prunePlatformAuth(deps: Deps, now = new Date()): Promise<{
 }
 
 export async function pruneEvents(deps: Deps, now = new Date()): Promise<{ events: number; deliveries: number; scheduleRuns: number }> {
-  const cases = Object.entries(EVENT_RETENTION_DAYS).map(([plan, days]) => sql`when ${plan} then ${days}`);
+  // each plan's events.retention_days (the catalogue, with the operator's plans file); an unknown plan key keeps Free's
+  const plans = deps.config.plans;
+  const cases = PLAN_KEYS.map((plan) => sql`when ${plan} then ${plans[plan].limits['events.retention_days']}::int`);
   const events = await batched(async () => {
     const r = await sql`delete from app_events where id in (
         select e.id from app_events e join accounts a on a.id = e.account_id
-        where e.created_at < ${now}::timestamptz - (case a.plan_key ${sql.join(cases, sql` `)} else 1 end) * interval '1 day'
+        where e.created_at < ${now}::timestamptz - (case a.plan_key ${sql.join(cases, sql` `)} else ${plans.free.limits['events.retention_days']}::int end) * interval '1 day'
         limit ${BATCH})`.execute(deps.db);
     return Number(r.numAffectedRows ?? 0);
   });

@@ -1,5 +1,7 @@
 /** Every console page, in navigation order. A new page: its file under pages/, and one line here. */
+import type { PlanCatalogue } from '../../plans/catalogue.ts';
 import type { ConsolePage } from '../layout.ts';
+import { accountPage } from './account.ts';
 import { appEventsPage } from './app-events.ts';
 import { appInvitesPage } from './app-invites.ts';
 import { appReleasesPage } from './app-releases.ts';
@@ -13,6 +15,6 @@ import { membersPage } from './members.ts';
 import { signInPage } from './sign-in.ts';
 import { signupPage } from './signup.ts';
 
-export function consolePageList(options: { devOutbox: boolean }): ConsolePage[] {
-  return [appsPage, keysPage, membersPage, appReleasesPage, appResourcesPage, appSecretsPage, appEventsPage, appInvitesPage, signInPage(options.devOutbox), confirmPage, signupPage, devicePage];
+export function consolePageList(options: { devOutbox: boolean; plans: PlanCatalogue }): ConsolePage[] {
+  return [appsPage, keysPage, membersPage, accountPage(options.plans), appReleasesPage, appResourcesPage, appSecretsPage, appEventsPage, appInvitesPage, signInPage(options.devOutbox), confirmPage, signupPage, devicePage];
 }

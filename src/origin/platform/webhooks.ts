@@ -19,6 +19,7 @@ import { tooDeep } from '../../lib/json.ts';
 import { claimDelivery, releaseDelivery } from '../../webhooks/queries.ts';
 import { SIGNATURE_HEADERS, verifyWebhook, type Provider } from '../../webhooks/verify.ts';
 import { invokeRelease } from '../invoke.ts';
+import { planOf } from '../../plans/catalogue.ts';
 
 export const MAX_WEBHOOK_BODY = 1024 * 1024;
 export const webhookRoutes = new Hono<OriginEnv>({ strict: true }).all('/:name', (c) => deliver(c.env, c.req.raw, c.req.param('name')));
@@ -52,6 +53,9 @@ async function deliver(services: PlatformRequest, req: Request, name: string): P
       ]);
     }
     return originJson(429, errorBody('abuse_throttled', `Too many webhook deliveries for this app; retry in ${rate.retryAfterSeconds} seconds.`, { retry_after: rate.retryAfterSeconds }), requestId, { 'retry-after': String(rate.retryAfterSeconds) });
+  }
+  if (!planOf(deps.config.plans, app.planKey).features.webhooks) {
+    return reject(402, 'plan_without_webhooks', 'entitlement_required', "This app's plan does not include webhooks.");
   }
   let body: Buffer;
   try {

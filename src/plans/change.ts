@@ -1,0 +1,103 @@
+/**
+ * What moving an account to a plan does, computed by one function for the preview, for the change
+ * itself, and for the account's compatibility warnings: violations of the target plan, and the
+ * actions that fix what disabling can fix (alias routes over the plan's count or without its
+ * feature are disabled, newest first, never deleted). Anything else (more apps, files, collections
+ * or webhooks than allowed) makes the change incompatible: refused where a change can be refused.
+ */
+import type { Deps } from '../deps.ts';
+import type { Executor } from '../db/database.ts';
+import type { EntitlementSource } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import type { FeatureKey, LimitKey, PlanCatalogue, PlanKey } from './catalogue.ts';
+import { accountPlanRow, appFootprints, disableRoute, enabledRoutes, setAccountPlan } from './queries.ts';
+
+export type Violation = { type: 'limit' | 'feature' | 'route'; key: string; route_id: string | null; app_id: string | null; current: number; allowed: number; message: string };
+export type PlanAction = { action: 'disable_route'; route_id: string; reason: string };
+export type PlanChange = { compatible: boolean; violations: Violation[]; actions: PlanAction[] };
+
+export const DISABLED_DOWNGRADE = 'disabled_downgrade';
+
+const ROUTE_KINDS = [
+  { type: 'slug', feature: 'app_slugs', limit: 'app_slugs.max', noun: 'slug' },
+  { type: 'custom_domain', feature: 'custom_domains', limit: 'custom_domains.max', noun: 'custom domain' },
+] as const satisfies readonly { type: string; feature: FeatureKey; limit: LimitKey; noun: string }[];
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** The violations and actions of putting `accountId` on `target`, read from the database as it is now. */
+export async function planChangeFor(db: Executor, plans: PlanCatalogue, accountId: string, target: PlanKey): Promise<PlanChange> {
+  const plan = plans[target];
+  const name = plan.display_name;
+  const violations: Violation[] = [];
+  const actions: PlanAction[] = [];
+  const apps = await appFootprints(db, accountId);
+
+  const maxApps = plan.limits['apps.max'];
+  if (apps.length > maxApps) {
+    violations.push({
+      type: 'limit',
+      key: 'apps.max',
+      route_id: null,
+      app_id: null,
+      current: apps.length,
+      allowed: maxApps,
+      message: `${name} allows ${plural(maxApps, 'published app')}; this account has ${apps.length}. Unpublish ${apps.length - maxApps} first.`,
+    });
+  }
+  const perApp = [
+    { key: 'release.file_count.max', of: (a: (typeof apps)[number]) => a.files, what: (n: number) => `its live release has ${plural(n, 'file')}`, fix: 'publish a release with fewer files' },
+    { key: 'data.collections.max', of: (a: (typeof apps)[number]) => a.collections, what: (n: number) => `it declares ${plural(n, 'data collection')}`, fix: 'publish a release that declares fewer' },
+  ] as const;
+  for (const app of apps) {
+    for (const check of perApp) {
+      const allowed = plan.limits[check.key];
+      const current = check.of(app);
+      if (current > allowed) {
+        violations.push({ type: 'limit', key: check.key, route_id: null, app_id: app.app_id, current, allowed, message: `App "${app.name}" (${app.app_id}): ${check.what(current)}; ${name} allows ${allowed}. ${check.fix[0]!.toUpperCase()}${check.fix.slice(1)}.` });
+      }
+    }
+    if (app.webhooks > 0 && !plan.features.webhooks) {
+      violations.push({ type: 'feature', key: 'webhooks', route_id: null, app_id: app.app_id, current: app.webhooks, allowed: 0, message: `App "${app.name}" (${app.app_id}) declares webhooks, which ${name} does not include. Publish a release without them.` });
+    }
+  }
+
+  const routes = await enabledRoutes(db, accountId);
+  for (const kind of ROUTE_KINDS) {
+    const allowed = plan.features[kind.feature] ? plan.limits[kind.limit] : 0;
+    const list = routes.filter((r) => r.route_type === kind.type);
+    for (const route of list.slice(allowed).reverse()) {
+      const why = plan.features[kind.feature] ? `${name} allows ${plural(allowed, kind.noun)}` : `${name} does not include ${kind.noun}s`;
+      violations.push({ type: 'route', key: kind.limit, route_id: route.id, app_id: route.app_id, current: list.length, allowed, message: `${kind.noun[0]!.toUpperCase()}${kind.noun.slice(1)} ${route.hostname}: ${why}; it would be disabled (not deleted).` });
+      actions.push({ action: 'disable_route', route_id: route.id, reason: `${why}; disabled by the move to ${name}.` });
+    }
+  }
+  return { compatible: violations.every((v) => v.type === 'route'), violations, actions };
+}
+
+/**
+ * Puts an account on `planKey`. `refuse` (an operator's set-plan, a checkout to a lower plan)
+ * throws 409 `downgrade_incompatible` when the change is incompatible; without it (a subscription
+ * that ended) the change happens anyway, nothing is deleted, and what stays over the limit shows
+ * in the account's `compatibility_warnings`. Returns the change it made: the preview's, exactly.
+ */
+export async function changePlan(deps: Deps, input: { accountId: string; planKey: PlanKey; source: EntitlementSource; refuse: boolean }): Promise<PlanChange & { previous_plan_key: string }> {
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const account = await accountPlanRow(trx, input.accountId, { lock: true });
+    if (!account) throw new ApiError('not_found', 'Account not found.');
+    const change = await planChangeFor(trx, deps.config.plans, input.accountId, input.planKey);
+    if (!change.compatible && input.refuse) {
+      const blocking = change.violations.filter((v) => v.type !== 'route');
+      throw new ApiError('downgrade_incompatible', `This account does not fit ${deps.config.plans[input.planKey].display_name}: ${blocking.map((v) => v.message).join(' ')}`, {
+        current_plan_key: account.plan_key,
+        target_plan_key: input.planKey,
+        violations: blocking,
+      });
+    }
+    for (const a of change.actions) await disableRoute(trx, a.route_id, DISABLED_DOWNGRADE, a.reason);
+    await setAccountPlan(trx, input.accountId, input.planKey, input.source);
+    return { ...change, previous_plan_key: account.plan_key };
+  });
+  deps.signals.accountChanged(input.accountId);
+  return result;
+}
