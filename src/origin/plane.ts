@@ -10,7 +10,7 @@ import { createRuntimeCaches, type LiveApp, type ReleaseFile, type ReleaseView, 
 import { decodeAppPath } from './paths.ts';
 import { SandboxPool } from '../sandbox/pool.ts';
 import { runServerFallback } from './server-fallback.ts';
-import { serveFile, STATIC_CACHE_CONTROL } from './static.ts';
+import { serveFile, STATIC_CACHE_CONTROL, staticStatus } from './static.ts';
 import { platformRoutes } from './platform/router.ts';
 import { originBlocked, originError, originFail, originJson } from './respond.ts';
 import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
@@ -156,9 +156,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     if (!f) return undefined;
     const bytes = method === 'HEAD' ? null : caches.bytesCached(f);
     if (bytes === undefined) return undefined;
-    const res = serveFile(req, f, bytes, 200, requestId);
-    meter.record({ accountId: app.accountId, appId: app.appId, status: res.status });
-    return res;
+    const status = staticStatus(req, f, 200);
+    meter.record({ accountId: app.accountId, appId: app.appId, status });
+    return serveFile(req, f, bytes, 200, requestId, status);
   }
 
   function handle(req: Request, appId: string, client = 'unknown'): Response | Promise<Response> {
