@@ -36,6 +36,9 @@ export const ActiveFlag = component(
 
 export const StandingWarning = component('StandingWarning', v.strictObject({ code: v.string(), message: v.string() }));
 
+/** What both standing records carry: usage, its period, route counts and what is over the plan. */
+const usageMembers = { usage: Numbers, usage_period: UsagePeriod, route_counts: RouteCounts, compatibility_warnings: v.array(PlanViolation) };
+
 export const AccountStatus = component(
   'AccountStatus',
   v.strictObject({
@@ -48,11 +51,8 @@ export const AccountStatus = component(
     restricted: v.boolean(),
     reasons: v.array(v.string()),
     warnings: v.array(StandingWarning),
-    usage: Numbers,
     limits: Numbers,
-    usage_period: UsagePeriod,
-    route_counts: RouteCounts,
-    compatibility_warnings: v.array(PlanViolation),
+    ...usageMembers,
   }),
 );
 export type AccountStatus = v.InferOutput<typeof AccountStatus>;
@@ -68,10 +68,7 @@ export const AccountLimits = component(
     runtime_limits: Numbers,
     release_limits: Numbers,
     usage_limits: Numbers,
-    usage: Numbers,
-    usage_period: UsagePeriod,
-    route_counts: RouteCounts,
-    compatibility_warnings: v.array(PlanViolation),
+    ...usageMembers,
   }),
 );
 export type AccountLimits = v.InferOutput<typeof AccountLimits>;
