@@ -52,6 +52,14 @@ const EnvSchema = v.object({
   PLATFORM_STATIC_CACHE_MB: v.pipe(v.optional(v.string(), '64'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)),
   SMTP_URL: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL'))),
   PLATFORM_MAIL_FROM: v.optional(v.pipe(v.string(), v.minLength(3)), 'platform@localhost'),
+  STRIPE_SECRET_KEY: v.optional(v.pipe(v.string(), v.regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_..., sk_live_... or a restricted rk_ key)'))),
+  STRIPE_WEBHOOK_SECRET: v.optional(v.pipe(v.string(), v.regex(/^whsec_[A-Za-z0-9+/=]+$/, 'must be a Stripe webhook signing secret (whsec_...)'))),
+  STRIPE_PRICE_STARTER: v.optional(v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)'))),
+  STRIPE_PRICE_BUSINESS: v.optional(v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)'))),
+  STRIPE_PRICE_BUSINESS_PLUS: v.optional(v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)'))),
+  STRIPE_PRICE_AGENCY: v.optional(v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)'))),
+  STRIPE_API_BASE: v.optional(v.pipe(v.string(), v.url('must be a URL such as http://127.0.0.1:12111'), v.regex(/^https?:\/\/[^/?#]+\/?$/, 'must be a scheme, host and port only'))),
+  PLATFORM_BILLING_GRACE_DAYS: v.pipe(v.optional(v.string(), '14'), v.regex(/^\d+$/, 'must be a whole number of days'), v.transform(Number), v.minValue(1), v.maxValue(90)),
   PLATFORM_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'info'),
 });
 
@@ -77,6 +85,14 @@ export type Config = Readonly<{
   /** Time a client has to send its request headers, and the whole request (body included). */
   timeouts: Readonly<{ headersMs: number; requestMs: number }>;
   mail: Readonly<{ smtpUrl: string | undefined; from: string }>;
+  /** Stripe: the secret key, webhook secret, one price per paid plan, another API host (tests, emulators), days of grace after a failed payment. */
+  stripe: Readonly<{
+    secretKey: string | undefined;
+    webhookSecret: string | undefined;
+    prices: Readonly<Record<'starter' | 'business' | 'business_plus' | 'agency', string | undefined>>;
+    apiBase: string | undefined;
+    graceDays: number;
+  }>;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }>;
 
@@ -131,6 +147,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     staticCacheBytes: e.PLATFORM_STATIC_CACHE_MB * 1024 * 1024,
     timeouts: Object.freeze({ headersMs: e.PLATFORM_HEADERS_TIMEOUT_SECONDS * 1000, requestMs: e.PLATFORM_REQUEST_TIMEOUT_SECONDS * 1000 }),
     mail: Object.freeze({ smtpUrl: e.SMTP_URL, from: e.PLATFORM_MAIL_FROM }),
+    stripe: Object.freeze({
+      secretKey: e.STRIPE_SECRET_KEY,
+      webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+      prices: Object.freeze({ starter: e.STRIPE_PRICE_STARTER, business: e.STRIPE_PRICE_BUSINESS, business_plus: e.STRIPE_PRICE_BUSINESS_PLUS, agency: e.STRIPE_PRICE_AGENCY }),
+      apiBase: e.STRIPE_API_BASE,
+      graceDays: e.PLATFORM_BILLING_GRACE_DAYS,
+    }),
     logLevel: e.PLATFORM_LOG_LEVEL,
   });
 }

@@ -36,6 +36,8 @@ const STATUS = {
   domain_pending_verification: 409,
   custom_hostname_provider_conflict: 409,
   custom_hostname_provider_failed: 502,
+  // billing (docs/decisions.md): Stripe failed or could not be reached
+  payment_provider_failed: 502,
   password_auth_disabled: 410,
   password_signup_disabled: 410,
   invalid_bundle: 400,

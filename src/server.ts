@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { accountRoutes } from './accounts/routes.ts';
 import { planRoutes } from './plans/routes.ts';
+import { billingRoutes } from './billing/routes.ts';
+import { paymentsWebhookRoutes } from './billing/webhook.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { appRoutes } from './apps/routes.ts';
 import { eventRoutes } from './events/routes.ts';
@@ -43,12 +45,14 @@ function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
   v0.route('/', legacyRoutes()); // before authentication: they answer 410 to anyone
   v0.route('/', signInRoutes(host)); // getting signed in needs no authentication
   v0.route('/auth/device', deviceStartRoutes());
+  v0.route('/', paymentsWebhookRoutes()); // Stripe signs its events; no API key
   v0.use('*', authenticate({ cookies: host.console }));
   v0.route('/platform/session', sessionRoutes());
   v0.route('/auth/device', deviceApprovalRoutes());
   v0.route('/accounts', memberRoutes());
   v0.route('/accounts', accountRoutes());
   v0.route('/accounts', planRoutes({ meter: plane.meter }));
+  v0.route('/billing', billingRoutes());
   v0.route('/auth/api-keys', apiKeyRoutes());
   v0.route('/apps', appRoutes({ checkModule: plane.checkModule }));
   v0.route('/apps', eventRoutes());

@@ -2,6 +2,7 @@ import type { TaskList } from 'graphile-worker';
 import type { Deps } from '../src/deps.ts';
 import type { AppsPlane } from '../src/origin/plane.ts';
 import { appJobTask } from './tasks/app-job.ts';
+import { billingReconcileTask } from './tasks/billing-reconcile.ts';
 import { platformEmailTask } from './tasks/platform-email.ts';
 import { eventsRetentionTask, releasesRetentionTask } from './tasks/retention.ts';
 import { schedulesTickTask } from './tasks/schedules-tick.ts';
@@ -14,6 +15,7 @@ export function taskList(deps: Deps, plane: AppsPlane): TaskList {
     app_schedules_tick: schedulesTickTask(deps),
     events_retention: eventsRetentionTask(deps),
     releases_retention: releasesRetentionTask(deps),
+    billing_reconcile: billingReconcileTask(deps),
   };
 }
 
@@ -25,4 +27,5 @@ export const crontab = [
   '* * * * * app_schedules_tick',
   '17 * * * * events_retention',
   '43 3 * * * releases_retention',
+  '11 4 * * * billing_reconcile',
 ].join('\n');

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { account } from './commands/account.ts';
 import { apps, open, releases, rollback, unpublish } from './commands/apps.ts';
+import { billing, billingPortal, billingUpgrade } from './commands/billing.ts';
 import { login, logout, whoami } from './commands/auth.ts';
 import { events } from './commands/events.ts';
 import { init, publish } from './commands/publish.ts';
@@ -65,6 +66,12 @@ examples(
     .action((o) => account(o)),
   ['platform account', 'platform account --preview free'],
 );
+const billingCmd = program.command('billing').description('your plan and Stripe subscription (upgrade, portal)').option(...jsonOpt).action((o) => billing(o));
+examples(
+  billingCmd.command('upgrade').argument('<plan>', 'starter, business, business_plus or agency').description('print a Stripe Checkout link for the plan').option(...jsonOpt).action((p, o) => billingUpgrade(p, o)),
+  ['platform billing upgrade starter'],
+);
+billingCmd.command('portal').description("print a link to Stripe's customer portal (cards, invoices, cancel)").option(...jsonOpt).action((o) => billingPortal(o));
 examples(program.command('apps').description('list the apps of your default account').option(...jsonOpt).action((o) => apps(o)), ['platform apps']);
 examples(program.command('releases').description('list releases, newest first').option(...appOpt).option(...jsonOpt).action((o) => releases(o)), ['platform releases']);
 examples(

@@ -19,6 +19,7 @@ import type { EventPage } from '../events/schemas.ts';
 import type { HealthResponse } from '../http/health.ts';
 import type { PublishBody } from '../manifest/schema.ts';
 import type { ChangeRoleRequest, Invitation, InvitationRevoked, InviteMemberRequest, Member, MemberList, MemberRemoved } from '../members/schemas.ts';
+import type { BillingPlan, CheckoutRequest, CheckoutSession, PortalSession, WebhookAck } from '../billing/schemas.ts';
 import type { AccountLimits, AccountStatus, DowngradePreview, DowngradeQuery } from '../plans/schemas.ts';
 import type { SecretBody } from '../secrets/routes.ts';
 import type { SecretDeleted, SecretList, SecretSummary } from '../secrets/schemas.ts';
@@ -60,6 +61,12 @@ export type V0Routes = {
   'GET /v0/accounts/{account_id}/status': Op<Out<typeof AccountStatus>>;
   'GET /v0/accounts/{account_id}/limits': Op<Out<typeof AccountLimits>>;
   'GET /v0/accounts/{account_id}/downgrade-preview': Op<Out<typeof DowngradePreview>, never, In<typeof DowngradeQuery>>;
+  // billing
+  'GET /v0/billing/plan': Op<Out<typeof BillingPlan>>;
+  'POST /v0/billing/checkout-session': Op<Out<typeof CheckoutSession>, In<typeof CheckoutRequest>>;
+  'POST /v0/billing/portal-session': Op<Out<typeof PortalSession>>;
+  'POST /v0/payments/webhook': Op<Out<typeof WebhookAck>, unknown>;
+  'POST /v0/stripe/webhook': Op<Out<typeof WebhookAck>, unknown>;
   'GET /v0/auth/api-keys': Op<Out<typeof ApiKeyList>>;
   'POST /v0/auth/api-keys': Op<Out<typeof CreatedApiKey>, In<typeof CreateApiKeyRequest>>;
   'PATCH /v0/auth/api-keys/{api_key_id}': Op<Out<typeof ApiKeyMetadata>, In<typeof RenameApiKeyRequest>>;
@@ -111,6 +118,11 @@ export const V0_ROUTES = Object.keys({
   'GET /v0/accounts/{account_id}/status': 1,
   'GET /v0/accounts/{account_id}/limits': 1,
   'GET /v0/accounts/{account_id}/downgrade-preview': 1,
+  'GET /v0/billing/plan': 1,
+  'POST /v0/billing/checkout-session': 1,
+  'POST /v0/billing/portal-session': 1,
+  'POST /v0/payments/webhook': 1,
+  'POST /v0/stripe/webhook': 1,
   'GET /v0/auth/api-keys': 1,
   'POST /v0/auth/api-keys': 1,
   'PATCH /v0/auth/api-keys/{api_key_id}': 1,

@@ -248,6 +248,33 @@ export interface AppRoutesTable {
   updated_at: Timestamp;
 }
 
+export interface AccountBillingTable {
+  account_id: string;
+  stripe_customer_id: string;
+  subscription: ColumnType<unknown, string | null, string | null>;
+  unknown_price_id: string | null;
+  synced_at: NullableTimestamp;
+}
+
+export interface StripeEventsTable {
+  id: string;
+  type: string;
+  account_id: string | null;
+  received_at: Generated<Date>;
+}
+
+export interface BillingHistoryTable {
+  id: Generated<string>;
+  account_id: string;
+  source: string;
+  stripe_event_id: string | null;
+  from_plan_key: string;
+  to_plan_key: string;
+  from_state: string;
+  to_state: string;
+  created_at: Generated<Date>;
+}
+
 export interface Database {
   users: UsersTable;
   accounts: AccountsTable;
@@ -283,6 +310,9 @@ export interface Database {
   app_flags: AppFlagsTable;
   account_usage: AccountUsageTable;
   app_routes: AppRoutesTable;
+  account_billing: AccountBillingTable;
+  stripe_events: StripeEventsTable;
+  billing_history: BillingHistoryTable;
 }
 
 export interface WebhookDeliveriesTable {

@@ -5,7 +5,7 @@
 export const EXAMPLES: { components: Record<string, unknown>; responses: Record<string, unknown> } = {
   "components": {
     "AccountLimits": {
-      "account_id": "acct_qw6wh1x5wf7p29xq9g6z",
+      "account_id": "acct_4g7jqtnpsh8fvvv68xds",
       "plan_key": "business",
       "features": {
         "app_slugs": true,
@@ -33,8 +33,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "analytics.retention_days": 30
       },
       "usage": {
-        "apps": 1,
-        "requests.monthly": 1,
+        "apps": 0,
+        "requests.monthly": 0,
         "app_slugs": 0,
         "custom_domains": 0
       },
@@ -51,55 +51,55 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "AccountList": {
       "accounts": [
         {
-          "id": "acct_8hwrvy5ak0v1hw94jtcx",
-          "account_id": "acct_8hwrvy5ak0v1hw94jtcx",
-          "name": "alice-1376-1-4fdcdb",
-          "owner_user_id": "usr_fhh8h9s22dtemb08fmar",
+          "id": "acct_jwv26gnywxfx51wpy0zk",
+          "account_id": "acct_jwv26gnywxfx51wpy0zk",
+          "name": "alice-27011-1-461247",
+          "owner_user_id": "usr_drapdx4s92e02r60c49a",
           "role": "developer"
         },
         {
-          "id": "acct_y9x3nt3rqzwjd033rah2",
-          "account_id": "acct_y9x3nt3rqzwjd033rah2",
-          "name": "developer-1376-3-ec0b3a",
-          "owner_user_id": "usr_n5aj21gf792jkk383gtv",
+          "id": "acct_qc7xx76a6bzp9xp6tecd",
+          "account_id": "acct_qc7xx76a6bzp9xp6tecd",
+          "name": "developer-27011-3-9f964a",
+          "owner_user_id": "usr_4cpj9xw5x9erb2vv2m9d",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_y9x3nt3rqzwjd033rah2"
+      "default_account_id": "acct_qc7xx76a6bzp9xp6tecd"
     },
     "AccountMembership": {
-      "id": "acct_8hwrvy5ak0v1hw94jtcx",
-      "account_id": "acct_8hwrvy5ak0v1hw94jtcx",
-      "name": "alice-1376-1-4fdcdb",
-      "owner_user_id": "usr_fhh8h9s22dtemb08fmar",
+      "id": "acct_jwv26gnywxfx51wpy0zk",
+      "account_id": "acct_jwv26gnywxfx51wpy0zk",
+      "name": "alice-27011-1-461247",
+      "owner_user_id": "usr_drapdx4s92e02r60c49a",
       "role": "owner"
     },
     "AccountStatus": {
-      "account_id": "acct_ajgdgpqckj10n0p0gw63",
+      "account_id": "acct_de37v6jcc8smw399q3k2",
       "plan_key": "free",
       "billing_access_state": "active",
       "grace_ends_at": null,
       "active_flags": [
         {
           "scope": "app",
-          "app_id": "p7m66485r80p993y",
+          "app_id": "0p9ygsshxpx6pwej",
           "flag": "suspended",
           "reason": "Spam",
-          "set_at": "2026-11-24T04:48:25.475Z"
+          "set_at": "2026-11-24T05:39:26.770Z"
         },
         {
           "scope": "app",
-          "app_id": "wg1dgssncnemyzaw",
+          "app_id": "6a7gndngd3dcwzpd",
           "flag": "takedown",
           "reason": "Court order 7",
-          "set_at": "2026-11-24T04:48:25.477Z"
+          "set_at": "2026-11-24T05:39:26.771Z"
         }
       ],
       "suspended": false,
       "restricted": false,
       "reasons": [
-        "App p7m66485r80p993y is suspended: Spam",
-        "App wg1dgssncnemyzaw is taken down: Court order 7"
+        "App 0p9ygsshxpx6pwej is suspended: Spam",
+        "App 6a7gndngd3dcwzpd is taken down: Court order 7"
       ],
       "warnings": [],
       "usage": {
@@ -140,14 +140,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "STRIPE_KEY",
         "API_TOKEN"
       ],
-      "previous_release_id": "rel_qwg4kgbb4w4xhr4zpz56"
+      "previous_release_id": "rel_t1y1yb0zvs9h80cvbt4a"
     },
     "ActiveFlag": {
       "scope": "app",
-      "app_id": "p7m66485r80p993y",
+      "app_id": "ffgwh3nzkg4se9gc",
       "flag": "suspended",
-      "reason": "Spam",
-      "set_at": "2026-11-24T04:48:25.475Z"
+      "reason": "Reported as spam (ticket 7)",
+      "set_at": "2026-11-24T05:38:00.746Z"
     },
     "AdminInviteRequest": {
       "email": "Ed@Example.com",
@@ -156,68 +156,68 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "AdminInviteResponse": {
-      "invite_id": "inv_5qe6a3jfr9hge7gmfbyb",
+      "invite_id": "inv_3136ra67wy8dzyywyjhh",
       "email": "ed@example.com",
       "roles": [
         "editor"
       ],
-      "expires_at": "2026-12-01T04:48:47.610Z",
-      "invite_url": "http://c4cwcskwtrh2b6j4.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
+      "expires_at": "2026-12-01T05:39:50.059Z",
+      "invite_url": "http://bajnxefjh1rck6xv.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
     },
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_hpyns4ck509p5hp83gwb",
-          "api_key_id": "key_hpyns4ck509p5hp83gwb",
-          "key_prefix": "ap_42qcBE8S",
+          "id": "key_sre9px75p9nt2363cjfz",
+          "api_key_id": "key_sre9px75p9nt2363cjfz",
+          "key_prefix": "ap_xRtnjf3C",
           "name": "CI deploys",
-          "created_at": "2026-11-24T04:47:17.204Z",
-          "last_used_at": "2026-11-24T04:47:17.226Z",
-          "revoked_at": "2026-11-24T04:47:17.408Z"
+          "created_at": "2026-11-24T05:38:00.448Z",
+          "last_used_at": "2026-11-24T05:38:00.466Z",
+          "revoked_at": "2026-11-24T05:38:00.593Z"
         },
         {
-          "id": "key_ekf2at3f8qsrtm9rxzvb",
-          "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
-          "key_prefix": "ap_296efbuM",
+          "id": "key_ry66914tcvzxfvmwda36",
+          "api_key_id": "key_ry66914tcvzxfvmwda36",
+          "key_prefix": "ap_u2ipdXv0",
           "name": "platform CLI on vm",
-          "created_at": "2026-11-24T04:47:08.868Z",
-          "last_used_at": "2026-11-24T04:47:09.402Z",
+          "created_at": "2026-11-24T05:37:51.843Z",
+          "last_used_at": "2026-11-24T05:37:52.364Z",
           "revoked_at": null
         }
       ]
     },
     "ApiKeyMetadata": {
-      "id": "key_hpyns4ck509p5hp83gwb",
-      "api_key_id": "key_hpyns4ck509p5hp83gwb",
-      "key_prefix": "ap_42qcBE8S",
+      "id": "key_sre9px75p9nt2363cjfz",
+      "api_key_id": "key_sre9px75p9nt2363cjfz",
+      "key_prefix": "ap_xRtnjf3C",
       "name": "CI deploys",
-      "created_at": "2026-11-24T04:47:17.204Z",
-      "last_used_at": "2026-11-24T04:47:17.226Z",
-      "revoked_at": "2026-11-24T04:47:17.408Z"
+      "created_at": "2026-11-24T05:38:00.448Z",
+      "last_used_at": "2026-11-24T05:38:00.466Z",
+      "revoked_at": "2026-11-24T05:38:00.593Z"
     },
     "AppList": {
       "apps": [
         {
-          "app_id": "jw5cppw4y0peykeb",
+          "app_id": "r0b3d6rhcf4ts617",
           "name": "Renamed",
           "summary": "S",
           "visibility": "public",
-          "origin": "http://jw5cppw4y0peykeb.apps.localhost:8787",
-          "created_at": "2026-11-24T04:48:33.352Z",
-          "updated_at": "2026-11-24T04:48:33.376Z",
+          "origin": "http://r0b3d6rhcf4ts617.apps.localhost:8787",
+          "created_at": "2026-11-24T05:39:33.153Z",
+          "updated_at": "2026-11-24T05:39:33.181Z",
           "deleted_at": null,
-          "live_release_id": "rel_363q3ns2gmt77bxxg69g"
+          "live_release_id": "rel_zpzx0zq71jxzhwb4hd9y"
         },
         {
-          "app_id": "bdzap7zkpzr0jk14",
+          "app_id": "48ca1yma8vp0bp67",
           "name": "My site",
           "summary": null,
           "visibility": "public",
-          "origin": "http://bdzap7zkpzr0jk14.apps.localhost:8787",
-          "created_at": "2026-11-24T04:48:33.184Z",
-          "updated_at": "2026-11-24T04:48:33.197Z",
+          "origin": "http://48ca1yma8vp0bp67.apps.localhost:8787",
+          "created_at": "2026-11-24T05:39:32.940Z",
+          "updated_at": "2026-11-24T05:39:32.954Z",
           "deleted_at": null,
-          "live_release_id": "rel_ky4besjzt7f84hgpdtjf"
+          "live_release_id": "rel_h19h44m8s3kqf75smxxh"
         }
       ]
     },
@@ -230,28 +230,73 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "AppSummary": {
-      "app_id": "0aqfs4442yq7ejx0",
+      "app_id": "ffgwh3nzkg4se9gc",
       "name": "site",
       "summary": "A new app",
       "visibility": "public",
-      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
-      "created_at": "2026-11-24T04:47:10.471Z",
-      "updated_at": "2026-11-24T04:47:11.033Z",
+      "origin": "http://ffgwh3nzkg4se9gc.apps.localhost:35521",
+      "created_at": "2026-11-24T05:37:53.330Z",
+      "updated_at": "2026-11-24T05:37:53.954Z",
       "deleted_at": null,
-      "live_release_id": "rel_vyj62wvqv5q2hrxz466v"
+      "live_release_id": "rel_k4bxqbwy3r3kncrzfdma"
+    },
+    "BillingPlan": {
+      "account_id": "acct_ry8119ea05cm967jrdfw",
+      "plan_key": "starter",
+      "entitlement_source": "stripe",
+      "billing_access_state": "past_due_grace",
+      "grace_ends_at": "2026-12-08T05:37:42.359Z",
+      "billing_configured": true,
+      "stripe_customer": {
+        "id": "cus_b8431b888eee287fca15"
+      },
+      "subscription": {
+        "id": "sub_8f27eff128e03c68c3fa",
+        "status": "past_due",
+        "plan_key": "starter",
+        "price_id": "price_starter1",
+        "current_period_end": "2026-12-24T05:37:42.000Z",
+        "cancel_at_period_end": false
+      },
+      "allowed_upgrade_plans": [
+        {
+          "plan_key": "starter",
+          "display_name": "Starter",
+          "price_monthly_usd": 9,
+          "stripe_price_id": "price_starter1",
+          "stripe_price_env": "STRIPE_PRICE_STARTER",
+          "configured": true
+        },
+        {
+          "plan_key": "business",
+          "display_name": "Business",
+          "price_monthly_usd": 29,
+          "stripe_price_id": "price_business1",
+          "stripe_price_env": "STRIPE_PRICE_BUSINESS",
+          "configured": true
+        }
+      ]
     },
     "ChangeRoleRequest": {
       "role": "viewer"
+    },
+    "CheckoutRequest": {
+      "plan_key": "business"
+    },
+    "CheckoutSession": {
+      "id": "cs_test_5bc5d512dad9a3ebfa0b",
+      "url": "http://127.0.0.1:39361/checkout/d22c1de6de62",
+      "expires_at": "2026-11-25T05:37:42.000Z"
     },
     "CreateApiKeyRequest": {
       "name": "  laptop  "
     },
     "CreatedApiKey": {
-      "id": "key_es5t2mxs22jm3j74wpnv",
-      "api_key_id": "key_es5t2mxs22jm3j74wpnv",
-      "key_prefix": "ap_z5ZMqENJ",
+      "id": "key_ajxbcstxs0607gapqkbg",
+      "api_key_id": "key_ajxbcstxs0607gapqkbg",
+      "key_prefix": "ap_LQYA3IG7",
       "name": "laptop",
-      "created_at": "2026-11-24T04:46:59.287Z",
+      "created_at": "2026-11-24T05:37:41.699Z",
       "last_used_at": null,
       "revoked_at": null,
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
@@ -304,38 +349,38 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "unique": true
     },
     "DeviceApproval": {
-      "user_code": "LXLR-XLFK",
+      "user_code": "DNXD-BWNQ",
       "client_name": "platform CLI on vm",
       "status": "pending",
-      "created_at": "2026-11-24T04:47:03.831Z",
-      "expires_at": "2026-11-24T04:57:03.831Z"
+      "created_at": "2026-11-24T05:37:46.812Z",
+      "expires_at": "2026-11-24T05:47:46.812Z"
     },
     "DeviceApproveRequest": {
-      "user_code": "LXLR-XLFK",
-      "account_id": "acct_z8hcatacr7p54dcnh8pe"
+      "user_code": "DNXD-BWNQ",
+      "account_id": "acct_k9erhhbvae7wzc2yjhgw"
     },
     "DeviceDecision": {
-      "user_code": "LXLR-XLFK",
+      "user_code": "DNXD-BWNQ",
       "status": "approved"
     },
     "DeviceDenyRequest": {
-      "user_code": "HVBW-DJPC"
+      "user_code": "RZRS-VGXW"
     },
     "DevicePoll": {
       "status": "approved",
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000",
-      "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
-      "key_prefix": "ap_296efbuM",
-      "account_id": "acct_z8hcatacr7p54dcnh8pe"
+      "api_key_id": "key_ry66914tcvzxfvmwda36",
+      "key_prefix": "ap_u2ipdXv0",
+      "account_id": "acct_k9erhhbvae7wzc2yjhgw"
     },
     "DevicePollRequest": {
-      "device_code": "l0w0Z74hdITSBV-eWfR8L9HL1e3Tnmc4Y3CNnIp7tgo"
+      "device_code": "34msgGHPrmLpXNcHKbvzAitTeCgY1PQnj7eE6_BWcCU"
     },
     "DeviceStart": {
-      "device_code": "l0w0Z74hdITSBV-eWfR8L9HL1e3Tnmc4Y3CNnIp7tgo",
-      "user_code": "LXLR-XLFK",
-      "verification_uri": "http://console.localhost:45033/device",
-      "verification_uri_complete": "http://console.localhost:45033/device?user_code=LXLR-XLFK",
+      "device_code": "34msgGHPrmLpXNcHKbvzAitTeCgY1PQnj7eE6_BWcCU",
+      "user_code": "DNXD-BWNQ",
+      "verification_uri": "http://console.localhost:35521/device",
+      "verification_uri_complete": "http://console.localhost:35521/device?user_code=DNXD-BWNQ",
       "expires_in": 600,
       "interval": 5
     },
@@ -343,7 +388,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "client_name": "platform CLI on vm"
     },
     "DowngradePreview": {
-      "account_id": "acct_sbh1dg1m4zghg84p8m27",
+      "account_id": "acct_efkj21fse35fkbgq3ssw",
       "current_plan_key": "business",
       "target_plan_key": "free",
       "compatible": true,
@@ -351,66 +396,74 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         {
           "type": "route",
           "key": "app_slugs.max",
-          "route_id": "route_m4q4nwh85h5r0a33fkmy",
-          "app_id": "a71wqyxpcx3529fj",
+          "route_id": "route_v347zabq5e5hma5pvnap",
+          "app_id": "tjfp4c6m5me1fft4",
           "current": 2,
           "allowed": 0,
-          "message": "Slug new-a71wqyxpcx3529fj.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+          "message": "Slug new-tjfp4c6m5me1fft4.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
         },
         {
           "type": "route",
           "key": "app_slugs.max",
-          "route_id": "route_qyf7q9cvcsp3139jxszr",
-          "app_id": "a71wqyxpcx3529fj",
+          "route_id": "route_jr3majh845ngck4y2yqs",
+          "app_id": "tjfp4c6m5me1fft4",
           "current": 2,
           "allowed": 0,
-          "message": "Slug old-a71wqyxpcx3529fj.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+          "message": "Slug old-tjfp4c6m5me1fft4.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
         }
       ],
       "actions": [
         {
           "action": "disable_route",
-          "route_id": "route_m4q4nwh85h5r0a33fkmy",
+          "route_id": "route_v347zabq5e5hma5pvnap",
           "reason": "Free does not include slugs; disabled by the move to Free."
         },
         {
           "action": "disable_route",
-          "route_id": "route_qyf7q9cvcsp3139jxszr",
+          "route_id": "route_jr3majh845ngck4y2yqs",
           "reason": "Free does not include slugs; disabled by the move to Free."
         }
       ]
     },
     "EmailConfirmRequest": {
-      "token": "-0ReB1BpXJBXow8PMGy91TorP84MKf5cZaWT3Wx2LCA"
+      "token": "h2je69GOEFw2AL3Mz56-1na5ZOBoizdgWPe2TBP0UVI"
     },
     "EmailLinkRequest": {
-      "email": "browser-1388-1-94849a@example.com"
+      "email": "browser-27048-1-266ab7@example.com"
     },
     "EmailLinkSent": {
       "status": "sent"
     },
     "Error": {
       "error": {
-        "code": "plan_limit_exceeded",
-        "message": "Your Free plan allows 3 published apps; this would make 4. Unpublish an app you no longer need (`platform unpublish --ap",
+        "code": "downgrade_incompatible",
+        "message": "This account does not fit Starter: App \"My site\" (5zc3dae7vw3zf6bj): it declares 25 data collections; Starter allows 20.",
         "details": {
-          "limit_key": "apps.max",
-          "plan_key": "free",
-          "allowed": 3,
-          "current": 4,
-          "required_plan_key": "starter"
+          "current_plan_key": "business",
+          "target_plan_key": "starter",
+          "violations": [
+            {
+              "type": "limit",
+              "key": "data.collections.max",
+              "route_id": null,
+              "app_id": "5zc3dae7vw3zf6bj",
+              "current": 25,
+              "allowed": 20,
+              "message": "App \"My site\" (5zc3dae7vw3zf6bj): it declares 25 data collections; Starter allows 20. Publish a release that declares fe"
+            }
+          ]
         }
       }
     },
     "EventPage": {
-      "app_id": "ft7mhhx63n4hrqbb",
+      "app_id": "td3aw48t7jhbxyvj",
       "events": [
         {
           "app_event_id": "evt_25",
-          "release_id": "rel_b3hds0qba7zs1f7hx8rr",
+          "release_id": "rel_dcac6s3pn6txtq8jpm9a",
           "app_user_id": null,
           "api_key_id": null,
-          "request_id": "90a3cc8094438d2d-1x",
+          "request_id": "fe9a5abc6e51d67d-1x",
           "type": "runtime.request_error",
           "event_type": "runtime.request_error",
           "severity": "error",
@@ -421,18 +474,18 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
             "path": "/recursion",
             "error": "InternalError: stack overflow",
             "stack": "    at f (server.js:6:47)\n    at f (server.js:6:47)\n    at f (server.js:6:47)\n    at f (server.js:6:47)\n    at f (server",
-            "cpu_ms": 6.36,
+            "cpu_ms": 5.57,
             "method": "GET",
             "status": 500
           },
-          "created_at": "2026-11-24T04:49:11.059Z"
+          "created_at": "2026-11-24T05:40:13.138Z"
         },
         {
           "app_event_id": "evt_24",
-          "release_id": "rel_b3hds0qba7zs1f7hx8rr",
+          "release_id": "rel_dcac6s3pn6txtq8jpm9a",
           "app_user_id": null,
           "api_key_id": null,
-          "request_id": "90a3cc8094438d2d-1w",
+          "request_id": "fe9a5abc6e51d67d-1w",
           "type": "runtime.request_error",
           "event_type": "runtime.request_error",
           "severity": "error",
@@ -443,21 +496,21 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
             "path": "/loop",
             "error": "InternalError: interrupted (the call used its 50 ms of CPU)",
             "stack": null,
-            "cpu_ms": 51.28,
+            "cpu_ms": 50.25,
             "method": "GET",
             "status": 500
           },
-          "created_at": "2026-11-24T04:49:11.032Z"
+          "created_at": "2026-11-24T05:40:13.116Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
       "app_event_id": "evt_16",
-      "release_id": "rel_4v57vdc5ve9nq3s7gxns",
+      "release_id": "rel_a74wap2w1fbtez9q84dc",
       "app_user_id": null,
       "api_key_id": null,
-      "request_id": "88d9221a4d9fa200-6",
+      "request_id": "052789da87f29d41-6",
       "type": "runtime.log.info",
       "event_type": "runtime.log.info",
       "severity": "info",
@@ -478,7 +531,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "webhook-id"
         ]
       },
-      "created_at": "2026-11-24T04:48:05.074Z"
+      "created_at": "2026-11-24T05:38:57.841Z"
     },
     "FileStoreSpec": {
       "public": true,
@@ -495,18 +548,18 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "api_base_url": "http://api.localhost:8787"
     },
     "Invitation": {
-      "invitation_id": "inv_hwxjedz2tfqcx2pgt2yx",
-      "email": "teammate-1388-2-0070b4@example.com",
+      "invitation_id": "inv_pwvb07bqhja3beevzqmh",
+      "email": "teammate-27048-2-207cee@example.com",
       "role": "viewer",
-      "expires_at": "2026-12-01T04:47:17.934Z"
+      "expires_at": "2026-12-01T05:38:04.429Z"
     },
     "InvitationRevoked": {
-      "account_id": "acct_fsmexjqv51efg4wg5ygf",
-      "invitation_id": "inv_x3ahtwfwnzc0g1cf05rt",
+      "account_id": "acct_knhnzyesf3tsaa0k5wrm",
+      "invitation_id": "inv_xgxn9mpbmxga7dfax8tj",
       "revoked": true
     },
     "InviteMemberRequest": {
-      "email": "teammate-1388-2-0070b4@example.com",
+      "email": "teammate-27048-2-207cee@example.com",
       "role": "viewer"
     },
     "JobSpec": {
@@ -515,84 +568,94 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "max_attempts": 10
     },
     "Member": {
-      "user_id": "usr_jkg11z8kqzmwfjxtng87",
-      "email": "browser-1388-1-94849a@example.com",
+      "user_id": "usr_6pgvpd9mwkzexe1v5154",
+      "email": "browser-27048-1-266ab7@example.com",
       "username": "browser-person",
       "role": "owner",
-      "joined_at": "2026-11-24T04:47:02.918Z"
+      "joined_at": "2026-11-24T05:37:46.047Z"
     },
     "MemberList": {
-      "account_id": "acct_z8hcatacr7p54dcnh8pe",
+      "account_id": "acct_k9erhhbvae7wzc2yjhgw",
       "members": [
         {
-          "user_id": "usr_jkg11z8kqzmwfjxtng87",
-          "email": "browser-1388-1-94849a@example.com",
+          "user_id": "usr_6pgvpd9mwkzexe1v5154",
+          "email": "browser-27048-1-266ab7@example.com",
           "username": "browser-person",
           "role": "owner",
-          "joined_at": "2026-11-24T04:47:02.918Z"
+          "joined_at": "2026-11-24T05:37:46.047Z"
         }
       ],
       "invitations": [
         {
-          "invitation_id": "inv_hwxjedz2tfqcx2pgt2yx",
-          "email": "teammate-1388-2-0070b4@example.com",
+          "invitation_id": "inv_pwvb07bqhja3beevzqmh",
+          "email": "teammate-27048-2-207cee@example.com",
           "role": "viewer",
-          "expires_at": "2026-12-01T04:47:17.934Z"
+          "expires_at": "2026-12-01T05:38:04.429Z"
         }
       ]
     },
     "MemberRemoved": {
-      "account_id": "acct_r02gnfb2mgbg6tb1zby7",
-      "user_id": "usr_tbkytq0xqhzwpdfhr0zj",
+      "account_id": "acct_jqbsz1ww9s0tm8c1g0zz",
+      "user_id": "usr_bzn3jgq7aycs5aznywn3",
       "removed": true
+    },
+    "PaymentsWebhookAck": {
+      "received": true,
+      "event_id": "evt_98e3aa2f82ee78a9a806",
+      "type": "checkout.session.completed",
+      "handled": true,
+      "duplicate": false
     },
     "PlanViolation": {
       "type": "route",
-      "key": "custom_domains.max",
-      "route_id": "route_qcyj4kpcnr6pxmkbmf7y",
-      "app_id": "a71wqyxpcx3529fj",
-      "current": 2,
-      "allowed": 1,
-      "message": "Custom domain new-a71wqyxpcx3529fj.example.com: Starter allows 1 custom domain; it would be disabled (not deleted)."
+      "key": "app_slugs.max",
+      "route_id": "route_browsertest",
+      "app_id": "ffgwh3nzkg4se9gc",
+      "current": 1,
+      "allowed": 0,
+      "message": "Slug browser-site.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
     },
     "PlatformSession": {
       "user": {
-        "id": "usr_nnfthpt0nw1z935178zy",
-        "email": "invitee-4044-23-32b040@example.com",
-        "username": "invitee-83419"
+        "id": "usr_n6xb7vx3xn96se3kt049",
+        "email": "invitee-29492-23-82fa3f@example.com",
+        "username": "invitee-49232"
       },
       "accounts": [
         {
-          "id": "acct_kjjmyectyad8a2q394s4",
-          "account_id": "acct_kjjmyectyad8a2q394s4",
-          "name": "user-4044-22-53f5ad",
-          "owner_user_id": "usr_ft15tzk8mkmwdmzsvxdj",
-          "role": "developer"
+          "id": "acct_tbebx7ay3z1erbxa3v9p",
+          "account_id": "acct_tbebx7ay3z1erbxa3v9p",
+          "name": "invitee-49232",
+          "owner_user_id": "usr_n6xb7vx3xn96se3kt049",
+          "role": "owner"
         },
         {
-          "id": "acct_t693nsmr75z0mk3v0taw",
-          "account_id": "acct_t693nsmr75z0mk3v0taw",
-          "name": "invitee-83419",
-          "owner_user_id": "usr_nnfthpt0nw1z935178zy",
-          "role": "owner"
+          "id": "acct_y7khanq6xn8h0g0ynt9s",
+          "account_id": "acct_y7khanq6xn8h0g0ynt9s",
+          "name": "user-29492-22-9ed678",
+          "owner_user_id": "usr_1hd0m7sd9m67kgk7angw",
+          "role": "developer"
         }
       ],
-      "default_account_id": "acct_t693nsmr75z0mk3v0taw",
-      "csrf_token": "byE7upe6TXOp0eqoJz7-KNMVEDDnc3m1AMEeOqEtjFE",
-      "expires_at": "2026-12-01T04:49:43.441Z"
+      "default_account_id": "acct_tbebx7ay3z1erbxa3v9p",
+      "csrf_token": "KwtV4Kwh0xwzZazaaUm3tP-n35OMcgON9sqGujOEMLY",
+      "expires_at": "2026-12-01T05:40:49.279Z"
     },
     "PlatformUser": {
-      "id": "usr_jkg11z8kqzmwfjxtng87",
-      "email": "browser-1388-1-94849a@example.com",
+      "id": "usr_6pgvpd9mwkzexe1v5154",
+      "email": "browser-27048-1-266ab7@example.com",
       "username": "browser-person"
+    },
+    "PortalSession": {
+      "url": "http://127.0.0.1:39361/portal/eb417e1d47a8"
     },
     "PublishAppResponse": {
       "status": "stored",
-      "app_id": "vbq1fvjp2r38gbb4",
-      "account_id": "acct_0eq0qyby2fz5akfmqgsa",
-      "release_id": "rel_mvrsj1bcqyf0t1hy26w7",
-      "origin": "http://vbq1fvjp2r38gbb4.apps.localhost:8787",
-      "previous_release_id": "rel_qwg4kgbb4w4xhr4zpz56",
+      "app_id": "03s79dsxsnzysrxr",
+      "account_id": "acct_dtwkpt718t202a5jb475",
+      "release_id": "rel_a9086f3kj38na748xwgz",
+      "origin": "http://03s79dsxsnzysrxr.apps.localhost:8787",
+      "previous_release_id": "rel_t1y1yb0zvs9h80cvbt4a",
       "activation": {
         "status": "pending_secrets",
         "reasons": [
@@ -602,107 +665,172 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "STRIPE_KEY",
           "API_TOKEN"
         ],
-        "previous_release_id": "rel_qwg4kgbb4w4xhr4zpz56"
+        "previous_release_id": "rel_t1y1yb0zvs9h80cvbt4a"
       }
     },
     "PublishRequest": {
       "app": {
-        "name": "Notes",
-        "summary": "Shared notes",
-        "visibility": "public",
-        "tags": [
-          "notes"
-        ]
+        "name": "My site"
       },
       "runtime": {
-        "static_root": "public",
-        "fallback": "server",
-        "server_entry": "server.js"
-      },
-      "resources": {
-        "auth": {
-          "mode": "app_users",
-          "roles": [
-            "editor"
-          ],
-          "public_signup": true
-        },
-        "data": {
-          "collections": {
-            "notes": {
-              "fields": {
-                "title": "string",
-                "done": "boolean",
-                "tags": "json"
-              },
-              "indexes": [
-                {
-                  "name": "by_done",
-                  "fields": [
-                    "done"
-                  ]
-                }
-              ],
-              "access": {
-                "read": "authenticated",
-                "write": "owner"
-              }
-            }
-          }
-        },
-        "files": {
-          "stores": {
-            "uploads": {
-              "public": false,
-              "max_file_size_bytes": 5000000
-            }
-          }
-        },
-        "secrets": {
-          "required": [
-            "API_TOKEN",
-            "STRIPE_WEBHOOK_SECRET"
-          ]
-        },
-        "jobs": {
-          "digest": {
-            "trigger": "schedule",
-            "schedule": "daily"
-          }
-        },
-        "webhooks": {
-          "stripe": {
-            "provider": "generic_hmac",
-            "secret": "STRIPE_WEBHOOK_SECRET",
-            "deliver_to": "server"
-          }
-        }
+        "static_root": "public"
       },
       "files": [
         {
           "path": "public/index.html",
-          "content_type": "text/html",
-          "content_base64": "aGk="
+          "content_type": "text/html; charset=utf-8",
+          "content_base64": "PGgxPkhlbGxvPC9oMT4="
         },
         {
-          "path": "server.js",
+          "path": "public/app.js",
           "content_type": "text/javascript",
-          "content_base64": "ZXhwb3J0IGRlZmF1bHQge30="
+          "content_base64": "Y29uc29sZS5sb2coMSk="
         }
-      ]
+      ],
+      "resources": {
+        "data": {
+          "collections": {
+            "c0": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c1": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c2": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c3": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c4": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c5": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c6": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c7": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c8": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c9": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c10": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c11": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c12": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c13": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c14": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c15": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c16": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c17": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c18": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c19": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c20": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c21": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c22": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c23": {
+              "fields": {
+                "t": "string"
+              }
+            },
+            "c24": {
+              "fields": {
+                "t": "string"
+              }
+            }
+          }
+        }
+      }
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
       "content_type": "text/html; charset=utf-8",
-      "content_base64": "PCFkb2N0eXBlIGh0bWw+CjxodG1sIGxhbmc9ImVuIj4KICA8aGVhZD48bWV0YSBjaGFyc2V0PSJ1dGYtOCI+PG1ldGEgbmFtZT0idmlld3BvcnQiIGNvbnRl"
+      "content_base64": "PGgxPkhlbGxvPC9oMT4="
     },
     "ReleaseList": {
-      "app_id": "bxdfjbgrs6a06hgh",
+      "app_id": "xcmfctnpeqtg2c56",
       "releases": [
         {
-          "release_id": "rel_977j4cy5c8wc10gt633h",
+          "release_id": "rel_2xj6dvcfjxabgtjbd82g",
           "message": null,
-          "created_at": "2026-11-24T04:49:26.870Z",
+          "created_at": "2026-11-24T05:40:31.252Z",
           "activation_status": "failed",
           "activation_error": {
             "code": "failed",
@@ -713,14 +841,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           },
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_ftf3w3y2sc7znxjdjyaa",
-            "key_prefix": "ap_qut9nEME"
+            "api_key_id": "key_04k0at2j0qmcgw7n5ekc",
+            "key_prefix": "ap_0RSlg7Fz"
           }
         },
         {
-          "release_id": "rel_158p9ynz2a1wzxwwy9ak",
+          "release_id": "rel_0rjz93vg0jzf650wqaz3",
           "message": null,
-          "created_at": "2026-11-24T04:49:26.847Z",
+          "created_at": "2026-11-24T05:40:31.228Z",
           "activation_status": "failed",
           "activation_error": {
             "code": "failed",
@@ -731,16 +859,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           },
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_ftf3w3y2sc7znxjdjyaa",
-            "key_prefix": "ap_qut9nEME"
+            "api_key_id": "key_04k0at2j0qmcgw7n5ekc",
+            "key_prefix": "ap_0RSlg7Fz"
           }
         }
       ]
     },
     "ReleaseSummary": {
-      "release_id": "rel_65q0pe8t5syh5k2yeafs",
+      "release_id": "rel_d9cht5fr1wckjm5vg470",
       "message": "needs a token",
-      "created_at": "2026-11-24T04:47:12.136Z",
+      "created_at": "2026-11-24T05:37:55.358Z",
       "activation_status": "pending_secrets",
       "activation_error": {
         "code": "pending_secrets",
@@ -751,15 +879,15 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       },
       "is_live": false,
       "created_by": {
-        "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
-        "key_prefix": "ap_296efbuM"
+        "api_key_id": "key_ry66914tcvzxfvmwda36",
+        "key_prefix": "ap_u2ipdXv0"
       }
     },
     "RenameApiKeyRequest": {
       "name": " ci "
     },
     "ResourceList": {
-      "app_id": "s2fbs1ra5qgprkh4",
+      "app_id": "netf0hb8tbmzwcc9",
       "resources": [
         {
           "resource_type": "data",
@@ -789,61 +917,133 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "ResourceManifest": {
-      "auth": {
-        "mode": "app_users",
-        "roles": [
-          "editor"
-        ],
-        "public_signup": true
-      },
       "data": {
         "collections": {
-          "notes": {
+          "c0": {
             "fields": {
-              "title": "string",
-              "done": "boolean",
-              "tags": "json"
-            },
-            "indexes": [
-              {
-                "name": "by_done",
-                "fields": [
-                  "done"
-                ]
-              }
-            ],
-            "access": {
-              "read": "authenticated",
-              "write": "owner"
+              "t": "string"
+            }
+          },
+          "c1": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c2": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c3": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c4": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c5": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c6": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c7": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c8": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c9": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c10": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c11": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c12": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c13": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c14": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c15": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c16": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c17": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c18": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c19": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c20": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c21": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c22": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c23": {
+            "fields": {
+              "t": "string"
+            }
+          },
+          "c24": {
+            "fields": {
+              "t": "string"
             }
           }
-        }
-      },
-      "files": {
-        "stores": {
-          "uploads": {
-            "public": false,
-            "max_file_size_bytes": 5000000
-          }
-        }
-      },
-      "secrets": {
-        "required": [
-          "API_TOKEN",
-          "STRIPE_WEBHOOK_SECRET"
-        ]
-      },
-      "jobs": {
-        "digest": {
-          "trigger": "schedule",
-          "schedule": "daily"
-        }
-      },
-      "webhooks": {
-        "stripe": {
-          "provider": "generic_hmac",
-          "secret": "STRIPE_WEBHOOK_SECRET",
-          "deliver_to": "server"
         }
       }
     },
@@ -864,23 +1064,23 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_zgmhjbgsretfakrde416",
-      "api_key_id": "key_zgmhjbgsretfakrde416",
-      "key_prefix": "ap_cg7skgd-",
+      "id": "key_z12hpnsr3w72npja161t",
+      "api_key_id": "key_z12hpnsr3w72npja161t",
+      "key_prefix": "ap_PB1Q4n9a",
       "name": "admin command",
-      "created_at": "2026-11-24T04:46:59.247Z",
-      "last_used_at": "2026-11-24T04:46:59.252Z",
-      "revoked_at": "2026-11-24T04:46:59.264Z",
+      "created_at": "2026-11-24T05:37:41.663Z",
+      "last_used_at": "2026-11-24T05:37:41.667Z",
+      "revoked_at": "2026-11-24T05:37:41.680Z",
       "revoked": true
     },
     "RollbackRequest": {
-      "release_id": "rel_w5e3t3taw74e5vdypsnk"
+      "release_id": "rel_ndrc0yps4b52w975j71b"
     },
     "RollbackResponse": {
-      "app_id": "0aqfs4442yq7ejx0",
-      "release_id": "rel_w5e3t3taw74e5vdypsnk",
-      "previous_release_id": "rel_vyj62wvqv5q2hrxz466v",
-      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
+      "app_id": "ffgwh3nzkg4se9gc",
+      "release_id": "rel_ndrc0yps4b52w975j71b",
+      "previous_release_id": "rel_k4bxqbwy3r3kncrzfdma",
+      "origin": "http://ffgwh3nzkg4se9gc.apps.localhost:35521",
       "status": "rolled_back"
     },
     "RouteCounts": {
@@ -893,27 +1093,27 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "server_entry": "server.js"
     },
     "SecretDeleted": {
-      "app_id": "9a52za50cs0en47m",
+      "app_id": "brem8rfmqjwqecgq",
       "name": "X",
       "deleted": true,
       "present": false
     },
     "SecretList": {
-      "app_id": "0aqfs4442yq7ejx0",
+      "app_id": "ffgwh3nzkg4se9gc",
       "secrets": [
         {
           "name": "API_TOKEN",
           "present": true,
-          "created_at": "2026-11-24T04:47:12.818Z",
-          "updated_at": "2026-11-24T04:47:12.818Z"
+          "created_at": "2026-11-24T05:37:56.106Z",
+          "updated_at": "2026-11-24T05:37:56.106Z"
         }
       ]
     },
     "SecretSummary": {
       "name": "API_TOKEN",
       "present": true,
-      "created_at": "2026-11-24T04:47:12.818Z",
-      "updated_at": "2026-11-24T04:47:12.818Z"
+      "created_at": "2026-11-24T05:37:56.106Z",
+      "updated_at": "2026-11-24T05:37:56.106Z"
     },
     "SetSecretRequest": {
       "value": "s3cret-value"
@@ -921,12 +1121,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "SignedIn": {
       "status": "signed_in",
       "user": {
-        "id": "usr_jkg11z8kqzmwfjxtng87",
-        "email": "browser-1388-1-94849a@example.com",
+        "id": "usr_6pgvpd9mwkzexe1v5154",
+        "email": "browser-27048-1-266ab7@example.com",
         "username": "browser-person"
       },
-      "default_account_id": "acct_z8hcatacr7p54dcnh8pe",
-      "csrf_token": "kmSJlQLYt_xB4VU8FJn-K9j8Y-kdZjVWdL-iAuk4XdA"
+      "default_account_id": "acct_k9erhhbvae7wzc2yjhgw",
+      "csrf_token": "tqx3cndd9K0x1I7bdYn_zkgXZvwvNZ2BpZIfF8quz4A"
     },
     "SignedOut": {
       "status": "signed_out"
@@ -937,16 +1137,27 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "SignupRequired": {
       "status": "signup_required",
-      "email": "browser-1388-1-94849a@example.com"
+      "email": "browser-27048-1-266ab7@example.com"
     },
     "StandingWarning": {
-      "code": "limit_reached",
-      "message": "Free allows 20 monthly requests; this account is at 20. App origins answer 402 until the month ends. Starter allows more"
+      "code": "plan_incompatible",
+      "message": "This account does not fit Starter: The Stripe subscription's price price_legacy_2019 is not mapped to any plan (STRIPE_P"
+    },
+    "StripeCustomer": {
+      "id": "cus_c44691c4b95e5c963c89"
+    },
+    "Subscription": {
+      "id": "sub_a73f9b83e6041401c4a6",
+      "status": "active",
+      "plan_key": "business",
+      "price_id": "price_business1",
+      "current_period_end": "2026-12-24T05:37:42.000Z",
+      "cancel_at_period_end": false
     },
     "UnpublishResponse": {
-      "app_id": "p4mjsa1j91jkxx3v",
+      "app_id": "bdkhbxv9y6qj7rk2",
       "status": "unpublished",
-      "deleted_at": "2026-11-24T04:47:20.374Z"
+      "deleted_at": "2026-11-24T05:38:10.015Z"
     },
     "UsagePeriod": {
       "period_start": "2026-11-01T00:00:00.000Z",
@@ -961,7 +1172,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
   },
   "responses": {
     "approveDeviceAuthorization 200": {
-      "user_code": "LXLR-XLFK",
+      "user_code": "DNXD-BWNQ",
       "status": "approved"
     },
     "approveDeviceAuthorization 400": {
@@ -992,11 +1203,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "changeMemberRole 200": {
-      "user_id": "usr_tbkytq0xqhzwpdfhr0zj",
-      "email": "developer-4044-29-0b29cd@example.com",
+      "user_id": "usr_bzn3jgq7aycs5aznywn3",
+      "email": "developer-29492-29-17bcf4@example.com",
       "username": null,
       "role": "viewer",
-      "joined_at": "2026-11-24T04:49:43.830Z"
+      "joined_at": "2026-11-24T05:40:49.667Z"
     },
     "changeMemberRole 401": {
       "error": {
@@ -1029,12 +1240,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "completeSignup 201": {
       "status": "signed_in",
       "user": {
-        "id": "usr_jkg11z8kqzmwfjxtng87",
-        "email": "browser-1388-1-94849a@example.com",
+        "id": "usr_6pgvpd9mwkzexe1v5154",
+        "email": "browser-27048-1-266ab7@example.com",
         "username": "browser-person"
       },
-      "default_account_id": "acct_z8hcatacr7p54dcnh8pe",
-      "csrf_token": "kmSJlQLYt_xB4VU8FJn-K9j8Y-kdZjVWdL-iAuk4XdA"
+      "default_account_id": "acct_k9erhhbvae7wzc2yjhgw",
+      "csrf_token": "tqx3cndd9K0x1I7bdYn_zkgXZvwvNZ2BpZIfF8quz4A"
     },
     "completeSignup 400": {
       "error": {
@@ -1060,7 +1271,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "confirmEmailLink 200": {
       "status": "signup_required",
-      "email": "browser-1388-1-94849a@example.com"
+      "email": "browser-27048-1-266ab7@example.com"
     },
     "confirmEmailLink 400": {
       "error": {
@@ -1075,11 +1286,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createAdminInvite 200": {
-      "invite_id": "inv_k6y603hte06jdd667n15",
+      "invite_id": "inv_2ghk1zgq5xrvb7j1w65k",
       "email": "x@example.com",
       "roles": [],
-      "expires_at": "2026-12-01T04:48:00.704Z",
-      "invite_url": "http://jf02cgjfref41dzt.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
+      "expires_at": "2026-12-01T05:38:53.254Z",
+      "invite_url": "http://chr83a95b3wx8x3h.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
     },
     "createAdminInvite 400": {
       "error": {
@@ -1123,11 +1334,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createApiKey 201": {
-      "id": "key_es5t2mxs22jm3j74wpnv",
-      "api_key_id": "key_es5t2mxs22jm3j74wpnv",
-      "key_prefix": "ap_z5ZMqENJ",
+      "id": "key_ajxbcstxs0607gapqkbg",
+      "api_key_id": "key_ajxbcstxs0607gapqkbg",
+      "key_prefix": "ap_LQYA3IG7",
       "name": "laptop",
-      "created_at": "2026-11-24T04:46:59.287Z",
+      "created_at": "2026-11-24T05:37:41.699Z",
       "last_used_at": null,
       "revoked_at": null,
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
@@ -1166,6 +1377,83 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       }
     },
+    "createCheckoutSession 200": {
+      "id": "cs_test_5bc5d512dad9a3ebfa0b",
+      "url": "http://127.0.0.1:39361/checkout/d22c1de6de62",
+      "expires_at": "2026-11-25T05:37:42.000Z"
+    },
+    "createCheckoutSession 400": {
+      "error": {
+        "code": "invalid_billing_plan",
+        "message": "\"free\" cannot be bought. Checkout sells starter, business, business_plus, agency.",
+        "details": {
+          "plan_key": "free",
+          "allowed": [
+            "starter",
+            "business"
+          ]
+        }
+      }
+    },
+    "createCheckoutSession 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow billing.manage.",
+        "details": {
+          "permission": "billing.manage",
+          "role": "viewer"
+        }
+      }
+    },
+    "createCheckoutSession 409": {
+      "error": {
+        "code": "conflict",
+        "message": "This account already has a subscription: change or cancel it in the customer portal (POST /v0/billing/portal-session).",
+        "details": {
+          "subscription_id": "sub_a73f9b83e6041401c4a6"
+        }
+      }
+    },
+    "createCheckoutSession 502": {
+      "error": {
+        "code": "payment_provider_failed",
+        "message": "Stripe could not create the customer (HTTP 500); try again in a moment.",
+        "details": {
+          "provider_error": "StripeAPIError"
+        }
+      }
+    },
+    "createCheckoutSession 503": {
+      "error": {
+        "code": "billing_not_configured",
+        "message": "Billing for Starter is not set up on this platform (STRIPE_PRICE_STARTER is missing)."
+      }
+    },
+    "createPortalSession 200": {
+      "url": "http://127.0.0.1:39361/portal/eb417e1d47a8"
+    },
+    "createPortalSession 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow billing.manage.",
+        "details": {
+          "permission": "billing.manage",
+          "role": "viewer"
+        }
+      }
+    },
+    "createPortalSession 409": {
+      "error": {
+        "code": "billing_customer_missing",
+        "message": "This account has no Stripe customer yet: buy a plan first (POST /v0/billing/checkout-session)."
+      }
+    },
+    "createPortalSession 503": {
+      "error": {
+        "code": "billing_not_configured",
+        "message": "Billing is not set up on this platform (STRIPE_SECRET_KEY is missing)."
+      }
+    },
     "deletePlatformSession 200": {
       "status": "signed_out"
     },
@@ -1176,7 +1464,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "deleteSecret 200": {
-      "app_id": "9a52za50cs0en47m",
+      "app_id": "brem8rfmqjwqecgq",
       "name": "X",
       "deleted": true,
       "present": false
@@ -1204,11 +1492,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "denyDeviceAuthorization 200": {
-      "user_code": "HVBW-DJPC",
+      "user_code": "RZRS-VGXW",
       "status": "denied"
     },
     "getAccountLimits 200": {
-      "account_id": "acct_qw6wh1x5wf7p29xq9g6z",
+      "account_id": "acct_4g7jqtnpsh8fvvv68xds",
       "plan_key": "business",
       "features": {
         "app_slugs": true,
@@ -1236,8 +1524,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "analytics.retention_days": 30
       },
       "usage": {
-        "apps": 1,
-        "requests.monthly": 1,
+        "apps": 0,
+        "requests.monthly": 0,
         "app_slugs": 0,
         "custom_domains": 0
       },
@@ -1264,26 +1552,33 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getAccountStatus 200": {
-      "account_id": "acct_k5qv5gz557t7xa78xjd0",
-      "plan_key": "free",
+      "account_id": "acct_fsrztcns52k0c6xnb30t",
+      "plan_key": "starter",
       "billing_access_state": "active",
       "grace_ends_at": null,
       "active_flags": [],
       "suspended": false,
-      "restricted": false,
-      "reasons": [],
-      "warnings": [],
+      "restricted": true,
+      "reasons": [
+        "The account is over its Starter plan (see compatibility_warnings); new apps and routes are refused until it fits."
+      ],
+      "warnings": [
+        {
+          "code": "plan_incompatible",
+          "message": "This account does not fit Starter: The Stripe subscription's price price_legacy_2019 is not mapped to any plan (STRIPE_P"
+        }
+      ],
       "usage": {
-        "apps": 1,
-        "requests.monthly": 7,
+        "apps": 0,
+        "requests.monthly": 0,
         "app_slugs": 0,
         "custom_domains": 0
       },
       "limits": {
-        "apps": 3,
-        "requests.monthly": 20,
-        "app_slugs": 0,
-        "custom_domains": 0
+        "apps": 10,
+        "requests.monthly": 1000000,
+        "app_slugs": 10,
+        "custom_domains": 1
       },
       "usage_period": {
         "period_start": "2026-11-01T00:00:00.000Z",
@@ -1293,7 +1588,17 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "slugs": 0,
         "custom_domains": 0
       },
-      "compatibility_warnings": []
+      "compatibility_warnings": [
+        {
+          "type": "billing",
+          "key": "stripe_price",
+          "route_id": null,
+          "app_id": null,
+          "current": 0,
+          "allowed": 0,
+          "message": "The Stripe subscription's price price_legacy_2019 is not mapped to any plan (STRIPE_PRICE_*); the account keeps Starter "
+        }
+      ]
     },
     "getAccountStatus 401": {
       "error": {
@@ -1308,15 +1613,15 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getApp 200": {
-      "app_id": "0aqfs4442yq7ejx0",
-      "name": "site",
-      "summary": "A new app",
+      "app_id": "9w9hknbxhbdy5j5k",
+      "name": "My site",
+      "summary": null,
       "visibility": "public",
-      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
-      "created_at": "2026-11-24T04:47:10.471Z",
-      "updated_at": "2026-11-24T04:47:11.033Z",
+      "origin": "http://9w9hknbxhbdy5j5k.apps.localhost:8787",
+      "created_at": "2026-11-24T05:37:43.891Z",
+      "updated_at": "2026-11-24T05:37:43.909Z",
       "deleted_at": null,
-      "live_release_id": "rel_vyj62wvqv5q2hrxz466v"
+      "live_release_id": "rel_dpk2vcwpgdkv8qc9kbc0"
     },
     "getApp 401": {
       "error": {
@@ -1330,12 +1635,40 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "App not found."
       }
     },
+    "getBillingPlan 200": {
+      "account_id": "acct_vaz56aqhfhs28vsb0csm",
+      "plan_key": "free",
+      "entitlement_source": "default",
+      "billing_access_state": "active",
+      "grace_ends_at": null,
+      "billing_configured": false,
+      "stripe_customer": null,
+      "subscription": null,
+      "allowed_upgrade_plans": [
+        {
+          "plan_key": "starter",
+          "display_name": "Starter",
+          "price_monthly_usd": 9,
+          "stripe_price_id": null,
+          "stripe_price_env": "STRIPE_PRICE_STARTER",
+          "configured": false
+        },
+        {
+          "plan_key": "business",
+          "display_name": "Business",
+          "price_monthly_usd": 29,
+          "stripe_price_id": null,
+          "stripe_price_env": "STRIPE_PRICE_BUSINESS",
+          "configured": false
+        }
+      ]
+    },
     "getDeviceAuthorization 200": {
-      "user_code": "LXLR-XLFK",
+      "user_code": "DNXD-BWNQ",
       "client_name": "platform CLI on vm",
       "status": "pending",
-      "created_at": "2026-11-24T04:47:03.831Z",
-      "expires_at": "2026-11-24T04:57:03.831Z"
+      "created_at": "2026-11-24T05:37:46.812Z",
+      "expires_at": "2026-11-24T05:47:46.812Z"
     },
     "getDeviceAuthorization 400": {
       "error": {
@@ -1352,30 +1685,30 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "getDeviceAuthorization 429": {
       "error": {
         "code": "abuse_throttled",
-        "message": "Too many wrong codes; try again in 619 seconds.",
+        "message": "Too many wrong codes; try again in 254 seconds.",
         "details": {
-          "retry_after": 619
+          "retry_after": 254
         }
       }
     },
     "getPlatformSession 200": {
       "user": {
-        "id": "usr_jkg11z8kqzmwfjxtng87",
-        "email": "browser-1388-1-94849a@example.com",
+        "id": "usr_6pgvpd9mwkzexe1v5154",
+        "email": "browser-27048-1-266ab7@example.com",
         "username": "browser-person"
       },
       "accounts": [
         {
-          "id": "acct_z8hcatacr7p54dcnh8pe",
-          "account_id": "acct_z8hcatacr7p54dcnh8pe",
+          "id": "acct_k9erhhbvae7wzc2yjhgw",
+          "account_id": "acct_k9erhhbvae7wzc2yjhgw",
           "name": "Browser Co",
-          "owner_user_id": "usr_jkg11z8kqzmwfjxtng87",
+          "owner_user_id": "usr_6pgvpd9mwkzexe1v5154",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_z8hcatacr7p54dcnh8pe",
-      "csrf_token": "kmSJlQLYt_xB4VU8FJn-K9j8Y-kdZjVWdL-iAuk4XdA",
-      "expires_at": "2026-12-01T04:47:03.072Z"
+      "default_account_id": "acct_k9erhhbvae7wzc2yjhgw",
+      "csrf_token": "tqx3cndd9K0x1I7bdYn_zkgXZvwvNZ2BpZIfF8quz4A",
+      "expires_at": "2026-12-01T05:37:46.142Z"
     },
     "getPlatformSession 401": {
       "error": {
@@ -1391,10 +1724,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "api_base_url": "http://api.localhost:8787"
     },
     "inviteMember 201": {
-      "invitation_id": "inv_hwxjedz2tfqcx2pgt2yx",
-      "email": "teammate-1388-2-0070b4@example.com",
+      "invitation_id": "inv_pwvb07bqhja3beevzqmh",
+      "email": "teammate-27048-2-207cee@example.com",
       "role": "viewer",
-      "expires_at": "2026-12-01T04:47:17.934Z"
+      "expires_at": "2026-12-01T05:38:04.429Z"
     },
     "inviteMember 400": {
       "error": {
@@ -1440,23 +1773,23 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "inviteMember 409": {
       "error": {
         "code": "conflict",
-        "message": "user-4044-22-53f5ad@example.com is already a member of this account.",
+        "message": "user-29492-22-9ed678@example.com is already a member of this account.",
         "details": {
-          "user_id": "usr_ft15tzk8mkmwdmzsvxdj"
+          "user_id": "usr_1hd0m7sd9m67kgk7angw"
         }
       }
     },
     "listAccounts 200": {
       "accounts": [
         {
-          "id": "acct_8hwrvy5ak0v1hw94jtcx",
-          "account_id": "acct_8hwrvy5ak0v1hw94jtcx",
-          "name": "alice-1376-1-4fdcdb",
-          "owner_user_id": "usr_fhh8h9s22dtemb08fmar",
+          "id": "acct_jwv26gnywxfx51wpy0zk",
+          "account_id": "acct_jwv26gnywxfx51wpy0zk",
+          "name": "alice-27011-1-461247",
+          "owner_user_id": "usr_drapdx4s92e02r60c49a",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_8hwrvy5ak0v1hw94jtcx"
+      "default_account_id": "acct_jwv26gnywxfx51wpy0zk"
     },
     "listAccounts 401": {
       "error": {
@@ -1467,12 +1800,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_zgmhjbgsretfakrde416",
-          "api_key_id": "key_zgmhjbgsretfakrde416",
-          "key_prefix": "ap_cg7skgd-",
+          "id": "key_z12hpnsr3w72npja161t",
+          "api_key_id": "key_z12hpnsr3w72npja161t",
+          "key_prefix": "ap_PB1Q4n9a",
           "name": "admin command",
-          "created_at": "2026-11-24T04:46:59.247Z",
-          "last_used_at": "2026-11-24T04:46:59.252Z",
+          "created_at": "2026-11-24T05:37:41.663Z",
+          "last_used_at": "2026-11-24T05:37:41.667Z",
           "revoked_at": null
         }
       ]
@@ -1512,30 +1845,30 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listEvents 200": {
-      "app_id": "0aqfs4442yq7ejx0",
+      "app_id": "ffgwh3nzkg4se9gc",
       "events": [
         {
           "app_event_id": "evt_10",
-          "release_id": "rel_1m1fqh7tq1n7rrkyg1f6",
+          "release_id": "rel_afbwz0jwm9d1dd6febhz",
           "app_user_id": null,
-          "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
-          "request_id": "1cbc0a9e108b02fe-26",
+          "api_key_id": "key_ry66914tcvzxfvmwda36",
+          "request_id": "54ebfcd81d907b9d-26",
           "type": "release.activated",
           "event_type": "release.activated",
           "severity": "info",
           "level": "info",
           "message": "Release is live.",
           "metadata": {
-            "previous_release_id": "rel_w5e3t3taw74e5vdypsnk"
+            "previous_release_id": "rel_ndrc0yps4b52w975j71b"
           },
-          "created_at": "2026-11-24T04:47:13.660Z"
+          "created_at": "2026-11-24T05:37:56.930Z"
         },
         {
           "app_event_id": "evt_9",
-          "release_id": "rel_1m1fqh7tq1n7rrkyg1f6",
+          "release_id": "rel_afbwz0jwm9d1dd6febhz",
           "app_user_id": null,
-          "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
-          "request_id": "1cbc0a9e108b02fe-26",
+          "api_key_id": "key_ry66914tcvzxfvmwda36",
+          "request_id": "54ebfcd81d907b9d-26",
           "type": "resource.provisioned",
           "event_type": "resource.provisioned",
           "severity": "info",
@@ -1546,7 +1879,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
             "resource_name": "default",
             "resource_type": "secrets"
           },
-          "created_at": "2026-11-24T04:47:13.660Z"
+          "created_at": "2026-11-24T05:37:56.930Z"
         }
       ],
       "cursor": null
@@ -1577,14 +1910,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listMembers 200": {
-      "account_id": "acct_z8hcatacr7p54dcnh8pe",
+      "account_id": "acct_k9erhhbvae7wzc2yjhgw",
       "members": [
         {
-          "user_id": "usr_jkg11z8kqzmwfjxtng87",
-          "email": "browser-1388-1-94849a@example.com",
+          "user_id": "usr_6pgvpd9mwkzexe1v5154",
+          "email": "browser-27048-1-266ab7@example.com",
           "username": "browser-person",
           "role": "owner",
-          "joined_at": "2026-11-24T04:47:02.918Z"
+          "joined_at": "2026-11-24T05:37:46.047Z"
         }
       ],
       "invitations": []
@@ -1602,30 +1935,30 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listReleases 200": {
-      "app_id": "0aqfs4442yq7ejx0",
+      "app_id": "ffgwh3nzkg4se9gc",
       "releases": [
         {
-          "release_id": "rel_vyj62wvqv5q2hrxz466v",
+          "release_id": "rel_k4bxqbwy3r3kncrzfdma",
           "message": "second",
-          "created_at": "2026-11-24T04:47:11.027Z",
+          "created_at": "2026-11-24T05:37:53.948Z",
           "activation_status": "live",
           "activation_error": null,
           "is_live": true,
           "created_by": {
-            "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
-            "key_prefix": "ap_296efbuM"
+            "api_key_id": "key_ry66914tcvzxfvmwda36",
+            "key_prefix": "ap_u2ipdXv0"
           }
         },
         {
-          "release_id": "rel_w5e3t3taw74e5vdypsnk",
+          "release_id": "rel_ndrc0yps4b52w975j71b",
           "message": "first",
-          "created_at": "2026-11-24T04:47:10.471Z",
+          "created_at": "2026-11-24T05:37:53.330Z",
           "activation_status": "inactive",
           "activation_error": null,
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
-            "key_prefix": "ap_296efbuM"
+            "api_key_id": "key_ry66914tcvzxfvmwda36",
+            "key_prefix": "ap_u2ipdXv0"
           }
         }
       ]
@@ -1643,7 +1976,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listResources 200": {
-      "app_id": "0aqfs4442yq7ejx0",
+      "app_id": "ffgwh3nzkg4se9gc",
       "resources": []
     },
     "listResources 401": {
@@ -1659,7 +1992,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listSecrets 200": {
-      "app_id": "0aqfs4442yq7ejx0",
+      "app_id": "ffgwh3nzkg4se9gc",
       "secrets": [
         {
           "name": "API_TOKEN",
@@ -1709,12 +2042,31 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "Password signup is disabled; sign in with an e-mail link instead."
       }
     },
+    "paymentsWebhook 200": {
+      "received": true,
+      "event_id": "evt_98e3aa2f82ee78a9a806",
+      "type": "checkout.session.completed",
+      "handled": true,
+      "duplicate": false
+    },
+    "paymentsWebhook 400": {
+      "error": {
+        "code": "invalid_stripe_signature",
+        "message": "The Stripe-Signature header is missing."
+      }
+    },
+    "paymentsWebhook 503": {
+      "error": {
+        "code": "billing_not_configured",
+        "message": "Billing is not set up on this platform (STRIPE_WEBHOOK_SECRET is missing)."
+      }
+    },
     "pollDeviceAuthorization 200": {
       "status": "approved",
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000",
-      "api_key_id": "key_ekf2at3f8qsrtm9rxzvb",
-      "key_prefix": "ap_296efbuM",
-      "account_id": "acct_z8hcatacr7p54dcnh8pe"
+      "api_key_id": "key_ry66914tcvzxfvmwda36",
+      "key_prefix": "ap_u2ipdXv0",
+      "account_id": "acct_k9erhhbvae7wzc2yjhgw"
     },
     "pollDeviceAuthorization 400": {
       "error": {
@@ -1723,12 +2075,28 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "previewDowngrade 200": {
-      "account_id": "acct_c299s208gv34gwk161ha",
-      "current_plan_key": "free",
-      "target_plan_key": "business",
+      "account_id": "acct_k9erhhbvae7wzc2yjhgw",
+      "current_plan_key": "starter",
+      "target_plan_key": "free",
       "compatible": true,
-      "violations": [],
-      "actions": []
+      "violations": [
+        {
+          "type": "route",
+          "key": "app_slugs.max",
+          "route_id": "route_browsertest",
+          "app_id": "ffgwh3nzkg4se9gc",
+          "current": 1,
+          "allowed": 0,
+          "message": "Slug browser-site.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+        }
+      ],
+      "actions": [
+        {
+          "action": "disable_route",
+          "route_id": "route_browsertest",
+          "reason": "Free does not include slugs; disabled by the move to Free."
+        }
+      ]
     },
     "previewDowngrade 400": {
       "error": {
@@ -1745,10 +2113,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "0aqfs4442yq7ejx0",
-      "account_id": "acct_z8hcatacr7p54dcnh8pe",
-      "release_id": "rel_w5e3t3taw74e5vdypsnk",
-      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
+      "app_id": "212242jbhgka8r1t",
+      "account_id": "acct_ry8119ea05cm967jrdfw",
+      "release_id": "rel_35d69411k47j0qr66jj6",
+      "origin": "http://212242jbhgka8r1t.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -1794,7 +2162,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_jphsgdndhxzkbvsz9kh4"
+          "account_id": "acct_he7j3txxpj8q4s7jj5p3"
         }
       }
     },
@@ -1810,16 +2178,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishRelease 200": {
       "status": "published",
-      "app_id": "0aqfs4442yq7ejx0",
-      "account_id": "acct_z8hcatacr7p54dcnh8pe",
-      "release_id": "rel_vyj62wvqv5q2hrxz466v",
-      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
-      "previous_release_id": "rel_w5e3t3taw74e5vdypsnk",
+      "app_id": "ffgwh3nzkg4se9gc",
+      "account_id": "acct_k9erhhbvae7wzc2yjhgw",
+      "release_id": "rel_k4bxqbwy3r3kncrzfdma",
+      "origin": "http://ffgwh3nzkg4se9gc.apps.localhost:35521",
+      "previous_release_id": "rel_ndrc0yps4b52w975j71b",
       "activation": {
         "status": "live",
         "reasons": [],
         "missing_secrets": [],
-        "previous_release_id": "rel_w5e3t3taw74e5vdypsnk"
+        "previous_release_id": "rel_ndrc0yps4b52w975j71b"
       }
     },
     "publishRelease 400": {
@@ -1843,14 +2211,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishRelease 402": {
       "error": {
-        "code": "plan_limit_exceeded",
-        "message": "Your Free plan allows 3 published apps; this would make 4. Unpublish an app you no longer need (`platform unpublish --ap",
+        "code": "billing_restricted",
+        "message": "New webhooks (w) are paused while a payment is overdue (grace period ends 2026-12-08); update the payment method to cont",
         "details": {
-          "limit_key": "apps.max",
-          "plan_key": "free",
-          "allowed": 3,
-          "current": 4,
-          "required_plan_key": "starter"
+          "billing_access_state": "past_due_grace",
+          "grace_ends_at": "2026-12-08T05:37:42.359Z",
+          "feature_key": "webhooks"
         }
       }
     },
@@ -1859,7 +2225,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_jphsgdndhxzkbvsz9kh4"
+          "account_id": "acct_he7j3txxpj8q4s7jj5p3"
         }
       }
     },
@@ -1884,13 +2250,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "app_takedown",
         "message": "This app is taken down for legal reasons: it can be read, not changed. Contact the operator of this platform.",
         "details": {
-          "app_id": "wg1dgssncnemyzaw"
+          "app_id": "6a7gndngd3dcwzpd"
         }
       }
     },
     "removeMember 200": {
-      "account_id": "acct_r02gnfb2mgbg6tb1zby7",
-      "user_id": "usr_tbkytq0xqhzwpdfhr0zj",
+      "account_id": "acct_jqbsz1ww9s0tm8c1g0zz",
+      "user_id": "usr_bzn3jgq7aycs5aznywn3",
       "removed": true
     },
     "removeMember 401": {
@@ -1922,12 +2288,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "renameApiKey 200": {
-      "id": "key_es5t2mxs22jm3j74wpnv",
-      "api_key_id": "key_es5t2mxs22jm3j74wpnv",
-      "key_prefix": "ap_z5ZMqENJ",
+      "id": "key_ajxbcstxs0607gapqkbg",
+      "api_key_id": "key_ajxbcstxs0607gapqkbg",
+      "key_prefix": "ap_LQYA3IG7",
       "name": "ci",
-      "created_at": "2026-11-24T04:46:59.287Z",
-      "last_used_at": "2026-11-24T04:46:59.294Z",
+      "created_at": "2026-11-24T05:37:41.699Z",
+      "last_used_at": "2026-11-24T05:37:41.705Z",
       "revoked_at": null
     },
     "renameApiKey 400": {
@@ -1977,20 +2343,20 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "requestEmailLink 429": {
       "error": {
         "code": "abuse_throttled",
-        "message": "Too many sign-in e-mails; try again in 594 seconds.",
+        "message": "Too many sign-in e-mails; try again in 228 seconds.",
         "details": {
-          "retry_after": 594
+          "retry_after": 228
         }
       }
     },
     "revokeApiKey 200": {
-      "id": "key_zgmhjbgsretfakrde416",
-      "api_key_id": "key_zgmhjbgsretfakrde416",
-      "key_prefix": "ap_cg7skgd-",
+      "id": "key_z12hpnsr3w72npja161t",
+      "api_key_id": "key_z12hpnsr3w72npja161t",
+      "key_prefix": "ap_PB1Q4n9a",
       "name": "admin command",
-      "created_at": "2026-11-24T04:46:59.247Z",
-      "last_used_at": "2026-11-24T04:46:59.252Z",
-      "revoked_at": "2026-11-24T04:46:59.264Z",
+      "created_at": "2026-11-24T05:37:41.663Z",
+      "last_used_at": "2026-11-24T05:37:41.667Z",
+      "revoked_at": "2026-11-24T05:37:41.680Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -2006,8 +2372,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeInvitation 200": {
-      "account_id": "acct_fsmexjqv51efg4wg5ygf",
-      "invitation_id": "inv_x3ahtwfwnzc0g1cf05rt",
+      "account_id": "acct_knhnzyesf3tsaa0k5wrm",
+      "invitation_id": "inv_xgxn9mpbmxga7dfax8tj",
       "revoked": true
     },
     "revokeInvitation 401": {
@@ -2033,10 +2399,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "rollbackApp 200": {
-      "app_id": "0aqfs4442yq7ejx0",
-      "release_id": "rel_w5e3t3taw74e5vdypsnk",
-      "previous_release_id": "rel_vyj62wvqv5q2hrxz466v",
-      "origin": "http://0aqfs4442yq7ejx0.apps.localhost:45033",
+      "app_id": "ffgwh3nzkg4se9gc",
+      "release_id": "rel_ndrc0yps4b52w975j71b",
+      "previous_release_id": "rel_k4bxqbwy3r3kncrzfdma",
+      "origin": "http://ffgwh3nzkg4se9gc.apps.localhost:35521",
       "status": "rolled_back"
     },
     "rollbackApp 400": {
@@ -2079,7 +2445,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "conflict",
         "message": "Only a release that was live before can be rolled back to; this one is pending_secrets.",
         "details": {
-          "release_id": "rel_mvrsj1bcqyf0t1hy26w7",
+          "release_id": "rel_a9086f3kj38na748xwgz",
           "activation_status": "pending_secrets"
         }
       }
@@ -2087,8 +2453,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "setSecret 200": {
       "name": "API_TOKEN",
       "present": true,
-      "created_at": "2026-11-24T04:47:12.818Z",
-      "updated_at": "2026-11-24T04:47:12.818Z"
+      "created_at": "2026-11-24T05:37:56.106Z",
+      "updated_at": "2026-11-24T05:37:56.106Z"
     },
     "setSecret 400": {
       "error": {
@@ -2114,7 +2480,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_jphsgdndhxzkbvsz9kh4"
+          "account_id": "acct_he7j3txxpj8q4s7jj5p3"
         }
       }
     },
@@ -2125,17 +2491,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "startDeviceAuthorization 200": {
-      "device_code": "l0w0Z74hdITSBV-eWfR8L9HL1e3Tnmc4Y3CNnIp7tgo",
-      "user_code": "LXLR-XLFK",
-      "verification_uri": "http://console.localhost:45033/device",
-      "verification_uri_complete": "http://console.localhost:45033/device?user_code=LXLR-XLFK",
+      "device_code": "34msgGHPrmLpXNcHKbvzAitTeCgY1PQnj7eE6_BWcCU",
+      "user_code": "DNXD-BWNQ",
+      "verification_uri": "http://console.localhost:35521/device",
+      "verification_uri_complete": "http://console.localhost:35521/device?user_code=DNXD-BWNQ",
       "expires_in": 600,
       "interval": 5
     },
+    "stripeWebhook 200": {
+      "received": true,
+      "event_id": "evt_ae34d054dc3ac7ff0ecf",
+      "type": "checkout.session.completed",
+      "handled": true,
+      "duplicate": true
+    },
     "unpublishApp 200": {
-      "app_id": "p4mjsa1j91jkxx3v",
+      "app_id": "bdkhbxv9y6qj7rk2",
       "status": "unpublished",
-      "deleted_at": "2026-11-24T04:47:20.374Z"
+      "deleted_at": "2026-11-24T05:38:10.015Z"
     },
     "unpublishApp 401": {
       "error": {

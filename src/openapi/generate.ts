@@ -48,6 +48,7 @@ const TAGS: Record<string, string> = {
   'Sign-in': 'Passwordless sign-in by e-mail link, sign-up, and the console session.',
   'Device authorization': 'Browser-approved login for the CLI (RFC 8628).',
   Members: 'Who is in an account, with which role, and invitations.',
+  Billing: 'Buying and managing a plan through Stripe: checkout, the customer portal, and the payments webhook.',
   Plans: "An account's plan, usage against its limits, flags, and what a plan change would do.",
   Legacy: 'Retired password routes; they answer 410.',
 };

@@ -12,11 +12,12 @@ import { ApiError } from '../errors.ts';
 import type { FeatureKey, LimitKey, PlanCatalogue, PlanKey } from './catalogue.ts';
 import { accountPlanRow, appFootprints, disableRoute, enabledRoutes, setAccountPlan } from './queries.ts';
 
-export type Violation = { type: 'limit' | 'feature' | 'route'; key: string; route_id: string | null; app_id: string | null; current: number; allowed: number; message: string };
+export type Violation = { type: 'limit' | 'feature' | 'route' | 'billing'; key: string; route_id: string | null; app_id: string | null; current: number; allowed: number; message: string };
 export type PlanAction = { action: 'disable_route'; route_id: string; reason: string };
 export type PlanChange = { compatible: boolean; violations: Violation[]; actions: PlanAction[] };
 
 export const DISABLED_DOWNGRADE = 'disabled_downgrade';
+export const DISABLED_BILLING = 'disabled_billing';
 
 const ROUTE_KINDS = [
   { type: 'slug', feature: 'app_slugs', limit: 'app_slugs.max', noun: 'slug' },
@@ -85,19 +86,35 @@ export async function changePlan(deps: Deps, input: { accountId: string; planKey
   const result = await deps.db.transaction().execute(async (trx) => {
     const account = await accountPlanRow(trx, input.accountId, { lock: true });
     if (!account) throw new ApiError('not_found', 'Account not found.');
-    const change = await planChangeFor(trx, deps.config.plans, input.accountId, input.planKey);
-    if (!change.compatible && input.refuse) {
-      const blocking = change.violations.filter((v) => v.type !== 'route');
-      throw new ApiError('downgrade_incompatible', `This account does not fit ${deps.config.plans[input.planKey].display_name}: ${blocking.map((v) => v.message).join(' ')}`, {
-        current_plan_key: account.plan_key,
-        target_plan_key: input.planKey,
-        violations: blocking,
-      });
-    }
-    for (const a of change.actions) await disableRoute(trx, a.route_id, DISABLED_DOWNGRADE, a.reason);
-    await setAccountPlan(trx, input.accountId, input.planKey, input.source);
-    return { ...change, previous_plan_key: account.plan_key };
+    return { ...(await applyPlanChange(trx, deps.config.plans, { ...input, currentPlanKey: account.plan_key })), previous_plan_key: account.plan_key };
   });
   deps.signals.accountChanged(input.accountId);
   return result;
+}
+
+/** 409 `downgrade_incompatible` naming what does not fit. */
+export function incompatible(plans: PlanCatalogue, change: PlanChange, current: string, target: PlanKey): ApiError {
+  const blocking = change.violations.filter((v) => v.type !== 'route');
+  return new ApiError('downgrade_incompatible', `This account does not fit ${plans[target].display_name}: ${blocking.map((v) => v.message).join(' ')}`, {
+    current_plan_key: current,
+    target_plan_key: target,
+    violations: blocking,
+  });
+}
+
+/**
+ * The change itself, inside a transaction that holds the account row lock. `disabledStatus`: what
+ * a disabled route becomes (`disabled_downgrade`, or `disabled_billing` when payment stopped, which
+ * payment recovery turns back on).
+ */
+export async function applyPlanChange(
+  trx: Executor,
+  plans: PlanCatalogue,
+  input: { accountId: string; planKey: PlanKey; source: EntitlementSource; refuse: boolean; currentPlanKey: string; disabledStatus?: string },
+): Promise<PlanChange> {
+  const change = await planChangeFor(trx, plans, input.accountId, input.planKey);
+  if (!change.compatible && input.refuse) throw incompatible(plans, change, input.currentPlanKey, input.planKey);
+  for (const a of change.actions) await disableRoute(trx, a.route_id, input.disabledStatus ?? DISABLED_DOWNGRADE, a.reason);
+  await setAccountPlan(trx, input.accountId, input.planKey, input.source);
+  return change;
 }

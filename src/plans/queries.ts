@@ -118,3 +118,9 @@ export async function clearAppFlag(db: Executor, appId: string, flag: 'suspended
   const r = await db.deleteFrom('app_flags').where('app_id', '=', appId).where('flag', '=', flag).executeTakeFirst();
   return Number(r.numDeletedRows);
 }
+
+/** A Stripe price the account pays that no plan is mapped to (billing records it; the standing reports it). */
+export async function unknownStripePrice(db: Executor, accountId: string): Promise<string | null> {
+  const row = await db.selectFrom('account_billing').select('unknown_price_id').where('account_id', '=', accountId).executeTakeFirst();
+  return row?.unknown_price_id ?? null;
+}

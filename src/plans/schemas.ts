@@ -13,7 +13,7 @@ export const RouteCounts = component('RouteCounts', v.strictObject({ slugs: v.nu
 export const PlanViolation = component(
   'PlanViolation',
   v.strictObject({
-    type: v.picklist(['limit', 'feature', 'route']),
+    type: v.picklist(['limit', 'feature', 'route', 'billing']),
     key: v.string(),
     route_id: v.nullable(v.string()),
     app_id: v.nullable(v.string()),

@@ -7,7 +7,7 @@ import { ApiError } from '../errors.ts';
 import { monthOf, REQUESTS_METRIC } from '../usage/meter.ts';
 import { cheapestWith, LIMIT_GROUPS, planOf, type FeatureKey, type LimitKey, type Plan } from './catalogue.ts';
 import { planChangeFor, type Violation } from './change.ts';
-import { accountPlanRow, accountUsage, countLiveApps, enabledRoutes, flagsOf, type AccountPlanRow } from './queries.ts';
+import { accountPlanRow, accountUsage, countLiveApps, enabledRoutes, flagsOf, unknownStripePrice, type AccountPlanRow } from './queries.ts';
 import type { AccountLimits, AccountStatus } from './schemas.ts';
 
 /** Usage metrics and the plan limit each is measured against. */
@@ -37,13 +37,25 @@ export async function readStanding(deps: Deps, accountId: string, pendingRequest
   if (!account) throw new ApiError('not_found', 'Account not found.');
   const plan = planOf(deps.config.plans, account.plan_key);
   const month = monthOf(now);
-  const [apps, monthly, routes, compatibility, flags] = await Promise.all([
+  const [apps, monthly, routes, compatibility, flags, unknownPrice] = await Promise.all([
     countLiveApps(deps.db, accountId),
     accountUsage(deps.db, accountId, month.start),
     enabledRoutes(deps.db, accountId),
     planChangeFor(deps.db, deps.config.plans, accountId, plan.key),
     flagsOf(deps.db, accountId),
+    unknownStripePrice(deps.db, accountId),
   ]);
+  if (unknownPrice) {
+    compatibility.violations.push({
+      type: 'billing',
+      key: 'stripe_price',
+      route_id: null,
+      app_id: null,
+      current: 0,
+      allowed: 0,
+      message: `The Stripe subscription's price ${unknownPrice} is not mapped to any plan (STRIPE_PRICE_*); the account keeps ${plan.display_name} until it is.`,
+    });
+  }
   const routeCounts = { slugs: routes.filter((r) => r.route_type === 'slug').length, custom_domains: routes.filter((r) => r.route_type === 'custom_domain').length };
   const usage = { apps, [REQUESTS_METRIC]: (monthly[REQUESTS_METRIC] ?? 0) + pendingRequests, app_slugs: routeCounts.slugs, custom_domains: routeCounts.custom_domains };
   const limits = Object.fromEntries(Object.entries(METRICS).map(([metric, key]) => [metric, limitOf(plan, key)]));

@@ -14,12 +14,25 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHarness, freePort, listen, uniqueEmail } from '../_lib/harness.ts';
 import { startSmtp, startWorker } from '../_lib/mail.ts';
+import { startFakeStripe } from '../_lib/fake-stripe.ts';
+import Stripe from 'stripe';
 import { sql } from 'kysely';
 import { setFlag, setPlan } from '../../src/plans/operator.ts';
 
 const port = await freePort();
 const smtp = await startSmtp();
-const h = await createHarness({ PORT: String(port), SMTP_URL: smtp.url });
+const STRIPE_KEY = 'sk_test_browserconsole';
+const WHSEC = 'whsec_browserconsolesecret';
+const fakeStripe = await startFakeStripe({ secretKey: STRIPE_KEY });
+const h = await createHarness({
+  PORT: String(port),
+  SMTP_URL: smtp.url,
+  STRIPE_SECRET_KEY: STRIPE_KEY,
+  STRIPE_WEBHOOK_SECRET: WHSEC,
+  STRIPE_API_BASE: fakeStripe.url,
+  STRIPE_PRICE_STARTER: 'price_starter1',
+  STRIPE_PRICE_BUSINESS: 'price_business1',
+});
 const worker = await startWorker(h);
 const live = await listen(h.server, port);
 const CONSOLE = `http://console.localhost:${port}`;
@@ -230,6 +243,33 @@ test('the account page: plan, usage bars with a warning colour, flags with reaso
   await sql`delete from app_routes where id = 'route_browsertest'`.execute(h.deps.db);
 });
 
+test('billing: upgrade through Checkout; the plan changes when Stripe says so, not on the way back', async () => {
+  const account = await h.deps.db.selectFrom('accounts').select('id').where('name', '=', 'Browser Co').executeTakeFirstOrThrow();
+  await page.getByRole('link', { name: 'Billing' }).click();
+  await page.locator('#current-plan', { hasText: 'Free' }).waitFor();
+  assert.is(await page.locator('#plan-source').innerText(), 'Nothing bought yet.');
+  await shot('12c-billing');
+  await page.getByRole('button', { name: 'Upgrade to Starter' }).click();
+  await page.waitForURL(new RegExp(`^${fakeStripe.url}/checkout/`));
+  const session = [...fakeStripe.sessions.values()].find((x) => x.url === page.url())!;
+  assert.is(session.client_reference_id, account.id);
+  const { subscription } = fakeStripe.completeCheckout(String(session.id));
+  // back from Checkout before Stripe's event: the page waits; then the signed event arrives
+  await page.goto(`${CONSOLE}/billing?checkout=success&session_id=${session.id}`);
+  await page.getByText('your plan changes as soon as Stripe confirms it').waitFor();
+  assert.is(await page.locator('#current-plan').innerText(), 'Free', 'the redirect alone grants nothing');
+  const event = { id: 'evt_browser1', object: 'event', type: 'checkout.session.completed', created: Math.floor(Date.now() / 1000), data: { object: { id: session.id, object: 'checkout.session', customer: subscription.customer, client_reference_id: account.id, subscription: subscription.id } } };
+  const payload = JSON.stringify(event);
+  const header = new Stripe(STRIPE_KEY).webhooks.generateTestHeaderString({ payload, secret: WHSEC });
+  assert.is((await h.call('POST', '/v0/payments/webhook', { rawBody: payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } })).status, 200);
+  await page.locator('#current-plan', { hasText: 'Starter' }).waitFor({ timeout: 20_000 });
+  await page.getByText('You are on Starter now.').waitFor();
+  assert.is(await page.locator('#plan-source').innerText(), 'From your Stripe subscription.');
+  await page.getByRole('button', { name: 'Manage billing in Stripe' }).waitFor();
+  await shot('12d-billing-starter');
+  await setPlan(h.deps, { accountId: account.id, planKey: 'free', force: true });
+});
+
 test('members: invite someone; at 360 px wide the page still works; sign out keeps the CLI key', async () => {
   await page.getByRole('link', { name: 'Members' }).click();
   await page.getByRole('cell', { name: /browser-person/ }).waitFor();
@@ -287,6 +327,7 @@ test.after(async () => {
   await live.close();
   await worker.stop();
   await h.close();
+  await fakeStripe.close();
   await smtp.close();
   await rm(work, { recursive: true, force: true });
 });

@@ -2,6 +2,7 @@
 import type { PlanCatalogue } from '../../plans/catalogue.ts';
 import type { ConsolePage } from '../layout.ts';
 import { accountPage } from './account.ts';
+import { billingPage } from './billing.ts';
 import { appEventsPage } from './app-events.ts';
 import { appInvitesPage } from './app-invites.ts';
 import { appReleasesPage } from './app-releases.ts';
@@ -16,5 +17,5 @@ import { signInPage } from './sign-in.ts';
 import { signupPage } from './signup.ts';
 
 export function consolePageList(options: { devOutbox: boolean; plans: PlanCatalogue }): ConsolePage[] {
-  return [appsPage, keysPage, membersPage, accountPage(options.plans), appReleasesPage, appResourcesPage, appSecretsPage, appEventsPage, appInvitesPage, signInPage(options.devOutbox), confirmPage, signupPage, devicePage];
+  return [appsPage, keysPage, membersPage, accountPage(options.plans), billingPage(options.plans), appReleasesPage, appResourcesPage, appSecretsPage, appEventsPage, appInvitesPage, signInPage(options.devOutbox), confirmPage, signupPage, devicePage];
 }
