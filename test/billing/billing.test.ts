@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sql } from 'kysely';
 import { newId } from '../../src/lib/ids.ts';
+import { createSession } from '../../src/sign-in/sessions.ts';
 import { setPlan } from '../../src/plans/operator.ts';
 import { reconcileBilling } from '../../worker/tasks/billing-reconcile.ts';
 import { site } from '../_lib/bundles.ts';
@@ -328,6 +329,33 @@ test('portal before any purchase is 409; checkout to a plan the account does not
   fake.failNext(0);
   assert.is(down.status, 502);
   assert.is(down.ok ? '' : down.error.code, 'payment_provider_failed');
+});
+
+test('checkout.session.expired (a checkout nobody paid) leaves the account as it was', async () => {
+  const u = await newUser(h);
+  const session = await h.api('POST /v0/billing/checkout-session', { key: u.api_key, body: { plan_key: 'starter' } });
+  const sent = fake.sessions.get(session.id)!;
+  const r = await send('checkout.session.expired', { id: session.id, object: 'checkout.session', status: 'expired', customer: sent.customer, client_reference_id: u.account_id, subscription: null });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.body.handled, true);
+  const p = await plan(u.api_key);
+  assert.equal([p.plan_key, p.entitlement_source, p.billing_access_state, p.subscription], ['free', 'default', 'active', null]);
+});
+
+test('from the console: a session needs its CSRF header and an Origin on billing mutations', async () => {
+  const u = await newUser(h);
+  const { token, session } = await createSession(h.deps.db, u.user_id);
+  const headers = { cookie: `__Host-platform_session=${token}`, 'x-platform-csrf': session.csrfToken };
+  const consoleOrigin = `http://${h.config.hosts.console}:8787`;
+  const noOrigin = await h.call('POST', '/v0/billing/checkout-session', { host: h.config.hosts.console, body: { plan_key: 'starter' }, headers });
+  assert.is(noOrigin.status, 403);
+  assert.is(noOrigin.body.error.code, 'csrf_rejected');
+  const foreign = await h.call('POST', '/v0/billing/portal-session', { host: h.config.hosts.console, headers: { ...headers, origin: 'http://127.0.0.1:9' } });
+  assert.is(foreign.body.error.code, 'csrf_rejected');
+  const ok = await h.call('POST', '/v0/billing/checkout-session', { host: h.config.hosts.console, body: { plan_key: 'starter' }, headers: { ...headers, origin: consoleOrigin } });
+  assert.is(ok.status, 200, ok.text);
+  const read = await h.call('GET', '/v0/billing/plan', { host: h.config.hosts.console, headers: { cookie: headers.cookie } });
+  assert.is(read.status, 200);
 });
 
 test('a new user upgrades from the CLI: Checkout link, payment, the new limits', async () => {
