@@ -1,7 +1,9 @@
 /**
  * Publishing speed: a 100-file, 50 MiB bundle over real HTTP to the real server and Postgres,
  * then the same bundle again (unchanged bytes are not sent to Postgres twice), then a
- * republish with one file changed. Prints seconds and MiB/s.  Usage: npm run bench:publish
+ * republish with one file changed; then 50 MiB of compressible text (JavaScript, 100 files), the
+ * worst case for the brotli and gzip variants made at publish, first and unchanged.
+ * Prints seconds and MiB/s.  Usage: npm run bench:publish
  */
 import { randomBytes } from 'node:crypto';
 import { startBenchEnv } from './bench-env.ts';
@@ -35,5 +37,24 @@ for (let i = 1; i <= 3; i++) rows.push([`unchanged republish #${i}`, (await put(
 const changed = [...files];
 changed[1] = { ...changed[1]!, content_base64: randomBytes(TOTAL / FILES).toString('base64') };
 rows.push(['republish, 1 file changed', (await put(`/v0/apps/${appId}`, body(changed))).seconds]);
+// 50 MiB of JavaScript-like text: every file is compressed (brotli and gzip) on the first publish only
+const WORDS = ['function', 'const', 'return', 'let', 'if', 'else', 'for', 'import', 'export', 'await', 'class', 'new', 'this', 'value', 'items', 'render'];
+const textFile = (seed: number) => {
+  const parts: string[] = [];
+  let size = 0;
+  let x = seed + 1;
+  while (size < TOTAL / FILES) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    const w = `${WORDS[x % WORDS.length]}_${x % 997}${x % 10 === 0 ? ';\n' : ' '}`;
+    parts.push(w);
+    size += w.length;
+  }
+  return Buffer.from(parts.join('')).toString('base64');
+};
+const texts = Array.from({ length: FILES }, (_, i) => ({ path: `public/chunk-${i}.js`, content_type: 'text/javascript', content_base64: textFile(i) }));
+const textPayload = body(texts);
+const textFirst = await put('/v0/apps', textPayload);
+rows.push(['text: first publish', textFirst.seconds]);
+rows.push(['text: unchanged republish', (await put(`/v0/apps/${textFirst.json.app_id}`, textPayload)).seconds]);
 for (const [label, s] of rows) console.log(`${label.padEnd(28)} ${s.toFixed(2)} s   ${(mib(TOTAL) / s).toFixed(1)} MiB/s`);
 await env.close();

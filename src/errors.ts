@@ -12,6 +12,7 @@ const STATUS = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  not_acceptable: 406,
   conflict: 409,
   gone: 410,
   payload_too_large: 413,

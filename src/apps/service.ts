@@ -5,6 +5,7 @@
  * one app serialise instead of racing on the live pointer.
  */
 import { postgresBlobStore } from '../blobs/store.ts';
+import { prepareVariants, saveVariants, type PreparedVariants } from '../blobs/variants.ts';
 import type { Tx } from '../db/database.ts';
 import type { ActivationStatus } from '../db/schema.ts';
 import type { Deps } from '../deps.ts';
@@ -109,12 +110,14 @@ export async function publish(deps: Deps, target: { accountId: string; appId?: s
     const check = await options.checkModule({ appId: target.appId ?? 'newapp000000', planKey: account.plan_key, entry, sources });
     if (!check.ok) moduleError = check.error;
   }
-  const result = await publishTx(deps, target, bundle, who, moduleError);
+  // Compressed variants are made before the transaction (no lock held while compressing).
+  const variants = await prepareVariants(deps.db, target.accountId, bundle.files);
+  const result = await publishTx(deps, target, bundle, who, moduleError, variants);
   if (result.status === 'published') deps.signals.appChanged(result.app_id);
   return result;
 }
 
-async function publishTx(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who, moduleError: string | undefined): Promise<PublishAppResponse> {
+async function publishTx(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who, moduleError: string | undefined, variants: PreparedVariants): Promise<PublishAppResponse> {
   return deps.db.transaction().execute(async (trx) => {
     const m = bundle.manifest.app;
     const existing = target.appId ? await lockApp(trx, target.appId) : undefined;
@@ -127,6 +130,7 @@ async function publishTx(deps: Deps, target: { accountId: string; appId?: string
     checkBundle(deps.config.plans, plan, bundle);
     checkNewWebhooks(deps.config.plans, plan, account, bundle.manifest, existing ? toStates(await provisionedResources(trx, existing.id)) : []);
     await postgresBlobStore.putMany(trx, target.accountId, bundle.files);
+    await saveVariants(trx, target.accountId, variants);
     const app: AppRow = existing ?? (await insertApp(trx, { id: newAppId(), accountId: target.accountId, app: m }));
     const seq = await nextReleaseSeq(trx, app.id);
     const evaluated = await evaluateActivation(trx, app.id, bundle.manifest);

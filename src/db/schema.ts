@@ -275,6 +275,14 @@ export interface BillingHistoryTable {
   created_at: Generated<Date>;
 }
 
+export interface BlobVariantsTable {
+  account_id: string;
+  sha256: Buffer;
+  encoding: 'br' | 'gzip';
+  variant_sha256: Buffer | null;
+  size: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   accounts: AccountsTable;
@@ -313,6 +321,7 @@ export interface Database {
   account_billing: AccountBillingTable;
   stripe_events: StripeEventsTable;
   billing_history: BillingHistoryTable;
+  blob_variants: BlobVariantsTable;
 }
 
 export interface WebhookDeliveriesTable {

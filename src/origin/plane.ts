@@ -10,7 +10,7 @@ import { createRuntimeCaches, type LiveApp, type ReleaseFile, type ReleaseView, 
 import { decodeAppPath } from './paths.ts';
 import { SandboxPool } from '../sandbox/pool.ts';
 import { runServerFallback } from './server-fallback.ts';
-import { serveFile, STATIC_CACHE_CONTROL, staticStatus } from './static.ts';
+import { representation, serveFile, STATIC_CACHE_CONTROL, staticStatus } from './static.ts';
 import { platformRoutes } from './platform/router.ts';
 import { originBlocked, originError, originFail, originJson } from './respond.ts';
 import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
@@ -89,8 +89,15 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     return originJson(402, errorBody('quota_exceeded', "This app's account has used its monthly requests; it serves again next month or after an upgrade.", details), requestId, { 'cache-control': 'no-store' });
   }
 
+  /** The client accepts none of the encodings the file exists in (`identity;q=0`). */
+  function notAcceptable(requestId: string): Response {
+    return originJson(406, errorBody('not_acceptable', 'This file is not available in an encoding your Accept-Encoding allows.'), requestId, { vary: 'accept-encoding' });
+  }
+
   async function serve(req: Request, app: LiveApp, f: ReleaseFile, status: number, requestId: string): Promise<Response> {
-    return serveFile(req, f, req.method === 'HEAD' ? null : await caches.bytes(app.accountId, f), status, requestId);
+    const rep = representation(req, f);
+    if (!rep) return notAcceptable(requestId);
+    return serveFile(req, rep, req.method === 'HEAD' ? null : await caches.bytes(app.accountId, rep.blob), status, requestId);
   }
 
   // A plain function, not a Hono router, with no per-request closures: this is the hottest path.
@@ -154,11 +161,13 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     if (!release) return undefined;
     const f = directStaticFile(release, splitUrl(req.url).pathname);
     if (!f) return undefined;
-    const bytes = method === 'HEAD' ? null : caches.bytesCached(f);
+    const rep = representation(req, f);
+    if (!rep) return undefined;
+    const bytes = method === 'HEAD' ? null : caches.bytesCached(rep.blob);
     if (bytes === undefined) return undefined;
-    const status = staticStatus(req, f, 200);
+    const status = staticStatus(req, rep, 200);
     meter.record({ accountId: app.accountId, appId: app.appId, status });
-    return serveFile(req, f, bytes, 200, requestId, status);
+    return serveFile(req, rep, bytes, 200, requestId, status);
   }
 
   function handle(req: Request, appId: string, client = 'unknown'): Response | Promise<Response> {

@@ -14,7 +14,7 @@ import type { Manifest } from '../manifest/schema.ts';
 import { open, secretAad } from '../secrets/crypto.ts';
 import { etagOf } from '../lib/etag.ts';
 import { findApp } from '../apps/queries.ts';
-import { appPointer, releaseFiles, releaseWithAccount, sealedSecrets } from './queries.ts';
+import { appPointer, releaseFiles, releaseVariants, releaseWithAccount, sealedSecrets } from './queries.ts';
 
 /** Whether a release declares app users (auth.mode app_users). */
 export function appUsersEnabled(view: { manifest: Manifest }): boolean {
@@ -36,7 +36,18 @@ export function servingBlock(row: { account_suspended: boolean; app_flags: strin
   if (flags.includes('suspended')) return 'app_suspended';
   return null;
 }
-export type ReleaseFile = { path: string; contentType: string; sha256: Buffer; etag: string; size: number; sizeText: string };
+/** A stored compressed form of a file: its own bytes, hash and strong ETag. */
+export type FileVariant = { encoding: 'br' | 'gzip'; sha256: Buffer; etag: string; size: number; sizeText: string };
+export type ReleaseFile = {
+  path: string;
+  contentType: string;
+  sha256: Buffer;
+  etag: string;
+  size: number;
+  sizeText: string;
+  /** brotli and gzip forms when publishing made them (compressible types); absent otherwise */
+  variants?: { br?: FileVariant; gzip?: FileVariant };
+};
 export type ReleaseView = {
   releaseId: string;
   appId: string;
@@ -109,20 +120,34 @@ export function createRuntimeCaches(deps: Deps) {
     if (hit) return hit;
     const row = await releaseWithAccount(deps.db, releaseId);
     if (!row) return undefined;
-    const files = await releaseFiles(deps.db, releaseId);
+    const [files, variantRows] = await Promise.all([releaseFiles(deps.db, releaseId), releaseVariants(deps.db, releaseId, row.account_id)]);
+    const variants = new Map<string, { br?: FileVariant; gzip?: FileVariant }>();
+    for (const v of variantRows) {
+      const key = v.sha256.toString('hex');
+      const e = variants.get(key) ?? {};
+      e[v.encoding] = { encoding: v.encoding, sha256: v.variant_sha256!, etag: etagOf(v.variant_sha256!), size: Number(v.size), sizeText: String(v.size) };
+      variants.set(key, e);
+    }
     const view: ReleaseView = {
       releaseId,
       appId: row.app_id,
       accountId: row.account_id,
       manifest: manifestOf(row.manifest),
-      files: new Map(files.map((f) => [f.path, { path: f.path, contentType: f.content_type, sha256: f.sha256, etag: etagOf(f.sha256), size: Number(f.size), sizeText: String(f.size) }])),
+      files: new Map(
+        files.map((f) => {
+          const file: ReleaseFile = { path: f.path, contentType: f.content_type, sha256: f.sha256, etag: etagOf(f.sha256), size: Number(f.size), sizeText: String(f.size) };
+          const v = variants.get(f.sha256.toString('hex'));
+          if (v) file.variants = v;
+          return [f.path, file];
+        }),
+      ),
       resolved: new Map(),
     };
     releases.set(releaseId, view);
     return view;
   }
 
-  async function bytes(accountId: string, file: ReleaseFile): Promise<Buffer> {
+  async function bytes(accountId: string, file: Pick<ReleaseFile, 'etag' | 'sha256'>): Promise<Buffer> {
     const key = file.etag;
     const hit = blobs.get(key);
     if (hit) return hit;
@@ -187,7 +212,7 @@ export function createRuntimeCaches(deps: Deps) {
   }
 
   const releaseCached = (releaseId: string) => releases.get(releaseId);
-  const bytesCached = (file: ReleaseFile) => blobs.get(file.etag);
+  const bytesCached = (file: Pick<ReleaseFile, 'etag'>) => blobs.get(file.etag);
 
   return { liveApp, liveAppCached, release, releaseCached, bytes, bytesCached, sources, appSecrets };
 }

@@ -34,6 +34,17 @@ export async function releaseFiles(db: Executor, releaseId: string) {
   return db.selectFrom('release_files').selectAll().where('release_id', '=', releaseId).execute();
 }
 
+/** The compressed variants of a release's files (by original content hash). */
+export async function releaseVariants(db: Executor, releaseId: string, accountId: string) {
+  return db
+    .selectFrom('blob_variants as v')
+    .select(['v.sha256', 'v.encoding', 'v.variant_sha256', 'v.size'])
+    .where('v.account_id', '=', accountId)
+    .where('v.variant_sha256', 'is not', null)
+    .where('v.sha256', 'in', (eb) => eb.selectFrom('release_files').select('sha256').where('release_id', '=', releaseId))
+    .execute();
+}
+
 /** The app's secrets, still sealed. */
 export async function sealedSecrets(db: Executor, appId: string) {
   return db.selectFrom('app_secrets').select(['name', 'sealed']).where('app_id', '=', appId).execute();

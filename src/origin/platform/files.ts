@@ -51,7 +51,7 @@ export const fileRoutes = new Hono<OriginEnv>({ strict: true })
     if (matchesIfNoneMatch(req.headers.get('if-none-match') ?? undefined, etag)) return new Response(null, { status: 304, headers });
     headers['content-length'] = String(file.size);
     if (req.method === 'HEAD') return new Response(null, { status: 200, headers });
-    const bytes = await caches.bytes(app.accountId, { path: file.id, contentType: file.content_type, sha256: file.sha256, etag, size: Number(file.size), sizeText: String(file.size) });
+    const bytes = await caches.bytes(app.accountId, { sha256: file.sha256, etag });
     return new Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers });
   })
   .all('/:store/:file_id', notAllowed('GET'));
