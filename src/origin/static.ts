@@ -13,10 +13,12 @@ export type Representation = { file: ReleaseFile; variant: FileVariant | null; e
 /** `identity` counts against a variant only when the client names it (unnamed, it is merely acceptable: RFC 9110 12.5.3). */
 type Weights = { br: number; gzip: number; identity: number; identityNamed: boolean };
 const weights = new Map<string, Weights>();
+/** A request without Accept-Encoding: the original only. */
+const NO_ACCEPT: Weights = Object.freeze({ br: 0, gzip: 0, identity: 1, identityNamed: false });
 
 /** RFC 9110 Accept-Encoding as q-values for br, gzip and identity (`*` covers the ones not named), memoised per header. */
 export function acceptWeights(header: string | null): Weights {
-  if (header === null) return { br: 0, gzip: 0, identity: 1, identityNamed: false };
+  if (header === null) return NO_ACCEPT;
   let w = weights.get(header);
   if (w) return w;
   const named: Record<string, number> = {};
