@@ -19,6 +19,7 @@ import { requestUser } from '../app-auth/service.ts';
 import { logEvents } from './log-events.ts';
 import { badResponse, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
 import { invokeRelease } from './invoke.ts';
+import { compressAnswer } from './compress-answer.ts';
 
 export const MAX_APP_REQUEST_BODY = 10 * 1024 * 1024;
 
@@ -116,7 +117,8 @@ export async function runServerFallback(
   if (result.ok && result.response && !problem && result.response.status < 500) {
     const headers = scrubResponseHeaders(result.response.headers, input.requestId);
     const noBody = req.method === 'HEAD' || result.response.status === 204 || result.response.status === 304;
-    response = new Response(noBody ? null : (result.response.text ?? result.response.body ?? null), { status: result.response.status, headers });
+    const payload = noBody ? null : (result.response.text ?? result.response.body ?? null);
+    response = new Response(payload === null ? null : ((await compressAnswer(req, headers, payload)) as BodyInit), { status: result.response.status, headers });
   } else {
     const kind = problem ?? (result.ok ? 'status_5xx' : (result.error?.kind ?? 'crash'));
     const status = result.ok && result.response && !problem ? result.response.status : 500;

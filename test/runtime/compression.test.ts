@@ -10,6 +10,7 @@ import { prepareVariants } from '../../src/blobs/variants.ts';
 import { validateBundle } from '../../src/manifest/validate.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
+import { publishServerApp } from '../_lib/apps.ts';
 
 const h = await createHarness();
 const u = await newUser(h);
@@ -112,6 +113,43 @@ test('variants are made once per content: an identical republish or another app 
   assert.equal(await prepareVariants(h.deps.db, u.account_id, valid.files), [], 'nothing left to compress');
   const other = await newUser(h);
   assert.is((await prepareVariants(h.deps.db, other.account_id, valid.files)).length, 2, 'another account compresses its own');
+});
+
+test('server answers are compressed on the fly, unless small, already encoded, no-transform, or refused', async () => {
+  const big = JSON.stringify({ rows: Array.from({ length: 200 }, (_, i) => ({ i, text: 'compress me please' })) });
+  const app = await publishServerApp(
+    h,
+    u.api_key,
+    `const big = ${JSON.stringify(big)};
+    export default { fetch(req) {
+      const p = new URL(req.url).pathname;
+      if (p === '/big') return new Response(big, { headers: { 'content-type': 'application/json', etag: '"v1"', vary: 'origin' } });
+      if (p === '/small') return Response.json({ ok: true });
+      if (p === '/own') return new Response(big, { headers: { 'content-type': 'application/json', 'content-encoding': 'identity' } });
+      if (p === '/no-transform') return new Response(big, { headers: { 'content-type': 'application/json', 'cache-control': 'no-transform' } });
+      if (p === '/binary') return new Response(new Uint8Array(4096), { headers: { 'content-type': 'application/octet-stream' } });
+      return new Response('?', { status: 404 });
+    } };`,
+  );
+  const call = (path: string, accept?: string) => h.server.request(`http://${app.host}${path}`, { headers: accept ? { 'accept-encoding': accept } : {} });
+  const br = await call('/big', 'gzip, br');
+  assert.is(br.status, 200);
+  assert.is(br.headers.get('content-encoding'), 'br');
+  assert.is(br.headers.get('vary'), 'origin, accept-encoding');
+  assert.is(br.headers.get('etag'), 'W/"v1"', "the app's strong ETag described other bytes");
+  assert.is(zlib.brotliDecompressSync(Buffer.from(await br.arrayBuffer())).toString(), big);
+  const gz = await call('/big', 'gzip');
+  assert.is(gz.headers.get('content-encoding'), 'gzip');
+  assert.is(zlib.gunzipSync(Buffer.from(await gz.arrayBuffer())).toString(), big);
+  const none = await call('/big');
+  assert.is(none.headers.get('content-encoding'), null);
+  assert.is(none.headers.get('vary'), 'origin, accept-encoding');
+  assert.is(await none.text(), big);
+  for (const path of ['/small', '/own', '/no-transform', '/binary']) {
+    const r = await call(path, 'br, gzip');
+    assert.is(r.headers.get('content-encoding'), path === '/own' ? 'identity' : null, path);
+    assert.ok((await r.arrayBuffer()).byteLength > 0, path);
+  }
 });
 
 test.after(() => h.close());
