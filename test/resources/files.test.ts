@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { signPath } from '../../src/files/service.ts';
@@ -46,6 +47,17 @@ test('upload to a public store; served with its type, safe headers and a files.u
   assert.match(page.headers.get('content-disposition')!, /^attachment/, 'HTML is downloaded, never rendered on the app origin');
   const ev = await h.call('GET', `/v0/apps/${pub.app_id}/events?type=files.uploaded`, { key });
   assert.is(ev.body.events[0].metadata.store, 'pics');
+  // a text file of some size goes out compressed to a client that accepts it; an image never
+  const long = `<p>${'compressible words '.repeat(200)}</p>`;
+  const doc = await rpc('pics', 'createUpload', long, { filename: 'long.html', content_type: 'text/html' });
+  const br = await h.server.request(`http://${host}/_platform/files/pics/${doc.ok.file_id}`, { headers: { 'accept-encoding': 'br' } });
+  assert.is(br.headers.get('content-encoding'), 'br');
+  assert.is(br.headers.get('vary'), 'accept-encoding');
+  assert.match(br.headers.get('etag')!, /^W\/"/);
+  assert.is(zlib.brotliDecompressSync(Buffer.from(await br.arrayBuffer())).toString(), long);
+  const img = await h.server.request(`http://${host}${pathOf(url)}`, { headers: { 'accept-encoding': 'br' } });
+  assert.is(img.headers.get('content-encoding'), null);
+  assert.equal(Buffer.from(await img.arrayBuffer()), PNG);
 });
 
 test('store limits: size, allowed content types, declared stores only', async () => {

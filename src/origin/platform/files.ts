@@ -12,6 +12,7 @@ import { ApiError } from '../../errors.ts';
 import { REQUEST_ID_HEADER } from '../../http/request-id.ts';
 import { etagOf, matchesIfNoneMatch } from '../../lib/etag.ts';
 import { notAllowed } from './body.ts';
+import { compressAnswer } from '../compress-answer.ts';
 import type { OriginEnv } from './env.ts';
 
 const INLINE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'text/plain', 'application/pdf', 'audio/mpeg', 'video/mp4']);
@@ -52,6 +53,6 @@ export const fileRoutes = new Hono<OriginEnv>({ strict: true })
     headers['content-length'] = String(file.size);
     if (req.method === 'HEAD') return new Response(null, { status: 200, headers });
     const bytes = await caches.bytes(app.accountId, { sha256: file.sha256, etag });
-    return new Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers });
+    return new Response((await compressAnswer(req, headers, bytes)) as Uint8Array<ArrayBuffer>, { status: 200, headers });
   })
   .all('/:store/:file_id', notAllowed('GET'));
