@@ -1,8 +1,10 @@
 /**
  * App-origin speed. Publishes an app with a ~20 KB index.html and a trivial server handler on the
  * real service, starts a bare Hono server returning the same bytes from memory in another
- * process, and loads each with wrk (or autocannon when wrk is missing) in the same run. Prints
- * requests/s, p50 and p99 latency and the ratios to bare Hono, plus a release's first request.
+ * process (the page, the page as brotli, the handler's text), and loads each with wrk (or
+ * autocannon when wrk is missing) in the same run. Prints requests/s, p50 and p99 latency and
+ * each platform row's ratio to the bare Hono row sending the same bytes, plus a release's first
+ * request. (workerd is not a row yet: see the issue note.)
  *   npm run bench:origin [-- --seconds 3 --rounds 8 --connections 32 --releases 5]
  */
 import { execFile, spawn } from 'node:child_process';
@@ -42,9 +44,9 @@ async function cpuTimeUs(pid?: number): Promise<number | undefined> {
 }
 
 /** A load run that also reports the server's CPU time per request (the server process given by pid; none = this one). */
-async function measured(label: string, url: string, host: string | undefined, pid: number | undefined, seconds?: number): Promise<Result> {
+async function measured(label: string, url: string, headers: Record<string, string>, pid: number | undefined, seconds?: number): Promise<Result> {
   const before = await cpuTimeUs(pid);
-  const r = await load(label, url, host, seconds);
+  const r = await load(label, url, headers, seconds);
   const after = await cpuTimeUs(pid);
   const requests = r.rps * (seconds ?? SECONDS);
   return before !== undefined && after !== undefined && requests > 0 ? { ...r, cpuUs: (after - before) / requests } : r;
@@ -61,10 +63,10 @@ function ms(v: string): number {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 }
 
-async function load(label: string, url: string, host?: string, seconds = SECONDS): Promise<Result> {
+async function load(label: string, url: string, headers: Record<string, string>, seconds = SECONDS): Promise<Result> {
   if (await hasWrk()) {
     const args = ['-t', '2', '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--latency', url];
-    if (host) args.unshift('-H', `Host: ${host}`);
+    for (const [k, v] of Object.entries(headers)) args.unshift('-H', `${k}: ${v}`);
     const { stdout } = await run('wrk', args, { maxBuffer: 1 << 20 });
     const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
     const p50 = ms(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? '');
@@ -73,7 +75,7 @@ async function load(label: string, url: string, host?: string, seconds = SECONDS
     return { label, rps, p50, p99, errors };
   }
   const { default: autocannon } = await import('autocannon' as string);
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: host ? { host } : {} });
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
   return { label, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors };
 }
 
@@ -133,21 +135,27 @@ for (let n = 0; n <= RELEASES; n++) {
   firsts.push({ ms: first.ms, next: next.ms, status: first.status });
 }
 
-const bare = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench-bare-hono.ts', String(SIZE)], { stdio: ['ignore', 'pipe', 'inherit'] });
+const bare = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench-bare-hono.ts', String(SIZE), `hello from the sandbox (release ${RELEASES})`], { stdio: ['ignore', 'pipe', 'inherit'] });
 const barePort = await new Promise<number>((resolve) => bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
 
 // Interleaved rounds, medians: a 2-core machine shared with the load generator is noisy.
 // The order alternates between rounds so a drift in the machine's speed does not favour one target.
-const rounds: Result[][] = [[], [], []];
+// Each platform target is paired with the bare Hono answer it is compared with (same bytes on the wire).
+const bareUrl = `http://127.0.0.1:${barePort}`;
 const targets = [
-  (seconds?: number) => measured('bare Hono, 20 KB from memory', `http://127.0.0.1:${barePort}/`, undefined, bare.pid, seconds),
-  (seconds?: number) => measured('platform static hit, 20 KB', `${env.url}/`, host, undefined, seconds),
-  (seconds?: number) => measured('platform server handler (QuickJS)', `${env.url}/api`, host, undefined, seconds),
+  (seconds?: number) => measured('bare Hono, 20 KB from memory', `${bareUrl}/`, {}, bare.pid, seconds),
+  (seconds?: number) => measured('platform static hit, 20 KB', `${env.url}/`, { host }, undefined, seconds),
+  (seconds?: number) => measured('platform server handler (QuickJS)', `${env.url}/api`, { host }, undefined, seconds),
+  (seconds?: number) => measured('bare Hono, the same text', `${bareUrl}/text`, {}, bare.pid, seconds),
+  (seconds?: number) => measured('bare Hono, the page as brotli', `${bareUrl}/br`, { 'accept-encoding': 'br' }, bare.pid, seconds),
+  (seconds?: number) => measured('platform static hit, br', `${env.url}/`, { host, 'accept-encoding': 'br' }, undefined, seconds),
 ];
+const rounds: Result[][] = targets.map(() => []);
 // One uncounted second first, so every target's code is optimised before it is measured.
 for (const t of targets) await t(1);
 for (let i = 0; i < ROUNDS; i++) {
-  const order = i % 2 === 0 ? [0, 1, 2] : [2, 1, 0];
+  const order = targets.map((_, k) => k);
+  if (i % 2 === 1) order.reverse();
   for (const t of order) rounds[t]!.push(await targets[t]!());
 }
 bare.kill();
@@ -159,7 +167,8 @@ const results: Result[] = rounds.map((rs) => ({
   errors: rs.reduce((n, r) => n + r.errors, 0),
   cpuUs: rs.every((r) => r.cpuUs !== undefined) ? median(rs.map((r) => r.cpuUs!)) : undefined,
 }));
-const ratios = rounds[1]!.map((r, i) => [r.rps / rounds[0]![i]!.rps, rounds[2]![i]!.rps / rounds[0]![i]!.rps]);
+// static against the bare page; the server handler against bare Hono's same text; br static against bare brotli
+const ratios = rounds[1]!.map((r, i) => [r.rps / rounds[0]![i]!.rps, rounds[2]![i]!.rps / rounds[3]![i]!.rps, rounds[5]![i]!.rps / rounds[4]![i]!.rps]);
 
 const base = results[0]!.rps;
 console.log(`\n${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; ${await hasWrk() ? 'wrk' : 'autocannon'}; ${(await import('node:os')).availableParallelism()} cores\n`);
@@ -167,8 +176,8 @@ console.log('target'.padEnd(38), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99
 for (const r of results) {
   console.log(r.label.padEnd(38), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base).toFixed(2).padStart(7), String(r.errors).padStart(7), (r.cpuUs === undefined ? '-' : r.cpuUs.toFixed(1)).padStart(18));
 }
-console.log(`\nper-round ratios to bare Hono (static / server): ${ratios.map(([a, b]) => `${a!.toFixed(2)}/${b!.toFixed(2)}`).join('  ')}`);
-console.log(`median of per-round ratios: static ${median(ratios.map((r) => r[0]!)).toFixed(2)}, server ${median(ratios.map((r) => r[1]!)).toFixed(2)}`);
+console.log(`\nper-round ratios to the matching bare Hono answer (static / server vs the same text / br static vs the same brotli): ${ratios.map(([a, b, c]) => `${a!.toFixed(2)}/${b!.toFixed(2)}/${c!.toFixed(2)}`).join('  ')}`);
+console.log(`median of per-round ratios: static ${median(ratios.map((r) => r[0]!)).toFixed(2)}, server ${median(ratios.map((r) => r[1]!)).toFixed(2)}, br static ${median(ratios.map((r) => r[2]!)).toFixed(2)}`);
 if (rounds[0]!.every((r, i) => r.cpuUs !== undefined && rounds[1]![i]!.cpuUs !== undefined)) {
   // CPU per request is the cost of the code itself; req/s also moves with scheduling and steal on a shared VM.
   const cpuRatios = rounds[0]!.map((r, i) => r.cpuUs! / rounds[1]![i]!.cpuUs!);
