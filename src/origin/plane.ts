@@ -14,6 +14,7 @@ import { representation, serveFile, STATIC_CACHE_CONTROL, staticStatus } from '.
 import { platformRoutes } from './platform/router.ts';
 import { originBlocked, originError, originFail, originJson } from './respond.ts';
 import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
+import { createEventWriter, type EventWriter } from '../events/writer.ts';
 import { errorBody } from '../errors.ts';
 import { largestCpuMs, planOf } from '../plans/catalogue.ts';
 
@@ -24,6 +25,8 @@ export type AppsPlane = {
   sandbox(): SandboxPool;
   /** Counts what app origins serve (monthly quotas; analytics reads the same capture). */
   meter: RequestMeter;
+  /** Writes server requests' runtime events in batches, after the answers (flushed at close). */
+  events: EventWriter;
   /** Loads a server module from a bundle's sources in the sandbox: ok, or why it does not load. */
   checkModule(input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string }>;
   close(): Promise<void>;
@@ -77,6 +80,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     }));
 
   const meter = createRequestMeter({ db: deps.db, log: deps.log, flushMs: deps.config.usageFlushMs });
+  const events = createEventWriter({ db: deps.db, log: deps.log });
   const plans = deps.config.plans;
 
   /** Why an app may not answer at all right now (operator flags, the monthly quota): from memory only. */
@@ -138,7 +142,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     }
     const fallback = runtime.fallback ?? '404';
     if (fallback === 'server') {
-      return runServerFallback(deps, { caches, sandbox }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId });
+      return runServerFallback(deps, { caches, sandbox, events }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId });
     }
     if (!readable) return originFail('method_not_allowed', `${req.method} is not allowed here.`, requestId, { allow: 'GET, HEAD' });
     const rootIndex = fallback === 'index.html' ? files.get(`${root}/index.html`) : undefined;
@@ -212,8 +216,10 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     caches,
     sandbox,
     meter,
+    events,
     async close() {
       await meter.close();
+      await events.close();
       await pool?.close();
     },
   };

@@ -7,7 +7,8 @@
  */
 import type { Deps } from '../deps.ts';
 import { errorBody } from '../errors.ts';
-import { recordEvents, type NewEvent } from '../events/record.ts';
+import type { NewEvent } from '../events/record.ts';
+import type { EventWriter } from '../events/writer.ts';
 import { QUARANTINE } from '../sandbox/pool.ts';
 import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
@@ -52,7 +53,7 @@ export function runtimeErrorResponse(status: number, requestId: string): Respons
  * recorded when it ends. A visitor who goes away cancels it, which is not a failure.
  */
 function streamed(
-  deps: Deps,
+  events$: EventWriter,
   base: Pick<NewEvent, 'app_id' | 'account_id' | 'release_id' | 'request_id'>,
   req: Request,
   requestUrl: string,
@@ -73,14 +74,14 @@ function streamed(
         metadata: { kind: end.error.kind, method: req.method, path: new URL(requestUrl).pathname, status: answer.status, streamed: true, bytes: end.bytes ?? null, error: end.error.message, stack: end.error.stack?.slice(0, 4000) ?? null, cpu_ms: end.cpuMs ?? null },
       });
     }
-    if (events.length) await recordEvents(deps.db, events).catch((err) => deps.log.error('could not record runtime events', { error: String(err), app_id: base.app_id }));
+    events$.add(events);
   });
   return new Response(noBody ? null : answer.stream!, { status: answer.status, headers });
 }
 
 export async function runServerFallback(
   deps: Deps,
-  services: { caches: RuntimeCaches; sandbox: () => SandboxPool },
+  services: { caches: RuntimeCaches; sandbox: () => SandboxPool; events: EventWriter },
   input: { req: Request; app: LiveApp; release: ReleaseView; origin: string; requestId: string },
 ): Promise<Response> {
   const { req, app, release } = input;
@@ -111,7 +112,7 @@ export async function runServerFallback(
   }
   const base = { app_id: app.appId, account_id: app.accountId, release_id: release.releaseId, request_id: input.requestId };
   const problem = result.ok && result.response ? badResponse(result.response) : null;
-  if (result.ok && result.response?.stream && !problem) return streamed(deps, base, req, requestUrl, result.response, input.requestId);
+  if (result.ok && result.response?.stream && !problem) return streamed(services.events, base, req, requestUrl, result.response, input.requestId);
   const events: NewEvent[] = logEvents(base, result.logs);
   let response: Response;
   if (result.ok && result.response && !problem && result.response.status < 500) {
@@ -151,8 +152,7 @@ export async function runServerFallback(
     }
     response = runtimeErrorResponse(status, input.requestId);
   }
-  if (events.length) {
-    await recordEvents(deps.db, events).catch((err) => deps.log.error('could not record runtime events', { error: String(err), app_id: app.appId }));
-  }
+  // written in a batch after the answer goes out (events/writer.ts)
+  services.events.add(events);
   return response;
 }

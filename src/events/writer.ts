@@ -1,0 +1,74 @@
+/**
+ * Runtime events off the response path: a server request's `runtime.*` events are queued here and
+ * written in batches (every `flushMs`, at `maxBatch` queued events, and at shutdown), so a visitor's
+ * answer never waits for an insert. A failed write keeps the batch for the next flush (bounded:
+ * past `maxQueued` the oldest are dropped and the drop is logged). Crash safety (docs/decisions.md):
+ * a clean stop (SIGTERM, Ctrl-C) writes everything queued; a hard kill can lose at most the events of
+ * the last `flushMs`.
+ */
+import type { Db } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
+import { recordEvents, type NewEvent } from './record.ts';
+
+export type EventWriter = ReturnType<typeof createEventWriter>;
+
+export function createEventWriter(options: { db: Db; log: Logger; flushMs?: number; maxBatch?: number; maxQueued?: number }) {
+  const flushMs = options.flushMs ?? 10;
+  const maxBatch = options.maxBatch ?? 500;
+  const maxQueued = options.maxQueued ?? 50_000;
+  let queue: NewEvent[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+
+  function schedule(): void {
+    if (timer || !queue.length) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void flush();
+    }, flushMs);
+  }
+
+  async function writeOnce(): Promise<void> {
+    while (queue.length) {
+      const batch = queue.slice(0, maxBatch);
+      try {
+        await recordEvents(options.db, batch);
+        queue.splice(0, batch.length);
+      } catch (err) {
+        if (queue.length > maxQueued) {
+          const dropped = queue.length - maxQueued;
+          queue.splice(0, dropped);
+          options.log.error('runtime events dropped: the database refuses them and the queue is full', { dropped });
+        }
+        options.log.warn('could not write runtime events; will retry', { queued: queue.length, error: String(err) });
+        return;
+      }
+    }
+  }
+
+  /** Writes what is queued (one writer at a time; a caller during a write waits for the next). */
+  function flush(): Promise<void> {
+    writing = writing.then(writeOnce);
+    return writing.finally(schedule);
+  }
+
+  return {
+    /** Queues events; never waits and never throws. */
+    add(events: NewEvent[]): void {
+      if (!events.length) return;
+      queue.push(...events);
+      if (queue.length >= maxBatch) void flush();
+      else schedule();
+    },
+    flush,
+    queued: () => queue.length,
+    /** Writes everything still queued (a shutdown). */
+    async close(): Promise<void> {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      for (let i = 0; i < 3 && queue.length; i++) await flush();
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
