@@ -18,7 +18,7 @@ import { incompatible, planChangeFor } from '../plans/change.ts';
 import { accountPlanRow } from '../plans/queries.ts';
 import { accountOwner, billingRow, linkCustomer } from './queries.ts';
 import { BillingPlan, CheckoutRequest, CheckoutSession, PortalSession } from './schemas.ts';
-import { billingConfigured, isPaidPlan, PRICE_ENV, stripeOf } from './stripe.ts';
+import { billingConfigured, isPaidPlan, missingForSale, PRICE_ENV, stripeOf, viaStripe } from './stripe.ts';
 import type { SubscriptionView } from './sync.ts';
 
 const tags = ['Billing'];
@@ -70,7 +70,7 @@ export async function billingPlanRecord(deps: Deps, accountId: string): Promise<
       price_monthly_usd: config.plans[k].price_monthly_usd,
       stripe_price_id: config.stripe.prices[k] ?? null,
       stripe_price_env: PRICE_ENV[k],
-      configured: Boolean(config.stripe.secretKey && config.stripe.webhookSecret && config.stripe.prices[k]),
+      configured: missingForSale(config, k) === null,
     })),
   };
 }
@@ -78,17 +78,6 @@ export async function billingPlanRecord(deps: Deps, accountId: string): Promise<
 /** The contract: a console session's billing mutation carries `Origin` (the CSRF check already refuses a foreign one). */
 function requireOriginFromConsole(c: Context<Env>): void {
   if (c.var.actor.session && !c.req.header('origin')) throw new ApiError('csrf_rejected', 'Billing requests from the console must send an Origin header.');
-}
-
-/** A Stripe failure as the contract's error body (never the provider's raw message with its request details). */
-export async function viaStripe<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    if (err instanceof ApiError) throw err;
-    const e = err as { type?: string; message?: string; statusCode?: number };
-    throw new ApiError('payment_provider_failed', `Stripe could not ${what}${e.statusCode ? ` (HTTP ${e.statusCode})` : ''}; try again in a moment.`, { provider_error: e.type ?? 'connection_error' });
-  }
 }
 
 /** The account's Stripe customer, created (with the account id in its metadata) on first use. */
@@ -130,10 +119,9 @@ export function billingRoutes(): Hono<Env> {
         const hint = key.startsWith('price_') ? 'Send a plan key, not a Stripe price id.' : `Checkout sells ${PAID_PLAN_KEYS.join(', ')}.`;
         throw new ApiError('invalid_billing_plan', `"${key}" cannot be bought. ${hint}`, { plan_key: key, allowed: [...PAID_PLAN_KEYS] });
       }
-      const price = config.stripe.prices[key];
-      if (!config.stripe.secretKey || !config.stripe.webhookSecret || !price) {
-        throw new ApiError('billing_not_configured', `Billing for ${config.plans[key].display_name} is not set up on this platform (${!price ? PRICE_ENV[key] : !config.stripe.secretKey ? 'STRIPE_SECRET_KEY' : 'STRIPE_WEBHOOK_SECRET'} is missing).`);
-      }
+      const missing = missingForSale(config, key);
+      if (missing) throw new ApiError('billing_not_configured', `Billing for ${config.plans[key].display_name} is not set up on this platform (${missing} is missing).`);
+      const price = config.stripe.prices[key]!;
       const account = (await accountPlanRow(deps.db, accountId))!;
       const billing = await billingRow(deps.db, accountId);
       const sub = billing?.subscription as SubscriptionView | null | undefined;

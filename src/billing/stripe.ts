@@ -48,7 +48,28 @@ export function planOfPrice(config: Config, priceId: string | null | undefined):
   return PAID_PLAN_KEYS.find((k) => config.stripe.prices[k] === priceId) ?? null;
 }
 
-/** Whether checkout can sell anything: a secret key, a webhook secret (or nothing would ever be granted) and a price. */
+/**
+ * What is missing before checkout can sell a plan: the secret key, the webhook secret (or nothing
+ * bought would ever be granted) and the plan's price; null when nothing is.
+ */
+export function missingForSale(config: Config, plan: PaidPlanKey): string | null {
+  if (!config.stripe.secretKey) return 'STRIPE_SECRET_KEY';
+  if (!config.stripe.webhookSecret) return 'STRIPE_WEBHOOK_SECRET';
+  return config.stripe.prices[plan] ? null : PRICE_ENV[plan];
+}
+
+/** Whether checkout can sell anything. */
 export function billingConfigured(config: Config): boolean {
-  return Boolean(config.stripe.secretKey && config.stripe.webhookSecret && PAID_PLAN_KEYS.some((k) => config.stripe.prices[k]));
+  return PAID_PLAN_KEYS.some((k) => missingForSale(config, k) === null);
+}
+
+/** A Stripe failure as the contract's error body (never the provider's raw message with its request details). */
+export async function viaStripe<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    const e = err as { type?: string; statusCode?: number };
+    throw new ApiError('payment_provider_failed', `Stripe could not ${what}${e.statusCode ? ` (HTTP ${e.statusCode})` : ''}; try again in a moment.`, { provider_error: e.type ?? 'connection_error' });
+  }
 }

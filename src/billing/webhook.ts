@@ -13,9 +13,8 @@ import { operation } from '../http/operation.ts';
 import { readBodyLimited } from '../http/validate.ts';
 import { accountPlanRow } from '../plans/queries.ts';
 import { accountOfCustomer, claimStripeEvent, linkCustomer } from './queries.ts';
-import { viaStripe } from './routes.ts';
 import { WebhookAck } from './schemas.ts';
-import { stripeOf } from './stripe.ts';
+import { stripeOf, viaStripe } from './stripe.ts';
 import { syncAccount } from './sync.ts';
 
 export const HANDLED_EVENTS = new Set([

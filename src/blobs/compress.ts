@@ -13,7 +13,6 @@ const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 
 export type Encoding = 'br' | 'gzip';
-export const ENCODINGS: readonly Encoding[] = ['br', 'gzip'];
 export const MIN_COMPRESS_BYTES = 1024;
 /**
  * Files up to this size get the best (brotli 11, gzip 9); larger ones brotli 6 and gzip 6, because the best

@@ -83,13 +83,14 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   const events = createEventWriter({ db: deps.db, log: deps.log });
   const plans = deps.config.plans;
 
+  /** The account has used its monthly requests (from memory). */
+  const overQuota = (app: LiveApp) => meter.used(app.accountId) >= app.monthlyRequests;
+
   /** Why an app may not answer at all right now (operator flags, the monthly quota): from memory only. */
   function refusal(app: LiveApp, requestId: string): Response | undefined {
     if (app.block) return originBlocked(app.block, requestId);
-    const limit = planOf(plans, app.planKey).limits['requests.monthly.max'];
-    const used = meter.used(app.accountId);
-    if (used < limit) return undefined;
-    const details = { metric: REQUESTS_METRIC, plan_key: app.planKey, limit, current: used, increment: 1, upgrade_required: true };
+    if (!overQuota(app)) return undefined;
+    const details = { metric: REQUESTS_METRIC, plan_key: app.planKey, limit: app.monthlyRequests, current: meter.used(app.accountId), increment: 1, upgrade_required: true };
     return originJson(402, errorBody('quota_exceeded', "This app's account has used its monthly requests; it serves again next month or after an upgrade.", details), requestId, { 'cache-control': 'no-store' });
   }
 
@@ -160,7 +161,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return undefined;
     const app = caches.liveAppCached(appId);
-    if (!app || app.block !== null || meter.used(app.accountId) >= planOf(plans, app.planKey).limits['requests.monthly.max']) return undefined;
+    if (!app || app.block !== null || overQuota(app)) return undefined;
     const release = caches.releaseCached(app.releaseId);
     if (!release) return undefined;
     const f = directStaticFile(release, splitUrl(req.url).pathname);

@@ -83,11 +83,6 @@ export async function flagsOf(db: Executor, accountId: string) {
   return { account, apps };
 }
 
-export async function accountSuspended(db: Executor, accountId: string): Promise<boolean> {
-  const row = await db.selectFrom('account_flags').select('flag').where('account_id', '=', accountId).where('flag', '=', 'suspended').executeTakeFirst();
-  return row !== undefined;
-}
-
 export async function appFlagNames(db: Executor, appId: string): Promise<string[]> {
   const rows = await db.selectFrom('app_flags').select('flag').where('app_id', '=', appId).execute();
   return rows.map((r) => r.flag);

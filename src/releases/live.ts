@@ -14,6 +14,7 @@ import type { Manifest } from '../manifest/schema.ts';
 import { open, secretAad } from '../secrets/crypto.ts';
 import { etagOf } from '../lib/etag.ts';
 import { findApp } from '../apps/queries.ts';
+import { planOf } from '../plans/catalogue.ts';
 import { appPointer, releaseFiles, releaseVariants, releaseWithAccount, sealedSecrets } from './queries.ts';
 
 /** Whether a release declares app users (auth.mode app_users). */
@@ -27,7 +28,15 @@ const MAX_CACHED_FILE = 4 * 1024 * 1024;
 
 /** What stops an app from serving, worst first (operator flags; docs/decisions.md). */
 export type ServingBlock = 'app_takedown' | 'account_suspended' | 'app_suspended';
-export type LiveApp = { appId: string; accountId: string; releaseId: string; planKey: string; block: ServingBlock | null };
+export type LiveApp = {
+  appId: string;
+  accountId: string;
+  releaseId: string;
+  planKey: string;
+  /** the plan's requests.monthly.max, read once per load (the hot path compares against it) */
+  monthlyRequests: number;
+  block: ServingBlock | null;
+};
 
 export function servingBlock(row: { account_suspended: boolean; app_flags: string[] | null }): ServingBlock | null {
   const flags = row.app_flags ?? [];
@@ -87,7 +96,14 @@ export function createRuntimeCaches(deps: Deps) {
         .then((row) => {
           const app: LiveApp | null =
             row && row.live_release_id && !row.deleted_at
-              ? { appId: row.id, accountId: row.account_id, releaseId: row.live_release_id, planKey: row.plan_key, block: servingBlock(row) }
+              ? {
+                  appId: row.id,
+                  accountId: row.account_id,
+                  releaseId: row.live_release_id,
+                  planKey: row.plan_key,
+                  monthlyRequests: planOf(deps.config.plans, row.plan_key).limits['requests.monthly.max'],
+                  block: servingBlock(row),
+                }
               : null;
           live.set(appId, { app, at: Date.now() });
           return app;
