@@ -7,6 +7,7 @@
  *   set-plan    --account A --plan P [--force]
  *   flag        --account A | --app X  --set F --reason R | --clear F
  *   billing-state --account A --state S [--grace-days N]
+ *   verify-domain --hostname H
  *   unlock-stale-jobs [--older-than-seconds N]
  */
 import { parseArgs } from 'node:util';
@@ -18,6 +19,7 @@ import { makeWorkerUtils } from 'graphile-worker';
 import pg from 'pg';
 import { addMember, createUser } from '../src/users/service.ts';
 import { setBillingState, setFlag, setPlan } from '../src/plans/operator.ts';
+import { operatorVerify } from '../src/domains/service.ts';
 
 /** Workers holding job locks older than `seconds`: force-unlock them (graphile-worker's own API). */
 async function unlockStaleJobs(connectionString: string, seconds: number) {
@@ -57,6 +59,9 @@ Commands:
   billing-state --account <acct_...> --state active|past_due_grace|restricted [--grace-days <n>]
       Billing access for an account billed by hand: past_due_grace keeps apps online, blocks new
       paid features, and ends after n days (default 7).
+  verify-domain --hostname <custom domain>
+      Mark a pending custom domain verified without DNS look-ups (sites with no public DNS, tests):
+      the body {"dns_verified": true} of the verify endpoint, reserved for the operator.
   unlock-stale-jobs [--older-than-seconds <n>]
       Release the jobs of workers that died mid-job (locked longer than n seconds, default 600),
       so another worker runs them now instead of after graphile-worker's 4-hour lock timeout.
@@ -94,6 +99,7 @@ async function main(): Promise<void> {
         reason: { type: 'string' },
         state: { type: 'string' },
         'grace-days': { type: 'string' },
+        hostname: { type: 'string' },
       },
       strict: true,
     }) as { values: Record<string, string | boolean | undefined> });
@@ -109,7 +115,7 @@ async function main(): Promise<void> {
   }
   const text = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const need = (name: string): string => text(name) ?? fail(`--${name} is required for ${command}`);
-  const COMMANDS = ['create-user', 'add-member', 'unlock-stale-jobs', 'set-plan', 'flag', 'billing-state'];
+  const COMMANDS = ['create-user', 'add-member', 'unlock-stale-jobs', 'set-plan', 'flag', 'billing-state', 'verify-domain'];
   if (!COMMANDS.includes(command)) fail(`Unknown command "${command}".\n${USAGE}`);
   if (command === 'flag' && !text('set') === !text('clear')) fail('flag needs either --set <flag> (with --reason) or --clear <flag>');
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
@@ -123,6 +129,7 @@ async function main(): Promise<void> {
       'unlock-stale-jobs': () => unlockStaleJobs(booted.databaseUrl, Number(text('older-than-seconds') ?? 600)),
       'set-plan': () => setPlan(deps, { accountId: need('account'), planKey: need('plan'), force: values.force === true }),
       flag: () => setFlag(deps, { accountId: text('account'), appId: text('app'), flag: (text('set') ?? text('clear'))!, reason: text('reason'), clear: text('clear') !== undefined }),
+      'verify-domain': () => operatorVerify(deps, need('hostname')),
       'billing-state': () => setBillingState(deps, { accountId: need('account'), state: need('state'), graceDays: text('grace-days') === undefined ? undefined : Number(text('grace-days')) }),
     };
     const result = await run[command]!();

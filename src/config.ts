@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { isIP } from 'node:net';
 import * as v from 'valibot';
 import { BUILT_IN_PLANS, mergePlans, type PlanCatalogue } from './plans/catalogue.ts';
 
@@ -60,6 +61,14 @@ const EnvSchema = v.object({
   STRIPE_PRICE_AGENCY: v.optional(v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)'))),
   STRIPE_API_BASE: v.optional(v.pipe(v.string(), v.url('must be a URL such as http://127.0.0.1:12111'), v.regex(/^https?:\/\/[^/?#]+\/?$/, 'must be a scheme, host and port only'))),
   PLATFORM_BILLING_GRACE_DAYS: v.pipe(v.optional(v.string(), '14'), v.regex(/^\d+$/, 'must be a whole number of days'), v.transform(Number), v.minValue(1), v.maxValue(90)),
+  PLATFORM_CNAME_TARGET: v.optional(hostname('')),
+  PLATFORM_APEX_ADDRESSES: v.optional(v.pipe(v.string(), v.check((s) => list(s).every((a) => isIP(a) !== 0), 'must be IP addresses separated by commas'))),
+  PLATFORM_DNS_SERVERS: v.optional(v.pipe(v.string(), v.check((s) => list(s).every(dnsServer), 'must be DNS servers (IP or IP:port, [IPv6]:port) separated by commas'))),
+  PLATFORM_CAA_ISSUERS: v.optional(v.string(), 'letsencrypt.org,zerossl.com,pki.goog,ssl.com'),
+  PLATFORM_TLS_ASK_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
+  CLOUDFLARE_API_TOKEN: v.optional(v.pipe(v.string(), v.minLength(10, 'must be a Cloudflare API token'))),
+  CLOUDFLARE_ZONE_ID: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/, 'must be a Cloudflare zone id (32 hex characters)'))),
+  CLOUDFLARE_API_BASE: v.optional(v.pipe(v.string(), v.url('must be a URL such as https://api.cloudflare.com/client/v4')), 'https://api.cloudflare.com/client/v4'),
   PLATFORM_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'info'),
 });
 
@@ -93,8 +102,25 @@ export type Config = Readonly<{
     apiBase: string | undefined;
     graceDays: number;
   }>;
+  /** Slugs and custom domains: the CNAME target customers point at, apex addresses, DNS servers for verification, CAs allowed by CAA, the TLS ask token, Cloudflare for SaaS. */
+  domains: Readonly<{
+    cnameTarget: string;
+    apexAddresses: readonly string[];
+    dnsServers: readonly string[];
+    caaIssuers: readonly string[];
+    tlsAskToken: string | undefined;
+    cloudflare: Readonly<{ apiToken: string; zoneId: string; apiBase: string }> | undefined;
+  }>;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }>;
+
+const list = (s: string | undefined) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+/** `1.2.3.4`, `1.2.3.4:53`, `::1`, `[::1]:53` */
+function dnsServer(s: string): boolean {
+  const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(s) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(s);
+  if (m) return isIP(m[1]!) !== 0;
+  return isIP(s) === 6;
+}
 
 export class ConfigError extends Error {}
 
@@ -118,6 +144,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = result.output;
+  if (Boolean(e.CLOUDFLARE_API_TOKEN) !== Boolean(e.CLOUDFLARE_ZONE_ID)) {
+    throw new ConfigError('Invalid configuration:\n  CLOUDFLARE_API_TOKEN and CLOUDFLARE_ZONE_ID: set both (custom hostnames through Cloudflare for SaaS) or neither');
+  }
   let publicPort = e.PLATFORM_PUBLIC_PORT ?? String(e.PORT);
   if ((e.PLATFORM_PUBLIC_SCHEME === 'http' && publicPort === '80') || (e.PLATFORM_PUBLIC_SCHEME === 'https' && publicPort === '443')) {
     publicPort = '';
@@ -153,6 +182,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       prices: Object.freeze({ starter: e.STRIPE_PRICE_STARTER, business: e.STRIPE_PRICE_BUSINESS, business_plus: e.STRIPE_PRICE_BUSINESS_PLUS, agency: e.STRIPE_PRICE_AGENCY }),
       apiBase: e.STRIPE_API_BASE,
       graceDays: e.PLATFORM_BILLING_GRACE_DAYS,
+    }),
+    domains: Object.freeze({
+      cnameTarget: e.PLATFORM_CNAME_TARGET || e.PLATFORM_APPS_HOST,
+      apexAddresses: Object.freeze(list(e.PLATFORM_APEX_ADDRESSES)),
+      dnsServers: Object.freeze(list(e.PLATFORM_DNS_SERVERS)),
+      caaIssuers: Object.freeze(list(e.PLATFORM_CAA_ISSUERS).map((s) => s.toLowerCase())),
+      tlsAskToken: e.PLATFORM_TLS_ASK_TOKEN,
+      cloudflare: e.CLOUDFLARE_API_TOKEN && e.CLOUDFLARE_ZONE_ID ? Object.freeze({ apiToken: e.CLOUDFLARE_API_TOKEN, zoneId: e.CLOUDFLARE_ZONE_ID, apiBase: e.CLOUDFLARE_API_BASE.replace(/\/$/, '') }) : undefined,
     }),
     logLevel: e.PLATFORM_LOG_LEVEL,
   });

@@ -5,8 +5,11 @@ import { billingRoutes } from './billing/routes.ts';
 import { paymentsWebhookRoutes } from './billing/webhook.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { appRoutes } from './apps/routes.ts';
+import { APP_ID } from './apps/access.ts';
 import { eventRoutes } from './events/routes.ts';
 import { inviteRoutes } from './app-auth/invites.ts';
+import { domainRoutes } from './domains/routes.ts';
+import { tlsPermissionRoutes } from './domains/tls.ts';
 import { secretRoutes } from './secrets/routes.ts';
 import { publicUrl } from './config.ts';
 import type { Deps } from './deps.ts';
@@ -58,12 +61,14 @@ function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
   v0.route('/apps', eventRoutes());
   v0.route('/apps', secretRoutes());
   v0.route('/apps', inviteRoutes());
+  v0.route('/apps', domainRoutes());
   return v0;
 }
 
 function apiRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const api = baseRouter(deps);
   api.get('/healthz', healthz, async (c) => healthz.reply(c, 200, await health(deps)));
+  api.route('/_internal/tls', tlsPermissionRoutes(plane));
   api.route('/v0', v0Routes(plane, { console: false }));
   api.get(MANIFEST_SCHEMA_PATH, manifestSchemaOp, (c) => manifestSchemaResponse(c, publicUrl(deps.config, deps.config.hosts.api)));
   let openapi: OpenApiDocument | undefined;
@@ -110,7 +115,11 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
       case 'docs':
         return docs.fetch(req);
       case 'app':
-        return appsPlane.handle(req, host.label, env?.incoming?.socket?.remoteAddress);
+        // a label shaped like an app id is a canonical origin; any other label can only be a slug
+        if (APP_ID.test(host.label)) return appsPlane.handle(req, host.label, env?.incoming?.socket?.remoteAddress);
+        return appsPlane.handleAlias(req, `${host.label}.${deps.config.hosts.apps}`, env?.incoming?.socket?.remoteAddress);
+      case 'custom':
+        return appsPlane.handleAlias(req, host.hostname, env?.incoming?.socket?.remoteAddress);
       default:
         return new Response(JSON.stringify(errorBody('not_found', 'Unknown host.')), {
           status: 404,

@@ -1,6 +1,7 @@
 /**
  * In-process notifications after a commit: caches on this node drop what changed at once.
- * Other nodes revalidate on a short TTL (src/releases/live.ts), so no cross-node bus is needed.
+ * Other nodes revalidate on a short TTL (src/releases/live.ts), or, for routes, hear the change
+ * through the change feed (src/changes/feed.ts: a trigger NOTIFYs from the writing transaction).
  */
 type Listener = (id: string) => void;
 
@@ -9,6 +10,9 @@ export type Signals = {
   secretsChanged(appId: string): void;
   /** The account's plan, billing access or flags changed (every app of it may serve differently). */
   accountChanged(accountId: string): void;
+  /** A slug or custom domain was added, changed or removed (by hostname). */
+  routeChanged(hostname: string): void;
+  onRouteChanged(fn: Listener): void;
   onAppChanged(fn: Listener): void;
   onSecretsChanged(fn: Listener): void;
   onAccountChanged(fn: Listener): void;
@@ -18,7 +22,10 @@ export function createSignals(): Signals {
   const app: Listener[] = [];
   const secrets: Listener[] = [];
   const account: Listener[] = [];
+  const route: Listener[] = [];
   return {
+    routeChanged: (h) => route.forEach((fn) => fn(h)),
+    onRouteChanged: (fn) => void route.push(fn),
     appChanged: (id) => app.forEach((fn) => fn(id)),
     secretsChanged: (id) => secrets.forEach((fn) => fn(id)),
     accountChanged: (id) => account.forEach((fn) => fn(id)),

@@ -3,6 +3,7 @@ import type { Deps } from '../src/deps.ts';
 import type { AppsPlane } from '../src/origin/plane.ts';
 import { appJobTask } from './tasks/app-job.ts';
 import { billingReconcileTask } from './tasks/billing-reconcile.ts';
+import { domainsRecheckTask } from './tasks/domains-recheck.ts';
 import { platformEmailTask } from './tasks/platform-email.ts';
 import { eventsRetentionTask, releasesRetentionTask } from './tasks/retention.ts';
 import { schedulesTickTask } from './tasks/schedules-tick.ts';
@@ -16,6 +17,7 @@ export function taskList(deps: Deps, plane: AppsPlane): TaskList {
     events_retention: eventsRetentionTask(deps),
     releases_retention: releasesRetentionTask(deps),
     billing_reconcile: billingReconcileTask(deps),
+    domains_recheck: domainsRecheckTask(deps),
   };
 }
 
@@ -28,4 +30,5 @@ export const crontab = [
   '17 * * * * events_retention',
   '43 3 * * * releases_retention',
   '11 4 * * * billing_reconcile',
+  '* * * * * domains_recheck',
 ].join('\n');

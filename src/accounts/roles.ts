@@ -17,6 +17,7 @@ export const PERMISSIONS = {
   'secrets.read': ['owner', 'admin', 'developer', 'viewer'],
   'secrets.write': ['owner', 'admin', 'developer'],
   'invites.create': ['owner', 'admin', 'developer'],
+  'routes.write': ['owner', 'admin', 'developer'],
   'members.manage': ['owner', 'admin'],
   'billing.manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;

@@ -19,6 +19,7 @@ import { isServerSource, manifestOf } from '../manifest/stored.ts';
 import { appOrigin } from './mappers.ts';
 import { ApiError } from '../errors.ts';
 import { planOf } from '../plans/catalogue.ts';
+import { removeAppRoutes } from '../domains/queries.ts';
 import { checkBundle, checkNewApp, checkNewWebhooks } from '../plans/enforce.ts';
 import { accountPlanRow, countLiveApps } from '../plans/queries.ts';
 import type { ActivationResult, PublishAppResponse, UnpublishResponse } from './schemas.ts';
@@ -185,6 +186,7 @@ async function publishTx(deps: Deps, target: { accountId: string; appId?: string
 
 /** Tombstones an app: the live pointer goes, the origin stops serving, data stays. Idempotent. */
 export async function unpublish(deps: Deps, appId: string, who: Who): Promise<UnpublishResponse> {
+  let removedRoutes: string[] = [];
   const result = await deps.db.transaction().execute(async (trx) => {
     const app = await lockApp(trx, appId);
     if (app.deleted_at) return { app_id: app.id, status: 'unpublished' as const, deleted_at: app.deleted_at.toISOString() };
@@ -193,6 +195,8 @@ export async function unpublish(deps: Deps, appId: string, who: Who): Promise<Un
       await markReleaseInactive(trx, app.live_release_id);
     }
     await tombstoneApp(trx, app.id, now);
+    // its slugs and domains go too (they answer 410 and their names are free again)
+    removedRoutes = await removeAppRoutes(trx, app.id);
     await recordEvents(trx, [
       {
         app_id: app.id,
@@ -209,5 +213,6 @@ export async function unpublish(deps: Deps, appId: string, who: Who): Promise<Un
     return { app_id: app.id, status: 'unpublished' as const, deleted_at: now.toISOString() };
   });
   deps.signals.appChanged(appId);
+  for (const hostname of removedRoutes) deps.signals.routeChanged(hostname);
   return result;
 }

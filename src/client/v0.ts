@@ -22,6 +22,8 @@ import type { ChangeRoleRequest, Invitation, InvitationRevoked, InviteMemberRequ
 import type { BillingPlan, CheckoutRequest, CheckoutSession, PortalSession, WebhookAck } from '../billing/schemas.ts';
 import type { AccountLimits, AccountStatus, DowngradePreview, DowngradeQuery } from '../plans/schemas.ts';
 import type { SecretBody } from '../secrets/routes.ts';
+import type { TlsPermission, TlsPermissionQuery } from '../domains/tls.ts';
+import type { CreateDomainBody, CreateSlugBody, DomainList, PatchRouteBody, RouteList, RouteRecord, SlugList, VerifyDomainBody } from '../domains/schemas.ts';
 import type { SecretDeleted, SecretList, SecretSummary } from '../secrets/schemas.ts';
 import type { EmailConfirmRequest, EmailLinkRequest, EmailLinkSent, PlatformSession, SignedIn, SignedOut, SignupCompleteRequest, SignupRequired } from '../sign-in/schemas.ts';
 
@@ -85,6 +87,17 @@ export type V0Routes = {
   'PUT /v0/apps/{app_id}/secrets/{name}': Op<Out<typeof SecretSummary>, In<typeof SecretBody>>;
   'DELETE /v0/apps/{app_id}/secrets/{name}': Op<Out<typeof SecretDeleted>>;
   'POST /v0/apps/{app_id}/admin-invites': Op<Out<typeof AdminInviteResponse>, In<typeof AdminInviteRequest>>;
+  'POST /v0/apps/{app_id}/slugs': Op<Out<typeof RouteRecord>, In<typeof CreateSlugBody>>;
+  'GET /v0/apps/{app_id}/slugs': Op<Out<typeof SlugList>>;
+  'DELETE /v0/apps/{app_id}/slugs/{slug}': Op<Out<typeof RouteRecord>>;
+  'GET /v0/apps/{app_id}/routes': Op<Out<typeof RouteList>>;
+  'PATCH /v0/apps/{app_id}/routes/{route_id}': Op<Out<typeof RouteRecord>, In<typeof PatchRouteBody>>;
+  'POST /v0/apps/{app_id}/domains': Op<Out<typeof RouteRecord>, In<typeof CreateDomainBody>>;
+  'GET /v0/apps/{app_id}/domains': Op<Out<typeof DomainList>>;
+  'GET /v0/apps/{app_id}/domains/{hostname}': Op<Out<typeof RouteRecord>>;
+  'POST /v0/apps/{app_id}/domains/{hostname}/verify': Op<Out<typeof RouteRecord>, In<typeof VerifyDomainBody>>;
+  'DELETE /v0/apps/{app_id}/domains/{hostname}': Op<Out<typeof RouteRecord>>;
+  'GET /_internal/tls/permission': Op<Out<typeof TlsPermission>, never, In<typeof TlsPermissionQuery>>;
 };
 export type Route = keyof V0Routes;
 export type ResponseOf<K extends Route> = V0Routes[K]['response'];
@@ -140,6 +153,17 @@ export const V0_ROUTES = Object.keys({
   'PUT /v0/apps/{app_id}/secrets/{name}': 1,
   'DELETE /v0/apps/{app_id}/secrets/{name}': 1,
   'POST /v0/apps/{app_id}/admin-invites': 1,
+  'POST /v0/apps/{app_id}/slugs': 1,
+  'GET /v0/apps/{app_id}/slugs': 1,
+  'DELETE /v0/apps/{app_id}/slugs/{slug}': 1,
+  'GET /v0/apps/{app_id}/routes': 1,
+  'PATCH /v0/apps/{app_id}/routes/{route_id}': 1,
+  'POST /v0/apps/{app_id}/domains': 1,
+  'GET /v0/apps/{app_id}/domains': 1,
+  'GET /v0/apps/{app_id}/domains/{hostname}': 1,
+  'POST /v0/apps/{app_id}/domains/{hostname}/verify': 1,
+  'DELETE /v0/apps/{app_id}/domains/{hostname}': 1,
+  'GET /_internal/tls/permission': 1,
 } satisfies Record<Route, 1>) as Route[];
 
 /** The `{name}` parts of a route template. */

@@ -246,6 +246,16 @@ export interface AppRoutesTable {
   disabled_reason: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** the label of a slug route (its hostname is `<slug>.<apps host>`); null for custom domains */
+  slug: string | null;
+  verification_token: string | null;
+  verified_at: NullableTimestamp;
+  last_check: ColumnType<unknown, string | null | undefined, string | null>;
+  last_checked_at: NullableTimestamp;
+  next_check_at: NullableTimestamp;
+  check_attempts: Generated<number>;
+  provider: ColumnType<unknown, string | null | undefined, string | null>;
+  deleted_at: NullableTimestamp;
 }
 
 export interface AccountBillingTable {

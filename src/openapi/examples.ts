@@ -75,51 +75,33 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "role": "owner"
     },
     "AccountStatus": {
-      "account_id": "acct_de37v6jcc8smw399q3k2",
-      "plan_key": "free",
+      "account_id": "acct_7njkraknh1e02r1hahvr",
+      "plan_key": "starter",
       "billing_access_state": "active",
       "grace_ends_at": null,
-      "active_flags": [
-        {
-          "scope": "app",
-          "app_id": "0p9ygsshxpx6pwej",
-          "flag": "suspended",
-          "reason": "Spam",
-          "set_at": "2026-11-24T05:39:26.770Z"
-        },
-        {
-          "scope": "app",
-          "app_id": "6a7gndngd3dcwzpd",
-          "flag": "takedown",
-          "reason": "Court order 7",
-          "set_at": "2026-11-24T05:39:26.771Z"
-        }
-      ],
+      "active_flags": [],
       "suspended": false,
       "restricted": false,
-      "reasons": [
-        "App 0p9ygsshxpx6pwej is suspended: Spam",
-        "App 6a7gndngd3dcwzpd is taken down: Court order 7"
-      ],
+      "reasons": [],
       "warnings": [],
       "usage": {
-        "apps": 2,
-        "requests.monthly": 0,
-        "app_slugs": 0,
+        "apps": 1,
+        "requests.monthly": 4,
+        "app_slugs": 1,
         "custom_domains": 0
       },
       "limits": {
-        "apps": 3,
-        "requests.monthly": 100000,
-        "app_slugs": 0,
-        "custom_domains": 0
+        "apps": 10,
+        "requests.monthly": 1000000,
+        "app_slugs": 10,
+        "custom_domains": 1
       },
       "usage_period": {
         "period_start": "2026-11-01T00:00:00.000Z",
         "period_end": "2026-12-01T00:00:00.000Z"
       },
       "route_counts": {
-        "slugs": 0,
+        "slugs": 1,
         "custom_domains": 0
       },
       "compatibility_warnings": []
@@ -132,15 +114,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "ActivationResult": {
-      "status": "pending_secrets",
-      "reasons": [
-        "missing required secrets: STRIPE_KEY, API_TOKEN"
-      ],
-      "missing_secrets": [
-        "STRIPE_KEY",
-        "API_TOKEN"
-      ],
-      "previous_release_id": "rel_t1y1yb0zvs9h80cvbt4a"
+      "status": "live",
+      "reasons": [],
+      "missing_secrets": [],
+      "previous_release_id": null
     },
     "ActiveFlag": {
       "scope": "app",
@@ -167,33 +144,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_sre9px75p9nt2363cjfz",
-          "api_key_id": "key_sre9px75p9nt2363cjfz",
-          "key_prefix": "ap_xRtnjf3C",
-          "name": "CI deploys",
-          "created_at": "2026-11-24T05:38:00.448Z",
-          "last_used_at": "2026-11-24T05:38:00.466Z",
-          "revoked_at": "2026-11-24T05:38:00.593Z"
-        },
-        {
-          "id": "key_ry66914tcvzxfvmwda36",
-          "api_key_id": "key_ry66914tcvzxfvmwda36",
-          "key_prefix": "ap_u2ipdXv0",
-          "name": "platform CLI on vm",
-          "created_at": "2026-11-24T05:37:51.843Z",
-          "last_used_at": "2026-11-24T05:37:52.364Z",
+          "id": "key_n5tb4t8hvpys7hnqfp1h",
+          "api_key_id": "key_n5tb4t8hvpys7hnqfp1h",
+          "key_prefix": "ap_RBeEa9iI",
+          "name": "admin command",
+          "created_at": "2026-11-24T07:35:18.474Z",
+          "last_used_at": "2026-11-24T07:35:18.483Z",
           "revoked_at": null
         }
       ]
     },
     "ApiKeyMetadata": {
-      "id": "key_sre9px75p9nt2363cjfz",
-      "api_key_id": "key_sre9px75p9nt2363cjfz",
-      "key_prefix": "ap_xRtnjf3C",
-      "name": "CI deploys",
-      "created_at": "2026-11-24T05:38:00.448Z",
-      "last_used_at": "2026-11-24T05:38:00.466Z",
-      "revoked_at": "2026-11-24T05:38:00.593Z"
+      "id": "key_n5tb4t8hvpys7hnqfp1h",
+      "api_key_id": "key_n5tb4t8hvpys7hnqfp1h",
+      "key_prefix": "ap_RBeEa9iI",
+      "name": "admin command",
+      "created_at": "2026-11-24T07:35:18.474Z",
+      "last_used_at": "2026-11-24T07:35:18.483Z",
+      "revoked_at": null
     },
     "AppList": {
       "apps": [
@@ -222,12 +190,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "AppManifest": {
-      "name": "Notes",
-      "summary": "Shared notes",
-      "visibility": "public",
-      "tags": [
-        "notes"
-      ]
+      "name": "My site"
     },
     "AppSummary": {
       "app_id": "ffgwh3nzkg4se9gc",
@@ -300,6 +263,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "last_used_at": null,
       "revoked_at": null,
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
+    },
+    "CreateDomainRequest": {
+      "hostname": " Shop.Example-One.TEST. "
+    },
+    "CreateSlugRequest": {
+      "slug": "My-Shop"
     },
     "DataCollectionSpec": {
       "fields": {
@@ -387,41 +356,116 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "DeviceStartRequest": {
       "client_name": "platform CLI on vm"
     },
+    "DnsCheck": {
+      "ok": true,
+      "name": "shop.cf-one.test",
+      "check": "provider",
+      "found": [
+        "hostname active",
+        "certificate active"
+      ],
+      "message": "Cloudflare has verified the hostname and issued its certificate.",
+      "blocking": true,
+      "expected": "hostname active, certificate active"
+    },
+    "DnsInstructions": {
+      "records": [
+        {
+          "type": "ALIAS",
+          "name": "example-apex.co.uk",
+          "value": "edge.platform.test",
+          "purpose": "traffic",
+          "required": true,
+          "note": "CNAME flattening, ALIAS or ANAME: whichever your DNS provider offers at the apex."
+        },
+        {
+          "type": "CNAME",
+          "name": "www.example-apex.co.uk",
+          "value": "edge.platform.test",
+          "purpose": "www",
+          "required": false,
+          "note": "Add www.example-apex.co.uk as a domain of this app too, so both names serve it."
+        }
+      ],
+      "traffic_note": "This is the apex of its zone, where a plain CNAME is not allowed (it would break the zone's other records, such as mail)"
+    },
+    "DnsRecord": {
+      "type": "TXT",
+      "name": "_platform-challenge.shop.example-one.test",
+      "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+      "purpose": "verification",
+      "required": true,
+      "note": "Proves you control the domain; keep it while the domain is in use."
+    },
+    "DomainList": {
+      "app_id": "zbvvz4mqbwr794js",
+      "domains": [
+        {
+          "route_id": "route_cvnwg8gpvvhz2srcsmyt",
+          "app_id": "zbvvz4mqbwr794js",
+          "route_type": "custom_domain",
+          "hostname": "shop.example-one.test",
+          "slug": null,
+          "url": "http://shop.example-one.test:8787/",
+          "status": "pending_dns",
+          "disabled_reason": null,
+          "verification": {
+            "method": "dns_txt",
+            "name": "_platform-challenge.shop.example-one.test",
+            "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+            "verified_at": null,
+            "last_checked_at": null,
+            "next_check_at": "2026-11-24T07:36:17.488Z",
+            "checks": []
+          },
+          "dns_instructions": {
+            "records": [
+              {
+                "type": "CNAME",
+                "name": "shop.example-one.test",
+                "value": "edge.platform.test",
+                "purpose": "traffic",
+                "required": true,
+                "note": null
+              },
+              {
+                "type": "TXT",
+                "name": "_platform-challenge.shop.example-one.test",
+                "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+                "purpose": "verification",
+                "required": true,
+                "note": "Proves you control the domain; keep it while the domain is in use."
+              }
+            ],
+            "traffic_note": null
+          },
+          "provider": null,
+          "created_at": "2026-11-24T07:35:17.486Z",
+          "updated_at": "2026-11-24T07:35:17.486Z"
+        }
+      ]
+    },
     "DowngradePreview": {
-      "account_id": "acct_efkj21fse35fkbgq3ssw",
+      "account_id": "acct_3m174hkvsqf5vdf3hnz0",
       "current_plan_key": "business",
-      "target_plan_key": "free",
+      "target_plan_key": "starter",
       "compatible": true,
       "violations": [
         {
           "type": "route",
-          "key": "app_slugs.max",
-          "route_id": "route_v347zabq5e5hma5pvnap",
-          "app_id": "tjfp4c6m5me1fft4",
+          "key": "custom_domains.max",
+          "route_id": "route_a9jd7e5m0v0kt7yfgt80",
+          "app_id": "tsdg0k0x1nt10yct",
           "current": 2,
-          "allowed": 0,
-          "message": "Slug new-tjfp4c6m5me1fft4.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
-        },
-        {
-          "type": "route",
-          "key": "app_slugs.max",
-          "route_id": "route_jr3majh845ngck4y2yqs",
-          "app_id": "tjfp4c6m5me1fft4",
-          "current": 2,
-          "allowed": 0,
-          "message": "Slug old-tjfp4c6m5me1fft4.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+          "allowed": 1,
+          "message": "Custom domain b.down-one.test: Starter allows 1 custom domain; it would be disabled (not deleted)."
         }
       ],
       "actions": [
         {
           "action": "disable_route",
-          "route_id": "route_v347zabq5e5hma5pvnap",
-          "reason": "Free does not include slugs; disabled by the move to Free."
-        },
-        {
-          "action": "disable_route",
-          "route_id": "route_jr3majh845ngck4y2yqs",
-          "reason": "Free does not include slugs; disabled by the move to Free."
+          "route_id": "route_a9jd7e5m0v0kt7yfgt80",
+          "reason": "Starter allows 1 custom domain; disabled by the move to Starter."
         }
       ]
     },
@@ -436,102 +480,97 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "Error": {
       "error": {
-        "code": "downgrade_incompatible",
-        "message": "This account does not fit Starter: App \"My site\" (5zc3dae7vw3zf6bj): it declares 25 data collections; Starter allows 20.",
+        "code": "domain_pending_verification",
+        "message": "www.verify-one.test is not verified yet: TXT _platform-challenge.www.verify-one.test holds \"something-else\", not the ver",
         "details": {
-          "current_plan_key": "business",
-          "target_plan_key": "starter",
-          "violations": [
+          "route_id": "route_p238qsmf21ykrjtc9zk5",
+          "hostname": "www.verify-one.test",
+          "status": "pending_dns",
+          "checks": [
             {
-              "type": "limit",
-              "key": "data.collections.max",
-              "route_id": null,
-              "app_id": "5zc3dae7vw3zf6bj",
-              "current": 25,
-              "allowed": 20,
-              "message": "App \"My site\" (5zc3dae7vw3zf6bj): it declares 25 data collections; Starter allows 20. Publish a release that declares fe"
+              "check": "txt",
+              "name": "_platform-challenge.www.verify-one.test",
+              "ok": false,
+              "blocking": true,
+              "expected": "platform-verify=route_p238qsmf21ykrjtc9zk5-ym7t46qzjkcdz5zc",
+              "found": [
+                "something-else"
+              ],
+              "message": "TXT _platform-challenge.www.verify-one.test holds \"something-else\", not the verification value: set it to \"platform-veri"
+            },
+            {
+              "check": "cname",
+              "name": "www.verify-one.test",
+              "ok": false,
+              "blocking": false,
+              "expected": "edge.platform.test",
+              "found": [
+                "old-host.example.net"
+              ],
+              "message": "CNAME www.verify-one.test points to old-host.example.net: change it to edge.platform.test."
             }
-          ]
+          ],
+          "next_check_at": "2026-11-24T07:36:17.760Z"
         }
       }
     },
     "EventPage": {
-      "app_id": "td3aw48t7jhbxyvj",
+      "app_id": "nk0r30qapprkatqy",
       "events": [
         {
-          "app_event_id": "evt_25",
-          "release_id": "rel_dcac6s3pn6txtq8jpm9a",
+          "app_event_id": "evt_40",
+          "release_id": null,
           "app_user_id": null,
-          "api_key_id": null,
-          "request_id": "fe9a5abc6e51d67d-1x",
-          "type": "runtime.request_error",
-          "event_type": "runtime.request_error",
-          "severity": "error",
-          "level": "error",
-          "message": "The server handler overflowed its stack.",
+          "api_key_id": "key_wfkxza3vs0cqray1f5cb",
+          "request_id": "c274b8264805f721-2q",
+          "type": "route.disabled",
+          "event_type": "route.disabled",
+          "severity": "info",
+          "level": "info",
+          "message": "toggle.example-two.test was disabled; the app's canonical origin keeps serving.",
           "metadata": {
-            "kind": "stack",
-            "path": "/recursion",
-            "error": "InternalError: stack overflow",
-            "stack": "    at f (server.js:6:47)\n    at f (server.js:6:47)\n    at f (server.js:6:47)\n    at f (server.js:6:47)\n    at f (server",
-            "cpu_ms": 5.57,
-            "method": "GET",
-            "status": 500
+            "hostname": "toggle.example-two.test",
+            "route_id": "route_xe0cbfhe5ht54ws6q2m0"
           },
-          "created_at": "2026-11-24T05:40:13.138Z"
+          "created_at": "2026-11-24T07:35:18.011Z"
         },
         {
-          "app_event_id": "evt_24",
-          "release_id": "rel_dcac6s3pn6txtq8jpm9a",
+          "app_event_id": "evt_37",
+          "release_id": null,
           "app_user_id": null,
-          "api_key_id": null,
-          "request_id": "fe9a5abc6e51d67d-1w",
-          "type": "runtime.request_error",
-          "event_type": "runtime.request_error",
-          "severity": "error",
-          "level": "error",
-          "message": "The server handler ran past its time limit.",
+          "api_key_id": "key_wfkxza3vs0cqray1f5cb",
+          "request_id": "c274b8264805f721-2f",
+          "type": "route.disabled",
+          "event_type": "route.disabled",
+          "severity": "info",
+          "level": "info",
+          "message": "toggle-me.apps.localhost was disabled; the app's canonical origin keeps serving.",
           "metadata": {
-            "kind": "timeout",
-            "path": "/loop",
-            "error": "InternalError: interrupted (the call used its 50 ms of CPU)",
-            "stack": null,
-            "cpu_ms": 50.25,
-            "method": "GET",
-            "status": 500
+            "hostname": "toggle-me.apps.localhost",
+            "route_id": "route_j97j3nryfq5fnhb2mda1"
           },
-          "created_at": "2026-11-24T05:40:13.116Z"
+          "created_at": "2026-11-24T07:35:17.921Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
-      "app_event_id": "evt_16",
-      "release_id": "rel_a74wap2w1fbtez9q84dc",
+      "app_event_id": "evt_29",
+      "release_id": null,
       "app_user_id": null,
-      "api_key_id": null,
-      "request_id": "052789da87f29d41-6",
-      "type": "runtime.log.info",
-      "event_type": "runtime.log.info",
+      "api_key_id": "key_b5btxd8cmrbeg51aanyg",
+      "request_id": "c274b8264805f721-23",
+      "type": "route.verified",
+      "event_type": "route.verified",
       "severity": "info",
       "level": "info",
-      "message": "hook",
+      "message": "Custom domain www.verify-one.test was verified through DNS; it serves this app now.",
       "metadata": {
-        "at": "string",
-        "id": "msg_1",
-        "json": {
-          "type": "invoice.paid",
-          "amount": 5
-        },
-        "name": "signed",
-        "hasBody": true,
-        "provider": "generic_hmac",
-        "headerNames": [
-          "content-type",
-          "webhook-id"
-        ]
+        "hostname": "www.verify-one.test",
+        "operator": false,
+        "route_id": "route_p238qsmf21ykrjtc9zk5"
       },
-      "created_at": "2026-11-24T05:38:57.841Z"
+      "created_at": "2026-11-24T07:35:17.784Z"
     },
     "FileStoreSpec": {
       "public": true,
@@ -608,12 +647,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "PlanViolation": {
       "type": "route",
-      "key": "app_slugs.max",
-      "route_id": "route_browsertest",
-      "app_id": "ffgwh3nzkg4se9gc",
-      "current": 1,
-      "allowed": 0,
-      "message": "Slug browser-site.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+      "key": "custom_domains.max",
+      "route_id": "route_a9jd7e5m0v0kt7yfgt80",
+      "app_id": "tsdg0k0x1nt10yct",
+      "current": 2,
+      "allowed": 1,
+      "message": "Custom domain b.down-one.test: Starter allows 1 custom domain; it would be disabled (not deleted)."
     },
     "PlatformSession": {
       "user": {
@@ -650,22 +689,17 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "url": "http://127.0.0.1:39361/portal/eb417e1d47a8"
     },
     "PublishAppResponse": {
-      "status": "stored",
-      "app_id": "03s79dsxsnzysrxr",
-      "account_id": "acct_dtwkpt718t202a5jb475",
-      "release_id": "rel_a9086f3kj38na748xwgz",
-      "origin": "http://03s79dsxsnzysrxr.apps.localhost:8787",
-      "previous_release_id": "rel_t1y1yb0zvs9h80cvbt4a",
+      "status": "published",
+      "app_id": "d0ye2x8hg5zgj70b",
+      "account_id": "acct_k3qfxfe84k58j2c0eq6e",
+      "release_id": "rel_tq68n5yq4sh3jkkd7ppd",
+      "origin": "http://d0ye2x8hg5zgj70b.apps.localhost:8787",
+      "previous_release_id": null,
       "activation": {
-        "status": "pending_secrets",
-        "reasons": [
-          "missing required secrets: STRIPE_KEY, API_TOKEN"
-        ],
-        "missing_secrets": [
-          "STRIPE_KEY",
-          "API_TOKEN"
-        ],
-        "previous_release_id": "rel_t1y1yb0zvs9h80cvbt4a"
+        "status": "live",
+        "reasons": [],
+        "missing_secrets": [],
+        "previous_release_id": null
       }
     },
     "PublishRequest": {
@@ -686,143 +720,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "content_type": "text/javascript",
           "content_base64": "Y29uc29sZS5sb2coMSk="
         }
-      ],
-      "resources": {
-        "data": {
-          "collections": {
-            "c0": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c1": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c2": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c3": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c4": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c5": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c6": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c7": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c8": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c9": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c10": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c11": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c12": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c13": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c14": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c15": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c16": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c17": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c18": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c19": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c20": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c21": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c22": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c23": {
-              "fields": {
-                "t": "string"
-              }
-            },
-            "c24": {
-              "fields": {
-                "t": "string"
-              }
-            }
-          }
-        }
-      }
+      ]
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
       "content_type": "text/html; charset=utf-8",
-      "content_base64": "PGgxPkhlbGxvPC9oMT4="
+      "content_base64": "PGgxPmhlbGxvIGZyb20gdGhlIGFwcDwvaDE+"
     },
     "ReleaseList": {
       "app_id": "xcmfctnpeqtg2c56",
@@ -1064,13 +967,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_z12hpnsr3w72npja161t",
-      "api_key_id": "key_z12hpnsr3w72npja161t",
-      "key_prefix": "ap_PB1Q4n9a",
+      "id": "key_n5tb4t8hvpys7hnqfp1h",
+      "api_key_id": "key_n5tb4t8hvpys7hnqfp1h",
+      "key_prefix": "ap_RBeEa9iI",
       "name": "admin command",
-      "created_at": "2026-11-24T05:37:41.663Z",
-      "last_used_at": "2026-11-24T05:37:41.667Z",
-      "revoked_at": "2026-11-24T05:37:41.680Z",
+      "created_at": "2026-11-24T07:35:18.474Z",
+      "last_used_at": "2026-11-24T07:35:18.483Z",
+      "revoked_at": "2026-11-24T07:35:18.507Z",
       "revoked": true
     },
     "RollbackRequest": {
@@ -1083,14 +986,202 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "origin": "http://ffgwh3nzkg4se9gc.apps.localhost:35521",
       "status": "rolled_back"
     },
+    "Route": {
+      "route_id": "route_c5fpqpdnpyr2cscwh8zp",
+      "app_id": "f32cch97qb3zcrrs",
+      "route_type": "custom_domain",
+      "hostname": "shop.cf-one.test",
+      "slug": null,
+      "url": "http://shop.cf-one.test:8787/",
+      "status": "active",
+      "disabled_reason": null,
+      "verification": {
+        "method": "dns_txt",
+        "name": "_cf-custom-hostname.shop.cf-one.test",
+        "value": "ab6d23dc-b9b2-4409-833e-2f05153a3d80",
+        "verified_at": "2026-11-24T07:35:19.667Z",
+        "last_checked_at": "2026-11-24T07:35:19.667Z",
+        "next_check_at": null,
+        "checks": [
+          {
+            "ok": true,
+            "name": "shop.cf-one.test",
+            "check": "provider",
+            "found": [
+              "hostname active",
+              "certificate active"
+            ],
+            "message": "Cloudflare has verified the hostname and issued its certificate.",
+            "blocking": true,
+            "expected": "hostname active, certificate active"
+          }
+        ]
+      },
+      "dns_instructions": {
+        "records": [
+          {
+            "type": "CNAME",
+            "name": "shop.cf-one.test",
+            "value": "customers.platform.test",
+            "purpose": "traffic",
+            "required": true,
+            "note": null
+          },
+          {
+            "type": "TXT",
+            "name": "_cf-custom-hostname.shop.cf-one.test",
+            "value": "ab6d23dc-b9b2-4409-833e-2f05153a3d80",
+            "purpose": "verification",
+            "required": true,
+            "note": null
+          }
+        ],
+        "traffic_note": null
+      },
+      "provider": {
+        "id": "f34078af-d79a-4d11-b7a5-c92392da7d5f",
+        "name": "cloudflare",
+        "status": "active",
+        "ssl_status": "active",
+        "validation_records": [
+          {
+            "name": "_cf-custom-hostname.shop.cf-one.test",
+            "type": "TXT",
+            "value": "ab6d23dc-b9b2-4409-833e-2f05153a3d80"
+          },
+          {
+            "name": "_acme-challenge.shop.cf-one.test",
+            "type": "TXT",
+            "value": "yPm74DseUMWwkWDiynfK-w"
+          }
+        ],
+        "verification_errors": []
+      },
+      "created_at": "2026-11-24T07:35:19.529Z",
+      "updated_at": "2026-11-24T07:35:19.668Z"
+    },
     "RouteCounts": {
-      "slugs": 0,
+      "slugs": 1,
       "custom_domains": 0
     },
+    "RouteList": {
+      "app_id": "nk0r30qapprkatqy",
+      "routes": [
+        {
+          "route_id": "route_j97j3nryfq5fnhb2mda1",
+          "app_id": "nk0r30qapprkatqy",
+          "route_type": "slug",
+          "hostname": "toggle-me.apps.localhost",
+          "slug": "toggle-me",
+          "url": "http://toggle-me.apps.localhost:8787/",
+          "status": "active",
+          "disabled_reason": null,
+          "verification": null,
+          "dns_instructions": null,
+          "provider": null,
+          "created_at": "2026-11-24T07:35:17.908Z",
+          "updated_at": "2026-11-24T07:35:17.979Z"
+        },
+        {
+          "route_id": "route_xe0cbfhe5ht54ws6q2m0",
+          "app_id": "nk0r30qapprkatqy",
+          "route_type": "custom_domain",
+          "hostname": "toggle.example-two.test",
+          "slug": null,
+          "url": "http://toggle.example-two.test:8787/",
+          "status": "pending_dns",
+          "disabled_reason": null,
+          "verification": {
+            "method": "dns_txt",
+            "name": "_platform-challenge.toggle.example-two.test",
+            "value": "platform-verify=route_xe0cbfhe5ht54ws6q2m0-19mpzanm2hry9am5",
+            "verified_at": null,
+            "last_checked_at": null,
+            "next_check_at": "2026-11-24T07:36:18.017Z",
+            "checks": []
+          },
+          "dns_instructions": {
+            "records": [
+              {
+                "type": "CNAME",
+                "name": "toggle.example-two.test",
+                "value": "edge.platform.test",
+                "purpose": "traffic",
+                "required": true,
+                "note": null
+              },
+              {
+                "type": "TXT",
+                "name": "_platform-challenge.toggle.example-two.test",
+                "value": "platform-verify=route_xe0cbfhe5ht54ws6q2m0-19mpzanm2hry9am5",
+                "purpose": "verification",
+                "required": true,
+                "note": "Proves you control the domain; keep it while the domain is in use."
+              }
+            ],
+            "traffic_note": null
+          },
+          "provider": null,
+          "created_at": "2026-11-24T07:35:18.005Z",
+          "updated_at": "2026-11-24T07:35:18.017Z"
+        }
+      ]
+    },
+    "RouteProvider": {
+      "id": "f34078af-d79a-4d11-b7a5-c92392da7d5f",
+      "name": "cloudflare",
+      "status": "pending",
+      "ssl_status": "pending_validation",
+      "validation_records": [
+        {
+          "name": "_cf-custom-hostname.shop.cf-one.test",
+          "type": "TXT",
+          "value": "ab6d23dc-b9b2-4409-833e-2f05153a3d80"
+        },
+        {
+          "name": "_acme-challenge.shop.cf-one.test",
+          "type": "TXT",
+          "value": "yPm74DseUMWwkWDiynfK-w"
+        }
+      ],
+      "verification_errors": [
+        "custom hostname does not CNAME to this zone."
+      ]
+    },
+    "RouteVerification": {
+      "method": "dns_txt",
+      "name": "_platform-challenge.www.verify-one.test",
+      "value": "platform-verify=route_p238qsmf21ykrjtc9zk5-ym7t46qzjkcdz5zc",
+      "verified_at": null,
+      "last_checked_at": "2026-11-24T07:35:17.760Z",
+      "next_check_at": "2026-11-24T07:36:17.760Z",
+      "checks": [
+        {
+          "ok": false,
+          "name": "_platform-challenge.www.verify-one.test",
+          "check": "txt",
+          "found": [
+            "something-else"
+          ],
+          "message": "TXT _platform-challenge.www.verify-one.test holds \"something-else\", not the verification value: set it to \"platform-veri",
+          "blocking": true,
+          "expected": "platform-verify=route_p238qsmf21ykrjtc9zk5-ym7t46qzjkcdz5zc"
+        },
+        {
+          "ok": false,
+          "name": "www.verify-one.test",
+          "check": "cname",
+          "found": [
+            "old-host.example.net"
+          ],
+          "message": "CNAME www.verify-one.test points to old-host.example.net: change it to edge.platform.test.",
+          "blocking": false,
+          "expected": "edge.platform.test"
+        }
+      ]
+    },
     "RuntimeManifest": {
-      "static_root": "public",
-      "fallback": "server",
-      "server_entry": "server.js"
+      "static_root": "public"
     },
     "SecretDeleted": {
       "app_id": "brem8rfmqjwqecgq",
@@ -1139,6 +1230,26 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "status": "signup_required",
       "email": "browser-27048-1-266ab7@example.com"
     },
+    "SlugList": {
+      "app_id": "wrfgq0qeg748nysx",
+      "slugs": [
+        {
+          "route_id": "route_kpeqc7k711g89ycmt59m",
+          "app_id": "wrfgq0qeg748nysx",
+          "route_type": "slug",
+          "hostname": "my-shop.apps.localhost",
+          "slug": "my-shop",
+          "url": "http://my-shop.apps.localhost:8787/",
+          "status": "active",
+          "disabled_reason": null,
+          "verification": null,
+          "dns_instructions": null,
+          "provider": null,
+          "created_at": "2026-11-24T07:35:17.014Z",
+          "updated_at": "2026-11-24T07:35:17.014Z"
+        }
+      ]
+    },
     "StandingWarning": {
       "code": "plan_incompatible",
       "message": "This account does not fit Starter: The Stripe subscription's price price_legacy_2019 is not mapped to any plan (STRIPE_P"
@@ -1154,15 +1265,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "current_period_end": "2026-12-24T05:37:42.000Z",
       "cancel_at_period_end": false
     },
+    "TlsPermission": {
+      "domain": "secure.tls-one.test",
+      "allowed": true,
+      "kind": "custom_domain"
+    },
     "UnpublishResponse": {
-      "app_id": "bdkhbxv9y6qj7rk2",
+      "app_id": "ngkndkw7y3fnkke2",
       "status": "unpublished",
-      "deleted_at": "2026-11-24T05:38:10.015Z"
+      "deleted_at": "2026-11-24T07:35:18.205Z"
+    },
+    "UpdateRouteRequest": {
+      "status": "disabled"
     },
     "UsagePeriod": {
       "period_start": "2026-11-01T00:00:00.000Z",
       "period_end": "2026-12-01T00:00:00.000Z"
     },
+    "VerifyDomainRequest": {},
     "WebhookSpec": {
       "provider": "code_host",
       "secret": "GH_SECRET",
@@ -1429,6 +1549,91 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "Billing for Starter is not set up on this platform (STRIPE_PRICE_STARTER is missing)."
       }
     },
+    "createDomain 201": {
+      "route_id": "route_cvnwg8gpvvhz2srcsmyt",
+      "app_id": "zbvvz4mqbwr794js",
+      "route_type": "custom_domain",
+      "hostname": "shop.example-one.test",
+      "slug": null,
+      "url": "http://shop.example-one.test:8787/",
+      "status": "pending_dns",
+      "disabled_reason": null,
+      "verification": {
+        "method": "dns_txt",
+        "name": "_platform-challenge.shop.example-one.test",
+        "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+        "verified_at": null,
+        "last_checked_at": null,
+        "next_check_at": "2026-11-24T07:36:17.488Z",
+        "checks": []
+      },
+      "dns_instructions": {
+        "records": [
+          {
+            "type": "CNAME",
+            "name": "shop.example-one.test",
+            "value": "edge.platform.test",
+            "purpose": "traffic",
+            "required": true,
+            "note": null
+          },
+          {
+            "type": "TXT",
+            "name": "_platform-challenge.shop.example-one.test",
+            "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+            "purpose": "verification",
+            "required": true,
+            "note": "Proves you control the domain; keep it while the domain is in use."
+          }
+        ],
+        "traffic_note": null
+      },
+      "provider": null,
+      "created_at": "2026-11-24T07:35:17.486Z",
+      "updated_at": "2026-11-24T07:35:17.486Z"
+    },
+    "createDomain 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "\"localhost\" cannot be a custom domain: it needs at least two labels, like shop.example.com.",
+        "details": {
+          "field": "hostname"
+        }
+      }
+    },
+    "createDomain 402": {
+      "error": {
+        "code": "entitlement_required",
+        "message": "Custom domains need a plan with custom_domains; Free does not include it. Upgrade to Starter or later.",
+        "details": {
+          "plan_key": "free",
+          "feature_key": "custom_domains",
+          "required_plan_key": "starter"
+        }
+      }
+    },
+    "createDomain 409": {
+      "error": {
+        "code": "conflict",
+        "message": "shop.example-one.test is already in use by another app.",
+        "details": {
+          "hostname": "shop.example-one.test"
+        }
+      }
+    },
+    "createDomain 502": {
+      "error": {
+        "code": "custom_hostname_provider_failed",
+        "message": "Cloudflare refused the request (HTTP 500: 1000 Internal server error); nothing was changed.",
+        "details": {
+          "provider": "cloudflare",
+          "provider_status": 500,
+          "provider_errors": [
+            "1000 Internal server error"
+          ]
+        }
+      }
+    },
     "createPortalSession 200": {
       "url": "http://127.0.0.1:39361/portal/eb417e1d47a8"
     },
@@ -1452,6 +1657,128 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "error": {
         "code": "billing_not_configured",
         "message": "Billing is not set up on this platform (STRIPE_SECRET_KEY is missing)."
+      }
+    },
+    "createSlug 201": {
+      "route_id": "route_kpeqc7k711g89ycmt59m",
+      "app_id": "wrfgq0qeg748nysx",
+      "route_type": "slug",
+      "hostname": "my-shop.apps.localhost",
+      "slug": "my-shop",
+      "url": "http://my-shop.apps.localhost:8787/",
+      "status": "active",
+      "disabled_reason": null,
+      "verification": null,
+      "dns_instructions": null,
+      "provider": null,
+      "created_at": "2026-11-24T07:35:17.014Z",
+      "updated_at": "2026-11-24T07:35:17.014Z"
+    },
+    "createSlug 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "\"ab\" cannot be a slug: it must be 3 to 63 characters.",
+        "details": {
+          "field": "slug"
+        }
+      }
+    },
+    "createSlug 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "createSlug 402": {
+      "error": {
+        "code": "entitlement_required",
+        "message": "Slugs need a plan with app_slugs; Free does not include it. Upgrade to Starter or later.",
+        "details": {
+          "plan_key": "free",
+          "feature_key": "app_slugs",
+          "required_plan_key": "starter"
+        }
+      }
+    },
+    "createSlug 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow routes.write.",
+        "details": {
+          "permission": "routes.write",
+          "role": "viewer"
+        }
+      }
+    },
+    "createSlug 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
+    "createSlug 409": {
+      "error": {
+        "code": "conflict",
+        "message": "my-shop.apps.localhost is already in use by another app.",
+        "details": {
+          "hostname": "my-shop.apps.localhost"
+        }
+      }
+    },
+    "deleteDomain 200": {
+      "route_id": "route_6afzsnwkdhp5q3at5qak",
+      "app_id": "tsdg0k0x1nt10yct",
+      "route_type": "custom_domain",
+      "hostname": "a.down-one.test",
+      "slug": null,
+      "url": "http://a.down-one.test:8787/",
+      "status": "deleted",
+      "disabled_reason": null,
+      "verification": {
+        "method": "dns_txt",
+        "name": "_platform-challenge.a.down-one.test",
+        "value": "platform-verify=route_6afzsnwkdhp5q3at5qak-s0eqbqd5ccd1z4nc",
+        "verified_at": "2026-11-24T07:35:18.063Z",
+        "last_checked_at": null,
+        "next_check_at": null,
+        "checks": []
+      },
+      "dns_instructions": {
+        "records": [
+          {
+            "type": "CNAME",
+            "name": "a.down-one.test",
+            "value": "edge.platform.test",
+            "purpose": "traffic",
+            "required": true,
+            "note": null
+          },
+          {
+            "type": "TXT",
+            "name": "_platform-challenge.a.down-one.test",
+            "value": "platform-verify=route_6afzsnwkdhp5q3at5qak-s0eqbqd5ccd1z4nc",
+            "purpose": "verification",
+            "required": true,
+            "note": "Proves you control the domain; keep it while the domain is in use."
+          }
+        ],
+        "traffic_note": null
+      },
+      "provider": null,
+      "created_at": "2026-11-24T07:35:18.059Z",
+      "updated_at": "2026-11-24T07:35:18.112Z"
+    },
+    "deleteDomain 502": {
+      "error": {
+        "code": "custom_hostname_provider_failed",
+        "message": "Cloudflare refused the request (HTTP 500: 1000 Internal server error); nothing was changed.",
+        "details": {
+          "provider": "cloudflare",
+          "provider_status": 500,
+          "provider_errors": [
+            "1000 Internal server error"
+          ]
+        }
       }
     },
     "deletePlatformSession 200": {
@@ -1489,6 +1816,27 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "error": {
         "code": "not_found",
         "message": "App not found."
+      }
+    },
+    "deleteSlug 200": {
+      "route_id": "route_kpeqc7k711g89ycmt59m",
+      "app_id": "wrfgq0qeg748nysx",
+      "route_type": "slug",
+      "hostname": "my-shop.apps.localhost",
+      "slug": "my-shop",
+      "url": "http://my-shop.apps.localhost:8787/",
+      "status": "deleted",
+      "disabled_reason": null,
+      "verification": null,
+      "dns_instructions": null,
+      "provider": null,
+      "created_at": "2026-11-24T07:35:17.014Z",
+      "updated_at": "2026-11-24T07:35:17.253Z"
+    },
+    "deleteSlug 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Slug not found."
       }
     },
     "denyDeviceAuthorization 200": {
@@ -1552,26 +1900,19 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getAccountStatus 200": {
-      "account_id": "acct_fsrztcns52k0c6xnb30t",
+      "account_id": "acct_7njkraknh1e02r1hahvr",
       "plan_key": "starter",
       "billing_access_state": "active",
       "grace_ends_at": null,
       "active_flags": [],
       "suspended": false,
-      "restricted": true,
-      "reasons": [
-        "The account is over its Starter plan (see compatibility_warnings); new apps and routes are refused until it fits."
-      ],
-      "warnings": [
-        {
-          "code": "plan_incompatible",
-          "message": "This account does not fit Starter: The Stripe subscription's price price_legacy_2019 is not mapped to any plan (STRIPE_P"
-        }
-      ],
+      "restricted": false,
+      "reasons": [],
+      "warnings": [],
       "usage": {
-        "apps": 0,
-        "requests.monthly": 0,
-        "app_slugs": 0,
+        "apps": 1,
+        "requests.monthly": 4,
+        "app_slugs": 1,
         "custom_domains": 0
       },
       "limits": {
@@ -1585,20 +1926,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "period_end": "2026-12-01T00:00:00.000Z"
       },
       "route_counts": {
-        "slugs": 0,
+        "slugs": 1,
         "custom_domains": 0
       },
-      "compatibility_warnings": [
-        {
-          "type": "billing",
-          "key": "stripe_price",
-          "route_id": null,
-          "app_id": null,
-          "current": 0,
-          "allowed": 0,
-          "message": "The Stripe subscription's price price_legacy_2019 is not mapped to any plan (STRIPE_PRICE_*); the account keeps Starter "
-        }
-      ]
+      "compatibility_warnings": []
     },
     "getAccountStatus 401": {
       "error": {
@@ -1691,6 +2022,55 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       }
     },
+    "getDomain 200": {
+      "route_id": "route_cvnwg8gpvvhz2srcsmyt",
+      "app_id": "zbvvz4mqbwr794js",
+      "route_type": "custom_domain",
+      "hostname": "shop.example-one.test",
+      "slug": null,
+      "url": "http://shop.example-one.test:8787/",
+      "status": "pending_dns",
+      "disabled_reason": null,
+      "verification": {
+        "method": "dns_txt",
+        "name": "_platform-challenge.shop.example-one.test",
+        "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+        "verified_at": null,
+        "last_checked_at": null,
+        "next_check_at": "2026-11-24T07:36:17.488Z",
+        "checks": []
+      },
+      "dns_instructions": {
+        "records": [
+          {
+            "type": "CNAME",
+            "name": "shop.example-one.test",
+            "value": "edge.platform.test",
+            "purpose": "traffic",
+            "required": true,
+            "note": null
+          },
+          {
+            "type": "TXT",
+            "name": "_platform-challenge.shop.example-one.test",
+            "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+            "purpose": "verification",
+            "required": true,
+            "note": "Proves you control the domain; keep it while the domain is in use."
+          }
+        ],
+        "traffic_note": null
+      },
+      "provider": null,
+      "created_at": "2026-11-24T07:35:17.486Z",
+      "updated_at": "2026-11-24T07:35:17.486Z"
+    },
+    "getDomain 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Custom domain not found."
+      }
+    },
     "getPlatformSession 200": {
       "user": {
         "id": "usr_6pgvpd9mwkzexe1v5154",
@@ -1740,9 +2120,6 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
             ],
             "role": [
               "Invalid key: Expected \"role\" but received undefined"
-            ],
-            "__proto__": [
-              "Invalid key: Expected never but received \"__proto__\""
             ]
           }
         }
@@ -1800,12 +2177,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_z12hpnsr3w72npja161t",
-          "api_key_id": "key_z12hpnsr3w72npja161t",
-          "key_prefix": "ap_PB1Q4n9a",
+          "id": "key_n5tb4t8hvpys7hnqfp1h",
+          "api_key_id": "key_n5tb4t8hvpys7hnqfp1h",
+          "key_prefix": "ap_RBeEa9iI",
           "name": "admin command",
-          "created_at": "2026-11-24T05:37:41.663Z",
-          "last_used_at": "2026-11-24T05:37:41.667Z",
+          "created_at": "2026-11-24T07:35:18.474Z",
+          "last_used_at": "2026-11-24T07:35:18.483Z",
           "revoked_at": null
         }
       ]
@@ -1844,42 +2221,74 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "Account not found."
       }
     },
+    "listDomains 200": {
+      "app_id": "zbvvz4mqbwr794js",
+      "domains": [
+        {
+          "route_id": "route_cvnwg8gpvvhz2srcsmyt",
+          "app_id": "zbvvz4mqbwr794js",
+          "route_type": "custom_domain",
+          "hostname": "shop.example-one.test",
+          "slug": null,
+          "url": "http://shop.example-one.test:8787/",
+          "status": "pending_dns",
+          "disabled_reason": null,
+          "verification": {
+            "method": "dns_txt",
+            "name": "_platform-challenge.shop.example-one.test",
+            "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+            "verified_at": null,
+            "last_checked_at": null,
+            "next_check_at": "2026-11-24T07:36:17.488Z",
+            "checks": []
+          },
+          "dns_instructions": {
+            "records": [
+              {
+                "type": "CNAME",
+                "name": "shop.example-one.test",
+                "value": "edge.platform.test",
+                "purpose": "traffic",
+                "required": true,
+                "note": null
+              },
+              {
+                "type": "TXT",
+                "name": "_platform-challenge.shop.example-one.test",
+                "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+                "purpose": "verification",
+                "required": true,
+                "note": "Proves you control the domain; keep it while the domain is in use."
+              }
+            ],
+            "traffic_note": null
+          },
+          "provider": null,
+          "created_at": "2026-11-24T07:35:17.486Z",
+          "updated_at": "2026-11-24T07:35:17.486Z"
+        }
+      ]
+    },
     "listEvents 200": {
-      "app_id": "ffgwh3nzkg4se9gc",
+      "app_id": "ge00d80e6pwv55z4",
       "events": [
         {
-          "app_event_id": "evt_10",
-          "release_id": "rel_afbwz0jwm9d1dd6febhz",
+          "app_event_id": "evt_29",
+          "release_id": null,
           "app_user_id": null,
-          "api_key_id": "key_ry66914tcvzxfvmwda36",
-          "request_id": "54ebfcd81d907b9d-26",
-          "type": "release.activated",
-          "event_type": "release.activated",
+          "api_key_id": "key_b5btxd8cmrbeg51aanyg",
+          "request_id": "c274b8264805f721-23",
+          "type": "route.verified",
+          "event_type": "route.verified",
           "severity": "info",
           "level": "info",
-          "message": "Release is live.",
+          "message": "Custom domain www.verify-one.test was verified through DNS; it serves this app now.",
           "metadata": {
-            "previous_release_id": "rel_ndrc0yps4b52w975j71b"
+            "hostname": "www.verify-one.test",
+            "operator": false,
+            "route_id": "route_p238qsmf21ykrjtc9zk5"
           },
-          "created_at": "2026-11-24T05:37:56.930Z"
-        },
-        {
-          "app_event_id": "evt_9",
-          "release_id": "rel_afbwz0jwm9d1dd6febhz",
-          "app_user_id": null,
-          "api_key_id": "key_ry66914tcvzxfvmwda36",
-          "request_id": "54ebfcd81d907b9d-26",
-          "type": "resource.provisioned",
-          "event_type": "resource.provisioned",
-          "severity": "info",
-          "level": "info",
-          "message": "Provisioned secrets resource \"default\".",
-          "metadata": {
-            "change": "created",
-            "resource_name": "default",
-            "resource_type": "secrets"
-          },
-          "created_at": "2026-11-24T05:37:56.930Z"
+          "created_at": "2026-11-24T07:35:17.784Z"
         }
       ],
       "cursor": null
@@ -1991,6 +2400,22 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "App not found."
       }
     },
+    "listRoutes 200": {
+      "app_id": "d0ye2x8hg5zgj70b",
+      "routes": []
+    },
+    "listRoutes 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "listRoutes 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
     "listSecrets 200": {
       "app_id": "ffgwh3nzkg4se9gc",
       "secrets": [
@@ -2011,6 +2436,26 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "not_found",
         "message": "App not found."
       }
+    },
+    "listSlugs 200": {
+      "app_id": "wrfgq0qeg748nysx",
+      "slugs": [
+        {
+          "route_id": "route_kpeqc7k711g89ycmt59m",
+          "app_id": "wrfgq0qeg748nysx",
+          "route_type": "slug",
+          "hostname": "my-shop.apps.localhost",
+          "slug": "my-shop",
+          "url": "http://my-shop.apps.localhost:8787/",
+          "status": "active",
+          "disabled_reason": null,
+          "verification": null,
+          "dns_instructions": null,
+          "provider": null,
+          "created_at": "2026-11-24T07:35:17.014Z",
+          "updated_at": "2026-11-24T07:35:17.014Z"
+        }
+      ]
     },
     "passwordLogin 410": {
       "error": {
@@ -2075,26 +2520,26 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "previewDowngrade 200": {
-      "account_id": "acct_k9erhhbvae7wzc2yjhgw",
-      "current_plan_key": "starter",
-      "target_plan_key": "free",
+      "account_id": "acct_3m174hkvsqf5vdf3hnz0",
+      "current_plan_key": "business",
+      "target_plan_key": "starter",
       "compatible": true,
       "violations": [
         {
           "type": "route",
-          "key": "app_slugs.max",
-          "route_id": "route_browsertest",
-          "app_id": "ffgwh3nzkg4se9gc",
-          "current": 1,
-          "allowed": 0,
-          "message": "Slug browser-site.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+          "key": "custom_domains.max",
+          "route_id": "route_a9jd7e5m0v0kt7yfgt80",
+          "app_id": "tsdg0k0x1nt10yct",
+          "current": 2,
+          "allowed": 1,
+          "message": "Custom domain b.down-one.test: Starter allows 1 custom domain; it would be disabled (not deleted)."
         }
       ],
       "actions": [
         {
           "action": "disable_route",
-          "route_id": "route_browsertest",
-          "reason": "Free does not include slugs; disabled by the move to Free."
+          "route_id": "route_a9jd7e5m0v0kt7yfgt80",
+          "reason": "Starter allows 1 custom domain; disabled by the move to Starter."
         }
       ]
     },
@@ -2113,10 +2558,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "212242jbhgka8r1t",
-      "account_id": "acct_ry8119ea05cm967jrdfw",
-      "release_id": "rel_35d69411k47j0qr66jj6",
-      "origin": "http://212242jbhgka8r1t.apps.localhost:8787",
+      "app_id": "d0ye2x8hg5zgj70b",
+      "account_id": "acct_k3qfxfe84k58j2c0eq6e",
+      "release_id": "rel_tq68n5yq4sh3jkkd7ppd",
+      "origin": "http://d0ye2x8hg5zgj70b.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -2332,9 +2777,6 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "fields": {
             "email": [
               "Invalid key: Expected \"email\" but received undefined"
-            ],
-            "__proto__": [
-              "Invalid key: Expected never but received \"__proto__\""
             ]
           }
         }
@@ -2350,13 +2792,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeApiKey 200": {
-      "id": "key_z12hpnsr3w72npja161t",
-      "api_key_id": "key_z12hpnsr3w72npja161t",
-      "key_prefix": "ap_PB1Q4n9a",
+      "id": "key_n5tb4t8hvpys7hnqfp1h",
+      "api_key_id": "key_n5tb4t8hvpys7hnqfp1h",
+      "key_prefix": "ap_RBeEa9iI",
       "name": "admin command",
-      "created_at": "2026-11-24T05:37:41.663Z",
-      "last_used_at": "2026-11-24T05:37:41.667Z",
-      "revoked_at": "2026-11-24T05:37:41.680Z",
+      "created_at": "2026-11-24T07:35:18.474Z",
+      "last_used_at": "2026-11-24T07:35:18.483Z",
+      "revoked_at": "2026-11-24T07:35:18.507Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -2505,10 +2947,40 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "handled": true,
       "duplicate": true
     },
+    "tlsPermission 200": {
+      "domain": "secure.tls-one.test",
+      "allowed": true,
+      "kind": "custom_domain"
+    },
+    "tlsPermission 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "Invalid query.",
+        "details": {
+          "fields": {
+            "domain": [
+              "Invalid key: Expected \"domain\" but received undefined"
+            ]
+          }
+        }
+      }
+    },
+    "tlsPermission 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "This endpoint needs the token the operator configured (PLATFORM_TLS_ASK_TOKEN)."
+      }
+    },
+    "tlsPermission 404": {
+      "error": {
+        "code": "not_found",
+        "message": "secure.tls-one.test is not served by this platform; no certificate."
+      }
+    },
     "unpublishApp 200": {
-      "app_id": "bdkhbxv9y6qj7rk2",
+      "app_id": "ngkndkw7y3fnkke2",
       "status": "unpublished",
-      "deleted_at": "2026-11-24T05:38:10.015Z"
+      "deleted_at": "2026-11-24T07:35:18.205Z"
     },
     "unpublishApp 401": {
       "error": {
@@ -2530,6 +3002,160 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "error": {
         "code": "not_found",
         "message": "App not found."
+      }
+    },
+    "updateRoute 200": {
+      "route_id": "route_j97j3nryfq5fnhb2mda1",
+      "app_id": "nk0r30qapprkatqy",
+      "route_type": "slug",
+      "hostname": "toggle-me.apps.localhost",
+      "slug": "toggle-me",
+      "url": "http://toggle-me.apps.localhost:8787/",
+      "status": "disabled",
+      "disabled_reason": "Disabled by the owner.",
+      "verification": null,
+      "dns_instructions": null,
+      "provider": null,
+      "created_at": "2026-11-24T07:35:17.908Z",
+      "updated_at": "2026-11-24T07:35:17.922Z"
+    },
+    "updateRoute 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "Invalid request body.",
+        "details": {
+          "fields": {
+            "status": [
+              "Invalid type: Expected (\"active\" | \"disabled\") but received \"disabled_downgrade\""
+            ]
+          }
+        }
+      }
+    },
+    "updateRoute 402": {
+      "error": {
+        "code": "plan_limit_exceeded",
+        "message": "Your Starter plan allows 1 custom domains; this would make 2. Remove a custom domain you no longer use or upgrade to Bus",
+        "details": {
+          "limit_key": "custom_domains.max",
+          "plan_key": "starter",
+          "allowed": 1,
+          "current": 2,
+          "required_plan_key": "business"
+        }
+      }
+    },
+    "updateRoute 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Route not found."
+      }
+    },
+    "verifyDomain 200": {
+      "route_id": "route_p238qsmf21ykrjtc9zk5",
+      "app_id": "ge00d80e6pwv55z4",
+      "route_type": "custom_domain",
+      "hostname": "www.verify-one.test",
+      "slug": null,
+      "url": "http://www.verify-one.test:8787/",
+      "status": "active",
+      "disabled_reason": null,
+      "verification": {
+        "method": "dns_txt",
+        "name": "_platform-challenge.www.verify-one.test",
+        "value": "platform-verify=route_p238qsmf21ykrjtc9zk5-ym7t46qzjkcdz5zc",
+        "verified_at": "2026-11-24T07:35:17.784Z",
+        "last_checked_at": "2026-11-24T07:35:17.784Z",
+        "next_check_at": null,
+        "checks": [
+          {
+            "ok": true,
+            "name": "_platform-challenge.www.verify-one.test",
+            "check": "txt",
+            "found": [
+              "platform-verify=route_p238qsmf21ykrjtc9zk5-ym7t46qzjkcdz5zc"
+            ],
+            "message": "TXT _platform-challenge.www.verify-one.test holds the verification value.",
+            "blocking": true,
+            "expected": "platform-verify=route_p238qsmf21ykrjtc9zk5-ym7t46qzjkcdz5zc"
+          },
+          {
+            "ok": true,
+            "name": "www.verify-one.test",
+            "check": "cname",
+            "found": [
+              "edge.platform.test"
+            ],
+            "message": "CNAME www.verify-one.test points to edge.platform.test.",
+            "blocking": false,
+            "expected": "edge.platform.test"
+          }
+        ]
+      },
+      "dns_instructions": {
+        "records": [
+          {
+            "type": "CNAME",
+            "name": "www.verify-one.test",
+            "value": "edge.platform.test",
+            "purpose": "traffic",
+            "required": true,
+            "note": null
+          },
+          {
+            "type": "TXT",
+            "name": "_platform-challenge.www.verify-one.test",
+            "value": "platform-verify=route_p238qsmf21ykrjtc9zk5-ym7t46qzjkcdz5zc",
+            "purpose": "verification",
+            "required": true,
+            "note": "Proves you control the domain; keep it while the domain is in use."
+          }
+        ],
+        "traffic_note": null
+      },
+      "provider": null,
+      "created_at": "2026-11-24T07:35:17.726Z",
+      "updated_at": "2026-11-24T07:35:17.785Z"
+    },
+    "verifyDomain 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "dns_verified is reserved for platform operators: on the server, run `npm run admin -- verify-domain <hostname>`. Send {}",
+        "details": {
+          "field": "dns_verified"
+        }
+      }
+    },
+    "verifyDomain 409": {
+      "error": {
+        "code": "domain_pending_verification",
+        "message": "www.verify-one.test is not verified yet: No TXT record at _platform-challenge.www.verify-one.test: create TXT _platform-",
+        "details": {
+          "route_id": "route_p238qsmf21ykrjtc9zk5",
+          "hostname": "www.verify-one.test",
+          "status": "pending_dns",
+          "checks": [
+            {
+              "check": "txt",
+              "name": "_platform-challenge.www.verify-one.test",
+              "ok": false,
+              "blocking": true,
+              "expected": "platform-verify=route_p238qsmf21ykrjtc9zk5-ym7t46qzjkcdz5zc",
+              "found": [],
+              "message": "No TXT record at _platform-challenge.www.verify-one.test: create TXT _platform-challenge.www.verify-one.test with the va"
+            },
+            {
+              "check": "cname",
+              "name": "www.verify-one.test",
+              "ok": false,
+              "blocking": false,
+              "expected": "edge.platform.test",
+              "found": [],
+              "message": "No CNAME at www.verify-one.test: create CNAME www.verify-one.test → edge.platform.test so visitors reach the app."
+            }
+          ],
+          "next_check_at": "2026-11-24T07:36:17.744Z"
+        }
       }
     }
   }

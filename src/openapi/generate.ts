@@ -50,6 +50,7 @@ const TAGS: Record<string, string> = {
   Members: 'Who is in an account, with which role, and invitations.',
   Billing: 'Buying and managing a plan through Stripe: checkout, the customer portal, and the payments webhook.',
   Plans: "An account's plan, usage against its limits, flags, and what a plan change would do.",
+  'Routes and domains': "An app's aliases: slugs under the apps host and custom domains verified through DNS, and the TLS permission check for a reverse proxy.",
   Legacy: 'Retired password routes; they answer 410.',
 };
 

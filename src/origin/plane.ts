@@ -17,10 +17,18 @@ import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage
 import { createEventWriter, type EventWriter } from '../events/writer.ts';
 import { errorBody } from '../errors.ts';
 import { largestCpuMs, planOf } from '../plans/catalogue.ts';
+import { createChangeFeed, type ChangeFeed } from '../changes/feed.ts';
+import { createRouteTable, type RouteEntry, type RouteTable } from '../domains/table.ts';
 
 export type AppsPlane = {
   /** Answers a request for an app origin; `appId` is the host's label, `client` the peer address. Never throws. */
   handle(req: Request, appId: string, client?: string): Response | Promise<Response>;
+  /** Answers a request whose Host is a slug or custom domain (`hostname` normalised): the app it routes to, or why not. */
+  handleAlias(req: Request, hostname: string, client?: string): Response | Promise<Response>;
+  /** Host → app for slugs and custom domains (kept current across nodes by `feed`). */
+  routes: RouteTable;
+  /** Changes committed by any node (LISTEN/NOTIFY). */
+  feed: ChangeFeed;
   caches: RuntimeCaches;
   sandbox(): SandboxPool;
   /** Counts what app origins serve (monthly quotas; analytics reads the same capture). */
@@ -78,6 +86,10 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       // app code may fetch public addresses (and what the operator allows), never this platform's own hosts
       fetchPolicy: { allow: [...deps.config.sandbox.fetchAllow], denyHosts: Object.values(deps.config.hosts) },
     }));
+
+  const feed = createChangeFeed(deps);
+  const routes = createRouteTable({ db: deps.db, log: deps.log, feed });
+  deps.signals.onRouteChanged((hostname) => routes.invalidate(hostname));
 
   const meter = createRequestMeter({ db: deps.db, log: deps.log, flushMs: deps.config.usageFlushMs });
   const events = createEventWriter({ db: deps.db, log: deps.log });
@@ -195,6 +207,41 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     }
   }
 
+  /** 404 for a pending or disabled alias, 410 for a removed one; app code never runs. */
+  function routeDisabled(entry: RouteEntry, requestId: string): Response {
+    const kind = entry.routeType === 'slug' ? 'slug' : 'custom domain';
+    const why =
+      entry.status === 'deleted'
+        ? `This ${kind} was removed from its app.`
+        : entry.status === 'pending_dns'
+          ? `This ${kind} is waiting for DNS verification.`
+          : `This ${kind} is disabled${entry.status === 'disabled_downgrade' ? " by a plan change" : entry.status === 'disabled_billing' ? ' while a payment is overdue' : ''}.`;
+    const details = { route_id: entry.routeId, route_type: entry.routeType, hostname: entry.hostname, status: entry.status };
+    return originJson(entry.status === 'deleted' ? 410 : 404, errorBody('route_disabled', why, details), requestId, { 'cache-control': 'no-store' });
+  }
+
+  function serveAlias(req: Request, hostname: string, entry: RouteEntry | null, requestId: string, client: string): Response | Promise<Response> {
+    if (!entry) return originFail('not_found', hostname.endsWith(`.${deps.config.hosts.apps}`) ? 'No app is published at this address.' : 'Unknown host.', requestId);
+    if (entry.status !== 'active') return routeDisabled(entry, requestId);
+    try {
+      const fast = fastStatic(req, entry.appId, requestId);
+      if (fast) return fast;
+    } catch {
+      // the full path reports errors properly
+    }
+    return handleSlow(req, entry.appId, requestId, client);
+  }
+
+  function handleAlias(req: Request, hostname: string, client = 'unknown'): Response | Promise<Response> {
+    const requestId = requestIdFor(req.headers.get(REQUEST_ID_HEADER));
+    const entry = routes.cached(hostname);
+    if (entry !== undefined) return serveAlias(req, hostname, entry, requestId, client);
+    return routes.lookup(hostname).then(
+      (found) => serveAlias(req, hostname, found, requestId, client),
+      (err) => originError(deps, err, requestId),
+    );
+  }
+
   async function checkModule(input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string }> {
     const checkId = `check_${crypto.randomUUID()}`;
     const result = await sandbox().invoke({
@@ -213,12 +260,17 @@ export function createAppsPlane(deps: Deps): AppsPlane {
 
   return {
     handle,
+    handleAlias,
+    routes,
+    feed,
     checkModule,
     caches,
     sandbox,
     meter,
     events,
     async close() {
+      routes.close();
+      await feed.close();
       await meter.close();
       await events.close();
       await pool?.close();

@@ -43,13 +43,14 @@ export async function appFootprints(db: Executor, accountId: string) {
   return rows.rows;
 }
 
-/** Alias routes that count against a plan (every status but disabled ones), oldest first. */
+/** Alias routes that count against a plan (pending and active: not disabled, not removed), oldest first. */
 export async function enabledRoutes(db: Executor, accountId: string) {
   return db
     .selectFrom('app_routes')
     .select(['id', 'app_id', 'route_type', 'hostname', 'status', 'created_at'])
     .where('account_id', '=', accountId)
     .where('status', 'not like', 'disabled%')
+    .where('status', '<>', 'deleted')
     .orderBy('created_at')
     .orderBy('id')
     .execute();

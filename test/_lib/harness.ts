@@ -132,7 +132,7 @@ function holdToContract(server: Server, config: Config): { finish(): void } {
     const sent = recordDir && /^application\/json/i.test(req.headers.get('content-type') ?? '') ? req.clone().text() : undefined;
     const res = await (inner as (r: Request, ...a: unknown[]) => Response | Promise<Response>)(req, ...rest);
     const url = new URL(req.url);
-    if (!hosts.has(url.hostname) || !(url.pathname.startsWith('/v0/') || url.pathname.startsWith('/schemas/') || url.pathname === '/healthz' || url.pathname === '/openapi.json')) return res;
+    if (!hosts.has(url.hostname) || !(url.pathname.startsWith('/v0/') || url.pathname.startsWith('/schemas/') || url.pathname.startsWith('/_internal/') || url.pathname === '/healthz' || url.pathname === '/openapi.json')) return res;
     checker ??= createContractChecker(generateOpenApi(server.api, { serverUrl: publicUrl(config, config.hosts.api) }), { record: Boolean(recordDir) });
     const isJson = /^application\/json/i.test(res.headers.get('content-type') ?? '');
     const text = isJson && req.method !== 'HEAD' ? await res.clone().text() : '';

@@ -1,0 +1,83 @@
+/**
+ * Two nodes on one Postgres: a route added, disabled or removed through node A is served
+ * accordingly by node B within a second, through LISTEN/NOTIFY (node B's route table is never
+ * reloaded by a timer in that time: its safety-net reload runs every five minutes).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createDb, createPool } from '../../src/db/database.ts';
+import type { Deps } from '../../src/deps.ts';
+import { createLogger } from '../../src/logger.ts';
+import { setPlan } from '../../src/plans/operator.ts';
+import { createServer } from '../../src/server.ts';
+import { createSignals } from '../../src/signals.ts';
+import { operatorVerify } from '../../src/domains/service.ts';
+import { file, site } from '../_lib/bundles.ts';
+import { createHarness, newUser } from '../_lib/harness.ts';
+
+const a = await createHarness({ PLATFORM_PLANS_FILE: '' });
+const poolB = createPool(a.config.databaseUrl!, 5);
+const depsB: Deps = { ...a.deps, pool: poolB, db: createDb(poolB), signals: createSignals(), log: createLogger('silent') };
+const nodeB = createServer(depsB);
+const onB = async (host: string) => {
+  const res = await nodeB.request(`http://${host}/`);
+  return { status: res.status, text: await res.text() };
+};
+
+/** Polls node B until `ok` holds; the time it took, in ms (fails past 1 s). */
+async function within1s(host: string, ok: (r: { status: number; text: string }) => boolean): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    const r = await onB(host);
+    if (ok(r)) return performance.now() - start;
+    if (performance.now() - start > 1000) throw new Error(`node B still answers ${r.status} for ${host} after 1 s: ${r.text.slice(0, 200)}`);
+    await new Promise((res) => setTimeout(res, 5));
+  }
+}
+
+test('a route changed on node A is served by node B within a second', async () => {
+  const u = await newUser(a);
+  await setPlan(a.deps, { accountId: u.account_id, planKey: 'starter' });
+  const pub = await a.call('PUT', '/v0/apps', { key: u.api_key, body: site({ files: [file('public/index.html', '<h1>two nodes</h1>')] }) });
+  const appId = pub.body.app_id as string;
+  // node B has its table loaded (and caches the answer "no such slug")
+  assert.is((await onB('cross-node.apps.localhost')).status, 404);
+  assert.is((await onB('www.cross-node.test')).status, 404);
+
+  await a.api('POST /v0/apps/{app_id}/slugs', { key: u.api_key, params: { app_id: appId }, body: { slug: 'cross-node' } });
+  const added = await within1s('cross-node.apps.localhost', (r) => r.status === 200 && r.text.includes('two nodes'));
+
+  const slug = (await a.api('GET /v0/apps/{app_id}/slugs', { key: u.api_key, params: { app_id: appId } })).slugs[0]!;
+  await a.api('PATCH /v0/apps/{app_id}/routes/{route_id}', { key: u.api_key, params: { app_id: appId, route_id: slug.route_id }, body: { status: 'disabled' } });
+  const disabled = await within1s('cross-node.apps.localhost', (r) => r.status === 404 && r.text.includes('route_disabled'));
+
+  await a.api('POST /v0/apps/{app_id}/domains', { key: u.api_key, params: { app_id: appId }, body: { hostname: 'www.cross-node.test' } });
+  await within1s('www.cross-node.test', (r) => r.status === 404 && r.text.includes('pending_dns'));
+  await operatorVerify(a.deps, 'www.cross-node.test'); // as the admin command does, from its own process
+  const verified = await within1s('www.cross-node.test', (r) => r.status === 200);
+
+  await a.api('DELETE /v0/apps/{app_id}/domains/{hostname}', { key: u.api_key, params: { app_id: appId, hostname: 'www.cross-node.test' } });
+  const removed = await within1s('www.cross-node.test', (r) => r.status === 410);
+  console.log(`  node B followed node A in ${[added, disabled, verified, removed].map((ms) => `${ms.toFixed(0)} ms`).join(', ')} (add, disable, verify, remove)`);
+});
+
+test('node B answers the TLS permission check from the same table', async () => {
+  const u = await newUser(a);
+  await setPlan(a.deps, { accountId: u.account_id, planKey: 'starter' });
+  const pub = await a.call('PUT', '/v0/apps', { key: u.api_key, body: site() });
+  await a.api('POST /v0/apps/{app_id}/slugs', { key: u.api_key, params: { app_id: pub.body.app_id }, body: { slug: 'tls-cross' } });
+  const start = performance.now();
+  for (;;) {
+    const res = await nodeB.request('http://127.0.0.1/_internal/tls/permission?domain=tls-cross.apps.localhost');
+    if (res.status === 200) break;
+    assert.ok(performance.now() - start < 1000, 'node B allows the new slug within a second');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+});
+
+test.after(async () => {
+  await nodeB.close();
+  await depsB.db.destroy();
+  await a.close();
+});
+test.run();
