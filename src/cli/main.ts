@@ -10,6 +10,7 @@ import { login, logout, whoami } from './commands/auth.ts';
 import { events } from './commands/events.ts';
 import { init, publish } from './commands/publish.ts';
 import { secretsList, secretsRm, secretsSet } from './commands/secrets.ts';
+import { domainsAdd, domainsLs, domainsRm, domainsVerify, slugsAdd, slugsLs, slugsRm } from './commands/domains.ts';
 import { printError } from './output.ts';
 
 // Through `npm run cli`, npm runs us from the package root: work where the user typed the command.
@@ -91,6 +92,22 @@ examples(
   ['platform secrets set STRIPE_KEY', 'printf %s "$TOKEN" | platform secrets set API_TOKEN'],
 );
 examples(secrets.command('rm').argument('<NAME>').description('delete a secret').option(...appOpt).option(...jsonOpt).action((n, o) => secretsRm(n, o)), ['platform secrets rm OLD_KEY']);
+
+const domains = program.command('domains').description("the app's custom domains: add, list, verify through DNS, remove");
+examples(domains.command('add').argument('<HOSTNAME>').description('add a custom domain and print the DNS records to create').option(...appOpt).option(...jsonOpt).action((n, o) => domainsAdd(n, o)), ['platform domains add shop.example.com']);
+examples(domains.command('ls').description('list custom domains and their status').option(...appOpt).option(...jsonOpt).action((o) => domainsLs(o)), ['platform domains ls']);
+domains
+  .command('verify')
+  .argument('<HOSTNAME>')
+  .description('check DNS now: exit 0 once verified, 1 with what to fix otherwise')
+  .option(...appOpt)
+  .option(...jsonOpt)
+  .action((n, o) => domainsVerify(n, o));
+examples(domains.command('rm').argument('<HOSTNAME>').description('remove a custom domain').option(...appOpt).option(...jsonOpt).action((n, o) => domainsRm(n, o)), ['platform domains rm shop.example.com']);
+const slugs = program.command('slugs').description('friendly names under the apps host: <slug>.<apps host>');
+examples(slugs.command('add').argument('<SLUG>').description('add a slug').option(...appOpt).option(...jsonOpt).action((n, o) => slugsAdd(n, o)), ['platform slugs add my-shop']);
+examples(slugs.command('ls').description('list slugs').option(...appOpt).option(...jsonOpt).action((o) => slugsLs(o)), ['platform slugs ls']);
+examples(slugs.command('rm').argument('<SLUG>').description('remove a slug').option(...appOpt).option(...jsonOpt).action((n, o) => slugsRm(n, o)), ['platform slugs rm my-shop']);
 
 examples(
   program

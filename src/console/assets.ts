@@ -22,6 +22,8 @@ button.secondary,button.small{color:var(--fg);background:transparent;border:1px 
 .tabs{display:flex;gap:.25rem;flex-wrap:wrap;border-bottom:1px solid var(--line);margin-bottom:1.25rem}.tabs a{padding:.5rem .9rem;text-decoration:none;color:var(--muted);font-weight:600;border-bottom:2px solid transparent}.tabs a[aria-current=page]{color:var(--fg);border-color:var(--accent)}
 .check{display:flex!important;align-items:center;gap:.4rem;flex:0 0 auto!important;margin:0 0 .6rem}.check input{width:auto}td code{word-break:break-word}.loading{min-height:8rem}.live-dot{color:var(--good)}.sub{display:block;color:var(--muted);font-size:.85rem}.empty{color:var(--muted)}.secret-once{padding:.75rem;border:1px solid var(--warn);border-radius:8px;margin-top:1rem}
 ul{padding-left:1.2rem}.usage{margin:.9rem 0}.usage-head{display:flex;justify-content:space-between;gap:1rem;flex-wrap:wrap;font-weight:600}.usage meter{display:block;width:100%;height:.9rem;margin-top:.3rem}.plan-line{font-size:1.15rem;margin:0 0 .25rem}.plan-line .badge{margin-left:.25rem;vertical-align:middle}
+article.route h3{margin:0 0 .25rem;font-size:1.05rem}article.route h4{margin:1rem 0 .4rem;font-size:.95rem}article.route+article.route{border-top:1px solid var(--line);margin-top:1.25rem;padding-top:1.25rem}
+table.records td:first-child code{white-space:nowrap}ul.checks{list-style:none;padding:0;margin:.25rem 0}ul.checks li{margin:.3rem 0}ul.checks li.good{color:var(--good)}ul.checks li.bad{color:var(--bad)}ul.checks li.warn{color:var(--warn)}article.route .actions{margin-top:.75rem}
 @media (max-width:480px){header{padding:.5rem .75rem}main{margin:1rem auto}.card{padding:1rem}th,td{padding:.4rem}}`;
 
 export const CONSOLE_JS = `export const $ = (id) => document.getElementById(id);

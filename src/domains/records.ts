@@ -26,7 +26,7 @@ export function dnsInstructions(config: Config, hostname: string, challenge: str
   if (provider) {
     for (const v of provider.validation_records) records.push({ type: 'TXT', name: v.name, value: v.value, purpose: v.name.startsWith('_cf-custom-hostname') ? 'verification' : 'certificate', required: true, note: null });
   } else {
-    records.push({ type: 'TXT', name: `${CHALLENGE_PREFIX}.${hostname}`, value: challenge, purpose: 'verification', required: true, note: 'Proves you control the domain; keep it while the domain is in use.' });
+    records.push({ type: 'TXT', name: `${CHALLENGE_PREFIX}.${hostname}`, value: challenge, purpose: 'verification', required: true, note: 'Keep it while the domain is in use.' });
   }
   return { records, traffic_note: note };
 }

@@ -13,14 +13,18 @@ import { chromium, type Browser } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHarness, freePort, listen, uniqueEmail } from '../_lib/harness.ts';
+import { createUser } from '../../src/users/service.ts';
 import { startSmtp, startWorker } from '../_lib/mail.ts';
 import { startFakeStripe } from '../_lib/fake-stripe.ts';
 import Stripe from 'stripe';
 import { sql } from 'kysely';
 import { setFlag, setPlan } from '../../src/plans/operator.ts';
+import { operatorVerify } from '../../src/domains/service.ts';
+import { startDns } from '../_lib/dns-server.ts';
 
 const port = await freePort();
 const smtp = await startSmtp();
+const dns = await startDns();
 const STRIPE_KEY = 'sk_test_browserconsole';
 const WHSEC = 'whsec_browserconsolesecret';
 const fakeStripe = await startFakeStripe({ secretKey: STRIPE_KEY });
@@ -32,6 +36,7 @@ const h = await createHarness({
   STRIPE_API_BASE: fakeStripe.url,
   STRIPE_PRICE_STARTER: 'price_starter1',
   STRIPE_PRICE_BUSINESS: 'price_business1',
+  PLATFORM_DNS_SERVERS: dns.server,
 });
 const worker = await startWorker(h);
 const live = await listen(h.server, port);
@@ -243,6 +248,96 @@ test('the account page: plan, usage bars with a warning colour, flags with reaso
   await sql`delete from app_routes where id = 'route_browsertest'`.execute(h.deps.db);
 });
 
+test('domains: add a slug and a domain, the records with copy buttons, the diagnosis in plain words, verify, disable, remove', async () => {
+  const account = await h.deps.db.selectFrom('accounts').select('id').where('name', '=', 'Browser Co').executeTakeFirstOrThrow();
+  await setPlan(h.deps, { accountId: account.id, planKey: 'starter' });
+  await page.goto(`${CONSOLE}/`);
+  await page.getByRole('link', { name: 'site' }).click();
+  await page.getByRole('link', { name: 'Domains' }).click();
+  await page.getByText('No slugs or custom domains yet.').waitFor();
+  await page.getByLabel('Slug').fill('browser-shop');
+  await page.getByRole('button', { name: 'Add slug' }).click();
+  await page.getByText(`The app now also serves at http://browser-shop.apps.localhost:${port}/`).waitFor();
+  await page.getByRole('link', { name: 'browser-shop.apps.localhost' }).waitFor();
+
+  await page.getByLabel('Domain').fill('www.browser-shop.test');
+  await page.getByRole('button', { name: 'Add domain' }).click();
+  const card = page.locator('article[data-hostname="www.browser-shop.test"]');
+  await card.getByText('waiting for DNS').waitFor();
+  await card.getByRole('cell', { name: '_platform-challenge.www.browser-shop.test' }).waitFor();
+  assert.ok((await card.getByRole('button', { name: 'Copy' }).count()) >= 4, 'a copy button for each name and value');
+  await card.getByText('Not checked yet.').waitFor();
+  await card.getByRole('button', { name: 'Verify' }).click();
+  await page.getByText(/^www\.browser-shop\.test is not verified yet: No TXT record at _platform-challenge\.www\.browser-shop\.test/).waitFor();
+  await card.getByText(/✗ No TXT record at _platform-challenge\.www\.browser-shop\.test: create TXT/).waitFor();
+  await card.getByText(/No CNAME at www\.browser-shop\.test/).waitFor();
+  await shot('16-domains-pending');
+
+  const token = await h.deps.db.selectFrom('app_routes').select('verification_token').where('hostname', '=', 'www.browser-shop.test').executeTakeFirstOrThrow();
+  dns.set('_platform-challenge.www.browser-shop.test', [{ type: 'TXT', value: token.verification_token! }]);
+  dns.set('www.browser-shop.test', [{ type: 'CNAME', value: 'apps.localhost' }]);
+  await card.getByRole('button', { name: 'Verify' }).click();
+  await page.getByText('www.browser-shop.test is verified and serves the app.').waitFor();
+  await card.getByText('active', { exact: true }).waitFor();
+  await shot('16b-domains-active');
+
+  const slugCard = page.locator('article[data-hostname="browser-shop.apps.localhost"]');
+  await slugCard.getByRole('button', { name: 'Disable' }).click();
+  await page.getByText('browser-shop.apps.localhost is disabled; the app still serves at its own origin.').waitFor();
+  assert.is((await h.call('GET', '/', { host: 'browser-shop.apps.localhost' })).status, 404);
+  await slugCard.getByRole('button', { name: 'Enable' }).click();
+  await page.getByText('browser-shop.apps.localhost serves the app again.').waitFor();
+  page.once('dialog', (d) => void d.accept());
+  await card.getByRole('button', { name: 'Remove' }).click();
+  await page.getByText('Removed www.browser-shop.test.').waitFor();
+  assert.is((await h.call('GET', '/', { host: 'www.browser-shop.test' })).status, 410);
+  await setPlan(h.deps, { accountId: account.id, planKey: 'free', force: true });
+});
+
+test("an app user's session on a custom domain is not the canonical origin's, and the reverse", async () => {
+  const u = await createUser(h.deps.db, { email: uniqueEmail('cookies') });
+  await setPlan(h.deps, { accountId: u.account_id, planKey: 'starter' });
+  const server = `export default { fetch() { return new Response('server'); } };`;
+  const pub = await h.call('PUT', '/v0/apps', {
+    key: u.api_key,
+    body: {
+      app: { name: 'members' },
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+      resources: { auth: { mode: 'app_users', public_signup: true } },
+      files: [
+        { path: 'public/index.html', content_type: 'text/html; charset=utf-8', content_base64: Buffer.from('<h1>members</h1>').toString('base64') },
+        { path: 'server.js', content_type: 'text/javascript', content_base64: Buffer.from(server).toString('base64') },
+      ],
+    },
+  });
+  assert.is(pub.status, 200, pub.text);
+  const appId = pub.body.app_id as string;
+  await h.api('POST /v0/apps/{app_id}/domains', { key: u.api_key, params: { app_id: appId }, body: { hostname: 'members-shop.localhost' } });
+  await operatorVerify(h.deps, 'members-shop.localhost');
+
+  const visitor = await browser.newContext();
+  const tab = await visitor.newPage();
+  const custom = `http://members-shop.localhost:${port}`;
+  const canonical = `http://${appId}.apps.localhost:${port}`;
+  const session = () => tab.evaluate(async () => (await fetch('/_platform/auth/session')).status);
+  const post = (path: string, body: unknown) => tab.evaluate(async ([p, b]) => (await fetch(p as string, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) })).status, [path, body] as const);
+  await tab.goto(custom + '/');
+  await tab.getByRole('heading', { name: 'members' }).waitFor();
+  assert.is(await post('/_platform/auth/signup', { email: 'visitor@example.com', password: 'correct horse battery' }), 201);
+  assert.is(await session(), 200, 'signed in on the custom domain');
+  await tab.goto(canonical + '/');
+  assert.is(await session(), 401, 'not signed in on the canonical origin');
+  assert.is(await post('/_platform/auth/login', { email: 'visitor@example.com', password: 'correct horse battery' }), 200);
+  assert.is(await session(), 200);
+  assert.is(await post('/_platform/auth/logout', {}), 200);
+  assert.is(await session(), 401, 'signed out on the canonical origin');
+  await tab.goto(custom + '/');
+  assert.is(await session(), 200, 'still signed in on the custom domain');
+  const cookies = (await visitor.cookies()).filter((c) => c.name === '__Host-platform_app_session');
+  assert.equal(cookies.map((c) => c.domain), ['members-shop.localhost'], 'the cookie is bound to the host that set it');
+  await visitor.close();
+});
+
 test('billing: upgrade through Checkout; the plan changes when Stripe says so, not on the way back', async () => {
   const account = await h.deps.db.selectFrom('accounts').select('id').where('name', '=', 'Browser Co').executeTakeFirstOrThrow();
   await page.getByRole('link', { name: 'Billing' }).click();
@@ -328,6 +423,7 @@ test.after(async () => {
   await worker.stop();
   await h.close();
   await fakeStripe.close();
+  await dns.close();
   await smtp.close();
   await rm(work, { recursive: true, force: true });
 });

@@ -7,8 +7,10 @@ import type { ReleaseList } from '../../src/apps/schemas.ts';
 import { createHarness, listen, newUser } from '../_lib/harness.ts';
 import { site as bundle } from '../_lib/bundles.ts';
 import { setPlan } from '../../src/plans/operator.ts';
+import { startDns } from '../_lib/dns-server.ts';
 
-const h = await createHarness();
+const dns = await startDns();
+const h = await createHarness({ PLATFORM_DNS_SERVERS: dns.server });
 const live = await listen(h.server);
 const u = await newUser(h);
 const work = path.resolve('.data', 'test-scratch', `cli-${process.pid}`);
@@ -219,11 +221,6 @@ test('init writes a starter that publishes as it is; open prints the origin; unp
   assert.match(help.stdout, 'Examples:');
 });
 
-test.after(async () => {
-  await live.close();
-  await h.close();
-  await rm(work, { recursive: true, force: true });
-});
 test('platform account: plan, usage bars, warnings and a plan-change preview; --json', async () => {
   const owner = await newUser(h);
   await setPlan(h.deps, { accountId: owner.account_id, planKey: 'starter' });
@@ -252,4 +249,48 @@ test('platform account: plan, usage bars, warnings and a plan-change preview; --
   assert.match(stranger.stderr, 'not_found');
 });
 
+test('slugs and domains: add prints the records to create, verify says what to fix (exit 1) until DNS is right (exit 0)', async () => {
+  const owner = await newUser(h);
+  await setPlan(h.deps, { accountId: owner.account_id, planKey: 'starter' });
+  const app = (await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle() })).body.app_id as string;
+  const env = { PLATFORM_API_KEY: owner.api_key };
+  const slug = await cli(['slugs', 'add', 'cli-shop', '--app', app], { env });
+  assert.is(slug.code, 0, slug.stderr);
+  assert.match(slug.stdout, 'the app also serves at http://cli-shop.apps.localhost:8787/');
+  assert.match((await cli(['slugs', 'ls', '--app', app], { env })).stdout, /cli-shop\s+active/);
+
+  const add = await cli(['domains', 'add', 'Shop.CLI-one.test', '--app', app], { env });
+  assert.is(add.code, 0, add.stderr);
+  assert.match(add.stdout, 'added shop.cli-one.test');
+  assert.match(add.stdout, /CNAME\s+shop\.cli-one\.test\s+apps\.localhost/);
+  const txt = /TXT\s+_platform-challenge\.shop\.cli-one\.test\s+(\S+)/.exec(add.stdout);
+  assert.ok(txt, add.stdout);
+  assert.match(add.stdout, 'platform domains verify shop.cli-one.test');
+
+  const pending = await cli(['domains', 'verify', 'shop.cli-one.test', '--app', app], { env });
+  assert.is(pending.code, 1);
+  assert.match(pending.stdout, 'not verified yet');
+  assert.match(pending.stdout, `✗ No TXT record at _platform-challenge.shop.cli-one.test: create TXT _platform-challenge.shop.cli-one.test with the value "${txt![1]}"`);
+  dns.set('_platform-challenge.shop.cli-one.test', [{ type: 'TXT', value: txt![1]! }]);
+  const ok = await cli(['domains', 'verify', 'shop.cli-one.test', '--app', app], { env });
+  assert.is(ok.code, 0, ok.stdout + ok.stderr);
+  assert.match(ok.stdout, '✔ verified shop.cli-one.test serves the app');
+  assert.match((await cli(['domains', 'ls', '--app', app], { env })).stdout, /shop\.cli-one\.test\s+active/);
+  assert.is((await h.call('GET', '/', { host: 'shop.cli-one.test' })).status, 200);
+  assert.is((await cli(['domains', 'rm', 'shop.cli-one.test', '--app', app], { env })).code, 0);
+  assert.is((await cli(['slugs', 'rm', 'cli-shop', '--app', app], { env })).code, 0);
+  assert.is((await h.call('GET', '/', { host: 'shop.cli-one.test' })).status, 410);
+  const free = await newUser(h);
+  const freeApp = (await h.call('PUT', '/v0/apps', { key: free.api_key, body: bundle() })).body.app_id as string;
+  const refused = await cli(['domains', 'add', 'x.cli-two.test', '--app', freeApp], { env: { PLATFORM_API_KEY: free.api_key } });
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, 'entitlement_required');
+});
+
+test.after(async () => {
+  await live.close();
+  await h.close();
+  await dns.close();
+  await rm(work, { recursive: true, force: true });
+});
 test.run();

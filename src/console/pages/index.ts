@@ -8,6 +8,7 @@ import { appInvitesPage } from './app-invites.ts';
 import { appReleasesPage } from './app-releases.ts';
 import { appResourcesPage } from './app-resources.ts';
 import { appSecretsPage } from './app-secrets.ts';
+import { appDomainsPage } from './app-domains.ts';
 import { appsPage } from './apps.ts';
 import { confirmPage } from './confirm.ts';
 import { devicePage } from './device.ts';
@@ -17,5 +18,5 @@ import { signInPage } from './sign-in.ts';
 import { signupPage } from './signup.ts';
 
 export function consolePageList(options: { devOutbox: boolean; plans: PlanCatalogue }): ConsolePage[] {
-  return [appsPage, keysPage, membersPage, accountPage(options.plans), billingPage(options.plans), appReleasesPage, appResourcesPage, appSecretsPage, appEventsPage, appInvitesPage, signInPage(options.devOutbox), confirmPage, signupPage, devicePage];
+  return [appsPage, keysPage, membersPage, accountPage(options.plans), billingPage(options.plans), appReleasesPage, appResourcesPage, appSecretsPage, appDomainsPage, appEventsPage, appInvitesPage, signInPage(options.devOutbox), confirmPage, signupPage, devicePage];
 }
