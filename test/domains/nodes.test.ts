@@ -5,6 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { sql } from 'kysely';
 import { createDb, createPool } from '../../src/db/database.ts';
 import type { Deps } from '../../src/deps.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -73,6 +74,29 @@ test('node B answers the TLS permission check from the same table', async () => 
     assert.ok(performance.now() - start < 1000, 'node B allows the new slug within a second');
     await new Promise((r) => setTimeout(r, 5));
   }
+});
+
+test("node B's listener losing its connection reconnects by itself, reloads its table and keeps following", async () => {
+  const u = await newUser(a);
+  await setPlan(a.deps, { accountId: u.account_id, planKey: 'starter' });
+  const pub = await a.call('PUT', '/v0/apps', { key: u.api_key, body: site() });
+  const appId = pub.body.app_id as string;
+  assert.is((await onB('after-drop.apps.localhost')).status, 404);
+  // Postgres ends every LISTENing session (an administrator, a failover, a restart would too)
+  const killed = await sql<{ n: number }>`select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and query ilike 'LISTEN%'`.execute(a.deps.db);
+  assert.ok(killed.rows[0]!.n >= 1, 'a listener was connected');
+  // a change made while B is reconnecting is picked up by the reload that follows the reconnection
+  await a.api('POST /v0/apps/{app_id}/slugs', { key: u.api_key, params: { app_id: appId }, body: { slug: 'after-drop' } });
+  const start = performance.now();
+  for (;;) {
+    if ((await onB('after-drop.apps.localhost')).status === 200) break;
+    assert.ok(performance.now() - start < 5000, 'node B serves the slug within 5 s of losing its listener');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  // and it hears later changes again
+  const slug = (await a.api('GET /v0/apps/{app_id}/slugs', { key: u.api_key, params: { app_id: appId } })).slugs[0]!;
+  await a.api('PATCH /v0/apps/{app_id}/routes/{route_id}', { key: u.api_key, params: { app_id: appId, route_id: slug.route_id }, body: { status: 'disabled' } });
+  await within1s('after-drop.apps.localhost', (r) => r.status === 404);
 });
 
 test.after(async () => {
