@@ -43,6 +43,7 @@ const EnvSchema = v.object({
   PLATFORM_SANDBOX_WORKERS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(64))),
   PLATFORM_PLANS_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   PLATFORM_USAGE_FLUSH_MS: v.pipe(v.optional(v.string(), '5000'), v.regex(/^\d+$/, 'must be a whole number of milliseconds'), v.transform(Number), v.minValue(50), v.maxValue(60_000)),
+  PLATFORM_ANALYTICS_FLUSH_MS: v.pipe(v.optional(v.string(), '10000'), v.regex(/^\d+$/, 'must be a whole number of milliseconds'), v.transform(Number), v.minValue(50), v.maxValue(300_000)),
   PLATFORM_SANDBOX_MEMORY_MB: positiveInt('64'),
   PLATFORM_SANDBOX_WALL_MS: positiveInt('10000'),
   PLATFORM_SANDBOX_BACKGROUND_WALL_MS: positiveInt('60000'),
@@ -89,6 +90,8 @@ export type Config = Readonly<{
   plans: PlanCatalogue;
   /** How often each node adds its counted requests to the shared monthly totals. */
   usageFlushMs: number;
+  /** How often each node adds its analytics counts to the daily aggregates. */
+  analyticsFlushMs: number;
   sandbox: Readonly<{ workers: number; memoryBytes: number; wallMs: number; backgroundWallMs: number; workerMemoryBytes: number | undefined; fetchAllow: readonly string[] }>;
   staticCacheBytes: number;
   /** Time a client has to send its request headers, and the whole request (body included). */
@@ -154,6 +157,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return Object.freeze({
     plans: loadPlans(e.PLATFORM_PLANS_FILE),
     usageFlushMs: e.PLATFORM_USAGE_FLUSH_MS,
+    analyticsFlushMs: e.PLATFORM_ANALYTICS_FLUSH_MS,
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,

@@ -9,6 +9,7 @@ import { APP_ID } from './apps/access.ts';
 import { eventRoutes } from './events/routes.ts';
 import { inviteRoutes } from './app-auth/invites.ts';
 import { domainRoutes } from './domains/routes.ts';
+import { analyticsRoutes } from './analytics/routes.ts';
 import { tlsPermissionRoutes } from './domains/tls.ts';
 import { secretRoutes } from './secrets/routes.ts';
 import { publicUrl } from './config.ts';
@@ -62,6 +63,7 @@ function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
   v0.route('/apps', secretRoutes());
   v0.route('/apps', inviteRoutes());
   v0.route('/apps', domainRoutes());
+  v0.route('/apps', analyticsRoutes());
   return v0;
 }
 

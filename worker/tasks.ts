@@ -4,6 +4,7 @@ import type { AppsPlane } from '../src/origin/plane.ts';
 import { appJobTask } from './tasks/app-job.ts';
 import { billingReconcileTask } from './tasks/billing-reconcile.ts';
 import { domainsRecheckTask } from './tasks/domains-recheck.ts';
+import { analyticsRetentionTask } from './tasks/analytics-retention.ts';
 import { platformEmailTask } from './tasks/platform-email.ts';
 import { eventsRetentionTask, releasesRetentionTask } from './tasks/retention.ts';
 import { schedulesTickTask } from './tasks/schedules-tick.ts';
@@ -18,6 +19,7 @@ export function taskList(deps: Deps, plane: AppsPlane): TaskList {
     releases_retention: releasesRetentionTask(deps),
     billing_reconcile: billingReconcileTask(deps),
     domains_recheck: domainsRecheckTask(deps),
+    analytics_retention: analyticsRetentionTask(deps),
   };
 }
 
@@ -31,4 +33,5 @@ export const crontab = [
   '43 3 * * * releases_retention',
   '11 4 * * * billing_reconcile',
   '* * * * * domains_recheck',
+  '29 3 * * * analytics_retention',
 ].join('\n');

@@ -332,6 +332,9 @@ export interface Database {
   stripe_events: StripeEventsTable;
   billing_history: BillingHistoryTable;
   blob_variants: BlobVariantsTable;
+  analytics_traffic: AnalyticsTrafficTable;
+  analytics_paths: AnalyticsPathsTable;
+  analytics_referrers: AnalyticsReferrersTable;
 }
 
 export interface WebhookDeliveriesTable {
@@ -436,4 +439,26 @@ export interface AppEmailVerificationsTable {
   user_id: string;
   expires_at: Timestamp;
   used_at: NullableTimestamp;
+}
+
+export interface AnalyticsTrafficTable {
+  app_id: string;
+  day: ColumnType<Date, string, string>;
+  route_kind: 'canonical' | 'slug' | 'custom_domain';
+  target: 'static' | 'server' | 'not_found';
+  status_bucket: '2xx' | '3xx' | '4xx' | '5xx';
+  bot: boolean;
+  requests: number;
+}
+export interface AnalyticsPathsTable {
+  app_id: string;
+  day: ColumnType<Date, string, string>;
+  path: string;
+  requests: number;
+}
+export interface AnalyticsReferrersTable {
+  app_id: string;
+  day: ColumnType<Date, string, string>;
+  domain: string;
+  requests: number;
 }

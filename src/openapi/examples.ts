@@ -163,6 +163,104 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "last_used_at": "2026-11-24T07:35:18.483Z",
       "revoked_at": null
     },
+    "AppAnalytics": {
+      "app_id": "na1hjvjs3e886j7p",
+      "range": "7d",
+      "from": "2026-11-18",
+      "to": "2026-11-24",
+      "clamped_to_days": null,
+      "totals": {
+        "requests": 9,
+        "bot_requests": 2
+      },
+      "daily": [
+        {
+          "date": "2026-11-18",
+          "requests": 0
+        },
+        {
+          "date": "2026-11-19",
+          "requests": 0
+        }
+      ],
+      "status_buckets": {
+        "2xx": 8,
+        "3xx": 0,
+        "4xx": 0,
+        "5xx": 1
+      },
+      "top_paths": [
+        {
+          "path": "/",
+          "requests": 5
+        },
+        {
+          "path": "/about",
+          "requests": 1
+        }
+      ],
+      "referrers": [
+        {
+          "domain": "(direct)",
+          "requests": 6
+        },
+        {
+          "domain": "news.example",
+          "requests": 3
+        }
+      ],
+      "routes": {
+        "canonical": 6,
+        "slug": 2,
+        "custom_domain": 1
+      },
+      "runtime_targets": {
+        "static": 5,
+        "server": 4,
+        "not_found": 0
+      },
+      "app_users": {
+        "signups": 0,
+        "sessions_created": 0
+      },
+      "jobs": {
+        "succeeded": 0,
+        "retry": 0,
+        "failed": 0,
+        "blocked": 0
+      },
+      "webhooks": {
+        "received": 0,
+        "delivered": 0,
+        "rejected": 0,
+        "delivery_failed": 0
+      },
+      "recent_errors": [
+        {
+          "app_event_id": "evt_10",
+          "release_id": "rel_xjtffqdbwgyec7wt2jt5",
+          "app_user_id": null,
+          "api_key_id": null,
+          "request_id": "d993c57b326a3d5a-c",
+          "type": "runtime.request_error",
+          "event_type": "runtime.request_error",
+          "severity": "error",
+          "level": "error",
+          "message": "The server handler threw an exception.",
+          "metadata": {
+            "kind": "exception",
+            "path": "/boom",
+            "error": "Error: boom",
+            "stack": "    at fetch (server.js:3:37)\n    at <anonymous> (<platform prelude>:4:138)\n",
+            "cpu_ms": 0.76,
+            "method": "GET",
+            "status": 500
+          },
+          "created_at": "2026-11-24T08:29:14.647Z"
+        }
+      ],
+      "generated_at": "2026-11-24T08:29:14.691Z"
+    },
     "AppList": {
       "apps": [
         {
@@ -265,10 +363,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
     },
     "CreateDomainRequest": {
-      "hostname": " Shop.Example-One.TEST. "
+      "hostname": "www.stats-one.test"
     },
     "CreateSlugRequest": {
-      "slug": "My-Shop"
+      "slug": "stats-shop"
     },
     "DataCollectionSpec": {
       "fields": {
@@ -371,31 +469,31 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "DnsInstructions": {
       "records": [
         {
-          "type": "ALIAS",
-          "name": "example-apex.co.uk",
-          "value": "edge.platform.test",
+          "type": "CNAME",
+          "name": "www.stats-one.test",
+          "value": "apps.localhost",
           "purpose": "traffic",
           "required": true,
-          "note": "CNAME flattening, ALIAS or ANAME: whichever your DNS provider offers at the apex."
+          "note": null
         },
         {
-          "type": "CNAME",
-          "name": "www.example-apex.co.uk",
-          "value": "edge.platform.test",
-          "purpose": "www",
-          "required": false,
-          "note": "Add www.example-apex.co.uk as a domain of this app too, so both names serve it."
+          "type": "TXT",
+          "name": "_platform-challenge.www.stats-one.test",
+          "value": "platform-verify=route_kcde1erenw323a5e64ak-xgnysv07b01eqgba",
+          "purpose": "verification",
+          "required": true,
+          "note": "Keep it while the domain is in use."
         }
       ],
-      "traffic_note": "This is the apex of its zone, where a plain CNAME is not allowed (it would break the zone's other records, such as mail)"
+      "traffic_note": null
     },
     "DnsRecord": {
       "type": "TXT",
-      "name": "_platform-challenge.shop.example-one.test",
-      "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+      "name": "_platform-challenge.www.stats-one.test",
+      "value": "platform-verify=route_kcde1erenw323a5e64ak-xgnysv07b01eqgba",
       "purpose": "verification",
       "required": true,
-      "note": "Proves you control the domain; keep it while the domain is in use."
+      "note": "Keep it while the domain is in use."
     },
     "DomainList": {
       "app_id": "zbvvz4mqbwr794js",
@@ -480,37 +578,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "Error": {
       "error": {
-        "code": "domain_pending_verification",
-        "message": "www.verify-one.test is not verified yet: TXT _platform-challenge.www.verify-one.test holds \"something-else\", not the ver",
+        "code": "entitlement_required",
+        "message": "Analytics need a plan with app_analytics; Free does not include it. Upgrade to Starter or later.",
         "details": {
-          "route_id": "route_p238qsmf21ykrjtc9zk5",
-          "hostname": "www.verify-one.test",
-          "status": "pending_dns",
-          "checks": [
-            {
-              "check": "txt",
-              "name": "_platform-challenge.www.verify-one.test",
-              "ok": false,
-              "blocking": true,
-              "expected": "platform-verify=route_p238qsmf21ykrjtc9zk5-ym7t46qzjkcdz5zc",
-              "found": [
-                "something-else"
-              ],
-              "message": "TXT _platform-challenge.www.verify-one.test holds \"something-else\", not the verification value: set it to \"platform-veri"
-            },
-            {
-              "check": "cname",
-              "name": "www.verify-one.test",
-              "ok": false,
-              "blocking": false,
-              "expected": "edge.platform.test",
-              "found": [
-                "old-host.example.net"
-              ],
-              "message": "CNAME www.verify-one.test points to old-host.example.net: change it to edge.platform.test."
-            }
-          ],
-          "next_check_at": "2026-11-24T07:36:17.760Z"
+          "plan_key": "free",
+          "feature_key": "app_analytics",
+          "required_plan_key": "starter"
         }
       }
     },
@@ -555,22 +628,26 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "cursor": null
     },
     "EventSummary": {
-      "app_event_id": "evt_29",
-      "release_id": null,
+      "app_event_id": "evt_10",
+      "release_id": "rel_xjtffqdbwgyec7wt2jt5",
       "app_user_id": null,
-      "api_key_id": "key_b5btxd8cmrbeg51aanyg",
-      "request_id": "c274b8264805f721-23",
-      "type": "route.verified",
-      "event_type": "route.verified",
-      "severity": "info",
-      "level": "info",
-      "message": "Custom domain www.verify-one.test was verified through DNS; it serves this app now.",
+      "api_key_id": null,
+      "request_id": "d993c57b326a3d5a-c",
+      "type": "runtime.request_error",
+      "event_type": "runtime.request_error",
+      "severity": "error",
+      "level": "error",
+      "message": "The server handler threw an exception.",
       "metadata": {
-        "hostname": "www.verify-one.test",
-        "operator": false,
-        "route_id": "route_p238qsmf21ykrjtc9zk5"
+        "kind": "exception",
+        "path": "/boom",
+        "error": "Error: boom",
+        "stack": "    at fetch (server.js:3:37)\n    at <anonymous> (<platform prelude>:4:138)\n",
+        "cpu_ms": 0.76,
+        "method": "GET",
+        "status": 500
       },
-      "created_at": "2026-11-24T07:35:17.784Z"
+      "created_at": "2026-11-24T08:29:14.647Z"
     },
     "FileStoreSpec": {
       "public": true,
@@ -690,10 +767,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "PublishAppResponse": {
       "status": "published",
-      "app_id": "d0ye2x8hg5zgj70b",
-      "account_id": "acct_k3qfxfe84k58j2c0eq6e",
-      "release_id": "rel_tq68n5yq4sh3jkkd7ppd",
-      "origin": "http://d0ye2x8hg5zgj70b.apps.localhost:8787",
+      "app_id": "2t3d4bsc7aaj0jhj",
+      "account_id": "acct_4xwpdhxm44zz246k0q7x",
+      "release_id": "rel_z24rws3zq07t3d8cbnkt",
+      "origin": "http://2t3d4bsc7aaj0jhj.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -707,25 +784,27 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "name": "My site"
       },
       "runtime": {
-        "static_root": "public"
+        "static_root": "public",
+        "fallback": "server",
+        "server_entry": "server.js"
       },
       "files": [
         {
           "path": "public/index.html",
           "content_type": "text/html; charset=utf-8",
-          "content_base64": "PGgxPkhlbGxvPC9oMT4="
+          "content_base64": "PGgxPmhvbWU8L2gxPg=="
         },
         {
-          "path": "public/app.js",
+          "path": "server.js",
           "content_type": "text/javascript",
-          "content_base64": "Y29uc29sZS5sb2coMSk="
+          "content_base64": "ZXhwb3J0IGRlZmF1bHQgeyBmZXRjaChyZXEpIHsKICBjb25zdCBwID0gbmV3IFVSTChyZXEudXJsKS5wYXRobmFtZTsKICBpZiAocCA9PT0gJy9ib29tJykg"
         }
       ]
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
       "content_type": "text/html; charset=utf-8",
-      "content_base64": "PGgxPmhlbGxvIGZyb20gdGhlIGFwcDwvaDE+"
+      "content_base64": "PGgxPkhlbGxvPC9oMT4="
     },
     "ReleaseList": {
       "app_id": "xcmfctnpeqtg2c56",
@@ -820,134 +899,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "ResourceManifest": {
-      "data": {
-        "collections": {
-          "c0": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c1": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c2": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c3": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c4": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c5": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c6": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c7": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c8": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c9": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c10": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c11": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c12": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c13": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c14": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c15": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c16": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c17": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c18": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c19": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c20": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c21": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c22": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c23": {
-            "fields": {
-              "t": "string"
-            }
-          },
-          "c24": {
-            "fields": {
-              "t": "string"
-            }
-          }
-        }
+      "auth": {
+        "mode": "app_users",
+        "public_signup": true
       }
     },
     "ResourceState": {
@@ -987,78 +941,47 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "status": "rolled_back"
     },
     "Route": {
-      "route_id": "route_c5fpqpdnpyr2cscwh8zp",
-      "app_id": "f32cch97qb3zcrrs",
+      "route_id": "route_kcde1erenw323a5e64ak",
+      "app_id": "na1hjvjs3e886j7p",
       "route_type": "custom_domain",
-      "hostname": "shop.cf-one.test",
+      "hostname": "www.stats-one.test",
       "slug": null,
-      "url": "http://shop.cf-one.test:8787/",
-      "status": "active",
+      "url": "http://www.stats-one.test:8787/",
+      "status": "pending_dns",
       "disabled_reason": null,
       "verification": {
         "method": "dns_txt",
-        "name": "_cf-custom-hostname.shop.cf-one.test",
-        "value": "ab6d23dc-b9b2-4409-833e-2f05153a3d80",
-        "verified_at": "2026-11-24T07:35:19.667Z",
-        "last_checked_at": "2026-11-24T07:35:19.667Z",
-        "next_check_at": null,
-        "checks": [
-          {
-            "ok": true,
-            "name": "shop.cf-one.test",
-            "check": "provider",
-            "found": [
-              "hostname active",
-              "certificate active"
-            ],
-            "message": "Cloudflare has verified the hostname and issued its certificate.",
-            "blocking": true,
-            "expected": "hostname active, certificate active"
-          }
-        ]
+        "name": "_platform-challenge.www.stats-one.test",
+        "value": "platform-verify=route_kcde1erenw323a5e64ak-xgnysv07b01eqgba",
+        "verified_at": null,
+        "last_checked_at": null,
+        "next_check_at": "2026-11-24T08:30:14.549Z",
+        "checks": []
       },
       "dns_instructions": {
         "records": [
           {
             "type": "CNAME",
-            "name": "shop.cf-one.test",
-            "value": "customers.platform.test",
+            "name": "www.stats-one.test",
+            "value": "apps.localhost",
             "purpose": "traffic",
             "required": true,
             "note": null
           },
           {
             "type": "TXT",
-            "name": "_cf-custom-hostname.shop.cf-one.test",
-            "value": "ab6d23dc-b9b2-4409-833e-2f05153a3d80",
+            "name": "_platform-challenge.www.stats-one.test",
+            "value": "platform-verify=route_kcde1erenw323a5e64ak-xgnysv07b01eqgba",
             "purpose": "verification",
             "required": true,
-            "note": null
+            "note": "Keep it while the domain is in use."
           }
         ],
         "traffic_note": null
       },
-      "provider": {
-        "id": "f34078af-d79a-4d11-b7a5-c92392da7d5f",
-        "name": "cloudflare",
-        "status": "active",
-        "ssl_status": "active",
-        "validation_records": [
-          {
-            "name": "_cf-custom-hostname.shop.cf-one.test",
-            "type": "TXT",
-            "value": "ab6d23dc-b9b2-4409-833e-2f05153a3d80"
-          },
-          {
-            "name": "_acme-challenge.shop.cf-one.test",
-            "type": "TXT",
-            "value": "yPm74DseUMWwkWDiynfK-w"
-          }
-        ],
-        "verification_errors": []
-      },
-      "created_at": "2026-11-24T07:35:19.529Z",
-      "updated_at": "2026-11-24T07:35:19.668Z"
+      "provider": null,
+      "created_at": "2026-11-24T08:29:14.547Z",
+      "updated_at": "2026-11-24T08:29:14.547Z"
     },
     "RouteCounts": {
       "slugs": 1,
@@ -1150,38 +1073,17 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "RouteVerification": {
       "method": "dns_txt",
-      "name": "_platform-challenge.www.verify-one.test",
-      "value": "platform-verify=route_p238qsmf21ykrjtc9zk5-ym7t46qzjkcdz5zc",
+      "name": "_platform-challenge.www.stats-one.test",
+      "value": "platform-verify=route_kcde1erenw323a5e64ak-xgnysv07b01eqgba",
       "verified_at": null,
-      "last_checked_at": "2026-11-24T07:35:17.760Z",
-      "next_check_at": "2026-11-24T07:36:17.760Z",
-      "checks": [
-        {
-          "ok": false,
-          "name": "_platform-challenge.www.verify-one.test",
-          "check": "txt",
-          "found": [
-            "something-else"
-          ],
-          "message": "TXT _platform-challenge.www.verify-one.test holds \"something-else\", not the verification value: set it to \"platform-veri",
-          "blocking": true,
-          "expected": "platform-verify=route_p238qsmf21ykrjtc9zk5-ym7t46qzjkcdz5zc"
-        },
-        {
-          "ok": false,
-          "name": "www.verify-one.test",
-          "check": "cname",
-          "found": [
-            "old-host.example.net"
-          ],
-          "message": "CNAME www.verify-one.test points to old-host.example.net: change it to edge.platform.test.",
-          "blocking": false,
-          "expected": "edge.platform.test"
-        }
-      ]
+      "last_checked_at": null,
+      "next_check_at": "2026-11-24T08:30:14.549Z",
+      "checks": []
     },
     "RuntimeManifest": {
-      "static_root": "public"
+      "static_root": "public",
+      "fallback": "server",
+      "server_entry": "server.js"
     },
     "SecretDeleted": {
       "app_id": "brem8rfmqjwqecgq",
@@ -1550,47 +1452,47 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createDomain 201": {
-      "route_id": "route_cvnwg8gpvvhz2srcsmyt",
-      "app_id": "zbvvz4mqbwr794js",
+      "route_id": "route_kcde1erenw323a5e64ak",
+      "app_id": "na1hjvjs3e886j7p",
       "route_type": "custom_domain",
-      "hostname": "shop.example-one.test",
+      "hostname": "www.stats-one.test",
       "slug": null,
-      "url": "http://shop.example-one.test:8787/",
+      "url": "http://www.stats-one.test:8787/",
       "status": "pending_dns",
       "disabled_reason": null,
       "verification": {
         "method": "dns_txt",
-        "name": "_platform-challenge.shop.example-one.test",
-        "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+        "name": "_platform-challenge.www.stats-one.test",
+        "value": "platform-verify=route_kcde1erenw323a5e64ak-xgnysv07b01eqgba",
         "verified_at": null,
         "last_checked_at": null,
-        "next_check_at": "2026-11-24T07:36:17.488Z",
+        "next_check_at": "2026-11-24T08:30:14.549Z",
         "checks": []
       },
       "dns_instructions": {
         "records": [
           {
             "type": "CNAME",
-            "name": "shop.example-one.test",
-            "value": "edge.platform.test",
+            "name": "www.stats-one.test",
+            "value": "apps.localhost",
             "purpose": "traffic",
             "required": true,
             "note": null
           },
           {
             "type": "TXT",
-            "name": "_platform-challenge.shop.example-one.test",
-            "value": "platform-verify=route_cvnwg8gpvvhz2srcsmyt-n476g2804sjg4p8x",
+            "name": "_platform-challenge.www.stats-one.test",
+            "value": "platform-verify=route_kcde1erenw323a5e64ak-xgnysv07b01eqgba",
             "purpose": "verification",
             "required": true,
-            "note": "Proves you control the domain; keep it while the domain is in use."
+            "note": "Keep it while the domain is in use."
           }
         ],
         "traffic_note": null
       },
       "provider": null,
-      "created_at": "2026-11-24T07:35:17.486Z",
-      "updated_at": "2026-11-24T07:35:17.486Z"
+      "created_at": "2026-11-24T08:29:14.547Z",
+      "updated_at": "2026-11-24T08:29:14.547Z"
     },
     "createDomain 400": {
       "error": {
@@ -1660,19 +1562,19 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createSlug 201": {
-      "route_id": "route_kpeqc7k711g89ycmt59m",
-      "app_id": "wrfgq0qeg748nysx",
+      "route_id": "route_80g9nnrfgnaky6dt4wkm",
+      "app_id": "na1hjvjs3e886j7p",
       "route_type": "slug",
-      "hostname": "my-shop.apps.localhost",
-      "slug": "my-shop",
-      "url": "http://my-shop.apps.localhost:8787/",
+      "hostname": "stats-shop.apps.localhost",
+      "slug": "stats-shop",
+      "url": "http://stats-shop.apps.localhost:8787/",
       "status": "active",
       "disabled_reason": null,
       "verification": null,
       "dns_instructions": null,
       "provider": null,
-      "created_at": "2026-11-24T07:35:17.014Z",
-      "updated_at": "2026-11-24T07:35:17.014Z"
+      "created_at": "2026-11-24T08:29:14.503Z",
+      "updated_at": "2026-11-24T08:29:14.503Z"
     },
     "createSlug 400": {
       "error": {
@@ -1961,6 +1863,134 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getApp 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
+    "getAppAnalytics 200": {
+      "app_id": "na1hjvjs3e886j7p",
+      "range": "7d",
+      "from": "2026-11-18",
+      "to": "2026-11-24",
+      "clamped_to_days": null,
+      "totals": {
+        "requests": 9,
+        "bot_requests": 2
+      },
+      "daily": [
+        {
+          "date": "2026-11-18",
+          "requests": 0
+        },
+        {
+          "date": "2026-11-19",
+          "requests": 0
+        }
+      ],
+      "status_buckets": {
+        "2xx": 8,
+        "3xx": 0,
+        "4xx": 0,
+        "5xx": 1
+      },
+      "top_paths": [
+        {
+          "path": "/",
+          "requests": 5
+        },
+        {
+          "path": "/about",
+          "requests": 1
+        }
+      ],
+      "referrers": [
+        {
+          "domain": "(direct)",
+          "requests": 6
+        },
+        {
+          "domain": "news.example",
+          "requests": 3
+        }
+      ],
+      "routes": {
+        "canonical": 6,
+        "slug": 2,
+        "custom_domain": 1
+      },
+      "runtime_targets": {
+        "static": 5,
+        "server": 4,
+        "not_found": 0
+      },
+      "app_users": {
+        "signups": 0,
+        "sessions_created": 0
+      },
+      "jobs": {
+        "succeeded": 0,
+        "retry": 0,
+        "failed": 0,
+        "blocked": 0
+      },
+      "webhooks": {
+        "received": 0,
+        "delivered": 0,
+        "rejected": 0,
+        "delivery_failed": 0
+      },
+      "recent_errors": [
+        {
+          "app_event_id": "evt_10",
+          "release_id": "rel_xjtffqdbwgyec7wt2jt5",
+          "app_user_id": null,
+          "api_key_id": null,
+          "request_id": "d993c57b326a3d5a-c",
+          "type": "runtime.request_error",
+          "event_type": "runtime.request_error",
+          "severity": "error",
+          "level": "error",
+          "message": "The server handler threw an exception.",
+          "metadata": {
+            "kind": "exception",
+            "path": "/boom",
+            "error": "Error: boom",
+            "stack": "    at fetch (server.js:3:37)\n    at <anonymous> (<platform prelude>:4:138)\n",
+            "cpu_ms": 0.76,
+            "method": "GET",
+            "status": 500
+          },
+          "created_at": "2026-11-24T08:29:14.647Z"
+        }
+      ],
+      "generated_at": "2026-11-24T08:29:14.691Z"
+    },
+    "getAppAnalytics 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "Invalid query.",
+        "details": {
+          "fields": {
+            "range": [
+              "must be 7d, 30d or 90d"
+            ]
+          }
+        }
+      }
+    },
+    "getAppAnalytics 402": {
+      "error": {
+        "code": "entitlement_required",
+        "message": "Analytics need a plan with app_analytics; Free does not include it. Upgrade to Starter or later.",
+        "details": {
+          "plan_key": "free",
+          "feature_key": "app_analytics",
+          "required_plan_key": "starter"
+        }
+      }
+    },
+    "getAppAnalytics 404": {
       "error": {
         "code": "not_found",
         "message": "App not found."
@@ -2558,10 +2588,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "d0ye2x8hg5zgj70b",
-      "account_id": "acct_k3qfxfe84k58j2c0eq6e",
-      "release_id": "rel_tq68n5yq4sh3jkkd7ppd",
-      "origin": "http://d0ye2x8hg5zgj70b.apps.localhost:8787",
+      "app_id": "2t3d4bsc7aaj0jhj",
+      "account_id": "acct_4xwpdhxm44zz246k0q7x",
+      "release_id": "rel_z24rws3zq07t3d8cbnkt",
+      "origin": "http://2t3d4bsc7aaj0jhj.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",

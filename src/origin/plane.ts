@@ -19,6 +19,7 @@ import { errorBody } from '../errors.ts';
 import { largestCpuMs, planOf } from '../plans/catalogue.ts';
 import { createChangeFeed, type ChangeFeed } from '../changes/feed.ts';
 import { createRouteTable, type RouteEntry, type RouteTable } from '../domains/table.ts';
+import { createAnalyticsCollector, type AnalyticsCollector, type RouteKind, type Target } from '../analytics/collector.ts';
 
 export type AppsPlane = {
   /** Answers a request for an app origin; `appId` is the host's label, `client` the peer address. Never throws. */
@@ -31,8 +32,10 @@ export type AppsPlane = {
   feed: ChangeFeed;
   caches: RuntimeCaches;
   sandbox(): SandboxPool;
-  /** Counts what app origins serve (monthly quotas; analytics reads the same capture). */
+  /** Counts what app origins serve for the monthly quotas (fed by the same capture as `analytics`). */
   meter: RequestMeter;
+  /** Counts what visitors did for app analytics (daily aggregates). */
+  analytics: AnalyticsCollector;
   /** Writes server requests' runtime events in batches, after the answers (flushed at close). */
   events: EventWriter;
   /** Loads a server module from a bundle's sources in the sandbox: ok, or why it does not load. */
@@ -92,6 +95,15 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   deps.signals.onRouteChanged((hostname) => routes.invalidate(hostname));
 
   const meter = createRequestMeter({ db: deps.db, log: deps.log, flushMs: deps.config.usageFlushMs });
+  const analytics = createAnalyticsCollector({ db: deps.db, log: deps.log, flushMs: deps.config.analyticsFlushMs });
+  const appsSuffix = `.${deps.config.hosts.apps}`;
+
+  /** The one capture point: every request an app origin serves, once its status is known (quota and analytics). */
+  function capture(req: Request, app: LiveApp, status: number, via: RouteKind, host: string | null, target: Target, pathname: string): void {
+    meter.record({ accountId: app.accountId, appId: app.appId, status });
+    const h = req.headers;
+    analytics.add({ appId: app.appId, status, via, target, pathname, host: host ?? app.appId + appsSuffix, referrer: h.get('referer'), userAgent: h.get('user-agent') });
+  }
   const events = createEventWriter({ db: deps.db, log: deps.log });
   const plans = deps.config.plans;
 
@@ -118,26 +130,31 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   }
 
   // A plain function, not a Hono router, with no per-request closures: this is the hottest path.
-  async function route(req: Request, appId: string, requestId: string, client: string): Promise<Response> {
+  async function route(req: Request, appId: string, requestId: string, client: string, via: RouteKind, host: string | null): Promise<Response> {
     const app = await caches.liveApp(appId);
     if (!app) return originFail('not_found', 'No app is published at this address.', requestId);
     const following = meter.follow(app.accountId);
     if (following) await following;
     const refused = refusal(app, requestId);
     if (refused) return refused;
-    const res = await routeLive(req, app, requestId, client);
-    meter.record({ accountId: app.accountId, appId: app.appId, status: res.status });
+    const { pathname, search } = splitUrl(req.url);
+    const served: { target: Target } = { target: 'static' };
+    const res = await routeLive(req, app, requestId, client, pathname, search, served);
+    const status = res.status;
+    capture(req, app, status, via, host, status === 404 && served.target === 'static' ? 'not_found' : served.target, pathname);
     return res;
   }
 
-  async function routeLive(req: Request, app: LiveApp, requestId: string, client: string): Promise<Response> {
+  async function routeLive(req: Request, app: LiveApp, requestId: string, client: string, pathname: string, search: string, served: { target: Target }): Promise<Response> {
     const release = await caches.release(app.releaseId);
     if (!release) return originFail('not_found', 'No app is published at this address.', requestId);
 
-    const { pathname, search } = splitUrl(req.url);
     const path = decodeAppPath(pathname);
     if (!path) return originFail('not_found', 'Not found.', requestId);
-    if (path.segments[0] === '_platform') return platformRoutes.fetch(req, { deps, caches, sandbox, app, release, requestId, client });
+    if (path.segments[0] === '_platform') {
+      served.target = 'server';
+      return platformRoutes.fetch(req, { deps, caches, sandbox, app, release, requestId, client });
+    }
 
     const { runtime } = release.manifest;
     const root = runtime.static_root;
@@ -155,6 +172,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     }
     const fallback = runtime.fallback ?? '404';
     if (fallback === 'server') {
+      served.target = 'server';
       return runServerFallback(deps, { caches, sandbox, events }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId });
     }
     if (!readable) return originFail('method_not_allowed', `${req.method} is not allowed here.`, requestId, { allow: 'GET, HEAD' });
@@ -169,39 +187,40 @@ export function createAppsPlane(deps: Deps): AppsPlane {
    * A static hit whose app, release and bytes are all in memory, answered synchronously (no
    * promise for node-server to await). Anything else returns undefined and takes the full path.
    */
-  function fastStatic(req: Request, appId: string, requestId: string): Response | undefined {
+  function fastStatic(req: Request, appId: string, requestId: string, via: RouteKind, host: string | null): Response | undefined {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return undefined;
     const app = caches.liveAppCached(appId);
     if (!app || app.block !== null || overQuota(app)) return undefined;
     const release = caches.releaseCached(app.releaseId);
     if (!release) return undefined;
-    const f = directStaticFile(release, splitUrl(req.url).pathname);
+    const pathname = splitUrl(req.url).pathname;
+    const f = directStaticFile(release, pathname);
     if (!f) return undefined;
     const rep = representation(req, f);
     if (!rep) return undefined;
     const bytes = method === 'HEAD' ? null : caches.bytesCached(rep.blob);
     if (bytes === undefined) return undefined;
     const status = staticStatus(req, rep, 200);
-    meter.record({ accountId: app.accountId, appId: app.appId, status });
+    capture(req, app, status, via, host, 'static', pathname);
     return serveFile(req, rep, bytes, 200, requestId, status);
   }
 
   function handle(req: Request, appId: string, client = 'unknown'): Response | Promise<Response> {
     const requestId = requestIdFor(req.headers.get(REQUEST_ID_HEADER));
     try {
-      const fast = fastStatic(req, appId, requestId);
+      const fast = fastStatic(req, appId, requestId, 'canonical', null);
       if (fast) return fast;
     } catch {
       // fall through to the full path, which reports errors properly
     }
-    return handleSlow(req, appId, requestId, client);
+    return handleSlow(req, appId, requestId, client, 'canonical', null);
   }
 
-  async function handleSlow(req: Request, appId: string, requestId: string, client: string): Promise<Response> {
+  async function handleSlow(req: Request, appId: string, requestId: string, client: string, via: RouteKind, host: string | null): Promise<Response> {
     try {
       // Every response route() builds carries the request id already (set at construction).
-      return await route(req, appId, requestId, client);
+      return await route(req, appId, requestId, client, via, host);
     } catch (err) {
       return originError(deps, err, requestId, { app_id: appId });
     }
@@ -224,12 +243,12 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     if (!entry) return originFail('not_found', hostname.endsWith(`.${deps.config.hosts.apps}`) ? 'No app is published at this address.' : 'Unknown host.', requestId);
     if (entry.status !== 'active') return routeDisabled(entry, requestId);
     try {
-      const fast = fastStatic(req, entry.appId, requestId);
+      const fast = fastStatic(req, entry.appId, requestId, entry.routeType, hostname);
       if (fast) return fast;
     } catch {
       // the full path reports errors properly
     }
-    return handleSlow(req, entry.appId, requestId, client);
+    return handleSlow(req, entry.appId, requestId, client, entry.routeType, hostname);
   }
 
   function handleAlias(req: Request, hostname: string, client = 'unknown'): Response | Promise<Response> {
@@ -261,6 +280,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   return {
     handle,
     handleAlias,
+    analytics,
     routes,
     feed,
     checkModule,
@@ -272,6 +292,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       routes.close();
       await feed.close();
       await meter.close();
+      await analytics.close();
       await events.close();
       await pool?.close();
     },
