@@ -25,15 +25,34 @@ export const DIRECT = '(direct)';
 /** Keys pending that trigger an early flush, and the most kept while flushes fail. */
 const FLUSH_AT_KEYS = 50_000;
 const MAX_KEYS = 500_000;
-const SEP = '\u0001';
+/** Keys per upsert statement, and statements in flight at once during a flush. */
+const CHUNK = 5000;
+const PARALLEL = 4;
 
 export type AnalyticsCollector = ReturnType<typeof createAnalyticsCollector>;
 
+const VIAS: readonly RouteKind[] = ['canonical', 'slug', 'custom_domain'];
+const TARGETS: readonly Target[] = ['static', 'server', 'not_found'];
+const BUCKETS = ['2xx', '3xx', '4xx', '5xx'] as const;
+const VIA_INDEX: Record<RouteKind, number> = { canonical: 0, slug: 1, custom_domain: 2 };
+const TARGET_INDEX: Record<Target, number> = { static: 0, server: 1, not_found: 2 };
+const SLOTS = VIAS.length * TARGETS.length * BUCKETS.length * 2;
+
+/**
+ * One app's counts for one UTC day on this node: traffic in a fixed array indexed by
+ * (route kind, target, status bucket, bot), paths and referrers in Maps. The request path does a
+ * Map lookup by app id (the same string object every time, so its hash is cached) and array
+ * arithmetic: no key strings are built per request.
+ */
+type AppDay = { appId: string; day: string; traffic: Float64Array; paths: Map<string, number>; referrers: Map<string, number> };
+type Row = { table: 'analytics_traffic' | 'analytics_paths' | 'analytics_referrers'; appId: string; day: string; key: string; n: number };
+
 export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs: number }) {
-  let traffic = new Map<string, number>();
-  let paths = new Map<string, number>();
-  let referrers = new Map<string, number>();
-  /** app+day → paths this node has counted that day (the top-paths cap) */
+  /** today's counts by app; counts of an earlier day wait in `older` until the next flush */
+  let current = new Map<string, AppDay>();
+  let older: AppDay[] = [];
+  let keys = 0;
+  /** app → the paths this node has counted today (the top-paths cap) */
   const known = new Map<string, Set<string>>();
   const bots = new Map<string, boolean>();
   let day = '';
@@ -63,69 +82,131 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
     return b;
   }
 
-  const bump = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + 1);
+  function appDay(appId: string, d: string): AppDay {
+    let e = current.get(appId);
+    if (e && e.day === d) return e;
+    if (e) older.push(e);
+    e = { appId, day: d, traffic: new Float64Array(SLOTS), paths: new Map(), referrers: new Map() };
+    current.set(appId, e);
+    return e;
+  }
+
+  function bump(m: Map<string, number>, key: string, n: number): void {
+    const v = m.get(key);
+    if (v === undefined) keys++;
+    m.set(key, (v ?? 0) + n);
+  }
 
   /** Counts one served request. Never throws into the caller and never waits. */
   function add(v: Visit): void {
     try {
-      const d = today();
-      const bucket = v.status >= 500 ? '5xx' : v.status >= 400 ? '4xx' : v.status >= 300 ? '3xx' : '2xx';
+      const e = appDay(v.appId, today());
+      const status = v.status;
+      const bucket = status >= 500 ? 3 : status >= 400 ? 2 : status >= 300 ? 1 : 0;
       const bot = isBot(v.userAgent);
-      const prefix = v.appId + SEP + d + SEP;
-      bump(traffic, prefix + v.via + SEP + v.target + SEP + bucket + SEP + (bot ? '1' : '0'));
+      const slot = ((VIA_INDEX[v.via] * 3 + TARGET_INDEX[v.target]) * 4 + bucket) * 2 + (bot ? 1 : 0);
+      if (e.traffic[slot] === 0) keys++;
+      e.traffic[slot]! += 1;
       if (bot) return;
       let path = normalisePath(v.pathname);
-      const appDay = prefix;
-      let seen = known.get(appDay);
-      if (!seen) known.set(appDay, (seen = new Set()));
+      let seen = known.get(v.appId);
+      if (!seen) known.set(v.appId, (seen = new Set()));
       if (!seen.has(path)) {
         if (seen.size >= PATHS_PER_DAY) path = OTHER_PATH;
         else seen.add(path);
       }
-      bump(paths, prefix + path);
-      bump(referrers, prefix + (v.referrer ? referrerDomain(v.referrer, v.host) : DIRECT));
-      if (traffic.size + paths.size + referrers.size >= FLUSH_AT_KEYS) void flush();
+      bump(e.paths, path, 1);
+      bump(e.referrers, v.referrer ? referrerDomain(v.referrer, v.host) : DIRECT, 1);
+      if (keys >= FLUSH_AT_KEYS) void flush();
     } catch {
       // a capture error never reaches the visitor
     }
   }
 
-  async function write(t: Map<string, number>, p: Map<string, number>, r: Map<string, number>): Promise<void> {
-    const split = (m: Map<string, number>) => [...m].map(([k, n]) => [...k.split(SEP), n] as const);
-    await options.db.transaction().execute(async (trx) => {
-      if (t.size) {
-        const rows = split(t);
-        await sql`insert into analytics_traffic (app_id, day, route_kind, target, status_bucket, bot, requests)
-          select a, d::date, k, g, b, o = '1', n from unnest(${rows.map((x) => x[0])}::text[], ${rows.map((x) => x[1])}::text[], ${rows.map((x) => x[2])}::text[], ${rows.map((x) => x[3])}::text[], ${rows.map((x) => x[4])}::text[], ${rows.map((x) => x[5])}::text[], ${rows.map((x) => x[6])}::bigint[]) as u(a, d, k, g, b, o, n)
-          where exists (select 1 from apps where apps.id = u.a)
-          on conflict (app_id, day, route_kind, target, status_bucket, bot) do update set requests = analytics_traffic.requests + excluded.requests`.execute(trx);
+  /** Puts rows of a failed write back, within the bound. */
+  function mergeBack(rows: Row[]): void {
+    for (const r of rows) {
+      if (keys >= MAX_KEYS) return;
+      let e = current.get(r.appId);
+      if (!e || e.day !== r.day) {
+        e = older.find((o) => o.appId === r.appId && o.day === r.day);
+        if (!e) older.push((e = { appId: r.appId, day: r.day, traffic: new Float64Array(SLOTS), paths: new Map(), referrers: new Map() }));
       }
-      for (const [table, column, m] of [['analytics_paths', 'path', p], ['analytics_referrers', 'domain', r]] as const) {
-        if (!m.size) continue;
-        const rows = split(m);
-        await sql`insert into ${sql.table(table)} (app_id, day, ${sql.ref(column)}, requests)
-          select a, d::date, x, n from unnest(${rows.map((x) => x[0])}::text[], ${rows.map((x) => x[1])}::text[], ${rows.map((x) => x[2])}::text[], ${rows.map((x) => x[3])}::bigint[]) as u(a, d, x, n)
-          where exists (select 1 from apps where apps.id = u.a)
-          on conflict (app_id, day, ${sql.ref(column)}) do update set requests = ${sql.table(table)}.requests + excluded.requests`.execute(trx);
-      }
-    });
+      if (r.table === 'analytics_traffic') {
+        const slot = Number(r.key);
+        if (e.traffic[slot] === 0) keys++;
+        e.traffic[slot]! += r.n;
+      } else bump(r.table === 'analytics_paths' ? e.paths : e.referrers, r.key, r.n);
+    }
+  }
+
+  function rowsOf(days: AppDay[]): Row[][] {
+    const traffic: Row[] = [];
+    const paths: Row[] = [];
+    const referrers: Row[] = [];
+    for (const e of days) {
+      e.traffic.forEach((n, slot) => {
+        if (n > 0) traffic.push({ table: 'analytics_traffic', appId: e.appId, day: e.day, key: String(slot), n });
+      });
+      for (const [key, n] of e.paths) paths.push({ table: 'analytics_paths', appId: e.appId, day: e.day, key, n });
+      for (const [key, n] of e.referrers) referrers.push({ table: 'analytics_referrers', appId: e.appId, day: e.day, key, n });
+    }
+    return [traffic, paths, referrers];
+  }
+
+  /** One additive upsert of a chunk of rows of one table (its own statement: a failure affects that chunk alone). */
+  async function writeChunk(rows: Row[]): Promise<void> {
+    const table = rows[0]!.table;
+    const apps = rows.map((r) => r.appId);
+    const days = rows.map((r) => r.day);
+    const counts = rows.map((r) => r.n);
+    if (table === 'analytics_traffic') {
+      const dims = rows.map((r) => {
+        const slot = Number(r.key);
+        const bot = slot % 2;
+        const bucket = Math.floor(slot / 2) % 4;
+        const target = Math.floor(slot / 8) % 3;
+        const via = Math.floor(slot / 24);
+        return [VIAS[via]!, TARGETS[target]!, BUCKETS[bucket]!, bot === 1] as const;
+      });
+      await sql`insert into analytics_traffic (app_id, day, route_kind, target, status_bucket, bot, requests)
+        select a, d::date, k, g, b, o, n from unnest(${apps}::text[], ${days}::text[], ${dims.map((x) => x[0])}::text[], ${dims.map((x) => x[1])}::text[], ${dims.map((x) => x[2])}::text[], ${dims.map((x) => x[3])}::boolean[], ${counts}::bigint[]) as u(a, d, k, g, b, o, n)
+        where exists (select 1 from apps where apps.id = u.a)
+        on conflict (app_id, day, route_kind, target, status_bucket, bot) do update set requests = analytics_traffic.requests + excluded.requests`.execute(options.db);
+      return;
+    }
+    const column = table === 'analytics_paths' ? 'path' : 'domain';
+    await sql`insert into ${sql.table(table)} (app_id, day, ${sql.ref(column)}, requests)
+      select a, d::date, x, n from unnest(${apps}::text[], ${days}::text[], ${rows.map((r) => r.key)}::text[], ${counts}::bigint[]) as u(a, d, x, n)
+      where exists (select 1 from apps where apps.id = u.a)
+      on conflict (app_id, day, ${sql.ref(column)}) do update set requests = ${sql.table(table)}.requests + excluded.requests`.execute(options.db);
   }
 
   async function flushOnce(): Promise<void> {
-    const [t, p, r] = [traffic, paths, referrers];
-    if (!t.size && !p.size && !r.size) return;
-    traffic = new Map();
-    paths = new Map();
-    referrers = new Map();
-    try {
-      await write(t, p, r);
-    } catch (err) {
-      // merge back for the next flush, within a bound
-      for (const [from, into] of [[t, traffic], [p, paths], [r, referrers]] as const) {
-        for (const [k, n] of from) if (into.size < MAX_KEYS) into.set(k, (into.get(k) ?? 0) + n);
+    if (!current.size && !older.length) return;
+    const days = [...current.values(), ...older];
+    current = new Map();
+    older = [];
+    keys = 0;
+    const chunks: Row[][] = [];
+    for (const rows of rowsOf(days)) for (let i = 0; i < rows.length; i += CHUNK) chunks.push(rows.slice(i, i + CHUNK));
+    // a few chunks at a time, on separate connections; a failed chunk merges back (the others are in: nothing doubles)
+    let failed = 0;
+    let error: unknown;
+    let next = 0;
+    const worker = async () => {
+      for (let c = chunks[next++]; c; c = chunks[next++]) {
+        try {
+          await writeChunk(c);
+        } catch (err) {
+          failed += c.length;
+          error = err;
+          mergeBack(c);
+        }
       }
-      options.log.warn('analytics flush failed; counts kept for the next one', { error: (err as Error).message, keys: t.size + p.size + r.size });
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, chunks.length) }, worker));
+    if (failed) options.log.warn('analytics flush failed for part of the counts; they are kept for the next one', { error: (error as Error)?.message, keys: failed });
   }
 
   function flush(): Promise<void> {
@@ -142,7 +223,7 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
     add,
     flush,
     /** keys waiting for the next flush (tests, benchmarks) */
-    pending: () => traffic.size + paths.size + referrers.size,
+    pending: () => keys,
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

@@ -10,6 +10,7 @@ import { login, logout, whoami } from './commands/auth.ts';
 import { events } from './commands/events.ts';
 import { init, publish } from './commands/publish.ts';
 import { secretsList, secretsRm, secretsSet } from './commands/secrets.ts';
+import { analytics } from './commands/analytics.ts';
 import { domainsAdd, domainsLs, domainsRm, domainsVerify, slugsAdd, slugsLs, slugsRm } from './commands/domains.ts';
 import { printError } from './output.ts';
 
@@ -104,6 +105,10 @@ domains
   .option(...jsonOpt)
   .action((n, o) => domainsVerify(n, o));
 examples(domains.command('rm').argument('<HOSTNAME>').description('remove a custom domain').option(...appOpt).option(...jsonOpt).action((n, o) => domainsRm(n, o)), ['platform domains rm shop.example.com']);
+examples(
+  program.command('analytics').description("the app's traffic, app users, jobs, webhooks and recent errors").option(...appOpt).option('--range <range>', '7d, 30d or 90d', '7d').option(...jsonOpt).action((o) => analytics(o)),
+  ['platform analytics', 'platform analytics --range 30d --json'],
+);
 const slugs = program.command('slugs').description('friendly names under the apps host: <slug>.<apps host>');
 examples(slugs.command('add').argument('<SLUG>').description('add a slug').option(...appOpt).option(...jsonOpt).action((n, o) => slugsAdd(n, o)), ['platform slugs add my-shop']);
 examples(slugs.command('ls').description('list slugs').option(...appOpt).option(...jsonOpt).action((o) => slugsLs(o)), ['platform slugs ls']);

@@ -24,6 +24,7 @@ button.secondary,button.small{color:var(--fg);background:transparent;border:1px 
 ul{padding-left:1.2rem}.usage{margin:.9rem 0}.usage-head{display:flex;justify-content:space-between;gap:1rem;flex-wrap:wrap;font-weight:600}.usage meter{display:block;width:100%;height:.9rem;margin-top:.3rem}.plan-line{font-size:1.15rem;margin:0 0 .25rem}.plan-line .badge{margin-left:.25rem;vertical-align:middle}
 article.route h3{margin:0 0 .25rem;font-size:1.05rem}article.route h4{margin:1rem 0 .4rem;font-size:.95rem}article.route+article.route{border-top:1px solid var(--line);margin-top:1.25rem;padding-top:1.25rem}
 table.records td:first-child code{white-space:nowrap}ul.checks{list-style:none;padding:0;margin:.25rem 0}ul.checks li{margin:.3rem 0}ul.checks li.good{color:var(--good)}ul.checks li.bad{color:var(--bad)}ul.checks li.warn{color:var(--warn)}article.route .actions{margin-top:.75rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1.25rem;margin:1.25rem 0}.grid h3,.breakdown h3{font-size:1rem;margin:0 0 .5rem}ul.bars{list-style:none;padding:0;margin:0}ul.bars li{display:grid;grid-template-columns:8.5rem 1fr 4rem;gap:.5rem;align-items:center;margin:.25rem 0;font-size:.9rem}ul.bars meter{width:100%}.bar-value{text-align:right;font-variant-numeric:tabular-nums}.chart{width:100%;margin:1rem 0}
 @media (max-width:480px){header{padding:.5rem .75rem}main{margin:1rem auto}.card{padding:1rem}th,td{padding:.4rem}}`;
 
 export const CONSOLE_JS = `export const $ = (id) => document.getElementById(id);

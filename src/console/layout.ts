@@ -56,7 +56,7 @@ ${page.body(params)}
 
 /** The tabs of an app's pages. */
 export function appTabs(appId: string, active: string): Markup {
-  const tabs: [string, string][] = [['Releases', ''], ['Resources', '/resources'], ['Secrets', '/secrets'], ['Domains', '/domains'], ['Events', '/events'], ['Invites', '/invites']];
+  const tabs: [string, string][] = [['Releases', ''], ['Resources', '/resources'], ['Secrets', '/secrets'], ['Domains', '/domains'], ['Analytics', '/analytics'], ['Events', '/events'], ['Invites', '/invites']];
   return html`<p class="muted" id="app-origin"></p><nav class="tabs" aria-label="App">${tabs.map(
     ([label, suffix]) => html`<a href="/apps/${appId}${suffix}"${label === active ? raw(' aria-current="page"') : ''}>${label}</a>`,
   )}</nav>`;

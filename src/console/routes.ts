@@ -1,10 +1,14 @@
 /** The console host's pages and assets (outside `/v0`), with the security headers every response carries. */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Hono, type Context } from 'hono';
 import type { Env } from '../http/env.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import { layout } from './layout.ts';
 import { consolePageList } from './pages/index.ts';
 import type { PlanCatalogue } from '../plans/catalogue.ts';
+
+const require = createRequire(import.meta.url);
 
 /** No inline script or style at all: every script is a file under /assets, so 'self' is enough. */
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -37,6 +41,15 @@ export function consolePages(options: { devOutbox: boolean; plans: PlanCatalogue
     secured(c);
     return c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
   });
+  // uPlot (the analytics chart), served from its npm package as it is
+  for (const [file, type] of [['uPlot.esm.js', 'text/javascript; charset=utf-8'], ['uPlot.min.css', 'text/css; charset=utf-8']] as const) {
+    let body: string | undefined;
+    r.get(`/assets/${file === 'uPlot.esm.js' ? 'uplot.esm.js' : 'uplot.min.css'}`, (c) => {
+      secured(c);
+      body ??= readFileSync(require.resolve(`uplot/dist/${file}`), 'utf8');
+      return c.body(body, 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
+    });
+  }
   r.get('/assets/console.css', (c) => {
     secured(c);
     return c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' });

@@ -102,7 +102,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   function capture(req: Request, app: LiveApp, status: number, via: RouteKind, host: string | null, target: Target, pathname: string): void {
     meter.record({ accountId: app.accountId, appId: app.appId, status });
     const h = req.headers;
-    analytics.add({ appId: app.appId, status, via, target, pathname, host: host ?? app.appId + appsSuffix, referrer: h.get('referer'), userAgent: h.get('user-agent') });
+    const referrer = h.get('referer');
+    // the host only matters to tell a self-referral: built only when there is a referrer
+    analytics.add({ appId: app.appId, status, via, target, pathname, host: referrer ? (host ?? app.appId + appsSuffix) : '', referrer, userAgent: h.get('user-agent') });
   }
   const events = createEventWriter({ db: deps.db, log: deps.log });
   const plans = deps.config.plans;

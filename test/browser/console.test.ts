@@ -294,6 +294,31 @@ test('domains: add a slug and a domain, the records with copy buttons, the diagn
   await setPlan(h.deps, { accountId: account.id, planKey: 'free', force: true });
 });
 
+test('analytics: the chart, breakdowns and top paths; the plan clamp; a Free account sees what it would get', async () => {
+  const account = await h.deps.db.selectFrom('accounts').select('id').where('name', '=', 'Browser Co').executeTakeFirstOrThrow();
+  const app = await h.deps.db.selectFrom('apps').select('id').where('account_id', '=', account.id).where('name', '=', 'site').executeTakeFirstOrThrow();
+  await setPlan(h.deps, { accountId: account.id, planKey: 'starter' });
+  const host = `${app.id}.apps.localhost`;
+  for (let i = 0; i < 4; i++) await h.call('GET', '/', { host, headers: { referer: 'https://news.example/story' } });
+  await h.call('GET', '/orders/12345', { host });
+  await h.server.apps.analytics.flush();
+  await page.goto(`${CONSOLE}/apps/${app.id}/analytics`);
+  await page.locator('#totals', { hasText: /^5 requests/ }).waitFor();
+  await page.locator('#chart canvas').waitFor();
+  await page.getByRole('cell', { name: '/orders/:id' }).waitFor();
+  await page.getByRole('cell', { name: 'news.example' }).waitFor();
+  await shot('17-analytics');
+  await page.getByLabel('Range').selectOption('30d');
+  await page.getByText('Your plan keeps analytics for 7 days').waitFor();
+  await setPlan(h.deps, { accountId: account.id, planKey: 'free', force: true });
+  await page.reload();
+  await page.getByRole('heading', { name: 'Analytics are part of paid plans' }).waitFor();
+  await page.getByText('Available from the Starter plan.').waitFor();
+  assert.ok(!(await page.getByLabel('Range').isVisible()), 'no range to pick without analytics');
+  await shot('17b-analytics-free');
+  await page.goto(`${CONSOLE}/`);
+});
+
 test("an app user's session on a custom domain is not the canonical origin's, and the reverse", async () => {
   const u = await createUser(h.deps.db, { email: uniqueEmail('cookies') });
   await setPlan(h.deps, { accountId: u.account_id, planKey: 'starter' });

@@ -287,6 +287,33 @@ test('slugs and domains: add prints the records to create, verify says what to f
   assert.match(refused.stderr, 'entitlement_required');
 });
 
+test('platform analytics: what visits did, after a flush; the plan clamp; --json; Free gets the upgrade hint', async () => {
+  const owner = await newUser(h);
+  await setPlan(h.deps, { accountId: owner.account_id, planKey: 'starter' });
+  const app = (await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle() })).body.app_id as string;
+  for (let i = 0; i < 3; i++) assert.is((await h.call('GET', '/', { host: `${app}.apps.localhost`, headers: { referer: 'https://news.example/a' } })).status, 200);
+  assert.is((await h.call('GET', '/app.js', { host: `${app}.apps.localhost` })).status, 200);
+  await h.server.apps.analytics.flush();
+  const env = { PLATFORM_API_KEY: owner.api_key };
+  const r = await cli(['analytics', '--app', app], { env });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Requests\s+4 /);
+  assert.match(r.stdout, /Status\s+2xx 4\s+3xx 0/);
+  assert.match(r.stdout, /\/app\.js\s+1/);
+  assert.match(r.stdout, /news\.example\s+3/);
+  const month = await cli(['analytics', '--app', app, '--range', '30d'], { env });
+  assert.match(month.stdout, 'clamped to 7 days by your plan');
+  const j = JSON.parse((await cli(['analytics', '--app', app, '--json'], { env })).stdout);
+  assert.is(j.totals.requests, 4);
+  assert.is((await cli(['analytics', '--app', app, '--range', '1y'], { env })).code, 1);
+  const free = await newUser(h);
+  const freeApp = (await h.call('PUT', '/v0/apps', { key: free.api_key, body: bundle() })).body.app_id as string;
+  const refused = await cli(['analytics', '--app', freeApp], { env: { PLATFORM_API_KEY: free.api_key } });
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, 'entitlement_required');
+  assert.match(refused.stderr, 'Starter');
+});
+
 test.after(async () => {
   await live.close();
   await h.close();

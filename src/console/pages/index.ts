@@ -9,6 +9,7 @@ import { appReleasesPage } from './app-releases.ts';
 import { appResourcesPage } from './app-resources.ts';
 import { appSecretsPage } from './app-secrets.ts';
 import { appDomainsPage } from './app-domains.ts';
+import { appAnalyticsPage } from './app-analytics.ts';
 import { appsPage } from './apps.ts';
 import { confirmPage } from './confirm.ts';
 import { devicePage } from './device.ts';
@@ -18,5 +19,5 @@ import { signInPage } from './sign-in.ts';
 import { signupPage } from './signup.ts';
 
 export function consolePageList(options: { devOutbox: boolean; plans: PlanCatalogue }): ConsolePage[] {
-  return [appsPage, keysPage, membersPage, accountPage(options.plans), billingPage(options.plans), appReleasesPage, appResourcesPage, appSecretsPage, appDomainsPage, appEventsPage, appInvitesPage, signInPage(options.devOutbox), confirmPage, signupPage, devicePage];
+  return [appsPage, keysPage, membersPage, accountPage(options.plans), billingPage(options.plans), appReleasesPage, appResourcesPage, appSecretsPage, appDomainsPage, appAnalyticsPage, appEventsPage, appInvitesPage, signInPage(options.devOutbox), confirmPage, signupPage, devicePage];
 }
