@@ -127,7 +127,8 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
   function mergeBack(rows: Row[]): void {
     for (const r of rows) {
       if (keys >= MAX_KEYS) return;
-      let e = current.get(r.appId);
+      // back into the one entry for its app and day, so a later flush writes each key once
+      let e = r.day === today() ? appDay(r.appId, r.day) : current.get(r.appId);
       if (!e || e.day !== r.day) {
         e = older.find((o) => o.appId === r.appId && o.day === r.day);
         if (!e) older.push((e = { appId: r.appId, day: r.day, traffic: new Float64Array(SLOTS), paths: new Map(), referrers: new Map() }));

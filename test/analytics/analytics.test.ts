@@ -169,6 +169,28 @@ test('two nodes add to the same rows; a node flushes what it counted when it sto
   assert.equal(r.referrers, [{ domain: 'ref.example', requests: 13 }]);
 });
 
+test('a flush that fails keeps its counts for the next one, and nothing is counted twice', async () => {
+  const u = await owner('starter');
+  const appId = await publish(u.api_key, site());
+  const c = createAnalyticsCollector({ db: h.deps.db, log: h.deps.log, flushMs: 3_600_000 });
+  const visit = { appId, status: 200, via: 'canonical' as const, target: 'static' as const, pathname: '/kept', host: 'x', referrer: 'https://kept.example/', userAgent: FIREFOX };
+  for (let i = 0; i < 4; i++) c.add(visit);
+  // the referrers table is unavailable for one flush: traffic and paths go in, referrers stay in memory
+  await sql`alter table analytics_referrers rename to analytics_referrers_away`.execute(h.deps.db);
+  try {
+    await c.flush();
+  } finally {
+    await sql`alter table analytics_referrers_away rename to analytics_referrers`.execute(h.deps.db);
+  }
+  assert.is(c.pending(), 1, 'the failed chunk is back in memory');
+  c.add(visit);
+  await c.close();
+  const r = (await analytics(u.api_key, appId)).body!;
+  assert.is(r.totals.requests, 5);
+  assert.equal(r.top_paths, [{ path: '/kept', requests: 5 }]);
+  assert.equal(r.referrers, [{ domain: 'kept.example', requests: 5 }]);
+});
+
 test('paths lose queries and ids; referrers keep only a domain', () => {
   assert.is(normalisePath('/'), '/');
   assert.is(normalisePath('/users/42/edit'), '/users/:id/edit');

@@ -21,7 +21,7 @@ export async function analytics(opts: { app?: string; range?: string; json?: boo
   if (opts.json) return printJson(a);
   const out: string[] = [];
   out.push(`${c.bold('Analytics')} ${appId}  ${a.from} to ${a.to} (UTC)${a.clamped_to_days !== null ? c.yellow(`  clamped to ${a.clamped_to_days} days by your plan`) : ''}`);
-  out.push(`${c.bold('Requests'.padEnd(16))}${fmt(a.totals.requests)}  ${c.dim(`(+${fmt(a.totals.bot_requests)} from bots, not counted)`)}`);
+  out.push(`${c.bold('Requests'.padEnd(16))}${fmt(a.totals.requests)}  ${c.dim(`(+${fmt(a.totals.bot_requests)} from bots and scripts such as curl, not counted)`)}`);
   out.push(`${c.bold('Daily'.padEnd(16))}${spark(a.daily.map((d) => d.requests))}  ${c.dim(`max ${fmt(Math.max(0, ...a.daily.map((d) => d.requests)))}/day`)}`);
   out.push(line('Status', a.status_buckets), line('Reached through', a.routes), line('Answered by', a.runtime_targets), line('App users', a.app_users), line('Jobs', a.jobs), line('Webhooks', a.webhooks), '');
   if (a.top_paths.length) out.push(table(a.top_paths.slice(0, 10).map((p) => ({ path: p.path, requests: fmt(p.requests) })), ['path', 'requests']), '');

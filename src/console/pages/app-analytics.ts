@@ -51,7 +51,7 @@ async function load() {
   clamp.hidden = a.clamped_to_days === null;
   clamp.textContent = a.clamped_to_days === null ? '' : 'Your plan keeps analytics for ' + a.clamped_to_days + ' days, so this shows ' + a.from + ' to ' + a.to + '. A larger plan keeps more.';
   show('content',
-    el('p', { class: 'plan-line', id: 'totals' }, fmt(a.totals.requests) + ' requests', el('span', { class: 'muted' }, ' · ' + fmt(a.totals.bot_requests) + ' from bots (not counted) · ' + a.from + ' to ' + a.to + ' (UTC)')),
+    el('p', { class: 'plan-line', id: 'totals' }, fmt(a.totals.requests) + ' requests', el('span', { class: 'muted' }, ' · ' + fmt(a.totals.bot_requests) + ' from bots and scripts (not counted) · ' + a.from + ' to ' + a.to + ' (UTC)')),
     chart(a.daily),
     el('div', { class: 'grid' },
       breakdown('Status', a.status_buckets),
