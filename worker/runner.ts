@@ -14,6 +14,7 @@ export const WORKER_PRESET = { worker: { completeJobBatchDelay: 0, failJobBatchD
 
 /** Starts the graphile-worker runner on the service's pool; `stop()` drains running jobs and writes their outcome. */
 export async function startWorker(deps: Deps, plane: AppsPlane): Promise<Runner> {
+  void plane.feed.start(); // jobs read the same caches: they hear other nodes' changes too
   return run({
     pgPool: deps.pool,
     concurrency: deps.config.workerConcurrency,

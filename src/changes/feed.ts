@@ -1,15 +1,18 @@
 /**
- * Changes other nodes made, as they commit: one connection per node LISTENs on `platform_changes`
+ * Changes any node made, as they commit: one connection per node LISTENs on `platform_changes`
  * (database triggers and writers NOTIFY from the transaction that makes a change, so a message
  * arrives only if it committed). When the connection drops, the feed reconnects by itself and
  * announces a resync, since whatever was sent meanwhile is lost: caches then reload all they hold.
+ * The connection is its own, not one of the pool's: a listener holds it for the life of the node,
+ * and a pool slot taken for good leaves one less for requests under load.
  */
-import type pg from 'pg';
+import pg from 'pg';
 import type { Logger } from '../logger.ts';
 
 export const CHANGES_CHANNEL = 'platform_changes';
 
-export type Change = { kind: 'route'; hostname: string } | { kind: string; [key: string]: unknown };
+/** `route` carries a hostname; `app`, `secrets` and `account` an id (sql/000016, sql/000018). */
+export type Change = { kind: string; hostname?: unknown; id?: unknown };
 
 export type ChangeFeed = {
   /** Connects if not yet connected (idempotent); resolves once listening (or after the first failed attempt). */
@@ -23,7 +26,7 @@ export type ChangeFeed = {
 export function createChangeFeed(deps: { pool: pg.Pool; log: Logger }): ChangeFeed {
   const changeListeners: ((c: Change) => void)[] = [];
   const resyncListeners: (() => void)[] = [];
-  let client: pg.PoolClient | undefined;
+  let client: pg.Client | undefined;
   let starting: Promise<void> | undefined;
   let closed = false;
   let retryMs = 100;
@@ -40,10 +43,10 @@ export function createChangeFeed(deps: { pool: pg.Pool; log: Logger }): ChangeFe
     for (const fn of changeListeners) fn(change);
   };
 
-  const lost = (c: pg.PoolClient) => {
+  const lost = (c: pg.Client) => {
     if (client !== c) return;
     client = undefined;
-    c.release(true);
+    void c.end().catch(() => {});
     if (!closed) {
       deps.log.warn('change feed lost its database connection; reconnecting');
       schedule();
@@ -62,9 +65,12 @@ export function createChangeFeed(deps: { pool: pg.Pool; log: Logger }): ChangeFe
 
   async function connect(): Promise<void> {
     if (closed || client) return;
-    let c: pg.PoolClient | undefined;
+    let c: pg.Client | undefined;
     try {
-      c = await deps.pool.connect();
+      const fresh = new pg.Client({ ...deps.pool.options, connectionTimeoutMillis: 5000 } as pg.ClientConfig);
+      fresh.on('error', () => {}); // a dropped connection is handled by 'end' below
+      c = fresh;
+      await c.connect();
       c.on('notification', deliver);
       const onLost = () => lost(c!);
       c.on('error', onLost);
@@ -76,8 +82,13 @@ export function createChangeFeed(deps: { pool: pg.Pool; log: Logger }): ChangeFe
       for (const fn of resyncListeners) fn();
     } catch (err) {
       if (c && client === c) lost(c);
-      else if (c) c.release(true);
-      else if (!closed) {
+      else if (c) {
+        void c.end().catch(() => {});
+        if (!closed) {
+          deps.log.warn('change feed could not connect; retrying', { error: (err as Error).message });
+          schedule();
+        }
+      } else if (!closed) {
         deps.log.warn('change feed could not connect; retrying', { error: (err as Error).message });
         schedule();
       }
@@ -91,7 +102,7 @@ export function createChangeFeed(deps: { pool: pg.Pool; log: Logger }): ChangeFe
     client = undefined;
     if (c) {
       await c.query(`UNLISTEN ${CHANGES_CHANNEL}`).catch(() => {});
-      c.release(true);
+      await c.end().catch(() => {});
     }
   }
 

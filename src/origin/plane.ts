@@ -93,6 +93,21 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   const feed = createChangeFeed(deps);
   const routes = createRouteTable({ db: deps.db, log: deps.log, feed });
   deps.signals.onRouteChanged((hostname) => routes.invalidate(hostname));
+  // what other nodes changed reaches this node's caches as if it had changed it here
+  feed.onChange((change) => {
+    const id = typeof change.id === 'string' ? change.id : undefined;
+    if (!id) return;
+    if (change.kind === 'app') deps.signals.appChanged(id);
+    else if (change.kind === 'secrets') deps.signals.secretsChanged(id);
+    else if (change.kind === 'account') deps.signals.accountChanged(id);
+  });
+  // messages sent while the feed was away are lost: forget every cached pointer and secret
+  feed.onResync(() => caches.forgetLive());
+  let feedStarted = false;
+  const startFeed = () => {
+    feedStarted = true;
+    void feed.start();
+  };
 
   const meter = createRequestMeter({ db: deps.db, log: deps.log, flushMs: deps.config.usageFlushMs });
   const analytics = createAnalyticsCollector({ db: deps.db, log: deps.log, flushMs: deps.config.analyticsFlushMs });
@@ -209,6 +224,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   }
 
   function handle(req: Request, appId: string, client = 'unknown'): Response | Promise<Response> {
+    if (!feedStarted) startFeed();
     const requestId = requestIdFor(req.headers.get(REQUEST_ID_HEADER));
     try {
       const fast = fastStatic(req, appId, requestId, 'canonical', null);
@@ -254,6 +270,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   }
 
   function handleAlias(req: Request, hostname: string, client = 'unknown'): Response | Promise<Response> {
+    if (!feedStarted) startFeed();
     const requestId = requestIdFor(req.headers.get(REQUEST_ID_HEADER));
     const entry = routes.cached(hostname);
     if (entry !== undefined) return serveAlias(req, hostname, entry, requestId, client);

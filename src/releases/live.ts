@@ -1,6 +1,7 @@
 /**
  * What an app origin needs to answer without touching the database on a hot path:
- * - the live release of each app (revalidated after `LIVE_TTL_MS`, dropped at once on this node by signals),
+ * - the live release of each app (dropped at once by signals: this node's own changes, and other nodes'
+ *   through the change feed's triggers; revalidated after `LIVE_TTL_MS` as a safety net),
  * - each release's file table (releases are immutable: cached until evicted),
  * - file bytes by content hash (bounded by size),
  * - decrypted secrets per app (dropped on change).
@@ -230,5 +231,11 @@ export function createRuntimeCaches(deps: Deps) {
   const releaseCached = (releaseId: string) => releases.get(releaseId);
   const bytesCached = (file: Pick<ReleaseFile, 'etag'>) => blobs.get(file.etag);
 
-  return { liveApp, liveAppCached, release, releaseCached, bytes, bytesCached, sources, appSecrets };
+  /** Drops every live pointer and decrypted secret (changes may have been missed): each is read again on next use. */
+  function forgetLive(): void {
+    live.clear();
+    secrets.clear();
+  }
+
+  return { liveApp, liveAppCached, release, releaseCached, bytes, bytesCached, sources, appSecrets, forgetLive };
 }

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { createDb, createPool } from '../../src/db/database.ts';
 import type { Deps } from '../../src/deps.ts';
 import { createLogger } from '../../src/logger.ts';
-import { setPlan } from '../../src/plans/operator.ts';
+import { setFlag, setPlan } from '../../src/plans/operator.ts';
 import { createServer } from '../../src/server.ts';
 import { createSignals } from '../../src/signals.ts';
 import { operatorVerify } from '../../src/domains/service.ts';
@@ -97,6 +97,42 @@ test("node B's listener losing its connection reconnects by itself, reloads its 
   const slug = (await a.api('GET /v0/apps/{app_id}/slugs', { key: u.api_key, params: { app_id: appId } })).slugs[0]!;
   await a.api('PATCH /v0/apps/{app_id}/routes/{route_id}', { key: u.api_key, params: { app_id: appId, route_id: slug.route_id }, body: { status: 'disabled' } });
   await within1s('after-drop.apps.localhost', (r) => r.status === 404);
+});
+
+test('a publish, a secret change and an operator flag on node A reach node B through the feed, not its 1 s timer', async () => {
+  const u = await newUser(a);
+  const server = (n: number) => site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', `export default { fetch(req, ctx) { return new Response('v${n} ' + (ctx.secrets.get('WORD') ?? '-')); } };`, 'text/javascript')] });
+  const appId = (await a.call('PUT', '/v0/apps', { key: u.api_key, body: server(0) })).body.app_id as string;
+  const host = `${appId}.apps.localhost`;
+  const onBApi = async () => {
+    const res = await nodeB.request(`http://${host}/api`);
+    return { status: res.status, text: await res.text() };
+  };
+  /** ms until node B answers as `ok` says, polling every 5 ms */
+  const follow = async (ok: (r: { status: number; text: string }) => boolean) => {
+    const start = performance.now();
+    for (;;) {
+      const r = await onBApi();
+      if (ok(r)) return performance.now() - start;
+      if (performance.now() - start > 2000) throw new Error(`node B still answers ${r.status} ${r.text}`);
+      await new Promise((res) => setTimeout(res, 5));
+    }
+  };
+  assert.is((await onBApi()).text, 'v0 -');
+  const times: number[] = [];
+  for (let n = 1; n <= 5; n++) {
+    assert.is((await a.call('PUT', `/v0/apps/${appId}`, { key: u.api_key, body: server(n) })).status, 200);
+    times.push(await follow((r) => r.text.startsWith(`v${n} `)));
+  }
+  assert.is((await a.call('PUT', `/v0/apps/${appId}/secrets/WORD`, { key: u.api_key, body: { value: 'bird' } })).status, 200);
+  times.push(await follow((r) => r.text === 'v5 bird'));
+  await setFlag(a.deps, { appId, flag: 'suspended', reason: 'test', clear: false });
+  times.push(await follow((r) => r.status === 403));
+  await setFlag(a.deps, { appId, flag: 'suspended', clear: true });
+  times.push(await follow((r) => r.status === 200));
+  times.sort((x, y) => x - y);
+  // a timer-only cache would take up to a second, about half of it on average
+  assert.ok(times[Math.floor(times.length / 2)]! < 250, `median ${times[Math.floor(times.length / 2)]} ms: ${times.map((t) => t.toFixed(0)).join(', ')}`);
 });
 
 test.after(async () => {
