@@ -81,14 +81,9 @@ export function createChangeFeed(deps: { pool: pg.Pool; log: Logger }): ChangeFe
       retryMs = 100;
       for (const fn of resyncListeners) fn();
     } catch (err) {
-      if (c && client === c) lost(c);
-      else if (c) {
-        void c.end().catch(() => {});
-        if (!closed) {
-          deps.log.warn('change feed could not connect; retrying', { error: (err as Error).message });
-          schedule();
-        }
-      } else if (!closed) {
+      if (c && client === c) return lost(c); // connected, then LISTEN failed: lost() reconnects
+      void c?.end().catch(() => {});
+      if (!closed) {
         deps.log.warn('change feed could not connect; retrying', { error: (err as Error).message });
         schedule();
       }

@@ -44,6 +44,11 @@ export async function hostnameHolder(db: Executor, hostname: string) {
   return db.selectFrom('app_routes').select(['id', 'app_id']).where('hostname', '=', hostname).where('status', '<>', 'deleted').executeTakeFirst();
 }
 
+/** The custom domain with this hostname, whichever app holds it (the operator's verify). */
+export async function domainHolder(db: Executor, hostname: string) {
+  return db.selectFrom('app_routes').select(['id', 'app_id', 'account_id']).where('hostname', '=', hostname).where('route_type', '=', 'custom_domain').where('status', '<>', 'deleted').executeTakeFirst();
+}
+
 export async function insertRoute(
   db: Executor,
   row: { id: string; appId: string; accountId: string; type: 'slug' | 'custom_domain'; hostname: string; slug: string | null; status: string; token: string | null; nextCheckAt: Date | null; provider: unknown },

@@ -6,7 +6,7 @@ import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
 import { bodyOf, jsonBody } from '../http/validate.ts';
 import { hostnameParam } from './names.ts';
-import { appRoutesOf } from './queries.ts';
+import { appRoutesOf, findRoute } from './queries.ts';
 import { toRouteRecord } from './records.ts';
 import { CreateDomainBody, CreateSlugBody, DomainList, PatchRouteBody, RouteList, RouteRecord, SlugList, VerifyDomainBody } from './schemas.ts';
 import { addDomain, addSlug, pendingError, removeRoute, setRouteStatus, verifyDomain, type Who } from './service.ts';
@@ -96,8 +96,7 @@ export function domainRoutes(): Hono<Env> {
     return listDomains.reply(c, 200, { app_id: c.var.app.id, domains: rows.map((row) => toRouteRecord(c.var.deps.config, row)) });
   });
   r.get('/:app_id/domains/:hostname', getDomain, appAccess('apps.read'), async (c) => {
-    const hostname = hostnameParam(c.req.param('hostname'));
-    const row = (await appRoutesOf(c.var.deps.db, c.var.app.id, 'custom_domain')).find((x) => x.hostname === hostname);
+    const row = await findRoute(c.var.deps.db, c.var.app.id, { hostname: hostnameParam(c.req.param('hostname')), type: 'custom_domain' });
     if (!row) throw new ApiError('not_found', 'Custom domain not found.');
     return getDomain.reply(c, 200, toRouteRecord(c.var.deps.config, row));
   });

@@ -14,7 +14,7 @@ import { accountPlanRow, enabledRoutes } from '../plans/queries.ts';
 import { checkHostname, checkSlug, hostnameParam, isApex } from './names.ts';
 import { diagnose, type Diagnosis } from './dns-check.ts';
 import { providerOf, type Provider } from './provider.ts';
-import { dueDomainChecks, findRoute, hostnameHolder, insertRoute, updateRoute, type RouteRow } from './queries.ts';
+import { domainHolder, dueDomainChecks, findRoute, hostnameHolder, insertRoute, updateRoute, type RouteRow } from './queries.ts';
 import type { ProviderRecord } from './schemas.ts';
 
 type App = { id: string; account_id: string };
@@ -169,7 +169,7 @@ export async function verifyDomain(deps: Deps, app: App, hostname: string, who: 
 /** The operator's `verify-domain`: marks a pending domain verified without DNS look-ups (local and test sites). */
 export async function operatorVerify(deps: Deps, raw: string): Promise<{ route_id: string; app_id: string; hostname: string; status: string }> {
   const hostname = hostnameParam(raw);
-  const row = await deps.db.selectFrom('app_routes').select(['id', 'app_id', 'account_id']).where('hostname', '=', hostname).where('route_type', '=', 'custom_domain').where('status', '<>', 'deleted').executeTakeFirst();
+  const row = await domainHolder(deps.db, hostname);
   if (!row) throw errors.notFound('Custom domain');
   const { row: saved } = await verifyDomain(deps, { id: row.app_id, account_id: row.account_id }, hostname, { apiKeyId: null, requestId: null }, { operator: true });
   return { route_id: saved.id, app_id: saved.app_id, hostname: saved.hostname, status: saved.status };
