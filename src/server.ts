@@ -5,7 +5,6 @@ import { billingRoutes } from './billing/routes.ts';
 import { paymentsWebhookRoutes } from './billing/webhook.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { appRoutes } from './apps/routes.ts';
-import { APP_ID } from './apps/access.ts';
 import { eventRoutes } from './events/routes.ts';
 import { inviteRoutes } from './app-auth/invites.ts';
 import { domainRoutes } from './domains/routes.ts';
@@ -117,10 +116,8 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
       case 'docs':
         return docs.fetch(req);
       case 'app':
-        // a label shaped like an app id is a canonical origin; any other label can only be a slug
-        if (APP_ID.test(host.label)) return appsPlane.handle(req, host.label, env?.incoming?.socket?.remoteAddress);
-        return appsPlane.handleAlias(req, `${host.label}.${deps.config.hosts.apps}`, env?.incoming?.socket?.remoteAddress);
-      case 'custom':
+        return appsPlane.handle(req, host.label, env?.incoming?.socket?.remoteAddress);
+      case 'custom': // a slug or a custom domain
         return appsPlane.handleAlias(req, host.hostname, env?.incoming?.socket?.remoteAddress);
       default:
         return new Response(JSON.stringify(errorBody('not_found', 'Unknown host.')), {

@@ -6,7 +6,8 @@ import { ApiError } from '../errors.ts';
 import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
 import { query } from '../http/validate.ts';
-import { cheapestWith, planOf } from '../plans/catalogue.ts';
+import { planOf } from '../plans/catalogue.ts';
+import { requireFeature } from '../plans/enforce.ts';
 import { accountPlanRow } from '../plans/queries.ts';
 import { analyticsReport, type Range } from './report.ts';
 import { AnalyticsQuery, AppAnalytics } from './schemas.ts';
@@ -26,15 +27,9 @@ export function analyticsRoutes(): Hono<Env> {
   r.get('/:app_id/analytics', read, appAccess('apps.read'), query(AnalyticsQuery), async (c) => {
     const { deps } = c.var;
     const account = await accountPlanRow(deps.db, c.var.app.account_id);
-    const plan = planOf(deps.config.plans, account?.plan_key ?? 'free');
-    if (!plan.features.app_analytics) {
-      const required = cheapestWith(deps.config.plans, (p) => p.features.app_analytics && p.limits['analytics.retention_days'] > 0);
-      throw new ApiError('entitlement_required', `Analytics need a plan with app_analytics; ${plan.display_name} does not include it.${required ? ` Upgrade to ${deps.config.plans[required].display_name} or later.` : ''}`, {
-        plan_key: plan.key,
-        feature_key: 'app_analytics',
-        required_plan_key: required,
-      });
-    }
+    if (!account) throw new ApiError('not_found', 'App not found.');
+    const plan = planOf(deps.config.plans, account.plan_key);
+    requireFeature(deps.config.plans, plan, account, 'app_analytics', 'Analytics', { reading: true });
     const q = c.var.query as v.InferOutput<typeof AnalyticsQuery>;
     return read.reply(c, 200, await analyticsReport(deps, c.var.app, plan.key, (q.range ?? '7d') as Range));
   });

@@ -7,7 +7,8 @@ import type { Env } from '../http/env.ts';
 import { mark } from '../http/operation.ts';
 import { findApp } from './queries.ts';
 
-export const APP_ID = /^[a-z0-9]{12,24}$/;
+import { APP_ID } from '../lib/ids.ts';
+export { APP_ID };
 
 /**
  * Loads `:app_id` and authorises the actor against the app's owning account (never the

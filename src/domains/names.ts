@@ -3,7 +3,7 @@
  * are a zone's apex (they cannot hold a CNAME). docs/decisions.md "Routes and domains".
  */
 import { parse } from 'tldts';
-import { APP_ID } from '../apps/access.ts';
+import { APP_ID } from '../lib/ids.ts';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 

@@ -9,7 +9,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { APP_ID } from '../apps/access.ts';
+import { classifyHost } from '../http/hosts.ts';
 import { ApiError } from '../errors.ts';
 import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
@@ -47,18 +47,19 @@ export function tlsPermissionRoutes(plane: AppsPlane): Hono<Env> {
     if (expected && !same(q.token ?? '', expected)) throw new ApiError('forbidden', 'This endpoint needs the token the operator configured (PLATFORM_TLS_ASK_TOKEN).');
     const domain = q.domain.trim().toLowerCase().replace(/\.$/, '');
     const deny = () => new ApiError('not_found', `${domain} is not served by this platform; no certificate.`);
-    if (Object.values(config.hosts).includes(domain)) return ask.reply(c, 200, { domain, allowed: true, kind: 'platform' });
-    const appsSuffix = `.${config.hosts.apps}`;
-    if (domain.endsWith(appsSuffix)) {
-      const label = domain.slice(0, -appsSuffix.length);
-      if (label.includes('.')) throw deny();
-      if (APP_ID.test(label)) {
-        const app = await plane.caches.liveApp(label);
-        if (!app || app.block) throw deny();
-        return ask.reply(c, 200, { domain, allowed: true, kind: 'app_origin' });
-      }
+    const host = classifyHost(config, domain);
+    if (host.kind === 'unknown') throw deny();
+    if (host.kind !== 'app' && host.kind !== 'custom') {
+      // the configured names only: the loopback aliases of the API host get no certificate
+      if (!Object.values(config.hosts).includes(domain)) throw deny();
+      return ask.reply(c, 200, { domain, allowed: true, kind: 'platform' });
     }
-    const route = await plane.routes.lookup(domain);
+    if (host.kind === 'app') {
+      const app = await plane.caches.liveApp(host.label);
+      if (!app || app.block) throw deny();
+      return ask.reply(c, 200, { domain, allowed: true, kind: 'app_origin' });
+    }
+    const route = await plane.routes.lookup(host.hostname);
     if (!route || route.status !== 'active') throw deny();
     return ask.reply(c, 200, { domain, allowed: true, kind: route.routeType });
   });

@@ -1,10 +1,15 @@
 import type { Config } from '../config.ts';
+import { APP_ID } from '../lib/ids.ts';
 
 export type HostKind = { kind: 'api' | 'console' | 'docs' } | { kind: 'app'; label: string } | { kind: 'custom'; hostname: string } | { kind: 'unknown' };
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
-/** Which plane a request is for, from its host name (ports ignored, case-insensitive). */
+/**
+ * Which plane a request is for, from its host name (ports ignored, case-insensitive). Under the apps
+ * host, a label shaped like an app id is a canonical origin; any other label can only be a slug,
+ * which is an alias like a custom domain (`custom`: resolved through the route table).
+ */
 export function classifyHost(config: Config, hostname: string): HostKind {
   const host = hostname.toLowerCase().replace(/\.$/, '');
   const { hosts } = config;
@@ -13,8 +18,8 @@ export function classifyHost(config: Config, hostname: string): HostKind {
   if (host === hosts.docs) return { kind: 'docs' };
   if (host.endsWith(`.${hosts.apps}`)) {
     const label = host.slice(0, -hosts.apps.length - 1);
-    if (!label.includes('.')) return { kind: 'app', label };
-    return { kind: 'unknown' };
+    if (label.includes('.')) return { kind: 'unknown' };
+    return APP_ID.test(label) ? { kind: 'app', label } : { kind: 'custom', hostname: host };
   }
   return { kind: 'custom', hostname: host };
 }

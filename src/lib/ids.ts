@@ -15,6 +15,9 @@ export function newId(prefix: 'usr' | 'acct' | 'key' | 'rel' | 'inv' | 'route' |
   return `${prefix}_${randomToken(20)}`;
 }
 
+/** The shape of an `app_id` (the contract: 12 to 24 lowercase letters/digits). */
+export const APP_ID = /^[a-z0-9]{12,24}$/;
+
 /** An `app_id`: 16 lowercase letters/digits (the contract allows 12 to 24). */
 export function newAppId(): string {
   return randomToken(16);

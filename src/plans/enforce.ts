@@ -25,7 +25,7 @@ export function planLimitError(plans: PlanCatalogue, plan: Plan, key: LimitKey, 
  * A new use of a plan-gated feature: 402 `entitlement_required` when the plan lacks it, 402
  * `billing_restricted` while a failed payment is in its grace period (or past it).
  */
-export function requireFeature(plans: PlanCatalogue, plan: Plan, account: Pick<AccountPlanRow, 'billing_access_state' | 'grace_ends_at'>, feature: FeatureKey, what: string): void {
+export function requireFeature(plans: PlanCatalogue, plan: Plan, account: Pick<AccountPlanRow, 'billing_access_state' | 'grace_ends_at'>, feature: FeatureKey, what: string, options: { reading?: boolean } = {}): void {
   if (!plan.features[feature]) {
     const required = cheapestWith(plans, (p) => p.features[feature]);
     throw new ApiError('entitlement_required', `${what} need a plan with ${feature}; ${plan.display_name} does not include it.${required ? ` Upgrade to ${plans[required].display_name} or later.` : ''}`, {
@@ -34,7 +34,8 @@ export function requireFeature(plans: PlanCatalogue, plan: Plan, account: Pick<A
       required_plan_key: required,
     });
   }
-  if (account.billing_access_state !== 'active') {
+  // reading what a feature already holds (analytics) is not a new use: an overdue payment does not block it
+  if (account.billing_access_state !== 'active' && !options.reading) {
     throw new ApiError('billing_restricted', `${what} are paused while a payment is overdue${account.grace_ends_at ? ` (grace period ends ${account.grace_ends_at.toISOString().slice(0, 10)})` : ''}; update the payment method to continue.`, {
       billing_access_state: account.billing_access_state,
       grace_ends_at: account.grace_ends_at?.toISOString() ?? null,
