@@ -9,6 +9,7 @@ import { eventRoutes } from './events/routes.ts';
 import { inviteRoutes } from './app-auth/invites.ts';
 import { domainRoutes } from './domains/routes.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
+import { jobRoutes } from './jobs/routes.ts';
 import { tlsPermissionRoutes } from './domains/tls.ts';
 import { secretRoutes } from './secrets/routes.ts';
 import { publicUrl } from './config.ts';
@@ -63,6 +64,7 @@ function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
   v0.route('/apps', inviteRoutes());
   v0.route('/apps', domainRoutes());
   v0.route('/apps', analyticsRoutes());
+  v0.route('/apps', jobRoutes());
   return v0;
 }
 

@@ -18,6 +18,7 @@ export const PERMISSIONS = {
   'secrets.write': ['owner', 'admin', 'developer'],
   'invites.create': ['owner', 'admin', 'developer'],
   'routes.write': ['owner', 'admin', 'developer'],
+  'jobs.run': ['owner', 'admin', 'developer'],
   'members.manage': ['owner', 'admin'],
   'billing.manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;

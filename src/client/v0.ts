@@ -24,6 +24,7 @@ import type { AccountLimits, AccountStatus, DowngradePreview, DowngradeQuery } f
 import type { SecretBody } from '../secrets/routes.ts';
 import type { TlsPermission, TlsPermissionQuery } from '../domains/tls.ts';
 import type { AnalyticsQuery, AppAnalytics } from '../analytics/schemas.ts';
+import type { JobRun, RunJobBody } from '../jobs/schemas.ts';
 import type { CreateDomainBody, CreateSlugBody, DomainList, PatchRouteBody, RouteList, RouteRecord, SlugList, VerifyDomainBody } from '../domains/schemas.ts';
 import type { SecretDeleted, SecretList, SecretSummary } from '../secrets/schemas.ts';
 import type { EmailConfirmRequest, EmailLinkRequest, EmailLinkSent, PlatformSession, SignedIn, SignedOut, SignupCompleteRequest, SignupRequired } from '../sign-in/schemas.ts';
@@ -100,6 +101,7 @@ export type V0Routes = {
   'DELETE /v0/apps/{app_id}/domains/{hostname}': Op<Out<typeof RouteRecord>>;
   'GET /_internal/tls/permission': Op<Out<typeof TlsPermission>, never, In<typeof TlsPermissionQuery>>;
   'GET /v0/apps/{app_id}/analytics': Op<Out<typeof AppAnalytics>, never, In<typeof AnalyticsQuery>>;
+  'POST /v0/apps/{app_id}/jobs/{job_name}/runs': Op<Out<typeof JobRun>, In<typeof RunJobBody>>;
 };
 export type Route = keyof V0Routes;
 export type ResponseOf<K extends Route> = V0Routes[K]['response'];
@@ -167,6 +169,7 @@ export const V0_ROUTES = Object.keys({
   'DELETE /v0/apps/{app_id}/domains/{hostname}': 1,
   'GET /_internal/tls/permission': 1,
   'GET /v0/apps/{app_id}/analytics': 1,
+  'POST /v0/apps/{app_id}/jobs/{job_name}/runs': 1,
 } satisfies Record<Route, 1>) as Route[];
 
 /** The `{name}` parts of a route template. */

@@ -22,7 +22,7 @@ export type AppJobPayload = {
   job_name: string;
   payload: unknown;
   scheduled_for: string;
-  source: 'enqueue' | 'schedule' | 'webhook';
+  source: 'enqueue' | 'schedule' | 'webhook' | 'api';
 };
 
 export type JobTarget = { appId: string; accountId: string; releaseId: string; manifest: Manifest; requestId?: string | null };
@@ -32,18 +32,19 @@ export type JobTarget = { appId: string; accountId: string; releaseId: string; m
 export async function addAppJob(
   db: Executor,
   job: Omit<AppJobPayload, 'job_id' | 'scheduled_for'> & { delaySeconds?: number; maxAttempts: number; jobKey?: string; runAt?: Date },
-): Promise<{ job_id: string; run_at: string }> {
+): Promise<{ job_id: string; run_at: string; worker_job_id: string | null }> {
   const jobId = `job_${randomToken(20)}`;
   const runAt = job.runAt ?? new Date(Date.now() + (job.delaySeconds ?? 0) * 1000);
   const payload: AppJobPayload = { job_id: jobId, app_id: job.app_id, job_name: job.job_name, payload: job.payload, scheduled_for: runAt.toISOString(), source: job.source };
-  await sql`select graphile_worker.add_job(
+  // a job_key that is already queued keeps the existing job (`preserve_run_at`): the id is that job's
+  const { rows } = await sql<{ id: string | null }>`select (graphile_worker.add_job(
       identifier => 'app_job',
       payload => ${JSON.stringify(payload)}::json,
       run_at => ${runAt}::timestamptz,
       max_attempts => ${job.maxAttempts}::int,
       job_key => ${job.jobKey ?? null}::text,
-      job_key_mode => 'preserve_run_at')`.execute(db);
-  return { job_id: jobId, run_at: runAt.toISOString() };
+      job_key_mode => 'preserve_run_at')).id::text as id`.execute(db);
+  return { job_id: jobId, run_at: runAt.toISOString(), worker_job_id: rows[0]?.id ?? null };
 }
 
 /** `ctx.jobs.enqueue` for declared jobs only; anything else is a catchable error and `job.enqueue_failed`. */

@@ -144,23 +144,23 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_n5tb4t8hvpys7hnqfp1h",
-          "api_key_id": "key_n5tb4t8hvpys7hnqfp1h",
-          "key_prefix": "ap_RBeEa9iI",
+          "id": "key_351v14q0ahjh8m37dd34",
+          "api_key_id": "key_351v14q0ahjh8m37dd34",
+          "key_prefix": "ap_t7aOwtOu",
           "name": "admin command",
-          "created_at": "2026-11-24T07:35:18.474Z",
-          "last_used_at": "2026-11-24T07:35:18.483Z",
+          "created_at": "2026-11-24T11:32:09.983Z",
+          "last_used_at": "2026-11-24T11:32:09.986Z",
           "revoked_at": null
         }
       ]
     },
     "ApiKeyMetadata": {
-      "id": "key_n5tb4t8hvpys7hnqfp1h",
-      "api_key_id": "key_n5tb4t8hvpys7hnqfp1h",
-      "key_prefix": "ap_RBeEa9iI",
+      "id": "key_351v14q0ahjh8m37dd34",
+      "api_key_id": "key_351v14q0ahjh8m37dd34",
+      "key_prefix": "ap_t7aOwtOu",
       "name": "admin command",
-      "created_at": "2026-11-24T07:35:18.474Z",
-      "last_used_at": "2026-11-24T07:35:18.483Z",
+      "created_at": "2026-11-24T11:32:09.983Z",
+      "last_used_at": "2026-11-24T11:32:09.986Z",
       "revoked_at": null
     },
     "AppAnalytics": {
@@ -578,76 +578,85 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "Error": {
       "error": {
-        "code": "entitlement_required",
-        "message": "Analytics need a plan with app_analytics; Free does not include it. Upgrade to Starter or later.",
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow jobs.run.",
         "details": {
-          "plan_key": "free",
-          "feature_key": "app_analytics",
-          "required_plan_key": "starter"
+          "permission": "jobs.run",
+          "role": "viewer"
         }
       }
     },
     "EventPage": {
-      "app_id": "nk0r30qapprkatqy",
+      "app_id": "amcc9bfpgtm79htr",
       "events": [
         {
           "app_event_id": "evt_40",
-          "release_id": null,
+          "release_id": "rel_sa9xs66j656a747dqsr8",
           "app_user_id": null,
-          "api_key_id": "key_wfkxza3vs0cqray1f5cb",
-          "request_id": "c274b8264805f721-2q",
-          "type": "route.disabled",
-          "event_type": "route.disabled",
+          "api_key_id": null,
+          "request_id": null,
+          "type": "job.succeeded",
+          "event_type": "job.succeeded",
           "severity": "info",
           "level": "info",
-          "message": "toggle.example-two.test was disabled; the app's canonical origin keeps serving.",
+          "message": "Job chain succeeded.",
           "metadata": {
-            "hostname": "toggle.example-two.test",
-            "route_id": "route_xe0cbfhe5ht54ws6q2m0"
+            "cpu_ms": 0.33,
+            "job_id": "job_z6zg754371nv0r0m8h1m",
+            "source": "enqueue",
+            "attempt": 1,
+            "job_name": "chain",
+            "max_attempts": 3
           },
-          "created_at": "2026-11-24T07:35:18.011Z"
+          "created_at": "2026-11-24T11:32:08.640Z"
         },
         {
-          "app_event_id": "evt_37",
-          "release_id": null,
+          "app_event_id": "evt_38",
+          "release_id": "rel_sa9xs66j656a747dqsr8",
           "app_user_id": null,
-          "api_key_id": "key_wfkxza3vs0cqray1f5cb",
-          "request_id": "c274b8264805f721-2f",
-          "type": "route.disabled",
-          "event_type": "route.disabled",
+          "api_key_id": null,
+          "request_id": null,
+          "type": "job.succeeded",
+          "event_type": "job.succeeded",
           "severity": "info",
           "level": "info",
-          "message": "toggle-me.apps.localhost was disabled; the app's canonical origin keeps serving.",
+          "message": "Job chain succeeded.",
           "metadata": {
-            "hostname": "toggle-me.apps.localhost",
-            "route_id": "route_j97j3nryfq5fnhb2mda1"
+            "cpu_ms": 0.49,
+            "job_id": "job_a14963pp8sz8457x3ntz",
+            "source": "enqueue",
+            "attempt": 1,
+            "job_name": "chain",
+            "max_attempts": 3
           },
-          "created_at": "2026-11-24T07:35:17.921Z"
+          "created_at": "2026-11-24T11:32:08.638Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
-      "app_event_id": "evt_10",
-      "release_id": "rel_xjtffqdbwgyec7wt2jt5",
+      "app_event_id": "evt_24",
+      "release_id": "rel_zvpb1yzt81cmdzp4hpp0",
       "app_user_id": null,
       "api_key_id": null,
-      "request_id": "d993c57b326a3d5a-c",
-      "type": "runtime.request_error",
-      "event_type": "runtime.request_error",
-      "severity": "error",
-      "level": "error",
-      "message": "The server handler threw an exception.",
+      "request_id": null,
+      "type": "job.retry",
+      "event_type": "job.retry",
+      "severity": "warn",
+      "level": "warn",
+      "message": "Job flaky failed (attempt 1 of 2); it will run again.",
       "metadata": {
         "kind": "exception",
-        "path": "/boom",
-        "error": "Error: boom",
-        "stack": "    at fetch (server.js:3:37)\n    at <anonymous> (<platform prelude>:4:138)\n",
-        "cpu_ms": 0.76,
-        "method": "GET",
-        "status": 500
+        "error": "Error: flaky failure 1",
+        "stack": "    at job (server.js:14:52)\n    at <anonymous> (<platform prelude>:3:19022)\n",
+        "job_id": "job_np3h1xcy2ppsqeb63aqy",
+        "source": "enqueue",
+        "attempt": 1,
+        "job_name": "flaky",
+        "next_run_at": "2026-11-24T11:32:11.181Z",
+        "max_attempts": 2
       },
-      "created_at": "2026-11-24T08:29:14.647Z"
+      "created_at": "2026-11-24T11:32:08.464Z"
     },
     "FileStoreSpec": {
       "public": true,
@@ -678,10 +687,18 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "email": "teammate-27048-2-207cee@example.com",
       "role": "viewer"
     },
+    "JobRun": {
+      "app_id": "27bxj3v37wk8s5ya",
+      "release_id": "rel_6hw7qaephbd648xvwabv",
+      "job_name": "hello",
+      "job_id": "job_qft8zkmqeqvqcbma55jw",
+      "worker_job_id": "9",
+      "run_at": "2026-11-24T11:32:09.852Z",
+      "max_attempts": 3,
+      "status": "queued"
+    },
     "JobSpec": {
-      "trigger": "schedule",
-      "schedule": "daily",
-      "max_attempts": 10
+      "max_attempts": 2
     },
     "Member": {
       "user_id": "usr_6pgvpd9mwkzexe1v5154",
@@ -767,10 +784,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "PublishAppResponse": {
       "status": "published",
-      "app_id": "2t3d4bsc7aaj0jhj",
-      "account_id": "acct_4xwpdhxm44zz246k0q7x",
-      "release_id": "rel_z24rws3zq07t3d8cbnkt",
-      "origin": "http://2t3d4bsc7aaj0jhj.apps.localhost:8787",
+      "app_id": "99vykjagzabzh8es",
+      "account_id": "acct_zz62cc7vq4qz42zg6yem",
+      "release_id": "rel_f49bsm3mkxnqjab4qx1c",
+      "origin": "http://99vykjagzabzh8es.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -792,19 +809,28 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         {
           "path": "public/index.html",
           "content_type": "text/html; charset=utf-8",
-          "content_base64": "PGgxPmhvbWU8L2gxPg=="
+          "content_base64": "eA=="
         },
         {
           "path": "server.js",
           "content_type": "text/javascript",
-          "content_base64": "ZXhwb3J0IGRlZmF1bHQgeyBmZXRjaChyZXEpIHsKICBjb25zdCBwID0gbmV3IFVSTChyZXEudXJsKS5wYXRobmFtZTsKICBpZiAocCA9PT0gJy9ib29tJykg"
+          "content_base64": "ZXhwb3J0IGRlZmF1bHQgewogIGFzeW5jIGZldGNoKHJlcSwgY3R4KSB7CiAgICBjb25zdCB1cmwgPSBuZXcgVVJMKHJlcS51cmwpOwogICAgY29uc3QgbmFt"
         }
-      ]
+      ],
+      "resources": {
+        "jobs": {
+          "hello": {},
+          "flaky": {
+            "max_attempts": 2
+          },
+          "chain": {}
+        }
+      }
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
       "content_type": "text/html; charset=utf-8",
-      "content_base64": "PGgxPkhlbGxvPC9oMT4="
+      "content_base64": "eA=="
     },
     "ReleaseList": {
       "app_id": "xcmfctnpeqtg2c56",
@@ -899,9 +925,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "ResourceManifest": {
-      "auth": {
-        "mode": "app_users",
-        "public_signup": true
+      "jobs": {
+        "hello": {},
+        "flaky": {
+          "max_attempts": 2
+        },
+        "chain": {}
       }
     },
     "ResourceState": {
@@ -921,13 +950,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_n5tb4t8hvpys7hnqfp1h",
-      "api_key_id": "key_n5tb4t8hvpys7hnqfp1h",
-      "key_prefix": "ap_RBeEa9iI",
+      "id": "key_351v14q0ahjh8m37dd34",
+      "api_key_id": "key_351v14q0ahjh8m37dd34",
+      "key_prefix": "ap_t7aOwtOu",
       "name": "admin command",
-      "created_at": "2026-11-24T07:35:18.474Z",
-      "last_used_at": "2026-11-24T07:35:18.483Z",
-      "revoked_at": "2026-11-24T07:35:18.507Z",
+      "created_at": "2026-11-24T11:32:09.983Z",
+      "last_used_at": "2026-11-24T11:32:09.986Z",
+      "revoked_at": "2026-11-24T11:32:09.996Z",
       "revoked": true
     },
     "RollbackRequest": {
@@ -1080,6 +1109,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "next_check_at": "2026-11-24T08:30:14.549Z",
       "checks": []
     },
+    "RunJobRequest": {
+      "payload": {
+        "n": 42
+      }
+    },
     "RuntimeManifest": {
       "static_root": "public",
       "fallback": "server",
@@ -1103,13 +1137,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "SecretSummary": {
-      "name": "API_TOKEN",
+      "name": "S",
       "present": true,
-      "created_at": "2026-11-24T05:37:56.106Z",
-      "updated_at": "2026-11-24T05:37:56.106Z"
+      "created_at": "2026-11-24T11:32:08.254Z",
+      "updated_at": "2026-11-24T11:32:08.254Z"
     },
     "SetSecretRequest": {
-      "value": "s3cret-value"
+      "value": "sekret-value"
     },
     "SignedIn": {
       "status": "signed_in",
@@ -1173,9 +1207,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "kind": "custom_domain"
     },
     "UnpublishResponse": {
-      "app_id": "ngkndkw7y3fnkke2",
+      "app_id": "dmmqc5jy431j34vd",
       "status": "unpublished",
-      "deleted_at": "2026-11-24T07:35:18.205Z"
+      "deleted_at": "2026-11-24T11:32:08.753Z"
     },
     "UpdateRouteRequest": {
       "status": "disabled"
@@ -2207,12 +2241,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_n5tb4t8hvpys7hnqfp1h",
-          "api_key_id": "key_n5tb4t8hvpys7hnqfp1h",
-          "key_prefix": "ap_RBeEa9iI",
+          "id": "key_351v14q0ahjh8m37dd34",
+          "api_key_id": "key_351v14q0ahjh8m37dd34",
+          "key_prefix": "ap_t7aOwtOu",
           "name": "admin command",
-          "created_at": "2026-11-24T07:35:18.474Z",
-          "last_used_at": "2026-11-24T07:35:18.483Z",
+          "created_at": "2026-11-24T11:32:09.983Z",
+          "last_used_at": "2026-11-24T11:32:09.986Z",
           "revoked_at": null
         }
       ]
@@ -2300,25 +2334,27 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "listEvents 200": {
-      "app_id": "ge00d80e6pwv55z4",
+      "app_id": "99vykjagzabzh8es",
       "events": [
         {
-          "app_event_id": "evt_29",
-          "release_id": null,
+          "app_event_id": "evt_7",
+          "release_id": "rel_f49bsm3mkxnqjab4qx1c",
           "app_user_id": null,
-          "api_key_id": "key_b5btxd8cmrbeg51aanyg",
-          "request_id": "c274b8264805f721-23",
-          "type": "route.verified",
-          "event_type": "route.verified",
+          "api_key_id": null,
+          "request_id": "5e33f8c014a4a489-3",
+          "type": "job.enqueued",
+          "event_type": "job.enqueued",
           "severity": "info",
           "level": "info",
-          "message": "Custom domain www.verify-one.test was verified through DNS; it serves this app now.",
+          "message": "Job hello enqueued.",
           "metadata": {
-            "hostname": "www.verify-one.test",
-            "operator": false,
-            "route_id": "route_p238qsmf21ykrjtc9zk5"
+            "job_id": "job_0gd0x877h5pgwgx5d1j7",
+            "run_at": "2026-11-24T11:32:08.279Z",
+            "source": "enqueue",
+            "job_name": "hello",
+            "max_attempts": 3
           },
-          "created_at": "2026-11-24T07:35:17.784Z"
+          "created_at": "2026-11-24T11:32:08.277Z"
         }
       ],
       "cursor": null
@@ -2588,10 +2624,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "2t3d4bsc7aaj0jhj",
-      "account_id": "acct_4xwpdhxm44zz246k0q7x",
-      "release_id": "rel_z24rws3zq07t3d8cbnkt",
-      "origin": "http://2t3d4bsc7aaj0jhj.apps.localhost:8787",
+      "app_id": "99vykjagzabzh8es",
+      "account_id": "acct_zz62cc7vq4qz42zg6yem",
+      "release_id": "rel_f49bsm3mkxnqjab4qx1c",
+      "origin": "http://99vykjagzabzh8es.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -2822,13 +2858,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeApiKey 200": {
-      "id": "key_n5tb4t8hvpys7hnqfp1h",
-      "api_key_id": "key_n5tb4t8hvpys7hnqfp1h",
-      "key_prefix": "ap_RBeEa9iI",
+      "id": "key_351v14q0ahjh8m37dd34",
+      "api_key_id": "key_351v14q0ahjh8m37dd34",
+      "key_prefix": "ap_t7aOwtOu",
       "name": "admin command",
-      "created_at": "2026-11-24T07:35:18.474Z",
-      "last_used_at": "2026-11-24T07:35:18.483Z",
-      "revoked_at": "2026-11-24T07:35:18.507Z",
+      "created_at": "2026-11-24T11:32:09.983Z",
+      "last_used_at": "2026-11-24T11:32:09.986Z",
+      "revoked_at": "2026-11-24T11:32:09.996Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -2922,11 +2958,74 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       }
     },
+    "runJob 202": {
+      "app_id": "27bxj3v37wk8s5ya",
+      "release_id": "rel_6hw7qaephbd648xvwabv",
+      "job_name": "hello",
+      "job_id": "job_qft8zkmqeqvqcbma55jw",
+      "worker_job_id": "9",
+      "run_at": "2026-11-24T11:32:09.852Z",
+      "max_attempts": 3,
+      "status": "queued"
+    },
+    "runJob 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "Invalid job name.",
+        "details": {
+          "fields": {
+            "(root)": [
+              "must start with a lowercase letter, then lowercase letters, digits or hyphens, 1 to 64 characters"
+            ]
+          }
+        }
+      }
+    },
+    "runJob 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "runJob 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow jobs.run.",
+        "details": {
+          "permission": "jobs.run",
+          "role": "viewer"
+        }
+      }
+    },
+    "runJob 404": {
+      "error": {
+        "code": "not_found",
+        "message": "Job \"nope\" of the live release not found."
+      }
+    },
+    "runJob 409": {
+      "error": {
+        "code": "conflict",
+        "message": "The app has no live release to run a job on: publish it first.",
+        "details": {
+          "app_id": "27bxj3v37wk8s5ya"
+        }
+      }
+    },
+    "runJob 413": {
+      "error": {
+        "code": "payload_too_large",
+        "message": "Request body is larger than 66560 bytes.",
+        "details": {
+          "max_bytes": 66560
+        }
+      }
+    },
     "setSecret 200": {
-      "name": "API_TOKEN",
+      "name": "S",
       "present": true,
-      "created_at": "2026-11-24T05:37:56.106Z",
-      "updated_at": "2026-11-24T05:37:56.106Z"
+      "created_at": "2026-11-24T11:32:08.254Z",
+      "updated_at": "2026-11-24T11:32:08.254Z"
     },
     "setSecret 400": {
       "error": {
@@ -3008,9 +3107,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "unpublishApp 200": {
-      "app_id": "ngkndkw7y3fnkke2",
+      "app_id": "dmmqc5jy431j34vd",
       "status": "unpublished",
-      "deleted_at": "2026-11-24T07:35:18.205Z"
+      "deleted_at": "2026-11-24T11:32:08.753Z"
     },
     "unpublishApp 401": {
       "error": {

@@ -51,6 +51,7 @@ const TAGS: Record<string, string> = {
   Billing: 'Buying and managing a plan through Stripe: checkout, the customer portal, and the payments webhook.',
   Plans: "An account's plan, usage against its limits, flags, and what a plan change would do.",
   'Routes and domains': "An app's aliases: slugs under the apps host and custom domains verified through DNS, and the TLS permission check for a reverse proxy.",
+  Jobs: "Running an app's declared jobs on demand.",
   Legacy: 'Retired password routes; they answer 410.',
 };
 

@@ -7,7 +7,8 @@ import { addAppJob } from '../../src/jobs/enqueue.ts';
 import { WORKER_PRESET } from '../../worker/runner.ts';
 import { taskList } from '../../worker/tasks.ts';
 import { file, site } from '../_lib/bundles.ts';
-import { createHarness, newUser } from '../_lib/harness.ts';
+import { createHarness, newMember, newUser } from '../_lib/harness.ts';
+import { checkAuthMatrix } from '../_lib/auth-matrix.ts';
 import { eventsOf as eventsOfApp, waitFor } from '../_lib/apps.ts';
 
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '2' });
@@ -119,6 +120,47 @@ test('a job added in a transaction that rolls back leaves no job behind', async 
   assert.is(outcome, ROLL_BACK, 'the transaction ended by our rollback, not by addAppJob failing');
   assert.is(seenInside, before + 1, 'inside the transaction, the job was there');
   assert.is(await count(), before, 'after the rollback, it is gone');
+});
+
+test('POST /jobs/<name>/runs runs a declared job of the live release now, with its payload and the usual events', async () => {
+  const a = await publishJobsApp();
+  const run = await h.api('POST /v0/apps/{app_id}/jobs/{job_name}/runs', { key, params: { app_id: a.appId, job_name: 'hello' }, body: { payload: { n: 42 } } });
+  assert.is(run.status, 'queued');
+  assert.is(run.job_name, 'hello');
+  assert.match(run.job_id, /^job_/);
+  assert.match(String(run.worker_job_id), /^\d+$/, 'the graphile-worker job id');
+  const queued = await sql<{ id: string; payload: { job_id: string; source: string } }>`select id::text, payload from graphile_worker._private_jobs where id = ${run.worker_job_id}::bigint`.execute(h.deps.db);
+  assert.is(queued.rows[0]?.payload.job_id, run.job_id, 'the worker job id names the queued job');
+  const enq = (await eventsOf(a.appId, 'job.enqueued')).find((e) => e.metadata.job_id === run.job_id);
+  assert.is(enq?.metadata.source, 'api');
+  const ok = await waitFor(async () => (await eventsOf(a.appId, 'job.succeeded')).find((e) => e.metadata.job_id === run.job_id));
+  assert.is(ok.metadata.source, 'api');
+  const log = (await eventsOf(a.appId, 'runtime.log.info')).find((e) => e.metadata.job_id === run.job_id);
+  assert.equal(log?.metadata.payload, { n: 42 });
+
+  // no body at all: payload null
+  const bare = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, { key });
+  assert.is(bare.status, 202, bare.text);
+  const undeclared = await h.call('POST', `/v0/apps/${a.appId}/jobs/nope/runs`, { key, body: {} });
+  assert.is(undeclared.status, 404);
+  assert.is(undeclared.body.error.code, 'not_found');
+  const badName = await h.call('POST', `/v0/apps/${a.appId}/jobs/Not%20A%20Name/runs`, { key, body: {} });
+  assert.is(badName.status, 400);
+  const extra = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, { key, body: { payload: 1, delay: 3 } });
+  assert.is(extra.status, 400);
+  assert.is(extra.body.error.code, 'invalid_request');
+  const big = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, { key, body: { payload: 'x'.repeat(70 * 1024) } });
+  assert.is(big.status, 413);
+
+  const viewer = await newMember(h, u.account_id, 'viewer');
+  const denied = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, { key: viewer.api_key, body: {} });
+  assert.is(denied.status, 403);
+  await checkAuthMatrix(h, { method: 'POST', path: `/v0/apps/${a.appId}/jobs/hello/runs`, body: {} }, { ownerAccountId: u.account_id, deniedRoles: ['viewer'] });
+
+  await h.call('DELETE', `/v0/apps/${a.appId}`, { key });
+  const gone = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, { key, body: {} });
+  assert.is(gone.status, 409);
+  assert.is(gone.body.error.code, 'conflict');
 });
 
 test.after(async () => {

@@ -27,7 +27,7 @@ const Payload = v.object({
   job_name: v.string(),
   payload: v.unknown(),
   scheduled_for: v.string(),
-  source: v.picklist(['enqueue', 'schedule', 'webhook']),
+  source: v.picklist(['enqueue', 'schedule', 'webhook', 'api']),
 });
 
 /** graphile-worker's retry delay: exp(min(attempts, 10)) seconds after the failed attempt. */
