@@ -4,6 +4,8 @@
  * publish leaves no trace. The app row is locked for the decision, so concurrent publishes to
  * one app serialise instead of racing on the live pointer.
  */
+import { firstOwnFrame } from '../source-maps/map-stack.ts';
+import { mapBundleStack } from '../source-maps/release-maps.ts';
 import { postgresBlobStore } from '../blobs/store.ts';
 import { prepareVariants, saveVariants, type PreparedVariants } from '../blobs/variants.ts';
 import type { Tx } from '../db/database.ts';
@@ -95,8 +97,14 @@ export async function goLive(
   return events;
 }
 
+/** ` (at src/server.ts:3:9)`: where the user's own code threw, when the stack says. */
+function atFrame(stack: string | undefined): string {
+  const frame = stack ? firstOwnFrame(stack) : undefined;
+  return frame ? ` (at ${frame})` : '';
+}
+
 /** Creates a release (and the app on first publish) and decides whether it goes live. */
-export type ModuleCheck = (input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }) => Promise<{ ok: true } | { ok: false; error: string }>;
+export type ModuleCheck = (input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }) => Promise<{ ok: true } | { ok: false; error: string; stack?: string }>;
 
 export async function publish(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who, options: { checkModule?: ModuleCheck } = {}): Promise<PublishAppResponse> {
   const account = await accountPlanRow(deps.db, target.accountId);
@@ -104,12 +112,13 @@ export async function publish(deps: Deps, target: { accountId: string; appId?: s
   // Limits that need no lock are checked before the module is loaded; the transaction checks again.
   checkBundle(deps.config.plans, planOf(deps.config.plans, account.plan_key), bundle);
   // A server module that does not load (syntax error, bad import, top-level throw) never goes live.
-  let moduleError: string | undefined;
+  let moduleError: ModuleError | undefined;
   const entry = bundle.manifest.runtime.server_entry;
   if (entry && options.checkModule) {
     const sources = Object.fromEntries(bundle.files.filter((f) => isServerSource(f.path, f.content_type)).map((f) => [f.path, f.bytes.toString('utf8')]));
     const check = await options.checkModule({ appId: target.appId ?? 'newapp000000', planKey: account.plan_key, entry, sources });
-    if (!check.ok) moduleError = check.error;
+    // a bundle's stack names the user's files through the source map published with it
+    if (!check.ok) moduleError = { message: check.error, stack: mapBundleStack(bundle.files, check.stack) };
   }
   // Compressed variants are made before the transaction (no lock held while compressing).
   const variants = await prepareVariants(deps.db, target.accountId, bundle.files);
@@ -118,7 +127,9 @@ export async function publish(deps: Deps, target: { accountId: string; appId?: s
   return result;
 }
 
-async function publishTx(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who, moduleError: string | undefined, variants: PreparedVariants): Promise<PublishAppResponse> {
+type ModuleError = { message: string; stack?: string | undefined };
+
+async function publishTx(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who, moduleError: ModuleError | undefined, variants: PreparedVariants): Promise<PublishAppResponse> {
   return deps.db.transaction().execute(async (trx) => {
     const m = bundle.manifest.app;
     const existing = target.appId ? await lockApp(trx, target.appId) : undefined;
@@ -135,7 +146,7 @@ async function publishTx(deps: Deps, target: { accountId: string; appId?: string
     const app: AppRow = existing ?? (await insertApp(trx, { id: newAppId(), accountId: target.accountId, app: m }));
     const seq = await nextReleaseSeq(trx, app.id);
     const evaluated = await evaluateActivation(trx, app.id, bundle.manifest);
-    const evaluation = moduleError ? { ...evaluated, status: 'failed' as const, reasons: [`the server module failed to load: ${moduleError}`], missing: evaluated.missing } : evaluated;
+    const evaluation = moduleError ? { ...evaluated, status: 'failed' as const, reasons: [`the server module failed to load: ${moduleError.message}${atFrame(moduleError.stack)}`], missing: evaluated.missing } : evaluated;
     const previous = app.live_release_id;
     const releaseId = newId('rel');
     await insertRelease(trx, {
@@ -164,7 +175,7 @@ async function publishTx(deps: Deps, target: { accountId: string; appId?: string
       },
     ];
     if (moduleError) {
-      events.push({ ...base, type: 'runtime.deploy_failed', severity: 'error', message: 'The server module failed to load; the release was stored, not activated.', metadata: { server_entry: bundle.manifest.runtime.server_entry, error: moduleError.slice(0, 2000) } });
+      events.push({ ...base, type: 'runtime.deploy_failed', severity: 'error', message: 'The server module failed to load; the release was stored, not activated.', metadata: { server_entry: bundle.manifest.runtime.server_entry, error: moduleError.message.slice(0, 2000), stack: moduleError.stack?.slice(0, 4000) ?? null } });
     }
     if (evaluation.status === 'live') {
       events.push(...(await goLive(trx, app, { id: releaseId, manifest: bundle.manifest }, evaluation, who)));

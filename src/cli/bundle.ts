@@ -13,7 +13,8 @@ import { pathProblem } from '../manifest/schema.ts';
 import { CliError } from './output.ts';
 
 export const MANIFEST = 'manifest.platform.json';
-export type LocalFile = { path: string; abs: string; size: number; contentType: string };
+/** A file to publish: on disk (`abs`) or made by the CLI (`bytes`, the server bundle). */
+export type LocalFile = { path: string; abs: string; size: number; contentType: string; bytes?: Uint8Array };
 
 export async function readManifest(dir: string): Promise<Record<string, unknown>> {
   let text: string;

@@ -8,6 +8,7 @@ import { apps, open, releases, rollback, unpublish } from './commands/apps.ts';
 import { billing, billingPortal, billingUpgrade } from './commands/billing.ts';
 import { login, logout, whoami } from './commands/auth.ts';
 import { events } from './commands/events.ts';
+import { jobsRun } from './commands/jobs.ts';
 import { init, publish } from './commands/publish.ts';
 import { secretsList, secretsRm, secretsSet } from './commands/secrets.ts';
 import { analytics } from './commands/analytics.ts';
@@ -53,8 +54,9 @@ examples(
     .description('publish a folder as a new release (the first publish creates the app)')
     .option(...appOpt)
     .option('-m, --message <text>', 'release note')
+    .option('--no-bundle', 'send the server entry as it is (no esbuild: no TypeScript, no packages)')
     .option(...jsonOpt)
-    .addHelpText('after', '\nExit codes: 0 the release is live; 3 stored, waiting for secrets; 4 stored, needs a migration;\n5 stored, the server module did not load; 1 any other error.')
+    .addHelpText('after', '\nA TypeScript/JSX server entry, or one importing packages from node_modules, is bundled with esbuild\ninto .platform/build/server.js with a source map (never served); plain JavaScript with only\nrelative imports is sent as it is.\n\nExit codes: 0 the release is live; 3 stored, waiting for secrets; 4 stored, needs a migration;\n5 stored, the server module did not load; 1 any other error.')
     .action((dir, o) => publish(dir, o)),
   ['platform publish', 'platform publish ./site -m "new pricing page"', 'platform publish --app k3j2h4g5f6d7s8a9 --json'],
 );
@@ -113,6 +115,19 @@ const slugs = program.command('slugs').description('friendly names under the app
 examples(slugs.command('add').argument('<SLUG>').description('add a slug').option(...appOpt).option(...jsonOpt).action((n, o) => slugsAdd(n, o)), ['platform slugs add my-shop']);
 examples(slugs.command('ls').description('list slugs').option(...appOpt).option(...jsonOpt).action((o) => slugsLs(o)), ['platform slugs ls']);
 examples(slugs.command('rm').argument('<SLUG>').description('remove a slug').option(...appOpt).option(...jsonOpt).action((n, o) => slugsRm(n, o)), ['platform slugs rm my-shop']);
+
+const jobs = program.command('jobs').description("the app's declared jobs");
+examples(
+  jobs
+    .command('run')
+    .argument('<job_name>', 'a job the live release declares in resources.jobs')
+    .description('run a job now (its outcome arrives as job.* events)')
+    .option('--payload <json>', 'the event payload, as JSON')
+    .option(...appOpt)
+    .option(...jsonOpt)
+    .action((n, o) => jobsRun(n, o)),
+  ['platform jobs run nightly-report', `platform jobs run send-email --payload '{"to": "a@example.com"}'`],
+);
 
 examples(
   program

@@ -10,6 +10,7 @@ import type { SandboxPool } from '../sandbox/pool.ts';
 import type { Invocation, InvocationResult } from '../sandbox/protocol.ts';
 import { addUsage } from '../usage/counters.ts';
 import { planOf } from '../plans/catalogue.ts';
+import { mapReleaseStack } from '../source-maps/release-maps.ts';
 
 export type ReleaseServices = { caches: RuntimeCaches; sandbox: () => SandboxPool };
 
@@ -48,6 +49,15 @@ export async function invokeRelease(deps: Deps, services: ReleaseServices, call:
   });
   countOutbound(deps, app.appId, result.fetches);
   void result.response?.streamEnd?.then((end) => countOutbound(deps, app.appId, end.fetches));
+  // an error's stack names the user's files when the release carries a source map
+  if (result.error?.stack) result.error.stack = await mapReleaseStack(services.caches, release, result.error.stack).catch(() => result.error!.stack);
+  if (result.response?.streamEnd) {
+    const ended = result.response.streamEnd;
+    result.response.streamEnd = ended.then(async (end) => {
+      if (end.error?.stack) end.error.stack = await mapReleaseStack(services.caches, release, end.error.stack).catch(() => end.error!.stack);
+      return end;
+    });
+  }
   return result;
 }
 

@@ -39,7 +39,7 @@ export type AppsPlane = {
   /** Writes server requests' runtime events in batches, after the answers (flushed at close). */
   events: EventWriter;
   /** Loads a server module from a bundle's sources in the sandbox: ok, or why it does not load. */
-  checkModule(input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string }>;
+  checkModule(input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string; stack?: string }>;
   close(): Promise<void>;
 };
 
@@ -54,6 +54,15 @@ function splitUrl(url: string): { pathname: string; search: string } {
 }
 
 /**
+ * The release's static root, or null when it is build output (`.platform/`: the CLI's server bundle
+ * and source map), which is never served as static files whatever the manifest says.
+ */
+function staticRootOf(release: ReleaseView): string | null {
+  const root = release.manifest.runtime.static_root;
+  return root === '.platform' || root.startsWith('.platform/') ? null : root;
+}
+
+/**
  * The file a raw request path names directly (the file itself, or a directory's index.html when
  * the path ends in `/`), memoised per release: releases never change, so neither does the answer.
  * Redirects, reserved paths and fallbacks are left to the full router.
@@ -63,8 +72,8 @@ function directStaticFile(release: ReleaseView, pathname: string): ReleaseFile |
   if (f !== undefined) return f;
   f = null;
   const path = decodeAppPath(pathname);
-  if (path && path.segments[0] !== '_platform') {
-    const root = release.manifest.runtime.static_root;
+  const root = staticRootOf(release);
+  if (path && path.segments[0] !== '_platform' && root !== null) {
     const rel = path.segments.join('/');
     if (!rel) f = release.files.get(`${root}/index.html`) ?? null;
     else if (path.directory) f = release.files.get(`${root}/${rel}/index.html`) ?? null;
@@ -174,8 +183,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     }
 
     const { runtime } = release.manifest;
-    const root = runtime.static_root;
+    const root = staticRootOf(release);
     const files = release.files;
+    const staticFile = (key: string) => (root === null ? undefined : files.get(`${root}/${key}`));
     const rel = path.segments.join('/');
     const readable = req.method === 'GET' || req.method === 'HEAD';
 
@@ -183,7 +193,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       const direct = directStaticFile(release, pathname);
       if (direct) return serve(req, app, direct, 200, requestId);
       // `/dir` names a directory with an index.html: redirect to `/dir/`.
-      if (rel && !path.directory && files.has(`${root}/${rel}/index.html`)) {
+      if (rel && !path.directory && staticFile(`${rel}/index.html`)) {
         return new Response(null, { status: 301, headers: { location: `${pathname}/${search}`, 'cache-control': STATIC_CACHE_CONTROL, [REQUEST_ID_HEADER]: requestId } });
       }
     }
@@ -193,9 +203,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       return runServerFallback(deps, { caches, sandbox, events }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId });
     }
     if (!readable) return originFail('method_not_allowed', `${req.method} is not allowed here.`, requestId, { allow: 'GET, HEAD' });
-    const rootIndex = fallback === 'index.html' ? files.get(`${root}/index.html`) : undefined;
+    const rootIndex = fallback === 'index.html' ? staticFile('index.html') : undefined;
     if (rootIndex) return serve(req, app, rootIndex, 200, requestId);
-    const page404 = files.get(`${root}/404.html`);
+    const page404 = staticFile('404.html');
     if (page404) return serve(req, app, page404, 404, requestId);
     return originFail('not_found', 'Not found.', requestId);
   }
@@ -280,7 +290,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     );
   }
 
-  async function checkModule(input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string }> {
+  async function checkModule(input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string; stack?: string }> {
     const checkId = `check_${crypto.randomUUID()}`;
     const result = await sandbox().invoke({
       handler: 'load',
@@ -293,7 +303,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     });
     sandbox().evict(checkId);
     if (result.ok) return { ok: true };
-    return { ok: false, error: result.error?.message ?? 'the server module did not load' };
+    return { ok: false, error: result.error?.message ?? 'the server module did not load', ...(result.error?.stack ? { stack: result.error.stack } : {}) };
   }
 
   return {

@@ -8,40 +8,16 @@ import { createHarness, listen, newUser } from '../_lib/harness.ts';
 import { site as bundle } from '../_lib/bundles.ts';
 import { setPlan } from '../../src/plans/operator.ts';
 import { startDns } from '../_lib/dns-server.ts';
+import { BIN, cliFor, writeSite } from '../_lib/cli.ts';
 
 const dns = await startDns();
 const h = await createHarness({ PLATFORM_DNS_SERVERS: dns.server });
 const live = await listen(h.server);
 const u = await newUser(h);
 const work = path.resolve('.data', 'test-scratch', `cli-${process.pid}`);
-const BIN = path.resolve('src/cli/bin.mjs');
 
-type Run = { code: number; stdout: string; stderr: string };
-function cli(args: string[], opts: { cwd?: string; env?: Record<string, string | undefined>; stdin?: string } = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const env: Record<string, string | undefined> = { ...process.env, PLATFORM_API_URL: live.url, PLATFORM_API_KEY: u.api_key, XDG_CONFIG_HOME: path.join(work, 'config'), NO_COLOR: '1', ...opts.env };
-    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? work, env: env as NodeJS.ProcessEnv });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdin.end(opts.stdin ?? '');
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
-async function site(name: string, manifest: unknown, files: Record<string, string>) {
-  const dir = path.join(work, name);
-  await rm(dir, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, 'manifest.platform.json'), JSON.stringify(manifest));
-  for (const [p, content] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(dir, p)), { recursive: true });
-    await writeFile(path.join(dir, p), content);
-  }
-  return dir;
-}
+const { cli } = cliFor({ url: live.url, key: u.api_key, work });
+const site = (name: string, manifest: unknown, files: Record<string, string>) => writeSite(work, name, manifest, files);
 
 const MANIFEST = { app: { name: 'CLI site' }, runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, resources: { secrets: { required: ['GREETING'] } } };
 let dir = '';
@@ -77,12 +53,13 @@ test('publish a folder (static + server): stored until its secret is set, files 
 
 test('a release whose server module does not load: exit 5, and the reason is printed', async () => {
   const broken = await site('broken', { app: { name: 'Broken' }, runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' } }, { 'public/index.html': 'hi', 'server.js': 'export default { fetch( {' });
-  const r = await cli(['publish', broken]);
+  // the CLI's own check would catch this syntax error (test/cli/build.test.ts); unchecked, the server's does
+  const r = await cli(['publish', broken, '--no-bundle']);
   assert.is(r.code, 5, r.stdout + r.stderr);
   assert.match(r.stdout, 'stored, not live');
   assert.match(r.stdout, 'The server module did not load');
   assert.match(r.stdout, /SyntaxError/);
-  const json = await cli(['publish', broken, '--json']);
+  const json = await cli(['publish', broken, '--json', '--no-bundle']);
   assert.is(json.code, 5, 'the exit code holds with --json');
   assert.is(JSON.parse(json.stdout).activation.status, 'failed');
 });

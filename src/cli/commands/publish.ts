@@ -2,9 +2,11 @@ import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { PublishAppResponse } from '../../apps/schemas.ts';
-import { createApi } from '../api.ts';
+import { createApi, type Api } from '../api.ts';
+import { BuildError } from '../build.ts';
+import { preparePublish, type Prepared } from '../prepare.ts';
 import { resolveTarget } from '../credentials.ts';
-import { checkLimits, collectFiles, linkApp, MANIFEST, readLinkedApp, readManifest, type LocalFile } from '../bundle.ts';
+import { linkApp, MANIFEST, readLinkedApp, type LocalFile } from '../bundle.ts';
 import { c, CliError, printJson } from '../output.ts';
 
 const STARTER_MANIFEST = (name: string, schemaUrl: string) => ({
@@ -63,7 +65,7 @@ function bodyStream(head: Record<string, unknown>, files: LocalFile[], onFile: (
         return;
       }
       const f = files[i]!;
-      const bytes = await readFile(f.abs);
+      const bytes = f.bytes ? Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength) : await readFile(f.abs);
       const entry = JSON.stringify({ path: f.path, content_type: f.contentType, content_base64: bytes.toString('base64') });
       controller.enqueue(enc.encode((i > 0 ? ',' : '') + entry));
       onFile(f.size);
@@ -72,30 +74,27 @@ function bodyStream(head: Record<string, unknown>, files: LocalFile[], onFile: (
   });
 }
 
-export async function publish(dir: string, opts: { app?: string; message?: string; json?: boolean }): Promise<void> {
-  const manifest = await readManifest(dir);
-  const files = await collectFiles(dir);
-  checkLimits(files);
+/** Sends a prepared release: a new app without `appId`, else a new release of that app. */
+export async function sendRelease(api: Api, appId: string | undefined, prepared: Prepared, onProgress: (sent: number) => void = () => {}): Promise<PublishAppResponse> {
+  let sent = 0;
+  const stream = bodyStream(prepared.head, prepared.files, (n) => onProgress((sent += n)));
+  return appId
+    ? await api.request('PUT /v0/apps/{app_id}', { params: { app_id: appId }, bodyStream: stream })
+    : await api.request('PUT /v0/apps', { bodyStream: stream });
+}
+
+export async function publish(dir: string, opts: { app?: string; message?: string; json?: boolean; bundle?: boolean }): Promise<void> {
+  const prepared = await preparePublishOrExit(dir, opts);
+  const { manifest, files, total } = prepared;
   const api = await createApi();
   const appId = opts.app ?? (await readLinkedApp(dir));
-  const total = files.reduce((n, f) => n + f.size, 0);
-  const head: Record<string, unknown> = { ...manifest };
-  if (opts.message) head.message = opts.message;
-  head.provenance = { client: 'platform-cli', files: files.length, bytes: total };
 
   const showBar = Boolean(process.stderr.isTTY) && !opts.json && total > 1024 * 1024;
   const bar = showBar ? new SingleBar({ format: ' uploading [{bar}] {percentage}% | {value}/{total} KiB', hideCursor: true, stream: process.stderr }) : undefined;
   bar?.start(Math.ceil(total / 1024), 0);
-  let sent = 0;
   let result: PublishAppResponse;
   try {
-    const stream = bodyStream(head, files, (n) => {
-      sent += n;
-      bar?.update(Math.ceil(sent / 1024));
-    });
-    result = appId
-      ? await api.request('PUT /v0/apps/{app_id}', { params: { app_id: appId }, bodyStream: stream })
-      : await api.request('PUT /v0/apps', { bodyStream: stream });
+    result = await sendRelease(api, appId, prepared, (sent) => bar?.update(Math.ceil(sent / 1024)));
   } finally {
     bar?.stop();
   }
@@ -109,6 +108,7 @@ export async function publish(dir: string, opts: { app?: string; message?: strin
   process.stdout.write(`${mark} ${c.bold(String((manifest.app as { name?: string })?.name ?? result.app_id))}\n`);
   process.stdout.write(`  app       ${result.app_id}${appId ? '' : c.dim('  (new; linked in .platform/app.json)')}\n`);
   process.stdout.write(`  release   ${result.release_id}  ${c.dim(`${files.length} files, ${(total / 1024).toFixed(1)} KiB`)}\n`);
+  if (prepared.build) process.stdout.write(`  server    ${String((manifest.runtime as { server_entry?: string }).server_entry)} ${c.dim(`bundled (${prepared.build.provenance.inputs} modules)`)}\n`);
   process.stdout.write(`  status    ${a.status}${result.previous_release_id ? c.dim(`  (previous live: ${result.previous_release_id})`) : ''}\n`);
   if (a.status === 'pending_secrets') {
     process.stdout.write(`\n${c.yellow('Missing secrets:')} ${a.missing_secrets.join(', ')}\n`);
@@ -126,6 +126,16 @@ export async function publish(dir: string, opts: { app?: string; message?: strin
     process.stdout.write('Add a new collection, field, store or job name instead, backfill it, then stop using the old one.\n');
   }
   process.stdout.write(`\n  ${c.bold(result.origin)}\n`);
+}
+
+/** A build error is printed as the compiler prints it, and nothing is sent. */
+async function preparePublishOrExit(dir: string, opts: { message?: string; bundle?: boolean }): Promise<Prepared> {
+  try {
+    return await preparePublish(dir, { bundle: opts.bundle, message: opts.message, color: c.isColorSupported });
+  } catch (err) {
+    if (err instanceof BuildError) process.stderr.write(err.pretty);
+    throw err;
+  }
 }
 
 export { CliError };

@@ -1,0 +1,80 @@
+/**
+ * Building the server entry with esbuild when the sandbox could not load it as written: a
+ * TypeScript/JSX entry, or one that imports packages from `node_modules`. The bundle and its source
+ * map go to `.platform/build/` in the release (never served as static files, docs/decisions.md
+ * "Bundling"); the manifest the user wrote keeps naming their source entry.
+ */
+import path from 'node:path';
+import { build, formatMessages, version as esbuildVersion, type Message } from 'esbuild';
+import { CliError } from './output.ts';
+
+export const BUILD_DIR = '.platform/build';
+export const BUNDLE_PATH = `${BUILD_DIR}/server.js`;
+export const SOURCE_MAP_PATH = `${BUNDLE_PATH}.map`;
+
+export type BuildOutput = {
+  /** the release files the build adds: the bundle and its source map */
+  files: { path: string; bytes: Uint8Array; contentType: string }[];
+  /** the folder's own files the bundle holds (relative, `/`-separated): server source, not for upload */
+  inputs: Set<string>;
+  provenance: { tool: string; entry: string; inputs: number };
+};
+
+/** esbuild's error messages as a compiler prints them (file:line:column, the line, a caret). */
+export class BuildError extends CliError {
+  constructor(readonly pretty: string, count: number) {
+    super(`The server entry did not build (${count} error${count === 1 ? '' : 's'}).`, 'build_failed');
+  }
+}
+
+const SOURCE_EXT = /\.(tsx?|mts|cts|jsx)$/;
+
+/**
+ * Bundles `entry` (relative to `root`) when it needs it; undefined when the entry is plain
+ * JavaScript with only relative imports of the folder's own files (published as it is).
+ * Deterministic: the same sources give the same bytes, so a republish stores nothing new.
+ */
+export async function buildServer(root: string, entry: string, options: { force?: boolean; color?: boolean } = {}): Promise<BuildOutput | undefined> {
+  let result;
+  try {
+    result = await build({
+      absWorkingDir: root,
+      entryPoints: [entry],
+      outfile: BUNDLE_PATH,
+      bundle: true,
+      write: false,
+      metafile: true,
+      format: 'esm',
+      // no Node built-ins in the sandbox: packages pick their web or worker builds
+      platform: 'neutral',
+      conditions: ['workerd', 'worker', 'browser'],
+      mainFields: ['browser', 'module', 'main'],
+      resolveExtensions: ['.ts', '.tsx', '.mts', '.js', '.jsx', '.mjs', '.cjs', '.json'],
+      // what the sandbox's QuickJS parses
+      target: 'es2023',
+      sourcemap: 'external',
+      sourcesContent: false,
+      legalComments: 'none',
+      charset: 'utf8',
+      logLevel: 'silent',
+      define: { 'process.env.NODE_ENV': '"production"' },
+    });
+  } catch (err) {
+    const messages = (err as { errors?: Message[] }).errors;
+    if (!messages?.length) throw err;
+    const pretty = (await formatMessages(messages, { kind: 'error', color: options.color ?? false })).join('');
+    throw new BuildError(pretty, messages.length);
+  }
+  const inputs = Object.keys(result.metafile.inputs);
+  // a package, a TypeScript/JSX/JSON module or a file outside the folder: the sandbox cannot load it as written
+  const needed = options.force || inputs.some((p) => SOURCE_EXT.test(p) || p.endsWith('.json') || p.startsWith('../') || p.split('/').includes('node_modules'));
+  if (!needed) return undefined;
+  const files: BuildOutput['files'] = [];
+  for (const out of result.outputFiles) {
+    const rel = path.relative(root, out.path).split(path.sep).join('/');
+    if (rel === BUNDLE_PATH) files.push({ path: BUNDLE_PATH, bytes: out.contents, contentType: 'text/javascript; charset=utf-8' });
+    else if (rel === SOURCE_MAP_PATH) files.push({ path: SOURCE_MAP_PATH, bytes: out.contents, contentType: 'application/json' });
+  }
+  const own = inputs.filter((p) => !p.startsWith('../') && !p.split('/').includes('node_modules'));
+  return { files, inputs: new Set(own), provenance: { tool: `esbuild ${esbuildVersion}`, entry, inputs: inputs.length } };
+}
