@@ -2,15 +2,10 @@
  * `npm start`: the whole service in one process on Node. With no DATABASE_URL it starts the
  * embedded Postgres; PLATFORM_ROLE=api or worker runs one half only.
  */
-import { serve } from '@hono/node-server';
-import type { Runner } from 'graphile-worker';
-import { startWorker } from '../worker/runner.ts';
 import { boot } from './boot.ts';
 import { configOrExit, publicUrl } from './config.ts';
-import { serverOptions } from './http/listen.ts';
 import { createLogger } from './logger.ts';
-import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
-import { createServer, type Server } from './server.ts';
+import { startService, type Service } from './service.ts';
 
 async function main(): Promise<void> {
   const config = configOrExit(process.env);
@@ -38,10 +33,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
 
   const booted = await boot(config, { log });
-  const { deps } = booted;
-  let httpServer: ReturnType<typeof serve> | undefined;
-  let worker: Runner | undefined;
-  let plane: AppsPlane | undefined;
+  let service: Service | undefined;
   let stopping: Promise<void> | undefined;
 
   stop = (reason, code) => {
@@ -53,24 +45,17 @@ async function main(): Promise<void> {
       }, 10_000);
       force.unref();
       try {
-        const closing = httpServer ? new Promise<void>((resolve) => httpServer!.close(() => resolve())) : undefined;
-        // Idle keep-alive sockets would hold close() open until they time out; requests in flight finish.
-        (httpServer as unknown as { closeIdleConnections?: () => void } | undefined)?.closeIdleConnections?.();
-        const results = await Promise.allSettled([closing, worker?.stop()]);
-        for (const r of results) if (r.status === 'rejected') log.error('error while stopping', { error: String(r.reason) });
-        await plane?.close();
-      } catch (err) {
-        log.error('error while stopping', { error: String(err) });
+        // the service stops Postgres last; before it started, only Postgres is there to stop
+        if (service) await service.stop();
+        else await booted.close().catch((err) => log.error('error while stopping Postgres', { error: String(err) }));
       } finally {
-        // Postgres stops last, whatever happened above.
-        await booted.close().catch((err) => log.error('error while stopping Postgres', { error: String(err) }));
         clearTimeout(force);
         process.exit(code);
       }
     })();
     return stopping;
   };
-  hurry = () => (httpServer as unknown as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
+  hurry = () => service?.hurry();
   // A crash, during shutdown or at any other time, still stops Postgres before the process ends.
   const crash = (err: unknown) => {
     log.error('uncaught error; stopping', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
@@ -81,22 +66,11 @@ async function main(): Promise<void> {
   if (requested) return void stop(requested, 0);
 
   try {
-    // One apps plane (caches and sandbox threads) serves both app origins and app jobs.
-    plane = createAppsPlane(deps);
-    // Start the sandbox threads now, so the first request or job does not pay for them.
-    await plane.sandbox().warm();
-    if (config.role !== 'worker') {
-      const server: Server = createServer(deps, { plane });
-      const fetch = server.fetch;
-      await new Promise<void>((resolve, reject) => {
-        httpServer = serve({ fetch, port: config.port, hostname: config.host, serverOptions: serverOptions(config) }, () => resolve());
-        httpServer.once('error', reject);
-      });
-    }
-    if (config.role !== 'api') worker = await startWorker(deps, plane);
+    service = await startService(config, log, booted);
   } catch (err) {
+    // startService stopped what it had started, Postgres included
     process.stderr.write(`platform failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-    return void stop('failed to start', 1);
+    process.exit(1);
   }
   if (requested) return void stop(requested, 0);
 

@@ -10,7 +10,11 @@ import { CliError } from './output.ts';
 export type Api = { url: string; request: V0Client['request'] };
 
 export async function createApi(options: { requireKey?: boolean } = {}): Promise<Api> {
-  const target = await resolveTarget();
+  return createApiFor(await resolveTarget(), options);
+}
+
+/** The same for a given server and key (`platform dev`'s own local service). */
+export function createApiFor(target: { apiUrl: string; apiKey: string | undefined; accountId?: string | undefined }, options: { requireKey?: boolean } = {}): Api {
   if (options.requireKey !== false && !target.apiKey) {
     throw new CliError('Not logged in.', 'no_api_key', undefined, 'Run `platform login` (it opens the console to approve this device), or set PLATFORM_API_KEY.');
   }

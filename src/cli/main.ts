@@ -10,6 +10,7 @@ import { login, logout, whoami } from './commands/auth.ts';
 import { events } from './commands/events.ts';
 import { jobsRun } from './commands/jobs.ts';
 import { init, publish } from './commands/publish.ts';
+import { dev } from './commands/dev.ts';
 import { secretsList, secretsRm, secretsSet } from './commands/secrets.ts';
 import { analytics } from './commands/analytics.ts';
 import { domainsAdd, domainsLs, domainsRm, domainsVerify, slugsAdd, slugsLs, slugsRm } from './commands/domains.ts';
@@ -59,6 +60,24 @@ examples(
     .addHelpText('after', '\nA TypeScript/JSX server entry, or one importing packages from node_modules, is bundled with esbuild\ninto .platform/build/server.js with a source map (never served); plain JavaScript with only\nrelative imports is sent as it is.\n\nExit codes: 0 the release is live; 3 stored, waiting for secrets; 4 stored, needs a migration;\n5 stored, the server module did not load; 1 any other error.')
     .action((dir, o) => publish(dir, o)),
   ['platform publish', 'platform publish ./site -m "new pricing page"', 'platform publish --app k3j2h4g5f6d7s8a9 --json'],
+);
+examples(
+  program
+    .command('dev')
+    .argument('[dir]', 'folder with manifest.platform.json', '.')
+    .description('run the folder on a local platform: republish on save, .env as secrets, live events')
+    .option('--api <url>', 'use this running platform (with your saved login) instead of starting one')
+    .option('--port <port>', 'port of the local platform (a free one if taken)', '8790')
+    .option('--data-dir <dir>', 'where the local platform keeps its Postgres (default: PLATFORM_DEV_DATA_DIR or ~/.local/share/platform/dev)')
+    .option('--no-bundle', 'send the server entry as it is (no esbuild)')
+    .addHelpText(
+      'after',
+      '\nThe development app is not the folder\'s published app: `platform publish` still publishes that one.\n' +
+        'Secrets come from .env in the folder (never published). Run a job now with `platform jobs run <name> --dev`.\n' +
+        'Ctrl-C stops the watcher and the local platform, Postgres included.',
+    )
+    .action((d, o) => dev(d, o)),
+  ['platform dev', 'platform dev ./my-app --port 9000', 'platform dev --api https://api.example.com'],
 );
 examples(
   program
@@ -123,10 +142,11 @@ examples(
     .argument('<job_name>', 'a job the live release declares in resources.jobs')
     .description('run a job now (its outcome arrives as job.* events)')
     .option('--payload <json>', 'the event payload, as JSON')
+    .option('--dev', 'on the development app of the `platform dev` running for this folder')
     .option(...appOpt)
     .option(...jsonOpt)
     .action((n, o) => jobsRun(n, o)),
-  ['platform jobs run nightly-report', `platform jobs run send-email --payload '{"to": "a@example.com"}'`],
+  ['platform jobs run nightly-report', `platform jobs run send-email --payload '{"to": "a@example.com"}'`, 'platform jobs run nightly-report --dev'],
 );
 
 examples(

@@ -1,6 +1,7 @@
 import type { EventSummary } from '../../events/schemas.ts';
 import { createApi } from '../api.ts';
 import { resolveAppId } from '../bundle.ts';
+import { followEvents } from '../follow.ts';
 import { c, CliError } from '../output.ts';
 
 const SEVERITIES = ['debug', 'info', 'warn', 'error'] as const;
@@ -30,26 +31,8 @@ export async function events(opts: { app?: string; type?: string; severity?: str
     return;
   }
   print(first.events);
-  // Follow: poll for events newer than the newest seen, paging with the cursor within each poll.
-  let newest = first.events[0]?.app_event_id;
-  const idOf = (id: string | undefined) => (id ? Number(id.replace(/^evt_/, '')) : 0);
-  const interval = Number(opts.interval ?? 1000);
   let stop = false;
   process.once('SIGINT', () => (stop = true));
   process.once('SIGTERM', () => (stop = true));
-  while (!stop) {
-    await new Promise((r) => setTimeout(r, interval));
-    const fresh: EventSummary[] = [];
-    let cursor: string | null = null;
-    do {
-      const next = await page({ limit: '100', cursor: cursor ?? undefined });
-      const newer = next.events.filter((e) => idOf(e.app_event_id) > idOf(newest));
-      fresh.push(...newer);
-      cursor = newer.length === next.events.length ? next.cursor : null;
-    } while (cursor);
-    if (fresh.length) {
-      newest = fresh[0]!.app_event_id;
-      print(fresh);
-    }
-  }
+  await followEvents(page, print, { after: first.events[0]?.app_event_id, intervalMs: Number(opts.interval ?? 1000), stopped: () => stop });
 }

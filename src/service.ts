@@ -1,0 +1,76 @@
+/**
+ * The whole service started in this process from a Config: Postgres (embedded unless
+ * DATABASE_URL), the HTTP server, the sandbox threads and the job worker. `npm start` runs it with
+ * its signal handling (src/main.ts); `platform dev` runs it for itself (src/cli/dev/).
+ */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Runner } from 'graphile-worker';
+import { startWorker } from '../worker/runner.ts';
+import { boot, type Booted } from './boot.ts';
+import type { Config } from './config.ts';
+import { serverOptions } from './http/listen.ts';
+import type { Logger } from './logger.ts';
+import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
+import { createServer } from './server.ts';
+
+export type Service = {
+  booted: Booted;
+  /** the port the HTTP server listens on (the configured one, or the one the OS chose for port 0) */
+  port: number | undefined;
+  /** Stops in order: HTTP server (requests in flight finish), worker, sandbox, then Postgres last. */
+  stop(): Promise<void>;
+  /** Closes open connections now (a second Ctrl-C). */
+  hurry(): void;
+};
+
+/** Starts what `config.role` asks for on a booted database; a failure stops what had started, Postgres included. */
+export async function startService(config: Config, log: Logger, booted?: Booted): Promise<Service> {
+  booted ??= await boot(config, { log });
+  const { deps } = booted;
+  let httpServer: ReturnType<typeof serve> | undefined;
+  let worker: Runner | undefined;
+  let plane: AppsPlane | undefined;
+  let port: number | undefined;
+  let stopping: Promise<void> | undefined;
+
+  const stop = () =>
+    (stopping ??= (async () => {
+      try {
+        const closing = httpServer ? new Promise<void>((resolve) => httpServer!.close(() => resolve())) : undefined;
+        // Idle keep-alive sockets would hold close() open until they time out; requests in flight finish.
+        (httpServer as unknown as { closeIdleConnections?: () => void } | undefined)?.closeIdleConnections?.();
+        const results = await Promise.allSettled([closing, worker?.stop()]);
+        for (const r of results) if (r.status === 'rejected') log.error('error while stopping', { error: String(r.reason) });
+        await plane?.close();
+      } catch (err) {
+        log.error('error while stopping', { error: String(err) });
+      } finally {
+        // Postgres stops last, whatever happened above.
+        await booted.close().catch((err) => log.error('error while stopping Postgres', { error: String(err) }));
+      }
+    })());
+  const hurry = () => (httpServer as unknown as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
+
+  try {
+    // One apps plane (caches and sandbox threads) serves both app origins and app jobs.
+    plane = createAppsPlane(deps);
+    // Start the sandbox threads now, so the first request or job does not pay for them.
+    await plane.sandbox().warm();
+    if (config.role !== 'worker') {
+      const server = createServer(deps, { plane });
+      await new Promise<void>((resolve, reject) => {
+        httpServer = serve({ fetch: server.fetch, port: config.port, hostname: config.host, serverOptions: serverOptions(config) }, (info: AddressInfo) => {
+          port = info.port;
+          resolve();
+        });
+        httpServer.once('error', reject);
+      });
+    }
+    if (config.role !== 'api') worker = await startWorker(deps, plane);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { booted, port, stop, hurry };
+}

@@ -1,0 +1,142 @@
+/**
+ * `platform dev`, as a developer runs it: the real CLI starts its own platform on an embedded
+ * Postgres in a data directory of its own, publishes the folder, republishes on save, reads .env,
+ * prints the app's events, runs a job on request, and leaves no process behind after Ctrl-C.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cliFor, writeSite } from '../_lib/cli.ts';
+
+const work = path.resolve('.data', 'test-scratch', `cli-dev-${process.pid}`);
+const dataDir = path.join(work, 'platform-data');
+// no platform of the suite's own: `platform dev` starts one; the key below is never used
+const { cli, start } = cliFor({ url: 'http://127.0.0.1:9', key: 'ap_unused', work });
+
+const SERVER = (version: string) => `type Ctx = { secrets: { get(n: string): string | undefined }; log: { info(m: string, md?: unknown): void } };
+export default {
+  fetch(req: Request, ctx: Ctx) {
+    ctx.log.info('hello from dev', { path: new URL(req.url).pathname });
+    return new Response('${version} ' + ctx.secrets.get('GREETING'));
+  },
+  job(event: { payload: unknown }, ctx: Ctx) {
+    ctx.log.info('tick ran', { payload: event.payload });
+  },
+};
+`;
+
+function get(port: number, host: string, p = '/'): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: p, headers: { host } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function until<T>(fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test.before(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+test('platform dev serves the folder, picks up an edit, reads .env, prints ctx.log, runs a job, and stops everything on SIGINT', async () => {
+  const dir = await writeSite(
+    work,
+    'app',
+    { app: { name: 'Dev app' }, runtime: { static_root: 'public', fallback: 'server', server_entry: 'src/server.ts' }, resources: { secrets: { required: ['GREETING'] }, jobs: { tick: {} } } },
+    { 'public/index.html': '<h1>dev</h1>', 'src/server.ts': SERVER('v1'), '.env': '# local secrets\nGREETING="howdy partner"\n' },
+  );
+  const run = start(['dev', dir, '--data-dir', dataDir, '--port', '0']);
+  try {
+    const m = await run.waitForOutput(/http:\/\/([a-z0-9]+)\.apps\.localhost:(\d+)/, 90_000);
+    const host = `${m[1]}.apps.localhost`;
+    const port = Number(m[2]);
+    assert.match(run.out.stdout, /✔ live/);
+
+    // .env became the secret, so the first release is live and reads it
+    assert.equal(await get(port, host, '/hello'), { status: 200, text: 'v1 howdy partner' });
+    // ctx.log reaches the terminal
+    await run.waitForOutput(/log\s+hello from dev \{"path":"\/hello"\}/);
+
+    // an edit is live shortly after the save
+    await writeFile(path.join(dir, 'src/server.ts'), SERVER('v2'));
+    await until(async () => (await get(port, host, '/x')).text === 'v2 howdy partner');
+    assert.match(run.out.stdout, /src\/server\.ts changed/);
+
+    // a changed .env is set before the next publish
+    await writeFile(path.join(dir, '.env'), 'GREETING=changed\n');
+    await until(async () => (await get(port, host, '/x')).text === 'v2 changed');
+
+    // a build error is printed with file and line; the last good release keeps serving
+    const mark = run.out.stdout.length;
+    await writeFile(path.join(dir, 'src/server.ts'), 'export default {\n  fetch( {\n');
+    await run.waitForOutput(/src\/server\.ts:\d+:\d+/, 15_000, mark);
+    assert.match(run.out.stdout.slice(mark), 'The last good release keeps serving');
+    assert.equal(await get(port, host, '/x'), { status: 200, text: 'v2 changed' });
+    await writeFile(path.join(dir, 'src/server.ts'), SERVER('v3'));
+    await until(async () => (await get(port, host, '/x')).text === 'v3 changed');
+
+    // `platform jobs run --dev` reaches the development app; its log line shows up here
+    const job = await cli(['jobs', 'run', 'tick', '--dev', '--payload', '{"n":7}'], { cwd: dir });
+    assert.is(job.code, 0, job.stdout + job.stderr);
+    await run.waitForOutput(/tick ran \{"payload":\{"n":7\}\}/);
+    await run.waitForOutput(/Job tick succeeded/);
+    // .env is a secret, never a file of the release
+    assert.is((await get(port, host, '/.env')).text, 'v3 changed', 'the server answered: no such static file');
+  } finally {
+    const postmaster = await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '');
+    const pgPid = Number(postmaster.split('\n')[0]);
+    run.child.kill('SIGINT');
+    const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('hung'), 20_000))]);
+    assert.is(code, 0, `exit after SIGINT: ${run.out.stderr}`);
+    assert.ok(pgPid > 0, 'Postgres was running');
+    await until(async () => !alive(pgPid), 5_000);
+    const left = execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((l) => l.includes(dataDir));
+    assert.equal(left, [], 'no process of the dev platform is left');
+  }
+});
+
+test('a second run reuses the data directory, the dev key and the development app', async () => {
+  const dir = path.join(work, 'app');
+  const before = JSON.parse(await readFile(path.join(dir, '.platform', 'dev.json'), 'utf8'));
+  const run = start(['dev', dir, '--data-dir', dataDir, '--port', '0']);
+  try {
+    const m = await run.waitForOutput(/http:\/\/([a-z0-9]+)\.apps\.localhost:(\d+)/, 60_000);
+    assert.equal(JSON.parse(await readFile(path.join(dir, '.platform', 'dev.json'), 'utf8')), before);
+    assert.is(Object.values(before)[0], m[1], 'the same development app');
+    assert.equal(await get(Number(m[2]), `${m[1]}.apps.localhost`, '/x'), { status: 200, text: 'v3 changed' });
+  } finally {
+    run.child.kill('SIGINT');
+    assert.is(await run.exited, 0);
+  }
+  // and without a running dev service, `jobs run --dev` says so
+  const none = await cli(['jobs', 'run', 'tick', '--dev'], { cwd: dir });
+  assert.is(none.code, 1);
+  assert.match(none.stderr, 'no_dev_app');
+});
+
+test.run();
