@@ -9,7 +9,8 @@ import { billing, billingPortal, billingUpgrade } from './commands/billing.ts';
 import { login, logout, whoami } from './commands/auth.ts';
 import { events } from './commands/events.ts';
 import { jobsRun } from './commands/jobs.ts';
-import { init, publish } from './commands/publish.ts';
+import { publish } from './commands/publish.ts';
+import { init, TEMPLATES } from './commands/init.ts';
 import { dev } from './commands/dev.ts';
 import { secretsList, secretsRm, secretsSet } from './commands/secrets.ts';
 import { analytics } from './commands/analytics.ts';
@@ -45,9 +46,16 @@ examples(
 );
 examples(program.command('whoami').description('show the server, the key in use and your accounts').option(...jsonOpt).action((o) => whoami(o)), ['platform whoami']);
 
-examples(program.command('init').argument('[dir]', 'folder to set up', '.').description('write a starter manifest.platform.json and public/index.html').action((dir) => init(dir)), [
-  'platform init my-site',
-]);
+examples(
+  program
+    .command('init')
+    .argument('[dir]', 'folder to set up', '.')
+    .description('start an app from a template (files that exist are kept)')
+    .option('-t, --template <name>', `${Object.keys(TEMPLATES).join(', ')}`, 'static')
+    .addHelpText('after', `\nTemplates:\n${Object.entries(TEMPLATES).map(([k, d]) => `  ${k.padEnd(8)} ${d}`).join('\n')}`)
+    .action((dir, o) => init(dir, o)),
+  ['platform init my-site', 'platform init my-api --template hono', 'platform init pinger --template cron'],
+);
 examples(
   program
     .command('publish')

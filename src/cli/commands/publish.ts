@@ -1,48 +1,11 @@
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { SingleBar } from 'cli-progress';
 import type { PublishAppResponse } from '../../apps/schemas.ts';
 import { createApi, type Api } from '../api.ts';
 import { BuildError } from '../build.ts';
 import { preparePublish, type Prepared } from '../prepare.ts';
-import { resolveTarget } from '../credentials.ts';
-import { linkApp, MANIFEST, readLinkedApp, type LocalFile } from '../bundle.ts';
+import { linkApp, readLinkedApp, type LocalFile } from '../bundle.ts';
 import { c, CliError, printJson } from '../output.ts';
-
-const STARTER_MANIFEST = (name: string, schemaUrl: string) => ({
-  $schema: schemaUrl,
-  app: { name, summary: 'A new app' },
-  runtime: { static_root: 'public', fallback: '404' },
-});
-const STARTER_HTML = (name: string) => `<!doctype html>
-<html lang="en">
-  <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${name}</title></head>
-  <body>
-    <h1>${name}</h1>
-    <p>Published with <code>platform publish</code>. Edit <code>public/index.html</code> and publish again.</p>
-  </body>
-</html>
-`;
-
-export async function init(dir = '.'): Promise<void> {
-  const root = path.resolve(dir);
-  await mkdir(path.join(root, 'public'), { recursive: true });
-  const name = path.basename(root);
-  for (const [file, content] of [
-    [MANIFEST, JSON.stringify(STARTER_MANIFEST(name, `${(await resolveTarget()).apiUrl}/schemas/manifest.v0.json`), null, 2) + '\n'],
-    ['public/index.html', STARTER_HTML(name)],
-  ] as const) {
-    const abs = path.join(root, file);
-    const exists = await access(abs).then(() => true, () => false);
-    if (exists) {
-      process.stdout.write(`${c.yellow('kept')}    ${file} (already exists)\n`);
-      continue;
-    }
-    await writeFile(abs, content);
-    process.stdout.write(`${c.green('created')} ${file}\n`);
-  }
-  process.stdout.write(`\nNext: ${c.bold(`platform publish ${dir === '.' ? '' : dir}`.trim())}\n`);
-}
 
 /** Exit codes of `platform publish` when the release is stored but not live (README, decisions.md). */
 export const NOT_LIVE_EXIT: Partial<Record<string, number>> = { pending_secrets: 3, requires_migration: 4, failed: 5 };
