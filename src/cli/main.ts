@@ -172,6 +172,21 @@ examples(
   ['platform events --limit 20', 'platform events --type runtime.request_error --follow'],
 );
 
+// `platform --help` lists every command, subcommands included, one line each
+const leaves = (cmd: Command, prefix: string): [string, string][] =>
+  cmd.commands.flatMap((sub) => {
+    const name = `${prefix} ${sub.name()}`;
+    const args = sub.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
+    const own: [string, string][] = sub.commands.length && !(sub as unknown as { _actionHandler?: unknown })._actionHandler ? [] : [[`${name}${args ? ` ${args}` : ''}`, sub.description()]];
+    return [...own, ...leaves(sub, name)];
+  });
+program.configureHelp({ visibleCommands: () => [] });
+program.addHelpText('after', () => {
+  const rows = leaves(program, 'platform');
+  const width = Math.max(...rows.map(([n]) => n.length));
+  return `\nCommands:\n${rows.map(([n, d]) => `  ${n.padEnd(width)}  ${d}`).join('\n')}\n\nRun \`platform <command> --help\` for its options and examples.`;
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
