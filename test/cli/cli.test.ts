@@ -196,6 +196,13 @@ test('init writes a starter that publishes as it is; open prints the origin; unp
   const help = await cli(['secrets', 'set', '--help']);
   assert.is(help.code, 0);
   assert.match(help.stdout, 'Examples:');
+  // `platform --help` lists every command, subcommands included, each with a one-line description
+  const all = await cli(['--help']);
+  const listed = all.stdout.split('\n').filter((l) => l.startsWith('  platform '));
+  for (const cmd of ['init [dir]', 'publish [dir]', 'dev [dir]', 'jobs run <job_name>', 'secrets set <NAME> [VALUE]', 'secrets list', 'domains verify <HOSTNAME>', 'billing upgrade <plan>', 'slugs rm <SLUG>', 'events', 'analytics', 'login']) {
+    const line = listed.find((l) => l.startsWith(`  platform ${cmd} `));
+    assert.ok(line && /\S\s{2,}\S/.test(line.trim()), `platform --help lists ${cmd} with a description`);
+  }
 });
 
 test('platform account: plan, usage bars, warnings and a plan-change preview; --json', async () => {
