@@ -40,6 +40,7 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, 'must be 32 bytes as 64 hex characters or base64')),
   ),
   PLATFORM_WORKER_CONCURRENCY: positiveInt('4'),
+  PLATFORM_WORKER_STALE_SECONDS: positiveInt('30'),
   PLATFORM_SANDBOX_WORKERS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(64))),
   PLATFORM_PLANS_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   PLATFORM_USAGE_FLUSH_MS: v.pipe(v.optional(v.string(), '5000'), v.regex(/^\d+$/, 'must be a whole number of milliseconds'), v.transform(Number), v.minValue(50), v.maxValue(60_000)),
@@ -86,6 +87,8 @@ export type Config = Readonly<{
   publicPort: string;
   secretsKey: string | undefined;
   workerConcurrency: number;
+  /** a job worker whose heartbeat is older than this is dead: its locked jobs are released */
+  workerStaleSeconds: number;
   /** Plans with the operator's PLATFORM_PLANS_FILE merged over the built-in catalogue. */
   plans: PlanCatalogue;
   /** How often each node adds its counted requests to the shared monthly totals. */
@@ -169,6 +172,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicPort,
     secretsKey: e.PLATFORM_SECRETS_KEY,
     workerConcurrency: e.PLATFORM_WORKER_CONCURRENCY,
+    workerStaleSeconds: e.PLATFORM_WORKER_STALE_SECONDS,
     sandbox: Object.freeze({
       workers: e.PLATFORM_SANDBOX_WORKERS ?? Math.max(1, Math.min(4, availableParallelism())),
       memoryBytes: e.PLATFORM_SANDBOX_MEMORY_MB * 1024 * 1024,

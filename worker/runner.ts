@@ -2,6 +2,7 @@ import { run, type Runner } from 'graphile-worker';
 import { workerLogger } from '../src/boot.ts';
 import type { Deps } from '../src/deps.ts';
 import type { AppsPlane } from '../src/origin/plane.ts';
+import { createLiveness } from './liveness.ts';
 import { crontab, taskList } from './tasks.ts';
 
 /**
@@ -15,7 +16,9 @@ export const WORKER_PRESET = { worker: { completeJobBatchDelay: 0, failJobBatchD
 /** Starts the graphile-worker runner on the service's pool; `stop()` drains running jobs and writes their outcome. */
 export async function startWorker(deps: Deps, plane: AppsPlane): Promise<Runner> {
   void plane.feed.start(); // jobs read the same caches: they hear other nodes' changes too
-  return run({
+  const liveness = createLiveness(deps);
+  const runner = await run({
+    events: liveness.events,
     pgPool: deps.pool,
     concurrency: deps.config.workerConcurrency,
     noHandleSignals: true,
@@ -25,4 +28,15 @@ export async function startWorker(deps: Deps, plane: AppsPlane): Promise<Runner>
     logger: workerLogger(deps.log),
     preset: WORKER_PRESET,
   });
+  liveness.start();
+  // the runner's own stop, then our heartbeat rows go: a clean stop is never mistaken for a death
+  const stop = runner.stop.bind(runner);
+  runner.stop = async () => {
+    try {
+      await stop();
+    } finally {
+      await liveness.stop();
+    }
+  };
+  return runner;
 }

@@ -302,6 +302,7 @@ export interface Database {
   blobs: BlobsTable;
   releases: ReleasesTable;
   release_files: ReleaseFilesTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
   app_resources: AppResourcesTable;
   app_secrets: AppSecretsTable;
   app_events: AppEventsTable;
@@ -439,6 +440,15 @@ export interface AppEmailVerificationsTable {
   user_id: string;
   expires_at: Timestamp;
   used_at: NullableTimestamp;
+}
+
+export interface WorkerHeartbeatsTable {
+  worker_id: string;
+  process_id: string;
+  host: string;
+  pid: number;
+  started_at: Generated<Date>;
+  beat_at: Generated<Date>;
 }
 
 export interface AnalyticsTrafficTable {
