@@ -1,0 +1,142 @@
+/**
+ * Postgres restarted in the middle of a small load, on a service of the test's own (its own
+ * embedded cluster: the shared test cluster is never stopped): static hits keep answering from
+ * memory, /healthz says `db: unavailable` and recovers by itself, and every publish and every job
+ * run the API acknowledged (200/202) is there afterwards; the jobs run once the database is back.
+ */
+import http from 'node:http';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadConfig } from '../../src/config.ts';
+import { prepareDatabase, boot } from '../../src/boot.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded.ts';
+import { freePort } from '../../src/lib/ports.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startService } from '../../src/service.ts';
+import { createUser } from '../../src/users/service.ts';
+import { file, site } from '../_lib/bundles.ts';
+
+const dataDir = path.resolve('.data', 'test-scratch', `pg-restart-${process.pid}`);
+
+type Answer = { status: number; body: any };
+function request(port: number, method: string, p: string, options: { host?: string; key?: string; body?: unknown } = {}): Promise<Answer> {
+  return new Promise((resolve) => {
+    const data = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path: p, agent: false, timeout: 5000, headers: { host: options.host ?? 'api.localhost', ...(options.key ? { authorization: `Bearer ${options.key}` } : {}), ...(data ? { 'content-type': 'application/json' } : {}) } },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => {
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      },
+    );
+    req.on('error', () => resolve({ status: 0, body: null }));
+    req.on('timeout', () => req.destroy());
+    req.end(data);
+  });
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('a Postgres restart under load loses no acknowledged publish or job, and the service recovers by itself', async () => {
+  await rm(dataDir, { recursive: true, force: true });
+  const pgPort = await freePort();
+  let pg: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir, port: pgPort });
+  const url = pg.url('postgres');
+  await prepareDatabase(url);
+  const config = loadConfig({ DATABASE_URL: url, PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'), PLATFORM_LOG_LEVEL: 'silent', PLATFORM_PLANS_FILE: path.resolve('test/fixtures/plans-roomy.json') });
+  const log = createLogger('silent');
+  const service = await startService(config, log, await boot(config, { log }));
+  const port = service.port!;
+  try {
+    const { api_key: key } = await createUser(service.booted.deps.db, { email: `restart-${process.pid}@example.com` });
+    const body = (n: number) => site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', `<h1>v${n}</h1>`), file('server.js', 'export default { job() {} };', 'text/javascript')], resources: { jobs: { noop: {} } } });
+    const first = await request(port, 'PUT', '/v0/apps', { key, body: body(0) });
+    assert.is(first.status, 200, JSON.stringify(first.body));
+    const appId = first.body.app_id as string;
+    const host = `${appId}.apps.localhost`;
+    assert.is((await request(port, 'GET', '/', { host })).status, 200, 'the static page is cached before the outage');
+
+    const releases: string[] = [];
+    const jobs: string[] = [];
+    const health = new Set<string>();
+    let staticDuringOutage = 0;
+    let outage = false;
+    let loading = true;
+    const loops = [
+      (async () => {
+        for (let i = 1; loading; i++) {
+          const r = await request(port, 'PUT', `/v0/apps/${appId}`, { key, body: body(i) });
+          if (r.status === 200) releases.push(r.body.release_id);
+          await sleep(30);
+        }
+      })(),
+      (async () => {
+        while (loading) {
+          const r = await request(port, 'POST', `/v0/apps/${appId}/jobs/noop/runs`, { key, body: {} });
+          if (r.status === 202) jobs.push(r.body.job_id);
+          await sleep(30);
+        }
+      })(),
+      (async () => {
+        while (loading) {
+          const r = await request(port, 'GET', '/', { host });
+          if (outage && r.status === 200) staticDuringOutage++;
+          health.add(String((await request(port, 'GET', '/healthz')).body?.db));
+          await sleep(20);
+        }
+      })(),
+    ];
+
+    await sleep(1500);
+    const beforeOutage = { releases: releases.length, jobs: jobs.length };
+    outage = true;
+    await pg.stop();
+    await sleep(2000);
+    pg = await startEmbeddedPostgres({ dataDir, port: pgPort });
+    const back = Date.now();
+    while ((await request(port, 'GET', '/healthz')).body?.db !== 'ok') {
+      assert.ok(Date.now() - back < 30_000, '/healthz recovers by itself');
+      await sleep(100);
+    }
+    outage = false;
+    const atRecovery = { releases: releases.length, jobs: jobs.length };
+    await sleep(2000);
+    loading = false;
+    await Promise.all(loops);
+
+    assert.ok(beforeOutage.releases > 0 && beforeOutage.jobs > 0, 'load ran before the outage');
+    assert.ok(releases.length > atRecovery.releases && jobs.length > atRecovery.jobs, 'publishes and jobs are accepted again after it');
+    assert.ok(staticDuringOutage > 0, 'static hits answered while Postgres was down');
+    assert.ok(health.has('unavailable') && health.has('ok'), `/healthz said: ${[...health].join(', ')}`);
+
+    const db = service.booted.deps.db;
+    const stored = new Set((await db.selectFrom('releases').select('id').where('app_id', '=', appId).execute()).map((r) => r.id));
+    assert.equal(releases.filter((id) => !stored.has(id)), [], 'every acknowledged publish is stored');
+    // every acknowledged job run happens (the worker recovers too)
+    const deadline = Date.now() + 60_000;
+    let missing: string[] = jobs;
+    while (missing.length && Date.now() < deadline) {
+      const done = await db.selectFrom('app_events').select('metadata').where('app_id', '=', appId).where('type', '=', 'job.succeeded').execute();
+      const ids = new Set(done.map((e) => (e.metadata as { job_id?: string }).job_id));
+      missing = jobs.filter((id) => !ids.has(id));
+      if (missing.length) await sleep(250);
+    }
+    assert.equal(missing, [], `all ${jobs.length} acknowledged job runs ran`);
+  } finally {
+    await service.stop();
+    await pg.stop().catch(() => {});
+  }
+});
+
+test.run();
