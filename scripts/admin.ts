@@ -9,6 +9,7 @@
  *   billing-state --account A --state S [--grace-days N]
  *   verify-domain --hostname H
  *   unlock-stale-jobs [--older-than-seconds N]
+ *   migrate-blobs --to s3|postgres
  */
 import { parseArgs } from 'node:util';
 import { boot } from '../src/boot.ts';
@@ -20,6 +21,7 @@ import pg from 'pg';
 import { addMember, createUser } from '../src/users/service.ts';
 import { setBillingState, setFlag, setPlan } from '../src/plans/operator.ts';
 import { operatorVerify } from '../src/domains/service.ts';
+import { migrateBlobs } from '../src/blobs/migrate.ts';
 
 /** Workers holding job locks older than `seconds`: force-unlock them (graphile-worker's own API). */
 async function unlockStaleJobs(connectionString: string, seconds: number) {
@@ -63,8 +65,13 @@ Commands:
       Mark a pending custom domain verified without DNS look-ups (sites with no public DNS, tests):
       the body {"dns_verified": true} of the verify endpoint, reserved for the operator.
   unlock-stale-jobs [--older-than-seconds <n>]
-      Release the jobs of workers that died mid-job (locked longer than n seconds, default 600),
-      so another worker runs them now instead of after graphile-worker's 4-hour lock timeout.
+      Release the jobs of workers that died mid-job (locked longer than n seconds, default 600).
+      Workers of this version release a dead peer's jobs by themselves (heartbeats); this is for
+      workers that never beat.
+  migrate-blobs --to s3|postgres
+      Move the stored release and app file bytes to the S3-compatible bucket (PLATFORM_S3_*) or
+      back, while the service runs: each blob is copied, then its row switched; reads follow the
+      row. Set PLATFORM_BLOB_STORE on every node for new bytes. Resumable: run it again.
 
 Prints one JSON object on its last line, e.g. {"user_id","account_id","api_key"}.
 Example:
@@ -100,6 +107,7 @@ async function main(): Promise<void> {
         state: { type: 'string' },
         'grace-days': { type: 'string' },
         hostname: { type: 'string' },
+        to: { type: 'string' },
       },
       strict: true,
     }) as { values: Record<string, string | boolean | undefined> });
@@ -115,7 +123,7 @@ async function main(): Promise<void> {
   }
   const text = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const need = (name: string): string => text(name) ?? fail(`--${name} is required for ${command}`);
-  const COMMANDS = ['create-user', 'add-member', 'unlock-stale-jobs', 'set-plan', 'flag', 'billing-state', 'verify-domain'];
+  const COMMANDS = ['create-user', 'add-member', 'unlock-stale-jobs', 'set-plan', 'flag', 'billing-state', 'verify-domain', 'migrate-blobs'];
   if (!COMMANDS.includes(command)) fail(`Unknown command "${command}".\n${USAGE}`);
   if (command === 'flag' && !text('set') === !text('clear')) fail('flag needs either --set <flag> (with --reason) or --clear <flag>');
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
@@ -130,6 +138,16 @@ async function main(): Promise<void> {
       'set-plan': () => setPlan(deps, { accountId: need('account'), planKey: need('plan'), force: values.force === true }),
       flag: () => setFlag(deps, { accountId: text('account'), appId: text('app'), flag: (text('set') ?? text('clear'))!, reason: text('reason'), clear: text('clear') !== undefined }),
       'verify-domain': () => operatorVerify(deps, need('hostname')),
+      'migrate-blobs': () => {
+        const to = need('to');
+        if (to !== 's3' && to !== 'postgres') fail('--to must be s3 or postgres');
+        let last = 0;
+        return migrateBlobs(deps, to, (moved, bytes) => {
+          if (Date.now() - last < 1000) return;
+          last = Date.now();
+          process.stderr.write(`moved ${moved} blobs (${(bytes / 1024 / 1024).toFixed(1)} MiB)\n`);
+        });
+      },
       'billing-state': () => setBillingState(deps, { accountId: need('account'), state: need('state'), graceDays: text('grace-days') === undefined ? undefined : Number(text('grace-days')) }),
     };
     const result = await run[command]!();

@@ -71,6 +71,14 @@ const EnvSchema = v.object({
   CLOUDFLARE_API_TOKEN: v.optional(v.pipe(v.string(), v.minLength(10, 'must be a Cloudflare API token'))),
   CLOUDFLARE_ZONE_ID: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/, 'must be a Cloudflare zone id (32 hex characters)'))),
   CLOUDFLARE_API_BASE: v.optional(v.pipe(v.string(), v.url('must be a URL such as https://api.cloudflare.com/client/v4')), 'https://api.cloudflare.com/client/v4'),
+  PLATFORM_BLOB_STORE: v.optional(v.picklist(['postgres', 's3'], 'must be postgres or s3'), 'postgres'),
+  PLATFORM_S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url('must be a URL such as https://s3.eu-central-1.amazonaws.com'))),
+  PLATFORM_S3_BUCKET: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name'))),
+  PLATFORM_S3_REGION: v.optional(v.pipe(v.string(), v.minLength(1)), 'us-east-1'),
+  PLATFORM_S3_ACCESS_KEY_ID: v.optional(v.string()),
+  PLATFORM_S3_SECRET_ACCESS_KEY: v.optional(v.string()),
+  PLATFORM_S3_FORCE_PATH_STYLE: v.optional(v.picklist(['true', 'false', '1', '0', ''], 'must be true or false'), 'false'),
+  PLATFORM_S3_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^([A-Za-z0-9._-]+\/)*$/, 'must be empty or end in /, e.g. platform/')), ''),
   PLATFORM_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'info'),
 });
 
@@ -117,8 +125,12 @@ export type Config = Readonly<{
     tlsAskToken: string | undefined;
     cloudflare: Readonly<{ apiToken: string; zoneId: string; apiBase: string }> | undefined;
   }>;
+  /** Where release and app file bytes go: Postgres, or an S3-compatible bucket (docs/decisions.md "Blob storage"). */
+  blobs: Readonly<{ store: 'postgres' | 's3'; s3: S3Config | undefined }>;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }>;
+
+export type S3Config = Readonly<{ endpoint: string | undefined; bucket: string; region: string; accessKeyId: string | undefined; secretAccessKey: string | undefined; forcePathStyle: boolean; prefix: string }>;
 
 const list = (s: string | undefined) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
 /** `1.2.3.4`, `1.2.3.4:53`, `::1`, `[::1]:53` */
@@ -152,6 +164,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const e = result.output;
   if (Boolean(e.CLOUDFLARE_API_TOKEN) !== Boolean(e.CLOUDFLARE_ZONE_ID)) {
     throw new ConfigError('Invalid configuration:\n  CLOUDFLARE_API_TOKEN and CLOUDFLARE_ZONE_ID: set both (custom hostnames through Cloudflare for SaaS) or neither');
+  }
+  if (e.PLATFORM_BLOB_STORE === 's3' && !e.PLATFORM_S3_BUCKET) {
+    throw new ConfigError('Invalid configuration:\n  PLATFORM_S3_BUCKET: required when PLATFORM_BLOB_STORE is s3');
+  }
+  if (Boolean(e.PLATFORM_S3_ACCESS_KEY_ID) !== Boolean(e.PLATFORM_S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('Invalid configuration:\n  PLATFORM_S3_ACCESS_KEY_ID and PLATFORM_S3_SECRET_ACCESS_KEY: set both, or neither (the AWS SDK then finds credentials itself)');
   }
   let publicPort = e.PLATFORM_PUBLIC_PORT ?? String(e.PORT);
   if ((e.PLATFORM_PUBLIC_SCHEME === 'http' && publicPort === '80') || (e.PLATFORM_PUBLIC_SCHEME === 'https' && publicPort === '443')) {
@@ -198,6 +216,20 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       caaIssuers: Object.freeze(list(e.PLATFORM_CAA_ISSUERS).map((s) => s.toLowerCase())),
       tlsAskToken: e.PLATFORM_TLS_ASK_TOKEN,
       cloudflare: e.CLOUDFLARE_API_TOKEN && e.CLOUDFLARE_ZONE_ID ? Object.freeze({ apiToken: e.CLOUDFLARE_API_TOKEN, zoneId: e.CLOUDFLARE_ZONE_ID, apiBase: e.CLOUDFLARE_API_BASE.replace(/\/$/, '') }) : undefined,
+    }),
+    blobs: Object.freeze({
+      store: e.PLATFORM_BLOB_STORE,
+      s3: e.PLATFORM_S3_BUCKET
+        ? Object.freeze({
+            endpoint: e.PLATFORM_S3_ENDPOINT,
+            bucket: e.PLATFORM_S3_BUCKET,
+            region: e.PLATFORM_S3_REGION,
+            accessKeyId: e.PLATFORM_S3_ACCESS_KEY_ID || undefined,
+            secretAccessKey: e.PLATFORM_S3_SECRET_ACCESS_KEY || undefined,
+            forcePathStyle: e.PLATFORM_S3_FORCE_PATH_STYLE === 'true' || e.PLATFORM_S3_FORCE_PATH_STYLE === '1',
+            prefix: e.PLATFORM_S3_PREFIX,
+          })
+        : undefined,
     }),
     logLevel: e.PLATFORM_LOG_LEVEL,
   });

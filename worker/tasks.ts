@@ -3,6 +3,7 @@ import type { Deps } from '../src/deps.ts';
 import type { AppsPlane } from '../src/origin/plane.ts';
 import { appJobTask } from './tasks/app-job.ts';
 import { billingReconcileTask } from './tasks/billing-reconcile.ts';
+import { blobsSweepTask } from './tasks/blobs-sweep.ts';
 import { domainsRecheckTask } from './tasks/domains-recheck.ts';
 import { analyticsRetentionTask } from './tasks/analytics-retention.ts';
 import { platformEmailTask } from './tasks/platform-email.ts';
@@ -20,6 +21,7 @@ export function taskList(deps: Deps, plane: AppsPlane): TaskList {
     billing_reconcile: billingReconcileTask(deps),
     domains_recheck: domainsRecheckTask(deps),
     analytics_retention: analyticsRetentionTask(deps),
+    blobs_sweep: blobsSweepTask(deps),
   };
 }
 
@@ -34,4 +36,5 @@ export const crontab = [
   '11 4 * * * billing_reconcile',
   '* * * * * domains_recheck',
   '29 3 * * * analytics_retention',
+  '51 4 * * * blobs_sweep',
 ].join('\n');

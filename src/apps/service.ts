@@ -6,7 +6,7 @@
  */
 import { firstOwnFrame } from '../source-maps/map-stack.ts';
 import { mapBundleStack } from '../source-maps/release-maps.ts';
-import { postgresBlobStore } from '../blobs/store.ts';
+import { blobStore } from '../blobs/store.ts';
 import { prepareVariants, saveVariants, type PreparedVariants } from '../blobs/variants.ts';
 import type { Tx } from '../db/database.ts';
 import type { ActivationStatus } from '../db/schema.ts';
@@ -141,8 +141,8 @@ async function publishTx(deps: Deps, target: { accountId: string; appId?: string
     if (grows) checkNewApp(deps.config.plans, plan, await countLiveApps(trx, target.accountId));
     checkBundle(deps.config.plans, plan, bundle);
     checkNewWebhooks(deps.config.plans, plan, account, bundle.manifest, existing ? toStates(await provisionedResources(trx, existing.id)) : []);
-    await postgresBlobStore.putMany(trx, target.accountId, bundle.files);
-    await saveVariants(trx, target.accountId, variants);
+    await blobStore(deps.config).putMany(trx, target.accountId, bundle.files);
+    await saveVariants(trx, blobStore(deps.config), target.accountId, variants);
     const app: AppRow = existing ?? (await insertApp(trx, { id: newAppId(), accountId: target.accountId, app: m }));
     const seq = await nextReleaseSeq(trx, app.id);
     const evaluated = await evaluateActivation(trx, app.id, bundle.manifest);

@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import { compressible, compressVariants, type Variant } from './compress.ts';
-import { postgresBlobStore } from './store.ts';
+import { type BlobStore } from './store.ts';
 
 export type PreparedVariants = { sha256: Buffer; variants: Variant[] }[];
 
@@ -35,10 +35,10 @@ export async function prepareVariants(db: Executor, accountId: string, files: { 
   return out;
 }
 
-export async function saveVariants(db: Executor, accountId: string, prepared: PreparedVariants): Promise<void> {
+export async function saveVariants(db: Executor, store: BlobStore, accountId: string, prepared: PreparedVariants): Promise<void> {
   if (!prepared.length) return;
   const blobs = prepared.flatMap((p) => p.variants.flatMap((v) => (v.bytes ? [{ sha256: v.sha256, bytes: v.bytes }] : [])));
-  await postgresBlobStore.putMany(db, accountId, blobs);
+  await store.putMany(db, accountId, blobs);
   const rows = prepared.flatMap((p) => p.variants.map((v) => ({ account_id: accountId, sha256: p.sha256, encoding: v.encoding, variant_sha256: v.sha256, size: v.bytes?.length ?? null })));
   for (let i = 0; i < rows.length; i += 500) {
     await db.insertInto('blob_variants').values(rows.slice(i, i + 500)).onConflict((oc) => oc.doNothing()).execute();

@@ -70,8 +70,11 @@ export interface BlobsTable {
   account_id: string;
   sha256: Buffer;
   size: number;
-  data: Buffer;
+  /** null when the bytes are in the object store */
+  data: Buffer | null;
+  stored_in: Generated<'postgres' | 's3'>;
   created_at: Timestamp;
+  last_used_at: Generated<Date>;
 }
 
 export interface ReleasesTable {

@@ -6,7 +6,7 @@
  */
 import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { appOrigin } from '../apps/mappers.ts';
-import { postgresBlobStore } from '../blobs/store.ts';
+import { blobStore } from '../blobs/store.ts';
 import type { Deps } from '../deps.ts';
 import { recordEvents } from '../events/record.ts';
 import { newId } from '../lib/ids.ts';
@@ -79,7 +79,7 @@ export async function createUpload(deps: Deps, target: FilesTarget, store: unkno
   }
   const sha256 = createHash('sha256').update(bytes).digest();
   return deps.db.transaction().execute(async (trx) => {
-    await postgresBlobStore.putMany(trx, target.accountId, [{ sha256, bytes }]);
+    await blobStore(deps.config).putMany(trx, target.accountId, [{ sha256, bytes }]);
     const row = await trx
       .insertInto('app_files')
       .values({ id: newId('file'), app_id: target.appId, store: name, filename, content_type: contentType, size: bytes.length, sha256 })

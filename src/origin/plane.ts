@@ -152,7 +152,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   async function serve(req: Request, app: LiveApp, f: ReleaseFile, status: number, requestId: string): Promise<Response> {
     const rep = representation(req, f);
     if (!rep) return notAcceptable(requestId);
-    return serveFile(req, rep, req.method === 'HEAD' ? null : await caches.bytes(app.accountId, rep.blob), status, requestId);
+    return serveFile(req, rep, req.method === 'HEAD' ? null : await caches.body(app.accountId, rep.blob), status, requestId);
   }
 
   // A plain function, not a Hono router, with no per-request closures: this is the hottest path.

@@ -8,7 +8,7 @@ import type { FileVariant, ReleaseFile } from '../releases/live.ts';
 export const STATIC_CACHE_CONTROL = 'no-cache';
 
 /** What is sent for a file: the original, or one of its compressed variants (its own bytes and strong ETag). */
-export type Representation = { file: ReleaseFile; variant: FileVariant | null; etag: string; sizeText: string; blob: { etag: string; sha256: Buffer } };
+export type Representation = { file: ReleaseFile; variant: FileVariant | null; etag: string; sizeText: string; blob: { etag: string; sha256: Buffer; size: number } };
 
 /** `identity` counts against a variant only when the client names it (unnamed, it is merely acceptable: RFC 9110 12.5.3). */
 type Weights = { br: number; gzip: number; identity: number; identityNamed: boolean };
@@ -71,7 +71,7 @@ export function staticStatus(req: Request, rep: Representation, status: number):
  * A static response for GET or HEAD, honouring If-None-Match. `answered` is staticStatus() when the
  * caller has it already (reading `status` back off the Response costs more than working it out).
  */
-export function serveFile(req: Request, rep: Representation, bytes: Uint8Array | null, status: number, requestId: string, answered = staticStatus(req, rep, status)): Response {
+export function serveFile(req: Request, rep: Representation, bytes: Uint8Array | ReadableStream<Uint8Array> | null, status: number, requestId: string, answered = staticStatus(req, rep, status)): Response {
   // A plain header object set at construction keeps node-server on its fast path.
   const compressed = rep.file.variants !== undefined;
   if (answered === 304) {
@@ -93,5 +93,7 @@ export function serveFile(req: Request, rep: Representation, bytes: Uint8Array |
     headers['content-length'] = rep.sizeText;
     return new Response(null, { status, headers });
   }
-  return new Response(bytes as Uint8Array<ArrayBuffer>, { status, headers });
+  // a large file streamed from the object store: its length is known from the record
+  if (bytes instanceof ReadableStream) headers['content-length'] = rep.sizeText;
+  return new Response(bytes as Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, { status, headers });
 }

@@ -9,7 +9,7 @@
 import { recordEvents } from '../events/record.ts';
 import { LRUCache } from 'lru-cache';
 import { isServerSource, manifestOf } from '../manifest/stored.ts';
-import { postgresBlobStore } from '../blobs/store.ts';
+import { blobStore } from '../blobs/store.ts';
 import type { Deps } from '../deps.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import { open, secretAad } from '../secrets/crypto.ts';
@@ -168,10 +168,23 @@ export function createRuntimeCaches(deps: Deps) {
     const key = file.etag;
     const hit = blobs.get(key);
     if (hit) return hit;
-    const data = await postgresBlobStore.get(deps.db, accountId, file.sha256);
+    const data = await blobStore(deps.config).get(deps.db, accountId, file.sha256);
     if (!data) throw new Error(`blob ${key} of account ${accountId} is missing`);
     if (data.length <= MAX_CACHED_FILE) blobs.set(key, data);
     return data;
+  }
+
+  /**
+   * What to answer with: the bytes (cached when small), or for a large file whose bytes are in the
+   * object store, a stream straight from it (never held whole in memory).
+   */
+  async function body(accountId: string, file: Pick<ReleaseFile, 'etag' | 'sha256' | 'size'>): Promise<Buffer | ReadableStream<Uint8Array>> {
+    const hit = blobs.get(file.etag);
+    if (hit) return hit;
+    if (file.size <= MAX_CACHED_FILE) return bytes(accountId, file);
+    const opened = await blobStore(deps.config).open(deps.db, accountId, file.sha256);
+    if (!opened) throw new Error(`blob ${file.etag} of account ${accountId} is missing`);
+    return 'stream' in opened ? opened.stream : opened.bytes;
   }
 
   /** The server module sources of a release: its JavaScript files, by path. */
@@ -237,5 +250,5 @@ export function createRuntimeCaches(deps: Deps) {
     secrets.clear();
   }
 
-  return { liveApp, liveAppCached, release, releaseCached, bytes, bytesCached, sources, appSecrets, forgetLive };
+  return { liveApp, liveAppCached, release, releaseCached, bytes, bytesCached, body, sources, appSecrets, forgetLive };
 }

@@ -91,6 +91,8 @@ test('release retention keeps the live release, the newest ones and the recent o
   }
   // Everything is old; roll back to the very first release so it is live.
   await sql`update releases set created_at = now() - interval '60 days' where app_id = ${first.app_id}`.execute(h.deps.db);
+  // and no publish has used their bytes for as long (a blob used within the grace period stays)
+  await sql`update blobs set last_used_at = now() - interval '60 days' where account_id = ${owner.account_id}`.execute(h.deps.db);
   await h.call('POST', `/v0/apps/${first.app_id}/rollback`, { key: owner.api_key, body: { release_id: first.release_id } });
   const blobsBefore = (await h.deps.db.selectFrom('blobs').select('sha256').where('account_id', '=', owner.account_id).execute()).length;
   const r = await pruneReleases(h.deps);

@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import type { Deps } from '../../src/deps.ts';
 import { recordEvents } from '../../src/events/record.ts';
 import { PLAN_KEYS } from '../../src/plans/catalogue.ts';
+import { pruneBlobs } from '../../src/blobs/retention.ts';
 
 const BATCH = 5000;
 /** Releases kept per app besides the live one: the newest KEEP_NEWEST, and any created in the last KEEP_DAYS. */
@@ -134,14 +135,7 @@ export async function pruneReleases(deps: Deps, now = new Date()): Promise<{ rel
     }
   }
   let blobs = 0;
-  for (const accountId of accounts) {
-    // a blob stays while a release of the account references it, or it is a compressed variant of one that does
-    const referenced = sql`select f.sha256 from release_files f join releases r on r.id = f.release_id join apps a on a.id = r.app_id where a.account_id = ${accountId}`;
-    await sql`delete from blob_variants v where v.account_id = ${accountId} and v.sha256 not in (${referenced})`.execute(deps.db);
-    const r = await sql`delete from blobs b where b.account_id = ${accountId} and b.sha256 not in (${referenced})
-        and not exists (select 1 from blob_variants v where v.account_id = b.account_id and v.variant_sha256 = b.sha256)`.execute(deps.db);
-    blobs += Number(r.numAffectedRows ?? 0);
-  }
+  for (const accountId of accounts) blobs += await pruneBlobs(deps, accountId, now);
   return { releases, blobs, failed };
 }
 

@@ -52,7 +52,9 @@ export const fileRoutes = new Hono<OriginEnv>({ strict: true })
     if (matchesIfNoneMatch(req.headers.get('if-none-match') ?? undefined, etag)) return new Response(null, { status: 304, headers });
     headers['content-length'] = String(file.size);
     if (req.method === 'HEAD') return new Response(null, { status: 200, headers });
-    const bytes = await caches.bytes(app.accountId, { sha256: file.sha256, etag });
-    return new Response((await compressAnswer(req, headers, bytes)) as Uint8Array<ArrayBuffer>, { status: 200, headers });
+    const body = await caches.body(app.accountId, { sha256: file.sha256, etag, size: Number(file.size) });
+    // a large file from the object store streams through as it is (not compressed on the fly)
+    if (body instanceof ReadableStream) return new Response(body, { status: 200, headers });
+    return new Response((await compressAnswer(req, headers, body)) as Uint8Array<ArrayBuffer>, { status: 200, headers });
   })
   .all('/:store/:file_id', notAllowed('GET'));
