@@ -1,0 +1,171 @@
+/**
+ * `npm run cluster`, driven as an operator would: one Postgres, the S3 server, two API nodes and
+ * two workers, all real processes. Publish on node 1, serve on node 2 (bytes from the bucket); jobs
+ * run exactly once across both workers; a worker killed with SIGKILL mid-job has its job finished
+ * by the other; an API node killed leaves the other serving; Ctrl-C leaves nothing behind.
+ */
+import { spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createDb, createPool } from '../../src/db/database.ts';
+import { freePort } from '../../src/lib/ports.ts';
+import { createUser } from '../../src/users/service.ts';
+import { file, site } from '../_lib/bundles.ts';
+
+const dataDir = path.resolve('.data', 'test-scratch', `cluster-${process.pid}`);
+
+type Answer = { status: number; body: any; text: string };
+function request(port: number, method: string, p: string, options: { host?: string; key?: string; body?: unknown } = {}): Promise<Answer> {
+  return new Promise((resolve) => {
+    const data = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path: p, agent: false, headers: { host: options.host ?? 'api.localhost', ...(options.key ? { authorization: `Bearer ${options.key}` } : {}), ...(data ? { 'content-type': 'application/json' } : {}) } },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => {
+          let body: unknown = null;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, body, text });
+        });
+      },
+    );
+    req.on('error', () => resolve({ status: 0, body: null, text: '' }));
+    req.end(data);
+  });
+}
+async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const SERVER = `export default {
+  async fetch() { return new Response('served by the cluster'); },
+  async job(event, ctx) {
+    if (event.job_name === 'slow' && event.attempt === 1) await new Promise((r) => setTimeout(r, 45000));
+    await ctx.data.collection('runs').create({ job_id: event.job_id, job_name: event.job_name, attempt: event.attempt });
+  },
+};`;
+
+test('the cluster: publish on one node, serve on the other, jobs once, a killed worker and a killed node are survived', async () => {
+  await rm(dataDir, { recursive: true, force: true });
+  const basePort = await freePort();
+  const cluster = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--data-dir', dataDir, '--base-port', String(basePort)], {
+    env: { ...process.env, PLATFORM_WORKER_STALE_SECONDS: '4', PLATFORM_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  cluster.stdout!.on('data', (d) => (out += d));
+  cluster.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => cluster.on('exit', (code) => resolve(code)));
+  let db: ReturnType<typeof createDb> | undefined;
+  const pids: number[] = [];
+  try {
+    await until(async () => out.includes('Ctrl-C stops everything.'), 120_000, `the cluster to start:\n${out}`);
+    const [node1, node2] = [...out.matchAll(/api-(\d)\s+http:\/\/127\.0\.0\.1:(\d+) {2}\(pid (\d+)\)/g)].map((m) => ({ port: Number(m[2]), pid: Number(m[3]) }));
+    const workerPids = [...out.matchAll(/worker-\d {2}pid (\d+)/g)].map((m) => Number(m[1]));
+    assert.ok(node1 && node2 && workerPids.length === 2, out);
+    pids.push(node1.pid, node2.pid, ...workerPids);
+    const creds = JSON.parse(await readFile(path.join(dataDir, 'postgres.json'), 'utf8')) as { port: number; user: string; password: string };
+    const pool = createPool(`postgres://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${creds.port}/postgres`, 2);
+    db = createDb(pool);
+    const { api_key: key } = await createUser(db, { email: 'operator@example.com' });
+
+    // publish on node 1; node 2 serves it, its bytes in the bucket
+    const pub = await request(node1.port, 'PUT', '/v0/apps', {
+      key,
+      body: site({
+        runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+        files: [file('public/index.html', '<h1>cluster</h1>'), file('server.js', SERVER, 'text/javascript')],
+        resources: { jobs: { count: { max_attempts: 1 }, slow: { max_attempts: 3 } }, data: { collections: { runs: { fields: { job_id: 'string', job_name: 'string', attempt: 'integer' } } } } },
+      }),
+    });
+    assert.is(pub.status, 200, pub.text);
+    assert.is(pub.body.status, 'published', pub.text);
+    const host = `${pub.body.app_id}.apps.localhost`;
+    assert.is((await request(node2.port, 'GET', '/', { host })).text, '<h1>cluster</h1>');
+    assert.is((await request(node2.port, 'GET', '/dynamic', { host })).text, 'served by the cluster');
+    const stored = await db.selectFrom('blobs').select('stored_in').distinct().execute();
+    assert.equal(stored.map((r) => r.stored_in), ['s3'], 'release files are in the bucket');
+
+    // 20 job runs through both nodes: each runs exactly once, spread over the workers
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await request(i % 2 ? node2.port : node1.port, 'POST', `/v0/apps/${pub.body.app_id}/jobs/count/runs`, { key, body: { payload: { i } } });
+      assert.is(r.status, 202, r.text);
+      ids.push(r.body.job_id);
+    }
+    const runs = await until(
+      async () => {
+        const rows = await sql<{ job_id: string }>`select data->>'job_id' as job_id from app_rows where app_id = ${pub.body.app_id} and collection = 'runs'`.execute(db!);
+        return rows.rows.length >= 20 ? rows.rows : undefined;
+      },
+      60_000,
+      '20 job runs',
+    );
+    await new Promise((r) => setTimeout(r, 1000)); // a duplicate would show up by now
+    const again = await sql<{ n: number }>`select count(*)::int as n from app_rows where app_id = ${pub.body.app_id} and collection = 'runs'`.execute(db);
+    assert.is(again.rows[0]!.n, 20, 'no job ran twice');
+    assert.equal(runs.map((r) => r.job_id).sort(), [...ids].sort());
+
+    // a worker killed with SIGKILL mid-job: the other finishes the job, no operator command
+    const slow = await request(node1.port, 'POST', `/v0/apps/${pub.body.app_id}/jobs/slow/runs`, { key, body: {} });
+    const holder = await until(
+      async () => {
+        const r = await sql<{ pid: number }>`select h.pid from graphile_worker._private_jobs j join worker_heartbeats h on h.worker_id = j.locked_by where j.payload->>'job_id' = ${slow.body.job_id}`.execute(db!);
+        return r.rows[0]?.pid;
+      },
+      30_000,
+      'a worker to take the slow job',
+    );
+    assert.ok(workerPids.includes(holder));
+    process.kill(holder, 'SIGKILL');
+    const finished = await until(
+      async () => (await sql<{ attempt: number }>`select (data->>'attempt')::int as attempt from app_rows where app_id = ${pub.body.app_id} and data->>'job_id' = ${slow.body.job_id}`.execute(db!)).rows[0],
+      60_000,
+      'the slow job to finish on the other worker',
+    );
+    assert.is(finished.attempt, 2);
+
+    // an API node killed: the other keeps serving and publishing
+    process.kill(node1.pid, 'SIGKILL');
+    assert.is((await request(node2.port, 'GET', '/', { host })).text, '<h1>cluster</h1>');
+    const republish = await request(node2.port, 'PUT', `/v0/apps/${pub.body.app_id}`, { key, body: site({ files: [file('public/index.html', '<h1>after</h1>')] }) });
+    assert.is(republish.status, 200, republish.text);
+    assert.is((await request(node2.port, 'GET', '/', { host })).text, '<h1>after</h1>');
+  } finally {
+    await db?.destroy();
+    cluster.kill('SIGINT');
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('hung'), 30_000))]);
+    assert.is(code, 0, `the cluster stops on Ctrl-C:\n${out.slice(-2000)}`);
+  }
+  assert.equal(pids.filter(alive), [], 'no node or worker process is left');
+  const left = execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((l) => l.includes(dataDir));
+  assert.equal(left, [], 'nothing started in the data directory (Postgres) is left');
+  const postmaster = await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '');
+  assert.ok(!postmaster || !alive(Number(postmaster.split('\n')[0])), 'Postgres stopped');
+});
+
+test.run();
