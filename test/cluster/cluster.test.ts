@@ -1,7 +1,7 @@
 /**
  * `npm run cluster`, driven as an operator would: one Postgres, the S3 server, two API nodes and
  * two workers, all real processes. Publish on node 1, serve on node 2 (bytes from the bucket); jobs
- * run exactly once across both workers; a worker killed with SIGKILL mid-job has its job finished
+ * and a schedule's period run exactly once across both workers; a worker killed with SIGKILL mid-job has its job finished
  * by the other; an API node killed leaves the other serving; Ctrl-C leaves nothing behind.
  */
 import { spawn } from 'node:child_process';
@@ -99,7 +99,7 @@ test('the cluster: publish on one node, serve on the other, jobs once, a killed 
       body: site({
         runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
         files: [file('public/index.html', '<h1>cluster</h1>'), file('server.js', SERVER, 'text/javascript')],
-        resources: { jobs: { count: { max_attempts: 1 }, slow: { max_attempts: 3 } }, data: { collections: { runs: { fields: { job_id: 'string', job_name: 'string', attempt: 'integer' } } } } },
+        resources: { jobs: { count: { max_attempts: 1 }, slow: { max_attempts: 3 }, tick: { trigger: 'schedule', schedule: 'every_15_minutes' } }, data: { collections: { runs: { fields: { job_id: 'string', job_name: 'string', attempt: 'integer' } } } } },
       }),
     });
     assert.is(pub.status, 200, pub.text);
@@ -129,6 +129,13 @@ test('the cluster: publish on one node, serve on the other, jobs once, a killed 
     const again = await sql<{ n: number }>`select count(*)::int as n from app_rows where app_id = ${pub.body.app_id} and collection = 'runs'`.execute(db);
     assert.is(again.rows[0]!.n, 20, 'no job ran twice');
     assert.equal(runs.map((r) => r.job_id).sort(), [...ids].sort());
+
+    // a schedule's period runs once, however many workers tick at once (here: both, for the same minute)
+    for (let i = 0; i < 2; i++) await sql`select graphile_worker.add_job('app_schedules_tick', json_build_object('_cron', json_build_object('ts', date_trunc('minute', now()))))`.execute(db);
+    const ticks = async () => Number((await sql<{ n: number }>`select count(*)::int as n from app_rows where app_id = ${pub.body.app_id} and data->>'job_name' = 'tick'`.execute(db!)).rows[0]!.n);
+    await until(async () => (await ticks()) >= 1, 30_000, 'the scheduled job to run');
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.is(await ticks(), 1, 'the scheduled job ran once for its period');
 
     // a worker killed with SIGKILL mid-job: the other finishes the job, no operator command
     const slow = await request(node1.port, 'POST', `/v0/apps/${pub.body.app_id}/jobs/slow/runs`, { key, body: {} });
