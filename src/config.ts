@@ -50,6 +50,7 @@ const EnvSchema = v.object({
   PLATFORM_SANDBOX_BACKGROUND_WALL_MS: positiveInt('60000'),
   PLATFORM_FETCH_ALLOW: v.optional(v.string(), ''),
   PLATFORM_SANDBOX_WORKER_MEMORY_MB: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(32), v.maxValue(2048))),
+  PLATFORM_SANDBOX_INSTANCE_BUDGET_MB: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(2048))),
   PLATFORM_HEADERS_TIMEOUT_SECONDS: positiveInt('20'),
   PLATFORM_REQUEST_TIMEOUT_SECONDS: positiveInt('120'),
   PLATFORM_STATIC_CACHE_MB: v.pipe(v.optional(v.string(), '64'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)),
@@ -103,7 +104,7 @@ export type Config = Readonly<{
   usageFlushMs: number;
   /** How often each node adds its analytics counts to the daily aggregates. */
   analyticsFlushMs: number;
-  sandbox: Readonly<{ workers: number; memoryBytes: number; wallMs: number; backgroundWallMs: number; workerMemoryBytes: number | undefined; fetchAllow: readonly string[] }>;
+  sandbox: Readonly<{ workers: number; memoryBytes: number; wallMs: number; backgroundWallMs: number; workerMemoryBytes: number | undefined; instanceBudgetBytes: number | undefined; fetchAllow: readonly string[] }>;
   staticCacheBytes: number;
   /** Time a client has to send its request headers, and the whole request (body included). */
   timeouts: Readonly<{ headersMs: number; requestMs: number }>;
@@ -198,6 +199,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       backgroundWallMs: e.PLATFORM_SANDBOX_BACKGROUND_WALL_MS,
       fetchAllow: Object.freeze(e.PLATFORM_FETCH_ALLOW.split(',').map((s) => s.trim()).filter(Boolean)),
       workerMemoryBytes: e.PLATFORM_SANDBOX_WORKER_MEMORY_MB === undefined ? undefined : e.PLATFORM_SANDBOX_WORKER_MEMORY_MB * 1024 * 1024,
+      instanceBudgetBytes: e.PLATFORM_SANDBOX_INSTANCE_BUDGET_MB === undefined ? undefined : e.PLATFORM_SANDBOX_INSTANCE_BUDGET_MB * 1024 * 1024,
     }),
     staticCacheBytes: e.PLATFORM_STATIC_CACHE_MB * 1024 * 1024,
     timeouts: Object.freeze({ headersMs: e.PLATFORM_HEADERS_TIMEOUT_SECONDS * 1000, requestMs: e.PLATFORM_REQUEST_TIMEOUT_SECONDS * 1000 }),

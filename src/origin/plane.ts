@@ -94,6 +94,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       limits: { cpuMs: deps.config.plans.free.limits['server.cpu_ms.max'], memoryBytes: deps.config.sandbox.memoryBytes, stackBytes: 512 * 1024, wallMs: deps.config.sandbox.wallMs },
       hardKillMs: Math.max(1000, largestCpuMs(deps.config.plans) * 3),
       workerMemoryBytes: deps.config.sandbox.workerMemoryBytes,
+      ...(deps.config.sandbox.instanceBudgetBytes ? { instanceBudgetBytes: deps.config.sandbox.instanceBudgetBytes } : {}),
       onWorkerExit: (info) => deps.log.warn('sandbox worker replaced', info),
       // app code may fetch public addresses (and what the operator allows), never this platform's own hosts
       fetchPolicy: { allow: [...deps.config.sandbox.fetchAllow], denyHosts: Object.values(deps.config.hosts) },

@@ -1,11 +1,11 @@
 /**
  * Instances and module loading: one QuickJS runtime per release (own heap, memory and stack caps),
- * kept warm in an LRU of `maxInstances`, made from a blank instance (host functions installed,
+ * kept warm in an LRU bounded by their measured memory (`instanceBudgetBytes`), made from a blank instance (host functions installed,
  * prelude evaluated) kept ready in advance. Release modules import only their own files.
  */
 import type { Invocation } from './protocol.ts';
 import { installHost, type HostHooks } from './host-functions.ts';
-import { errorText, installInterrupt, isPoison, JobFailure, loadBudgetMs, runJobs, segment } from './limits.ts';
+import { errorText, installInterrupt, isPoison, JobFailure, loadBudgetMs, runJobs, segment, usedBytes } from './limits.ts';
 import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
 
 /** A normaliser result that makes the loader fail with this message (its own errors lose theirs). */
@@ -47,7 +47,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
   function blank(limits: { memoryBytes: number; stackBytes: number }): Instance {
     const runtime = state.quickjs.newRuntime({ memoryLimitBytes: limits.memoryBytes, maxStackSizeBytes: limits.stackBytes });
     const context = runtime.newContext();
-    const inst: Instance = { releaseId: '', dispatch: context.undefined, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0, calls: 0, measuredAtWasmBytes: 0 };
+    const inst: Instance = { releaseId: '', dispatch: context.undefined, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0, calls: 0, measuredAtWasmBytes: 0, usedBytes: 0 };
     installInterrupt(inst);
     installHost(state, inst, hooks);
     // The prelude is platform code, not guest code: no app's budget applies to it.
@@ -195,6 +195,22 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     }
   }
 
+  /**
+   * Warm instances are bounded by the memory they were measured to hold (the worker's budget),
+   * not by count: least recently used idle ones go first; `keep` (the one just made) never does.
+   */
+  function evictOverBudget(keep: Instance): void {
+    let total = 0;
+    for (const i of live.values()) total += i.usedBytes;
+    if (total <= state.instanceBudgetBytes && live.size <= state.maxInstances) return;
+    for (const i of [...live.values()]) {
+      if (total <= state.instanceBudgetBytes && live.size <= state.maxInstances) break;
+      if (i === keep || i.inflight > 0) continue;
+      total -= i.usedBytes;
+      dispose(i);
+    }
+  }
+
   return {
     /** The release's warm instance (now most recently used), a new one, or 'missing-sources' when the pool must send them. */
     for(inv: Invocation): Instance | 'missing-sources' {
@@ -206,12 +222,9 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
       }
       if (!inv.release.sources) return 'missing-sources';
       const inst = create(inv);
+      inst.usedBytes = usedBytes(inst);
       live.set(inst.releaseId, inst);
-      while (live.size > state.maxInstances) {
-        const oldest = [...live.values()].find((i) => i.inflight === 0);
-        if (!oldest) break;
-        dispose(oldest);
-      }
+      evictOverBudget(inst);
       return inst;
     },
     get(releaseId: string): Instance | undefined {

@@ -82,7 +82,7 @@ export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: (
  * above it (large strings and buffers never add up, see quickjs-emscripten#271), but its usage
  * report counts them, so the per-instance cap is enforced here, after calls.
  */
-function usedBytes(inst: Instance): number {
+export function usedBytes(inst: Instance): number {
   // computeMemoryUsage() builds its answer in the runtime's "system" context; lend it ours instead
   // of letting it create a second context in every instance.
   (inst.runtime as unknown as { context?: QuickJSContext }).context ??= inst.context;
@@ -103,6 +103,7 @@ export function overMemoryCap(state: WorkerState, inst: Instance, call: Call): s
   if (call.cpuUsedMs < 1 && wasmBytes === inst.measuredAtWasmBytes && inst.calls % 32 !== 0) return undefined;
   inst.measuredAtWasmBytes = wasmBytes;
   const used = usedBytes(inst);
+  inst.usedBytes = used;
   const limit = call.inv.limits.memoryBytes;
   if (used <= limit) return undefined;
   const mib = (n: number) => (n / 1024 / 1024).toFixed(1);

@@ -13,7 +13,10 @@ export type SandboxOptions = {
   limits: Limits;
   /** Longest a guest may run without yielding before its worker is terminated. */
   hardKillMs: number;
+  /** Warm instances one worker keeps at most (a backstop; memory decides first). Default 10,000. */
   maxInstancesPerWorker?: number;
+  /** Memory the warm instances of one worker may hold, measured per instance. Default: the worker's WASM cap less room for three calls at their limit, at least a quarter of it. */
+  instanceBudgetBytes?: number;
   /**
    * Cap on each worker's WASM memory, shared by all its instances: the host's safety net, since
    * QuickJS's own limit does not see large strings and buffers. Default: 8 instance limits, at least 256 MiB.
@@ -29,6 +32,13 @@ export function workerMemoryBytes(options: Pick<SandboxOptions, 'workerMemoryByt
   const wanted = options.workerMemoryBytes ?? Math.max(256 * 1024 * 1024, 8 * options.limits.memoryBytes);
   const page = 64 * 1024;
   return Math.min(2048 * 1024 * 1024, Math.max(32 * 1024 * 1024, Math.ceil(wanted / page) * page));
+}
+
+/** The memory one worker's warm instances may hold: what the WASM cap leaves after room for three calls at their limit. */
+export function instanceBudgetBytes(options: Pick<SandboxOptions, 'instanceBudgetBytes' | 'workerMemoryBytes' | 'limits'>): number {
+  if (options.instanceBudgetBytes !== undefined) return options.instanceBudgetBytes;
+  const cap = workerMemoryBytes(options);
+  return Math.max(cap / 4, cap - 3 * options.limits.memoryBytes);
 }
 
 export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release' | 'request'> & {
@@ -117,7 +127,7 @@ export class SandboxPool {
     // Each worker gets its own state block, so a retired worker's can still be read after it is replaced.
     const state = new Float64Array(new SharedArrayBuffer(24));
     const worker = new Worker(WORKER_URL, {
-      workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 64, limits: this.options.limits, memoryBytes: workerMemoryBytes(this.options), fetchPolicy: this.options.fetchPolicy },
+      workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 10_000, instanceBudgetBytes: instanceBudgetBytes(this.options), limits: this.options.limits, memoryBytes: workerMemoryBytes(this.options), fetchPolicy: this.options.fetchPolicy },
       // Generous V8 limits for the thread itself: guest memory lives in the capped WASM memory.
       resourceLimits: { maxOldGenerationSizeMb: 512 },
     });

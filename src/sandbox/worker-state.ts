@@ -25,6 +25,8 @@ export type Instance = {
   /** Calls answered, and the worker's WASM memory size when this instance's memory was last measured. */
   calls: number;
   measuredAtWasmBytes: number;
+  /** Bytes its runtime held when last measured (after loading, then as calls are checked against the cap). */
+  usedBytes: number;
   /** Out of service (timed out, or over its memory cap): disposed once no call holds its handles. */
   retired?: boolean;
   /** Platform code (a prelude chunk) is running: not interrupted, not billed. */
@@ -68,7 +70,9 @@ export type WorkerState = {
   wasmMemory: WebAssembly.Memory;
   /** Shared with the pool: [0] when guest code started running (0 = idle), [1] last invocation begun, [2] the one running. */
   shared: Float64Array;
+  /** Warm instances kept: as many as fit in `instanceBudgetBytes` (measured), never more than `maxInstances`. */
   maxInstances: number;
+  instanceBudgetBytes: number;
   prelude: string;
   /** The prelude's lazily loaded chunks, by name (guest/build.ts). */
   chunks: GuestChunks;

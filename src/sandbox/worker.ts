@@ -31,6 +31,7 @@ const state: WorkerState = {
   wasmMemory,
   shared: new Float64Array(workerData.state as SharedArrayBuffer),
   maxInstances: workerData.maxInstances as number,
+  instanceBudgetBytes: workerData.instanceBudgetBytes as number,
   ...(await guestCode()),
   /**
    * Outgoing messages cross in one batch per event-loop turn. The batch is sent early, before guest

@@ -1,0 +1,67 @@
+/**
+ * `npm run bench:apps [-- N]`: the long tail. Publishes N apps (default 1,000), each with its own
+ * small server handler, then requests every app once in a cold pass and again in a warm pass, over
+ * real HTTP. Prints latency percentiles per pass and the process's memory after each (RSS, and the
+ * sandbox workers' WebAssembly heaps, which RSS includes). Goals (issue #21): warm p50 < 1 ms and
+ * p99 < 5 ms, cold p50 < 5 ms, with 1,000 apps in rotation on one node.
+ */
+import http from 'node:http';
+import { percentile } from './_lib/stats.ts';
+import { startBenchEnv } from './bench-env.ts';
+
+const N = Number(process.argv[2] ?? 1000);
+const env = await startBenchEnv();
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+function request(method: string, path: string, host: string, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: env.port, method, path, agent, headers: { host, ...(body ? { 'content-type': 'application/json', authorization: `Bearer ${env.apiKey}` } : {}) } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const server = (i: number) => `const routes = { '/': () => Response.json({ app: ${i}, ok: true }) };
+export default { fetch(req) { const h = routes[new URL(req.url).pathname]; return h ? h() : new Response('not found', { status: 404 }); } };`;
+
+const hosts: string[] = [];
+const publishStart = performance.now();
+for (let i = 0; i < N; i++) {
+  const body = JSON.stringify({
+    app: { name: `tail ${i}` },
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    files: [
+      { path: 'public/robots.txt', content_type: 'text/plain', content_base64: b64('User-agent: *') },
+      { path: 'server.js', content_type: 'text/javascript', content_base64: b64(server(i)) },
+    ],
+  });
+  const r = await request('PUT', '/v0/apps', 'api.localhost', body);
+  if (r.status !== 200) throw new Error(`publish ${i}: ${r.status} ${r.text}`);
+  hosts.push(`${JSON.parse(r.text).app_id}.apps.localhost`);
+}
+const publishS = (performance.now() - publishStart) / 1000;
+
+const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`;
+async function pass(label: string): Promise<void> {
+  const times: number[] = [];
+  for (const host of hosts) {
+    const t0 = performance.now();
+    const r = await request('GET', '/', host);
+    times.push(performance.now() - t0);
+    if (r.status !== 200) throw new Error(`${host}: ${r.status} ${r.text}`);
+  }
+  const m = process.memoryUsage();
+  const p = (q: number) => percentile(times, q).toFixed(2);
+  console.log(`${label.padEnd(12)} p50 ${p(50).padStart(6)} ms  p90 ${p(90).padStart(6)} ms  p99 ${p(99).padStart(6)} ms  max ${Math.max(...times).toFixed(1).padStart(6)} ms   RSS ${mib(m.rss)}, heap ${mib(m.heapUsed)}, external ${mib(m.external)}`);
+}
+
+console.log(`${N} apps with server code, published in ${publishS.toFixed(1)} s; one request each per pass, sequential, keep-alive`);
+await pass('cold pass');
+await pass('warm pass');
+await pass('warm again');
+agent.destroy();
+await env.close();
+process.exit(0);
