@@ -4,10 +4,11 @@
  * process (the page, the page as brotli, the handler's text), and loads each with wrk (or
  * autocannon when wrk is missing) in the same run. Prints requests/s, p50 and p99 latency and
  * each platform row's ratio to the bare Hono row sending the same bytes, plus a release's first
- * request. (workerd is not a row yet: see the issue note.)
+ * request, and Cloudflare's workerd (devDependency) running the same handler module, where it runs.
  *   npm run bench:origin [-- --seconds 3 --rounds 8 --connections 32 --releases 5]
  */
 import { execFile, spawn } from 'node:child_process';
+import path from 'node:path';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
@@ -81,6 +82,41 @@ async function load(label: string, url: string, headers: Record<string, string>,
   return { label, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors };
 }
 
+/** workerd serving `source` as its one ES module on a free loopback port. */
+async function startWorkerd(source: string): Promise<{ url: string; pid: number; stop(): void } | undefined> {
+  const { mkdtemp, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { freePort } = await import('../src/lib/ports.ts');
+  const bin = path.resolve('node_modules/.bin/workerd');
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-workerd-'));
+  const port = await freePort();
+  await writeFile(path.join(dir, 'worker.js'), source);
+  await writeFile(
+    path.join(dir, 'config.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .worker) ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+const worker :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
+  compatibilityDate = "2024-09-23",
+);
+`,
+  );
+  const child = spawn(bin, ['serve', path.join(dir, 'config.capnp')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  child.on('error', () => {});
+  process.on('exit', () => child.kill());
+  for (const started = Date.now(); Date.now() - started < 10_000; ) {
+    if (child.exitCode !== null) return undefined;
+    const ok = await fetch(`http://127.0.0.1:${port}/api`).then((r) => r.ok, () => false);
+    if (ok) return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill() };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  return undefined;
+}
+
 const env = await startBenchEnv();
 const { operatorVerify } = await import('../src/domains/service.ts');
 await env.server!.apps.sandbox().warm(); // as npm start does at boot
@@ -147,6 +183,11 @@ const bare = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench-bare-hon
 process.on('exit', () => bare.kill()); // also when a load run throws
 const barePort = await new Promise<number>((resolve) => bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
 
+// Cloudflare's workerd running the same handler module (devDependency `workerd`), from a generated
+// config; skipped with a message where its binary cannot run.
+const workerd = await startWorkerd(serverSource(RELEASES));
+if (!workerd) console.log('workerd: not available here; its row is skipped');
+
 // Interleaved rounds, medians: a 2-core machine shared with the load generator is noisy.
 // The order alternates between rounds so a drift in the machine's speed does not favour one target.
 // Each platform target is paired with the bare Hono answer it is compared with (same bytes on the wire).
@@ -159,6 +200,7 @@ const targets = [
   (seconds?: number) => measured('bare Hono, the page as brotli', `${bareUrl}/br`, { 'accept-encoding': 'br' }, bare.pid, seconds),
   (seconds?: number) => measured('platform static hit, br', `${env.url}/`, { host, 'accept-encoding': 'br' }, undefined, seconds),
   (seconds?: number) => measured('platform static hit, custom domain', `${env.url}/`, { host: customHost }, undefined, seconds),
+  ...(workerd ? [(seconds?: number) => measured('workerd, the same handler', `${workerd.url}/api`, {}, workerd.pid, seconds)] : []),
 ];
 const rounds: Result[][] = targets.map(() => []);
 // One uncounted second first, so every target's code is optimised before it is measured.
@@ -169,6 +211,7 @@ for (let i = 0; i < ROUNDS; i++) {
   for (const t of order) rounds[t]!.push(await targets[t]!());
 }
 bare.kill();
+workerd?.stop();
 const results: Result[] = rounds.map((rs) => ({
   label: rs[0]!.label,
   rps: median(rs.map((r) => r.rps)),
@@ -188,6 +231,10 @@ for (const r of results) {
 }
 console.log(`\nper-round ratios to the matching bare Hono answer (static / server vs the same text / br static vs the same brotli): ${ratios.map(([a, b, c]) => `${a!.toFixed(2)}/${b!.toFixed(2)}/${c!.toFixed(2)}`).join('  ')}`);
 console.log(`median of per-round ratios: static ${median(ratios.map((r) => r[0]!)).toFixed(2)}, server ${median(ratios.map((r) => r[1]!)).toFixed(2)}, br static ${median(ratios.map((r) => r[2]!)).toFixed(2)}, static via a custom domain ${median(ratios.map((r) => r[3]!)).toFixed(2)}`);
+if (workerd) {
+  const vsWorkerd = rounds[2]!.map((r, i) => r.rps / rounds[7]![i]!.rps);
+  console.log(`platform server handler / workerd running it, per round: ${vsWorkerd.map((x) => x.toFixed(2)).join(' ')}; median ${median(vsWorkerd).toFixed(2)}`);
+}
 if (rounds[0]!.every((r, i) => r.cpuUs !== undefined && rounds[1]![i]!.cpuUs !== undefined)) {
   // CPU per request is the cost of the code itself; req/s also moves with scheduling and steal on a shared VM.
   const cpuRatios = rounds[0]!.map((r, i) => r.cpuUs! / rounds[1]![i]!.cpuUs!);
