@@ -5,8 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { Runner } from 'graphile-worker';
-import { startWorker } from '../worker/runner.ts';
+import { startWorker, type JobWorker } from '../worker/runner.ts';
 import { boot, type Booted } from './boot.ts';
 import type { Config } from './config.ts';
 import { serverOptions } from './http/listen.ts';
@@ -29,7 +28,7 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
   booted ??= await boot(config, { log });
   const { deps } = booted;
   let httpServer: ReturnType<typeof serve> | undefined;
-  let worker: Runner | undefined;
+  let worker: JobWorker | undefined;
   let plane: AppsPlane | undefined;
   let port: number | undefined;
   let stopping: Promise<void> | undefined;

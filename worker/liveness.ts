@@ -12,7 +12,15 @@ import { sql } from 'kysely';
 import type { WorkerEvents } from 'graphile-worker';
 import type { Deps } from '../src/deps.ts';
 
-export type Liveness = { events: WorkerEvents; start(): void; stop(): Promise<void> };
+export type Liveness = {
+  events: WorkerEvents;
+  start(): void;
+  stop(): Promise<void>;
+  /** The worker ids beaten so far, no longer beaten (their runner is gone). */
+  forget(): string[];
+  /** Releases the jobs those ids hold and removes their rows; throws while the database does not answer. */
+  release(workerIds: string[]): Promise<number>;
+};
 
 export function createLiveness(deps: Deps): Liveness {
   const events = new EventEmitter() as WorkerEvents;
@@ -59,12 +67,7 @@ export function createLiveness(deps: Deps): Liveness {
         .execute();
       if (!stale.length) return;
       const workerIds = stale.map((r) => r.worker_id);
-      const released = await deps.db.transaction().execute(async (trx) => {
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where locked_by = any(${workerIds}::text[])`.execute(trx);
-        await sql`select graphile_worker.force_unlock_workers(${workerIds}::text[])`.execute(trx);
-        await trx.deleteFrom('worker_heartbeats').where('worker_id', 'in', workerIds).execute();
-        return rows[0]?.n ?? 0;
-      });
+      const released = await release(workerIds);
       const processes = [...new Set(stale.map((r) => `${r.host} pid ${r.pid}`))];
       deps.log.warn('released the jobs of job workers that stopped beating', { workers: workerIds.length, processes, jobs: released });
     } catch (err) {
@@ -72,8 +75,24 @@ export function createLiveness(deps: Deps): Liveness {
     }
   }
 
+  async function release(workerIds: string[]): Promise<number> {
+    if (!workerIds.length) return 0;
+    return deps.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where locked_by = any(${workerIds}::text[])`.execute(trx);
+      await sql`select graphile_worker.force_unlock_workers(${workerIds}::text[])`.execute(trx);
+      await trx.deleteFrom('worker_heartbeats').where('worker_id', 'in', workerIds).execute();
+      return rows[0]?.n ?? 0;
+    });
+  }
+
   return {
     events,
+    forget() {
+      const gone = [...ids];
+      ids.clear();
+      return gone;
+    },
+    release,
     start() {
       timers = [setInterval(() => void beat(), Math.max(200, staleMs / 6)), setInterval(() => void reap(), Math.max(200, staleMs / 3))];
       for (const t of timers) t.unref();

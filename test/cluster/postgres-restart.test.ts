@@ -8,6 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { sql } from 'kysely';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../src/config.ts';
@@ -55,7 +56,7 @@ test('a Postgres restart under load loses no acknowledged publish or job, and th
   const url = pg.url('postgres');
   await prepareDatabase(url);
   const config = loadConfig({ DATABASE_URL: url, PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'), PLATFORM_LOG_LEVEL: 'silent', PLATFORM_PLANS_FILE: path.resolve('test/fixtures/plans-roomy.json') });
-  const log = createLogger('silent');
+  const log = createLogger((process.env.TEST_LOG_LEVEL as 'warn' | undefined) ?? 'silent');
   const service = await startService(config, log, await boot(config, { log }));
   const port = service.port!;
   try {
@@ -132,7 +133,12 @@ test('a Postgres restart under load loses no acknowledged publish or job, and th
       missing = jobs.filter((id) => !ids.has(id));
       if (missing.length) await sleep(250);
     }
-    assert.equal(missing, [], `all ${jobs.length} acknowledged job runs ran`);
+    if (missing.length) {
+      const state = await sql<{ job_id: string; locked_by: string | null; attempts: number; last_error: string | null; run_at: Date }>`
+        select payload->>'job_id' as job_id, locked_by, attempts, last_error, run_at from graphile_worker._private_jobs where payload->>'job_id' = any(${missing}::text[]) limit 5`.execute(db);
+      const events = await db.selectFrom('app_events').select(['type', 'metadata']).where('app_id', '=', appId).where('type', 'like', 'job.%').where('type', '!=', 'job.enqueued').where('type', '!=', 'job.succeeded').limit(5).execute();
+      assert.equal(missing, [], `all ${jobs.length} acknowledged job runs ran; ${missing.length} did not: ${JSON.stringify(state.rows)} ${JSON.stringify(events)}`);
+    }
   } finally {
     await service.stop();
     await pg.stop().catch(() => {});
