@@ -4,6 +4,9 @@
  * isolated and run in parallel. Postgres is the embedded one unless DATABASE_URL is set (then it
  * must allow CREATE DATABASE). Ends with the line `N passed, N failed`.
  *
+ * Files named `*.solo.test.ts` start many processes of their own (the cluster): they run after the
+ * others, one at a time, so they never compete with another file for the cores.
+ *
  *   npm test                      all suites
  *   npm test -- publish accounts  only files whose path contains one of the words
  */
@@ -94,7 +97,9 @@ async function main(): Promise<void> {
     await admin.query(`create database ${template}`);
     created.push(template);
     await prepareDatabase(withDatabase(adminUrl, template));
-    const queue = files.map((file, i) => ({ file, db: `${tag}_${i}` }));
+    const all = files.map((file, i) => ({ file, db: `${tag}_${i}` }));
+    const solo = all.filter((f) => f.file.endsWith('.solo.test.ts'));
+    const queue = all.filter((f) => !f.file.endsWith('.solo.test.ts'));
     const workers = Math.max(2, Math.min(4, availableParallelism()));
     const next = async (): Promise<void> => {
       const item = queue.shift();
@@ -109,6 +114,8 @@ async function main(): Promise<void> {
       return next();
     };
     await Promise.all(Array.from({ length: workers }, next));
+    queue.push(...solo);
+    await next();
   } finally {
     for (const db of created.reverse()) await admin.query(`drop database if exists ${db} with (force)`).catch(() => {});
     await admin.end();

@@ -5,11 +5,11 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
-import http from 'node:http';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cliFor, writeSite } from '../_lib/cli.ts';
+import { alive, request } from '../_lib/http.ts';
 
 const work = path.resolve('.data', 'test-scratch', `cli-dev-${process.pid}`);
 const dataDir = path.join(work, 'platform-data');
@@ -28,17 +28,10 @@ export default {
 };
 `;
 
-function get(port: number, host: string, p = '/'): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: p, headers: { host } }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = async (port: number, host: string, p = '/') => {
+  const r = await request(port, 'GET', p, { host });
+  return { status: r.status, text: r.text };
+};
 
 async function until<T>(fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -49,15 +42,6 @@ async function until<T>(fn: () => Promise<T | undefined | false>, ms = 15_000): 
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 test.before(async () => {
   await rm(work, { recursive: true, force: true });

@@ -3,9 +3,9 @@
  * data directory of its own (never the app folder), signed in with a local development key.
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { freePort, portIsFree } from '../../lib/ports.ts';
 
 export type LocalService = { apiUrl: string; apiKey: string; accountId: string; appsUrl: (appId: string) => string; dataDir: string; stop(): Promise<void> };
 
@@ -16,20 +16,6 @@ export const KEY_FILE = 'dev-key.json';
 export function defaultDataDir(): string {
   const base = process.env.XDG_DATA_HOME || path.join(homedir(), '.local', 'share');
   return path.join(base, 'platform', 'dev');
-}
-
-/** A port nobody listens on now (the OS's pick), or `preferred` when it is free. */
-export async function freePort(preferred = 0): Promise<number> {
-  const tryPort = (port: number) =>
-    new Promise<number | undefined>((resolve) => {
-      const s = createServer();
-      s.once('error', () => resolve(undefined));
-      s.listen(port, '127.0.0.1', () => {
-        const got = (s.address() as { port: number }).port;
-        s.close(() => resolve(got));
-      });
-    });
-  return (preferred ? await tryPort(preferred) : undefined) ?? (await tryPort(0))!;
 }
 
 export async function startLocalService(options: { dataDir: string; port: number; log: (line: string) => void }): Promise<LocalService> {
@@ -44,7 +30,7 @@ export async function startLocalService(options: { dataDir: string; port: number
   ]);
   const [{ hashApiKey }, { findActiveKeyByHash }] = await Promise.all([import('../../api-keys/keys.ts'), import('../../api-keys/queries.ts')]);
   await mkdir(options.dataDir, { recursive: true });
-  const port = await freePort(options.port);
+  const port = options.port && (await portIsFree(options.port)) ? options.port : await freePort();
   const config = loadConfig({
     PORT: String(port),
     HOST: '127.0.0.1',

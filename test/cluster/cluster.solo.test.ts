@@ -6,7 +6,6 @@
  */
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import http from 'node:http';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -16,33 +15,10 @@ import { createDb, createPool } from '../../src/db/database.ts';
 import { freePort } from '../../src/lib/ports.ts';
 import { createUser } from '../../src/users/service.ts';
 import { file, site } from '../_lib/bundles.ts';
+import { alive, request } from '../_lib/http.ts';
 
 const dataDir = path.resolve('.data', 'test-scratch', `cluster-${process.pid}`);
 
-type Answer = { status: number; body: any; text: string };
-function request(port: number, method: string, p: string, options: { host?: string; key?: string; body?: unknown } = {}): Promise<Answer> {
-  return new Promise((resolve) => {
-    const data = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const req = http.request(
-      { host: '127.0.0.1', port, method, path: p, agent: false, headers: { host: options.host ?? 'api.localhost', ...(options.key ? { authorization: `Bearer ${options.key}` } : {}), ...(data ? { 'content-type': 'application/json' } : {}) } },
-      (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => {
-          let body: unknown = null;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            // not JSON
-          }
-          resolve({ status: res.statusCode ?? 0, body, text });
-        });
-      },
-    );
-    req.on('error', () => resolve({ status: 0, body: null, text: '' }));
-    req.end(data);
-  });
-}
 async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -52,15 +28,6 @@ async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: num
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 const SERVER = `export default {
   async fetch() { return new Response('served by the cluster'); },
   async job(event, ctx) {
