@@ -123,4 +123,17 @@ test('a second run reuses the data directory, the dev key and the development ap
   assert.match(none.stderr, 'no_dev_app');
 });
 
+test('Ctrl-C while the local platform is still starting stops it anyway, Postgres included', async () => {
+  // the data directory the tests above made: Postgres starts at once, so the signal lands while it does
+  const dir = path.join(work, 'app');
+  const early = dataDir;
+  const run = start(['dev', dir, '--data-dir', early, '--port', '0']);
+  await run.waitForOutput(/starting a local platform/, 30_000);
+  run.child.kill('SIGINT');
+  const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('hung'), 60_000))]);
+  assert.is(code, 0, run.out.stderr);
+  const left = execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((l) => l.includes(early));
+  assert.equal(left, [], 'no Postgres of the interrupted start is left');
+});
+
 test.run();

@@ -47,12 +47,15 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
   await readManifest(dir); // no manifest: say so before starting anything
   let stopping = false;
   let local: LocalService | undefined;
+  let starting: Promise<LocalService> | undefined;
   let watcher: FSWatcher | undefined;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     say(c.dim('\nstopping…'));
     await watcher?.close().catch(() => {});
+    // Ctrl-C while the local platform is still starting: let it finish, then stop it, Postgres included
+    if (!local && starting) local = await starting.catch(() => undefined);
     await local?.stop().catch((err) => printError(err));
     process.exit(code);
   };
@@ -71,7 +74,8 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
     const dataDir = path.resolve(opts.dataDir ?? process.env.PLATFORM_DEV_DATA_DIR ?? defaultDataDir());
     if (dataDir === dir || dataDir.startsWith(dir + path.sep)) throw new CliError('The data directory must not be inside the app folder.', 'invalid_request');
     try {
-      local = await startLocalService({ dataDir, port: Number(opts.port ?? 8790), log: (l) => say(c.dim(l)) });
+      starting = startLocalService({ dataDir, port: Number(opts.port ?? 8790), log: (l) => say(c.dim(l)) });
+      local = await starting;
     } catch (err) {
       if (stopping) return;
       throw err;
