@@ -92,17 +92,22 @@ async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   say('stopping the cluster…');
+  // each process drains within its own 10 s bound; one that does not is killed, so Postgres always stops
   await Promise.all(
     children.map(
       ({ child }) =>
         new Promise<void>((resolve) => {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
+          const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+          child.once('exit', () => {
+            clearTimeout(force);
+            resolve();
+          });
           child.kill('SIGTERM');
         }),
     ),
   );
-  await s3.close();
+  await s3.close().catch(() => {});
   await pg.stop();
   process.exit(0);
 }
