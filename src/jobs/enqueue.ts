@@ -3,9 +3,9 @@
  * inside the same transaction as its `job.enqueued` event, so a rolled-back caller leaves none.
  */
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.ts';
+import type { Db, Executor } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
-import { recordEvents } from '../events/record.ts';
+import { recordEvents, type NewEvent } from '../events/record.ts';
 import { randomToken } from '../lib/ids.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import * as v from 'valibot';
@@ -47,6 +47,26 @@ export async function addAppJob(
   return { job_id: jobId, run_at: runAt.toISOString(), worker_job_id: rows[0]?.id ?? null };
 }
 
+/** Why a job payload cannot be queued (too large once serialised), or undefined. */
+export function payloadProblem(payload: unknown): string | undefined {
+  const size = Buffer.byteLength(JSON.stringify(payload ?? null));
+  return size > MAX_JOB_PAYLOAD_BYTES ? `The job payload is ${size} bytes; at most ${MAX_JOB_PAYLOAD_BYTES}.` : undefined;
+}
+
+/** Adds a declared job and its `job.enqueued` event in one transaction (a rolled-back caller leaves neither). */
+export async function queueJob(
+  db: Db,
+  run: { base: Omit<NewEvent, 'type' | 'message' | 'metadata'>; appId: string; jobName: string; payload: unknown; maxAttempts: number; source: AppJobPayload['source']; delaySeconds?: number; message: string },
+): Promise<{ job_id: string; run_at: string; worker_job_id: string | null }> {
+  return db.transaction().execute(async (trx) => {
+    const added = await addAppJob(trx, { app_id: run.appId, job_name: run.jobName, payload: run.payload ?? null, source: run.source, delaySeconds: run.delaySeconds, maxAttempts: run.maxAttempts });
+    await recordEvents(trx, [
+      { ...run.base, type: 'job.enqueued', message: run.message, metadata: { job_id: added.job_id, job_name: run.jobName, run_at: added.run_at, max_attempts: run.maxAttempts, source: run.source } },
+    ]);
+    return added;
+  });
+}
+
 /** `ctx.jobs.enqueue` for declared jobs only; anything else is a catchable error and `job.enqueue_failed`. */
 export async function enqueueFromApp(deps: Deps, target: JobTarget, name: unknown, payload: unknown, opts: unknown): Promise<{ job_id: string }> {
   const options = (opts ?? undefined) as { delay_seconds?: unknown } | undefined;
@@ -62,18 +82,13 @@ export async function enqueueFromApp(deps: Deps, target: JobTarget, name: unknow
   if (typeof name !== 'string' || !Object.hasOwn(jobs, name)) {
     return fail('job_not_declared', shownName ? `Job "${shownName}" is not declared in this release's resources.jobs.` : "The job name is not one of this release's resources.jobs (nor a valid job name).");
   }
-  const size = Buffer.byteLength(JSON.stringify(payload ?? null));
-  if (size > MAX_JOB_PAYLOAD_BYTES) return fail('payload_too_large', `The job payload is ${size} bytes; at most ${MAX_JOB_PAYLOAD_BYTES}.`);
+  const tooLarge = payloadProblem(payload);
+  if (tooLarge) return fail('payload_too_large', tooLarge);
   const delay = options?.delay_seconds ?? 0;
   if (typeof delay !== 'number' || !Number.isInteger(delay) || delay < 0 || delay > MAX_JOB_DELAY_SECONDS) {
     return fail('invalid_delay', `delay_seconds must be a whole number from 0 to ${MAX_JOB_DELAY_SECONDS}.`);
   }
   const maxAttempts = jobs[name]!.max_attempts ?? 3;
-  return deps.db.transaction().execute(async (trx) => {
-    const added = await addAppJob(trx, { app_id: target.appId, job_name: name, payload: payload ?? null, source: 'enqueue', delaySeconds: delay, maxAttempts });
-    await recordEvents(trx, [
-      { ...base, type: 'job.enqueued', message: `Job ${name} enqueued.`, metadata: { job_id: added.job_id, job_name: name, run_at: added.run_at, max_attempts: maxAttempts, source: 'enqueue' } },
-    ]);
-    return { job_id: added.job_id };
-  });
+  const added = await queueJob(deps.db, { base, appId: target.appId, jobName: name, payload, maxAttempts, source: 'enqueue', delaySeconds: delay, message: `Job ${name} enqueued.` });
+  return { job_id: added.job_id };
 }

@@ -5,14 +5,13 @@
 import { Hono } from 'hono';
 import { appAccess } from '../apps/access.ts';
 import { ApiError, errors } from '../errors.ts';
-import { recordEvents } from '../events/record.ts';
 import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
 import { bodyOf, jsonBody, parseWith } from '../http/validate.ts';
 import { ResourceName } from '../manifest/schema.ts';
 import { manifestOf } from '../manifest/stored.ts';
 import { releaseWithAccount } from '../releases/queries.ts';
-import { addAppJob, MAX_JOB_PAYLOAD_BYTES } from './enqueue.ts';
+import { MAX_JOB_PAYLOAD_BYTES, payloadProblem, queueJob } from './enqueue.ts';
 import { JobRun, RunJobBody } from './schemas.ts';
 
 const run = operation({
@@ -31,29 +30,22 @@ export function jobRoutes(): Hono<Env> {
     const { deps, app, actor, requestId } = c.var;
     const jobName = parseWith(ResourceName, c.req.param('job_name'), 'job name');
     const payload = bodyOf(c, RunJobBody).payload ?? null;
-    const size = Buffer.byteLength(JSON.stringify(payload));
-    if (size > MAX_JOB_PAYLOAD_BYTES) throw new ApiError('payload_too_large', `The job payload is ${size} bytes; at most ${MAX_JOB_PAYLOAD_BYTES}.`, { max_bytes: MAX_JOB_PAYLOAD_BYTES });
+    const tooLarge = payloadProblem(payload);
+    if (tooLarge) throw new ApiError('payload_too_large', tooLarge, { max_bytes: MAX_JOB_PAYLOAD_BYTES });
     if (!app.live_release_id || app.deleted_at) throw new ApiError('conflict', 'The app has no live release to run a job on: publish it first.', { app_id: app.id });
     const release = await releaseWithAccount(deps.db, app.live_release_id);
     const jobs = release ? (manifestOf(release.manifest).resources.jobs ?? {}) : {};
     const spec = Object.hasOwn(jobs, jobName) ? jobs[jobName] : undefined;
     if (!spec) throw errors.notFound(`Job "${jobName}" of the live release`);
     const maxAttempts = spec.max_attempts ?? 3;
-    const added = await deps.db.transaction().execute(async (trx) => {
-      const job = await addAppJob(trx, { app_id: app.id, job_name: jobName, payload, source: 'api', maxAttempts });
-      await recordEvents(trx, [
-        {
-          app_id: app.id,
-          account_id: app.account_id,
-          release_id: app.live_release_id,
-          type: 'job.enqueued',
-          message: `Job ${jobName} enqueued to run now.`,
-          metadata: { job_id: job.job_id, job_name: jobName, run_at: job.run_at, max_attempts: maxAttempts, source: 'api' },
-          api_key_id: actor.apiKeyId,
-          request_id: requestId,
-        },
-      ]);
-      return job;
+    const added = await queueJob(deps.db, {
+      base: { app_id: app.id, account_id: app.account_id, release_id: app.live_release_id, api_key_id: actor.apiKeyId, request_id: requestId },
+      appId: app.id,
+      jobName,
+      payload,
+      maxAttempts,
+      source: 'api',
+      message: `Job ${jobName} enqueued to run now.`,
     });
     return run.reply(c, 202, {
       app_id: app.id,
