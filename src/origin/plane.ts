@@ -54,15 +54,6 @@ function splitUrl(url: string): { pathname: string; search: string } {
 }
 
 /**
- * The release's static root, or null when it is build output (`.platform/`: the CLI's server bundle
- * and source map), which is never served as static files whatever the manifest says.
- */
-function staticRootOf(release: ReleaseView): string | null {
-  const root = release.manifest.runtime.static_root;
-  return root === '.platform' || root.startsWith('.platform/') ? null : root;
-}
-
-/**
  * The file a raw request path names directly (the file itself, or a directory's index.html when
  * the path ends in `/`), memoised per release: releases never change, so neither does the answer.
  * Redirects, reserved paths and fallbacks are left to the full router.
@@ -72,7 +63,7 @@ function directStaticFile(release: ReleaseView, pathname: string): ReleaseFile |
   if (f !== undefined) return f;
   f = null;
   const path = decodeAppPath(pathname);
-  const root = staticRootOf(release);
+  const root = release.staticRoot;
   if (path && path.segments[0] !== '_platform' && root !== null) {
     const rel = path.segments.join('/');
     if (!rel) f = release.files.get(`${root}/index.html`) ?? null;
@@ -184,9 +175,8 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     }
 
     const { runtime } = release.manifest;
-    const root = staticRootOf(release);
+    const root = release.staticRoot;
     const files = release.files;
-    const staticFile = (key: string) => (root === null ? undefined : files.get(`${root}/${key}`));
     const rel = path.segments.join('/');
     const readable = req.method === 'GET' || req.method === 'HEAD';
 
@@ -194,7 +184,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       const direct = directStaticFile(release, pathname);
       if (direct) return serve(req, app, direct, 200, requestId);
       // `/dir` names a directory with an index.html: redirect to `/dir/`.
-      if (rel && !path.directory && staticFile(`${rel}/index.html`)) {
+      if (root !== null && rel && !path.directory && files.has(`${root}/${rel}/index.html`)) {
         return new Response(null, { status: 301, headers: { location: `${pathname}/${search}`, 'cache-control': STATIC_CACHE_CONTROL, [REQUEST_ID_HEADER]: requestId } });
       }
     }
@@ -204,9 +194,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       return runServerFallback(deps, { caches, sandbox, events }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId });
     }
     if (!readable) return originFail('method_not_allowed', `${req.method} is not allowed here.`, requestId, { allow: 'GET, HEAD' });
-    const rootIndex = fallback === 'index.html' ? staticFile('index.html') : undefined;
+    const rootIndex = fallback === 'index.html' && root !== null ? files.get(`${root}/index.html`) : undefined;
     if (rootIndex) return serve(req, app, rootIndex, 200, requestId);
-    const page404 = staticFile('404.html');
+    const page404 = root === null ? undefined : files.get(`${root}/404.html`);
     if (page404) return serve(req, app, page404, 404, requestId);
     return originFail('not_found', 'Not found.', requestId);
   }

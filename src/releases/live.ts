@@ -63,12 +63,22 @@ export type ReleaseView = {
   appId: string;
   accountId: string;
   manifest: Manifest;
+  /**
+   * Where static files are looked up (`runtime.static_root`), or null when that is build output
+   * (`.platform/`: the CLI's server bundle and source map), which is never served as static files.
+   */
+  staticRoot: string | null;
   files: Map<string, ReleaseFile>;
   /** Raw request path → the static file it resolves to directly (null: none), filled by the hot path. */
   resolved: Map<string, ReleaseFile | null>;
 };
 
 export type RuntimeCaches = ReturnType<typeof createRuntimeCaches>;
+
+function staticRootOf(manifest: Manifest): string | null {
+  const root = manifest.runtime.static_root;
+  return root === '.platform' || root.startsWith('.platform/') ? null : root;
+}
 
 /** What a release declares that shapes `ctx` in its sandbox. */
 export function sandboxFlags(view: { manifest: Manifest }): { appUsers: boolean; publicStores: string[] } {
@@ -145,11 +155,13 @@ export function createRuntimeCaches(deps: Deps) {
       e[v.encoding] = { encoding: v.encoding, sha256: v.variant_sha256!, etag: etagOf(v.variant_sha256!), size: Number(v.size), sizeText: String(v.size) };
       variants.set(key, e);
     }
+    const manifest = manifestOf(row.manifest);
     const view: ReleaseView = {
       releaseId,
       appId: row.app_id,
       accountId: row.account_id,
-      manifest: manifestOf(row.manifest),
+      manifest,
+      staticRoot: staticRootOf(manifest),
       files: new Map(
         files.map((f) => {
           const file: ReleaseFile = { path: f.path, contentType: f.content_type, sha256: f.sha256, etag: etagOf(f.sha256), size: Number(f.size), sizeText: String(f.size) };
