@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import type { Config, S3Config } from '../config.ts';
 import type { Executor } from '../db/database.ts';
+import { hotRows } from '../db/prepared.ts';
 import { createObjectStore, objectKey, type ObjectStore } from './s3.ts';
 
 export type BlobStore = {
@@ -47,8 +48,8 @@ export function blobStore(config: Pick<Config, 'blobs'>): BlobStore {
 
 function createBlobStore(config: Config['blobs']): BlobStore {
   const kind = config.store;
-  const row = (db: Executor, accountId: string, sha256: Buffer) =>
-    db.selectFrom('blobs').select(['data', 'stored_in', 'size']).where('account_id', '=', accountId).where('sha256', '=', sha256).executeTakeFirst();
+  const row = async (db: Executor, accountId: string, sha256: Buffer) =>
+    (await hotRows(db, db.selectFrom('blobs').select(['data', 'stored_in', 'size']).where('account_id', '=', accountId).where('sha256', '=', sha256)))[0];
   return {
     kind,
     async putMany(db, accountId, blobs) {

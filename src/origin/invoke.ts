@@ -31,15 +31,20 @@ export type ReleaseCall = {
 
 export async function invokeRelease(deps: Deps, services: ReleaseServices, call: ReleaseCall): Promise<InvocationResult> {
   const { app, release } = call;
-  const result = await services.sandbox().invoke({
+  const sandbox = services.sandbox();
+  // A release no worker holds needs its sources: read them beside the secrets, not after.
+  const sources = sandbox.holds(release.releaseId) ? undefined : services.caches.sources(release);
+  sources?.catch(() => {}); // a failure surfaces when the pool asks for them
+  const secrets = await services.caches.appSecrets(app.appId);
+  const result = await sandbox.invoke({
     handler: call.handler,
     flags: sandboxFlags(release),
     ...(call.event === undefined ? {} : { event: call.event }),
     app: { app_id: app.appId, origin: call.origin ?? appOrigin(deps.config, app.appId), release_id: release.releaseId },
     release: { releaseId: release.releaseId, entry: release.manifest.runtime.server_entry! },
-    loadSources: () => services.caches.sources(release),
+    loadSources: () => sources ?? services.caches.sources(release),
     request: call.request,
-    secrets: await services.caches.appSecrets(app.appId),
+    secrets,
     limits: {
       cpuMs: planOf(deps.config.plans, app.planKey).limits['server.cpu_ms.max'],
       // a job or a webhook delivery may wait on slow outside APIs longer than a visitor would

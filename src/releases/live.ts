@@ -145,9 +145,9 @@ export function createRuntimeCaches(deps: Deps) {
   async function release(releaseId: string): Promise<ReleaseView | undefined> {
     const hit = releases.get(releaseId);
     if (hit) return hit;
-    const row = await releaseWithAccount(deps.db, releaseId);
+    // one round trip: the three queries run side by side on the pool's connections
+    const [row, files, variantRows] = await Promise.all([releaseWithAccount(deps.db, releaseId), releaseFiles(deps.db, releaseId), releaseVariants(deps.db, releaseId)]);
     if (!row) return undefined;
-    const [files, variantRows] = await Promise.all([releaseFiles(deps.db, releaseId), releaseVariants(deps.db, releaseId, row.account_id)]);
     const variants = new Map<string, { br?: FileVariant; gzip?: FileVariant }>();
     for (const v of variantRows) {
       const key = v.sha256.toString('hex');
@@ -201,13 +201,9 @@ export function createRuntimeCaches(deps: Deps) {
 
   /** The server module sources of a release: its JavaScript files, by path. */
   async function sources(view: ReleaseView): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    for (const f of view.files.values()) {
-      if (isServerSource(f.path, f.contentType)) {
-        out[f.path] = (await bytes(view.accountId, f)).toString('utf8');
-      }
-    }
-    return out;
+    const server = [...view.files.values()].filter((f) => isServerSource(f.path, f.contentType));
+    const texts = await Promise.all(server.map(async (f) => (await bytes(view.accountId, f)).toString('utf8')));
+    return Object.fromEntries(server.map((f, i) => [f.path, texts[i]!]));
   }
 
   const loadingSecrets = new Map<string, Promise<Record<string, string>>>();

@@ -88,9 +88,12 @@ type Slot = {
   isolatedFor?: string;
   /**
    * Shared with the worker: [0] when guest code started running (0 = idle), [1] id of the last
-   * invocation it began, [2] id of the invocation whose guest code is running now (0 = none).
+   * invocation it began, [2] id of the invocation whose guest code is running now (0 = none),
+   * [3] 1 while a blank instance (a spare) is ready for a release new to the worker.
    */
   state: Float64Array;
+  /** Calls sent with sources and not answered yet: each may take the worker's spare. */
+  coldInFlight: number;
   worker: Worker;
   ready: Promise<void>;
   pending: Map<number, Pending>;
@@ -104,6 +107,9 @@ type Slot = {
 };
 
 const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
+
+/** Whether a release new to this worker would find a blank instance waiting. */
+const spareReady = (slot: Slot): boolean => slot.state[3] === 1 && slot.coldInFlight === 0;
 
 function hashString(s: string): number {
   let h = 2166136261;
@@ -125,7 +131,7 @@ export class SandboxPool {
 
   private spawn(index: number, isolatedFor?: string): Slot {
     // Each worker gets its own state block, so a retired worker's can still be read after it is replaced.
-    const state = new Float64Array(new SharedArrayBuffer(24));
+    const state = new Float64Array(new SharedArrayBuffer(32));
     const worker = new Worker(WORKER_URL, {
       workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 10_000, instanceBudgetBytes: instanceBudgetBytes(this.options), limits: this.options.limits, memoryBytes: workerMemoryBytes(this.options), fetchPolicy: this.options.fetchPolicy },
       // Generous V8 limits for the thread itself: guest memory lives in the capped WASM memory.
@@ -140,6 +146,7 @@ export class SandboxPool {
       pending: new Map(),
       streams: new Map(),
       loaded: new Set(),
+      coldInFlight: 0,
       alive: true,
       outbox: new Outbox<WorkerInbound>(
         (msg, transfer) => {
@@ -358,7 +365,13 @@ export class SandboxPool {
       own.slot.alive = false;
       void own.slot.worker.terminate();
     }
-    const preferred = this.slots[hashString(releaseId) % this.slots.length]!;
+    // Where the release is warm; else, for a release new to every worker, one whose spare is ready
+    // (a cold start there skips compiling the prelude); else its hashed worker.
+    let preferred = this.slots.find((s) => s.loaded.has(releaseId));
+    if (!preferred) {
+      const hashed = this.slots[hashString(releaseId) % this.slots.length]!;
+      preferred = spareReady(hashed) ? hashed : (this.slots.find(spareReady) ?? hashed);
+    }
     const least = this.slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     // Stay on the warm worker unless it is clearly busier than another.
     return preferred.pending.size > least.pending.size + 2 ? least : preferred;
@@ -433,17 +446,32 @@ export class SandboxPool {
     for (let attempt = 0; ; attempt++) {
       const slot = this.pick(releaseId);
       const needSources = !slot.loaded.has(releaseId) || attempt > 0;
-      if (needSources) sources ??= await input.loadSources();
-      // The body is transferred to the worker, so each attempt sends its own copy.
-      const request = input.request.body ? { ...input.request, body: input.request.body.slice(0) } : input.request;
-      const inv: Invocation = { ...base, id: this.nextId++, request, release: { ...input.release, ...(needSources ? { sources } : {}) } };
-      const result = await this.send(slot, inv, input.onHostCall);
+      // Counted as loaded from now on, so the release's next calls follow it to this worker.
+      if (needSources) slot.loaded.add(releaseId), slot.coldInFlight++;
+      let result: InvocationResult;
+      try {
+        if (needSources) sources ??= await input.loadSources();
+        // The body is transferred to the worker, so each attempt sends its own copy.
+        const request = input.request.body ? { ...input.request, body: input.request.body.slice(0) } : input.request;
+        const inv: Invocation = { ...base, id: this.nextId++, request, release: { ...input.release, ...(needSources ? { sources } : {}) } };
+        result = await this.send(slot, inv, input.onHostCall);
+      } catch (err) {
+        if (needSources) slot.loaded.delete(releaseId);
+        throw err;
+      } finally {
+        if (needSources) slot.coldInFlight--;
+      }
+      if (needSources && !(slot.alive && result.ok)) slot.loaded.delete(releaseId);
       const kind = result.error?.kind;
       if ((kind === 'missing-sources' || kind === 'retry') && attempt < 3) continue;
-      if (needSources && slot.alive && result.ok) slot.loaded.add(releaseId);
       if (kind === 'timeout' || kind === 'killed' || kind === 'memory' || kind === 'stack') slot.loaded.delete(releaseId);
       return result;
     }
+  }
+
+  /** Whether some worker was sent this release's sources (its next call may still find it evicted). */
+  holds(releaseId: string): boolean {
+    return this.allSlots().some((s) => s.loaded.has(releaseId));
   }
 
   /** Drops a release's warm instances (e.g. after a rollback made it not live). */
