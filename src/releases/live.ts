@@ -23,7 +23,11 @@ export function appUsersEnabled(view: { manifest: Manifest }): boolean {
   return view.manifest.resources.auth?.mode === 'app_users';
 }
 
-export const LIVE_TTL_MS = 1000;
+/**
+ * How old a cached live pointer or secret set may be before a request revalidates it (in the background).
+ * Changes arrive through the change feed at once; this is only the safety net, so it is not a query per request.
+ */
+export const LIVE_TTL_MS = 10_000;
 /** Files larger than this are streamed from storage on every request instead of cached. */
 const MAX_CACHED_FILE = 4 * 1024 * 1024;
 

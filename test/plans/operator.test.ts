@@ -1,7 +1,7 @@
 /**
  * The operator's side of plans: the plans file merged over the catalogue and checked at start-up,
  * and `npm run admin -- set-plan | flag | billing-state` from another process (the running
- * service's app origins pick flags up from their cache revalidation, not a query per request).
+ * service's app origins pick flags up through the change feed, not a query per request).
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -93,7 +93,7 @@ test('admin set-plan, flag and billing-state, from another process, reach a runn
 
     const flagged = await admin('flag', '--app', app, '--set', 'takedown', '--reason', 'DMCA notice 9');
     assert.is(flagged.code, 0, JSON.stringify(flagged.json));
-    // the service's cache revalidates within about a second
+    // the flag reaches the service's cache through the change feed
     const gone = await waitFor(async () => {
       const r = await h.call('GET', '/', { host });
       return r.status === 451 ? r : undefined;
