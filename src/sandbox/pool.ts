@@ -447,7 +447,10 @@ export class SandboxPool {
       const slot = this.pick(releaseId);
       const needSources = !slot.loaded.has(releaseId) || attempt > 0;
       // Counted as loaded from now on, so the release's next calls follow it to this worker.
-      if (needSources) slot.loaded.add(releaseId), slot.coldInFlight++;
+      if (needSources) {
+        slot.loaded.add(releaseId);
+        slot.coldInFlight++;
+      }
       let result: InvocationResult;
       try {
         if (needSources) sources ??= await input.loadSources();

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SandboxPool, type InvokeInput } from '../../src/sandbox/pool.ts';
+import { answerText, invokeSource } from '../_lib/sandbox.ts';
 
 // A worker keeps one blank instance (prelude evaluated, no app) ready for the next release's
 // first request. These check that a blank instance is never shared and takes each call's limits.
@@ -10,19 +11,8 @@ await pool.warm();
 
 const quiet = () => new Promise((r) => setTimeout(r, 150)); // long enough for the worker to make its next blank instance
 
-function call(releaseId: string, source: string, path = '/', limits?: InvokeInput['limits']): ReturnType<SandboxPool['invoke']> {
-  return pool.invoke({
-    handler: 'fetch',
-    app: { app_id: `app_${releaseId}`, origin: `http://app_${releaseId}.apps.localhost`, release_id: releaseId },
-    release: { releaseId, entry: 'server.js' },
-    loadSources: async () => ({ 'server.js': source }),
-    request: { method: 'GET', url: `http://app_${releaseId}.apps.localhost${path}`, headers: [['host', `app_${releaseId}.apps.localhost`]] },
-    secrets: {},
-    limits,
-  });
-}
-
-const text = (r: Awaited<ReturnType<SandboxPool['invoke']>>) => r.response?.text ?? new TextDecoder().decode(r.response?.body ?? new ArrayBuffer(0));
+const call = (releaseId: string, source: string, path = '/', limits?: InvokeInput['limits']) => invokeSource(pool, releaseId, source, path, limits);
+const text = answerText;
 
 test('each release gets its own fresh globals, however quickly releases follow each other', async () => {
   const writer = `globalThis.shared = 'from A'; Object.prototype.polluted = 'yes';

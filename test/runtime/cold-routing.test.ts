@@ -6,6 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SandboxPool } from '../../src/sandbox/pool.ts';
+import { jsonCaller } from '../_lib/sandbox.ts';
 
 const LIMITS = { cpuMs: 500, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 5000 };
 // the token is made when the module loads: the same token means the same instance
@@ -13,20 +14,7 @@ const source = (name: string) => `const token = Math.random().toString(36).slice
   let calls = 0;
   export default { fetch() { calls++; return Response.json({ release: ${JSON.stringify(name)}, token, calls }); } };`;
 
-function caller(pool: SandboxPool) {
-  return async (name: string): Promise<{ release: string; token: string; calls: number }> => {
-    const r = await pool.invoke({
-      handler: 'fetch',
-      app: { app_id: `app_${name}`, origin: `http://${name}.apps.localhost`, release_id: name },
-      release: { releaseId: name, entry: 'server.js' },
-      loadSources: async () => ({ 'server.js': source(name) }),
-      request: { method: 'GET', url: `http://${name}.apps.localhost/`, headers: [] },
-      secrets: {},
-    });
-    assert.ok(r.ok, JSON.stringify(r.error));
-    return JSON.parse(r.response?.text ?? new TextDecoder().decode(r.response!.body!));
-  };
-}
+const caller = (pool: SandboxPool) => jsonCaller<{ release: string; token: string; calls: number }>(pool, source);
 
 test('back-to-back cold starts over two workers: every release keeps answering from the instance it started in', async () => {
   const pool = new SandboxPool({ workers: 2, limits: LIMITS, hardKillMs: 3000 });

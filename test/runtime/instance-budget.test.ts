@@ -6,6 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SandboxPool } from '../../src/sandbox/pool.ts';
+import { jsonCaller } from '../_lib/sandbox.ts';
 
 const LIMITS = { cpuMs: 500, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 5000 };
 // each module keeps a token made when it loaded: the same token again means the same warm instance
@@ -14,18 +15,7 @@ const source = (name: string, ballastKiB = 0) => `const token = Math.random().to
   export default { fetch(req) { return Response.json({ release: ${JSON.stringify(name)}, token, ballast: ballast.length }); } };`;
 
 function caller(pool: SandboxPool) {
-  return async (name: string, ballastKiB = 0): Promise<{ release: string; token: string }> => {
-    const r = await pool.invoke({
-      handler: 'fetch',
-      app: { app_id: `app_${name}`, origin: `http://${name}.apps.localhost`, release_id: name },
-      release: { releaseId: name, entry: 'server.js' },
-      loadSources: async () => ({ 'server.js': source(name, ballastKiB) }),
-      request: { method: 'GET', url: `http://${name}.apps.localhost/`, headers: [] },
-      secrets: {},
-    });
-    assert.ok(r.ok, JSON.stringify(r.error));
-    return JSON.parse(r.response?.text ?? new TextDecoder().decode(r.response!.body!));
-  };
+  return (name: string, ballastKiB = 0) => jsonCaller<{ release: string; token: string }>(pool, (n) => source(n, ballastKiB))(name);
 }
 
 test('300 small releases all stay warm on one worker (no count cap), each answering from its own instance', async () => {
