@@ -65,6 +65,8 @@ export type ChunkPlatform = {
   subtle: HostApi['subtle'];
   b64encode: HostApi['b64encode'];
   intl: HostApi['intl'];
+  /** the prelude's own helpers and classes, for the chunks that are parts of it (fetch, text) */
+  internals: Record<string, unknown>;
   /** what a chunk hands back to the prelude (`subtle`: the SubtleCrypto instance) */
   provide(name: string, value: unknown): void;
 };

@@ -38,6 +38,13 @@ test('inventory: every WinterTC global is there but WebAssembly', async () => {
   assert.equal(r.json, NOT_YET);
 });
 
+test('the platform classes and functions carry their own names, as in a browser', async () => {
+  const names = WINTERTC.filter((n) => n !== 'WebAssembly' && /^[A-Z]/.test(n) || ['fetch', 'atob', 'btoa', 'structuredClone', 'setTimeout', 'queueMicrotask'].includes(n));
+  const r = await run(`return Response.json(${JSON.stringify(names)}.map((n) => [n, globalThis[n].name]).filter(([n, name]) => n !== name));`);
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json, []);
+});
+
 test('events: EventTarget listeners, CustomEvent detail, AbortController and AbortSignal.any/abort/timeout', async () => {
   const r = await run(`
     const seen = [];

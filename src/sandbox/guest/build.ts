@@ -52,6 +52,8 @@ export async function guestCode(): Promise<GuestCode> {
       mainFields: ['module', 'main'],
       target: 'es2022',
       minify: true,
+      // class and function names survive (`DOMException.name`, `fetch.name`), as in a browser
+      keepNames: true,
       legalComments: 'none',
       logLevel: 'silent',
     });

@@ -1,7 +1,7 @@
 // @ts-check
 // Guest prelude: evaluated as global code in every QuickJS context before the app's modules.
 // It builds the web platform subset apps get (Headers, Request, Response, URL, URLSearchParams,
-// TextEncoder, TextDecoder, atob, btoa, crypto, console, timers) on top of `__host`, a small set
+// atob, btoa, crypto, console, timers; fetch, TextEncoder and the rest as lazily loaded chunks) on top of `__host`, a small set
 // of synchronous functions the worker provides (Node's own URL, UTF-8, base64 and crypto), then
 // removes `__host` from the global scope. Nothing here can reach the network or file system.
 (/** @param {import('../host-api.ts').HostApi} host */ function (host) {
@@ -24,6 +24,8 @@
     provide: function (name, value) { provided[name] = value; },
     // set below, once they exist
     crypto: {},
+    /** @type {Record<string, any>} what the chunks that are parts of the prelude (fetch, text) use of it */
+    internals: {},
     subtle: host.subtle,
     b64encode: host.b64encode,
     intl: host.intl,
@@ -64,6 +66,8 @@
     'CompressionStream', 'DecompressionStream']);
   lazy('forms', ['Blob', 'File', 'FormData']);
   lazy('intl', ['Intl']);
+  lazy('fetch', ['fetch']);
+  lazy('text', ['TextEncoder', 'TextDecoder']);
   // The built-ins' locale methods answer as Node's do (QuickJS has no locale data).
   var toLocale = function (method, args, locales, options) { loadChunk('intl'); return provided.toLocale(method, args, locales, options); };
   hide(Number.prototype, 'toLocaleString', function (l, o) { return toLocale('number', [Number(this)], l, o); });
@@ -82,31 +86,6 @@
     if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
     return null;
   };
-
-  // ---- TextEncoder / TextDecoder --------------------------------------------------------------
-  class TextEncoder {
-    get encoding() { return 'utf-8'; }
-    encode(s) { return utf8(s === undefined ? '' : s); }
-    encodeInto(s, dest) {
-      var b = utf8(s); var n = Math.min(b.length, dest.length); dest.set(b.subarray(0, n));
-      return { read: String(s).length, written: n };
-    }
-  }
-  class TextDecoder {
-    constructor(label, options) {
-      var l = String(label === undefined ? 'utf-8' : label).toLowerCase();
-      if (l !== 'utf-8' && l !== 'utf8') throw new RangeError('TextDecoder: only utf-8 is supported');
-      this.fatal = !!(options && options.fatal);
-      this.ignoreBOM = !!(options && options.ignoreBOM);
-    }
-    get encoding() { return 'utf-8'; }
-    decode(input) {
-      if (input === undefined) return '';
-      var b = bytesOf(input);
-      if (!b) throw new TypeError('TextDecoder.decode: expected an ArrayBuffer or a view');
-      return utf8Decode(b.buffer, this.fatal, this.ignoreBOM);
-    }
-  }
 
   // ---- URL / URLSearchParams ------------------------------------------------------------------
   class URLSearchParams {
@@ -512,8 +491,7 @@
     configurable: true,
   });
 
-  // ---- fetch: carried out by the host (its checks, limits and redirects), settled here ---------
-  var NULL_BODY = [101, 103, 204, 205, 304];
+  // ---- streams the host reads from the guest (fetch is in guest/chunks/fetch.js) ---------------
   // Streams the host reads from the guest, one chunk per pull: `{done}` or `{done: false, value: ArrayBuffer}`.
   var chunkBytes = function (v) {
     if (typeof v === 'string') return utf8(v);
@@ -530,84 +508,10 @@
       return { done: false, value: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) };
     });
   };
-  // request bodies being sent as streams (`__upPull`)
-  var upStreams = new Map();
-  hide(G, '__upPull', function (id) { return pullFrom(upStreams, id); });
-  var fetchIds = 0;
-  /** A `data:` URL's response, made here (RFC 2397: optional type, `;base64`, percent-encoded data). */
-  var dataResponse = function (url) {
-    var comma = url.indexOf(',');
-    if (comma < 0) throw new TypeError('fetch: a data: URL needs a comma');
-    var head = url.slice(5, comma);
-    var body = url.slice(comma + 1);
-    var base64 = /;base64$/i.test(head);
-    var type = (base64 ? head.slice(0, -7) : head).trim() || 'text/plain;charset=US-ASCII';
-    var bytes;
-    if (base64) {
-      var bin = atob(decodeURIComponent(body));
-      bytes = new Uint8Array(bin.length);
-      for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    } else {
-      // percent-decoding to bytes (not to UTF-16), as the URL standard does
-      var out = [];
-      for (var j = 0; j < body.length; j++) {
-        if (body[j] === '%' && /^[0-9a-f]{2}$/i.test(body.slice(j + 1, j + 3))) { out.push(parseInt(body.slice(j + 1, j + 3), 16)); j += 2; }
-        else { var u = utf8(body[j]); for (var k = 0; k < u.length; k++) out.push(u[k]); }
-      }
-      bytes = new Uint8Array(out);
-    }
-    var res = new Response(bytes, { status: 200, headers: { 'content-type': type } });
-    res[$url] = url;
-    return res;
-  };
-  var fetch = function (input, init) {
-    return new Promise(function (resolve, reject) {
-      var req = new Request(input, init);
-      var signal = init && init.signal ? init.signal : req.signal;
-      if (signal && signal.aborted) return reject(signal.reason);
-      if (req.url.slice(0, 5) === 'data:') {
-        if (req.method !== 'GET') return reject(new TypeError('fetch: a data: URL answers only GET'));
-        return resolve(dataResponse(req.url));
-      }
-      var id = ++fetchIds;
-      var headers = [];
-      req.headers.forEach(function (v, n) { headers.push([n, v]); });
-      var streamBody = !!req[$source];
-      if (streamBody) {
-        // a stream body goes out as the host asks for it (`__upPull`)
-        upStreams.set(id, req[$source].getReader());
-        req[$source] = null;
-        req[$used] = true;
-      }
-      var b = req[$bytes];
-      var body = b && b.length ? b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) : undefined;
-      var onAbort = function () { host.fetchAbort(id); reject(signal.reason); };
-      if (signal && typeof signal.addEventListener === 'function') signal.addEventListener('abort', onAbort, { once: true });
-      var done = function () { if (signal && typeof signal.removeEventListener === 'function') signal.removeEventListener('abort', onAbort); };
-      host.fetch(id, JSON.stringify({ url: req.url, method: req.method, headers: headers, redirect: req.redirect, streamBody: streamBody }), body).then(function (json) {
-        done();
-        upStreams.delete(id);
-        var meta = JSON.parse(json);
-        var res = new Response(null, { status: meta.status, statusText: meta.statusText, headers: meta.headers });
-        res[$url] = meta.url;
-        res[$redirected] = meta.redirected;
-        // the body stays with the host: read whole by text()/json()/..., or chunk by chunk through `body`
-        if (meta.body && NULL_BODY.indexOf(meta.status) < 0) res[$hostBody] = id;
-        resolve(res);
-      }, function (e) {
-        done();
-        var up = upStreams.get(id);
-        upStreams.delete(id);
-        if (up) up.cancel().catch(function () {});
-        reject(fetchError(e));
-      });
-    });
-  };
-
   // ---- globals --------------------------------------------------------------------------------
   var globals = {
-    TextEncoder: TextEncoder, TextDecoder: TextDecoder, URL: URL, URLSearchParams: URLSearchParams,
-    Headers: Headers, Request: Request, Response: Response, fetch: fetch, atob: atob, btoa: btoa, crypto: crypto, console: console,
+    URL: URL, URLSearchParams: URLSearchParams,
+    Headers: Headers, Request: Request, Response: Response, atob: atob, btoa: btoa, crypto: crypto, console: console,
     setTimeout: function (fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), false); },
     setInterval: function (fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), true); },
     clearTimeout: clearTimer, clearInterval: clearTimer,
@@ -621,6 +525,12 @@
     reportError: function (e) { console.error(e); },
   };
   for (var name of Object.keys(globals)) hide(G, name, globals[name]);
+  platform.internals = {
+    Request: Request, Response: Response, $url: $url, $redirected: $redirected, $hostBody: $hostBody, $source: $source, $used: $used, $bytes: $bytes,
+    utf8: utf8, utf8Decode: utf8Decode, bytesOf: bytesOf, atob: atob, fetchError: fetchError, pullFrom: pullFrom,
+    fetch: function (id, json, body) { return host.fetch(id, json, body); },
+    fetchAbort: function (id) { host.fetchAbort(id); },
+  };
 
   // ---- dispatch: called by the worker for each invocation ------------------------------------
   var freezeDeep = function (o) { Object.freeze(o); for (var k of Object.keys(o)) if (o[k] && typeof o[k] === 'object') freezeDeep(o[k]); return o; };

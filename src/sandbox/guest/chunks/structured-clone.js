@@ -4,5 +4,7 @@ import { deserialize, serialize } from '@ungap/structured-clone';
 
 /** @param {{ define: (name: string, value: unknown) => void }} platform */
 export default function install(platform) {
-  platform.define('structuredClone', (value) => deserialize(serialize(value, { lossy: false })));
+  platform.define('structuredClone', function structuredClone(value) {
+    return deserialize(serialize(value, { lossy: false }));
+  });
 }
