@@ -99,7 +99,7 @@ type Slot = {
   pending: Map<number, Pending>;
   /** Streamed answers still flowing from this worker, by invocation id. */
   streams: Map<number, StreamIn>;
-  /** releases this worker has been sent sources for (it may have evicted some since) */
+  /** releases this worker has been sent sources for (it may have evicted some since), oldest first, at most `MAX_LOADED` */
   loaded: Set<string>;
   alive: boolean;
   /** Messages for the worker, sent together at the end of this event-loop turn. */
@@ -107,6 +107,9 @@ type Slot = {
 };
 
 const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
+
+/** Releases remembered per worker: a worker keeps at most its backstop of warm instances (10,000) anyway. */
+const MAX_LOADED = 20_000;
 
 /** Whether a release new to this worker would find a blank instance waiting. */
 const spareReady = (slot: Slot): boolean => slot.state[3] === 1 && slot.coldInFlight === 0;
@@ -448,7 +451,9 @@ export class SandboxPool {
       const needSources = !slot.loaded.has(releaseId) || attempt > 0;
       // Counted as loaded from now on, so the release's next calls follow it to this worker.
       if (needSources) {
+        slot.loaded.delete(releaseId);
         slot.loaded.add(releaseId);
+        if (slot.loaded.size > MAX_LOADED) slot.loaded.delete(slot.loaded.values().next().value!);
         slot.coldInFlight++;
       }
       let result: InvocationResult;
