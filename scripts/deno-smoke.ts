@@ -35,6 +35,8 @@ try {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: url, PORT: String(port), PLATFORM_SECRETS_KEY: 'a'.repeat(64), PLATFORM_LOG_LEVEL: 'warn', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // its own process group: npx does not pass signals on to deno, so the whole group is stopped at the end
+    detached: true,
   });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
@@ -76,9 +78,23 @@ try {
   check('the docs host serves a guide', guide.status === 200 && guide.body.includes('Quick start'));
   check('POST /v0/auth/device/start gives a user code', device?.status === 200 && /^[A-Z]{4}-[A-Z]{4}$/.test(deviceBody?.user_code ?? ''), JSON.stringify(deviceBody));
 } finally {
-  child?.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 500));
+  if (child?.pid) await stopGroup(child.pid);
   await scratch.close();
+}
+
+/** SIGTERM to the process group (npx and deno), SIGKILL to whatever is left after 5 s. */
+async function stopGroup(pid: number): Promise<void> {
+  const signal = (sig: NodeJS.Signals | 0) => {
+    try {
+      process.kill(-pid, sig);
+      return true;
+    } catch {
+      return false; // no process left in the group
+    }
+  };
+  signal('SIGTERM');
+  for (let waited = 0; waited < 5000 && signal(0); waited += 100) await new Promise((r) => setTimeout(r, 100));
+  signal('SIGKILL');
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
