@@ -185,6 +185,29 @@ test('a release waiting for a secret says so; setting the secret from the consol
   await shot('9-resources');
 });
 
+test('run a job now from the resources page, with a payload; its run shows in the events', async () => {
+  const site = path.join(work, 'site');
+  const manifest = JSON.parse(await readFile(path.join(site, 'manifest.platform.json'), 'utf8'));
+  manifest.runtime = { ...manifest.runtime, server_entry: 'server.js' };
+  manifest.resources = { ...manifest.resources, jobs: { report: { max_attempts: 1 } } };
+  await writeFile(path.join(site, 'manifest.platform.json'), JSON.stringify(manifest));
+  await writeFile(path.join(site, 'server.js'), `export default { async job(event, ctx) { ctx.log.info('report for ' + event.payload.team); } };`);
+  await run(['publish', '--message', 'with a job'], site);
+  await page.reload();
+  const row = page.getByRole('row', { name: /report/ });
+  await row.getByText('when enqueued').waitFor();
+  await row.getByLabel('Payload for report').fill('{ "team": ');
+  await row.getByRole('button', { name: 'Run now' }).click();
+  await row.getByText('The payload is not JSON.').waitFor();
+  await row.getByLabel('Payload for report').fill('{ "team": "blue" }');
+  await row.getByRole('button', { name: 'Run now' }).click();
+  await row.getByText(/Queued job_\w+\./).waitFor();
+  await shot('9b-run-job');
+  await row.getByRole('link', { name: 'See its events' }).click();
+  await page.getByRole('cell', { name: 'report for blue' }).waitFor({ timeout: 15_000 });
+  await page.getByRole('cell', { name: 'job.succeeded' }).first().waitFor({ timeout: 15_000 });
+});
+
 test('the event log tails live', async () => {
   await page.getByRole('link', { name: 'Events' }).click();
   await page.getByRole('cell', { name: 'secret.set' }).first().waitFor();

@@ -1,7 +1,7 @@
 import { html } from 'hono/html';
 import { appTabs, type ConsolePage } from '../layout.ts';
 
-/** What the live release declares: collections, stores, jobs, webhooks (with the URL to paste into the provider). */
+/** What the live release declares: collections, stores, jobs (each can be run now), webhooks (with the URL to paste into the provider). */
 export const appResourcesPage: ConsolePage = {
   id: 'app-resources',
   path: '/apps/:app_id/resources',
@@ -10,6 +10,23 @@ export const appResourcesPage: ConsolePage = {
   body: (p) => html`${appTabs(p.app_id!, 'Resources')}<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading resources…</p></section>`,
   script: `import { api, appHeading, appIdOf, boot, copyButton, el, failure, show, table } from '/assets/console.js';
 const id = appIdOf();
+/** Runs a job of the live release now (POST …/jobs/<name>/runs), with an optional JSON payload. */
+function runNow(name) {
+  const payload = el('input', { type: 'text', 'aria-label': 'Payload for ' + name, placeholder: 'payload (JSON, optional)', size: 22 });
+  const status = el('span', { role: 'status' });
+  const button = el('button', { type: 'button', class: 'small', onclick: async () => {
+    let body = {};
+    if (payload.value.trim()) {
+      try { body = { payload: JSON.parse(payload.value) }; } catch { status.className = 'error'; status.textContent = 'The payload is not JSON.'; return; }
+    }
+    button.disabled = true;
+    const r = await api('POST', '/v0/apps/' + id + '/jobs/' + encodeURIComponent(name) + '/runs', body);
+    button.disabled = false;
+    status.className = r.ok ? '' : 'error';
+    status.replaceChildren(r.ok ? el('span', {}, 'Queued ', el('code', {}, r.data.job_id), '. ', el('a', { href: '/apps/' + id + '/events' }, 'See its events')) : failure(r));
+  } }, 'Run now');
+  return el('div', { class: 'run-now' }, payload, ' ', button, ' ', status);
+}
 const fieldType = (f) => typeof f === 'string' ? f : f.type + (f.values ? ' (' + f.values.join(', ') + ')' : '') + (f.collection ? ' → ' + f.collection : '');
 if (await boot(true)) {
   const [app, res] = await Promise.all([appHeading(id, 'resources'), api('GET', '/v0/apps/' + id + '/resources')]);
@@ -33,9 +50,10 @@ if (await boot(true)) {
     ]));
     const jobs = of('jobs');
     if (jobs.length) parts.push(el('h2', {}, 'Jobs'), table(jobs, [
-      ['Name', (r) => el('code', {}, r.resource_name)],
+      ['Name', (r) => el('code', { class: 'nowrap' }, r.resource_name)],
       ['Runs', (r) => r.spec.trigger === 'schedule' ? 'on schedule: ' + r.spec.schedule.replaceAll('_', ' ') : 'when enqueued'],
       ['Attempts', (r) => String(r.spec.max_attempts || 3)],
+      ['Run', (r) => runNow(r.resource_name)],
     ]));
     const hooks = of('webhooks');
     if (hooks.length) parts.push(el('h2', {}, 'Webhooks'), table(hooks, [
