@@ -479,7 +479,8 @@ export class SandboxPool {
 
   /** Whether some worker was sent this release's sources (its next call may still find it evicted). */
   holds(releaseId: string): boolean {
-    return this.allSlots().some((s) => s.loaded.has(releaseId));
+    // on every server call: no array of all slots made for it
+    return this.slots.some((s) => s.loaded.has(releaseId)) || this.isolated.get(releaseId)?.slot.loaded.has(releaseId) === true;
   }
 
   /** Drops a release's warm instances (e.g. after a rollback made it not live). */

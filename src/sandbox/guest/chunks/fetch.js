@@ -7,7 +7,8 @@ const NULL_BODY = [101, 103, 204, 205, 304];
 /** @param {{ define: (name: string, value: unknown) => void, internals: any }} platform */
 export default function install(platform) {
   const { Request, Response, $url, $redirected, $hostBody, $source, $used, $bytes, utf8, atob, fetchError, pullFrom } = platform.internals;
-  const host = platform.internals;
+  // the host's outbound request and its abort, as the prelude passes them on
+  const { fetch: hostFetch, fetchAbort: hostAbort } = platform.internals;
   // request bodies being sent as streams: the host pulls each chunk (`__upPull`)
   const upStreams = new Map();
   platform.define('__upPull', (id) => pullFrom(upStreams, id));
@@ -64,14 +65,14 @@ export default function install(platform) {
       const b = req[$bytes];
       const body = b && b.length ? b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) : undefined;
       const onAbort = () => {
-        host.fetchAbort(id);
+        hostAbort(id);
         reject(signal.reason);
       };
       if (signal && typeof signal.addEventListener === 'function') signal.addEventListener('abort', onAbort, { once: true });
       const done = () => {
         if (signal && typeof signal.removeEventListener === 'function') signal.removeEventListener('abort', onAbort);
       };
-      host.fetch(id, JSON.stringify({ url: req.url, method: req.method, headers, redirect: req.redirect, streamBody }), body).then(
+      hostFetch(id, JSON.stringify({ url: req.url, method: req.method, headers, redirect: req.redirect, streamBody }), body).then(
         (json) => {
           done();
           upStreams.delete(id);
