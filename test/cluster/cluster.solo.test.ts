@@ -23,7 +23,7 @@ const dataDir = path.resolve('.data', 'test-scratch', `cluster-${process.pid}`);
 /** Processes whose command line names `dir` (Postgres started on the data directory). */
 function startedIn(dir: string): number[] {
   const lines = execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n');
-  return lines.filter((l) => l.includes(dir) && !l.includes('ps -eo')).map((l) => Number(l.trim().split(/\s+/)[0]));
+  return lines.filter((l) => l.includes(dir)).map((l) => Number(l.trim().split(/\s+/)[0]));
 }
 
 async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> {
