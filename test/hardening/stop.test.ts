@@ -117,7 +117,15 @@ async function serveTraffic(s: Started): Promise<() => Promise<void>> {
   const published = await request(s.port, 'PUT', '/v0/apps', { key, body });
   assert.is(published.status, 200, published.body);
   const host = `${JSON.parse(published.body).app_id}.apps.localhost`;
-  for (let i = 0; i < 20; i++) assert.is((await request(s.port, 'GET', `/warm-${i}`, { host })).status, 200);
+  for (let i = 0; i < 20; i++) {
+    const warm = await request(s.port, 'GET', `/warm-${i}`, { host });
+    if (warm.status !== 200) {
+      // what the owner would read: the failure's event carries its kind and detail
+      await new Promise((r) => setTimeout(r, 1500));
+      const events = await request(s.port, 'GET', `/v0/apps/${JSON.parse(published.body).app_id}/events?severity=error`, { key });
+      assert.unreachable(`GET /warm-${i} answered ${warm.status} ${warm.body}\nerror events: ${events.body}\n${s.output().slice(-3000)}`);
+    }
+  }
   // keep server requests and publishes (work on the main thread) in flight while the signal arrives
   let going = true;
   const many = site({ files: Array.from({ length: 300 }, (_, i) => file(`public/p${i}.html`, `<p>${i} ${'x'.repeat(2000)}</p>`)) });
