@@ -26,7 +26,7 @@ export function createCalls(state: WorkerState) {
 
   /** Calls whose answer is streaming, by invocation id. */
   const streams = new Map<number, Call>();
-  const newCall = (inv: Invocation): Call => ({ inv, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false });
+  const newCall = (inv: Invocation): Call => ({ inv, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, segmentCpuStart: 0, done: false });
 
   function finish(call: Call, result: InvocationResult, transfer: ArrayBuffer[] = []): void {
     if (call.done) return;

@@ -117,7 +117,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     inst.dispatch = context.getProp(context.global, '__dispatch');
     // Loading the module's top-level code has its own, larger budget: a cold worker's first
     // evaluation is slow, but a top-level infinite loop is still stopped.
-    const loadCall: Call = { inv: { ...inv, limits: { ...inv.limits, cpuMs: loadBudgetMs(inv.limits.cpuMs) } }, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, done: false };
+    const loadCall: Call = { inv: { ...inv, limits: { ...inv.limits, cpuMs: loadBudgetMs(inv.limits.cpuMs) } }, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, segmentCpuStart: 0, done: false };
     const entry = inv.release.entry;
     const loaded = segment(state, inst, loadCall, () => {
       const r = context.evalCode(sources[entry]!, entry, { type: 'module' });

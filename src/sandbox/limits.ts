@@ -1,11 +1,12 @@
 /**
  * Limits inside a worker: guest code runs in segments timed against its call's CPU budget (the
- * runtime's interrupt handler stops it), a release's memory is measured after calls, and failures
+ * thread's CPU time, see cpu-clock.ts; the runtime's interrupt handler stops it), a release's memory is measured after calls, and failures
  * are sorted into the kinds the pool and the owner see.
  */
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { FailureKind } from './protocol.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
+import { cpuClock } from './cpu-clock.ts';
 
 /** Loading a module's top-level code has its own, larger budget than a call. */
 export function loadBudgetMs(cpuMs: number): number {
@@ -27,7 +28,10 @@ export function installInterrupt(inst: Instance): void {
   inst.runtime.setInterruptHandler(() => {
     const call = inst.current;
     if (!call || inst.platformWork) return false;
-    if (call.cpuUsedMs + (performance.now() - call.segmentStart) <= call.inv.limits.cpuMs) return false;
+    // wall-clock time first (cheap): the thread's CPU time cannot have grown more than it
+    const budget = call.inv.limits.cpuMs;
+    if (call.cpuUsedMs + (performance.now() - call.segmentStart) <= budget) return false;
+    if (call.cpuUsedMs + (cpuClock().now() - call.segmentCpuStart) <= budget) return false;
     call.cpuExceeded = true;
     return true;
   });
@@ -40,12 +44,16 @@ export function installInterrupt(inst: Instance): void {
 export function platformWork<T>(inst: Instance, fn: () => T): T {
   if (inst.platformWork) return fn(); // nested (a chunk loading another): the outer one takes the time off
   const started = performance.now();
+  const startedCpu = cpuClock().now();
   inst.platformWork = true;
   try {
     return fn();
   } finally {
     inst.platformWork = false;
-    if (inst.current) inst.current.segmentStart += performance.now() - started;
+    if (inst.current) {
+      inst.current.segmentStart += performance.now() - started;
+      inst.current.segmentCpuStart += cpuClock().now() - startedCpu;
+    }
   }
 }
 
@@ -54,6 +62,7 @@ export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: (
   state.outbox.flushUnlessOnly(inst.releaseId);
   inst.current = call;
   call.segmentStart = performance.now();
+  call.segmentCpuStart = cpuClock().now();
   state.shared[0] = Date.now();
   state.shared[2] = call.inv.id;
   let out: T;
@@ -62,7 +71,7 @@ export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: (
   } finally {
     state.shared[0] = 0;
     state.shared[2] = 0;
-    call.cpuUsedMs += performance.now() - call.segmentStart;
+    call.cpuUsedMs += cpuClock().now() - call.segmentCpuStart;
     inst.current = undefined;
   }
   // The interrupt can land inside a promise job whose rejection nobody observes (a `then` callback):

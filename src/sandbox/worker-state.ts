@@ -42,8 +42,11 @@ export type Call = {
   hostCalls: number;
   logs: LogEntry[];
   secretsRead: Set<string>;
+  /** CPU time its segments used (the thread's, not wall-clock time). */
   cpuUsedMs: number;
+  /** When the running segment began: wall-clock time (the interrupt's cheap first check) and the thread's CPU clock. */
   segmentStart: number;
+  segmentCpuStart: number;
   /** The CPU limit's interrupt fired: the call ends after this segment, whatever its promises do. */
   cpuExceeded?: boolean;
   done: boolean;
