@@ -10,7 +10,7 @@
  * at a segment's edges and, in the interrupt handler, only once wall-clock time says the budget may
  * be spent (a thread's CPU time never grows faster than wall-clock time), so a call pays two reads.
  */
-import { openSync, readSync } from 'node:fs';
+import { openSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 
 export type CpuClock = { readonly source: 'thread-cpu-usage' | 'schedstat' | 'wall'; now(): number };
 
@@ -69,4 +69,25 @@ let clock: CpuClock | undefined;
 /** The calling thread's clock, chosen on first use (so a worker thread opens its own descriptor). */
 export function cpuClock(): CpuClock {
   return (clock ??= threadCpuUsage() ?? schedstat() ?? wall);
+}
+
+/** The calling thread's Linux thread id, so another thread can read its CPU time; 0 where there is none. */
+export function threadId(): number {
+  try {
+    // "<pid>/task/<tid>"
+    return Number(/task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time (ms) thread `tid` of this process has used, read from another thread; undefined where unreadable. */
+export function taskCpuMs(tid: number): number | undefined {
+  if (!tid) return undefined;
+  try {
+    const ns = Number(/^\d+/.exec(readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1'))?.[0]);
+    return ns > 0 ? ns / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
 }

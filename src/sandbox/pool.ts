@@ -5,6 +5,7 @@
  * (a long single instruction the interrupt handler never sees) is terminated and replaced.
  */
 import { Worker } from 'node:worker_threads';
+import { taskCpuMs } from './cpu-clock.ts';
 import { Outbox } from './outbox.ts';
 import type { FetchPolicy, Invocation, InvocationResult, Limits, StreamEnd, WorkerInbound, WorkerOutbound } from './protocol.ts';
 
@@ -89,9 +90,12 @@ type Slot = {
   /**
    * Shared with the worker: [0] when guest code started running (0 = idle), [1] id of the last
    * invocation it began, [2] id of the invocation whose guest code is running now (0 = none),
-   * [3] 1 while a blank instance (a spare) is ready for a release new to the worker.
+   * [3] 1 while a blank instance (a spare) is ready for a release new to the worker, [4] the
+   * worker's thread id (0 unknown), for the watchdog to read its CPU time.
    */
   state: Float64Array;
+  /** The running stretch of guest code the watchdog has seen: when it began, when it was first seen, and the thread's CPU time then. */
+  watched?: { since: number; seenAt: number; cpuMs: number | undefined };
   /** Calls sent with sources and not answered yet: each may take the worker's spare. */
   coldInFlight: number;
   worker: Worker;
@@ -134,7 +138,7 @@ export class SandboxPool {
 
   private spawn(index: number, isolatedFor?: string): Slot {
     // Each worker gets its own state block, so a retired worker's can still be read after it is replaced.
-    const state = new Float64Array(new SharedArrayBuffer(32));
+    const state = new Float64Array(new SharedArrayBuffer(40));
     const worker = new Worker(WORKER_URL, {
       workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 10_000, instanceBudgetBytes: instanceBudgetBytes(this.options), limits: this.options.limits, memoryBytes: workerMemoryBytes(this.options), fetchPolicy: this.options.fetchPolicy },
       // Generous V8 limits for the thread itself: guest memory lives in the capped WASM memory.
@@ -345,12 +349,25 @@ export class SandboxPool {
     return 0;
   }
 
-  /** Terminates a worker whose guest code has run without yielding for too long. */
+  /**
+   * Terminates a worker whose guest code has run without yielding for too long: `hardKillMs` of the
+   * thread's CPU time (where it can be read), so a busy host does not kill a worker whose guest only
+   * waited for a core. A stretch is first seen by a check up to 100 ms after it began; the time
+   * before that is counted as if all of it had been CPU. Where the thread's CPU time cannot be
+   * read, wall-clock time decides, as before.
+   */
   private check(): void {
     const now = Date.now();
     for (const slot of this.allSlots()) {
       const since = slot.state[0]!;
-      if (since && now - since > this.options.hardKillMs && slot.alive) {
+      if (!since) continue;
+      if (slot.watched?.since !== since) slot.watched = { since, seenAt: now, cpuMs: taskCpuMs(slot.state[4]!) };
+      if (now - since <= this.options.hardKillMs || !slot.alive) continue;
+      const { seenAt, cpuMs } = slot.watched;
+      const cpuNow = cpuMs === undefined ? undefined : taskCpuMs(slot.state[4]!);
+      // before it was seen, it may have used every millisecond of the wall clock
+      const ranMs = cpuNow === undefined ? now - since : cpuNow - cpuMs! + (seenAt - since);
+      if (ranMs > this.options.hardKillMs) {
         this.retire(slot, 'watchdog: guest did not yield', {
           kind: 'timeout',
           message: `guest code ran for more than ${this.options.hardKillMs} ms without yielding; its worker was terminated`,

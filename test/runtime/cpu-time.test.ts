@@ -1,7 +1,8 @@
 /**
  * A call's CPU budget is CPU time, not wall-clock time: on a host whose cores are busy with other
  * work, a handler well inside its plan's CPU is not cut off for the time it waited for a core, and
- * a handler that loops forever is still stopped.
+ * a handler that loops forever is still stopped. The same holds for the watchdog that terminates a
+ * worker stuck in one long native operation.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -29,13 +30,24 @@ function firstCpu(): string {
   return allowed?.[1] ?? '0';
 }
 
-test('on a busy core, a handler inside its CPU budget answers; one that loops forever is stopped', async () => {
-  if (process.platform !== 'linux') return;
+/**
+ * Every thread of this process (sandbox workers started later inherit it) and five programs that
+ * never stop computing share one core: each gets about a sixth of it. Returns how to end them.
+ */
+async function busyCore(): Promise<() => void> {
   const cpu = firstCpu();
-  // Every thread of this process (the sandbox worker started below inherits it) and five programs
-  // that never stop computing share one core: each gets about a sixth of it.
   execFileSync('taskset', ['-a', '-p', '-c', cpu, String(process.pid)], { stdio: 'ignore' });
   const busy: ChildProcess[] = [];
+  for (let i = 0; i < 5; i++) busy.push(spawn('taskset', ['-c', cpu, process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  await new Promise((r) => setTimeout(r, 300));
+  return () => {
+    for (const b of busy) b.kill('SIGKILL');
+  };
+}
+
+test('on a busy core, a handler inside its CPU budget answers; one that loops forever is stopped', async () => {
+  if (process.platform !== 'linux') return;
+  let idle = () => {};
   const budgetMs = 25;
   const pool = new SandboxPool({ workers: 1, limits: { cpuMs: budgetMs, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 20_000 }, hardKillMs: 20_000 });
   try {
@@ -46,8 +58,7 @@ test('on a busy core, a handler inside its CPU budget answers; one that loops fo
     assert.ok(probe.ok && probe.cpuMs! > 0, JSON.stringify(probe.error));
     const n = Math.max(10_000, Math.round((100_000 * 10) / probe.cpuMs!));
 
-    for (let i = 0; i < 5; i++) busy.push(spawn('taskset', ['-c', cpu, process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' }));
-    await new Promise((r) => setTimeout(r, 300));
+    idle = await busyCore();
     let slowerThanBudget = 0;
     for (let i = 0; i < 12; i++) {
       const started = performance.now();
@@ -64,7 +75,37 @@ test('on a busy core, a handler inside its CPU budget answers; one that loops fo
     assert.is(loop.error?.kind, 'timeout');
     assert.match(loop.error!.message, `${budgetMs} ms of CPU`);
   } finally {
-    for (const b of busy) b.kill('SIGKILL');
+    idle();
+    await pool.close();
+  }
+});
+
+test('on a busy core, the watchdog spares a long native operation inside its CPU limit and still stops a longer one', async () => {
+  if (process.platform !== 'linux') return;
+  let idle = () => {};
+  const hardKillMs = 300;
+  // JSON.stringify of a large array is one native operation: QuickJS's interrupt never sees it, only the watchdog does
+  const pool = new SandboxPool({ workers: 1, limits: { cpuMs: 10_000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 60_000 }, hardKillMs });
+  const stringify = (n: number) => `export default { fetch() { return new Response(String(JSON.stringify(new Array(${n}).fill(1.5)).length)); } };`;
+  try {
+    await pool.warm();
+    const probe = await invokeSource(pool, 'probe', stringify(100_000));
+    assert.ok(probe.ok && probe.cpuMs! > 0, JSON.stringify(probe.error));
+    const perMs = 100_000 / probe.cpuMs!;
+    idle = await busyCore();
+    // about 100 ms of CPU: several times that on the wall clock with the core shared six ways
+    const started = performance.now();
+    const spared = await invokeSource(pool, 'spared', stringify(Math.round(perMs * 100)));
+    const wallMs = performance.now() - started;
+    assert.ok(spared.ok, JSON.stringify(spared.error));
+    assert.ok(wallMs > hardKillMs, `the core was not busy: the call took ${wallMs.toFixed(0)} ms`);
+    // about 1 s of CPU: past the watchdog's 300 ms however long it waits for the core
+    const stopped = await invokeSource(pool, 'stopped', stringify(Math.round(perMs * 1000)));
+    assert.is(stopped.ok, false);
+    assert.is(stopped.error?.kind, 'timeout');
+    assert.match(stopped.error!.message, 'without yielding');
+  } finally {
+    idle();
     await pool.close();
   }
 });
