@@ -1,7 +1,7 @@
 /**
  * Limits inside a worker: guest code runs in segments timed against its call's CPU budget (the
- * thread's CPU time, see cpu-clock.ts; the runtime's interrupt handler stops it), a release's memory is measured after calls, and failures
- * are sorted into the kinds the pool and the owner see.
+ * thread's CPU time, see cpu-clock.ts; the runtime's interrupt handler stops it), a release's
+ * memory is measured after calls, and failures are sorted into the kinds the pool and the owner see.
  */
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { FailureKind } from './protocol.ts';
