@@ -8,14 +8,18 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { publishServerApp } from '../_lib/apps.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
+import { setPlan } from '../../src/plans/operator.ts';
 
 const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '1', PLATFORM_SANDBOX_WALL_MS: '3000' });
 const u = await newUser(h);
+// Business: 200 ms of CPU per call, far above what the heavy app uses on any machine
+await setPlan(h.deps, { accountId: u.account_id, planKey: 'business' });
 
 const publish = async (source: string) => (await publishServerApp(h, u.api_key, source)).host;
 
-// about 25 ms of CPU per call, under the 50 ms limit
-const heavy = await publish(`export default { fetch() { const end = Date.now() + 25; let n = 0; while (Date.now() < end) n++; return new Response('heavy ' + n); } };`);
+// ~35 ms of CPU per call on these machines: a fixed amount of work, since CPU time is what is billed
+// (a busy wait on the clock uses less CPU when other test files share the cores)
+const heavy = await publish(`export default { fetch() { let n = 0; for (let i = 0; i < 400000; i++) n += i; return new Response('heavy ' + n); } };`);
 const light = await publish(`export default { fetch() { return new Response('light'); } };`);
 
 test("a light app's call is not queued behind a heavy app's burst on the same worker", async () => {
