@@ -74,9 +74,6 @@ export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: (
     call.cpuUsedMs += cpuClock().now() - call.segmentCpuStart;
     inst.current = undefined;
   }
-  // One native operation (a JSON.stringify of a large array) runs without the interrupt seeing it:
-  // a call whose segment went past the budget that way fails all the same.
-  if (call.cpuUsedMs > call.inv.limits.cpuMs) call.cpuExceeded = true;
   // The interrupt can land inside a promise job whose rejection nobody observes (a `then` callback):
   // the call would then wait for its wall-clock limit. It is over now.
   if (call.cpuExceeded) {
