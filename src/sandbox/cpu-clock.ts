@@ -9,10 +9,41 @@
  * ~1.5 µs), and where neither exists, wall-clock time (what the budget meant before). Callers read it
  * at a segment's edges and, in the interrupt handler, only once wall-clock time says the budget may
  * be spent (a thread's CPU time never grows faster than wall-clock time), so a call pays two reads.
+ * Both sources move in scheduler ticks, so what is billed is `billedMs`: the smaller of wall-clock
+ * time and CPU time plus the largest tick.
  */
 import { openSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 
-export type CpuClock = { readonly source: 'thread-cpu-usage' | 'schedstat' | 'wall'; now(): number };
+export type CpuClock = {
+  readonly source: 'thread-cpu-usage' | 'schedstat' | 'wall';
+  now(): number;
+  /** How stale a reading may be (ms): an interval read from it is off by up to this either way. See `billedMs`. */
+  readonly stepMs: number;
+};
+
+/**
+ * CPU time to bill for an interval that took `wallMs` on the wall clock and `cpuMs` by the clock:
+ * never less than what it really used (the clock's step is added), never more than the wall clock.
+ * A short interval costs its wall-clock time, as exact as before; a long one on a busy core costs its
+ * CPU time plus at most one step.
+ */
+export function billedMs(clock: CpuClock, wallMs: number, cpuMs: number): number {
+  return Math.min(wallMs, cpuMs + clock.stepMs);
+}
+
+/**
+ * Linux moves a running thread's CPU time at scheduler ticks: 1 to 10 ms apart by the kernel's HZ
+ * (measured here: 4 ms steps, from every source above). The largest, so billing never falls short.
+ */
+const TICK_MS = 10;
+
+/** Whether the clock moves while this thread computes (at most a tick or two of spinning, once per thread). */
+function moves(now: () => number): boolean {
+  const first = now();
+  const until = performance.now() + 50;
+  while (performance.now() < until) if (now() !== first) return true;
+  return false;
+}
 
 function threadCpuUsage(): CpuClock | undefined {
   const usage = (process as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage;
@@ -22,13 +53,11 @@ function threadCpuUsage(): CpuClock | undefined {
   } catch {
     return undefined;
   }
-  return {
-    source: 'thread-cpu-usage',
-    now: () => {
-      const u = usage.call(process);
-      return (u.user + u.system) / 1000;
-    },
+  const now = (): number => {
+    const u = usage.call(process);
+    return (u.user + u.system) / 1000;
   };
+  return moves(now) ? { source: 'thread-cpu-usage', now, stepMs: TICK_MS } : undefined;
 }
 
 function schedstat(): CpuClock | undefined {
@@ -51,18 +80,14 @@ function schedstat(): CpuClock | undefined {
     return ns / 1e6;
   };
   try {
-    // a kernel without scheduler statistics reports zeros: then this source tells nothing
-    const first = read();
-    let x = 0;
-    for (let i = 0; i < 200_000; i++) x += i;
-    if (!(read() > first) || x < 0) return undefined;
+    // a kernel without scheduler statistics reports zeros, which never move: then this source tells nothing
+    return moves(read) ? { source: 'schedstat', now: read, stepMs: TICK_MS } : undefined;
   } catch {
     return undefined;
   }
-  return { source: 'schedstat', now: read };
 }
 
-const wall: CpuClock = { source: 'wall', now: () => performance.now() };
+const wall: CpuClock = { source: 'wall', now: () => performance.now(), stepMs: 0 };
 
 let clock: CpuClock | undefined;
 

@@ -6,7 +6,7 @@
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { FailureKind } from './protocol.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
-import { cpuClock } from './cpu-clock.ts';
+import { billedMs, cpuClock } from './cpu-clock.ts';
 
 /** Loading a module's top-level code has its own, larger budget than a call. */
 export function loadBudgetMs(cpuMs: number): number {
@@ -30,8 +30,10 @@ export function installInterrupt(inst: Instance): void {
     if (!call || inst.platformWork) return false;
     // wall-clock time first (cheap): the thread's CPU time cannot have grown more than it
     const budget = call.inv.limits.cpuMs;
-    if (call.cpuUsedMs + (performance.now() - call.segmentStart) <= budget) return false;
-    if (call.cpuUsedMs + (cpuClock().now() - call.segmentCpuStart) <= budget) return false;
+    const wallMs = performance.now() - call.segmentStart;
+    if (call.cpuUsedMs + wallMs <= budget) return false;
+    const clock = cpuClock();
+    if (call.cpuUsedMs + billedMs(clock, wallMs, clock.now() - call.segmentCpuStart) <= budget) return false;
     call.cpuExceeded = true;
     return true;
   });
@@ -71,7 +73,8 @@ export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: (
   } finally {
     state.shared[0] = 0;
     state.shared[2] = 0;
-    call.cpuUsedMs += cpuClock().now() - call.segmentCpuStart;
+    const clock = cpuClock();
+    call.cpuUsedMs += billedMs(clock, performance.now() - call.segmentStart, clock.now() - call.segmentCpuStart);
     inst.current = undefined;
   }
   // The interrupt can land inside a promise job whose rejection nobody observes (a `then` callback):
