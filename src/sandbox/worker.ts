@@ -12,7 +12,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import { createCalls } from './calls.ts';
-import { threadId } from './cpu-clock.ts';
+import { cpuClock, threadId } from './cpu-clock.ts';
 import { guestCode } from './guest/build.ts';
 import { createOutbound, type FetchPolicy } from './outbound.ts';
 import { Outbox } from './outbox.ts';
@@ -51,8 +51,10 @@ const state: WorkerState = {
   spareLimits: workerData.limits ? { memoryBytes: workerData.limits.memoryBytes, stackBytes: workerData.limits.stackBytes } : { memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024 },
 };
 const calls = createCalls(state);
-// the pool's watchdog reads this thread's CPU time by its id (cpu-clock.ts)
+// the pool's watchdog reads this thread's CPU time by its id (cpu-clock.ts); this thread's own clock
+// is chosen now (it spins up to a scheduler tick to check the clock moves), not inside a first call
 state.shared[4] = threadId();
+cpuClock();
 
 function onMessage(msg: WorkerInbound): void {
   state.lastActivity = performance.now();
