@@ -23,6 +23,12 @@ export function failureKind(kind: FailureKind, message: string): FailureKind {
   return /out of memory/i.test(message) ? 'memory' : /stack overflow|call stack/i.test(message) ? 'stack' : /interrupted/i.test(message) ? 'timeout' : kind;
 }
 
+/** CPU time the running segment of `call` has used so far, as billed (see `billedMs`). */
+function segmentBilledMs(call: Call): number {
+  const clock = cpuClock();
+  return billedMs(clock, performance.now() - call.segmentStart, clock.now() - call.segmentCpuStart);
+}
+
 /** Stops guest code once its call has used its CPU budget. */
 export function installInterrupt(inst: Instance): void {
   inst.runtime.setInterruptHandler(() => {
@@ -30,10 +36,8 @@ export function installInterrupt(inst: Instance): void {
     if (!call || inst.platformWork) return false;
     // wall-clock time first (cheap): the thread's CPU time cannot have grown more than it
     const budget = call.inv.limits.cpuMs;
-    const wallMs = performance.now() - call.segmentStart;
-    if (call.cpuUsedMs + wallMs <= budget) return false;
-    const clock = cpuClock();
-    if (call.cpuUsedMs + billedMs(clock, wallMs, clock.now() - call.segmentCpuStart) <= budget) return false;
+    if (call.cpuUsedMs + (performance.now() - call.segmentStart) <= budget) return false;
+    if (call.cpuUsedMs + segmentBilledMs(call) <= budget) return false;
     call.cpuExceeded = true;
     return true;
   });
@@ -73,8 +77,7 @@ export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: (
   } finally {
     state.shared[0] = 0;
     state.shared[2] = 0;
-    const clock = cpuClock();
-    call.cpuUsedMs += billedMs(clock, performance.now() - call.segmentStart, clock.now() - call.segmentCpuStart);
+    call.cpuUsedMs += segmentBilledMs(call);
     inst.current = undefined;
   }
   // The interrupt can land inside a promise job whose rejection nobody observes (a `then` callback):
