@@ -2,16 +2,23 @@
  * The functions the worker installs as `__host` for the prelude, with the signatures the prelude
  * sees. One table for both sides: `host-functions.ts` must implement exactly these names (its
  * table is typed by this one) and `prelude.js` is type-checked against it (`// @ts-check`).
- * Strings that may hold NUL cross as JSON text, since QuickJS C strings end at the first NUL.
+ * Strings that may hold NUL cross as JSON text, since QuickJS C strings end at the first NUL:
+ * either always (named `json`), or, for the URL and query functions, only when they hold a NUL or
+ * a lone surrogate (the prelude's `wire()`: JSON behind U+0002; the host's `text()` reads both).
  */
 export type HostApi = {
   /** UTF-8 bytes of a string given as JSON text. */
   utf8Encode(json: string): ArrayBuffer;
   /** The string (as JSON text) the bytes decode to; throws a TypeError when `fatal` and invalid. */
   utf8Decode(bytes: ArrayBuffer, fatal: boolean, ignoreBOM: boolean): string;
-  /** The parts of a URL (as JSON `UrlParts`), or undefined when it does not parse. */
+  /**
+   * The parts of a URL in `URL_PARTS` order joined by U+0001 (a parsed URL never holds a raw
+   * control character: the parser percent-encodes them or strips them; NUL itself cannot cross,
+   * strings enter QuickJS as C strings; one string to split is much cheaper for QuickJS than JSON
+   * to parse), or undefined when it does not parse.
+   */
   urlParse(href: string, base?: string): string | undefined;
-  /** The URL with one part set (JSON `UrlParts`), or undefined when the value is refused. */
+  /** The URL with one part set (as `urlParse` gives it), or undefined when the value is refused. */
   urlSet(href: string, part: string, value: string): string | undefined;
   /** A query string's pairs as JSON `[name, value][]`. */
   qsParse(query: string): string;

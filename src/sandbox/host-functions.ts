@@ -9,6 +9,7 @@ import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { HostApi, UrlParts } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
 import { platformWork } from './limits.ts';
+import { installDirectDispatch } from './host-dispatch.ts';
 import { FetchRefused, OUTBOUND, readChunk, readRest, type OutboundRequest } from './outbound.ts';
 import { answerIntl } from './intl.ts';
 import { runSubtle, SubtleError } from './subtle.ts';
@@ -27,9 +28,10 @@ function fetchFailure(err: unknown, controller: AbortController | undefined): st
 }
 const MAX_LOGS = 200;
 
-function urlParts(u: URL): UrlParts {
-  const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = u;
-  return { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash };
+/** A URL's parts in the prelude's `URL_PARTS` order, joined by U+0001 (see `HostApi.urlParse`). */
+function urlParts(u: URL): string {
+  const parts: UrlParts = u;
+  return `${parts.href}\u0001${parts.origin}\u0001${parts.protocol}\u0001${parts.username}\u0001${parts.password}\u0001${parts.host}\u0001${parts.hostname}\u0001${parts.port}\u0001${parts.pathname}\u0001${parts.search}\u0001${parts.hash}`;
 }
 
 /** What host functions call back into: the timers and settling of `calls.ts`. */
@@ -43,7 +45,12 @@ export type HostHooks = {
 
 function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTable {
   const ctx: QuickJSContext = inst.context;
-  const str = (h: QuickJSHandle | undefined) => (h === undefined ? undefined : ctx.typeof(h) === 'undefined' ? undefined : ctx.getString(h));
+  /** A string the prelude sent through `wire()`: JSON behind U+0002 where a C string could not carry it. */
+  const text = (h: QuickJSHandle) => {
+    const s = ctx.getString(h);
+    return s.charCodeAt(0) === 2 ? (JSON.parse(s.slice(1)) as string) : s;
+  };
+  const str = (h: QuickJSHandle | undefined) => (h === undefined ? undefined : ctx.typeof(h) === 'undefined' ? undefined : text(h));
   const bytes = (h: QuickJSHandle) => {
     using lt = ctx.getArrayBuffer(h);
     return Buffer.from(lt.value);
@@ -59,7 +66,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
   };
   const withUrl = (make: () => URL) => {
     try {
-      return json(urlParts(make()));
+      return ctx.newString(urlParts(make()));
     } catch {
       return ctx.undefined;
     }
@@ -69,16 +76,16 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     utf8Decode: (ab, fatal, ignoreBom) => json(new TextDecoder('utf-8', { fatal: ctx.dump(fatal) === true, ignoreBOM: ctx.dump(ignoreBom) === true }).decode(bytes(ab))),
     urlParse: (href, base) => {
       const b = str(base);
-      return withUrl(() => (b === undefined ? new URL(ctx.getString(href)) : new URL(ctx.getString(href), b)));
+      return withUrl(() => (b === undefined ? new URL(text(href)) : new URL(text(href), b)));
     },
     urlSet: (href, part, value) => {
       const u = new URL(ctx.getString(href));
       return withUrl(() => {
-        u[ctx.getString(part) as 'href'] = ctx.getString(value);
+        u[ctx.getString(part) as 'href'] = text(value);
         return u;
       });
     },
-    qsParse: (s) => json([...new URLSearchParams(ctx.getString(s))]),
+    qsParse: (s) => json([...new URLSearchParams(text(s))]),
     qsStringify: (s) => ctx.newString(new URLSearchParams(JSON.parse(ctx.getString(s)) as [string, string][]).toString()),
     atob: (s) => {
       const input = ctx.getString(s).replace(/[\t\n\f\r ]/g, '');
@@ -262,6 +269,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
 /** Installs `__host` in the instance's global scope; the prelude takes it and removes it. */
 export function installHost(state: WorkerState, inst: Instance, hooks: HostHooks): void {
   const ctx = inst.context;
+  installDirectDispatch(ctx); // the library's own path stays where its internals differ
   using host = ctx.newObject();
   for (const [name, impl] of Object.entries(hostTable(state, inst, hooks))) {
     using f = ctx.newFunction(name, (...args) => {

@@ -88,6 +88,23 @@
   };
 
   // ---- URL / URLSearchParams ------------------------------------------------------------------
+  // A query with nothing to decode (no `%`, no `+`, no lone surrogate for UTF-8 to replace) splits
+  // here as the urlencoded parser would; anything else is Node's to parse (one host call).
+  // Strings enter the host as C strings, which end at a NUL and carry a lone surrogate as three
+  // bytes: one holding either crosses as JSON behind U+0002 (the host's `text()` reads it back).
+  var wire = function (s) { return /[\u0000\uD800-\uDFFF]/.test(s) || s.charCodeAt(0) === 2 ? '\u0002' + JSON.stringify(s) : s; };
+  var queryPairs = function (s) {
+    if (/[%+\uD800-\uDFFF]/.test(s)) return JSON.parse(host.qsParse(wire(s)));
+    var parts = (s.charCodeAt(0) === 63 ? s.slice(1) : s).split('&');
+    var out = [];
+    for (var i = 0; i < parts.length; i++) {
+      var p = parts[i];
+      if (p === '') continue;
+      var eq = p.indexOf('=');
+      out.push(eq < 0 ? [p, ''] : [p.slice(0, eq), p.slice(eq + 1)]);
+    }
+    return out;
+  };
   class URLSearchParams {
     constructor(init) {
       /** @type {[string, string][]} */ this._list;
@@ -95,7 +112,7 @@
       hide(this, '_list', []);
       hide(this, '_url', null);
       if (init === undefined || init === null) return;
-      if (typeof init === 'string') { this._list = JSON.parse(host.qsParse(init)); return; }
+      if (typeof init === 'string') { this._list = queryPairs(init); return; }
       if (init instanceof URLSearchParams) { this._list = init._list.map(function (p) { return [p[0], p[1]]; }); return; }
       if (typeof init[Symbol.iterator] === 'function') {
         for (var pair of init) {
@@ -131,20 +148,26 @@
   }
 
   var URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];
+  /** @returns {import('../host-api.ts').UrlParts} */
+  var urlParts = function (joined) {
+    var a = joined.split('\u0001');
+    return { href: a[0], origin: a[1], protocol: a[2], username: a[3], password: a[4], host: a[5], hostname: a[6], port: a[7], pathname: a[8], search: a[9], hash: a[10] };
+  };
   class URL {
     constructor(url, base) {
-      var parts = host.urlParse(String(url), base === undefined ? undefined : String(base));
+      // without a base, one argument: the host then has no second value to inspect
+      var parts = base === undefined ? host.urlParse(wire(String(url))) : host.urlParse(wire(String(url)), wire(String(base)));
       if (parts === undefined) throw new TypeError('Invalid URL: ' + String(url));
       /** @type {import('../host-api.ts').UrlParts} */ this._p;
       /** @type {URLSearchParams | null} */ this._sp;
-      hide(this, '_p', JSON.parse(parts));
+      hide(this, '_p', urlParts(parts));
       hide(this, '_sp', null);
     }
-    static canParse(url, base) { return host.urlParse(String(url), base === undefined ? undefined : String(base)) !== undefined; }
+    static canParse(url, base) { return (base === undefined ? host.urlParse(wire(String(url))) : host.urlParse(wire(String(url)), wire(String(base)))) !== undefined; }
     static parse(url, base) { try { return new URL(url, base); } catch (e) { return null; } }
     _set(part, value) {
-      var parts = host.urlSet(this._p.href, part, String(value));
-      if (parts !== undefined) this._p = JSON.parse(parts);
+      var parts = host.urlSet(this._p.href, part, wire(String(value)));
+      if (parts !== undefined) this._p = urlParts(parts);
       if (part === 'search' || part === 'href') this._sp = null;
     }
     _setSearch(s) { this._set('search', s); }
