@@ -2,7 +2,8 @@
  * Runtime events off the response path: a server request's `runtime.*` events are queued here and
  * written in batches (every `flushMs`, at `maxBatch` queued events, and at shutdown), so a visitor's
  * answer never waits for an insert. A failed write keeps the batch for the next flush (bounded:
- * past `maxQueued` the oldest are dropped and the drop is logged). Crash safety (docs/decisions.md):
+ * past `maxQueued` the oldest are dropped and the drop is logged); a batch the database refuses for
+ * good is written event by event, and only an event refused alone is dropped (logged). Crash safety (docs/decisions.md):
  * a clean stop (SIGTERM, Ctrl-C) writes everything queued; a hard kill can lose at most the events of
  * the last `flushMs`.
  */
@@ -11,6 +12,9 @@ import type { Logger } from '../logger.ts';
 import { recordEvents, type NewEvent } from './record.ts';
 
 export type EventWriter = ReturnType<typeof createEventWriter>;
+
+/** A refusal no retry changes: SQLSTATE class 22 (data exception) or 23 (integrity constraint violation). */
+const refusedForGood = (err: unknown): boolean => /^2[23]/.test(String((err as { code?: unknown } | undefined)?.code ?? ''));
 
 export function createEventWriter(options: { db: Db; log: Logger; flushMs?: number; maxBatch?: number; maxQueued?: number }) {
   const flushMs = options.flushMs ?? 10;
@@ -28,12 +32,35 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
     }, flushMs);
   }
 
+  /**
+   * After a batch was refused for good: each event alone, so one the database can never take
+   * (a data or constraint error) is dropped, logged, instead of holding back every event behind it.
+   * An error of another kind (the database is away) stops here; what was written is off the queue.
+   */
+  async function writeOneByOne(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const event = queue[0]!;
+      try {
+        await recordEvents(options.db, [event]);
+      } catch (err) {
+        if (!refusedForGood(err)) throw err;
+        options.log.error('a runtime event was refused by the database and dropped', { app_id: event.app_id, type: event.type, code: (err as { code?: string }).code, error: String(err) });
+      }
+      queue.shift();
+    }
+  }
+
   async function writeOnce(): Promise<void> {
     while (queue.length) {
       const batch = queue.slice(0, maxBatch);
       try {
-        await recordEvents(options.db, batch);
-        queue.splice(0, batch.length);
+        try {
+          await recordEvents(options.db, batch);
+          queue.splice(0, batch.length);
+        } catch (err) {
+          if (!refusedForGood(err)) throw err;
+          await writeOneByOne(batch.length);
+        }
       } catch (err) {
         if (queue.length > maxQueued) {
           const dropped = queue.length - maxQueued;

@@ -3,8 +3,9 @@
  * sees. One table for both sides: `host-functions.ts` must implement exactly these names (its
  * table is typed by this one) and `prelude.js` is type-checked against it (`// @ts-check`).
  * Strings that may hold NUL cross as JSON text, since QuickJS C strings end at the first NUL:
- * either always (named `json`), or, for the URL and query functions, only when they hold a NUL or
- * a lone surrogate (the prelude's `wire()`: JSON behind U+0002; the host's `text()` reads both).
+ * either always (named `json`), or, for the URL and query parsers, `atob`, `secret` and `log`'s message,
+ * only when they hold a NUL or a lone surrogate (the prelude's `wire()`: JSON behind U+0002; the
+ * host's `text()` reads both).
  */
 export type HostApi = {
   /** UTF-8 bytes of a string given as JSON text. */

@@ -88,7 +88,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     qsParse: (s) => json([...new URLSearchParams(text(s))]),
     qsStringify: (s) => ctx.newString(new URLSearchParams(JSON.parse(ctx.getString(s)) as [string, string][]).toString()),
     atob: (s) => {
-      const input = ctx.getString(s).replace(/[\t\n\f\r ]/g, '');
+      const input = text(s).replace(/[\t\n\f\r ]/g, '');
       if (!/^[A-Za-z0-9+/]*={0,2}$/.test(input) || input.length % 4 === 1) throw new Error('atob: invalid base64');
       return json(Buffer.from(input, 'base64').toString('latin1'));
     },
@@ -103,7 +103,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     now: () => ctx.newNumber(performance.now()),
     secret: (name) => {
       const call = inst.current;
-      const n = ctx.getString(name);
+      const n = text(name);
       const value = call?.inv.secrets[n];
       if (value === undefined) return ctx.undefined;
       call!.secretsRead.add(n);
@@ -121,7 +121,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
           meta = raw;
         }
       }
-      call.logs.push({ level: ctx.getString(level) as LogEntry['level'], message: ctx.getString(message), metadata: meta });
+      call.logs.push({ level: ctx.getString(level) as LogEntry['level'], message: text(message), metadata: meta });
       return ctx.undefined;
     },
     console: (level, parts) => {

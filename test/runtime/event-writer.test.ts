@@ -51,5 +51,34 @@ test('stopping the service writes what is still queued', async () => {
   assert.is((await hits()) - before, 30);
 });
 
+test('an event the database can never take is dropped alone; the events around it are written', async () => {
+  const { createEventWriter } = await import('../../src/events/writer.ts');
+  const errors: unknown[] = [];
+  const log = { ...h.deps.log, error: (...a: unknown[]) => void errors.push(a), warn: () => {} } as typeof h.deps.log;
+  const writer = createEventWriter({ db: h.deps.db, log, flushMs: 1 });
+  const base = { account_id: 'acct_x', type: 'runtime.log.info', message: 'queued' };
+  const before = await hits();
+  // an app that no longer exists breaks the foreign key: no retry can write that one
+  writer.add([{ ...base, app_id: app.appId }, { ...base, app_id: 'app_does_not_exist' }, { ...base, app_id: app.appId }]);
+  await writer.close();
+  assert.is((await hits()) - before, 2);
+  assert.is(writer.queued(), 0);
+  assert.is(errors.length, 1, 'the dropped event is logged');
+});
+
+test('an app logging NUL and lone surrogates does not hold back the log: its lines are stored, U+FFFD in their place', async () => {
+  const before = await hits();
+  const noisy = await publishServerApp(h, u.api_key, `export default { fetch(req, ctx) { ctx.log.info('a\\u0000b \\uD800', { ['k\\u0000']: ['v\\u0000', '\\uDC00'] }); console.info('c\\u0000'); return new Response('ok'); } };`);
+  assert.is(await (await h.server.request(`http://${noisy.host}/x`)).text(), 'ok');
+  assert.is(await (await h.server.request(`http://${app.host}/after`)).text(), 'ok');
+  const rows = async () => h.deps.db.selectFrom('app_events').select(['message', 'metadata']).where('app_id', '=', noisy.appId).where('type', '=', 'runtime.log.info').orderBy('id').execute();
+  for (let i = 0; i < 100 && ((await rows()).length < 2 || (await hits()) === before); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal((await rows()).map((r) => [r.message, r.metadata]), [
+    ['a\uFFFDb \uFFFD', { 'k\uFFFD': ['v\uFFFD', '\uFFFD'] }],
+    ['c\uFFFD', {}],
+  ]);
+  assert.is((await hits()) - before, 1, "the other app's event after it is written too");
+});
+
 test.after(() => h.close());
 test.run();

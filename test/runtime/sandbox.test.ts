@@ -118,12 +118,14 @@ test('ctx.secrets.get/require and ctx.log: events with secret values and token-l
       try { ctx.secrets.require('NOPE'); } catch (e) { required = e.message; }
       ctx.log.info('using key ' + k, { key_used: k, password: 'hunter2', nested: { authorization: 'x', fine: 'visible' }, blob: 'abcdef0123456789abcdef0123456789abcdef' });
       console.warn('console goes to the log too', 42);
-      return Response.json({ len: k.length, missing: missing === undefined, required });
+      // a name is the whole string (a C string ended at the NUL: this read API_KEY)
+      const nul = ctx.secrets.get('API_KEY\\u0000x');
+      return Response.json({ len: k.length, missing: missing === undefined, required, nul: nul === undefined });
     } };`);
   await h.call('PUT', `/v0/apps/${a.appId}/secrets/API_KEY`, { key, body: { value: 'sk_live_abcdefgh' } });
   const r = await h.call('GET', '/x', { host: a.host });
   assert.is(r.status, 200, r.text);
-  assert.equal(r.body, { len: 16, missing: true, required: 'Secret NOPE is not set' });
+  assert.equal(r.body, { len: 16, missing: true, required: 'Secret NOPE is not set', nul: true });
   const info = await events(a.appId, 'runtime.log.info');
   assert.is(info.length, 1);
   assert.is(info[0].message, 'using key [redacted]');
@@ -175,12 +177,30 @@ test('only source from the release can be imported: no host modules, packages or
   assert.is((await h.call('GET', '/x', { host: dyn.host })).status, 500);
 });
 
+test('a log line holding NUL or a lone surrogate is kept whole and recorded (Postgres stores neither: U+FFFD in their place)', async () => {
+  const a = await serverApp(`export default { fetch(req, ctx) {
+    ctx.log.info('before\\u0000after \\uD800', { k: 'v\\u0000w' });
+    console.error('c\\u0000d');
+    return new Response('ok');
+  } };`);
+  const r = await h.call('GET', '/x', { host: a.host });
+  assert.is(r.status, 200, r.text);
+  const info = await events(a.appId, 'runtime.log.info');
+  assert.is(info.length, 1, 'the event was recorded');
+  // whole (a C string used to end at the NUL), each character Postgres cannot store as U+FFFD
+  assert.is(info[0].message, 'before\uFFFDafter \uFFFD');
+  assert.equal(info[0].metadata, { k: 'v\uFFFDw' });
+  const err = await events(a.appId, 'runtime.log.error');
+  assert.is(err.length, 1);
+  assert.is(err[0].message, 'c\uFFFDd');
+});
+
 test('URL and URLSearchParams answer as Node does for a table of inputs (queries split in the sandbox or parsed by the host)', async () => {
   const urls: [string, string?][] = [
     ['http://a.apps.localhost/api/x?y=1'], ['../c?d=2#h', 'https://example.com/a/b'], ['https://user:pa%20ss@EXAMPLE.com:8443/p%61th/\u00fc?q=\u00fc#frag'],
-    ['http://[::1]:80/'], ['file:///tmp/x'], ['http://a.b/\u0000x?\u0000=\u0001#\u0000'], ['HTTP://A.B:0080/./x/../y'], ['foo://a\\u0001b/x\\u0001?q\\u0001#f\\u0001'], ['http://u\\u0001:p\\u0001@a.b/'], ['\\u0000http://a.b/x\\uD800y'], ['\\u0002x', 'http://a.b/'], ['foo://a\\u0000b/'], ['not a url'], ['http://a b/'], ['?q', 'http://a.b/p'],
+    ['http://[::1]:80/'], ['file:///tmp/x'], ['http://a.b/\u0000x?\u0000=\u0001#\u0000'], ['HTTP://A.B:0080/./x/../y'], ['foo://a\u0001b/x\u0001?q\u0001#f\u0001'], ['http://u\u0001:p\u0001@a.b/'], ['\u0000http://a.b/x\uD800y'], ['\u0002x', 'http://a.b/'], ['foo://a\u0000b/'], ['not a url'], ['http://a b/'], ['?q', 'http://a.b/p'],
   ];
-  const queries = ['', '?', '?a=1', 'a=1&&b=2&', 'a==b', 'a', '=x', 'a=1&a=2', 'x=%20y', 'x=a+b', 'x=%zz', 'x=%E2%82%AC', '\u00e9=\u00fc', 'x=\uD800', '?a=1?b=2', 'a=b=c', '&&', '??a=1', 'a\\u0000b=c', '\\u0002=1', 'x=%00&y=\\uDC00'];
+  const queries = ['', '?', '?a=1', 'a=1&&b=2&', 'a==b', 'a', '=x', 'a=1&a=2', 'x=%20y', 'x=a+b', 'x=%zz', 'x=%E2%82%AC', '\u00e9=\u00fc', 'x=\uD800', '?a=1?b=2', 'a=b=c', '&&', '??a=1', 'a\u0000b=c', '\u0002=1', 'x=%00&y=\uDC00'];
   const PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
   const describe = (URLClass: typeof URL, Params: typeof URLSearchParams, PARTS: readonly string[], urls: [string, string?][], queries: string[]) => ({
     urls: urls.map(([u, base]) => {

@@ -187,7 +187,7 @@
   });
 
   // ---- base64, crypto, timers, console --------------------------------------------------------
-  var atob = function (s) { return JSON.parse(host.atob(String(s))); };
+  var atob = function (s) { return JSON.parse(host.atob(wire(String(s)))); };
   var btoa = function (s) { return host.btoa(JSON.stringify(String(s))); };
   var crypto = {
     getRandomValues: function (view) {
@@ -557,7 +557,7 @@
 
   // ---- dispatch: called by the worker for each invocation ------------------------------------
   var freezeDeep = function (o) { Object.freeze(o); for (var k of Object.keys(o)) if (o[k] && typeof o[k] === 'object') freezeDeep(o[k]); return o; };
-  var logFn = function (level) { return function (m, md) { host.log(level, String(m), md === undefined ? undefined : JSON.stringify(md)); }; };
+  var logFn = function (level) { return function (m, md) { host.log(level, wire(String(m)), md === undefined ? undefined : JSON.stringify(md)); }; };
   // Asynchronous platform calls: a failure arrives as an Error with a stable `code`.
   var hostCall = function (method, args) {
     return host.call(method, JSON.stringify(args)).then(JSON.parse, function (e) {
@@ -615,9 +615,9 @@
     ctx = Object.freeze(Object.assign({
       app: freezeDeep(JSON.parse(appJson)),
       secrets: Object.freeze({
-        get: function (name) { var v = host.secret(String(name)); return v === undefined ? undefined : JSON.parse(v); },
+        get: function (name) { var v = host.secret(wire(String(name))); return v === undefined ? undefined : JSON.parse(v); },
         require: function (name) {
-          var raw = host.secret(String(name));
+          var raw = host.secret(wire(String(name)));
           var v = raw === undefined ? undefined : JSON.parse(raw);
           if (v === undefined) throw new Error('Secret ' + String(name) + ' is not set');
           return v;
