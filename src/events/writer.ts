@@ -3,9 +3,9 @@
  * written in batches (every `flushMs`, at `maxBatch` queued events, and at shutdown), so a visitor's
  * answer never waits for an insert. A failed write keeps the batch for the next flush (bounded:
  * past `maxQueued` the oldest are dropped and the drop is logged); a batch the database refuses for
- * good is written event by event, and only an event refused alone is dropped (logged). Crash safety (docs/decisions.md):
- * a clean stop (SIGTERM, Ctrl-C) writes everything queued; a hard kill can lose at most the events of
- * the last `flushMs`.
+ * good is written event by event, and only an event refused alone is dropped (logged). Crash
+ * safety (docs/decisions.md): a clean stop (SIGTERM, Ctrl-C) writes everything queued; a hard kill
+ * can lose at most the events of the last `flushMs`.
  */
 import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';

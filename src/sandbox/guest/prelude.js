@@ -88,11 +88,11 @@
   };
 
   // ---- URL / URLSearchParams ------------------------------------------------------------------
-  // A query with nothing to decode (no `%`, no `+`, no lone surrogate for UTF-8 to replace) splits
-  // here as the urlencoded parser would; anything else is Node's to parse (one host call).
   // Strings enter the host as C strings, which end at a NUL and carry a lone surrogate as three
   // bytes: one holding either crosses as JSON behind U+0002 (the host's `text()` reads it back).
   var wire = function (s) { return /[\u0000\uD800-\uDFFF]/.test(s) || s.charCodeAt(0) === 2 ? '\u0002' + JSON.stringify(s) : s; };
+  // A query with nothing to decode (no `%`, no `+`, no lone surrogate for UTF-8 to replace) splits
+  // here as the urlencoded parser would; anything else is Node's to parse (one host call).
   var queryPairs = function (s) {
     if (/[%+\uD800-\uDFFF]/.test(s)) return JSON.parse(host.qsParse(wire(s)));
     var parts = (s.charCodeAt(0) === 63 ? s.slice(1) : s).split('&');
