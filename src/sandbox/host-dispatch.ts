@@ -15,8 +15,8 @@
 import { Lifetime, WeakLifetime, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten';
 
 type Pointer = number;
-/** What a host function may return: a handle (the result), `{ error }` (thrown in the guest), or nothing. */
-type HostResult = QuickJSHandle | { error: QuickJSHandle } | undefined | void;
+/** What a host function may return: a handle or `{ value }` (the result), `{ error }` (thrown in the guest), or nothing. */
+type HostResult = QuickJSHandle | { value: QuickJSHandle } | { error: QuickJSHandle } | undefined | void;
 type HostFn = (this: QuickJSHandle, ...args: QuickJSHandle[]) => HostResult;
 
 /** The parts of a QuickJSContext this relies on (quickjs-emscripten 0.32's `context.ts`). */
@@ -77,7 +77,8 @@ export function installDirectDispatch(context: QuickJSContext): boolean {
       const result = fn.apply(self, args);
       if (!result) return 0;
       if ('error' in result && result.error) return raise(result.error);
-      const handle = result as QuickJSHandle;
+      // a handle, or `{ value: handle }` (a call result), as the library takes either
+      const handle = result instanceof Lifetime ? (result as QuickJSHandle) : (result as unknown as { value: QuickJSHandle }).value;
       try {
         return dup(ctxPtr, handle.value as unknown as Pointer);
       } finally {

@@ -24,6 +24,7 @@ function scenario(direct: boolean) {
     explode() { throw new Error('exploded'); },
     keep(a) { kept = a; return ctx.undefined; },
     obj() { const o = ctx.newObject(); ctx.setProp(o, 'n', ctx.newNumber(7)); return o; },
+    wrapped() { return { value: ctx.newString('wrapped') } as unknown as QuickJSHandle; },
   };
   for (const [name, fn] of Object.entries(fns)) {
     using f = ctx.newFunction(name, fn);
@@ -47,6 +48,7 @@ const CASES: Record<string, string> = {
   'arguments and this': `return [concat.call({}, 1, 'two', null, [3]), concat(), concat.call('s', 'x')];`,
   'no result is undefined': `return typeof nothing(1, 2);`,
   'an object result': `return obj();`,
+  'a { value } result': `return wrapped();`,
   '{ error } is thrown': `try { refuse(); return 'no'; } catch (e) { return [e.name, e.message, e instanceof TypeError]; }`,
   'a thrown Error is thrown': `try { explode(); return 'no'; } catch (e) { return [e.name, e.message]; }`,
   'many calls in a loop': `let s = ''; for (let i = 0; i < 500; i++) s = concat(i); return s;`,
