@@ -221,6 +221,27 @@ test('URL and URLSearchParams answer as Node does for a table of inputs (queries
   assert.equal(r.body, JSON.parse(JSON.stringify(describe(URL, URLSearchParams, PARTS, urls, queries))));
 });
 
+test('Response.json answers as Node\'s does: its content type unless the init names one, the init\'s status and headers, a value JSON cannot hold refused', async () => {
+  // one source for both sides (a TypeScript function's own text would carry the compiler's helpers)
+  const DESCRIBE = `async (R, H) => {
+    const show = async (r) => [r.status, r.statusText, r.headers.get('content-type'), r.headers.get('x-a'), await r.text()];
+    const refused = (v) => { try { R.json(v); return 'accepted'; } catch (e) { return e.name; } };
+    return [
+      await show(R.json({ a: 1, b: [true, null] })),
+      await show(R.json([1], { status: 201, statusText: 'Made', headers: { 'Content-Type': 'application/vnd.x+json', 'X-A': '1' } })),
+      await show(R.json('text', { headers: new H({ 'x-a': '2' }) })),
+      await show(R.json(null, { headers: [['x-a', '3'], ['x-a', '4']] })),
+      [refused(undefined), refused(() => 1)],
+    ];
+  }`;
+  const a = await serverApp(`const describe = ${DESCRIBE};
+    export default { async fetch() { return Response.json(await describe(Response, Headers)); } };`);
+  const r = await h.call('GET', '/x', { host: a.host });
+  assert.is(r.status, 200, r.text);
+  const describe = (0, eval)(DESCRIBE) as (r: typeof Response, h: typeof Headers) => Promise<unknown>;
+  assert.equal(r.body, await describe(Response, Headers));
+});
+
 test('web platform inside: Headers, Request/Response bodies, URL, TextEncoder/Decoder, base64, crypto, timers', async () => {
   const a = await serverApp(`export default { async fetch(request) {
     const h = new Headers({ 'X-A': '1' }); h.append('x-a', '2'); h.set('Content-Type', 'text/x');

@@ -453,14 +453,14 @@
     return h;
   };
 
-  var STATUS_TEXT = { 200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' };
   class Response {
     constructor(body, init) {
       init = init || {};
       var status = init.status === undefined ? 200 : Number(init.status);
       if (!(status >= 200 && status <= 599) || Math.floor(status) !== status) throw new RangeError('Response status must be an integer from 200 to 599');
       this[$status] = status;
-      this[$statusText] = init.statusText !== undefined ? String(init.statusText) : STATUS_TEXT[status] || '';
+      // '' unless given, as the fetch standard (and Node, Deno, browsers) have it: the reason phrase is not the app's
+      this[$statusText] = init.statusText !== undefined ? String(init.statusText) : '';
       this[$headers] = new Headers(init.headers);
       if (typeof body === 'string') {
         // Kept as text: most handlers answer strings, and the host encodes them natively.
@@ -471,9 +471,14 @@
       this[$used] = false;
     }
     static json(data, init) {
-      var h = new Headers(init && init.headers);
-      if (!h.has('content-type')) h.set('content-type', 'application/json');
-      return new Response(JSON.stringify(data), { status: init && init.status, statusText: init && init.statusText, headers: h });
+      var text = JSON.stringify(data);
+      // as the standard says: a value JSON cannot represent (undefined, a function) is an error, not an empty body
+      if (text === undefined) throw new TypeError('Response.json: the value cannot be serialized as JSON');
+      // the init's headers are read once (building them first and passing them on copied them a second time)
+      var res = new Response(null, init);
+      if (!res[$headers].has('content-type')) res[$headers].set('content-type', 'application/json');
+      res[$text] = text;
+      return res;
     }
     static redirect(url, status) {
       status = status === undefined ? 302 : status;
