@@ -50,17 +50,21 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
     }
   }
 
+  /** Writes the first `count` queued events and takes them off the queue; throws (queue kept) when the database is away. */
+  async function writeBatch(count: number): Promise<void> {
+    try {
+      await recordEvents(options.db, queue.slice(0, count));
+      queue.splice(0, count);
+    } catch (err) {
+      if (!refusedForGood(err)) throw err;
+      await writeOneByOne(count);
+    }
+  }
+
   async function writeOnce(): Promise<void> {
     while (queue.length) {
-      const batch = queue.slice(0, maxBatch);
       try {
-        try {
-          await recordEvents(options.db, batch);
-          queue.splice(0, batch.length);
-        } catch (err) {
-          if (!refusedForGood(err)) throw err;
-          await writeOneByOne(batch.length);
-        }
+        await writeBatch(Math.min(maxBatch, queue.length));
       } catch (err) {
         if (queue.length > maxQueued) {
           const dropped = queue.length - maxQueued;

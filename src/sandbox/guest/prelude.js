@@ -153,17 +153,18 @@
     var a = joined.split('\u0001');
     return { href: a[0], origin: a[1], protocol: a[2], username: a[3], password: a[4], host: a[5], hostname: a[6], port: a[7], pathname: a[8], search: a[9], hash: a[10] };
   };
+  // without a base, one argument: the host then has no second value to inspect
+  var parseUrl = function (url, base) { return base === undefined ? host.urlParse(wire(String(url))) : host.urlParse(wire(String(url)), wire(String(base))); };
   class URL {
     constructor(url, base) {
-      // without a base, one argument: the host then has no second value to inspect
-      var parts = base === undefined ? host.urlParse(wire(String(url))) : host.urlParse(wire(String(url)), wire(String(base)));
+      var parts = parseUrl(url, base);
       if (parts === undefined) throw new TypeError('Invalid URL: ' + String(url));
       /** @type {import('../host-api.ts').UrlParts} */ this._p;
       /** @type {URLSearchParams | null} */ this._sp;
       hide(this, '_p', urlParts(parts));
       hide(this, '_sp', null);
     }
-    static canParse(url, base) { return (base === undefined ? host.urlParse(wire(String(url))) : host.urlParse(wire(String(url)), wire(String(base)))) !== undefined; }
+    static canParse(url, base) { return parseUrl(url, base) !== undefined; }
     static parse(url, base) { try { return new URL(url, base); } catch (e) { return null; } }
     _set(part, value) {
       var parts = host.urlSet(this._p.href, part, wire(String(value)));
