@@ -9,7 +9,7 @@ export function manifestOf(value: unknown): Manifest {
   return value as Manifest;
 }
 
-/** Which release files the sandbox's module loader can import: JavaScript, by extension or content type. */
+/** Which release files the sandbox's module loader can import: JavaScript, by extension or content type (its SQL twin: `SERVER_SOURCE_SQL`, src/releases/queries.ts). */
 export function isServerSource(path: string, contentType: string): boolean {
   return /\.(m?js|cjs)$/.test(path) || /javascript|ecmascript/.test(contentType);
 }

@@ -16,7 +16,7 @@ import { open, secretAad } from '../secrets/crypto.ts';
 import { etagOf } from '../lib/etag.ts';
 import { findApp } from '../apps/queries.ts';
 import { planOf } from '../plans/catalogue.ts';
-import { appPointer, releaseFiles, releaseVariants, releaseWithAccount, sealedSecrets } from './queries.ts';
+import { appPointer, firstSight, releaseFiles, releaseVariants, releaseWithAccount, sealedSecrets } from './queries.ts';
 
 /** Whether a release declares app users (auth.mode app_users). */
 export function appUsersEnabled(view: { manifest: Manifest }): boolean {
@@ -103,23 +103,59 @@ export function createRuntimeCaches(deps: Deps) {
 
   const loading = new Map<string, Promise<LiveApp | null>>();
 
+  /** The live app a pointer row describes (null: nothing is published there). */
+  function liveOf(row: { id: string; account_id: string; live_release_id: string | null; deleted_at: unknown; plan_key: string; account_suspended: boolean; app_flags: string[] | null } | undefined): LiveApp | null {
+    return row && row.live_release_id && !row.deleted_at
+      ? {
+          appId: row.id,
+          accountId: row.account_id,
+          releaseId: row.live_release_id,
+          planKey: row.plan_key,
+          monthlyRequests: planOf(deps.config.plans, row.plan_key).limits['requests.monthly.max'],
+          block: servingBlock(row),
+        }
+      : null;
+  }
+
   /** One query per app at a time, however many requests are waiting for it. */
   function loadLive(appId: string): Promise<LiveApp | null> {
     let p = loading.get(appId);
     if (!p) {
       p = appPointer(deps.db, appId)
         .then((row) => {
-          const app: LiveApp | null =
-            row && row.live_release_id && !row.deleted_at
-              ? {
-                  appId: row.id,
-                  accountId: row.account_id,
-                  releaseId: row.live_release_id,
-                  planKey: row.plan_key,
-                  monthlyRequests: planOf(deps.config.plans, row.plan_key).limits['requests.monthly.max'],
-                  block: servingBlock(row),
-                }
-              : null;
+          const app = liveOf(row);
+          live.set(appId, { app, at: Date.now() });
+          return app;
+        })
+        .finally(() => loading.delete(appId));
+      loading.set(appId, p);
+    }
+    return p;
+  }
+
+  /**
+   * An app with nothing cached (its first request on this node, or the first after a change): one
+   * statement reads the pointer and what serving it reads next (the live release, its files and
+   * variants, the secrets unless cached, the server sources' bytes), where three round trips one
+   * after another did (`firstSight`). What it brings is cached as the separate reads would cache it.
+   */
+  function loadFirst(appId: string): Promise<LiveApp | null> {
+    let p = loading.get(appId);
+    if (!p) {
+      const withSecrets = !secrets.has(appId) && !loadingSecrets.has(appId);
+      p = firstSight(deps.db, appId, withSecrets, MAX_CACHED_FILE)
+        .then((row) => {
+          const app = liveOf(row);
+          if (row && withSecrets && !secrets.has(appId)) openSecrets(appId, (row.secrets ?? []).map((x) => ({ name: x.name, sealed: Buffer.from(x.sealed, 'base64') })));
+          if (app && row?.manifest && !releases.has(app.releaseId)) {
+            const files = (row.files ?? []).map((f) => ({ ...f, sha256: Buffer.from(f.sha256, 'hex') }));
+            const variants = (row.variants ?? []).map((v) => ({ ...v, sha256: Buffer.from(v.sha256, 'hex'), variant_sha256: Buffer.from(v.variant_sha256, 'hex') }));
+            releases.set(app.releaseId, viewOf({ id: app.releaseId, app_id: appId, account_id: app.accountId, manifest: row.manifest }, files, variants));
+          }
+          for (const src of row?.sources ?? []) {
+            const etag = etagOf(Buffer.from(src.sha256, 'hex'));
+            if (!blobs.has(etag)) blobs.set(etag, Buffer.from(src.data, 'base64'));
+          }
           live.set(appId, { app, at: Date.now() });
           return app;
         })
@@ -143,15 +179,15 @@ export function createRuntimeCaches(deps: Deps) {
 
   async function liveApp(appId: string): Promise<LiveApp | null> {
     const cached = liveAppCached(appId);
-    return cached !== undefined ? cached : loadLive(appId);
+    return cached !== undefined ? cached : loadFirst(appId);
   }
 
-  async function release(releaseId: string): Promise<ReleaseView | undefined> {
-    const hit = releases.get(releaseId);
-    if (hit) return hit;
-    // one round trip: the three queries run side by side on the pool's connections
-    const [row, files, variantRows] = await Promise.all([releaseWithAccount(deps.db, releaseId), releaseFiles(deps.db, releaseId), releaseVariants(deps.db, releaseId)]);
-    if (!row) return undefined;
+  /** A release's view from its rows. */
+  function viewOf(
+    row: { id: string; app_id: string; account_id: string; manifest: unknown },
+    files: { path: string; content_type: string; sha256: Buffer; size: number }[],
+    variantRows: { sha256: Buffer; encoding: 'br' | 'gzip'; variant_sha256: Buffer | null; size: number | null }[],
+  ): ReleaseView {
     const variants = new Map<string, { br?: FileVariant; gzip?: FileVariant }>();
     for (const v of variantRows) {
       const key = v.sha256.toString('hex');
@@ -160,8 +196,8 @@ export function createRuntimeCaches(deps: Deps) {
       variants.set(key, e);
     }
     const manifest = manifestOf(row.manifest);
-    const view: ReleaseView = {
-      releaseId,
+    return {
+      releaseId: row.id,
       appId: row.app_id,
       accountId: row.account_id,
       manifest,
@@ -176,6 +212,15 @@ export function createRuntimeCaches(deps: Deps) {
       ),
       resolved: new Map(),
     };
+  }
+
+  async function release(releaseId: string): Promise<ReleaseView | undefined> {
+    const hit = releases.get(releaseId);
+    if (hit) return hit;
+    // one round trip: the three queries run side by side on the pool's connections
+    const [row, files, variantRows] = await Promise.all([releaseWithAccount(deps.db, releaseId), releaseFiles(deps.db, releaseId), releaseVariants(deps.db, releaseId)]);
+    if (!row) return undefined;
+    const view = viewOf(row, files, variantRows);
     releases.set(releaseId, view);
     return view;
   }
@@ -211,24 +256,26 @@ export function createRuntimeCaches(deps: Deps) {
   }
 
   const loadingSecrets = new Map<string, Promise<Record<string, string>>>();
+  /** Opens an app's sealed secrets and caches them. */
+  function openSecrets(appId: string, rows: { name: string; sealed: Buffer }[]): Record<string, string> {
+    const values: Record<string, string> = {};
+    const unreadable: string[] = [];
+    for (const r of rows) {
+      try {
+        values[r.name] = open(deps.secretsKey, secretAad(appId, r.name), r.sealed);
+      } catch {
+        unreadable.push(r.name); // left out: get() is undefined and require() throws, never an empty value
+      }
+    }
+    if (unreadable.length) void reportUnreadable(appId, unreadable);
+    secrets.set(appId, { values, at: Date.now() });
+    return values;
+  }
   function loadSecrets(appId: string): Promise<Record<string, string>> {
     let p = loadingSecrets.get(appId);
     if (!p) {
       p = sealedSecrets(deps.db, appId)
-        .then((rows) => {
-          const values: Record<string, string> = {};
-          const unreadable: string[] = [];
-          for (const r of rows) {
-            try {
-              values[r.name] = open(deps.secretsKey, secretAad(appId, r.name), r.sealed);
-            } catch {
-              unreadable.push(r.name); // left out: get() is undefined and require() throws, never an empty value
-            }
-          }
-          if (unreadable.length) void reportUnreadable(appId, unreadable);
-          secrets.set(appId, { values, at: Date.now() });
-          return values;
-        })
+        .then((rows) => openSecrets(appId, rows))
         .finally(() => loadingSecrets.delete(appId));
       loadingSecrets.set(appId, p);
     }

@@ -53,3 +53,49 @@ export async function releaseVariants(db: Executor, releaseId: string) {
 export async function sealedSecrets(db: Executor, appId: string) {
   return hotRows(db, db.selectFrom('app_secrets').select(['name', 'sealed']).where('app_id', '=', appId));
 }
+
+/** `isServerSource` (src/manifest/stored.ts) in SQL, over `release_files f`: keep the two alike. */
+const SERVER_SOURCE_SQL = sql`(f.path ~ '\\.(m?js|cjs)$' or f.content_type ~ '(javascript|ecmascript)')`;
+
+export type FirstSight = {
+  id: string;
+  account_id: string;
+  live_release_id: string | null;
+  deleted_at: unknown;
+  plan_key: string;
+  account_suspended: boolean;
+  app_flags: string[] | null;
+  /** the live release's manifest, files and compressed variants (hashes in hex); null without one */
+  manifest: unknown;
+  files: { path: string; content_type: string; sha256: string; size: number }[] | null;
+  variants: { sha256: string; encoding: 'br' | 'gzip'; variant_sha256: string; size: number }[] | null;
+  /** sealed secrets in base64, when asked for */
+  secrets: { name: string; sealed: string }[] | null;
+  /** the bytes (base64) of its server sources kept in Postgres, up to `maxSourceBytes` each, when it has server code */
+  sources: { sha256: string; data: string }[] | null;
+};
+
+/**
+ * An app seen for the first time: the pointer, and what its first request reads next (the live
+ * release, its files and variants, its secrets, its server sources' bytes), in one statement, so
+ * in one round trip and one snapshot. Later reads are the separate queries above.
+ */
+export async function firstSight(db: Executor, appId: string, withSecrets: boolean, maxSourceBytes: number): Promise<FirstSight | undefined> {
+  const query = sql<FirstSight>`select a.id, a.account_id, a.live_release_id, a.deleted_at, acc.plan_key,
+      exists (select 1 from account_flags f where f.account_id = a.account_id and f.flag = 'suspended') as account_suspended,
+      (select array_agg(f.flag) from app_flags f where f.app_id = a.id) as app_flags,
+      r.manifest,
+      (select json_agg(json_build_object('path', f.path, 'content_type', f.content_type, 'sha256', encode(f.sha256, 'hex'), 'size', f.size))
+         from release_files f where f.release_id = r.id) as files,
+      (select json_agg(json_build_object('sha256', encode(v.sha256, 'hex'), 'encoding', v.encoding, 'variant_sha256', encode(v.variant_sha256, 'hex'), 'size', v.size))
+         from blob_variants v where v.account_id = a.account_id and v.variant_sha256 is not null
+           and v.sha256 in (select f.sha256 from release_files f where f.release_id = r.id)) as variants,
+      case when ${withSecrets}::boolean then (select json_agg(json_build_object('name', s.name, 'sealed', encode(s.sealed, 'base64'))) from app_secrets s where s.app_id = a.id) end as secrets,
+      case when r.manifest->'runtime'->>'server_entry' is not null then
+        (select json_agg(json_build_object('sha256', encode(f.sha256, 'hex'), 'data', encode(b.data, 'base64')))
+           from release_files f join blobs b on b.account_id = a.account_id and b.sha256 = f.sha256
+           where f.release_id = r.id and ${SERVER_SOURCE_SQL} and b.data is not null and b.size <= ${maxSourceBytes}::bigint) end as sources
+    from apps a join accounts acc on acc.id = a.account_id left join releases r on r.id = a.live_release_id
+    where a.id = ${appId}`;
+  return (await hotRows(db, { compile: () => query.compile(db) }))[0];
+}
