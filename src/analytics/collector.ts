@@ -6,13 +6,16 @@
  * (`PLATFORM_ANALYTICS_FLUSH_MS`, when the maps grow large, and at shutdown) adds them to the
  * aggregate tables with additive upserts, so any number of nodes add to the same rows with no
  * coordination. A failed flush merges back and is retried; past a bound the oldest counts are
- * dropped (and logged) rather than memory growing. Nothing here can change what a visitor gets.
+ * dropped (and logged) rather than memory growing. A chunk the database refuses for good (a data
+ * or constraint error) is written row by row, and only a row refused alone is dropped (logged).
+ * Nothing here can change what a visitor gets.
  */
 import { sql } from 'kysely';
 import { isbot } from 'isbot';
 import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import { normalisePath, referrerDomain } from './normalise.ts';
+import { refusedForGood } from '../db/pg-errors.ts';
 
 export type RouteKind = 'canonical' | 'slug' | 'custom_domain';
 export type Target = 'static' | 'server' | 'not_found';
@@ -183,6 +186,24 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
       on conflict (app_id, day, ${sql.ref(column)}) do update set requests = ${sql.table(table)}.requests + excluded.requests`.execute(options.db);
   }
 
+  /**
+   * Each row of a refused chunk alone; a row the database can never take (a data or constraint
+   * error) is dropped and logged instead of holding back the rest of its chunk at every flush.
+   * Returns the rows to keep for the next flush (the database was away).
+   */
+  async function writeEach(rows: Row[]): Promise<Row[]> {
+    const kept: Row[] = [];
+    for (const row of rows) {
+      try {
+        await writeChunk([row]);
+      } catch (err) {
+        if (refusedForGood(err)) options.log.error('an analytics count was refused by the database and dropped', { app_id: row.appId, table: row.table, code: (err as { code?: string }).code, error: String(err) });
+        else kept.push(row);
+      }
+    }
+    return kept;
+  }
+
   async function flushOnce(): Promise<void> {
     if (!current.size && !older.length) return;
     const days = [...current.values(), ...older];
@@ -200,9 +221,12 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
         try {
           await writeChunk(c);
         } catch (err) {
-          failed += c.length;
+          // a chunk the database refuses for good is written row by row: only a row refused alone is lost
+          const kept = refusedForGood(err) ? await writeEach(c) : c;
+          if (!kept.length) continue;
+          failed += kept.length;
           error = err;
-          mergeBack(c);
+          mergeBack(kept);
         }
       }
     };

@@ -23,3 +23,11 @@ export function mapPgError(err: unknown): ApiError | undefined {
       return undefined;
   }
 }
+
+/**
+ * A refusal no retry changes: SQLSTATE class 22 (data exception, e.g. a NUL in text) or 23 (integrity
+ * constraint violation). Background writers isolate such a row instead of retrying its batch forever.
+ */
+export function refusedForGood(err: unknown): boolean {
+  return /^2[23]/.test(String((err as { code?: unknown } | undefined)?.code ?? ''));
+}

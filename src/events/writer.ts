@@ -10,11 +10,10 @@
 import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import { recordEvents, type NewEvent } from './record.ts';
+import { refusedForGood } from '../db/pg-errors.ts';
 
 export type EventWriter = ReturnType<typeof createEventWriter>;
 
-/** A refusal no retry changes: SQLSTATE class 22 (data exception) or 23 (integrity constraint violation). */
-const refusedForGood = (err: unknown): boolean => /^2[23]/.test(String((err as { code?: unknown } | undefined)?.code ?? ''));
 
 export function createEventWriter(options: { db: Db; log: Logger; flushMs?: number; maxBatch?: number; maxQueued?: number }) {
   const flushMs = options.flushMs ?? 10;
