@@ -70,5 +70,40 @@ test('a call stopped at the wall-clock limit while it waits costs only its own i
   assert.is(workerExits, exitsBefore);
 });
 
+test('URLSearchParams, console, timers and crypto work alike in a spare that loaded them and in an instance that had not', async () => {
+  // They are chunks: a spare loads them when the worker is idle; a cold start that comes before that
+  // compiles each only when its app touches it. App code sees which by the global's descriptor.
+  const app = `export default { async fetch() {
+    const state = ['URLSearchParams', 'console', 'setTimeout', 'crypto'].map((n) => (Object.getOwnPropertyDescriptor(globalThis, n).get ? 'lazy' : 'loaded'));
+    const sp = new URL('http://x/?a=1&b=2').searchParams;
+    sp.append('c', '3 4');
+    const form = new Response(new URLSearchParams({ q: 'x y' }));
+    console.log('hello', { n: 1 });
+    const fired = await new Promise((r) => setTimeout((v) => r(v), 1, 'fired'));
+    clearTimeout(12345);
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array([1]))).length;
+    return Response.json({ state, sp: sp.toString(), form: [form.headers.get('content-type'), await form.text()], fired,
+      random: crypto.getRandomValues(new Uint8Array(4)).length, uuid: crypto.randomUUID().length, digest,
+      proto: Object.getPrototypeOf(crypto) === Crypto.prototype, names: [setTimeout.name, clearInterval.name, URLSearchParams.name] });
+  } };`;
+  const expected = { sp: 'a=1&b=2&c=3+4', form: ['application/x-www-form-urlencoded;charset=UTF-8', 'q=x+y'], fired: 'fired', random: 4, uuid: 36, digest: 32, proto: true, names: ['setTimeout', 'clearInterval', 'URLSearchParams'] };
+  const seen = new Set<string>();
+  const check = async (releaseId: string) => {
+    const r = await call(releaseId, app);
+    assert.is(r.ok, true, JSON.stringify(r.error));
+    const { state, ...rest } = JSON.parse(text(r));
+    assert.equal(rest, expected);
+    assert.equal(r.logs?.map((l) => l.message), ['hello {"n":1}']);
+    seen.add(state.join(','));
+  };
+  // back to back, the next release comes before the worker has loaded them into its spare
+  for (let i = 0; i < 10; i++) await check(`rel_parts_${i}`);
+  assert.ok(seen.has('lazy,lazy,lazy,lazy'), [...seen].join(' / '));
+  // after a quiet moment, the spare has them
+  await quiet();
+  await check('rel_parts_quiet');
+  assert.ok(seen.has('loaded,loaded,loaded,loaded'), [...seen].join(' / '));
+});
+
 test.after(() => pool.close());
 test.run();

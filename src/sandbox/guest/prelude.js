@@ -1,7 +1,7 @@
 // @ts-check
 // Guest prelude: evaluated as global code in every QuickJS context before the app's modules.
-// It builds the web platform subset apps get (Headers, Request, Response, URL, URLSearchParams,
-// atob, btoa, crypto, console, timers; fetch, TextEncoder and the rest as lazily loaded chunks) on top of `__host`, a small set
+// It builds the web platform subset apps get (Headers, Request, Response, URL, atob, btoa; URLSearchParams,
+// crypto, console, timers, fetch, TextEncoder and the rest as lazily loaded chunks) on top of `__host`, a small set
 // of synchronous functions the worker provides (Node's own URL, UTF-8, base64 and crypto), then
 // removes `__host` from the global scope. Nothing here can reach the network or file system.
 (/** @param {import('../host-api.ts').HostApi} host */ function (host) {
@@ -22,7 +22,7 @@
     define: function (name, value) { hide(G, name, value); },
     load: function (chunk) { loadChunk(chunk); },
     provide: function (name, value) { provided[name] = value; },
-    // set below, once they exist
+    // set by the crypto chunk
     crypto: {},
     /** @type {Record<string, any>} what the chunks that are parts of the prelude (fetch, text) use of it */
     internals: {},
@@ -68,6 +68,13 @@
   lazy('intl', ['Intl']);
   lazy('fetch', ['fetch']);
   lazy('text', ['TextEncoder', 'TextDecoder']);
+  lazy('url-search-params', ['URLSearchParams']);
+  lazy('console', ['console']);
+  lazy('timers', ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval']);
+  lazy('crypto', ['crypto']);
+  // Parts every instance had before they became chunks: the worker loads them into a spare instance
+  // when it has time to spare (src/sandbox/instances.ts), and not when cold starts queue up.
+  hide(G, '__preload', function () { ['url-search-params', 'console', 'timers', 'crypto'].forEach(loadChunk); });
   // The built-ins' locale methods answer as Node's do (QuickJS has no locale data).
   var toLocale = function (method, args, locales, options) { loadChunk('intl'); return provided.toLocale(method, args, locales, options); };
   hide(Number.prototype, 'toLocaleString', function (l, o) { return toLocale('number', [Number(this)], l, o); });
@@ -105,48 +112,6 @@
     }
     return out;
   };
-  class URLSearchParams {
-    constructor(init) {
-      /** @type {[string, string][]} */ this._list;
-      /** @type {any} */ this._url;
-      hide(this, '_list', []);
-      hide(this, '_url', null);
-      if (init === undefined || init === null) return;
-      if (typeof init === 'string') { this._list = queryPairs(init); return; }
-      if (init instanceof URLSearchParams) { this._list = init._list.map(function (p) { return [p[0], p[1]]; }); return; }
-      if (typeof init[Symbol.iterator] === 'function') {
-        for (var pair of init) {
-          var arr = Array.from(pair);
-          if (arr.length !== 2) throw new TypeError('URLSearchParams: each pair must have two items');
-          this._list.push([String(arr[0]), String(arr[1])]);
-        }
-        return;
-      }
-      for (var k of Object.keys(init)) this._list.push([k, String(init[k])]);
-    }
-    _update() { if (this._url) this._url._setSearch(this.toString()); }
-    get size() { return this._list.length; }
-    append(n, v) { this._list.push([String(n), String(v)]); this._update(); }
-    delete(n, v) { n = String(n); this._list = this._list.filter(function (p) { return !(p[0] === n && (v === undefined || p[1] === String(v))); }); this._update(); }
-    get(n) { n = String(n); for (var p of this._list) if (p[0] === n) return p[1]; return null; }
-    getAll(n) { n = String(n); return this._list.filter(function (p) { return p[0] === n; }).map(function (p) { return p[1]; }); }
-    has(n, v) { n = String(n); return this._list.some(function (p) { return p[0] === n && (v === undefined || p[1] === String(v)); }); }
-    set(n, v) {
-      n = String(n); v = String(v);
-      var i = this._list.findIndex(function (p) { return p[0] === n; });
-      if (i < 0) this._list.push([n, v]);
-      else { this._list[i][1] = v; this._list = this._list.filter(function (p, j) { return j <= i || p[0] !== n; }); }
-      this._update();
-    }
-    sort() { this._list.sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; }); this._update(); }
-    forEach(cb, thisArg) { for (var p of this._list.slice()) cb.call(thisArg, p[1], p[0], this); }
-    keys() { return this._list.map(function (p) { return p[0]; })[Symbol.iterator](); }
-    values() { return this._list.map(function (p) { return p[1]; })[Symbol.iterator](); }
-    entries() { return this._list.map(function (p) { return [p[0], p[1]]; })[Symbol.iterator](); }
-    [Symbol.iterator]() { return this.entries(); }
-    toString() { return host.qsStringify(JSON.stringify(this._list)); }
-  }
-
   var URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];
   /** @returns {import('../host-api.ts').UrlParts} */
   var urlParts = function (joined) {
@@ -160,7 +125,7 @@
       var parts = parseUrl(url, base);
       if (parts === undefined) throw new TypeError('Invalid URL: ' + String(url));
       /** @type {import('../host-api.ts').UrlParts} */ this._p;
-      /** @type {URLSearchParams | null} */ this._sp;
+      /** @type {any} */ this._sp;
       hide(this, '_p', urlParts(parts));
       hide(this, '_sp', null);
     }
@@ -173,7 +138,7 @@
     }
     _setSearch(s) { this._set('search', s); }
     get searchParams() {
-      if (!this._sp) { var sp = new URLSearchParams(this._p.search); sp._url = this; hide(this, '_sp', sp); }
+      if (!this._sp) { loadChunk('url-search-params'); var sp = new provided.URLSearchParams(this._p.search); sp._url = this; hide(this, '_sp', sp); }
       return this._sp;
     }
     toString() { return this._p.href; }
@@ -187,62 +152,9 @@
     });
   });
 
-  // ---- base64, crypto, timers, console --------------------------------------------------------
+  // ---- base64 (crypto, timers and console are chunks) ----------------------------------------
   var atob = function (s) { return JSON.parse(host.atob(wire(String(s)))); };
   var btoa = function (s) { return host.btoa(JSON.stringify(String(s))); };
-  var crypto = {
-    getRandomValues: function (view) {
-      if (!ArrayBuffer.isView(view) || view instanceof Float32Array || view instanceof Float64Array) throw new TypeError('getRandomValues: expected an integer typed array');
-      if (view.byteLength > 65536) throw new RangeError('getRandomValues: at most 65536 bytes');
-      new Uint8Array(view.buffer, view.byteOffset, view.byteLength).set(new Uint8Array(host.randomBytes(view.byteLength)));
-      return view;
-    },
-    randomUUID: function () { return host.randomUUID(); },
-  };
-  platform.crypto = crypto;
-  defineProperty(crypto, 'subtle', { configurable: true, enumerable: true, get: function () { loadChunk('subtle'); return provided.subtle; } });
-
-  var timers = new Map();
-  var nextTimer = 1;
-  var addTimer = function (fn, ms, args, repeat) {
-    if (typeof fn !== 'function') throw new TypeError('timer callback must be a function');
-    var id = nextTimer++;
-    timers.set(id, { fn: fn, args: args, repeat: repeat, ms: Math.max(0, Number(ms) || 0) });
-    host.setTimer(id, Math.max(0, Number(ms) || 0));
-    return id;
-  };
-  var clearTimer = function (id) { if (timers.delete(id)) host.clearTimer(id); };
-  hide(G, '__fireTimer', function (id) {
-    var t = timers.get(id);
-    if (!t) return;
-    if (t.repeat) host.setTimer(id, t.ms); else timers.delete(id);
-    t.fn.apply(undefined, t.args);
-  });
-
-  var fmt = function (args) {
-    return Array.prototype.map.call(args, function (a) {
-      if (typeof a === 'string') return a;
-      if (a instanceof Error) return a.stack ? a.name + ': ' + a.message + '\n' + a.stack : a.name + ': ' + a.message;
-      try { var j = JSON.stringify(a); return j === undefined ? String(a) : j; } catch (e) { return String(a); }
-    }).join(' ');
-  };
-  // console arguments cross structured, so the host redacts inside objects before formatting them
-  var consoleParts = function (args) {
-    return Array.prototype.map.call(args, function (a) {
-      if (typeof a === 'string') return a;
-      if (a instanceof Error) return a.stack ? a.name + ': ' + a.message + '\n' + a.stack : a.name + ': ' + a.message;
-      if (a === null || typeof a === 'object') return { $v: a };
-      return String(a);
-    });
-  };
-  var console = {};
-  [['log', 'info'], ['info', 'info'], ['debug', 'debug'], ['trace', 'debug'], ['warn', 'warn'], ['error', 'error']].forEach(function (p) {
-    console[p[0]] = function () {
-      var json;
-      try { json = JSON.stringify(consoleParts(arguments)); } catch (e) { json = JSON.stringify([fmt(arguments)]); }
-      host.console(p[1], json);
-    };
-  });
 
   // Internal slots of Headers, Request and Response: symbol keys stay out of Object.keys and JSON.stringify,
   // and cost a plain property store (defineProperty per slot was most of a Response's construction).
@@ -311,7 +223,7 @@
       if (!headers.has('content-type')) headers.set('content-type', 'text/plain;charset=UTF-8');
       return utf8(body);
     }
-    if (body instanceof URLSearchParams) {
+    if (isLoaded('url-search-params') && body instanceof provided.URLSearchParams) {
       if (!headers.has('content-type')) headers.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
       return utf8(body.toString());
     }
@@ -539,11 +451,7 @@
   };
   // ---- globals --------------------------------------------------------------------------------
   var globals = {
-    URL: URL, URLSearchParams: URLSearchParams,
-    Headers: Headers, Request: Request, Response: Response, atob: atob, btoa: btoa, crypto: crypto, console: console,
-    setTimeout: function (fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), false); },
-    setInterval: function (fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), true); },
-    clearTimeout: clearTimer, clearInterval: clearTimer,
+    URL: URL, Headers: Headers, Request: Request, Response: Response, atob: atob, btoa: btoa,
     queueMicrotask: function (fn) {
       if (typeof fn !== 'function') throw new TypeError('queueMicrotask: the callback must be a function');
       Promise.resolve().then(function () { fn(); });
@@ -551,12 +459,14 @@
     performance: { now: function () { return host.now(); }, timeOrigin: Date.now() },
     navigator: { userAgent: 'platform-runtime' },
     self: G,
-    reportError: function (e) { console.error(e); },
+    reportError: function (e) { loadChunk('console'); provided.console.error(e); },
   };
   for (var name of Object.keys(globals)) hide(G, name, globals[name]);
   platform.internals = {
     Request: Request, Response: Response, $url: $url, $redirected: $redirected, $hostBody: $hostBody, $source: $source, $used: $used, $bytes: $bytes,
     utf8: utf8, utf8Decode: utf8Decode, bytesOf: bytesOf, atob: atob, fetchError: fetchError, pullFrom: pullFrom,
+    queryPairs: queryPairs, qsStringify: host.qsStringify, hide: hide, hostConsole: host.console, setTimer: host.setTimer, clearTimer: host.clearTimer,
+    randomBytes: host.randomBytes, randomUUID: host.randomUUID, subtle: function () { loadChunk('subtle'); return provided.subtle; },
     fetch: function (id, json, body) { return host.fetch(id, json, body); },
     fetchAbort: function (id) { host.fetchAbort(id); },
   };

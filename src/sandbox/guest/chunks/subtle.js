@@ -90,6 +90,7 @@ export default function install(platform) {
   class Crypto {
     constructor() { throw new TypeError('Illegal constructor'); }
   }
+  platform.load('crypto'); // the object whose prototype Crypto.prototype becomes
   Object.setPrototypeOf(platform.crypto, Crypto.prototype);
   platform.provide('subtle', Object.create(SubtleCrypto.prototype));
   platform.define('CryptoKey', CryptoKey);
