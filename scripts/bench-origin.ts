@@ -77,7 +77,9 @@ async function load(label: string, url: string, headers: Record<string, string>,
     const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0) + Number(/Socket errors:.*?timeout (\d+)/.exec(stdout)?.[1] ?? 0);
     return { label, rps, p50, p99, errors };
   }
-  const { default: autocannon } = await import('autocannon' as string);
+  const { default: autocannon } = await import('autocannon' as string).catch(() => {
+    throw new Error('bench:origin needs a load generator: wrk (apt-get install wrk) or autocannon (npm install --no-save autocannon)');
+  });
   const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
   return { label, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors };
 }
