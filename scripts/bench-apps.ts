@@ -2,7 +2,8 @@
  * `npm run bench:apps [-- N]`: the long tail. Publishes N apps (default 1,000), each with its own
  * small server handler, then requests every app once in a cold pass and again in a warm pass, over
  * real HTTP. Prints latency percentiles per pass and the process's memory after each (RSS, and the
- * sandbox workers' WebAssembly heaps, which RSS includes). Goals (issue #21): warm p50 < 1 ms and
+ * sandbox workers' WebAssembly heaps, which RSS includes), and the CPU each request cost this process
+ * and Postgres. Goals (issue #21): warm p50 < 1 ms and
  * p99 < 5 ms, cold p50 < 5 ms, with 1,000 apps in rotation on one node. A last pass requests 200
  * other apps once each, 25 ms apart: cold starts on a node that is not saturated by them.
  */
@@ -49,8 +50,33 @@ for (let i = 0; i < N + SPACED; i++) {
 const publishS = (performance.now() - publishStart) / 1000;
 
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`;
+
+/**
+ * CPU ms used so far by this process (the server, its sandbox workers and this client) and by the
+ * database's processes when they run on this machine (their pids from pg_stat_activity, read in
+ * /proc; undefined elsewhere). On 2 cores a run of cold starts is CPU-bound: this says by how much.
+ */
+async function cpuMs(): Promise<{ node: number; db: number | undefined }> {
+  const u = process.cpuUsage();
+  let db: number | undefined;
+  try {
+    const { rows } = await env.deps.pool.query<{ pid: number }>('select pid from pg_stat_activity');
+    const { readFile } = await import('node:fs/promises');
+    db = 0;
+    for (const { pid } of rows) {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      db += (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in 10 ms ticks
+    }
+  } catch {
+    db = undefined;
+  }
+  return { node: (u.user + u.system) / 1000, db };
+}
+
 async function pass(label: string, over = hosts.slice(0, N), gapMs = 0): Promise<void> {
   const times: number[] = [];
+  const cpu0 = await cpuMs();
   for (const host of over) {
     if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
     const t0 = performance.now();
@@ -58,9 +84,12 @@ async function pass(label: string, over = hosts.slice(0, N), gapMs = 0): Promise
     times.push(performance.now() - t0);
     if (r.status !== 200) throw new Error(`${host}: ${r.status} ${r.text}`);
   }
+  const cpu1 = await cpuMs();
   const m = process.memoryUsage();
   const p = (q: number) => percentile(times, q).toFixed(2);
-  console.log(`${label.padEnd(12)} p50 ${p(50).padStart(6)} ms  p90 ${p(90).padStart(6)} ms  p99 ${p(99).padStart(6)} ms  max ${Math.max(...times).toFixed(1).padStart(6)} ms   RSS ${mib(m.rss)}, heap ${mib(m.heapUsed)}, external ${mib(m.external)}`);
+  const perRequest = (a: number, b: number) => ((b - a) / over.length).toFixed(2);
+  const cpu = `CPU/request ${perRequest(cpu0.node, cpu1.node)} ms${cpu0.db !== undefined && cpu1.db !== undefined ? ` + Postgres ${perRequest(cpu0.db, cpu1.db)} ms` : ''}`;
+  console.log(`${label.padEnd(12)} p50 ${p(50).padStart(6)} ms  p90 ${p(90).padStart(6)} ms  p99 ${p(99).padStart(6)} ms  max ${Math.max(...times).toFixed(1).padStart(6)} ms   ${cpu}   RSS ${mib(m.rss)}, heap ${mib(m.heapUsed)}, external ${mib(m.external)}`);
 }
 
 console.log(`${N} apps with server code (and ${SPACED} more for the spaced pass), published in ${publishS.toFixed(1)} s; one request each per pass, sequential, keep-alive`);
