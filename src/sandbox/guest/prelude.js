@@ -24,7 +24,7 @@
     provide: function (name, value) { provided[name] = value; },
     // set by the crypto chunk
     crypto: {},
-    /** @type {Record<string, any>} what the chunks that are parts of the prelude (fetch, text) use of it */
+    /** @type {Record<string, any>} what the chunks that are parts of the prelude (fetch, text, url-search-params, console, timers, crypto) use of it */
     internals: {},
     subtle: host.subtle,
     b64encode: host.b64encode,
