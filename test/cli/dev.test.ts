@@ -60,6 +60,14 @@ test('platform dev serves the folder, picks up an edit, reads .env, prints ctx.l
     const host = `${m[1]}.apps.localhost`;
     const port = Number(m[2]);
     assert.match(run.out.stdout, /✔ live/);
+    /** Waits until /x answers `text`; if it never does, says what it answered and what platform dev printed (CI saw one such timeout). */
+    let last = '';
+    const answers = (text: string) =>
+      until(async () => (last = (await get(port, host, '/x')).text) === text).catch((err: Error) => {
+        // without the app's own log line, which each poll prints
+        const printed = run.out.stdout.split('\n').filter((l) => !l.includes('hello from dev')).slice(-40).join('\n');
+        throw new Error(`${err.message} waiting for "${text}"; /x answered "${last}"; platform dev printed:\n${printed}\n${run.out.stderr.slice(-2000)}`);
+      });
 
     // .env became the secret, so the first release is live and reads it
     assert.equal(await get(port, host, '/hello'), { status: 200, text: 'v1 howdy partner' });
@@ -68,12 +76,12 @@ test('platform dev serves the folder, picks up an edit, reads .env, prints ctx.l
 
     // an edit is live shortly after the save
     await writeFile(path.join(dir, 'src/server.ts'), SERVER('v2'));
-    await until(async () => (await get(port, host, '/x')).text === 'v2 howdy partner');
+    await answers('v2 howdy partner');
     assert.match(run.out.stdout, /src\/server\.ts changed/);
 
     // a changed .env is set before the next publish
     await writeFile(path.join(dir, '.env'), 'GREETING=changed\n');
-    await until(async () => (await get(port, host, '/x')).text === 'v2 changed');
+    await answers('v2 changed');
 
     // a build error is printed with file and line; the last good release keeps serving
     const mark = run.out.stdout.length;
@@ -83,7 +91,7 @@ test('platform dev serves the folder, picks up an edit, reads .env, prints ctx.l
     await run.waitForOutput(/The last good release keeps serving/, 15_000, mark);
     assert.equal(await get(port, host, '/x'), { status: 200, text: 'v2 changed' });
     await writeFile(path.join(dir, 'src/server.ts'), SERVER('v3'));
-    await until(async () => (await get(port, host, '/x')).text === 'v3 changed');
+    await answers('v3 changed');
 
     // `platform jobs run --dev` reaches the development app; its log line shows up here
     const job = await cli(['jobs', 'run', 'tick', '--dev', '--payload', '{"n":7}'], { cwd: dir });
