@@ -6,6 +6,10 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import { hotRows } from '../db/prepared.ts';
 
+/** What decides whether the app may serve beside its row (`apps`): its account's suspension and its own operator flags. */
+const ACCOUNT_SUSPENDED = sql<boolean>`exists (select 1 from account_flags f where f.account_id = apps.account_id and f.flag = 'suspended')`;
+const APP_FLAGS = sql<string[] | null>`(select array_agg(f.flag) from app_flags f where f.app_id = apps.id)`;
+
 /** The live pointer with what decides whether and how the app may serve: its account's plan and the operator's flags. */
 export async function appPointer(db: Executor, appId: string) {
   const builder = db
@@ -17,8 +21,8 @@ export async function appPointer(db: Executor, appId: string) {
       'apps.live_release_id',
       'apps.deleted_at',
       'accounts.plan_key',
-      sql<boolean>`exists (select 1 from account_flags f where f.account_id = apps.account_id and f.flag = 'suspended')`.as('account_suspended'),
-      sql<string[] | null>`(select array_agg(f.flag) from app_flags f where f.app_id = apps.id)`.as('app_flags'),
+      ACCOUNT_SUSPENDED.as('account_suspended'),
+      APP_FLAGS.as('app_flags'),
     ])
     .where('apps.id', '=', appId);
   return (await hotRows(db, builder))[0];
@@ -81,21 +85,20 @@ export type FirstSight = {
  * in one round trip and one snapshot. Later reads are the separate queries above.
  */
 export async function firstSight(db: Executor, appId: string, withSecrets: boolean, maxSourceBytes: number): Promise<FirstSight | undefined> {
-  const query = sql<FirstSight>`select a.id, a.account_id, a.live_release_id, a.deleted_at, acc.plan_key,
-      exists (select 1 from account_flags f where f.account_id = a.account_id and f.flag = 'suspended') as account_suspended,
-      (select array_agg(f.flag) from app_flags f where f.app_id = a.id) as app_flags,
+  const query = sql<FirstSight>`select apps.id, apps.account_id, apps.live_release_id, apps.deleted_at, acc.plan_key,
+      ${ACCOUNT_SUSPENDED} as account_suspended, ${APP_FLAGS} as app_flags,
       r.manifest,
       (select json_agg(json_build_object('path', f.path, 'content_type', f.content_type, 'sha256', encode(f.sha256, 'hex'), 'size', f.size))
          from release_files f where f.release_id = r.id) as files,
       (select json_agg(json_build_object('sha256', encode(v.sha256, 'hex'), 'encoding', v.encoding, 'variant_sha256', encode(v.variant_sha256, 'hex'), 'size', v.size))
-         from blob_variants v where v.account_id = a.account_id and v.variant_sha256 is not null
+         from blob_variants v where v.account_id = apps.account_id and v.variant_sha256 is not null
            and v.sha256 in (select f.sha256 from release_files f where f.release_id = r.id)) as variants,
-      case when ${withSecrets}::boolean then (select json_agg(json_build_object('name', s.name, 'sealed', encode(s.sealed, 'base64'))) from app_secrets s where s.app_id = a.id) end as secrets,
+      case when ${withSecrets}::boolean then (select json_agg(json_build_object('name', s.name, 'sealed', encode(s.sealed, 'base64'))) from app_secrets s where s.app_id = apps.id) end as secrets,
       case when r.manifest->'runtime'->>'server_entry' is not null then
         (select json_agg(json_build_object('sha256', encode(f.sha256, 'hex'), 'data', encode(b.data, 'base64')))
-           from release_files f join blobs b on b.account_id = a.account_id and b.sha256 = f.sha256
+           from release_files f join blobs b on b.account_id = apps.account_id and b.sha256 = f.sha256
            where f.release_id = r.id and ${SERVER_SOURCE_SQL} and b.data is not null and b.size <= ${maxSourceBytes}::bigint) end as sources
-    from apps a join accounts acc on acc.id = a.account_id left join releases r on r.id = a.live_release_id
-    where a.id = ${appId}`;
+    from apps join accounts acc on acc.id = apps.account_id left join releases r on r.id = apps.live_release_id
+    where apps.id = ${appId}`;
   return (await hotRows(db, { compile: () => query.compile(db) }))[0];
 }
