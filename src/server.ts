@@ -21,6 +21,7 @@ import type { Env } from './http/env.ts';
 import { health, HealthResponse } from './http/health.ts';
 import { classifyHost, type HostKind } from './http/hosts.ts';
 import { newRequestId } from './http/request-id.ts';
+import type { ParsedHeaders } from './http/parsed-headers.ts';
 import { operation } from './http/operation.ts';
 import { legacyRoutes } from './legacy/routes.ts';
 import { consolePages } from './console/routes.ts';
@@ -108,7 +109,7 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
   const root = new Hono<Env>();
   const hosts = hostClassifier(deps);
   // Host dispatch happens before any router: app origins go straight to their fast path.
-  const dispatch = (req: Request, env?: { incoming?: { socket?: { remoteAddress?: string } } }): Response | Promise<Response> => {
+  const dispatch = (req: Request, env?: { incoming?: { socket?: { remoteAddress?: string }; headers?: ParsedHeaders } }): Response | Promise<Response> => {
     const host = hosts.classify(req.url);
     switch (host.kind) {
       case 'api':
@@ -118,9 +119,9 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
       case 'docs':
         return docs.fetch(req);
       case 'app':
-        return appsPlane.handle(req, host.label, env?.incoming?.socket?.remoteAddress);
+        return appsPlane.handle(req, host.label, env?.incoming?.socket?.remoteAddress, env?.incoming?.headers);
       case 'custom': // a slug or a custom domain
-        return appsPlane.handleAlias(req, host.hostname, env?.incoming?.socket?.remoteAddress);
+        return appsPlane.handleAlias(req, host.hostname, env?.incoming?.socket?.remoteAddress, env?.incoming?.headers);
       default:
         return new Response(JSON.stringify(errorBody('not_found', 'Unknown host.')), {
           status: 404,

@@ -6,6 +6,7 @@
 import { appOrigin } from '../apps/mappers.ts';
 import type { Deps } from '../deps.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from '../http/request-id.ts';
+import { headerReads, type HeaderReads, type ParsedHeaders } from '../http/parsed-headers.ts';
 import { createRuntimeCaches, type LiveApp, type ReleaseFile, type ReleaseView, type RuntimeCaches } from '../releases/live.ts';
 import { decodeAppPath } from './paths.ts';
 import { SandboxPool } from '../sandbox/pool.ts';
@@ -22,10 +23,13 @@ import { createRouteTable, type RouteEntry, type RouteTable } from '../domains/t
 import { createAnalyticsCollector, type AnalyticsCollector, type RouteKind, type Target } from '../analytics/collector.ts';
 
 export type AppsPlane = {
-  /** Answers a request for an app origin; `appId` is the host's label, `client` the peer address. Never throws. */
-  handle(req: Request, appId: string, client?: string): Response | Promise<Response>;
+  /**
+   * Answers a request for an app origin; `appId` is the host's label, `client` the peer address,
+   * `parsed` Node's parsed request headers where the server has them (http/parsed-headers.ts). Never throws.
+   */
+  handle(req: Request, appId: string, client?: string, parsed?: ParsedHeaders): Response | Promise<Response>;
   /** Answers a request whose Host is a slug or custom domain (`hostname` normalised): the app it routes to, or why not. */
-  handleAlias(req: Request, hostname: string, client?: string): Response | Promise<Response>;
+  handleAlias(req: Request, hostname: string, client?: string, parsed?: ParsedHeaders): Response | Promise<Response>;
   /** Host → app for slugs and custom domains (kept current across nodes by `feed`). */
   routes: RouteTable;
   /** Changes committed by any node (LISTEN/NOTIFY). */
@@ -115,9 +119,8 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   const appsSuffix = `.${deps.config.hosts.apps}`;
 
   /** The one capture point: every request an app origin serves, once its status is known (quota and analytics). */
-  function capture(req: Request, app: LiveApp, status: number, via: RouteKind, host: string | null, target: Target, pathname: string): void {
+  function capture(h: HeaderReads, app: LiveApp, status: number, via: RouteKind, host: string | null, target: Target, pathname: string): void {
     meter.record({ accountId: app.accountId, appId: app.appId, status });
-    const h = req.headers;
     const referrer = h.get('referer');
     // the host only matters to tell a self-referral: built only when there is a referrer
     analytics.add({ appId: app.appId, status, via, target, pathname, host: referrer ? (host ?? app.appId + appsSuffix) : '', referrer, userAgent: h.get('user-agent') });
@@ -142,13 +145,13 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   }
 
   async function serve(req: Request, app: LiveApp, f: ReleaseFile, status: number, requestId: string): Promise<Response> {
-    const rep = representation(req, f);
+    const rep = representation(req.headers, f);
     if (!rep) return notAcceptable(requestId);
     return serveFile(req, rep, req.method === 'HEAD' ? null : await caches.body(app.accountId, rep.blob), status, requestId);
   }
 
   // A plain function, not a Hono router, with no per-request closures: this is the hottest path.
-  async function route(req: Request, appId: string, requestId: string, client: string, via: RouteKind, host: string | null): Promise<Response> {
+  async function route(req: Request, reads: HeaderReads, appId: string, requestId: string, client: string, via: RouteKind, host: string | null): Promise<Response> {
     const app = await caches.liveApp(appId);
     if (!app) return originFail('not_found', 'No app is published at this address.', requestId);
     const following = meter.follow(app.accountId);
@@ -159,7 +162,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const served: { target: Target } = { target: 'static' };
     const res = await routeLive(req, app, requestId, client, pathname, search, served);
     const status = res.status;
-    capture(req, app, status, via, host, status === 404 && served.target === 'static' ? 'not_found' : served.target, pathname);
+    capture(reads, app, status, via, host, status === 404 && served.target === 'static' ? 'not_found' : served.target, pathname);
     return res;
   }
 
@@ -205,7 +208,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
    * A static hit whose app, release and bytes are all in memory, answered synchronously (no
    * promise for node-server to await). Anything else returns undefined and takes the full path.
    */
-  function fastStatic(req: Request, appId: string, requestId: string, via: RouteKind, host: string | null): Response | undefined {
+  function fastStatic(req: Request, reads: HeaderReads, appId: string, requestId: string, via: RouteKind, host: string | null): Response | undefined {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return undefined;
     const app = caches.liveAppCached(appId);
@@ -215,31 +218,32 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const pathname = splitUrl(req.url).pathname;
     const f = directStaticFile(release, pathname);
     if (!f) return undefined;
-    const rep = representation(req, f);
+    const rep = representation(reads, f);
     if (!rep) return undefined;
     const bytes = method === 'HEAD' ? null : caches.bytesCached(rep.blob);
     if (bytes === undefined) return undefined;
-    const status = staticStatus(req, rep, 200);
-    capture(req, app, status, via, host, 'static', pathname);
+    const status = staticStatus(reads, rep, 200);
+    capture(reads, app, status, via, host, 'static', pathname);
     return serveFile(req, rep, bytes, 200, requestId, status);
   }
 
-  function handle(req: Request, appId: string, client = 'unknown'): Response | Promise<Response> {
+  function handle(req: Request, appId: string, client = 'unknown', parsed?: ParsedHeaders): Response | Promise<Response> {
     if (!feedStarted) startFeed();
-    const requestId = requestIdFor(req.headers.get(REQUEST_ID_HEADER));
+    const reads = headerReads(req, parsed);
+    const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
     try {
-      const fast = fastStatic(req, appId, requestId, 'canonical', null);
+      const fast = fastStatic(req, reads, appId, requestId, 'canonical', null);
       if (fast) return fast;
     } catch {
       // fall through to the full path, which reports errors properly
     }
-    return handleSlow(req, appId, requestId, client, 'canonical', null);
+    return handleSlow(req, reads, appId, requestId, client, 'canonical', null);
   }
 
-  async function handleSlow(req: Request, appId: string, requestId: string, client: string, via: RouteKind, host: string | null): Promise<Response> {
+  async function handleSlow(req: Request, reads: HeaderReads, appId: string, requestId: string, client: string, via: RouteKind, host: string | null): Promise<Response> {
     try {
       // Every response route() builds carries the request id already (set at construction).
-      return await route(req, appId, requestId, client, via, host);
+      return await route(req, reads, appId, requestId, client, via, host);
     } catch (err) {
       return originError(deps, err, requestId, { app_id: appId });
     }
@@ -258,25 +262,26 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     return originJson(entry.status === 'deleted' ? 410 : 404, errorBody('route_disabled', why, details), requestId, { 'cache-control': 'no-store' });
   }
 
-  function serveAlias(req: Request, hostname: string, entry: RouteEntry | null, requestId: string, client: string): Response | Promise<Response> {
+  function serveAlias(req: Request, reads: HeaderReads, hostname: string, entry: RouteEntry | null, requestId: string, client: string): Response | Promise<Response> {
     if (!entry) return originFail('not_found', hostname.endsWith(`.${deps.config.hosts.apps}`) ? 'No app is published at this address.' : 'Unknown host.', requestId);
     if (entry.status !== 'active') return routeDisabled(entry, requestId);
     try {
-      const fast = fastStatic(req, entry.appId, requestId, entry.routeType, hostname);
+      const fast = fastStatic(req, reads, entry.appId, requestId, entry.routeType, hostname);
       if (fast) return fast;
     } catch {
       // the full path reports errors properly
     }
-    return handleSlow(req, entry.appId, requestId, client, entry.routeType, hostname);
+    return handleSlow(req, reads, entry.appId, requestId, client, entry.routeType, hostname);
   }
 
-  function handleAlias(req: Request, hostname: string, client = 'unknown'): Response | Promise<Response> {
+  function handleAlias(req: Request, hostname: string, client = 'unknown', parsed?: ParsedHeaders): Response | Promise<Response> {
     if (!feedStarted) startFeed();
-    const requestId = requestIdFor(req.headers.get(REQUEST_ID_HEADER));
+    const reads = headerReads(req, parsed);
+    const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
     const entry = routes.cached(hostname);
-    if (entry !== undefined) return serveAlias(req, hostname, entry, requestId, client);
+    if (entry !== undefined) return serveAlias(req, reads, hostname, entry, requestId, client);
     return routes.lookup(hostname).then(
-      (found) => serveAlias(req, hostname, found, requestId, client),
+      (found) => serveAlias(req, reads, hostname, found, requestId, client),
       (err) => originError(deps, err, requestId),
     );
   }

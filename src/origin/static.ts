@@ -1,4 +1,5 @@
 import { matchesIfNoneMatch } from '../lib/etag.ts';
+import type { HeaderReads } from '../http/parsed-headers.ts';
 import type { FileVariant, ReleaseFile } from '../releases/live.ts';
 
 /**
@@ -46,11 +47,11 @@ export function acceptWeights(header: string | null): Weights {
  * else the original; null when the client refuses everything there is (`identity;q=0` with no
  * acceptable variant: 406).
  */
-export function representation(req: Request, file: ReleaseFile): Representation | null {
+export function representation(headers: HeaderReads, file: ReleaseFile): Representation | null {
   const original: Representation = { file, variant: null, etag: file.etag, sizeText: file.sizeText, blob: file };
   const v = file.variants;
   if (!v) return original;
-  const w = acceptWeights(req.headers.get('accept-encoding'));
+  const w = acceptWeights(headers.get('accept-encoding'));
   let best: FileVariant | null = null;
   let bestQ = 0;
   if (v.br && w.br > 0) (best = v.br), (bestQ = w.br);
@@ -61,9 +62,9 @@ export function representation(req: Request, file: ReleaseFile): Representation 
 }
 
 /** The status serveFile() answers with: 304 when a 200 would repeat what the client has (If-None-Match). */
-export function staticStatus(req: Request, rep: Representation, status: number): number {
+export function staticStatus(headers: HeaderReads, rep: Representation, status: number): number {
   if (status !== 200) return status;
-  const inm = req.headers.get('if-none-match');
+  const inm = headers.get('if-none-match');
   return inm !== null && matchesIfNoneMatch(inm, rep.etag) ? 304 : 200;
 }
 
@@ -71,7 +72,7 @@ export function staticStatus(req: Request, rep: Representation, status: number):
  * A static response for GET or HEAD, honouring If-None-Match. `answered` is staticStatus() when the
  * caller has it already (reading `status` back off the Response costs more than working it out).
  */
-export function serveFile(req: Request, rep: Representation, bytes: Uint8Array | ReadableStream<Uint8Array> | null, status: number, requestId: string, answered = staticStatus(req, rep, status)): Response {
+export function serveFile(req: Request, rep: Representation, bytes: Uint8Array | ReadableStream<Uint8Array> | null, status: number, requestId: string, answered = staticStatus(req.headers, rep, status)): Response {
   // A plain header object set at construction keeps node-server on its fast path.
   const compressed = rep.file.variants !== undefined;
   if (answered === 304) {
