@@ -160,13 +160,13 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     if (refused) return refused;
     const { pathname, search } = splitUrl(req.url);
     const served: { target: Target } = { target: 'static' };
-    const res = await routeLive(req, app, requestId, client, pathname, search, served);
+    const res = await routeLive(req, reads, app, requestId, client, pathname, search, served);
     const status = res.status;
     capture(reads, app, status, via, host, status === 404 && served.target === 'static' ? 'not_found' : served.target, pathname);
     return res;
   }
 
-  async function routeLive(req: Request, app: LiveApp, requestId: string, client: string, pathname: string, search: string, served: { target: Target }): Promise<Response> {
+  async function routeLive(req: Request, reads: HeaderReads, app: LiveApp, requestId: string, client: string, pathname: string, search: string, served: { target: Target }): Promise<Response> {
     const release = await caches.release(app.releaseId);
     if (!release) return originFail('not_found', 'No app is published at this address.', requestId);
 
@@ -194,7 +194,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const fallback = runtime.fallback ?? '404';
     if (fallback === 'server') {
       served.target = 'server';
-      return runServerFallback(deps, { caches, sandbox, events }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId });
+      return runServerFallback(deps, { caches, sandbox, events }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId, reads });
     }
     if (!readable) return originFail('method_not_allowed', `${req.method} is not allowed here.`, requestId, { allow: 'GET, HEAD' });
     const rootIndex = fallback === 'index.html' && root !== null ? files.get(`${root}/index.html`) : undefined;

@@ -3,6 +3,8 @@
  * cookies, credentials or proxy internals. Coming out, hop-by-hop headers are dropped and an
  * app cannot set cookies in the platform's reserved namespace.
  */
+import type { HeaderReads } from '../http/parsed-headers.ts';
+
 const DROP_IN = new Set([
   'cookie',
   'authorization',
@@ -21,7 +23,7 @@ const DROP_IN = new Set([
 const DROP_OUT = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
 export const PLATFORM_COOKIE_PREFIXES = ['__host-platform', '__platform', 'platform_'];
 
-export function scrubRequestHeaders(headers: Headers): [string, string][] {
+export function scrubRequestHeaders(headers: Pick<HeaderReads, 'forEach'>): [string, string][] {
   const out: [string, string][] = [];
   headers.forEach((value, name) => {
     const n = name.toLowerCase();

@@ -12,6 +12,7 @@ import type { EventWriter } from '../events/writer.ts';
 import { QUARANTINE } from '../sandbox/pool.ts';
 import { REQUEST_ID_HEADER } from '../http/base.ts';
 import { readBodyLimited } from '../http/validate.ts';
+import type { HeaderReads } from '../http/parsed-headers.ts';
 import { ApiError } from '../errors.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from '../releases/live.ts';
 import type { InvocationResult } from '../sandbox/protocol.ts';
@@ -82,7 +83,7 @@ function streamed(
 export async function runServerFallback(
   deps: Deps,
   services: { caches: RuntimeCaches; sandbox: () => SandboxPool; events: EventWriter },
-  input: { req: Request; app: LiveApp; release: ReleaseView; origin: string; requestId: string },
+  input: { req: Request; app: LiveApp; release: ReleaseView; origin: string; requestId: string; reads?: HeaderReads },
 ): Promise<Response> {
   const { req, app, release } = input;
   let body: ArrayBuffer | undefined;
@@ -101,7 +102,7 @@ export async function runServerFallback(
     release,
     origin: input.origin,
     requestId: input.requestId,
-    request: { method: req.method, url: requestUrl, headers: scrubRequestHeaders(req.headers), body, user },
+    request: { method: req.method, url: requestUrl, headers: scrubRequestHeaders(input.reads ?? req.headers), body, user },
   });
 
   if (!result.ok && result.error?.kind === 'overloaded') {

@@ -20,14 +20,21 @@ const page = `<!doctype html><title>Wire</title>${'<p>Repeated words compress we
 const published = await h.call('PUT', '/v0/apps', { key: u.api_key, body: site({ files: [file('public/index.html', page)] }) });
 assert.is(published.status, 200, published.text);
 const appId = published.body.app_id as string;
+const ECHO = `export default { fetch(req) { return Response.json([...req.headers]); } };`;
+const echo = await h.call('PUT', '/v0/apps', {
+  key: u.api_key,
+  body: site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/robots.txt', 'x'), file('server.js', ECHO, 'text/javascript')] }),
+});
+assert.is(echo.status, 200, echo.text);
+const echoHost = `${echo.body.app_id as string}.apps.localhost`;
 const wire = await listen(h.server);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /** GET / with header lines exactly as given (a name may repeat); the body as bytes. */
-function get(lines: [string, string][]): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function get(lines: [string, string][], host = `${appId}.apps.localhost`, path = '/'): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const headers = [['host', `${appId}.apps.localhost`], ...lines].flat();
-    const req = http.request({ host: '127.0.0.1', port: wire.port, path: '/', headers, agent }, (res) => {
+    const headers = [['host', host], ...lines].flat();
+    const req = http.request({ host: '127.0.0.1', port: wire.port, path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -81,6 +88,38 @@ test('analytics get the referrer and the bot verdict from the wire headers', asy
   assert.is(after.body!.totals.requests - before.body!.totals.requests, 3, 'people');
   assert.is(after.body!.totals.bot_requests - before.body!.totals.bot_requests, 1, 'the crawler, counted apart');
   assert.equal(after.body!.referrers.find((r) => r.domain === 'blog.example'), { domain: 'blog.example', requests: 3 });
+});
+
+test('server code is handed the same headers over the wire as through a Request: repeated lines joined, private ones dropped', async () => {
+  const lines: [string, string][] = [
+    ['accept', 'text/html'],
+    ['accept', 'application/json;q=0.9'],
+    ['x-custom', 'one'],
+    ['X-Custom', 'two'],
+    ['Accept-Language', 'en-GB'],
+    ['cookie', 'session=abc'],
+    ['authorization', 'Bearer nope'],
+    ['x-forwarded-for', '127.0.0.9'],
+    ['x-platform-account', 'acct'],
+    ['proxy-thing', 'x'],
+    ['x-request-id', 'edge-1'],
+    ['user-agent', 'wire-test'],
+  ];
+  const overWire = await get(lines, echoHost, '/headers');
+  assert.is(overWire.status, 200, overWire.body.toString());
+  const seen = JSON.parse(overWire.body.toString()) as [string, string][];
+  assert.equal(seen, [
+    ['accept', 'text/html, application/json;q=0.9'],
+    ['accept-language', 'en-GB'],
+    ['host', echoHost],
+    ['user-agent', 'wire-test'],
+    ['x-custom', 'one, two'],
+  ]);
+  // the same request through a Request object (in-process, as on Deno): the very same list
+  const joined: Record<string, string> = { host: echoHost }; // a real request always has one; a Request made here does not
+  for (const [n, v] of lines) joined[n.toLowerCase()] = joined[n.toLowerCase()] ? `${joined[n.toLowerCase()]}, ${v}` : v;
+  const inProcess = await h.server.request(`http://${echoHost}/headers`, { headers: joined });
+  assert.equal(await inProcess.json(), seen);
 });
 
 test.after(async () => {
