@@ -39,12 +39,16 @@ export function createCalls(state: WorkerState) {
       result.fetches = call.outbound.count;
     }
     if (call.inv.id < 0) return; // the boot warm-up answers no one
-    // every secret of the app, not only those read in this call: a module may keep one from an earlier call
-    const secretValues = secretForms(Object.values(call.inv.secrets));
-    result.logs = call.logs.map((l) => redactLog(l, secretValues));
-    if (!result.ok && result.error) {
-      result.error.message = scrubString(result.error.message, secretValues);
-      if (result.error.stack) result.error.stack = scrubString(result.error.stack, secretValues);
+    // Redacted of every secret of the app, not only those read in this call (a module may keep one
+    // from an earlier call); worked out only when there is text to redact, which most calls have not.
+    const failed = !result.ok && result.error;
+    if (call.logs.length > 0 || failed) {
+      const secretValues = secretForms(Object.values(call.inv.secrets));
+      result.logs = call.logs.map((l) => redactLog(l, secretValues));
+      if (failed) {
+        failed.message = scrubString(failed.message, secretValues);
+        if (failed.stack) failed.stack = scrubString(failed.stack, secretValues);
+      }
     }
     result.cpuMs = Math.round(call.cpuUsedMs * 100) / 100;
     if (state.poisoned) result.poisoned = true;
