@@ -460,7 +460,6 @@ export class SandboxPool {
     const left = this.quarantineLeft(input.release.releaseId);
     if (left) return { ok: false, error: { kind: 'quarantined', message: `this release stopped its sandbox worker ${QUARANTINE.kills} times within ${QUARANTINE.withinMs / 1000} s; its calls are refused for ${left} s more` } };
     const limits = { ...this.options.limits, ...input.limits };
-    const base = { handler: input.handler, event: input.event, app: input.app, flags: input.flags, secrets: input.secrets, limits };
     const releaseId = input.release.releaseId;
     let sources: Record<string, string> | undefined;
     for (let attempt = 0; ; attempt++) {
@@ -478,7 +477,11 @@ export class SandboxPool {
         if (needSources) sources ??= await input.loadSources();
         // The body is transferred to the worker, so each attempt sends its own copy.
         const request = input.request.body ? { ...input.request, body: input.request.body.slice(0) } : input.request;
-        const inv: Invocation = { ...base, id: this.nextId++, request, release: { ...input.release, ...(needSources ? { sources } : {}) } };
+        // One literal, not spreads: built from spreads it took ~2 µs more to make and more to clone,
+        // and a trivial server call cost ~6 µs more of main-thread CPU under load (`bench:origin`).
+        const release: Invocation['release'] = { releaseId, entry: input.release.entry };
+        if (needSources) release.sources = sources;
+        const inv: Invocation = { id: this.nextId++, handler: input.handler, event: input.event, app: input.app, flags: input.flags, secrets: input.secrets, limits, request, release };
         result = await this.send(slot, inv, input.onHostCall);
       } catch (err) {
         if (needSources) slot.loaded.delete(releaseId);
