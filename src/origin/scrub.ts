@@ -58,8 +58,10 @@ export function appCookie(value: string): string | null {
  * several cookies, which must stay separate lines.
  */
 export function scrubResponseHeaders(pairs: [string, string][], requestId: string): Record<string, string> | Headers {
-  // No prototype, so a header named `__proto__` is an ordinary entry.
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  // An ordinary object, which V8 keeps in its fast form (one made with a null prototype starts as a
+  // dictionary, slower to fill and for the server to walk). Names are lowercase tokens, so none is an
+  // inherited property other than `__proto__`'s accessor, which becomes an own entry like any other.
+  const out: Record<string, string> = {};
   let cookies: string[] | undefined;
   for (const [name, value] of pairs) {
     const n = name.toLowerCase();
@@ -69,7 +71,10 @@ export function scrubResponseHeaders(pairs: [string, string][], requestId: strin
       if (cookie) (cookies ??= []).push(cookie);
       continue;
     }
-    out[n] = n in out ? `${out[n]}, ${value}` : value;
+    const had = Object.hasOwn(out, n) ? out[n] : undefined;
+    const v = had === undefined ? value : `${had}, ${value}`;
+    if (n === '__proto__') Object.defineProperty(out, n, { value: v, enumerable: true, writable: true, configurable: true });
+    else out[n] = v;
   }
   out['x-request-id'] = requestId;
   if (!cookies) return out;

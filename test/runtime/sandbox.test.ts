@@ -103,6 +103,27 @@ test('an app response: cookies stay separate lines, platform cookies and hop-by-
     const one = await serverApp(`export default { fetch() { return new Response('ok', { headers: { 'set-cookie': 'only=1; HttpOnly' } }); } };`);
     const r1 = await wireRequest(live.port, one.host, '/x', { agent });
     assert.equal(r1.headers['set-cookie'], ['only=1; HttpOnly']);
+    // Header names that are also names on Object.prototype are ordinary headers.
+    const odd = await serverApp(`export default { fetch() {
+      const h = new Headers({ constructor: 'c', 'x-n': '1' });
+      h.append('__proto__', 'p');
+      h.append('__proto__', 'q');
+      return new Response('ok', { headers: h });
+    } };`);
+    const raw = await new Promise<string[]>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: live.port, path: '/x', headers: { host: odd.host }, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.rawHeaders));
+      }).on('error', reject);
+    });
+    const sent = (name: string) => {
+      const values: string[] = [];
+      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) values.push(raw[i + 1]!);
+      return values;
+    };
+    assert.equal(sent('constructor'), ['c']);
+    assert.equal(sent('__proto__'), ['p, q']);
+    assert.equal(sent('x-n'), ['1']);
   } finally {
     agent.destroy();
     await live.close();
