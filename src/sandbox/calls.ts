@@ -339,14 +339,18 @@ export function createCalls(state: WorkerState) {
     try {
       let started;
       {
-        using kind = ctx.newString(inv.handler);
+        const kind = inv.handler === 'fetch' ? (inst.fetchKind ??= ctx.newString('fetch')) : ctx.newString(inv.handler);
         using meta = ctx.newString(inv.event ?? `${JSON.stringify({ method: inv.request.method, url: inv.request.url, user: inv.request.user ?? null })}\n${JSON.stringify(inv.request.headers)}`);
         using body = inv.request.body ? ctx.newArrayBuffer(inv.request.body) : ctx.undefined;
-        started = segment(state, inst, call, () => {
-          const r = ctx.callFunction(inst.dispatch, ctx.undefined, inst.handlers, kind, meta, body);
-          runJobs(inst);
-          return r;
-        });
+        try {
+          started = segment(state, inst, call, () => {
+            const r = ctx.callFunction(inst.dispatch, ctx.undefined, inst.handlers, kind, meta, body);
+            runJobs(inst);
+            return r;
+          });
+        } finally {
+          if (kind !== inst.fetchKind) kind.dispose();
+        }
       }
       const outcome = await outcomeOf(inst, call, started);
       if (!outcome) return;

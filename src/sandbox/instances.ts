@@ -216,6 +216,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     try {
       if (inst.handlers !== inst.context.undefined) inst.handlers.dispose();
       if (inst.dispatch !== inst.context.undefined) inst.dispatch.dispose();
+      inst.fetchKind?.dispose();
       inst.context.dispose();
       inst.runtime.dispose();
     } catch {

@@ -15,6 +15,8 @@ export type Instance = {
   releaseId: string;
   /** `__dispatch`, looked up once. */
   dispatch: QuickJSHandle;
+  /** The string `fetch` (the kind of almost every call), made once. */
+  fetchKind?: QuickJSHandle;
   runtime: QuickJSRuntime;
   context: QuickJSContext;
   handlers: QuickJSHandle;
