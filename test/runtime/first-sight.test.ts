@@ -55,6 +55,10 @@ test("an app's first request on a fresh node: one statement brings its release, 
   const appId = (await a.call('PUT', '/v0/apps', { key: u.api_key, body: bundle(1) })).body.app_id as string;
   assert.is((await a.call('PUT', `/v0/apps/${appId}/secrets/WORD`, { key: u.api_key, body: { value: 'bird' } })).status, 200);
   const host = `${appId}.apps.localhost`;
+  // Node B's change feed is started (as its first request would) and connected first: connecting
+  // forgets every cached pointer and secret, which could otherwise land between this request's reads
+  // (seen once in a full, loaded run) and make it read the secrets again.
+  await nodeB.apps.feed.start();
 
   sent.length = 0;
   const first = await nodeB.request(`http://${host}/api`);
