@@ -208,38 +208,51 @@ export function createCalls(state: WorkerState) {
     };
   }
 
-  /** Waits for a guest promise: timers and host answers run segments meanwhile and wake the call. Undefined once the call is over. */
-  async function settleGuest(inst: Instance, call: Call, promise: QuickJSHandle): Promise<{ value: QuickJSHandle } | { error: { message: string; stack?: string } } | undefined> {
+  /** What a guest call came to: its (awaited) value or its error; undefined once the call is over. */
+  type Outcome = { value: QuickJSHandle } | { error: { message: string; stack?: string } } | undefined;
+
+  /** A guest value's outcome as it stands: settled, `pending`, or undefined once the call is over. */
+  function settled(inst: Instance, call: Call, promise: QuickJSHandle): Outcome | 'pending' {
     const ctx = inst.context;
+    if (call.done) {
+      promise.dispose();
+      return undefined;
+    }
+    const p = ctx.getPromiseState(promise);
+    if (p.type === 'pending') return 'pending';
+    // For a plain (non-promise) result, p.value is the same handle: dispose it only once.
+    if (!(p.type === 'fulfilled' && p.notAPromise)) promise.dispose();
+    if (p.type === 'rejected') {
+      const e = errorText(ctx, p.error);
+      p.error.dispose();
+      return { error: e };
+    }
+    return { value: p.value };
+  }
+
+  /** Waits for a guest promise: timers and host answers run segments meanwhile and wake the call. */
+  async function settleGuest(inst: Instance, call: Call, promise: QuickJSHandle): Promise<Outcome> {
     for (;;) {
-      if (call.done) {
-        promise.dispose();
-        return undefined;
-      }
-      const p = ctx.getPromiseState(promise);
-      if (p.type === 'pending') {
-        await woken(call);
-        continue;
-      }
-      // For a plain (non-promise) result, p.value is the same handle: dispose it only once.
-      if (!(p.type === 'fulfilled' && p.notAPromise)) promise.dispose();
-      if (p.type === 'rejected') {
-        const e = errorText(ctx, p.error);
-        p.error.dispose();
-        return { error: e };
-      }
-      return { value: p.value };
+      const s = settled(inst, call, promise);
+      if (s !== 'pending') return s;
+      await woken(call);
     }
   }
 
-  /** What a segment's call into the guest came to: its (awaited) value, or its error; undefined once the call is over. */
-  async function outcomeOf(inst: Instance, call: Call, started: { value?: QuickJSHandle; error?: QuickJSHandle }): Promise<{ value: QuickJSHandle } | { error: { message: string; stack?: string } } | undefined> {
+  /** A segment's call into the guest as it stands: its error, or its value's outcome (`pending` to wait for). */
+  function startedOutcome(inst: Instance, call: Call, started: { value?: QuickJSHandle; error?: QuickJSHandle }): Outcome | 'pending' {
     if (started.error) {
       const e = errorText(inst.context, started.error);
       started.error.dispose();
       return { error: e };
     }
-    return settleGuest(inst, call, started.value!);
+    return settled(inst, call, started.value!);
+  }
+
+  /** What a segment's call into the guest came to, waiting for it if need be. */
+  async function outcomeOf(inst: Instance, call: Call, started: { value?: QuickJSHandle; error?: QuickJSHandle }): Promise<Outcome> {
+    const now = startedOutcome(inst, call, started);
+    return now === 'pending' ? settleGuest(inst, call, started.value!) : now;
   }
 
   /** Calls a guest function of the prelude with one number in a segment; the returned handle is the caller's. */
@@ -352,7 +365,9 @@ export function createCalls(state: WorkerState) {
           if (kind !== inst.fetchKind) kind.dispose();
         }
       }
-      const outcome = await outcomeOf(inst, call, started);
+      // A handler that answered synchronously is answered in this same turn, with no promise hop.
+      const now = startedOutcome(inst, call, started);
+      const outcome = now === 'pending' ? await settleGuest(inst, call, (started as { value: QuickJSHandle }).value) : now;
       if (!outcome) return;
       if ('error' in outcome) return failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
       let streamId: number | undefined;
