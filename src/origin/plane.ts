@@ -144,10 +144,10 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     return originJson(406, errorBody('not_acceptable', 'This file is not available in an encoding your Accept-Encoding allows.'), requestId, { vary: 'accept-encoding' });
   }
 
-  async function serve(req: Request, app: LiveApp, f: ReleaseFile, status: number, requestId: string): Promise<Response> {
-    const rep = representation(req.headers, f);
+  async function serve(req: Request, reads: HeaderReads, app: LiveApp, f: ReleaseFile, status: number, requestId: string): Promise<Response> {
+    const rep = representation(reads, f);
     if (!rep) return notAcceptable(requestId);
-    return serveFile(req, rep, req.method === 'HEAD' ? null : await caches.body(app.accountId, rep.blob), status, requestId);
+    return serveFile(req, rep, req.method === 'HEAD' ? null : await caches.body(app.accountId, rep.blob), status, requestId, staticStatus(reads, rep, status));
   }
 
   // A plain function, not a Hono router, with no per-request closures: this is the hottest path.
@@ -185,7 +185,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
 
     if (readable) {
       const direct = directStaticFile(release, pathname);
-      if (direct) return serve(req, app, direct, 200, requestId);
+      if (direct) return serve(req, reads, app, direct, 200, requestId);
       // `/dir` names a directory with an index.html: redirect to `/dir/`.
       if (root !== null && rel && !path.directory && files.has(`${root}/${rel}/index.html`)) {
         return new Response(null, { status: 301, headers: { location: `${pathname}/${search}`, 'cache-control': STATIC_CACHE_CONTROL, [REQUEST_ID_HEADER]: requestId } });
@@ -198,9 +198,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     }
     if (!readable) return originFail('method_not_allowed', `${req.method} is not allowed here.`, requestId, { allow: 'GET, HEAD' });
     const rootIndex = fallback === 'index.html' && root !== null ? files.get(`${root}/index.html`) : undefined;
-    if (rootIndex) return serve(req, app, rootIndex, 200, requestId);
+    if (rootIndex) return serve(req, reads, app, rootIndex, 200, requestId);
     const page404 = root === null ? undefined : files.get(`${root}/404.html`);
-    if (page404) return serve(req, app, page404, 404, requestId);
+    if (page404) return serve(req, reads, app, page404, 404, requestId);
     return originFail('not_found', 'Not found.', requestId);
   }
 

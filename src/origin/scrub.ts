@@ -25,10 +25,10 @@ export const PLATFORM_COOKIE_PREFIXES = ['__host-platform', '__platform', 'platf
 
 export function scrubRequestHeaders(headers: Pick<HeaderReads, 'forEach'>): [string, string][] {
   const out: [string, string][] = [];
+  // names arrive lowercase (Headers and Node's parsed headers both give them so)
   headers.forEach((value, name) => {
-    const n = name.toLowerCase();
-    if (DROP_IN.has(n) || n.startsWith('x-platform-') || n.startsWith('x-forwarded-') || n.startsWith('proxy-')) return;
-    out.push([n, value]);
+    if (DROP_IN.has(name) || name.startsWith('x-platform-') || name.startsWith('x-forwarded-') || name.startsWith('proxy-')) return;
+    out.push([name, value]);
   });
   return out;
 }

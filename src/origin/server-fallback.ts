@@ -83,7 +83,7 @@ function streamed(
 export async function runServerFallback(
   deps: Deps,
   services: { caches: RuntimeCaches; sandbox: () => SandboxPool; events: EventWriter },
-  input: { req: Request; app: LiveApp; release: ReleaseView; origin: string; requestId: string; reads?: HeaderReads },
+  input: { req: Request; app: LiveApp; release: ReleaseView; origin: string; requestId: string; reads: HeaderReads },
 ): Promise<Response> {
   const { req, app, release } = input;
   let body: ArrayBuffer | undefined;
@@ -102,7 +102,7 @@ export async function runServerFallback(
     release,
     origin: input.origin,
     requestId: input.requestId,
-    request: { method: req.method, url: requestUrl, headers: scrubRequestHeaders(input.reads ?? req.headers), body, user },
+    request: { method: req.method, url: requestUrl, headers: scrubRequestHeaders(input.reads), body, user },
   });
 
   if (!result.ok && result.error?.kind === 'overloaded') {

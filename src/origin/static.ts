@@ -69,10 +69,10 @@ export function staticStatus(headers: HeaderReads, rep: Representation, status: 
 }
 
 /**
- * A static response for GET or HEAD, honouring If-None-Match. `answered` is staticStatus() when the
- * caller has it already (reading `status` back off the Response costs more than working it out).
+ * A static response for GET or HEAD, honouring If-None-Match: `answered` is staticStatus() (the
+ * caller keeps it, since reading `status` back off the Response costs more than working it out).
  */
-export function serveFile(req: Request, rep: Representation, bytes: Uint8Array | ReadableStream<Uint8Array> | null, status: number, requestId: string, answered = staticStatus(req.headers, rep, status)): Response {
+export function serveFile(req: Request, rep: Representation, bytes: Uint8Array | ReadableStream<Uint8Array> | null, status: number, requestId: string, answered: number): Response {
   // A plain header object set at construction keeps node-server on its fast path.
   const compressed = rep.file.variants !== undefined;
   if (answered === 304) {
