@@ -239,19 +239,17 @@ export function createCalls(state: WorkerState) {
     }
   }
 
-  /** A segment's call into the guest as it stands: its error, or its value's outcome (`pending` to wait for). */
-  function startedOutcome(inst: Instance, call: Call, started: { value?: QuickJSHandle; error?: QuickJSHandle }): Outcome | 'pending' {
+  /**
+   * What a segment's call into the guest came to: at once when it is settled already (a handler that
+   * answered synchronously is answered in the same turn, with no promise hop), else once it settles.
+   */
+  function outcomeOf(inst: Instance, call: Call, started: { value?: QuickJSHandle; error?: QuickJSHandle }): Outcome | Promise<Outcome> {
     if (started.error) {
       const e = errorText(inst.context, started.error);
       started.error.dispose();
       return { error: e };
     }
-    return settled(inst, call, started.value!);
-  }
-
-  /** What a segment's call into the guest came to, waiting for it if need be. */
-  async function outcomeOf(inst: Instance, call: Call, started: { value?: QuickJSHandle; error?: QuickJSHandle }): Promise<Outcome> {
-    const now = startedOutcome(inst, call, started);
+    const now = settled(inst, call, started.value!);
     return now === 'pending' ? settleGuest(inst, call, started.value!) : now;
   }
 
@@ -365,9 +363,8 @@ export function createCalls(state: WorkerState) {
           if (kind !== inst.fetchKind) kind.dispose();
         }
       }
-      // A handler that answered synchronously is answered in this same turn, with no promise hop.
-      const now = startedOutcome(inst, call, started);
-      const outcome = now === 'pending' ? await settleGuest(inst, call, (started as { value: QuickJSHandle }).value) : now;
+      const next = outcomeOf(inst, call, started);
+      const outcome = next instanceof Promise ? await next : next;
       if (!outcome) return;
       if ('error' in outcome) return failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
       let streamId: number | undefined;
