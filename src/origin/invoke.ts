@@ -7,7 +7,7 @@ import type { Deps } from '../deps.ts';
 import { hostCallsFor } from './host-calls.ts';
 import { sandboxFlags, type ReleaseView, type RuntimeCaches } from '../releases/live.ts';
 import type { SandboxPool } from '../sandbox/pool.ts';
-import type { Invocation, InvocationResult } from '../sandbox/protocol.ts';
+import type { CallRequest, Invocation, InvocationResult } from '../sandbox/protocol.ts';
 import { addUsage } from '../usage/counters.ts';
 import { planOf } from '../plans/catalogue.ts';
 import { mapReleaseStack } from '../source-maps/release-maps.ts';
@@ -20,7 +20,7 @@ export type ReleaseCall = {
   app: { appId: string; accountId: string; planKey: string };
   /** A live release with a `server_entry` (callers check). */
   release: ReleaseView;
-  request: Invocation['request'];
+  request: CallRequest;
   /** The JSON event for `job` and `webhook` handlers. */
   event?: string;
   /** The request this call serves, for the events its platform calls record. */

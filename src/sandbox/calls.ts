@@ -9,6 +9,7 @@ import { createInstances } from './instances.ts';
 import { errorText, failureKind, isPoison, JobFailure, overMemoryCap, runJobs, segment } from './limits.ts';
 import { redactLog, scrubString, secretForms } from './redact.ts';
 import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
+import { encodeResult, requestInput } from './wire.ts';
 
 type HostResult = Extract<WorkerInbound, { t: 'host-result' }>;
 type Answer = { status: number; headers: [string, string][] };
@@ -59,7 +60,7 @@ export function createCalls(state: WorkerState) {
       state.outbox.push({ t: 'end', id: call.inv.id, end: { ok, error, logs, cpuMs, fetches, poisoned, bytes: call.stream.bytes } }, [], call.inv.release.releaseId);
       return;
     }
-    state.outbox.push({ t: 'result', id: call.inv.id, result }, transfer, call.inv.release.releaseId);
+    state.outbox.push(encodeResult(call.inv.id, result), transfer, call.inv.release.releaseId);
   }
 
   /** A call that finished: answered, unless its instance is now over the memory cap (then retired). */
@@ -193,7 +194,7 @@ export function createCalls(state: WorkerState) {
         // the head goes now; the body follows chunk by chunk as the visitor pulls (pump)
         call.stream = { pulls: 0, cancelled: false, bytes: 0 };
         streams.set(call.inv.id, call);
-        state.outbox.push({ t: 'result', id: call.inv.id, result: { ok: true, response: { status: response.status, headers: response.headers, streaming: true } } }, [], call.inv.release.releaseId);
+        state.outbox.push(encodeResult(call.inv.id, { ok: true, response: { status: response.status, headers: response.headers, streaming: true } }), [], call.inv.release.releaseId);
         return ctx.getNumber(streamH);
       }
       let out: ArrayBuffer | undefined;
@@ -351,8 +352,8 @@ export function createCalls(state: WorkerState) {
       let started;
       {
         const kind = inv.handler === 'fetch' ? (inst.fetchKind ??= ctx.newString('fetch')) : ctx.newString(inv.handler);
-        using meta = ctx.newString(inv.event ?? `${JSON.stringify({ method: inv.request.method, url: inv.request.url, user: inv.request.user ?? null })}\n${JSON.stringify(inv.request.headers)}`);
-        using body = inv.request.body ? ctx.newArrayBuffer(inv.request.body) : ctx.undefined;
+        using meta = ctx.newString(inv.input);
+        using body = inv.body ? ctx.newArrayBuffer(inv.body) : ctx.undefined;
         try {
           started = segment(state, inst, call, () => {
             const r = ctx.callFunction(inst.dispatch, ctx.undefined, inst.handlers, kind, meta, body);
@@ -400,7 +401,7 @@ export function createCalls(state: WorkerState) {
       handler: 'fetch',
       app: { app_id: 'warm-up', origin: 'http://warm-up.invalid', release_id: releaseId },
       release: { releaseId, entry: 'server.js', sources: { 'server.js': source } },
-      request: { method: 'GET', url: 'http://warm-up.invalid/', headers: [['host', 'warm-up.invalid']] },
+      input: requestInput({ method: 'GET', url: 'http://warm-up.invalid/', headers: [['host', 'warm-up.invalid']] }),
       secrets: {},
       limits: { cpuMs: 1000, wallMs: 5000, ...state.spareLimits },
     });

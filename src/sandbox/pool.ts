@@ -7,7 +7,8 @@
 import { Worker } from 'node:worker_threads';
 import { taskCpuMs } from './cpu-clock.ts';
 import { Outbox } from './outbox.ts';
-import type { FetchPolicy, Invocation, InvocationResult, Limits, StreamEnd, WorkerInbound, WorkerOutbound } from './protocol.ts';
+import type { CallRequest, FetchPolicy, Invocation, InvocationResult, Limits, StreamEnd, WorkerInbound, WorkerOutbound } from './protocol.ts';
+import { decodeResult, encodeInvocation, requestInput } from './wire.ts';
 
 export type SandboxOptions = {
   workers: number;
@@ -42,8 +43,10 @@ export function instanceBudgetBytes(options: Pick<SandboxOptions, 'instanceBudge
   return Math.max(cap / 4, cap - 3 * options.limits.memoryBytes);
 }
 
-export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release' | 'request'> & {
-  request: Invocation['request'];
+export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release' | 'input' | 'body'> & {
+  request: CallRequest;
+  /** For job and webhook handlers: the event object, as JSON (given to the handler instead of the request). */
+  event?: string;
   release: { releaseId: string; entry: string };
   /** Server module sources of the release; loaded only when a worker does not hold it yet. */
   loadSources: () => Promise<Record<string, string>>;
@@ -163,7 +166,7 @@ export class SandboxPool {
       ),
       ready: new Promise((resolve, reject) => {
         const onMessage = (msg: WorkerOutbound) => {
-          if (msg.t === 'ready') {
+          if (!Array.isArray(msg) && msg.t === 'ready') {
             worker.off('message', onMessage);
             resolve();
           }
@@ -174,6 +177,7 @@ export class SandboxPool {
     };
     slot.ready.catch(() => {});
     const onMessage = (msg: WorkerOutbound): void => {
+      if (Array.isArray(msg)) return this.answered(slot, decodeResult(msg), msg[0]);
       if (msg.t === 'batch') return msg.msgs.forEach(onMessage);
       if (msg.t === 'host-call') return this.hostCall(slot, msg);
       if (msg.t === 'chunk') return slot.streams.get(msg.id)?.chunk(msg.bytes);
@@ -182,26 +186,29 @@ export class SandboxPool {
         if (msg.end.poisoned) this.retire(slot, `poisoned (${msg.end.error?.kind ?? 'unknown'})`);
         return;
       }
-      if (msg.t !== 'result') return;
-      const p = slot.pending.get(msg.id);
-      if (!p) return;
-      slot.pending.delete(msg.id);
-      if (msg.result.response?.streaming) msg.result.response = { ...msg.result.response, ...this.streamIn(slot, msg.id) };
-      // Out of memory, stack overflow or a crash poisons the worker's WASM module: retire it now,
-      // before another invocation is routed to it. The calls beside it run again elsewhere.
-      if (msg.result.poisoned) {
-        const quarantine = this.killedBy(p.releaseId);
-        p.resolve(quarantine ? { ...msg.result, quarantine } : msg.result);
-        this.retire(slot, `poisoned (${msg.result.error?.kind ?? 'unknown'})`);
-        return;
-      }
-      p.resolve(msg.result);
     };
     worker.on('message', onMessage);
     const onGone = (reason: string) => this.retire(slot, reason);
     worker.on('error', (err) => onGone(`worker error: ${err.message}`));
     worker.on('exit', (code) => onGone(`worker exited (${code})`));
     return slot;
+  }
+
+  /** A worker's answer to one of its calls. */
+  private answered(slot: Slot, result: InvocationResult, id: number): void {
+    const p = slot.pending.get(id);
+    if (!p) return;
+    slot.pending.delete(id);
+    if (result.response?.streaming) result.response = { ...result.response, ...this.streamIn(slot, id) };
+    // Out of memory, stack overflow or a crash poisons the worker's WASM module: retire it now,
+    // before another invocation is routed to it. The calls beside it run again elsewhere.
+    if (result.poisoned) {
+      const quarantine = this.killedBy(p.releaseId);
+      p.resolve(quarantine ? { ...result, quarantine } : result);
+      this.retire(slot, `poisoned (${result.error?.kind ?? 'unknown'})`);
+      return;
+    }
+    p.resolve(result);
   }
 
   /**
@@ -406,7 +413,7 @@ export class SandboxPool {
     if (!slot.alive) return { ok: false, error: { kind: 'killed', message: 'worker is gone' } };
     return new Promise((resolve) => {
       slot.pending.set(inv.id, { resolve, releaseId: inv.release.releaseId, id: inv.id, onHostCall });
-      slot.outbox.push({ t: 'invoke', inv }, inv.request.body ? [inv.request.body] : []);
+      slot.outbox.push(encodeInvocation(inv), inv.body ? [inv.body] : []);
     });
   }
 
@@ -461,6 +468,7 @@ export class SandboxPool {
     if (left) return { ok: false, error: { kind: 'quarantined', message: `this release stopped its sandbox worker ${QUARANTINE.kills} times within ${QUARANTINE.withinMs / 1000} s; its calls are refused for ${left} s more` } };
     const limits = { ...this.options.limits, ...input.limits };
     const releaseId = input.release.releaseId;
+    const callInput = input.event ?? requestInput(input.request);
     let sources: Record<string, string> | undefined;
     for (let attempt = 0; ; attempt++) {
       const slot = this.pick(releaseId);
@@ -475,13 +483,13 @@ export class SandboxPool {
       let result: InvocationResult;
       try {
         if (needSources) sources ??= await input.loadSources();
-        // The body is transferred to the worker, so each attempt sends its own copy.
-        const request = input.request.body ? { ...input.request, body: input.request.body.slice(0) } : input.request;
-        // One literal, not spreads: built from spreads it took ~2 µs more to make and more to clone,
-        // and a trivial server call cost ~6 µs more of main-thread CPU under load (`bench:origin`).
+        // One literal, not spreads: built from spreads it took ~2 µs more to make, and a trivial
+        // server call cost ~6 µs more of main-thread CPU under load (`bench:origin`).
         const release: Invocation['release'] = { releaseId, entry: input.release.entry };
         if (needSources) release.sources = sources;
-        const inv: Invocation = { id: this.nextId++, handler: input.handler, event: input.event, app: input.app, flags: input.flags, secrets: input.secrets, limits, request, release };
+        const inv: Invocation = { id: this.nextId++, handler: input.handler, input: callInput, app: input.app, flags: input.flags, secrets: input.secrets, limits, release };
+        // The body is transferred to the worker, so each attempt sends its own copy.
+        if (input.request.body) inv.body = input.request.body.slice(0);
         result = await this.send(slot, inv, input.onHostCall);
       } catch (err) {
         if (needSources) slot.loaded.delete(releaseId);

@@ -1,5 +1,6 @@
 import type { FetchPolicy } from './outbound.ts';
 import type { LogEntry } from './redact.ts';
+import type { InvocationWire, ResultWire } from './wire.ts';
 
 export type { FetchPolicy };
 
@@ -7,15 +8,20 @@ export type { FetchPolicy };
 export type SandboxFlags = { appUsers: boolean; publicStores: string[] };
 export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; wallMs: number };
 
+/** The request a `fetch` handler answers (jobs and webhooks are given one too, which they do not read). */
+export type CallRequest = { method: string; url: string; headers: [string, string][]; body?: ArrayBuffer; user?: { id: string; email: string; roles: string[]; verified: boolean } | null };
+
+/** A call as the worker runs it (it crosses as an `InvocationWire`). */
 export type Invocation = {
   id: number;
   /** `load` only evaluates the module (publish-time check); the others call that export. */
   handler: 'fetch' | 'job' | 'webhook' | 'load';
-  /** For job and webhook handlers: the event object, as JSON. */
-  event?: string;
+  /** What the handler is given: for `fetch` the request (`requestInput`), for job and webhook handlers the event object, as JSON. */
+  input: string;
+  /** The request's body, for `fetch`. */
+  body?: ArrayBuffer;
   app: { app_id: string; origin: string; release_id: string };
   release: { releaseId: string; entry: string; sources?: Record<string, string> };
-  request: { method: string; url: string; headers: [string, string][]; body?: ArrayBuffer; user?: { id: string; email: string; roles: string[]; verified: boolean } | null };
   /** What the release declares that shapes ctx: app users (ctx.auth) and its public file stores. */
   flags?: SandboxFlags;
   secrets: Record<string, string>;
@@ -50,7 +56,7 @@ export type InvocationResult = {
 };
 
 export type WorkerInbound =
-  | { t: 'invoke'; inv: Invocation }
+  | InvocationWire
   /** Several messages sent together (one crossing per event-loop turn under load). */
   | { t: 'batch'; msgs: WorkerInbound[] }
   | { t: 'evict'; releaseId: string }
@@ -61,7 +67,7 @@ export type WorkerInbound =
 export type WorkerOutbound =
   | { t: 'ready' }
   | { t: 'batch'; msgs: WorkerOutbound[] }
-  | { t: 'result'; id: number; result: InvocationResult }
+  | ResultWire
   /** A chunk of a streamed response, answering one pull; then its end. */
   | { t: 'chunk'; id: number; bytes: ArrayBuffer }
   | { t: 'end'; id: number; end: StreamEnd }

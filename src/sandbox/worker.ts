@@ -18,6 +18,7 @@ import { createOutbound, type FetchPolicy } from './outbound.ts';
 import { Outbox } from './outbox.ts';
 import type { WorkerInbound, WorkerOutbound } from './protocol.ts';
 import type { WorkerState } from './worker-state.ts';
+import { decodeInvocation } from './wire.ts';
 
 const port = parentPort!;
 
@@ -58,8 +59,8 @@ cpuClock();
 
 function onMessage(msg: WorkerInbound): void {
   state.lastActivity = performance.now();
-  if (msg.t === 'batch') for (const m of msg.msgs) onMessage(m);
-  else if (msg.t === 'invoke') void calls.invoke(msg.inv);
+  if (Array.isArray(msg)) void calls.invoke(decodeInvocation(msg));
+  else if (msg.t === 'batch') for (const m of msg.msgs) onMessage(m);
   else if (msg.t === 'host-result') calls.hostResult(msg);
   else if (msg.t === 'evict') calls.evict(msg.releaseId);
   else if (msg.t === 'pull' || msg.t === 'cancel') calls.streamControl(msg);

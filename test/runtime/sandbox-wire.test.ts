@@ -1,0 +1,65 @@
+/**
+ * Invocations and results cross the worker boundary as flat arrays (src/sandbox/wire.ts). Whatever
+ * either side puts in comes out the same after a real structured clone, optional fields absent
+ * rather than undefined, and a body still moves (transferred, not copied).
+ */
+import { MessageChannel } from 'node:worker_threads';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Invocation, InvocationResult } from '../../src/sandbox/protocol.ts';
+import { decodeInvocation, decodeResult, encodeInvocation, encodeResult, requestInput } from '../../src/sandbox/wire.ts';
+
+/** One real crossing: postMessage through a MessageChannel, with the given buffers transferred. */
+async function cross<T>(value: T, transfer: ArrayBuffer[] = []): Promise<T> {
+  const { port1, port2 } = new MessageChannel();
+  const got = new Promise<T>((resolve) => port2.once('message', resolve));
+  port1.postMessage(value, transfer);
+  const v = await got;
+  port1.close();
+  return v;
+}
+
+const base: Invocation = {
+  id: 7,
+  handler: 'fetch',
+  input: requestInput({ method: 'POST', url: 'http://a.apps.localhost/x?y=1', headers: [['content-type', 'text/plain'], ['x-two', 'a, b']], user: { id: 'u1', email: 'e@x.test', roles: ['admin'], verified: true } }),
+  app: { app_id: 'app_1', origin: 'http://app_1.apps.localhost', release_id: 'rel_1' },
+  release: { releaseId: 'rel_1', entry: 'server.js' },
+  secrets: {},
+  limits: { cpuMs: 50, memoryBytes: 1 << 26, stackBytes: 1 << 19, wallMs: 30_000 },
+};
+
+test('an invocation crosses unchanged, with or without its optional parts', async () => {
+  assert.equal(decodeInvocation(await cross(encodeInvocation(base))), base);
+  const body = new TextEncoder().encode('hello').buffer as ArrayBuffer;
+  const full: Invocation = { ...base, body, release: { ...base.release, sources: { 'server.js': 'export default {}' } }, flags: { appUsers: true, publicStores: ['avatars'] }, secrets: { API_KEY: 'k' } };
+  const back = decodeInvocation(await cross(encodeInvocation(full), [body]));
+  assert.is(body.byteLength, 0, 'the body was transferred, not copied');
+  assert.is(new TextDecoder().decode(back.body), 'hello');
+  assert.equal({ ...back, body: undefined }, { ...full, body: undefined });
+});
+
+test("the request input is the guest prelude's two JSON lines", () => {
+  const [head, headers] = base.input.split('\n');
+  assert.equal(JSON.parse(head!), { method: 'POST', url: 'http://a.apps.localhost/x?y=1', user: { id: 'u1', email: 'e@x.test', roles: ['admin'], verified: true } });
+  assert.equal(JSON.parse(headers!), [['content-type', 'text/plain'], ['x-two', 'a, b']]);
+  assert.is(JSON.parse(requestInput({ method: 'GET', url: 'http://a/', headers: [] }).split('\n')[0]!).user, null);
+});
+
+test('a result crosses unchanged, whatever it carries', async () => {
+  const results: InvocationResult[] = [
+    { ok: true, response: { status: 200, headers: [['content-type', 'text/plain']], text: 'hi' }, cpuMs: 0.02, fetches: 0 },
+    { ok: true, response: { status: 204, headers: [] }, cpuMs: 1 },
+    { ok: true, response: { status: 200, headers: [['x', 'y']], streaming: true } },
+    { ok: false, error: { kind: 'exception', message: 'boom', stack: 'at x' }, logs: [{ level: 'error', message: 'boom', metadata: { n: 1 } }], cpuMs: 3, fetches: 2 },
+    { ok: false, error: { kind: 'memory', message: 'out of memory' }, poisoned: true, quarantine: { mode: 'own_worker', seconds: 600 } },
+  ];
+  for (const r of results) assert.equal(decodeResult(await cross(encodeResult(9, r))), r);
+  const body = new Uint8Array([1, 2, 3]).buffer as ArrayBuffer;
+  const wire = encodeResult(9, { ok: true, response: { status: 200, headers: [], body } });
+  assert.is(wire[0], 9);
+  const back = decodeResult(await cross(wire, [body]));
+  assert.equal([...new Uint8Array(back.response!.body!)], [1, 2, 3]);
+});
+
+test.run();
