@@ -10,9 +10,10 @@ import { errorText, failureKind, isPoison, JobFailure, overMemoryCap, runJobs, s
 import { redactLog, scrubString, secretForms } from './redact.ts';
 import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
 import { encodeResult, requestInput } from './wire.ts';
+import { readAnswer, type AnswerHead } from './answer.ts';
+import { callFunctionFast, newGuestString } from './fast-calls.ts';
 
 type HostResult = Extract<WorkerInbound, { t: 'host-result' }>;
-type Answer = { status: number; headers: [string, string][] };
 
 export function createCalls(state: WorkerState) {
   const instances = createInstances(state, { fireTimer, settle: hostResult, pullGuest });
@@ -170,13 +171,21 @@ export function createCalls(state: WorkerState) {
     instances.disposeIfRetired(inst);
   }
 
+  /** The head of the guest's answer; one the prelude never writes (app code tampered with its Response's internals) fails the call as the app's own error. */
+  function answerHead(s: string, withText: boolean): AnswerHead {
+    try {
+      return readAnswer(s, withText);
+    } catch (err) {
+      throw new JobFailure(`TypeError: ${(err as Error).message}`);
+    }
+  }
+
   /** Turns the guest's settled answer into the call's result; for a streamed answer, sends its head and gives the guest's stream id. */
   function answer(inst: Instance, call: Call): (value: QuickJSHandle) => number | undefined {
     const ctx = inst.context;
     return (value) => {
       if (ctx.typeof(value) === 'string') {
-        const a = JSON.parse(ctx.getString(value)) as Answer & { text: string };
-        succeed(inst, call, { ok: true, response: { status: a.status, headers: a.headers, text: a.text } });
+        succeed(inst, call, { ok: true, response: answerHead(ctx.getString(value), true) });
         return undefined;
       }
       using missingH = ctx.getProp(value, 'missing');
@@ -187,9 +196,8 @@ export function createCalls(state: WorkerState) {
       }
       using metaH = ctx.getProp(value, 'meta');
       using bodyH = ctx.getProp(value, 'body');
-      using textH = ctx.getProp(value, 'text');
       using streamH = ctx.getProp(value, 'stream');
-      const response = JSON.parse(ctx.getString(metaH)) as Answer;
+      const response = answerHead(ctx.getString(metaH), false);
       if (ctx.typeof(streamH) === 'number') {
         // the head goes now; the body follows chunk by chunk as the visitor pulls (pump)
         call.stream = { pulls: 0, cancelled: false, bytes: 0 };
@@ -198,13 +206,11 @@ export function createCalls(state: WorkerState) {
         return ctx.getNumber(streamH);
       }
       let out: ArrayBuffer | undefined;
-      let text: string | undefined;
-      if (ctx.typeof(textH) === 'string') text = JSON.parse(ctx.getString(textH)) as string;
-      else if (ctx.typeof(bodyH) !== 'undefined') {
+      if (ctx.typeof(bodyH) !== 'undefined') {
         using lt = ctx.getArrayBuffer(bodyH);
         out = lt.value.slice().buffer;
       }
-      succeed(inst, call, { ok: true, response: { status: response.status, headers: response.headers, body: out, text } }, out ? [out] : []);
+      succeed(inst, call, { ok: true, response: out ? { status: response.status, headers: response.headers, body: out } : response }, out ? [out] : []);
       return undefined;
     };
   }
@@ -352,11 +358,11 @@ export function createCalls(state: WorkerState) {
       let started;
       {
         const kind = inv.handler === 'fetch' ? (inst.fetchKind ??= ctx.newString('fetch')) : ctx.newString(inv.handler);
-        using meta = ctx.newString(inv.input);
+        using meta = newGuestString(ctx, inv.input);
         using body = inv.body ? ctx.newArrayBuffer(inv.body) : ctx.undefined;
         try {
           started = segment(state, inst, call, () => {
-            const r = ctx.callFunction(inst.dispatch, ctx.undefined, inst.handlers, kind, meta, body);
+            const r = callFunctionFast(ctx, inst.dispatch, ctx.undefined, [inst.handlers, kind, meta, body]);
             runJobs(inst);
             return r;
           });

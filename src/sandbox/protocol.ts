@@ -1,6 +1,5 @@
 import type { FetchPolicy } from './outbound.ts';
 import type { LogEntry } from './redact.ts';
-import type { InvocationWire, ResultWire } from './wire.ts';
 
 export type { FetchPolicy };
 
@@ -54,6 +53,42 @@ export type InvocationResult = {
   /** Set on the call whose crash put its release in quarantine. */
   quarantine?: { mode: 'own_worker' | 'refused'; seconds: number };
 };
+
+/** An invocation as it crosses to the worker (`wire.ts` encodes and decodes it). */
+export type InvocationWire = [
+  id: number,
+  handler: Invocation['handler'],
+  input: string,
+  body: ArrayBuffer | undefined,
+  appId: string,
+  origin: string,
+  appReleaseId: string,
+  releaseId: string,
+  entry: string,
+  sources: Record<string, string> | undefined,
+  flags: Invocation['flags'],
+  secrets: Record<string, string>,
+  cpuMs: number,
+  memoryBytes: number,
+  stackBytes: number,
+  wallMs: number,
+];
+
+/** What a result carries beside its response head and body, sent only when one of them is there. */
+export type Rare = Pick<InvocationResult, 'error' | 'logs' | 'poisoned' | 'quarantine'> & { streaming?: true };
+
+/** A result as it crosses back to the pool. */
+export type ResultWire = [
+  id: number,
+  ok: boolean,
+  status: number | undefined,
+  headers: [string, string][] | undefined,
+  text: string | undefined,
+  body: ArrayBuffer | undefined,
+  cpuMs: number | undefined,
+  fetches: number | undefined,
+  rare: Rare | undefined,
+];
 
 export type WorkerInbound =
   | InvocationWire

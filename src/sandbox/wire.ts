@@ -6,31 +6,24 @@
  * invocation and decodes its result; the worker does the opposite. Messages that are rare or
  * carry little (host calls, stream chunks, eviction) stay objects (`protocol.ts`).
  */
-import type { CallRequest, Invocation, InvocationResult } from './protocol.ts';
+import type { CallRequest, Invocation, InvocationResult, InvocationWire, Rare, ResultWire } from './protocol.ts';
 
-export type InvocationWire = [
-  id: number,
-  handler: Invocation['handler'],
-  input: string,
-  body: ArrayBuffer | undefined,
-  appId: string,
-  origin: string,
-  appReleaseId: string,
-  releaseId: string,
-  entry: string,
-  sources: Record<string, string> | undefined,
-  flags: Invocation['flags'],
-  secrets: Record<string, string>,
-  cpuMs: number,
-  memoryBytes: number,
-  stackBytes: number,
-  wallMs: number,
-];
-
-/** What a `fetch` handler is given of its request (the body travels beside it): two JSON lines, the guest prelude's format. */
+/**
+ * What a `fetch` handler is given of its request (the body travels beside it), in the guest
+ * prelude's format: lines of the method, the URL and the user as JSON (an empty line when there is
+ * none), then each header's name and value on lines of their own (nothing after the user's line
+ * when there are no headers). None of them holds a line break (a method is a token, a parsed URL
+ * escapes them, JSON text has none, HTTP parsers refuse them in headers); a header value that does
+ * anyway has them replaced by spaces. QuickJS reads lines in about half the time JSON.parse of the
+ * same request takes.
+ */
 export function requestInput(request: CallRequest): string {
-  return `${JSON.stringify({ method: request.method, url: request.url, user: request.user ?? null })}\n${JSON.stringify(request.headers)}`;
+  let headers = '';
+  for (const [name, value] of request.headers) headers += `${headers ? '\n' : ''}${oneLine(name)}\n${oneLine(value)}`;
+  return `${request.method}\n${request.url}\n${request.user ? JSON.stringify(request.user) : ''}\n${headers}`;
 }
+
+const oneLine = (s: string): string => (s.includes('\n') ? s.replace(/[\r\n]/g, ' ') : s);
 
 export function encodeInvocation(inv: Invocation): InvocationWire {
   const { app, release, limits } = inv;
@@ -53,20 +46,6 @@ export function decodeInvocation(w: InvocationWire): Invocation {
   return inv;
 }
 
-/** What a result carries beside its response head and body, present only when one of them is. */
-type Rare = Pick<InvocationResult, 'error' | 'logs' | 'poisoned' | 'quarantine'> & { streaming?: true };
-
-export type ResultWire = [
-  id: number,
-  ok: boolean,
-  status: number | undefined,
-  headers: [string, string][] | undefined,
-  text: string | undefined,
-  body: ArrayBuffer | undefined,
-  cpuMs: number | undefined,
-  fetches: number | undefined,
-  rare: Rare | undefined,
-];
 
 export function encodeResult(id: number, r: InvocationResult): ResultWire {
   const res = r.response;

@@ -106,6 +106,25 @@ test('each failure is recorded for the owner with its kind, on the request that 
   assert.equal(byPath, { '/loop': 'timeout', '/recursion': 'stack' });
 });
 
+test("line breaks written into a Response's internals change only that app's own answer, still scrubbed", async () => {
+  // The answer's head crosses to the host as lines. Header values cannot hold line breaks through the
+  // Headers API, but app code can reach the symbol-keyed map behind it: what that makes of the head is
+  // the app's own answer, its headers scrubbed like any (no platform header, no platform cookie).
+  const tamper = await serverApp(`export default { fetch(req) {
+    const r = new Response('x');
+    r.headers.set('x-ok', '1');
+    const map = r.headers[Object.getOwnPropertySymbols(r.headers).find((s) => s.description === 'map')];
+    map.set('content-type', ['text/plain\\nx-platform-user\\nadmin']);
+    return r;
+  } };`);
+  const r = await h.call('GET', '/inject', { host: tamper.host });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.headers.get('content-type'), 'text/plain');
+  assert.is(r.headers.get('x-platform-user'), null);
+  assert.is(r.text, 'x-ok\n1\nx');
+  assert.is((await h.call('GET', '/x', { host: innocent.host })).text, 'innocent');
+});
+
 test('a top-level infinite loop is stopped at publish: the release is failed and the live one keeps serving', async () => {
   const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', 'for (;;) {} export default { fetch() { return new Response("never") } };', 'text/javascript')] });
   const r = await h.call('PUT', `/v0/apps/${innocent.appId}`, { key, body });

@@ -1,12 +1,15 @@
 /**
  * Invocations and results cross the worker boundary as flat arrays (src/sandbox/wire.ts). Whatever
  * either side puts in comes out the same after a real structured clone, optional fields absent
- * rather than undefined, and a body still moves (transferred, not copied).
+ * rather than undefined, and a body still moves (transferred, not copied). The request reaches the
+ * guest, and its answer's head comes back, as lines (answer.ts); the end-to-end behaviour of both is
+ * in sandbox.test.ts and web-platform.test.ts.
  */
 import { MessageChannel } from 'node:worker_threads';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Invocation, InvocationResult } from '../../src/sandbox/protocol.ts';
+import { readAnswer } from '../../src/sandbox/answer.ts';
 import { decodeInvocation, decodeResult, encodeInvocation, encodeResult, requestInput } from '../../src/sandbox/wire.ts';
 
 /** One real crossing: postMessage through a MessageChannel, with the given buffers transferred. */
@@ -39,11 +42,25 @@ test('an invocation crosses unchanged, with or without its optional parts', asyn
   assert.equal({ ...back, body: undefined }, { ...full, body: undefined });
 });
 
-test("the request input is the guest prelude's two JSON lines", () => {
-  const [head, headers] = base.input.split('\n');
-  assert.equal(JSON.parse(head!), { method: 'POST', url: 'http://a.apps.localhost/x?y=1', user: { id: 'u1', email: 'e@x.test', roles: ['admin'], verified: true } });
-  assert.equal(JSON.parse(headers!), [['content-type', 'text/plain'], ['x-two', 'a, b']]);
-  assert.is(JSON.parse(requestInput({ method: 'GET', url: 'http://a/', headers: [] }).split('\n')[0]!).user, null);
+test("the request input is the guest prelude's lines: method, URL, user, then header names and values", () => {
+  const lines = base.input.split('\n');
+  assert.equal(lines.slice(0, 2), ['POST', 'http://a.apps.localhost/x?y=1']);
+  assert.equal(JSON.parse(lines[2]!), { id: 'u1', email: 'e@x.test', roles: ['admin'], verified: true });
+  assert.equal(lines.slice(3), ['content-type', 'text/plain', 'x-two', 'a, b']);
+  // no user, no headers: the user's line is empty and nothing follows it
+  assert.is(requestInput({ method: 'GET', url: 'http://a/', headers: [] }), 'GET\nhttp://a/\n\n');
+  // a header value no HTTP parser would pass cannot add lines
+  assert.is(requestInput({ method: 'GET', url: 'http://a/', headers: [['x', 'a\r\nb']] }), 'GET\nhttp://a/\n\nx\na  b');
+});
+
+test("the guest's answer head is read as the prelude writes it", () => {
+  assert.equal(readAnswer('200\n2\ncontent-type\ntext/plain\nset-cookie\na=1', false), { status: 200, headers: [['content-type', 'text/plain'], ['set-cookie', 'a=1']] });
+  assert.equal(readAnswer('404\n1\nx-empty\n\nnot\nfound\n', true), { status: 404, headers: [['x-empty', '']], text: 'not\nfound\n' });
+  assert.equal(readAnswer('204\n0\n', true), { status: 204, headers: [], text: '' });
+  assert.equal(readAnswer('200\n0', false), { status: 200, headers: [] });
+  for (const bad of ['', '200', '200\nx', '200\n2\na\nb', '200\n-1']) assert.throws(() => readAnswer(bad, false), /malformed/, bad);
+  // not a status: NaN, which the origin answers as a bad status
+  for (const status of ['NaN', '1.5', '1e+21', '200\r', ' 200', '1000']) assert.ok(Number.isNaN(readAnswer(`${status}\n0`, false).status), status);
 });
 
 test('a result crosses unchanged, whatever it carries', async () => {
