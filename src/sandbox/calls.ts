@@ -171,7 +171,7 @@ export function createCalls(state: WorkerState) {
     instances.disposeIfRetired(inst);
   }
 
-  /** The head of the guest's answer; one the prelude never writes (app code tampered with its Response's internals) fails the call as the app's own error. */
+  /** The head of the guest's answer; one the prelude never writes fails the call as the app's own error, not as a crash that would replace the worker. */
   function answerHead(s: string, withText: boolean): AnswerHead {
     try {
       return readAnswer(s, withText);
