@@ -74,7 +74,8 @@ function start(name: string, env: Record<string, string>): ChildProcess {
   return child;
 }
 
-const apiPorts = [basePort, basePort + 1];
+// the second port is the next one when free: an outgoing connection (Postgres's, S3's, started above) may hold it
+const apiPorts = [basePort, (await portIsFree(basePort + 1)) ? basePort + 1 : await freePort()];
 const nodes = apiPorts.map((port, i) => ({ name: `api-${i + 1}`, port, child: start(`api-${i + 1}`, { PLATFORM_ROLE: 'api', PORT: String(port), PLATFORM_PUBLIC_PORT: String(port) }) }));
 const workers = [1, 2].map((i) => ({ name: `worker-${i}`, child: start(`worker-${i}`, { PLATFORM_ROLE: 'worker' }) }));
 
