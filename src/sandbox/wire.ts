@@ -46,7 +46,6 @@ export function decodeInvocation(w: InvocationWire): Invocation {
   return inv;
 }
 
-
 export function encodeResult(id: number, r: InvocationResult): ResultWire {
   const res = r.response;
   let rare: Rare | undefined;

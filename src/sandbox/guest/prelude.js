@@ -367,16 +367,6 @@
     h[$map] = m;
     return h;
   };
-  var headersFromPairs = function (pairs) {
-    var h = Object.create(Headers.prototype);
-    var m = new Map();
-    for (var i = 0; i < pairs.length; i++) {
-      var l = m.get(pairs[i][0]);
-      if (l) l.push(pairs[i][1]); else m.set(pairs[i][0], [pairs[i][1]]);
-    }
-    h[$map] = m;
-    return h;
-  };
 
   class Response {
     constructor(body, init) {
