@@ -9,7 +9,15 @@ import { startService, type Service } from './service.ts';
 
 async function main(): Promise<void> {
   const config = configOrExit(process.env);
-  const log = createLogger(config.logLevel);
+  // Whoever reads the output may go away (a supervisor or terminal that died): every write then
+  // fails with EPIPE, and each failure logged would raise the next, a loop that starves the process
+  // of its timers and signals. Instead it goes quiet and stops as on a signal: a broken pipe ends a
+  // program by default (SIGPIPE, which Node ignores), and nothing would show what it does next.
+  let outputGone = false;
+  const write = (stream: NodeJS.WriteStream, text: string) => {
+    if (!outputGone) stream.write(text);
+  };
+  const log = createLogger(config.logLevel, (line) => write(process.stderr, line + '\n'));
 
   // Signals are taken from the first moment: one that arrives while Postgres is starting stops the
   // service as soon as it is up, never leaving the cluster behind.
@@ -31,6 +39,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const onOutputError = () => {
+    if (outputGone) return;
+    outputGone = true;
+    if (firstSignalAt) return; // already stopping
+    firstSignalAt = Date.now();
+    requested = 'output closed';
+    void stop?.(requested, 0);
+  };
+  process.stdout.on('error', onOutputError);
+  process.stderr.on('error', onOutputError);
 
   const booted = await boot(config, { log });
   let service: Service | undefined;
@@ -69,7 +87,7 @@ async function main(): Promise<void> {
     service = await startService(config, log, booted);
   } catch (err) {
     // startService stopped what it had started, Postgres included
-    process.stderr.write(`platform failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    write(process.stderr, `platform failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   }
   if (requested) return void stop(requested, 0);
@@ -83,7 +101,7 @@ async function main(): Promise<void> {
     `  Database   ${booted.embedded ? `embedded Postgres in ${config.dataDir}/postgres` : 'DATABASE_URL'}`,
     `  First API key: npm run admin -- create-user --email you@example.com`,
   ].filter(Boolean);
-  process.stdout.write(lines.join('\n') + '\n');
+  write(process.stdout, lines.join('\n') + '\n');
 }
 
 main().catch((err) => {

@@ -188,6 +188,22 @@ test('a second npm start on a data dir in use says another instance runs, and le
   }
 });
 
+test('a service whose output was closed (the terminal or supervisor reading it went away) stops at its next line, Postgres with it', async () => {
+  try {
+    const s = await start();
+    s.npm.stdout!.destroy();
+    s.npm.stderr!.destroy();
+    // a sign-in link without SMTP_URL is written to the output: the write that finds the pipe closed
+    const sent = await request(s.port, 'POST', '/v0/auth/email/request', { host: `console.localhost:${s.port}`, body: { email: 'gone@example.com' } });
+    assert.is(sent.status, 202, sent.body);
+    const code = await Promise.race([s.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000).unref())]);
+    assert.is.not(code, 'hung', 'npm start did not return after its output closed');
+    assert.equal(leftovers(), [], 'left running after the output closed');
+  } finally {
+    killLeftovers();
+  }
+});
+
 async function secondRefused(first: Started) {
   const port = await freePort();
   type Failed = { code: number; stdout: string; stderr: string };
