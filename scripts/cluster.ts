@@ -79,17 +79,20 @@ const apiPorts = [basePort, (await portIsFree(basePort + 1)) ? basePort + 1 : aw
 const nodes = apiPorts.map((port, i) => ({ name: `api-${i + 1}`, port, child: start(`api-${i + 1}`, { PLATFORM_ROLE: 'api', PORT: String(port), PLATFORM_PUBLIC_PORT: String(port) }) }));
 const workers = [1, 2].map((i) => ({ name: `worker-${i}`, child: start(`worker-${i}`, { PLATFORM_ROLE: 'worker' }) }));
 
-async function up(port: number): Promise<void> {
+async function up(node: { name: string; port: number; child: ChildProcess }): Promise<void> {
   for (const started = Date.now(); Date.now() - started < 60_000; ) {
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    if (node.child.exitCode !== null || node.child.signalCode !== null) throw new Error(`${node.name} exited before it came up`);
+    // bounded: whatever else holds the port may take the connection and never answer
+    const ok = await fetch(`http://127.0.0.1:${node.port}/healthz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`the API node on port ${port} did not come up`);
+  throw new Error(`${node.name} (port ${node.port}) did not come up within 60 s`);
 }
-await Promise.all(nodes.map((n) => up(n.port)));
+/** Bounds a step of the stop: one that hangs must not keep the rest from running. */
+const within = (ms: number, step: Promise<unknown>) => Promise.race([step.catch(() => {}), new Promise((r) => setTimeout(r, ms).unref())]);
 
-async function stop(): Promise<void> {
+async function stop(code = 0): Promise<void> {
   if (stopping) return;
   stopping = true;
   say('stopping the cluster…');
@@ -108,12 +111,19 @@ async function stop(): Promise<void> {
         }),
     ),
   );
-  await s3.close().catch(() => {});
-  await pg.stop();
-  process.exit(0);
+  await within(5_000, s3.close());
+  await within(40_000, pg.stop());
+  process.exit(code);
 }
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
+// The processes are not detached, but nothing ends them with this one: a failed start stops them all.
+try {
+  await Promise.all(nodes.map(up));
+} catch (err) {
+  process.stderr.write(`the cluster did not come up: ${(err as Error).message}\n`);
+  await stop(1);
+}
 
 say('cluster is up');
 for (const n of nodes) say(`  ${n.name}     http://127.0.0.1:${n.port}  (pid ${n.child.pid})   apps at http://<app_id>.apps.localhost:${n.port}`);

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { test } from 'uvu';
@@ -17,6 +18,7 @@ import { freePort } from '../../src/lib/ports.ts';
 import { createUser } from '../../src/users/service.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { alive, request } from '../_lib/http.ts';
+import { killProcessesOf, processesOf } from '../_lib/processes.ts';
 
 const dataDir = path.resolve('.data', 'test-scratch', `cluster-${process.pid}`);
 
@@ -152,7 +154,7 @@ test('the cluster: publish on one node, serve on the other, jobs once, a killed 
   } finally {
     await db?.destroy();
     cluster.kill('SIGINT');
-    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('hung'), 30_000))]);
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('hung'), 30_000).unref())]);
     // whatever the outcome, nothing this test started may outlive it (and compete with later suites)
     leftover.push(...pids.filter(alive));
     leftover.push(...startedIn(dataDir));
@@ -166,6 +168,33 @@ test('the cluster: publish on one node, serve on the other, jobs once, a killed 
   assert.equal(leftover, [], 'no node, worker or Postgres process is left');
   const postmaster = await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '');
   assert.ok(!postmaster || !alive(Number(postmaster.split('\n')[0])), 'Postgres stopped');
+});
+
+test('a cluster that cannot come up (its port held by something that never answers) says why, exits 1 and leaves nothing running', async () => {
+  const heldDir = `${dataDir}-held`;
+  await rm(heldDir, { recursive: true, force: true });
+  const holder = net.createServer(() => {}); // takes connections, answers nothing
+  await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+  const port = (holder.address() as net.AddressInfo).port;
+  const cluster = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--data-dir', heldDir, '--base-port', String(port)], {
+    env: { ...process.env, PLATFORM_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  cluster.stdout!.on('data', (d) => (out += d));
+  cluster.stderr!.on('data', (d) => (out += d));
+  try {
+    const code = await Promise.race([new Promise((r) => cluster.on('exit', r)), new Promise((r) => setTimeout(() => r('hung'), 90_000).unref())]);
+    assert.is(code, 1, out.slice(-2000));
+    assert.match(out, `api-1: platform failed to start: listen EADDRINUSE`);
+    assert.match(out, 'the cluster did not come up: api-1 exited before it came up');
+    assert.equal(processesOf(heldDir), [], 'no node, worker or Postgres process is left');
+  } finally {
+    killProcessesOf(heldDir);
+    cluster.kill('SIGKILL');
+    holder.close();
+    await rm(heldDir, { recursive: true, force: true });
+  }
 });
 
 test.run();

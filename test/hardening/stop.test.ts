@@ -5,7 +5,6 @@
  * data dir in use says so and leaves the first instance's Postgres alone.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -14,10 +13,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../../src/lib/ports.ts';
 import { file, site } from '../_lib/bundles.ts';
+import { killProcessesOf, processesOf } from '../_lib/processes.ts';
 
 const exec = promisify(execFile);
 const dataDir = path.resolve('.data', 'test-scratch', `stop-${process.pid}`);
-const clusterDir = path.join(dataDir, 'postgres');
 
 function env(port: number): Record<string, string> {
   const e: Record<string, string> = { ...(process.env as Record<string, string>), PLATFORM_DATA_DIR: dataDir, PORT: String(port), PLATFORM_LOG_LEVEL: 'info' };
@@ -26,23 +25,8 @@ function env(port: number): Record<string, string> {
   return e;
 }
 
-/** Every process still running that belongs to this data dir: npm, sh, the service, pg_ctl, postgres. Synchronous, so a signal handler can use it. */
-function leftovers(): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
-    const read = (f: string) => {
-      try {
-        return readFileSync(`/proc/${pid}/${f}`, 'utf8');
-      } catch {
-        return '';
-      }
-    };
-    const cmdline = read('cmdline');
-    if (cmdline.includes(clusterDir) || read('environ').split('\0').includes(`PLATFORM_DATA_DIR=${dataDir}`)) found.push(`${pid} ${cmdline.replaceAll('\0', ' ').trim()}`);
-  }
-  return found;
-}
+/** Every process still running that belongs to this data dir: npm, sh, the service, pg_ctl, postgres. */
+const leftovers = () => processesOf(dataDir);
 
 const children: ChildProcess[] = [];
 type Started = { npm: ChildProcess; port: number; output: () => string; exited: Promise<number | null> };
@@ -153,13 +137,7 @@ async function assertAllStopped(s: Started, how: string) {
 }
 
 /** Whatever the assertions say, nothing of this test outlives it. */
-function killLeftovers() {
-  for (const line of leftovers()) {
-    try {
-      process.kill(Number(line.split(' ')[0]), 'SIGKILL');
-    } catch {}
-  }
-}
+const killLeftovers = () => killProcessesOf(dataDir);
 
 async function stopsCleanly(how: string, signal: (npm: ChildProcess) => void) {
   let stopLoad = async () => {};

@@ -1,0 +1,35 @@
+/** The processes a test started on a data dir, found the way an operator would look (`ps`), for checks that nothing is left. */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * Every process still running that belongs to `dataDir`: its command line names it (Postgres,
+ * `npm run cluster --data-dir …`) or it runs with `PLATFORM_DATA_DIR` set to it (the service, npm).
+ * Synchronous, so a signal handler can use it. Lines are `<pid> <command line>`.
+ */
+export function processesOf(dataDir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    const read = (f: string) => {
+      try {
+        return readFileSync(`/proc/${pid}/${f}`, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    const cmdline = read('cmdline');
+    if (cmdline.split('\0').some((arg) => arg.includes(dataDir)) || read('environ').split('\0').includes(`PLATFORM_DATA_DIR=${dataDir}`)) {
+      found.push(`${pid} ${cmdline.replaceAll('\0', ' ').trim()}`);
+    }
+  }
+  return found;
+}
+
+/** SIGKILLs whatever `processesOf(dataDir)` finds: nothing a test started may outlive it. */
+export function killProcessesOf(dataDir: string): void {
+  for (const line of processesOf(dataDir)) {
+    try {
+      process.kill(Number(line.split(' ')[0]), 'SIGKILL');
+    } catch {}
+  }
+}
