@@ -104,7 +104,7 @@ test('platform dev serves the folder, picks up an edit, reads .env, prints ctx.l
     const postmaster = await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '');
     const pgPid = Number(postmaster.split('\n')[0]);
     run.child.kill('SIGINT');
-    const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('hung'), 20_000))]);
+    const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('hung'), 20_000).unref())]);
     assert.is(code, 0, `exit after SIGINT: ${run.out.stderr}`);
     assert.ok(pgPid > 0, 'Postgres was running');
     await until(async () => !alive(pgPid), 5_000);
@@ -139,7 +139,7 @@ test('Ctrl-C while the local platform is still starting stops it anyway, Postgre
   const run = start(['dev', dir, '--data-dir', early, '--port', '0']);
   await run.waitForOutput(/starting a local platform/, 30_000);
   run.child.kill('SIGINT');
-  const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('hung'), 60_000))]);
+  const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('hung'), 60_000).unref())]);
   assert.is(code, 0, run.out.stderr);
   const left = execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((l) => l.includes(early));
   assert.equal(left, [], 'no Postgres of the interrupted start is left');
