@@ -261,7 +261,8 @@ test('too many links for one address, or from one client: 429 abuse_throttled wi
   for (let i = 0; i < 32; i++) fromOne.push((await onConsole('POST', '/v0/auth/email/request', { body: { email: uniqueEmail('many') }, client: '127.9.9.9' })).status);
   assert.is(fromOne.filter((s) => s === 202).length, 30);
   assert.is(fromOne[31], 429);
-  for (let i = 0; i < 7; i++) await smtp.next(email).catch(() => undefined);
+  // each accepted request sent its link (the refused two have none to wait for)
+  for (let i = 0; i < 5; i++) linkToken((await smtp.next(email)).text);
 });
 
 test('two server instances on one database share sessions and limits', async () => {
