@@ -341,6 +341,7 @@ export function createCalls(state: WorkerState) {
   async function invoke(inv: Invocation): Promise<void> {
     if (state.poisoned) return; // the pool retries what this worker never began
     state.shared[1] = inv.id;
+    if (inv.id > 0) state.shared[5]!++; // not the warm-up's
     const call = newCall(inv);
     let inst: Instance | 'missing-sources';
     try {

@@ -92,12 +92,14 @@ export function platformWork<T>(inst: Instance, fn: () => T): T {
 }
 
 /** Runs guest code (a segment) under the CPU budget of `call`, telling the pool's watchdog while it runs. */
+const TIME_ORIGIN = performance.timeOrigin;
+
 export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: () => T): T {
   state.outbox.flushUnlessOnly(inst.releaseId);
   inst.current = call;
   call.segmentStart = performance.now();
   call.segmentCpuStart = cpuAt(call.segmentStart);
-  state.shared[0] = Date.now();
+  state.shared[0] = TIME_ORIGIN + call.segmentStart; // epoch ms, to the microsecond (the pool weighs short stretches)
   state.shared[2] = call.inv.id;
   let out: T;
   try {

@@ -94,13 +94,18 @@ type Slot = {
    * Shared with the worker: [0] when guest code started running (0 = idle), [1] id of the last
    * invocation it began, [2] id of the invocation whose guest code is running now (0 = none),
    * [3] 1 while a blank instance (a spare) is ready for a release new to the worker, [4] the
-   * worker's thread id (0 unknown), for the watchdog to read its CPU time.
+   * worker's thread id (0 unknown), for the watchdog to read its CPU time, [5] how many of the
+   * invocations sent to it it has begun.
    */
   state: Float64Array;
   /** The running stretch of guest code the watchdog has seen: when it began, when it was first seen, and the thread's CPU time then. */
   watched?: { since: number; seenAt: number; cpuMs: number | undefined };
   /** Calls sent with sources and not answered yet: each may take the worker's spare. */
   coldInFlight: number;
+  /** Invocations sent to it (`state[5]` counts those it began: the rest wait in its queue). */
+  sent: number;
+  /** The CPU its recent calls took, ms (a moving average): how long a call queued there waits per call ahead of it. */
+  callMs: number;
   worker: Worker;
   ready: Promise<void>;
   pending: Map<number, Pending>;
@@ -117,6 +122,28 @@ const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
 
 /** Releases remembered per worker: a worker keeps at most its backstop of warm instances (10,000) anyway. */
 const MAX_LOADED = 20_000;
+
+/**
+ * How much longer than on another worker a call may expect to wait on its release's warm worker
+ * before it goes to the other. Small calls are packed onto one thread until its queue holds about
+ * this much work: every thread woken for a call costs CPU of its own (a trivial call under 32
+ * connections took 56 µs of CPU per request spread over two threads, 48 on one: docs/decisions.md).
+ */
+const SPILL_MS = 1;
+/** The pool and the workers read epoch milliseconds as `performance.timeOrigin + performance.now()`: to the microsecond. */
+const TIME_ORIGIN = performance.timeOrigin;
+/** What a call costs its worker besides its guest CPU (receiving it, answering), ms. */
+const CALL_OVERHEAD_MS = 0.02;
+
+/**
+ * The work ahead of a call sent to a worker now, ms: the stretch of guest code running there (a
+ * long call holds every call behind it) and the calls it has not begun, each at its recent average.
+ * Calls it began that wait for a timer or a fetch hold nothing up.
+ */
+function backlogMs(slot: Slot, now: number): number {
+  const running = slot.state[0] ? now - slot.state[0] : 0;
+  return running + (slot.sent - slot.state[5]!) * (slot.callMs + CALL_OVERHEAD_MS);
+}
 
 /** Whether a release new to this worker would find a blank instance waiting. */
 const spareReady = (slot: Slot): boolean => slot.state[3] === 1 && slot.coldInFlight === 0;
@@ -141,7 +168,7 @@ export class SandboxPool {
 
   private spawn(index: number, isolatedFor?: string): Slot {
     // Each worker gets its own state block, so a retired worker's can still be read after it is replaced.
-    const state = new Float64Array(new SharedArrayBuffer(40));
+    const state = new Float64Array(new SharedArrayBuffer(48));
     const worker = new Worker(WORKER_URL, {
       workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 10_000, instanceBudgetBytes: instanceBudgetBytes(this.options), limits: this.options.limits, memoryBytes: workerMemoryBytes(this.options), fetchPolicy: this.options.fetchPolicy },
       // Generous V8 limits for the thread itself: guest memory lives in the capped WASM memory.
@@ -157,6 +184,8 @@ export class SandboxPool {
       streams: new Map(),
       loaded: new Set(),
       coldInFlight: 0,
+      sent: 0,
+      callMs: 0,
       alive: true,
       outbox: new Outbox<WorkerInbound>(
         (msg, transfer) => {
@@ -199,6 +228,7 @@ export class SandboxPool {
     const p = slot.pending.get(id);
     if (!p) return;
     slot.pending.delete(id);
+    if (result.cpuMs !== undefined) slot.callMs += (result.cpuMs - slot.callMs) / 16;
     if (result.response?.streaming) result.response = { ...result.response, ...this.streamIn(slot, id) };
     // Out of memory, stack overflow or a crash poisons the worker's WASM module: retire it now,
     // before another invocation is routed to it. The calls beside it run again elsewhere.
@@ -399,9 +429,16 @@ export class SandboxPool {
       const hashed = this.slots[hashString(releaseId) % this.slots.length]!;
       preferred = spareReady(hashed) ? hashed : (this.slots.find(spareReady) ?? hashed);
     }
-    const least = this.slots.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
-    // Stay on the warm worker unless it is clearly busier than another.
-    return preferred.pending.size > least.pending.size + 2 ? least : preferred;
+    // Stay on the warm worker unless a call would wait clearly longer there than on another.
+    const now = TIME_ORIGIN + performance.now();
+    let least = preferred;
+    let leastMs = backlogMs(preferred, now);
+    const preferredMs = leastMs;
+    for (const s of this.slots) {
+      const ms = backlogMs(s, now);
+      if (ms < leastMs) (least = s), (leastMs = ms);
+    }
+    return preferredMs > leastMs + SPILL_MS ? least : preferred;
   }
 
   private async send(slot: Slot, inv: Invocation, onHostCall?: HostCallHandler): Promise<InvocationResult> {
@@ -413,6 +450,7 @@ export class SandboxPool {
     if (!slot.alive) return { ok: false, error: { kind: 'killed', message: 'worker is gone' } };
     return new Promise((resolve) => {
       slot.pending.set(inv.id, { resolve, releaseId: inv.release.releaseId, id: inv.id, onHostCall });
+      slot.sent++;
       slot.outbox.push(encodeInvocation(inv), inv.body ? [inv.body] : []);
     });
   }
