@@ -91,9 +91,9 @@ export function platformWork<T>(inst: Instance, fn: () => T): T {
   }
 }
 
-/** Runs guest code (a segment) under the CPU budget of `call`, telling the pool's watchdog while it runs. */
 const TIME_ORIGIN = performance.timeOrigin;
 
+/** Runs guest code (a segment) under the CPU budget of `call`, telling the pool's watchdog while it runs. */
 export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: () => T): T {
   state.outbox.flushUnlessOnly(inst.releaseId);
   inst.current = call;
