@@ -60,6 +60,8 @@ const shared: Record<string, string> = {
   PLATFORM_S3_SECRET_ACCESS_KEY: 'S3RVER',
   PLATFORM_S3_FORCE_PATH_STYLE: 'true',
   PLATFORM_LOG_LEVEL: process.env.PLATFORM_LOG_LEVEL ?? 'warn',
+  // killed outright (SIGKILL), this script cannot stop them: each stops itself when it sees it gone
+  PLATFORM_EXIT_WITH_PARENT: '1',
 };
 
 function start(name: string, env: Record<string, string>): ChildProcess {

@@ -30,6 +30,7 @@ const EnvSchema = v.object({
   PLATFORM_DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './.data'),
   PLATFORM_PG_PORT: port('54329'),
   PLATFORM_ROLE: v.optional(v.picklist(['all', 'api', 'worker'], 'must be all, api or worker'), 'all'),
+  PLATFORM_EXIT_WITH_PARENT: v.optional(v.picklist(['0', '1'], 'must be 0 or 1'), '0'),
   PLATFORM_API_HOST: hostname('api.localhost'),
   PLATFORM_CONSOLE_HOST: hostname('console.localhost'),
   PLATFORM_APPS_HOST: hostname('apps.localhost'),
@@ -90,6 +91,8 @@ export type Config = Readonly<{
   dataDir: string;
   pgPort: number;
   role: 'all' | 'api' | 'worker';
+  /** Stop when the process that started this one is gone (`npm run cluster` sets it for its processes). */
+  exitWithParent: boolean;
   hosts: Readonly<{ api: string; console: string; apps: string; docs: string }>;
   publicScheme: 'http' | 'https';
   /** Port shown in public URLs; empty when it is the scheme's default. */
@@ -186,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     dataDir: e.PLATFORM_DATA_DIR,
     pgPort: e.PLATFORM_PG_PORT,
     role: e.PLATFORM_ROLE,
+    exitWithParent: e.PLATFORM_EXIT_WITH_PARENT === '1',
     hosts: Object.freeze({ api: e.PLATFORM_API_HOST, console: e.PLATFORM_CONSOLE_HOST, apps: e.PLATFORM_APPS_HOST, docs: e.PLATFORM_DOCS_HOST }),
     publicScheme: e.PLATFORM_PUBLIC_SCHEME,
     publicPort,

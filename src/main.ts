@@ -39,16 +39,25 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  /** Stops as a first signal would, for a reason other than a signal. */
+  const stopFor = (reason: string) => {
+    if (firstSignalAt) return; // already stopping
+    firstSignalAt = Date.now();
+    requested = reason;
+    void stop?.(reason, 0);
+  };
   const onOutputError = () => {
     if (outputGone) return;
     outputGone = true;
-    if (firstSignalAt) return; // already stopping
-    firstSignalAt = Date.now();
-    requested = 'output closed';
-    void stop?.(requested, 0);
+    stopFor('output closed');
   };
   process.stdout.on('error', onOutputError);
   process.stderr.on('error', onOutputError);
+  if (config.exitWithParent) {
+    // A parent killed outright (SIGKILL) cannot stop its children; a child re-parented notices.
+    const parent = process.ppid;
+    setInterval(() => process.ppid !== parent && stopFor('parent process gone'), 1000).unref();
+  }
 
   const booted = await boot(config, { log });
   let service: Service | undefined;

@@ -182,6 +182,32 @@ test('a service whose output was closed (the terminal or supervisor reading it w
   }
 });
 
+test('with PLATFORM_EXIT_WITH_PARENT=1 (as npm run cluster starts it), a service whose parent is killed outright stops, Postgres with it', async () => {
+  try {
+    const port = await freePort();
+    // bash stays the parent (`; true` keeps it from exec'ing node), and is what gets SIGKILL
+    const parent = spawn('bash', ['-c', 'node --import tsx src/main.ts; true'], { env: { ...env(port), PLATFORM_EXIT_WITH_PARENT: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(parent);
+    let out = '';
+    parent.stdout!.on('data', (d) => (out += d));
+    parent.stderr!.on('data', (d) => (out += d));
+    for (const started = Date.now(); !out.includes('platform is running'); ) {
+      assert.ok(Date.now() - started < 90_000, `the service did not come up:\n${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    parent.kill('SIGKILL');
+    for (const killed = Date.now(); leftovers().length; ) {
+      assert.ok(Date.now() - killed < 30_000, `left running after its parent was killed:\n${leftovers().join('\n')}\n${out}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // it stopped as on a signal, output still open: drained, Postgres last
+    assert.match(out, 'shutting down');
+    assert.match(out, 'parent process gone');
+  } finally {
+    killLeftovers();
+  }
+});
+
 async function secondRefused(first: Started) {
   const port = await freePort();
   type Failed = { code: number; stdout: string; stderr: string };
