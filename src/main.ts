@@ -25,13 +25,15 @@ async function main(): Promise<void> {
   let requested: string | undefined;
   let firstSignalAt = 0;
   let hurry: () => void = () => {};
+  /** Stops on the first signal, or for another reason (output closed, parent gone) as a first signal would. */
+  const stopFor = (reason: string) => {
+    if (firstSignalAt) return; // already stopping
+    firstSignalAt = Date.now();
+    requested = reason;
+    void stop?.(reason, 0);
+  };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (!firstSignalAt) {
-      firstSignalAt = Date.now();
-      requested = signal;
-      void stop?.(signal, 0);
-      return;
-    }
+    if (!firstSignalAt) return stopFor(signal);
     // npm forwards the signal its process group also received: the same stop, delivered twice.
     if (Date.now() - firstSignalAt < 1000) return;
     log.warn('second signal: closing open connections now; Postgres still stops last', { signal });
@@ -39,13 +41,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  /** Stops as a first signal would, for a reason other than a signal. */
-  const stopFor = (reason: string) => {
-    if (firstSignalAt) return; // already stopping
-    firstSignalAt = Date.now();
-    requested = reason;
-    void stop?.(reason, 0);
-  };
   const onOutputError = () => {
     if (outputGone) return;
     outputGone = true;

@@ -4,7 +4,7 @@
  * memory is measured after calls, and failures are sorted into the kinds the pool and the owner see.
  */
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
-import type { FailureKind } from './protocol.ts';
+import { TIME_ORIGIN, type FailureKind } from './protocol.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
 import { billedMs, cpuClock } from './cpu-clock.ts';
 
@@ -90,8 +90,6 @@ export function platformWork<T>(inst: Instance, fn: () => T): T {
     }
   }
 }
-
-const TIME_ORIGIN = performance.timeOrigin;
 
 /** Runs guest code (a segment) under the CPU budget of `call`, telling the pool's watchdog while it runs. */
 export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: () => T): T {

@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { taskCpuMs } from './cpu-clock.ts';
 import { Outbox } from './outbox.ts';
-import type { CallRequest, FetchPolicy, Invocation, InvocationResult, Limits, StreamEnd, WorkerInbound, WorkerOutbound } from './protocol.ts';
+import { TIME_ORIGIN, type CallRequest, type FetchPolicy, type Invocation, type InvocationResult, type Limits, type StreamEnd, type WorkerInbound, type WorkerOutbound } from './protocol.ts';
 import { decodeResult, encodeInvocation, requestInput } from './wire.ts';
 
 export type SandboxOptions = {
@@ -130,8 +130,6 @@ const MAX_LOADED = 20_000;
  * connections took 56 µs of CPU per request spread over two threads, 48 on one: docs/decisions.md).
  */
 const SPILL_MS = 1;
-/** The pool and the workers read epoch milliseconds as `performance.timeOrigin + performance.now()`: to the microsecond. */
-const TIME_ORIGIN = performance.timeOrigin;
 /** What a call costs its worker besides its guest CPU (receiving it, answering), ms. */
 const CALL_OVERHEAD_MS = 0.02;
 
@@ -431,10 +429,11 @@ export class SandboxPool {
     }
     // Stay on the warm worker unless a call would wait clearly longer there than on another.
     const now = TIME_ORIGIN + performance.now();
+    const preferredMs = backlogMs(preferred, now);
     let least = preferred;
-    let leastMs = backlogMs(preferred, now);
-    const preferredMs = leastMs;
+    let leastMs = preferredMs;
     for (const s of this.slots) {
+      if (s === preferred) continue;
       const ms = backlogMs(s, now);
       if (ms < leastMs) (least = s), (leastMs = ms);
     }

@@ -3,6 +3,12 @@ import type { LogEntry } from './redact.ts';
 
 export type { FetchPolicy };
 
+/**
+ * The clock of the state the pool and a worker share: epoch milliseconds to the microsecond, as
+ * `TIME_ORIGIN + performance.now()` (every thread of the process has the same `timeOrigin`).
+ */
+export const TIME_ORIGIN = performance.timeOrigin;
+
 /** Messages between the sandbox pool (main thread) and its worker threads. */
 export type SandboxFlags = { appUsers: boolean; publicStores: string[] };
 export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; wallMs: number };
