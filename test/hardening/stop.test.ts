@@ -29,12 +29,14 @@ function env(port: number): Record<string, string> {
 const leftovers = () => processesOf(dataDir);
 
 const children: ChildProcess[] = [];
+/** `npm`: the command started, npm unless told otherwise. */
 type Started = { npm: ChildProcess; port: number; output: () => string; exited: Promise<number | null> };
 
-async function start(): Promise<Started> {
+/** `npm start` (or `command`, which starts the service some other way) on a free port; resolves once it is up. */
+async function start(command: [string, string[]] = ['npm', ['start']], extraEnv: Record<string, string> = {}): Promise<Started> {
   const port = await freePort();
   // detached: npm leads a process group of its own, as under a supervisor or in a container
-  const npm = spawn('npm', ['start'], { env: env(port), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const npm = spawn(command[0], command[1], { env: { ...env(port), ...extraEnv }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(npm);
   let out = '';
   npm.stdout!.on('data', (d) => (out += d));
@@ -184,25 +186,16 @@ test('a service whose output was closed (the terminal or supervisor reading it w
 
 test('with PLATFORM_EXIT_WITH_PARENT=1 (as npm run cluster starts it), a service whose parent is killed outright stops, Postgres with it', async () => {
   try {
-    const port = await freePort();
     // bash stays the parent (`; true` keeps it from exec'ing node), and is what gets SIGKILL
-    const parent = spawn('bash', ['-c', 'node --import tsx src/main.ts; true'], { env: { ...env(port), PLATFORM_EXIT_WITH_PARENT: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(parent);
-    let out = '';
-    parent.stdout!.on('data', (d) => (out += d));
-    parent.stderr!.on('data', (d) => (out += d));
-    for (const started = Date.now(); !out.includes('platform is running'); ) {
-      assert.ok(Date.now() - started < 90_000, `the service did not come up:\n${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    parent.kill('SIGKILL');
+    const s = await start(['bash', ['-c', 'node --import tsx src/main.ts; true']], { PLATFORM_EXIT_WITH_PARENT: '1' });
+    s.npm.kill('SIGKILL');
     for (const killed = Date.now(); leftovers().length; ) {
-      assert.ok(Date.now() - killed < 30_000, `left running after its parent was killed:\n${leftovers().join('\n')}\n${out}`);
+      assert.ok(Date.now() - killed < 30_000, `left running after its parent was killed:\n${leftovers().join('\n')}\n${s.output()}`);
       await new Promise((r) => setTimeout(r, 200));
     }
     // it stopped as on a signal, output still open: drained, Postgres last
-    assert.match(out, 'shutting down');
-    assert.match(out, 'parent process gone');
+    assert.match(s.output(), 'shutting down');
+    assert.match(s.output(), 'parent process gone');
   } finally {
     killLeftovers();
   }
