@@ -181,7 +181,15 @@ for (let n = 0; n <= RELEASES; n++) {
   firsts.push({ ms: first.ms, next: next.ms, status: first.status });
 }
 
-const bare = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench-bare-hono.ts', String(SIZE), `hello from the sandbox (release ${RELEASES})`], { stdio: ['ignore', 'pipe', 'inherit'] });
+// The headers the platform's br static hit sends (less those Node adds itself), for the bare row sending the same ones.
+const brHeaders = await new Promise<Record<string, string>>((resolve, reject) => {
+  http.get({ host: '127.0.0.1', port: env.port, path: '/', headers: { host, 'accept-encoding': 'br' } }, (res) => {
+    res.resume();
+    const { date: _d, connection: _c, 'keep-alive': _k, 'content-length': _l, ...rest } = res.headers as Record<string, string>;
+    resolve(rest);
+  }).on('error', reject);
+});
+const bare = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench-bare-hono.ts', String(SIZE), `hello from the sandbox (release ${RELEASES})`, JSON.stringify(brHeaders)], { stdio: ['ignore', 'pipe', 'inherit'] });
 process.on('exit', () => bare.kill()); // also when a load run throws
 const barePort = await new Promise<number>((resolve) => bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
 
@@ -202,6 +210,7 @@ const targets = [
   (seconds?: number) => measured('bare Hono, the page as brotli', `${bareUrl}/br`, { 'accept-encoding': 'br' }, bare.pid, seconds),
   (seconds?: number) => measured('platform static hit, br', `${env.url}/`, { host, 'accept-encoding': 'br' }, undefined, seconds),
   (seconds?: number) => measured('platform static hit, custom domain', `${env.url}/`, { host: customHost }, undefined, seconds),
+  (seconds?: number) => measured(`bare Hono, brotli + our ${Object.keys(brHeaders).length} headers`, `${bareUrl}/br-same-headers`, { 'accept-encoding': 'br' }, bare.pid, seconds),
   ...(workerd ? [(seconds?: number) => measured('workerd, the same handler', `${workerd.url}/api`, {}, workerd.pid, seconds)] : []),
 ];
 const rounds: Result[][] = targets.map(() => []);
@@ -223,7 +232,7 @@ const results: Result[] = rounds.map((rs) => ({
   cpuUs: rs.every((r) => r.cpuUs !== undefined) ? median(rs.map((r) => r.cpuUs!)) : undefined,
 }));
 // static against the bare page; the server handler against bare Hono's same text; br static against bare brotli
-const ratios = rounds[1]!.map((r, i) => [r.rps / rounds[0]![i]!.rps, rounds[2]![i]!.rps / rounds[3]![i]!.rps, rounds[5]![i]!.rps / rounds[4]![i]!.rps, rounds[6]![i]!.rps / rounds[0]![i]!.rps]);
+const ratios = rounds[1]!.map((r, i) => [r.rps / rounds[0]![i]!.rps, rounds[2]![i]!.rps / rounds[3]![i]!.rps, rounds[5]![i]!.rps / rounds[4]![i]!.rps, rounds[6]![i]!.rps / rounds[0]![i]!.rps, rounds[5]![i]!.rps / rounds[7]![i]!.rps]);
 
 const base = results[0]!.rps;
 console.log(`\n${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; ${await hasWrk() ? 'wrk' : 'autocannon'}; ${(await import('node:os')).availableParallelism()} cores\n`);
@@ -231,16 +240,21 @@ console.log('target'.padEnd(38), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99
 for (const r of results) {
   console.log(r.label.padEnd(38), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base).toFixed(2).padStart(7), String(r.errors).padStart(7), (r.cpuUs === undefined ? '-' : r.cpuUs.toFixed(1)).padStart(18));
 }
+console.log('\nper round, req/s (k) and server CPU µs/request:');
+for (const rs of rounds) console.log(`  ${rs[0]!.label.padEnd(38)} ${rs.map((r) => `${(r.rps / 1000).toFixed(1)}${r.cpuUs === undefined ? '' : `/${r.cpuUs.toFixed(1)}`}`).join('  ')}`);
 console.log(`\nper-round ratios to the matching bare Hono answer (static / server vs the same text / br static vs the same brotli): ${ratios.map(([a, b, c]) => `${a!.toFixed(2)}/${b!.toFixed(2)}/${c!.toFixed(2)}`).join('  ')}`);
 console.log(`median of per-round ratios: static ${median(ratios.map((r) => r[0]!)).toFixed(2)}, server ${median(ratios.map((r) => r[1]!)).toFixed(2)}, br static ${median(ratios.map((r) => r[2]!)).toFixed(2)}, static via a custom domain ${median(ratios.map((r) => r[3]!)).toFixed(2)}`);
+console.log(`br static / bare Hono sending the same bytes with the same ${Object.keys(brHeaders).length} headers (${Object.keys(brHeaders).join(', ')}), per round: ${ratios.map((r) => r[4]!.toFixed(2)).join(' ')}; median ${median(ratios.map((r) => r[4]!)).toFixed(2)}`);
 if (workerd) {
-  const vsWorkerd = rounds[2]!.map((r, i) => r.rps / rounds[7]![i]!.rps);
+  const vsWorkerd = rounds[2]!.map((r, i) => r.rps / rounds[8]![i]!.rps);
   console.log(`platform server handler / workerd running it, per round: ${vsWorkerd.map((x) => x.toFixed(2)).join(' ')}; median ${median(vsWorkerd).toFixed(2)}`);
 }
-if (rounds[0]!.every((r, i) => r.cpuUs !== undefined && rounds[1]![i]!.cpuUs !== undefined)) {
+if (rounds.slice(0, 6).every((rs) => rs.every((r) => r.cpuUs !== undefined))) {
   // CPU per request is the cost of the code itself; req/s also moves with scheduling and steal on a shared VM.
   const cpuRatios = rounds[0]!.map((r, i) => r.cpuUs! / rounds[1]![i]!.cpuUs!);
   console.log(`bare / static server CPU per request, per round: ${cpuRatios.map((x) => x.toFixed(2)).join(' ')}; median ${median(cpuRatios).toFixed(2)}`);
+  const brCpu = rounds[4]!.map((r, i) => r.cpuUs! / rounds[5]![i]!.cpuUs!);
+  console.log(`bare / br static server CPU per request (the same brotli bytes), per round: ${brCpu.map((x) => x.toFixed(2)).join(' ')}; median ${median(brCpu).toFixed(2)}`);
 }
 console.log(`\nfirst request to a release (server handler, timed by ${hasCurl ? 'curl' : 'an in-process client'}), ms: ${firsts.map((f) => f.ms.toFixed(1)).join(', ')} (first release of the process, then ${RELEASES} republished ones)`);
 console.log(`median ${median(firsts.map((f) => f.ms)).toFixed(1)} ms; the request after each: median ${median(firsts.map((f) => f.next)).toFixed(1)} ms`);
