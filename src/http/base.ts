@@ -2,10 +2,19 @@ import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Deps } from '../deps.ts';
 import type { Env } from './env.ts';
+import { ApiError } from '../errors.ts';
 import { handleError, handleNotFound } from './error-handler.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 
 export { REQUEST_ID_HEADER };
+
+/** Whether the path of an absolute URL (query and fragment aside) has `%00` in it. */
+function hasEncodedNul(url: string): boolean {
+  const at = url.indexOf('%00');
+  if (at < 0) return false;
+  const end = url.search(/[?#]/);
+  return end < 0 || at < end;
+}
 
 /** A router with what every host shares: request id header, deps, the error model, access log. */
 export function baseRouter(deps: Deps): Hono<Env> {
@@ -13,6 +22,8 @@ export function baseRouter(deps: Deps): Hono<Env> {
   r.use(requestId({ headerName: REQUEST_ID_HEADER, generator: newRequestId }));
   r.use(async (c, next) => {
     c.set('deps', deps);
+    // No id, name, slug or host name contains a NUL, and Postgres cannot even compare one: such a path names nothing.
+    if (hasEncodedNul(c.req.url)) throw new ApiError('not_found', 'Nothing is found at a path that contains a NUL character (%00).');
     const started = performance.now();
     await next();
     // Handlers that return a plain Response bypass c.header(): make sure the id is on every response.
