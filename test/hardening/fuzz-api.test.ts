@@ -55,7 +55,7 @@ const real: Record<string, string> = {
 
 const LONG = 'x'.repeat(100_000);
 /** Values for a path segment, written into the path as they are (some are deliberately bad escapes). */
-const hostilePathValues = ['%00', '%ff%fe', '..%2F..%2Fetc', 'x'.repeat(600), "'%3B drop table apps%3B--", '__proto__', '%C3%A9', '-1', '9'.repeat(40), '%20'];
+const hostilePathValues = ['%00', '%2500', 'a%0Ab', '%2e%2e', '%ff%fe', '..%2F..%2Fetc', 'x'.repeat(600), "'%3B drop table apps%3B--", '__proto__', '%C3%A9', '-1', '9'.repeat(40), '%20'];
 const hostileQueryValues = ['', 'x', '-1', '0', '1e400', '99999999999999999999', '%00', '%ff', 'x'.repeat(5000), '__proto__', '[object Object]'];
 /** Replacements for one field of an otherwise plausible body. */
 const badValues: unknown[] = [null, 12345, -1, 1e308, 0.5, true, 'x', '', LONG, '\u0000', {}, [], [null], { __proto__: 1 }, '💥'.repeat(50)];
@@ -126,11 +126,12 @@ const fill = (template: string, override?: [string, string]) =>
 
 const failures: string[] = [];
 let sent = 0;
-async function probe(label: string, method: string, path: string, init: { body?: unknown; rawBody?: string }): Promise<void> {
+async function probe(label: string, method: string, path: string, init: { body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<void> {
   sent++;
   let r;
   try {
-    r = await h.call(method, path, { key, ...(init.rawBody !== undefined ? { rawBody: init.rawBody, headers: { 'content-type': 'application/json' } } : init.body !== undefined ? { body: init.body } : {}) });
+    const headers = { ...(init.rawBody !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers };
+    r = await h.call(method, path, { key, headers, ...(init.rawBody !== undefined ? { rawBody: init.rawBody } : init.body !== undefined ? { body: init.body } : {}) });
   } catch (err) {
     failures.push(`${label}: ${(err as Error).message}`); // the harness's contract check, or a throw out of the server
     return;
@@ -148,6 +149,13 @@ test('every operation answers hostile bodies, path parameters and queries with a
     if (op.body) {
       for (const raw of rawBodies) await probe(label(`raw body ${JSON.stringify(raw)}`), op.method, path, { rawBody: raw });
       for (const body of brokenBodies(op.body)) await probe(label(`body ${JSON.stringify(body).slice(0, 120)}`), op.method, path, { body });
+      const plausible = JSON.stringify(sample(op.body));
+      for (const type of ['text/plain', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', '', 'application/json, text/plain']) {
+        await probe(label(`content-type ${JSON.stringify(type)}`), op.method, path, { rawBody: plausible, headers: { 'content-type': type } });
+      }
+    }
+    for (const account of ['%00', 'acct_nope', 'x'.repeat(300), '', u.account_id.toUpperCase()]) {
+      await probe(label(`x-platform-account-id ${account.slice(0, 20)}`), op.method, path, { body: op.body ? sample(op.body) : undefined, headers: { 'x-platform-account-id': account } });
     }
     for (const p of op.params.filter((p) => p.in === 'path')) {
       for (const value of hostilePathValues) await probe(label(`${p.name}=${value.slice(0, 40)}`), op.method, fill(op.template, [p.name, value]), { body: op.body ? sample(op.body) : undefined });
