@@ -113,15 +113,22 @@ test('platform dev serves the folder, picks up an edit, reads .env, prints ctx.l
   }
 });
 
-test('a second run reuses the data directory, the dev key and the development app', async () => {
+test('a second run reuses the data directory, the dev key and the development app; started on a build error, it shows the address once the fix is live', async () => {
   const dir = path.join(work, 'app');
   const before = JSON.parse(await readFile(path.join(dir, '.platform', 'dev.json'), 'utf8'));
+  await writeFile(path.join(dir, 'src/server.ts'), 'export default {\n  fetch( {\n');
   const run = start(['dev', dir, '--data-dir', dataDir, '--port', '0']);
   try {
-    const m = await run.waitForOutput(/http:\/\/([a-z0-9]+)\.apps\.localhost:(\d+)/, 60_000);
+    const local = await run.waitForOutput(/local platform at http:\/\/127\.0\.0\.1:(\d+)/, 60_000);
+    await run.waitForOutput(/The last good release keeps serving/, 30_000);
+    const appId = Object.values(before)[0] as string;
+    // the release that was live when the last run stopped still serves
+    assert.equal(await get(Number(local[1]), `${appId}.apps.localhost`, '/x'), { status: 200, text: 'v3 changed' });
+    await writeFile(path.join(dir, 'src/server.ts'), SERVER('v4'));
+    const m = await run.waitForOutput(/http:\/\/([a-z0-9]+)\.apps\.localhost:(\d+)/, 15_000);
     assert.equal(JSON.parse(await readFile(path.join(dir, '.platform', 'dev.json'), 'utf8')), before);
-    assert.is(Object.values(before)[0], m[1], 'the same development app');
-    assert.equal(await get(Number(m[2]), `${m[1]}.apps.localhost`, '/x'), { status: 200, text: 'v3 changed' });
+    assert.is(m[1], appId, 'the same development app');
+    assert.equal(await get(Number(m[2]), `${m[1]}.apps.localhost`, '/x'), { status: 200, text: 'v4 changed' });
   } finally {
     run.child.kill('SIGINT');
     assert.is(await run.exited, 0);

@@ -116,6 +116,7 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
     }
   }
 
+  let originShown = false;
   async function publishOnce(reason: string): Promise<void> {
     const started = performance.now();
     let prepared;
@@ -154,7 +155,9 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
         for (const r of a.reasons) say(`  ${r}`);
         if (a.missing_secrets.length) say(`  add ${a.missing_secrets.join(', ')} to .env`);
       }
-      if (created || reason === 'start') say(`\n  ${c.bold(originOf(result))}\n`);
+      // the address once a session, at its first release (a start that did not build has not shown it yet), and for a new app
+      if (created || !originShown) say(`\n  ${c.bold(originOf(result))}\n`);
+      originShown = true;
     } catch (err) {
       printError(err);
       say(c.dim('The last good release keeps serving; waiting for changes.'));
