@@ -170,6 +170,12 @@ test('an apex gets flattening or ALIAS/ANAME and the www record, never a plain a
   const idn = await domainOf(u.api_key, u.appId, 'Bücher.example-idn.test');
   assert.is(idn.status, 201, idn.text);
   assert.is(idn.body!.hostname, 'xn--bcher-kva.example-idn.test');
+  // in a path, the name is normalised the same way: Unicode or punycode, any case, a trailing dot
+  for (const spelled of ['B%C3%BCcher.Example-IDN.test.', 'XN--BCHER-KVA.example-idn.test']) {
+    const read = await h.call('GET', `/v0/apps/${u.appId}/domains/${spelled}`, { key: u.api_key });
+    assert.is(read.status, 200, `${spelled}: ${read.text}`);
+    assert.is(read.body.hostname, 'xn--bcher-kva.example-idn.test');
+  }
   for (const bad of ['localhost', 'api.localhost', 'console.localhost', 'x.apps.localhost', 'apps.localhost', '127.0.0.1', '[::1]', 'co.uk', 'https://shop.example.test/', 'shop.example.test:8443', 'a..b.test', '*.example.test', 'under_score-.test']) {
     const r = await domainOf(u.api_key, u.appId, bad);
     assert.is(r.status, 400, `${bad}: ${r.text}`);
