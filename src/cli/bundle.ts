@@ -16,6 +16,28 @@ export const MANIFEST = 'manifest.platform.json';
 /** A file to publish: on disk (`abs`) or made by the CLI (`bytes`, the server bundle). */
 export type LocalFile = { path: string; abs: string; size: number; contentType: string; bytes?: Uint8Array };
 
+/**
+ * A JSON.parse error as a reader wants it: `file:line:column: what` with the line and a caret under the spot.
+ * Node 20 says `at position N`, Node 22 and later add `(line L column C)`, the end of input is the end; V8's
+ * "Unexpected token" messages name no position (they quote the text instead), so they get none.
+ */
+export function describeJsonError(file: string, text: string, message: string): string {
+  const token = /^Unexpected token '([^]*?)', [^]* is not valid JSON$/.exec(message);
+  if (token) return `${file}: not valid JSON: unexpected token ${JSON.stringify(token[1])}`;
+  const pos = /at position (\d+)/.exec(message);
+  if (!pos && !/Unexpected end of JSON input/.test(message)) return `${file}: not valid JSON: ${message.split('\n')[0]}`;
+  const offset = pos ? Math.min(Number(pos[1]), text.length) : text.length;
+  const before = text.slice(0, offset).split('\n');
+  const line = before.length;
+  const column = before.at(-1)!.length + 1;
+  const source = (text.split('\n')[line - 1] ?? '').replace(/\r$/, '');
+  const long = source.length > 120;
+  const shown = long ? source.slice(Math.max(0, column - 60), column + 60) : source;
+  const caret = long ? Math.min(column - 1, 59) : column - 1;
+  const what = message.replace(/ in JSON at position \d+/, '').replace(/\s*\(line \d+ column \d+\)/, '');
+  return `${file}:${line}:${column}: not valid JSON: ${what}\n  ${String(line).padStart(4)} | ${shown}\n       | ${' '.repeat(caret)}^`;
+}
+
 export async function readManifest(dir: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
@@ -27,7 +49,7 @@ export async function readManifest(dir: string): Promise<Record<string, unknown>
   try {
     manifest = JSON.parse(text);
   } catch (err) {
-    throw new CliError(`${MANIFEST} is not valid JSON: ${(err as Error).message}`, 'invalid_manifest');
+    throw new CliError(describeJsonError(MANIFEST, text, (err as Error).message), 'invalid_manifest');
   }
   if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest)) throw new CliError(`${MANIFEST} must be a JSON object.`, 'invalid_manifest');
   const allowed = new Set(['$schema', 'app', 'runtime', 'resources']);

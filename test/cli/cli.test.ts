@@ -135,6 +135,14 @@ test('an invalid manifest exits non-zero with the contract code on stderr', asyn
   const e = await cli(['publish', extra]);
   assert.is(e.code, 1);
   assert.match(e.stderr, 'invalid_manifest');
+  // a syntax error is shown where it is: file, line and column, the line, a caret
+  const typo = await site('typo', {}, { 'public/index.html': 'x' });
+  await writeFile(path.join(typo, 'manifest.platform.json'), '{\n  "app": { "name": "typo" },\n  "runtime": { "static_root": "public" }\n  "resources": {}\n}\n');
+  const t = await cli(['publish', typo]);
+  assert.is(t.code, 1);
+  assert.match(t.stderr, 'invalid_manifest');
+  assert.match(t.stderr, /manifest\.platform\.json:4:3: not valid JSON: Expected ',' or '}' after property value/);
+  assert.match(t.stderr, /\n\s+4 \|   "resources": \{\}\n\s+\|   \^/);
   const none = await cli(['publish', path.join(work, 'nowhere')]);
   assert.is(none.code, 1);
   assert.match(none.stderr, 'platform init');
