@@ -231,6 +231,26 @@ test("an app origin's reserved routes (app users, data, files, webhooks) answer 
   assert.equal(failuresHere, [], `${failuresHere.length} of ${count} answers broke the contract:\n${failuresHere.slice(0, 40).join('\n')}`);
 });
 
+test('console and docs pages answer hostile paths and queries with a page or a 4xx, never a 5xx', async () => {
+  const pages = ['/', '/apps/{x}', '/apps/{x}/releases', '/apps/{x}/analytics', '/apps/{x}/domains', '/apps/{x}/events', '/apps/{x}/secrets', '/auth/confirm', '/device', '/sign-in', '/signup', '/assets/{x}'];
+  const docs = ['/', '/reference', '/guides/{x}', '/schemas/{x}', '/assets/{x}'];
+  const bad: string[] = [];
+  let count = 0;
+  for (const [host, paths] of [[h.config.hosts.console, pages], [h.config.hosts.docs, docs]] as const) {
+    for (const template of paths) {
+      for (const value of [...hostilePathValues, appId]) {
+        for (const query of ['', '?token=%00', '?next=//evil.example', `?user_code=${'x'.repeat(3000)}`, '?range=%ff']) {
+          count++;
+          const r = await h.call('GET', template.replace('{x}', value) + query, { host, key: null });
+          if (r.status >= 500) bad.push(`${host} ${template.replace('{x}', value.slice(0, 40))}${query.slice(0, 40)} → ${r.status} ${r.text.slice(0, 160)}`);
+        }
+      }
+    }
+  }
+  assert.ok(count > 500, `sent ${count} requests`);
+  assert.equal(bad, [], bad.join('\n'));
+});
+
 test('after all that, the service still answers and the app still serves', async () => {
   const health = await h.call('GET', '/healthz');
   assert.is(health.status, 200);
