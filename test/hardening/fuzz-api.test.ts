@@ -30,7 +30,6 @@ const published = await h.call('PUT', '/v0/apps', {
 });
 assert.is(published.status, 200, published.text);
 const appId: string = published.body.app_id;
-const releaseId: string = published.body.release_id;
 assert.is((await h.call('PUT', `/v0/apps/${appId}/secrets/FUZZ`, { key, body: { value: 's' } })).status, 200);
 const slug = await h.call('POST', `/v0/apps/${appId}/slugs`, { key, body: { slug: `fuzz-${process.pid}` } });
 assert.is(slug.status, 201, slug.text);
@@ -46,9 +45,9 @@ const real: Record<string, string> = {
   app_id: appId,
   api_key_id: spareKey.body.id,
   name: 'FUZZ',
-  slug: slug.body.hostname?.split('.')[0] ?? `fuzz-${process.pid}`,
+  slug: slug.body.slug,
   hostname: domain.body.hostname,
-  route_id: slug.body.id ?? slug.body.route_id,
+  route_id: slug.body.route_id,
   job_name: 'nightly',
   invitation_id: 'inv_fuzz',
 };
@@ -259,7 +258,6 @@ test('after all that, the service still answers and the app still serves', async
   assert.is(again.status, 200, again.text);
   const page = await h.call('GET', '/', { host: `${again.body.app_id}.${h.config.hosts.apps}` });
   assert.is(page.status, 200, page.text);
-  assert.ok(releaseId.startsWith('rel_'));
 });
 
 test.after(async () => {
