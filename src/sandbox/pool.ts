@@ -392,7 +392,7 @@ export class SandboxPool {
    * read, wall-clock time decides, as before.
    */
   private check(): void {
-    const now = Date.now();
+    const now = TIME_ORIGIN + performance.now(); // the clock of state[0]
     for (const slot of this.allSlots()) {
       const since = slot.state[0]!;
       if (!since) continue;
