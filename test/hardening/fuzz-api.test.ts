@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, withResources } from '../_lib/bundles.ts';
 import { startDns } from '../_lib/dns-server.ts';
-import { createHarness, newUser } from '../_lib/harness.ts';
+import { type Called, createHarness, newUser } from '../_lib/harness.ts';
 import { setPlan } from '../../src/plans/operator.ts';
 
 const dns = await startDns(); // domain verification asks this loopback server, never the machine's resolver
@@ -123,6 +123,17 @@ operations.sort((a, b) => rank(a) - rank(b));
 const fill = (template: string, override?: [string, string]) =>
   template.replace(/\{(\w+)\}/g, (_, name: string) => (override && override[0] === name ? override[1] : encodeURIComponent(real[name] ?? 'fuzz')));
 
+/**
+ * What is wrong with an answer to hostile input, if anything: a 5xx (billing that is not set up is the one declared
+ * 503), or an error that is JSON but not the contract's `{ error: { code, message } }`.
+ */
+function breach(r: Called, what: string): string | undefined {
+  if (r.status >= 500 && r.body?.error?.code !== 'billing_not_configured') return what;
+  const json = /json/.test(r.headers.get('content-type') ?? '');
+  if (r.status >= 400 && json && (typeof r.body?.error?.code !== 'string' || typeof r.body?.error?.message !== 'string')) return `not the error body: ${what}`;
+  return undefined;
+}
+
 const failures: string[] = [];
 let sent = 0;
 async function probe(label: string, method: string, path: string, init: { body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<void> {
@@ -136,8 +147,8 @@ async function probe(label: string, method: string, path: string, init: { body?:
     return;
   }
   const what = `${label} → ${r.status} ${r.text.slice(0, 200)}`;
-  if (r.status >= 500 && r.body?.error?.code !== 'billing_not_configured') failures.push(what);
-  else if (r.status >= 400 && /json/.test(r.headers.get('content-type') ?? '') && (typeof r.body?.error?.code !== 'string' || typeof r.body?.error?.message !== 'string')) failures.push(`not the error body: ${what}`);
+  const broke = breach(r, what);
+  if (broke) failures.push(broke);
 }
 
 test('every operation answers hostile bodies, path parameters and queries with a declared 4xx and the error body, never a 5xx', async () => {
@@ -195,8 +206,8 @@ test("an app origin's reserved routes (app users, data, files, webhooks) answer 
     if (init.rawBody !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
     const r = await h.call(method, path, { host, headers, ...(init.rawBody !== undefined ? { rawBody: init.rawBody } : init.body !== undefined ? { body: init.body } : {}) });
     const what = `${method} ${path.slice(0, 120)} ${init.rawBody !== undefined ? `raw ${JSON.stringify(init.rawBody).slice(0, 60)}` : init.body !== undefined ? JSON.stringify(init.body).slice(0, 100) : ''} → ${r.status} ${r.text.slice(0, 160)}`;
-    if (r.status >= 500) failuresHere.push(what);
-    else if (r.status >= 400 && /json/.test(r.headers.get('content-type') ?? '') && (typeof r.body?.error?.code !== 'string' || typeof r.body?.error?.message !== 'string')) failuresHere.push(`not the error body: ${what}`);
+    const broke = breach(r, what);
+    if (broke) failuresHere.push(broke);
   };
   const bodies = (base: Record<string, unknown>) => [base, ...Object.keys(base).flatMap((k) => badValues.map((bad) => ({ ...base, [k]: bad })))];
   for (const path of ['/_platform/auth/signup', '/_platform/auth/login']) {
@@ -241,7 +252,8 @@ test('console and docs pages answer hostile paths and queries with a page or a 4
         for (const query of ['', '?token=%00', '?next=//evil.example', `?user_code=${'x'.repeat(3000)}`, '?range=%ff']) {
           count++;
           const r = await h.call('GET', template.replace('{x}', value) + query, { host, key: null });
-          if (r.status >= 500) bad.push(`${host} ${template.replace('{x}', value.slice(0, 40))}${query.slice(0, 40)} → ${r.status} ${r.text.slice(0, 160)}`);
+          const broke = breach(r, `${host} ${template.replace('{x}', value.slice(0, 40))}${query.slice(0, 40)} → ${r.status} ${r.text.slice(0, 160)}`);
+          if (broke) bad.push(broke);
         }
       }
     }
