@@ -12,7 +12,7 @@ import { platformWork } from './limits.ts';
 import { installDirectDispatch } from './host-dispatch.ts';
 import { FetchRefused, OUTBOUND, readChunk, readRest, type OutboundRequest } from './outbound.ts';
 import { answerIntl } from './intl.ts';
-import { runSubtle, SubtleError } from './subtle.ts';
+import { SubtleError } from './subtle.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
 
 type HostFunction = (...args: QuickJSHandle[]) => QuickJSHandle | undefined;
@@ -203,7 +203,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       const call = inst.current;
       if (!call || call.done) throw new Error('crypto.subtle is only usable during a call');
       const { handle, callId } = pending(call);
-      runSubtle(inst, ctx.getString(method), ctx.getString(argsJson)).then(
+      state.subtle.run(inst, call, ctx.getString(method), ctx.getString(argsJson)).then(
         (r) => hooks.settle({ callId, ok: true, value: r.value, bytes: r.bytes }),
         (err: unknown) => hooks.settle({ callId, ok: false, error: { code: err instanceof SubtleError ? err.domName : 'OperationError', message: (err as Error).message } }),
       );

@@ -91,8 +91,23 @@ export function platformWork<T>(inst: Instance, fn: () => T): T {
   }
 }
 
-/** Runs guest code (a segment) under the CPU budget of `call`, telling the pool's watchdog while it runs. */
+/** What a call over its CPU budget fails with (a `timeout` by its kind). */
+function overBudget(call: Call): JobFailure {
+  const subtle = call.subtleMs ? `, ${Math.round(call.subtleMs)} ms of it in crypto.subtle` : '';
+  return new JobFailure(`InternalError: interrupted (the call used its ${call.inv.limits.cpuMs} ms of CPU${subtle})`);
+}
+
+/**
+ * Runs guest code (a segment) under the CPU budget of `call`, telling the pool's watchdog while it
+ * runs. A call over its budget that has had crypto.subtle work done for it (billed between
+ * segments, see subtle.ts) gets no new segment; for any other call the interrupt alone decides, as
+ * before (see "Limits" in docs/decisions.md on failing calls between segments).
+ */
 export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: () => T): T {
+  if (call.subtleMs !== undefined && call.cpuUsedMs > call.inv.limits.cpuMs) {
+    call.cpuExceeded = true;
+    throw overBudget(call);
+  }
   state.outbox.flushUnlessOnly(inst.releaseId);
   inst.current = call;
   call.segmentStart = performance.now();
@@ -115,7 +130,7 @@ export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: (
     const r = out as { value?: { dispose?(): void }; error?: { dispose?(): void } } | undefined;
     r?.value?.dispose?.();
     r?.error?.dispose?.();
-    throw new JobFailure(`InternalError: interrupted (the call used its ${call.inv.limits.cpuMs} ms of CPU)`);
+    throw overBudget(call);
   }
   return out;
 }

@@ -4,15 +4,33 @@
  * module may keep an imported key between calls, as jose does). Arguments cross as JSON in which
  * bytes are `{"$b64": "..."}` and keys `{"$key": id}`; results come back the same way, with a
  * byte result as the bytes of the answer.
+ *
+ * Node runs most of these on libuv's thread pool, which the whole process shares (4 threads: file
+ * reads, DNS lookups, zlib, password hashing) and which nothing can interrupt. So app code's crypto
+ * is bounded three ways (see `createSubtleRunner`): each operation's cost by its parameters (the
+ * caps below), its time billed to the call's CPU budget, and one operation at a time per worker,
+ * taking turns between releases.
  */
 import { webcrypto } from 'node:crypto';
-import type { Instance } from './worker-state.ts';
+import type { Call, Instance } from './worker-state.ts';
 
 type CryptoKey = webcrypto.CryptoKey;
 const subtle = webcrypto.subtle;
 
 /** Keys one instance may hold. */
 export const MAX_KEYS = 10_000;
+
+/**
+ * What one operation may cost. PBKDF2 iterations: Cloudflare Workers' limit, so a hash made there
+ * verifies here (100,000 SHA-512 iterations take ~65 ms here). RSA: generating a 4,096-bit key takes
+ * 1-1.6 s here (8,192 bits, minutes); a private operation with an 8,192-bit key ~40 ms, and with
+ * larger imported keys it grows with the cube of the size. Argon2 (Node 24 and later): its memory
+ * (KiB) is allocated on the host for the operation, and 64 MiB × 10 passes takes ~0.5 s here.
+ */
+export const COST_LIMITS = { pbkdf2Iterations: 100_000, rsaGenerateBits: 4096, rsaKeyBits: 8192, argon2MemoryKib: 65_536, argon2Passes: 10, argon2Parallelism: 4 } as const;
+
+/** Operations one call may have waiting or running, and the bytes of their arguments (the host holds a copy of each). */
+export const QUEUE_LIMITS = { perCallOps: 16, perCallBytes: 64 * 1024 * 1024, perWorkerBytes: 256 * 1024 * 1024 } as const;
 
 export type SubtleResult = { value: string; bytes: ArrayBuffer };
 
@@ -64,10 +82,42 @@ const METHODS = ['digest', 'sign', 'verify', 'encrypt', 'decrypt', 'deriveBits',
 type Method = (typeof METHODS)[number];
 const call = subtle as unknown as Record<Method, (...args: unknown[]) => Promise<unknown>>;
 
+const nameOf = (alg: unknown): string => (typeof alg === 'string' ? alg : alg && typeof alg === 'object' ? String((alg as { name?: unknown }).name) : '').toUpperCase();
+
+/** A parameter as Web IDL reads a number from JSON (a numeric string counts too); NaN otherwise. */
+const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' || typeof v === 'boolean' ? Number(v) : Number.NaN);
+
+/** Refuses, before it starts, an operation whose parameters ask for more work than `COST_LIMITS` allow. */
+function checkCost(method: string, args: unknown[]): void {
+  if (method !== 'deriveBits' && method !== 'deriveKey' && method !== 'generateKey') return;
+  const name = nameOf(args[0]);
+  const p = (args[0] && typeof args[0] === 'object' ? args[0] : {}) as Record<string, unknown>;
+  const refuse = (message: string) => {
+    throw new SubtleError('NotSupportedError', message);
+  };
+  if (method === 'generateKey') {
+    if (name.startsWith('RSA') && num(p.modulusLength) > COST_LIMITS.rsaGenerateBits) refuse(`RSA keys above ${COST_LIMITS.rsaGenerateBits} bits cannot be generated here (requested ${p.modulusLength})`);
+  } else if (name === 'PBKDF2') {
+    if (num(p.iterations) > COST_LIMITS.pbkdf2Iterations) refuse(`PBKDF2 iteration counts above ${COST_LIMITS.pbkdf2Iterations} are not supported (requested ${p.iterations})`);
+  } else if (name.startsWith('ARGON2')) {
+    const { argon2MemoryKib: memory, argon2Passes: passes, argon2Parallelism: parallelism } = COST_LIMITS;
+    if (num(p.memory) > memory || num(p.passes) > passes || num(p.parallelism) > parallelism) {
+      refuse(`Argon2 is limited to memory ${memory} (KiB), passes ${passes} and parallelism ${parallelism} (requested ${p.memory}, ${p.passes}, ${p.parallelism})`);
+    }
+  }
+}
+
+/** An imported or unwrapped RSA key larger than `COST_LIMITS.rsaKeyBits` is refused (every use of it would cost too much). */
+function checkKey(key: CryptoKey): void {
+  const bits = (key.algorithm as { modulusLength?: number }).modulusLength;
+  if (typeof bits === 'number' && bits > COST_LIMITS.rsaKeyBits) throw new SubtleError('NotSupportedError', `RSA keys above ${COST_LIMITS.rsaKeyBits} bits are not supported (this one has ${bits})`);
+}
+
 /** Runs `method` with the decoded arguments. */
 export async function runSubtle(inst: Instance, method: string, argsJson: string): Promise<SubtleResult> {
   if (!(METHODS as readonly string[]).includes(method)) throw new SubtleError('NotSupportedError', `crypto.subtle.${method} is not supported`);
   const args = decode(inst, JSON.parse(argsJson)) as unknown[];
+  checkCost(method, args);
   let out: unknown;
   try {
     out = await call[method as Method](...args);
@@ -81,10 +131,96 @@ export async function runSubtle(inst: Instance, method: string, argsJson: string
   }
   if (out instanceof ArrayBuffer) return answer({ bytes: true }, out);
   if (typeof out === 'boolean') return answer({ bool: out });
-  if (out instanceof globalThis.CryptoKey) return answer({ key: keep(inst, out as CryptoKey) });
+  if (out instanceof globalThis.CryptoKey) {
+    checkKey(out as CryptoKey);
+    return answer({ key: keep(inst, out as CryptoKey) });
+  }
   if (out && typeof out === 'object' && 'privateKey' in out) {
     const pair = out as webcrypto.CryptoKeyPair;
     return answer({ pair: { publicKey: keep(inst, pair.publicKey), privateKey: keep(inst, pair.privateKey) } });
   }
   return answer({ jwk: out }); // exportKey('jwk')
 }
+
+type Job = { inst: Instance; call: Call; method: string; argsJson: string; resolve(r: SubtleResult): void; reject(e: unknown): void };
+
+/**
+ * Runs a worker's Web Crypto operations one at a time, taking turns between releases (each release's
+ * own in order), so app code can hold at most one of the process's pool threads per worker and an
+ * app that queues many operations delays another app's by at most one of them. Each operation's time
+ * (from its start to its answer) is added to its call's CPU use, so a call gets as much crypto as
+ * its CPU budget buys and then ends like any call over its budget (the next segment refuses to start,
+ * see limits.ts). An operation whose call ended before its turn is dropped.
+ */
+export function createSubtleRunner() {
+  /** waiting jobs by release, in turn order (a release that was served goes to the back) */
+  const waiting = new Map<string, Job[]>();
+  const perCall = new WeakMap<Call, { ops: number; bytes: number }>();
+  let queuedBytes = 0;
+  let running = false;
+
+  function next(): void {
+    for (const [releaseId, jobs] of waiting) {
+      waiting.delete(releaseId);
+      const job = jobs.shift()!;
+      if (jobs.length) waiting.set(releaseId, jobs);
+      if (job.call.done) {
+        release(job);
+        job.reject(new SubtleError('AbortError', 'the call ended'));
+        continue;
+      }
+      running = true;
+      const started = performance.now();
+      // accounted before the guest hears of it: what it does next finds the time billed and the slot free
+      const over = () => {
+        const ms = performance.now() - started;
+        job.call.cpuUsedMs += ms;
+        job.call.subtleMs = (job.call.subtleMs ?? 0) + ms;
+        release(job);
+        running = false;
+        next();
+      };
+      runSubtle(job.inst, job.method, job.argsJson).then(
+        (r) => {
+          over();
+          job.resolve(r);
+        },
+        (err: unknown) => {
+          over();
+          job.reject(err);
+        },
+      );
+      return;
+    }
+  }
+
+  function release(job: Job): void {
+    const c = perCall.get(job.call)!;
+    c.ops--;
+    c.bytes -= job.argsJson.length;
+    queuedBytes -= job.argsJson.length;
+  }
+
+  return {
+    /** Queues `method` for `call`; refused (QuotaExceededError) when the call or the worker has too much waiting. */
+    run(inst: Instance, call: Call, method: string, argsJson: string): Promise<SubtleResult> {
+      let c = perCall.get(call);
+      if (!c) perCall.set(call, (c = { ops: 0, bytes: 0 }));
+      const bytes = argsJson.length;
+      if (c.ops >= QUEUE_LIMITS.perCallOps) return Promise.reject(new SubtleError('QuotaExceededError', `at most ${QUEUE_LIMITS.perCallOps} crypto.subtle operations may wait at once in one call`));
+      if (c.bytes + bytes > QUEUE_LIMITS.perCallBytes || queuedBytes + bytes > QUEUE_LIMITS.perWorkerBytes) return Promise.reject(new SubtleError('QuotaExceededError', 'too much data is waiting for crypto.subtle operations'));
+      c.ops++;
+      c.bytes += bytes;
+      queuedBytes += bytes;
+      return new Promise<SubtleResult>((resolve, reject) => {
+        const jobs = waiting.get(inst.releaseId);
+        const job = { inst, call, method, argsJson, resolve, reject };
+        if (jobs) jobs.push(job);
+        else waiting.set(inst.releaseId, [job]);
+        if (!running) next();
+      });
+    },
+  };
+}
+
+export type SubtleRunner = ReturnType<typeof createSubtleRunner>;

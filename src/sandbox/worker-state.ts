@@ -6,6 +6,7 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import type { GuestChunks } from './guest/build.ts';
 import type { Outbound } from './outbound.ts';
+import type { SubtleRunner } from './subtle.ts';
 import type { Outbox } from './outbox.ts';
 import type { Invocation, WorkerOutbound } from './protocol.ts';
 import type { LogEntry } from './redact.ts';
@@ -44,8 +45,10 @@ export type Call = {
   hostCalls: number;
   logs: LogEntry[];
   secretsRead: Set<string>;
-  /** CPU time its segments used (the thread's, not wall-clock time). */
+  /** CPU time its segments used (the thread's, not wall-clock time), and its crypto.subtle operations took. */
   cpuUsedMs: number;
+  /** Of `cpuUsedMs`, what its crypto.subtle operations took (their time from start to answer, see subtle.ts). */
+  subtleMs?: number;
   /** When the running segment began: wall-clock time (the interrupt's cheap first check) and the thread's CPU clock. */
   segmentStart: number;
   segmentCpuStart: number;
@@ -91,6 +94,8 @@ export type WorkerState = {
   lastActivity: number;
   /** App code's outbound fetch (policy from the pool). */
   outbound: Outbound;
+  /** App code's crypto.subtle operations, one at a time (subtle.ts). */
+  subtle: SubtleRunner;
   /** The limits the next blank instance is made with (the last release's). */
   spareLimits: { memoryBytes: number; stackBytes: number };
 };

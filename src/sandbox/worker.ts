@@ -16,6 +16,7 @@ import { cpuClock, threadId } from './cpu-clock.ts';
 import { guestCode } from './guest/build.ts';
 import { createOutbound, type FetchPolicy } from './outbound.ts';
 import { Outbox } from './outbox.ts';
+import { createSubtleRunner } from './subtle.ts';
 import type { WorkerInbound, WorkerOutbound } from './protocol.ts';
 import type { WorkerState } from './worker-state.ts';
 import { decodeInvocation } from './wire.ts';
@@ -45,6 +46,7 @@ const state: WorkerState = {
     (msgs) => ({ t: 'batch', msgs }),
   ),
   outbound: createOutbound((workerData.fetchPolicy as FetchPolicy | undefined) ?? { allow: [], denyHosts: [] }),
+  subtle: createSubtleRunner(),
   hostCalls: new Map(),
   nextHostCallId: 1,
   poisoned: false,

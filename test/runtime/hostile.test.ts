@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
@@ -153,6 +154,39 @@ test('CPU spent in promise jobs (after a timer or a platform answer) ends the ca
     assert.is(kind, 'timeout');
     assert.not.match(error, 'wall-clock', 'stopped by its CPU limit');
   }
+});
+
+test("crypto.subtle's time counts against the call's CPU budget, one operation runs at a time per worker, and another app's crypto keeps its turn", async () => {
+  // Node does this work on a thread pool the whole process shares and nothing can interrupt: what
+  // one operation may cost is capped (web-crypto.test.ts); here, how much an app may have of it.
+  const flood = await serverApp(`export default { async fetch(request) {
+    const s = crypto.subtle, te = new TextEncoder();
+    if (new URL(request.url).pathname === '/queue') {
+      const r = await Promise.allSettled(Array.from({ length: 17 }, () => s.digest('SHA-256', te.encode('x'))));
+      return Response.json(r.map((x) => (x.status === 'fulfilled' ? 'ok' : x.reason.name)));
+    }
+    const pw = await s.importKey('raw', te.encode('pw'), 'PBKDF2', false, ['deriveBits']);
+    await Promise.all(Array.from({ length: 16 }, () => s.deriveBits({ name: 'PBKDF2', salt: te.encode('s'), iterations: 100000, hash: 'SHA-512' }, pw, 256)));
+    return new Response('not stopped');
+  } };`);
+  const digest = await serverApp(`export default { async fetch() {
+    return new Response(String(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode('x')))[0]));
+  } };`);
+  const [floods, other] = await Promise.all([
+    Promise.all([1, 2, 3, 4].map(() => h.call('GET', '/pbkdf2', { host: flood.host }))),
+    after(5).then(() => h.call('GET', '/x', { host: digest.host })),
+  ]);
+  for (const r of floods) assert.is(r.body?.error?.code, 'runtime_error', r.text);
+  assert.is(other.text, String(createHash('sha256').update('x').digest()[0]), 'the other app was answered');
+  const errors = (await eventsOf(h, key, flood.appId, 'runtime.request_error')).map((e) => [e.metadata.kind, e.metadata.error]);
+  assert.is(errors.length, 4);
+  for (const [kind, error] of errors) {
+    assert.is(kind, 'timeout', error);
+    assert.match(error, /used its 50 ms of CPU, \d+ ms of it in crypto\.subtle/);
+  }
+  // the host keeps a copy of what waits: at most 16 operations at once in one call
+  const queued = await h.call('GET', '/queue', { host: flood.host });
+  assert.equal(queued.body, [...Array(16).fill('ok'), 'QuotaExceededError']);
 });
 
 test.after(() => h.close());

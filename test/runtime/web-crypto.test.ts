@@ -11,7 +11,9 @@ import { callNewApp } from '../_lib/apps.ts';
 import { bundleModule } from '../_lib/esbuild.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 
-const h = await createHarness();
+// A roomy CPU budget: these tests are about what the operations answer, and generating RSA keys
+// takes more than Free's 50 ms (crypto time counts against it, see hostile.test.ts).
+const h = await createHarness({ PLATFORM_PLANS_FILE: 'test/fixtures/plans-roomy-cpu.json' });
 const key = (await newUser(h)).api_key;
 
 /** Publishes a module (bundled when it imports packages) and calls it; a failure's message comes along. */
@@ -171,6 +173,51 @@ test("the stripe SDK's constructEventAsync verifies a payload the real SDK signe
   );
   assert.is(r.status, 200, r.text);
   assert.equal(r.json, { ok: true, type: 'invoice.paid' });
+});
+
+test('an operation asking for too much work is refused before it starts (NotSupportedError); at the limits it works', async () => {
+  // RSA public keys are made from a modulus of the given size: a public key needs no primes
+  const modulus = (bits: number) => {
+    const n = new Uint8Array(bits / 8).fill(0xab);
+    n[0] = 0xc1; // top bit set: exactly `bits` bits
+    n[n.length - 1] = 0x01; // odd
+    return Buffer.from(n).toString('base64url');
+  };
+  const r = await call(`export default { async fetch() {
+    const s = crypto.subtle, te = new TextEncoder();
+    const hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
+    const outcome = (p) => p.then((v) => (v instanceof ArrayBuffer ? hex(v) : v instanceof CryptoKey ? v.algorithm : 'ok'), (e) => [e.name, e instanceof DOMException, e.message]);
+    const pw = await s.importKey('raw', te.encode('password'), 'PBKDF2', false, ['deriveBits', 'deriveKey']);
+    const pbkdf2 = (iterations) => ({ name: 'PBKDF2', salt: te.encode('salt'), iterations, hash: 'SHA-256' });
+    const rsa = (modulusLength) => ({ name: 'RSASSA-PKCS1-v1_5', modulusLength, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' });
+    const jwk = (n) => ({ kty: 'RSA', n, e: 'AQAB' });
+    return Response.json({
+      atLimit: await outcome(s.deriveBits(pbkdf2(100000), pw, 256)),
+      over: await outcome(s.deriveBits(pbkdf2(100001), pw, 256)),
+      overAsText: await outcome(s.deriveBits(pbkdf2('20000000'), pw, 256)),
+      overKey: await outcome(s.deriveKey(pbkdf2(5e8), pw, { name: 'AES-GCM', length: 256 }, false, ['encrypt'])),
+      rsaGenerate: await outcome(s.generateKey(rsa(8192), false, ['sign'])),
+      rsaImport8192: await outcome(s.importKey('jwk', jwk('${modulus(8192)}'), { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['encrypt'])),
+      rsaImport16384: await outcome(s.importKey('jwk', jwk('${modulus(16384)}'), { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['encrypt'])),
+      // Argon2 exists from Node 24 on: its memory is the host's
+      argon2: await outcome(s.importKey('raw-secret', te.encode('pw'), 'Argon2id', false, ['deriveBits']).then((k) => s.deriveBits({ name: 'Argon2id', nonce: new Uint8Array(16), memory: 4194304, passes: 1, parallelism: 1 }, k, 256))),
+    });
+  } };`);
+  assert.is(r.status, 200, r.text);
+  const pw = await webcrypto.subtle.importKey('raw', new TextEncoder().encode('password'), 'PBKDF2', false, ['deriveBits']);
+  assert.is(r.json.atLimit, hex(await webcrypto.subtle.deriveBits({ name: 'PBKDF2', salt: new TextEncoder().encode('salt'), iterations: 100_000, hash: 'SHA-256' }, pw, 256)));
+  assert.equal(r.json.over, ['NotSupportedError', true, 'PBKDF2 iteration counts above 100000 are not supported (requested 100001)']);
+  assert.equal(r.json.overAsText, ['NotSupportedError', true, 'PBKDF2 iteration counts above 100000 are not supported (requested 20000000)']);
+  assert.equal(r.json.overKey, ['NotSupportedError', true, 'PBKDF2 iteration counts above 100000 are not supported (requested 500000000)']);
+  assert.equal(r.json.rsaGenerate, ['NotSupportedError', true, 'RSA keys above 4096 bits cannot be generated here (requested 8192)']);
+  assert.is(r.json.rsaImport8192.modulusLength, 8192);
+  assert.equal(r.json.rsaImport16384, ['NotSupportedError', true, 'RSA keys above 8192 bits are not supported (this one has 16384)']);
+  const argon2 = await webcrypto.subtle.importKey('raw-secret' as 'raw', new Uint8Array(1), 'Argon2id', false, ['deriveBits']).then(
+    () => true,
+    () => false,
+  );
+  if (argon2) assert.equal(r.json.argon2, ['NotSupportedError', true, 'Argon2 is limited to memory 65536 (KiB), passes 10 and parallelism 4 (requested 4194304, 1, 1)']);
+  else assert.ok(Array.isArray(r.json.argon2), 'no Argon2 in this Node: the import fails');
 });
 
 test.after(() => h.close());
