@@ -92,7 +92,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       ...(deps.config.sandbox.instanceBudgetBytes ? { instanceBudgetBytes: deps.config.sandbox.instanceBudgetBytes } : {}),
       onWorkerExit: (info) => deps.log.warn('sandbox worker replaced', info),
       // app code may fetch public addresses (and what the operator allows), never this platform's own hosts
-      fetchPolicy: { allow: [...deps.config.sandbox.fetchAllow], denyHosts: Object.values(deps.config.hosts) },
+      fetchPolicy: { allow: [...deps.config.sandbox.fetchAllow], denyHosts: Object.values(deps.config.hosts), dnsServers: [...deps.config.domains.dnsServers] },
     }));
 
   const feed = createChangeFeed(deps);

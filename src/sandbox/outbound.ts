@@ -6,8 +6,15 @@
  * link-local (169.254.169.254 too), unique-local, CGNAT, multicast, unspecified, reserved and the
  * IPv6 spellings of IPv4 ones are refused, as are the platform's own hosts; the operator opens
  * exceptions with PLATFORM_FETCH_ALLOW. The limits are per invocation (`OUTBOUND`).
+ *
+ * Names app code chose are resolved by asking DNS servers directly (c-ares, on the event loop, with
+ * a timeout), never with `dns.lookup`: that is the system's getaddrinfo on libuv's thread pool, four
+ * threads the whole process shares, and a name whose servers never answer holds a thread for the
+ * resolver's whole timeout; six such fetches in flight would stall every file read, crypto
+ * operation and other app's look-up. `localhost` names are loopback without asking (RFC 6761);
+ * names the operator allowed are trusted and looked up the system's way (so /etc/hosts applies).
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup, Resolver, type LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 import { Agent, fetch as undiciFetch, type BodyInit as UndiciBody } from 'undici';
 import { readLimited } from '../lib/streams.ts';
@@ -27,7 +34,12 @@ export type FetchPolicy = {
   allow: string[];
   /** host names refused with all their subdomains (the platform's API, console, docs and apps hosts) */
   denyHosts: string[];
+  /** DNS servers to ask (PLATFORM_DNS_SERVERS); the system's when empty */
+  dnsServers?: string[];
 };
+
+/** How long one DNS question may take, and how often it is asked. */
+export const DNS = { timeoutMs: 2500, tries: 2 } as const;
 
 export type OutboundRequest = { url: string; method: string; headers: [string, string][]; body?: ArrayBuffer | ReadableStream<Uint8Array>; redirect: 'follow' | 'manual' | 'error' };
 export type OutboundHead = { status: number; statusText: string; headers: [string, string][]; url: string; redirected: boolean };
@@ -86,9 +98,36 @@ export function createOutbound(policy: FetchPolicy) {
   const allowed = allowance(policy);
   const denied = policy.denyHosts.map((h) => h.toLowerCase());
 
+  const resolver = new Resolver({ timeout: DNS.timeoutMs, tries: DNS.tries });
+  if (policy.dnsServers?.length) resolver.setServers(policy.dnsServers);
+
+  /** A and AAAA asked at once; either may be missing. Fails only when neither gives an address. */
+  function resolveName(hostname: string, family: number, callback: (err: Error | null, addresses: LookupAddress[]) => void): void {
+    const name = hostname.toLowerCase().replace(/\.$/, '');
+    if (name === 'localhost' || name.endsWith('.localhost')) return process.nextTick(callback, null, [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
+    if (allowed.names.has(name)) return void dnsLookup(hostname, { all: true, family }, (err, addresses) => callback(err, addresses));
+    const out: LookupAddress[] = [];
+    let failure: Error | null = null;
+    let waiting = 0;
+    const ask = (fam: 4 | 6) => {
+      waiting++;
+      const answered = (err: Error | null, addresses: string[]) => {
+        if (err) failure ??= err;
+        else out.push(...addresses.map((address) => ({ address, family: fam })));
+        if (--waiting > 0) return;
+        out.sort((a, b) => a.family - b.family);
+        callback(out.length ? null : (failure ?? new Error(`no address for ${hostname}`)), out);
+      };
+      if (fam === 4) resolver.resolve4(name, answered);
+      else resolver.resolve6(name, answered);
+    };
+    if (family !== 6) ask(4);
+    if (family !== 4) ask(6);
+  }
+
   /** Resolves a name and refuses it unless every address it resolves to may be reached. */
   const lookup = (hostname: string, options: { all?: boolean; family?: number }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-    dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
+    resolveName(hostname, options.family ?? 0, (err, addresses) => {
       if (err) return callback(err, []);
       const list = addresses as LookupAddress[];
       if (!allowed.names.has(hostname.toLowerCase())) {

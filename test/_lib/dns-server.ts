@@ -15,6 +15,8 @@ export type TestDns = {
   set(name: string, records: Rr[]): void;
   add(name: string, record: Rr): void;
   clear(name?: string): void;
+  /** Questions for names under `suffix` are never answered (a zone whose servers are down). */
+  silence(suffix: string): void;
   /** how many questions it answered */
   questions(): number;
   close(): Promise<void>;
@@ -22,6 +24,7 @@ export type TestDns = {
 
 export async function startDns(): Promise<TestDns> {
   const zone = new Map<string, Rr[]>();
+  const silent: string[] = [];
   let asked = 0;
   const key = (n: string) => n.toLowerCase().replace(/\.$/, '');
 
@@ -48,6 +51,8 @@ export async function startDns(): Promise<TestDns> {
     udp: true,
     handle: (request: any, send: (r: any) => void) => {
       asked++;
+      const name = key(request.questions[0]?.name ?? '');
+      if (silent.some((suffix) => name === suffix || name.endsWith(`.${suffix}`))) return;
       const response = Packet.createResponseFromRequest(request);
       const [q] = request.questions;
       response.answers.push(...answersFor(q.name, q.type));
@@ -62,6 +67,7 @@ export async function startDns(): Promise<TestDns> {
     set: (name, records) => void zone.set(key(name), records),
     add: (name, record) => void zone.set(key(name), [...(zone.get(key(name)) ?? []), record]),
     clear: (name) => (name ? void zone.delete(key(name)) : zone.clear()),
+    silence: (suffix) => void silent.push(key(suffix)),
     questions: () => asked,
     close: () => server.close(),
   };

@@ -3,6 +3,7 @@
  * through PLATFORM_FETCH_ALLOW, as an operator would) and one on 127.0.0.2 (never allowed). Every
  * refusal is checked on the server's side too: it received nothing.
  */
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
@@ -10,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { callNewApp, eventsOf, publishServerApp, waitFor } from '../_lib/apps.ts';
 import { usageByDay } from '../../src/usage/counters.ts';
 import { createHarness, listen, newUser, type Harness } from '../_lib/harness.ts';
+import { startDns } from '../_lib/dns-server.ts';
 
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer };
 
@@ -268,6 +270,54 @@ test('a redirect from an allowed host to a refused one is refused at that hop; s
   assert.match(r.json[3], /this platform's own host/);
   assert.match(r.json[4], /this platform's own host/);
   assert.is(other.seen.length, received, 'nothing reached the refused server');
+});
+
+test("app code's names are asked of the DNS servers directly (PLATFORM_DNS_SERVERS), not the system's thread-pool look-up: a zone that never answers fails those fetches alone", async () => {
+  const dns = await startDns();
+  dns.set('echo.test', [{ type: 'A', value: '127.0.0.1' }]);
+  dns.set('inside.test', [{ type: 'A', value: '127.0.0.2' }]);
+  dns.silence('silent.test');
+  const d = await createHarness({ PLATFORM_FETCH_ALLOW: '127.0.0.1', PLATFORM_DNS_SERVERS: dns.server, PLATFORM_PLANS_FILE: 'test/fixtures/plans-roomy-cpu.json' });
+  try {
+    const dk = (await newUser(d)).api_key;
+    const port = (u: string) => new URL(u).port;
+    const names = await run(
+      d,
+      dk,
+      `const out = [];
+       for (const u of ['http://echo.test:${port(allowed.url)}/echo', 'http://inside.test:${port(other.url)}/echo', 'http://missing.test/']) {
+         try { const res = await fetch(u); out.push(res.status); } catch (e) { out.push(e.message); }
+       }
+       return Response.json(out);`,
+    );
+    assert.is(names.status, 200, names.text);
+    assert.is(names.json[0], 200, 'a name the test server answers is fetched');
+    assert.match(names.json[1], /fetch to inside\.test refused: it resolves to 127\.0\.0\.2, a loopback address/);
+    assert.match(names.json[2], /^fetch to missing\.test failed: .*(ENOTFOUND|ENODATA)/, names.json[2]);
+
+    // four requests with six fetches each to names nobody answers, while another app uses the thread pool
+    const silent = await publishServerApp(d, dk, `export default { async fetch() {
+      const r = await Promise.allSettled([1, 2, 3, 4, 5, 6].map((i) => fetch('http://n' + i + '.silent.test/')));
+      return Response.json(r.map((x) => x.reason?.message ?? 'fetched'));
+    } };`, { index: 'x' });
+    const digest = await publishServerApp(d, dk, `export default { async fetch() {
+      return new Response(String(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode('x')))[0]));
+    } };`, { index: 'x' });
+    const asked = dns.questions();
+    let silentDone = false;
+    const stuck = Promise.all([1, 2, 3, 4].map(() => d.call('GET', '/x', { host: silent.host }))).finally(() => (silentDone = true));
+    await waitFor(async () => dns.questions() - asked >= 24); // every look-up has begun
+    const answered = await d.call('GET', '/x', { host: digest.host });
+    assert.is(answered.text, String(createHash('sha256').update('x').digest()[0]));
+    assert.is(silentDone, false, 'answered while the 24 look-ups waited');
+    for (const r of await stuck) {
+      assert.is(r.status, 200, r.text);
+      for (const message of r.body) assert.match(message, /^fetch to n\d\.silent\.test failed: .*ETIMEOUT/, message);
+    }
+  } finally {
+    await d.close();
+    await dns.close();
+  }
 });
 
 test.after(async () => {
