@@ -124,6 +124,7 @@ export type Config = Readonly<{
   domains: Readonly<{
     cnameTarget: string;
     apexAddresses: readonly string[];
+    /** also asked for the names app code fetches (src/sandbox/outbound.ts) */
     dnsServers: readonly string[];
     caaIssuers: readonly string[];
     tlsAskToken: string | undefined;
