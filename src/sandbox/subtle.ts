@@ -222,5 +222,3 @@ export function createSubtleRunner() {
     },
   };
 }
-
-export type SubtleRunner = ReturnType<typeof createSubtleRunner>;

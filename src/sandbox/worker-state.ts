@@ -6,7 +6,6 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import type { GuestChunks } from './guest/build.ts';
 import type { Outbound } from './outbound.ts';
-import type { SubtleRunner } from './subtle.ts';
 import type { Outbox } from './outbox.ts';
 import type { Invocation, WorkerOutbound } from './protocol.ts';
 import type { LogEntry } from './redact.ts';
@@ -94,8 +93,8 @@ export type WorkerState = {
   lastActivity: number;
   /** App code's outbound fetch (policy from the pool). */
   outbound: Outbound;
-  /** App code's crypto.subtle operations, one at a time (subtle.ts). */
-  subtle: SubtleRunner;
+  /** App code's crypto.subtle operations, one at a time (`createSubtleRunner` in subtle.ts, which imports this file). */
+  subtle: { run(inst: Instance, call: Call, method: string, argsJson: string): Promise<{ value: string; bytes: ArrayBuffer }> };
   /** The limits the next blank instance is made with (the last release's). */
   spareLimits: { memoryBytes: number; stackBytes: number };
 };
