@@ -20,6 +20,39 @@ export type HostTable = { [K in keyof HostApi]: HostFunction };
 
 export const MAX_HOST_CALLS = 1000;
 
+/**
+ * What one invocation's platform calls may send. Their arguments cross as JSON that the main thread
+ * parses, unbilled and with every app and the API waiting: a structured document costs it ~25 ms per
+ * MiB (a 38 MB array of numbers, 960 ms), and app code can hand `host.call` any string it likes (it
+ * can replace `JSON.stringify`). A data row is at most 1 MiB and a job payload 64 KiB, so one call's
+ * arguments may be 1 MiB and 64 KiB, and all of an invocation's 8 MiB. A file upload's bytes travel
+ * as one base64 string, which parses at ~1 ms per MiB: an upload whose arguments are that string and
+ * 64 KiB of the rest counts against its own 64 MiB instead (checked here, on the app's CPU).
+ */
+export const HOST_CALL_ARGS = { maxChars: 1024 * 1024 + 64 * 1024, perInvocationChars: 8 * 1024 * 1024, uploadPerInvocationChars: 64 * 1024 * 1024 } as const;
+
+/** Why the arguments of a platform call are refused (too large), charging them to the call when not. */
+function argsRefusal(call: Call, method: string, args: string): string | undefined {
+  const sent = (call.argsSent ??= { structured: 0, upload: 0 });
+  if (method === 'files.upload' && args.length > HOST_CALL_ARGS.maxChars) {
+    let bytes: unknown;
+    try {
+      bytes = (JSON.parse(args) as unknown[])[1];
+    } catch {
+      bytes = undefined;
+    }
+    if (typeof bytes === 'string' && args.length - bytes.length <= 64 * 1024) {
+      if (sent.upload + args.length > HOST_CALL_ARGS.uploadPerInvocationChars) return `file uploads may send at most ${HOST_CALL_ARGS.uploadPerInvocationChars / 1024 / 1024} MiB per request`;
+      sent.upload += args.length;
+      return undefined;
+    }
+  }
+  if (args.length > HOST_CALL_ARGS.maxChars) return `the arguments of ${method} are ${args.length} characters of JSON; at most ${HOST_CALL_ARGS.maxChars}`;
+  if (sent.structured + args.length > HOST_CALL_ARGS.perInvocationChars) return `platform calls may send at most ${HOST_CALL_ARGS.perInvocationChars / 1024 / 1024} MiB of JSON per request (file bytes apart)`;
+  sent.structured += args.length;
+  return undefined;
+}
+
 /** What app code's TypeError says when a fetch or a body read fails. */
 function fetchFailure(err: unknown, controller: AbortController | undefined): string {
   if (err instanceof FetchRefused) return err.message;
@@ -257,10 +290,21 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       if (!call || call.done) throw new Error('host calls are only possible during a call');
       if (call.hostCalls >= MAX_HOST_CALLS) throw new Error(`at most ${MAX_HOST_CALLS} platform calls per invocation`);
       call.hostCalls++;
+      const m = ctx.getString(method);
+      const a = ctx.getString(args);
+      const tooLarge = argsRefusal(call, m, a);
       const deferred = ctx.newPromise();
+      if (tooLarge) {
+        // refused here, before the main thread parses anything: app code gets a PlatformError with this code
+        using e = ctx.newError({ name: 'PlatformError', message: JSON.stringify({ code: 'payload_too_large', message: tooLarge }) });
+        deferred.reject(e);
+        const rejected = deferred.handle.dup();
+        deferred.dispose();
+        return rejected;
+      }
       const callId = state.nextHostCallId++;
       state.hostCalls.set(callId, { deferred, inst, call });
-      state.outbox.push({ t: 'host-call', invocationId: call.inv.id, callId, method: ctx.getString(method), args: ctx.getString(args) }, [], call.inv.release.releaseId);
+      state.outbox.push({ t: 'host-call', invocationId: call.inv.id, callId, method: m, args: a }, [], call.inv.release.releaseId);
       return deferred.handle;
     },
   };

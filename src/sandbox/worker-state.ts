@@ -42,6 +42,8 @@ export type Instance = {
 export type Call = {
   inv: Invocation;
   hostCalls: number;
+  /** Characters of JSON its platform calls sent: structured arguments, and file uploads' (see HOST_CALL_ARGS). */
+  argsSent?: { structured: number; upload: number };
   logs: LogEntry[];
   secretsRead: Set<string>;
   /** CPU time its segments used (the thread's, not wall-clock time), and its crypto.subtle operations took. */
