@@ -5,7 +5,7 @@
  * concurrent writes), soft delete via `deleted_at`. Errors carry a stable `code` for app code.
  */
 import { MAX_JSON_DEPTH, nulAt, tooDeep } from '../lib/json.ts';
-import { sql } from 'kysely';
+import { sql, type AliasedSelectQueryBuilder } from 'kysely';
 import type { Executor, Tx } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { randomToken } from '../lib/ids.ts';
@@ -208,8 +208,25 @@ export async function deleteRow(deps: Deps, target: DataTarget, collection: stri
   });
 }
 
-/** Equality on declared fields, oldest first by (created_at, id); `limit` 1..1000, default 100. */
-export async function listRows(deps: Deps, target: DataTarget, collection: string, query: unknown, page: { after?: { at: Date; id: string } } = {}): Promise<Record<string, unknown>[]> {
+/**
+ * JSON one page of rows may come to. The main thread reads and serialises a page whole, and app
+ * code holds it in its 64 MiB, so 1,000 rows of up to 1 MiB each (a gigabyte) are not one answer.
+ */
+export const MAX_PAGE_BYTES = 8 * 1024 * 1024;
+
+/** `ctx.data...list()`: one answer holding every row asked for, or `payload_too_large` when they would pass MAX_PAGE_BYTES. */
+export async function listRows(deps: Deps, target: DataTarget, collection: string, query: unknown): Promise<Record<string, unknown>[]> {
+  const { rows, cut } = await listRowsPage(deps, target, collection, query);
+  if (cut) throw new ApiError('payload_too_large', `These rows come to more than ${MAX_PAGE_BYTES / 1024 / 1024} MiB of JSON; ask for fewer (limit).`);
+  return rows;
+}
+
+/**
+ * Equality on declared fields, oldest first by (created_at, id); `limit` 1..1000, default 100.
+ * The rows that fit in MAX_PAGE_BYTES, at least one: `cut` when some asked for were left for the
+ * next page. Postgres measures and drops them, so they never reach this process.
+ */
+export async function listRowsPage(deps: Deps, target: DataTarget, collection: string, query: unknown, page: { after?: { at: Date; id: string } } = {}): Promise<{ rows: Record<string, unknown>[]; cut: boolean }> {
   const { name, spec } = collectionSpec(target, collection);
   const opts = (query ?? {}) as { where?: unknown; limit?: unknown };
   if (typeof opts !== 'object' || opts === null) throw new ApiError('invalid_query', 'list() takes { where, limit }.');
@@ -240,8 +257,7 @@ export async function listRows(deps: Deps, target: DataTarget, collection: strin
     for (const f of nullFields) q = q.where(sql<boolean>`r.data->${f} is null`);
     if (target.onlyOwnerId) q = q.where('r.owner_user_id', '=', target.onlyOwnerId);
     if (page.after) q = q.where(sql<boolean>`(e.created_at, e.row_id) > (${page.after.at}::timestamptz, ${page.after.id})`);
-    const rows = await q.orderBy('e.created_at').orderBy('e.row_id').limit(limit).execute();
-    return rows.map(toApi);
+    return withinBudget(deps, q.orderBy('e.created_at').orderBy('e.row_id').limit(limit));
   }
   let q = deps.db
     .selectFrom('app_rows')
@@ -256,6 +272,22 @@ export async function listRows(deps: Deps, target: DataTarget, collection: strin
   for (const f of nullFields) q = q.where(sql<boolean>`data->${f} is null`);
   if (target.onlyOwnerId) q = q.where('owner_user_id', '=', target.onlyOwnerId);
   if (page.after) q = q.where(sql<boolean>`(created_at, id) > (${page.after.at}::timestamptz, ${page.after.id})`);
-  const rows = await q.orderBy('created_at').orderBy('id').limit(limit).execute();
-  return rows.map(toApi);
+  return withinBudget(deps, q.orderBy('created_at').orderBy('id').limit(limit));
+}
+
+/** The page `inner` selects (ordered and limited), its rows' data sent only while their running size stays within MAX_PAGE_BYTES (the first row always). */
+async function withinBudget(deps: Deps, inner: { as(alias: 'p'): AliasedSelectQueryBuilder<Row, 'p'> }): Promise<{ rows: Record<string, unknown>[]; cut: boolean }> {
+  const upTo = sql<number>`sum(octet_length(p.data::text)) over (order by p.created_at, p.id)`;
+  const sized = await deps.db
+    .selectFrom(inner.as('p'))
+    .select(['p.id', 'p.created_at', 'p.updated_at', sql<Row['data'] | null>`case when ${upTo} <= ${MAX_PAGE_BYTES} or row_number() over (order by p.created_at, p.id) = 1 then p.data end`.as('data')])
+    .orderBy('p.created_at')
+    .orderBy('p.id')
+    .execute();
+  const rows: Record<string, unknown>[] = [];
+  for (const r of sized) {
+    if (r.data === null) return { rows, cut: true };
+    rows.push(toApi(r as Row));
+  }
+  return { rows, cut: false };
 }

@@ -92,5 +92,19 @@ test('list: equality filters typed from the query string, cursor paging, bounds;
   assert.is(badType.body.error.code, 'invalid_value');
 });
 
+test('a page stops before 8 MiB of rows, and its cursor leads on to the rest', async () => {
+  // after the few small rows the matrix left in the public collection
+  for (let i = 0; i < 10; i++) await createRow(h.deps, { appId: pub.app_id, manifest }, 'public', { title: `${i}`.padEnd(1_000_000, 'y') });
+  const big = (rows: any[]) => rows.filter((r) => r.title.length > 1000).map((r) => r.title[0]);
+  const first = await h.call('GET', '/_platform/data/public?limit=100', { host });
+  assert.is(first.status, 200, first.text.slice(0, 200));
+  assert.equal(big(first.body.rows), ['0', '1', '2', '3', '4', '5', '6', '7'], 'eight rows of 1 MB fit, the ninth would not');
+  assert.type(first.body.cursor, 'string');
+  const rest = await h.call('GET', `/_platform/data/public?limit=100&cursor=${encodeURIComponent(first.body.cursor)}`, { host });
+  assert.equal(big(rest.body.rows), ['8', '9']);
+  assert.is(rest.body.rows.length, 2);
+  assert.is(rest.body.cursor, null);
+});
+
 test.after(() => h.close());
 test.run();

@@ -152,5 +152,14 @@ test('rows live in one shared table scoped by app_id (no table per app)', async 
   assert.is(tables.rows[0]!.n, 1);
 });
 
+test('a list whose rows would pass 8 MiB of JSON is refused (payload_too_large), not read whole; fewer rows are answered', async () => {
+  const { rpc } = await dataApp();
+  for (let i = 0; i < 10; i++) assert.ok((await rpc('create', 'notes', { title: `${i}`.padEnd(1_000_000, 'y') })).ok, `row ${i}`);
+  const all = await rpc('list', 'notes', { limit: 100 });
+  assert.is(all.error?.code, 'payload_too_large', JSON.stringify(all.error));
+  const some = await rpc('list', 'notes', { limit: 5 });
+  assert.equal(some.ok?.map((r: any) => r.title[0]), ['0', '1', '2', '3', '4']);
+});
+
 test.after(() => h.close());
 test.run();

@@ -9,7 +9,7 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { requestUser, type AppUser } from '../../app-auth/service.ts';
-import { createRow, declaredCollection, deleteRow, getRow, listRows, updateRow } from '../../data/service.ts';
+import { createRow, declaredCollection, deleteRow, getRow, listRowsPage, updateRow } from '../../data/service.ts';
 import { ApiError } from '../../errors.ts';
 import { lookupId } from '../../lib/text.ts';
 import { originError } from '../respond.ts';
@@ -95,9 +95,10 @@ for (const path of ['/:collection', '/:collection/']) {
     .get(path, async (c) => {
       const { name, spec, target } = c.var.collection;
       const { where, limit, after } = listQuery(c.req.url, spec.fields);
-      const rows = await listRows(c.env.deps, target, name, { where, limit: limit + 1 }, { after });
+      // one row more than asked tells whether there are more; a page cut at MAX_PAGE_BYTES has more too
+      const { rows, cut } = await listRowsPage(c.env.deps, target, name, { where, limit: limit + 1 }, { after });
       const page = rows.slice(0, limit);
-      return send(c, 200, { rows: page, cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null });
+      return send(c, 200, { rows: page, cursor: cut || rows.length > limit ? encodeCursor(page[page.length - 1]!) : null });
     })
     .post(path, async (c) => {
       const { name, target } = c.var.collection;
