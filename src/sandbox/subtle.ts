@@ -172,7 +172,7 @@ export function createSubtleRunner() {
       running = true;
       const started = performance.now();
       // accounted before the guest hears of it: what it does next finds the time billed and the slot free
-      const over = () => {
+      const finished = () => {
         const ms = performance.now() - started;
         job.call.cpuUsedMs += ms;
         job.call.subtleMs = (job.call.subtleMs ?? 0) + ms;
@@ -182,11 +182,11 @@ export function createSubtleRunner() {
       };
       runSubtle(job.inst, job.method, job.argsJson).then(
         (r) => {
-          over();
+          finished();
           job.resolve(r);
         },
         (err: unknown) => {
-          over();
+          finished();
           job.reject(err);
         },
       );
