@@ -11,6 +11,7 @@ import type { Manifest } from '../manifest/schema.ts';
 import * as v from 'valibot';
 import { ResourceName } from '../manifest/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
+import { jobTurns } from './turns.ts';
 
 export const MAX_JOB_PAYLOAD_BYTES = 64 * 1024;
 export const MAX_JOB_DELAY_SECONDS = 7 * 24 * 3600;
@@ -43,6 +44,7 @@ export async function addAppJob(
       run_at => ${runAt}::timestamptz,
       max_attempts => ${job.maxAttempts}::int,
       job_key => ${job.jobKey ?? null}::text,
+      priority => ${jobTurns.priorityFor(job.app_id)}::int,
       job_key_mode => 'preserve_run_at')).id::text as id`.execute(db);
   return { job_id: jobId, run_at: runAt.toISOString(), worker_job_id: rows[0]?.id ?? null };
 }

@@ -163,6 +163,29 @@ test('POST /jobs/<name>/runs runs a declared job of the live release now, with i
   assert.is(gone.body.error.code, 'conflict');
 });
 
+test("jobs take turns between apps: one app's backlog does not hold up another app's job", async () => {
+  const BURST = `export default {
+    async fetch(req, ctx) {
+      const n = Number(new URL(req.url).searchParams.get('n'));
+      for (let i = 0; i < n; i++) await ctx.jobs.enqueue('work', { i });
+      return new Response('queued ' + n);
+    },
+    async job() { await new Promise((r) => setTimeout(r, 200)); },
+  };`;
+  const a = await publishJobsApp(BURST, { work: {} });
+  const b = await publishJobsApp(BURST, { work: {} });
+  assert.is((await h.call('GET', '/q?n=60', { host: a.host })).text, 'queued 60');
+  assert.is((await h.call('GET', '/q?n=1', { host: b.host })).text, 'queued 1');
+  const bDone = await waitFor(async () => (await eventsOf(b.appId, 'job.succeeded'))[0], 30_000);
+  const aDone = await waitFor(async () => {
+    const done = await eventsOf(a.appId, 'job.succeeded');
+    return done.length === 60 && done;
+  }, 30_000);
+  // first in, first out, app B's one job would finish after (nearly) all of app A's sixty
+  const later = aDone.filter((e) => e.created_at > bDone.created_at).length;
+  assert.ok(later >= 30, `${later} of app A's 60 jobs finished after app B's one`);
+});
+
 test.after(async () => {
   await runner.stop();
   await h.close();
