@@ -16,6 +16,7 @@ import { platformRoutes } from './platform/router.ts';
 import { originBlocked, originError, originFail, originJson } from './respond.ts';
 import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
 import { createEventWriter, type EventWriter } from '../events/writer.ts';
+import { createBodyBudget } from './body-budget.ts';
 import { errorBody } from '../errors.ts';
 import { largestCpuMs, planOf } from '../plans/catalogue.ts';
 import { createChangeFeed, type ChangeFeed } from '../changes/feed.ts';
@@ -126,6 +127,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     analytics.add({ appId: app.appId, status, via, target, pathname, host: referrer ? (host ?? app.appId + appsSuffix) : '', referrer, userAgent: h.get('user-agent') });
   }
   const events = createEventWriter({ db: deps.db, log: deps.log });
+  const bodies = createBodyBudget();
   const plans = deps.config.plans;
 
   /** The account has used its monthly requests (from memory). */
@@ -194,7 +196,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const fallback = runtime.fallback ?? '404';
     if (fallback === 'server') {
       served.target = 'server';
-      return runServerFallback(deps, { caches, sandbox, events }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId, reads });
+      return runServerFallback(deps, { caches, sandbox, events, bodies }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId, reads });
     }
     if (!readable) return originFail('method_not_allowed', `${req.method} is not allowed here.`, requestId, { allow: 'GET, HEAD' });
     const rootIndex = fallback === 'index.html' && root !== null ? files.get(`${root}/index.html`) : undefined;

@@ -22,6 +22,7 @@ import { logEvents } from './log-events.ts';
 import { badResponse, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
 import { invokeRelease } from './invoke.ts';
 import { compressAnswer } from './compress-answer.ts';
+import type { BodyBudget, BodyRoom } from './body-budget.ts';
 
 export const MAX_APP_REQUEST_BODY = 10 * 1024 * 1024;
 
@@ -80,17 +81,54 @@ function streamed(
   return new Response(noBody ? null : answer.stream!, { status: answer.status, headers });
 }
 
+type FallbackServices = { caches: RuntimeCaches; sandbox: () => SandboxPool; events: EventWriter; bodies: BodyBudget };
+
 export async function runServerFallback(
   deps: Deps,
-  services: { caches: RuntimeCaches; sandbox: () => SandboxPool; events: EventWriter },
+  services: FallbackServices,
   input: { req: Request; app: LiveApp; release: ReleaseView; origin: string; requestId: string; reads: HeaderReads },
 ): Promise<Response> {
   const { req, app, release } = input;
   let body: ArrayBuffer | undefined;
+  let room: BodyRoom | undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    const bytes = await readBodyLimited(req, MAX_APP_REQUEST_BODY, () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'));
-    if (bytes.length) body = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const declared = Number(input.reads.get('content-length') ?? Number.NaN);
+    const reserve = Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, MAX_APP_REQUEST_BODY) : MAX_APP_REQUEST_BODY;
+    if (reserve > 0) {
+      room = services.bodies.take(app.appId, reserve);
+      if (!room) return bodiesFull(input.requestId);
+    }
+    try {
+      const bytes = await readBodyLimited(req, MAX_APP_REQUEST_BODY, () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'));
+      room?.resize(bytes.length);
+      if (bytes.length) body = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+    } catch (err) {
+      room?.release();
+      throw err;
+    }
   }
+  try {
+    return await answerCall(deps, services, input, body);
+  } finally {
+    room?.release();
+  }
+}
+
+/** The process or this app holds as many request bodies as it may (body-budget.ts): no byte of this one was read. */
+function bodiesFull(requestId: string): Response {
+  return new Response(JSON.stringify(errorBody('service_unavailable', 'This app is receiving more request bodies than it can take at once; retry in a moment.')), {
+    status: 503,
+    headers: { 'content-type': 'application/json', 'retry-after': '1', [REQUEST_ID_HEADER]: requestId },
+  });
+}
+
+async function answerCall(
+  deps: Deps,
+  services: FallbackServices,
+  input: { req: Request; app: LiveApp; release: ReleaseView; origin: string; requestId: string; reads: HeaderReads },
+  body: ArrayBuffer | undefined,
+): Promise<Response> {
+  const { req, app, release } = input;
   // node-server and Deno both hand over an absolute, normalised URL without a fragment.
   const hash = req.url.indexOf('#');
   const requestUrl = hash < 0 ? req.url : req.url.slice(0, hash);

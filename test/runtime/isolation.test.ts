@@ -11,6 +11,8 @@ import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, listen, newUser } from '../_lib/harness.ts';
 
+const after = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 const h = await createHarness({ PLATFORM_HEADERS_TIMEOUT_SECONDS: '1', PLATFORM_REQUEST_TIMEOUT_SECONDS: '2' });
 const wire = await listen(h.server, 0, h.config);
 const u = await newUser(h);
@@ -176,6 +178,28 @@ test('login limits are shared by every node and survive a flood of junk keys (no
   } finally {
     await nodeB.close();
   }
+});
+
+test("request bodies held at once are bounded per app: past its share a visitor gets 503 and Retry-After before the body is read; another app is served", async () => {
+  // the handler holds its call (and so its body's room) for a while; it does not copy the body again
+  const HOLD = `export default { async fetch(req) {
+    if (new URL(req.url).pathname === '/size') return new Response('got ' + (await req.arrayBuffer()).byteLength);
+    await new Promise((r) => setTimeout(r, 1500));
+    return new Response('held');
+  } };`;
+  const [a, b] = [await publish(HOLD), await publish(HOLD)];
+  const eightMiB = 'x'.repeat(8 * 1024 * 1024 - 1024);
+  // over the wire, as browsers send them: with Content-Length
+  const post = (host: string, path: string, body: string) => send(host, path, { method: 'POST', headers: { 'content-type': 'text/plain', 'content-length': String(Buffer.byteLength(body)) }, body });
+  // five 8 MiB bodies at once: an app's share is 32 MiB
+  const [many, other] = await Promise.all([Promise.all(Array.from({ length: 5 }, () => post(a.host, '/hold', eightMiB))), after(300).then(() => post(b.host, '/size', 'x'.repeat(1024 * 1024)))]);
+  assert.equal(many.filter((r) => r.status === 200).map((r) => r.body), Array(4).fill('held'));
+  const refused = many.filter((r) => r.status === 503);
+  assert.is(refused.length, 1);
+  assert.is(JSON.parse(refused[0]!.body).error.code, 'service_unavailable');
+  assert.is(refused[0]!.headers['retry-after'], '1');
+  assert.is(other.body, `got ${1024 * 1024}`, 'another app was served meanwhile');
+  assert.is((await post(a.host, '/size', eightMiB)).body, `got ${eightMiB.length}`, 'the room is given back when the calls have their bodies');
 });
 
 test.after(async () => {
