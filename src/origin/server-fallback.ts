@@ -116,7 +116,7 @@ export async function runServerFallback(
 
 /** The process or this app holds as many request bodies as it may (body-budget.ts): no byte of this one was read. */
 function bodiesFull(requestId: string): Response {
-  return new Response(JSON.stringify(errorBody('service_unavailable', 'This app is receiving more request bodies than it can take at once; retry in a moment.')), {
+  return new Response(JSON.stringify(errorBody('service_unavailable', 'More request bodies are arriving than can be taken at once; retry in a moment.')), {
     status: 503,
     headers: { 'content-type': 'application/json', 'retry-after': '1', [REQUEST_ID_HEADER]: requestId },
   });
