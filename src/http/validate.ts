@@ -22,12 +22,12 @@ export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown, 
   return result.output;
 }
 
-/** Reads at most `maxBytes` of the body, refusing more without buffering it (413). */
-export async function readBodyLimited(req: Request, maxBytes: number, tooLarge: () => ApiError): Promise<Uint8Array> {
+/** Reads at most `maxBytes` of the body, refusing more without buffering it (413); `arrived` as for `readLimited`. */
+export async function readBodyLimited(req: Request, maxBytes: number, tooLarge: () => ApiError, arrived?: (size: number) => void): Promise<Uint8Array> {
   const declared = req.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
   if (!req.body) return new Uint8Array(0);
-  return readLimited(req.body.getReader(), maxBytes, tooLarge);
+  return readLimited(req.body.getReader(), maxBytes, tooLarge, arrived);
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;

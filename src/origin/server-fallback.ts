@@ -92,18 +92,21 @@ export async function runServerFallback(
   let body: ArrayBuffer | undefined;
   let room: BodyRoom | undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
+    // a declared length takes its room before a byte is read; a chunked body takes room as it arrives
     const declared = Number(input.reads.get('content-length') ?? Number.NaN);
-    const reserve = Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, MAX_APP_REQUEST_BODY) : MAX_APP_REQUEST_BODY;
-    if (reserve > 0) {
-      room = services.bodies.take(app.appId, reserve);
-      if (!room) return bodiesFull(input.requestId);
-    }
+    const known = Number.isSafeInteger(declared) && declared >= 0;
+    room = services.bodies.take(app.appId, known ? Math.min(declared, MAX_APP_REQUEST_BODY) : 0);
+    if (!room) return bodiesFull(input.requestId);
+    const held = room;
     try {
-      const bytes = await readBodyLimited(req, MAX_APP_REQUEST_BODY, () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'));
-      room?.resize(bytes.length);
+      const bytes = await readBodyLimited(req, MAX_APP_REQUEST_BODY, () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'), (size) => {
+        if (!held.hold(Math.max(size, known ? declared : 0))) throw new BodiesFull();
+      });
+      held.hold(bytes.length);
       if (bytes.length) body = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
     } catch (err) {
-      room?.release();
+      held.release();
+      if (err instanceof BodiesFull) return bodiesFull(input.requestId);
       throw err;
     }
   }
@@ -114,7 +117,10 @@ export async function runServerFallback(
   }
 }
 
-/** The process or this app holds as many request bodies as it may (body-budget.ts): no byte of this one was read. */
+/** A chunked body grew past the room left (body-budget.ts). */
+class BodiesFull extends Error {}
+
+/** The process or this app holds as many request bodies as it may (body-budget.ts). */
 function bodiesFull(requestId: string): Response {
   return new Response(JSON.stringify(errorBody('service_unavailable', 'More request bodies are arriving than can be taken at once; retry in a moment.')), {
     status: 503,

@@ -191,8 +191,15 @@ test("request bodies held at once are bounded per app: past its share a visitor 
   const eightMiB = 'x'.repeat(8 * 1024 * 1024 - 1024);
   // over the wire, as browsers send them: with Content-Length
   const post = (host: string, path: string, body: string) => send(host, path, { method: 'POST', headers: { 'content-type': 'text/plain', 'content-length': String(Buffer.byteLength(body)) }, body });
-  // five 8 MiB bodies at once: an app's share is 32 MiB
-  const [many, other] = await Promise.all([Promise.all(Array.from({ length: 5 }, () => post(a.host, '/hold', eightMiB))), after(300).then(() => post(b.host, '/size', 'x'.repeat(1024 * 1024)))]);
+  // five 8 MiB bodies at once: an app's share is 32 MiB; then, while four are held, one more sent chunked
+  // (no declared length: it takes room as it arrives) to the same app, and one to another app
+  const chunked = (host: string) => send(host, '/size', { method: 'POST', headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' }, body: 'x'.repeat(1024 * 1024) });
+  const [many, late, other] = await Promise.all([
+    Promise.all(Array.from({ length: 5 }, () => post(a.host, '/hold', eightMiB))),
+    after(300).then(() => chunked(a.host)),
+    after(300).then(() => post(b.host, '/size', 'x'.repeat(1024 * 1024))),
+  ]);
+  assert.is(late.status, 503, 'a chunked body past the room left is refused as it arrives');
   assert.equal(many.filter((r) => r.status === 200).map((r) => r.body), Array(4).fill('held'));
   const refused = many.filter((r) => r.status === 503);
   assert.is(refused.length, 1);
@@ -200,6 +207,7 @@ test("request bodies held at once are bounded per app: past its share a visitor 
   assert.is(refused[0]!.headers['retry-after'], '1');
   assert.is(other.body, `got ${1024 * 1024}`, 'another app was served meanwhile');
   assert.is((await post(a.host, '/size', eightMiB)).body, `got ${eightMiB.length}`, 'the room is given back when the calls have their bodies');
+  assert.is((await chunked(a.host)).body, `got ${1024 * 1024}`, 'a chunked body that fits is taken');
 });
 
 test.after(async () => {
