@@ -120,6 +120,7 @@ export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: (
   } finally {
     state.shared[0] = 0;
     state.shared[2] = 0;
+    state.busyMs += performance.now() - call.segmentStart;
     call.cpuUsedMs += segmentBilledMs(call);
     inst.current = undefined;
   }

@@ -148,11 +148,12 @@ type Job = { inst: Instance; call: Call; method: string; argsJson: string; resol
  * Runs a worker's Web Crypto operations one at a time, taking turns between releases (each release's
  * own in order), so app code can hold at most one of the process's pool threads per worker and an
  * app that queues many operations delays another app's by at most one of them. Each operation's time
- * (from its start to its answer) is added to its call's CPU use, so a call gets as much crypto as
+ * (from its start to its answer, less the time this thread spent running guest code meanwhile, when the
+ * answer could not be seen) is added to its call's CPU use, so a call gets as much crypto as
  * its CPU budget buys and then ends like any call over its budget (the next segment refuses to start,
  * see limits.ts). An operation whose call ended before its turn is dropped.
  */
-export function createSubtleRunner() {
+export function createSubtleRunner(busyMs: () => number) {
   /** waiting jobs by release, in turn order (a release that was served goes to the back) */
   const waiting = new Map<string, Job[]>();
   const perCall = new WeakMap<Call, { ops: number; bytes: number }>();
@@ -171,9 +172,11 @@ export function createSubtleRunner() {
       }
       running = true;
       const started = performance.now();
+      const busyAtStart = busyMs();
       // accounted before the guest hears of it: what it does next finds the time billed and the slot free
       const finished = () => {
-        const ms = performance.now() - started;
+        // the answer is seen only when this thread is free: time it spent on guest code meanwhile is not the operation's
+        const ms = Math.max(0, performance.now() - started - (busyMs() - busyAtStart));
         job.call.cpuUsedMs += ms;
         job.call.subtleMs = (job.call.subtleMs ?? 0) + ms;
         release(job);

@@ -93,6 +93,8 @@ export type WorkerState = {
   poisoned: boolean;
   /** When this worker last received or answered something. */
   lastActivity: number;
+  /** Wall-clock time this worker has spent running guest code, a running total (segments; see subtle.ts for its use). */
+  busyMs: number;
   /** App code's outbound fetch (policy from the pool). */
   outbound: Outbound;
   /** App code's crypto.subtle operations, one at a time (`createSubtleRunner` in subtle.ts, which imports this file). */

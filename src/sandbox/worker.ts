@@ -46,11 +46,12 @@ const state: WorkerState = {
     (msgs) => ({ t: 'batch', msgs }),
   ),
   outbound: createOutbound((workerData.fetchPolicy as FetchPolicy | undefined) ?? { allow: [], denyHosts: [] }),
-  subtle: createSubtleRunner(),
+  subtle: createSubtleRunner(() => state.busyMs),
   hostCalls: new Map(),
   nextHostCallId: 1,
   poisoned: false,
   lastActivity: 0,
+  busyMs: 0,
   spareLimits: workerData.limits ? { memoryBytes: workerData.limits.memoryBytes, stackBytes: workerData.limits.stackBytes } : { memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024 },
 };
 const calls = createCalls(state);
