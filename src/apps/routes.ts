@@ -1,4 +1,5 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import { createBodyBudget, PUBLISH_BODY_BUDGET } from '../http/body-budget.ts';
 import * as v from 'valibot';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { selectedAccount } from '../http/auth.ts';
@@ -17,11 +18,14 @@ import { AppList, AppSummary, PublishAppResponse, ReleaseList, ResourceList, Rol
 import { manifestOf } from '../manifest/stored.ts';
 import { publish, unpublish, type ModuleCheck } from './service.ts';
 
-const publishBody = () =>
+/** Room for publish bodies in this process (http/body-budget.ts): two of the largest at once, one per account. */
+const publishRoom = createBodyBudget(PUBLISH_BODY_BUDGET);
+const publishBody = (accountOf: (c: Context<Env>) => string) =>
   jsonBody(PublishBody, {
     maxBytes: MAX_PUBLISH_BODY_BYTES,
     tooLarge: () => new ApiError('bundle_too_large', 'The bundle exceeds the release limits (1000 files, 20 MiB a file, 100 MiB in total).'),
     parse: validateBundle,
+    room: (c) => ({ budget: publishRoom, owner: accountOf(c) }),
   });
 export const RollbackRequest = component(
   'RollbackRequest',
@@ -88,7 +92,7 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
   r.put('/', create, async (c, next) => {
     c.set('membership', await selectedAccount(c, 'apps.create')); // authorised before reading a large body
     await next();
-  }, publishBody(), async (c) => {
+  }, publishBody((c) => c.var.membership.id), async (c) => {
     const account = c.var.membership;
     const bundle = c.var.body as ValidBundle;
     return create.reply(c, 200, await publish(c.var.deps, { accountId: account.id }, bundle, { actor: c.var.actor, requestId: c.var.requestId }, options));
@@ -96,7 +100,7 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
 
   r.get('/:app_id', get, appAccess('apps.read'), (c) => get.reply(c, 200, toAppSummary(c.var.deps.config, c.var.app)));
 
-  r.put('/:app_id', republish, appAccess('apps.publish'), publishBody(), async (c) => {
+  r.put('/:app_id', republish, appAccess('apps.publish'), publishBody((c) => c.var.app.account_id), async (c) => {
     const app = c.var.app;
     const bundle = c.var.body as ValidBundle;
     return republish.reply(c, 200, await publish(c.var.deps, { accountId: app.account_id, appId: app.id }, bundle, { actor: c.var.actor, requestId: c.var.requestId }, options));

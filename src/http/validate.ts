@@ -1,4 +1,5 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { BodyBudget } from './body-budget.ts';
 import * as v from 'valibot';
 import { ApiError, errors } from '../errors.ts';
 import type { Env } from './env.ts';
@@ -42,6 +43,8 @@ export function jsonBody<S extends v.GenericSchema>(
     optional?: boolean;
     /** validates the parsed JSON instead of a plain schema parse (the schema still documents the route) */
     parse?: (json: unknown) => unknown;
+    /** where the body takes its room (body-budget.ts), held until the handler is done; 503 when it does not fit */
+    room?: (c: Context<Env>) => { budget: BodyBudget; owner: string };
   } = {},
 ): MiddlewareHandler<Env> {
   const maxBytes = options.maxBytes ?? 1024 * 1024;
@@ -58,26 +61,42 @@ export function jsonBody<S extends v.GenericSchema>(
           content_type: type || null,
         });
       }
-      const bytes = await readBodyLimited(c.req.raw, maxBytes, tooLarge);
-      let parsed: unknown;
+      // a declared length takes its room before a byte is read; a chunked body takes room as it arrives
+      const declared = Number(c.req.header('content-length') ?? Number.NaN);
+      const known = Number.isSafeInteger(declared) && declared >= 0;
+      const where = options.room?.(c);
+      const room = where?.budget.take(where.owner, known ? Math.min(declared, maxBytes) : 0);
+      if (where && !room) throw busy();
       try {
-        parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-      } catch (err) {
-        throw new ApiError('invalid_json', 'Request body is not valid JSON.', { reason: (err as Error).message });
+        const bytes = await readBodyLimited(c.req.raw, maxBytes, tooLarge, room && ((size) => {
+          if (!room.hold(Math.max(size, known ? declared : 0))) throw busy();
+        }));
+        room?.hold(bytes.length);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+        } catch (err) {
+          throw new ApiError('invalid_json', 'Request body is not valid JSON.', { reason: (err as Error).message });
+        }
+        const problem = jsonProblem(parsed);
+        if (problem?.kind === 'deep') throw errors.invalid(`The body nests deeper than ${MAX_JSON_DEPTH} levels.`, { fields: { [problem.path]: [`nested deeper than ${MAX_JSON_DEPTH} levels`] } });
+        if (problem) throw errors.invalid('The body contains a NUL character (U+0000), which cannot be stored.', { fields: { [problem.path]: ['contains a NUL character (U+0000)'] } });
+        c.set('body', options.parse ? options.parse(parsed) : parseWith(schema, parsed, 'request body'));
+        await next();
+      } finally {
+        room?.release();
       }
-      const problem = jsonProblem(parsed);
-      if (problem?.kind === 'deep') throw errors.invalid(`The body nests deeper than ${MAX_JSON_DEPTH} levels.`, { fields: { [problem.path]: [`nested deeper than ${MAX_JSON_DEPTH} levels`] } });
-      if (problem) throw errors.invalid('The body contains a NUL character (U+0000), which cannot be stored.', { fields: { [problem.path]: ['contains a NUL character (U+0000)'] } });
-      c.set('body', options.parse ? options.parse(parsed) : parseWith(schema, parsed, 'request body'));
-      await next();
     },
     {
       body: schema,
       // what the body checks can answer; a custom `tooLarge` names its own code
-      errors: ['invalid_request', 'invalid_json', 'unsupported_media_type', options.tooLarge ? options.tooLarge().code : 'payload_too_large'],
+      errors: ['invalid_request', 'invalid_json', 'unsupported_media_type', options.tooLarge ? options.tooLarge().code : 'payload_too_large', ...(options.room ? (['service_unavailable'] as const) : [])],
     },
   );
 }
+
+/** Large bodies are already held up to the room there is (body-budget.ts): the client retries shortly. */
+const busy = () => new ApiError('service_unavailable', 'Too many large request bodies are being taken at once; retry in a few seconds.', { retry_after: 5 });
 
 /** Validates the query string against `schema` (values are strings); the output is in `c.var.query`. */
 export function query<S extends v.GenericSchema>(schema: S): MiddlewareHandler<Env> {

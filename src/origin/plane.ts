@@ -16,7 +16,7 @@ import { platformRoutes } from './platform/router.ts';
 import { originBlocked, originError, originFail, originJson } from './respond.ts';
 import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
 import { createEventWriter, type EventWriter } from '../events/writer.ts';
-import { createBodyBudget } from './body-budget.ts';
+import { createBodyBudget } from '../http/body-budget.ts';
 import { errorBody } from '../errors.ts';
 import { largestCpuMs, planOf } from '../plans/catalogue.ts';
 import { createChangeFeed, type ChangeFeed } from '../changes/feed.ts';

@@ -22,7 +22,7 @@ import { logEvents } from './log-events.ts';
 import { badResponse, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
 import { invokeRelease } from './invoke.ts';
 import { compressAnswer } from './compress-answer.ts';
-import type { BodyBudget, BodyRoom } from './body-budget.ts';
+import type { BodyBudget, BodyRoom } from '../http/body-budget.ts';
 
 export const MAX_APP_REQUEST_BODY = 10 * 1024 * 1024;
 

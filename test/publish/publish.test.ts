@@ -1,9 +1,13 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import net from 'node:net';
 import { sql } from 'kysely';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkAuthMatrix } from '../_lib/auth-matrix.ts';
 import { file, site } from '../_lib/bundles.ts';
-import { createHarness, newMember, newUser } from '../_lib/harness.ts';
+import { createHarness, listen, newMember, newUser } from '../_lib/harness.ts';
+import { waitFor } from '../_lib/apps.ts';
 
 const h = await createHarness();
 const owner = await newUser(h, 'owner');
@@ -165,6 +169,40 @@ test('app routes: auth matrix and roles', async () => {
   assert.is(malformed.status, 404);
   const stillLive = await h.call('GET', `/v0/apps/${id}`, { key: teamOwner.api_key });
   assert.is(stillLive.body.deleted_at, null, 'denied callers changed nothing');
+});
+
+test("publish bodies take room per account: a second large one while another arrives is 503 with Retry-After before it is read; the room comes back", async () => {
+  const wire = await listen(h.server, 0, h.config);
+  const large = 100 * 1024 * 1024;
+  const head = (length: number) => `PUT /v0/apps HTTP/1.1\r\nHost: ${h.config.hosts.api}\r\nAuthorization: Bearer ${owner.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+  // a publish declaring 100 MiB whose sender stops after the first bytes
+  const slow = net.connect(wire.port, '127.0.0.1');
+  try {
+    await once(slow, 'connect');
+    slow.write(head(large) + '{"app":');
+    await new Promise((r) => setTimeout(r, 300)); // its key checked, its room taken (a few ms)
+    const second = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: wire.port, method: 'PUT', path: '/v0/apps', headers: { host: h.config.hosts.api, authorization: `Bearer ${owner.api_key}`, 'content-type': 'application/json', 'content-length': large }, timeout: 5000 }, resolve);
+      req.on('timeout', () => req.destroy(new Error('no answer: the second publish was not refused')));
+      req.on('error', reject);
+      req.flushHeaders(); // its body never comes: only a refusal can answer it
+    });
+    assert.is(second.statusCode, 503);
+    let text = '';
+    for await (const chunk of second) text += chunk;
+    assert.is(JSON.parse(text).error.code, 'service_unavailable');
+    assert.is(second.headers['retry-after'], '5');
+    slow.destroy();
+    // the sender gave up: its room is given back and the account publishes again
+    const again = await waitFor(async () => {
+      const r = await h.call('PUT', '/v0/apps', { key: owner.api_key, body: site() });
+      return r.status === 200 && r;
+    });
+    assert.is(again.body.status, 'published');
+  } finally {
+    slow.destroy();
+    await wire.close();
+  }
 });
 
 test.after(() => h.close());
