@@ -50,3 +50,21 @@ export function createBodyBudget(limits: { totalBytes: number; perOwnerBytes: nu
     },
   };
 }
+
+/**
+ * Room in `budget` for one request body: a declared length (`Content-Length`, at most `maxBytes`) is
+ * taken at once; without one the body takes room as it arrives, through `arrived` (for `readLimited`),
+ * which throws `full()` when more does not fit. Undefined when the declared room is not there.
+ */
+export function roomFor(budget: BodyBudget, owner: string, contentLength: string | null, maxBytes: number, full: () => Error): { room: BodyRoom; arrived(size: number): void } | undefined {
+  const declared = Number(contentLength ?? Number.NaN);
+  const known = Number.isSafeInteger(declared) && declared >= 0;
+  const room = budget.take(owner, known ? Math.min(declared, maxBytes) : 0);
+  if (!room) return undefined;
+  return {
+    room,
+    arrived(size) {
+      if (!room.hold(Math.max(size, known ? declared : 0))) throw full();
+    },
+  };
+}

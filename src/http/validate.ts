@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { BodyBudget } from './body-budget.ts';
+import { roomFor, type BodyBudget } from './body-budget.ts';
 import * as v from 'valibot';
 import { ApiError, errors } from '../errors.ts';
 import type { Env } from './env.ts';
@@ -61,16 +61,12 @@ export function jsonBody<S extends v.GenericSchema>(
           content_type: type || null,
         });
       }
-      // a declared length takes its room before a byte is read; a chunked body takes room as it arrives
-      const declared = Number(c.req.header('content-length') ?? Number.NaN);
-      const known = Number.isSafeInteger(declared) && declared >= 0;
       const where = options.room?.(c);
-      const room = where?.budget.take(where.owner, known ? Math.min(declared, maxBytes) : 0);
-      if (where && !room) throw busy();
+      const taken = where && roomFor(where.budget, where.owner, c.req.header('content-length') ?? null, maxBytes, busy);
+      if (where && !taken) throw busy();
+      const room = taken?.room;
       try {
-        const bytes = await readBodyLimited(c.req.raw, maxBytes, tooLarge, room && ((size) => {
-          if (!room.hold(Math.max(size, known ? declared : 0))) throw busy();
-        }));
+        const bytes = await readBodyLimited(c.req.raw, maxBytes, tooLarge, taken?.arrived);
         room?.hold(bytes.length);
         let parsed: unknown;
         try {

@@ -22,7 +22,7 @@ import { logEvents } from './log-events.ts';
 import { badResponse, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
 import { invokeRelease } from './invoke.ts';
 import { compressAnswer } from './compress-answer.ts';
-import type { BodyBudget, BodyRoom } from '../http/body-budget.ts';
+import { roomFor, type BodyBudget, type BodyRoom } from '../http/body-budget.ts';
 
 export const MAX_APP_REQUEST_BODY = 10 * 1024 * 1024;
 
@@ -92,16 +92,11 @@ export async function runServerFallback(
   let body: ArrayBuffer | undefined;
   let room: BodyRoom | undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    // a declared length takes its room before a byte is read; a chunked body takes room as it arrives
-    const declared = Number(input.reads.get('content-length') ?? Number.NaN);
-    const known = Number.isSafeInteger(declared) && declared >= 0;
-    room = services.bodies.take(app.appId, known ? Math.min(declared, MAX_APP_REQUEST_BODY) : 0);
-    if (!room) return bodiesFull(input.requestId);
-    const held = room;
+    const taken = roomFor(services.bodies, app.appId, input.reads.get('content-length'), MAX_APP_REQUEST_BODY, () => new BodiesFull());
+    if (!taken) return bodiesFull(input.requestId);
+    const held = (room = taken.room);
     try {
-      const bytes = await readBodyLimited(req, MAX_APP_REQUEST_BODY, () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'), (size) => {
-        if (!held.hold(Math.max(size, known ? declared : 0))) throw new BodiesFull();
-      });
+      const bytes = await readBodyLimited(req, MAX_APP_REQUEST_BODY, () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'), taken.arrived);
       held.hold(bytes.length);
       if (bytes.length) body = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
     } catch (err) {
