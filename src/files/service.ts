@@ -4,7 +4,7 @@
  * HMAC-signed, expiring URLs for private ones. The signing key is derived per app from the
  * platform's secrets key and never enters the sandbox.
  */
-import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { appOrigin } from '../apps/mappers.ts';
 import { blobStore } from '../blobs/store.ts';
 import type { Deps } from '../deps.ts';
@@ -16,6 +16,7 @@ import { ContentType } from '../manifest/schema.ts';
 import * as v from 'valibot';
 import { lookupId } from '../lib/text.ts';
 import { ApiError } from '../errors.ts';
+import type { HostUpload } from '../sandbox/pool.ts';
 
 /** Without `max_file_size_bytes`, a store takes files up to 10 MiB (the request body bound of server code). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -61,23 +62,22 @@ const toRecord = (r: { id: string; store: string; filename: string; content_type
   created_at: r.created_at.toISOString(),
 });
 
-/** `store.createUpload(bytes, { filename, content_type })`; the bytes arrive base64-encoded. */
-export async function createUpload(deps: Deps, target: FilesTarget, store: unknown, b64: unknown, options: unknown): Promise<FileRecord> {
+/** `store.createUpload(bytes, { filename, content_type })`; the bytes arrive hashed by the sandbox worker. */
+export async function createUpload(deps: Deps, target: FilesTarget, store: unknown, upload: HostUpload | undefined, options: unknown): Promise<FileRecord> {
   const { name, spec } = requireStore(target, store);
   const opts = (options ?? {}) as { filename?: unknown; content_type?: unknown };
-  if (typeof b64 !== 'string') throw new ApiError('invalid_file', 'The file contents must be bytes or a string.');
+  if (!upload) throw new ApiError('invalid_file', 'The file contents must be bytes or a string.');
   const filename = typeof opts.filename === 'string' && opts.filename.length >= 1 && opts.filename.length <= 255 && !/[\u0000-\u001f/\\]/.test(opts.filename) ? opts.filename : undefined;
   if (!filename) throw new ApiError('invalid_file', 'filename must be 1 to 255 characters, without slashes or control characters.');
   const contentType = typeof opts.content_type === 'string' && v.safeParse(ContentType, opts.content_type).success ? opts.content_type : undefined;
   if (!contentType) throw new ApiError('invalid_file', 'content_type must be a media type such as image/png.');
-  const bytes = Buffer.from(b64, 'base64');
+  const { bytes, sha256 } = upload;
   const max = spec.max_file_size_bytes ?? DEFAULT_MAX_FILE_BYTES;
   if (bytes.length > max) throw new ApiError('file_too_large', `The file is ${bytes.length} bytes; store "${name}" takes at most ${max}.`);
   const bare = contentType.split(';')[0]!.trim().toLowerCase();
   if (spec.allowed_content_types && !spec.allowed_content_types.some((t) => t.split(';')[0]!.trim().toLowerCase() === bare)) {
     throw new ApiError('content_type_not_allowed', `Store "${name}" accepts ${spec.allowed_content_types.join(', ')}; not ${bare}.`);
   }
-  const sha256 = createHash('sha256').update(bytes).digest();
   return deps.db.transaction().execute(async (trx) => {
     await blobStore(deps.config).putMany(trx, target.accountId, [{ sha256, bytes }]);
     const row = await trx

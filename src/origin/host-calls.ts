@@ -9,9 +9,9 @@ import type { HostCallHandler } from '../sandbox/pool.ts';
 /** The asynchronous platform calls app code may make, bound to one app, release and request. */
 export function hostCallsFor(deps: Deps, target: JobTarget): HostCallHandler {
   const calls = dispatch(deps, target);
-  return async (method, args) => {
+  return async (method, args, upload) => {
     try {
-      return await calls(method, args);
+      return await calls(method, args, upload);
     } catch (err) {
       // Only the platform's own, deliberate errors reach app code; anything else (a database
       // error, a bug) is logged for the operator and becomes a generic error.
@@ -29,7 +29,7 @@ function collectionArg(name: unknown): string {
 }
 
 function dispatch(deps: Deps, target: JobTarget): HostCallHandler {
-  return async (method, args) => {
+  return async (method, args, upload) => {
     switch (method) {
       case 'jobs.enqueue':
         return enqueueFromApp(deps, target, args[0], args[1], args[2]);
@@ -45,7 +45,7 @@ function dispatch(deps: Deps, target: JobTarget): HostCallHandler {
       case 'data.list':
         return listRows(deps, target, collectionArg(args[0]), args[1]);
       case 'files.upload':
-        return createUpload(deps, target, args[0], args[1], args[2]);
+        return createUpload(deps, target, args[0], upload, args[1]);
       case 'files.signedUrl':
         return createSignedUrl(deps, target, args[0], args[1], args[2]);
       case 'files.delete':

@@ -58,8 +58,11 @@ export type HostApi = {
   fetchAbort(id: number): void;
   /** A platform chunk's install function (guest/chunks/<name>.js), evaluated now; not billed to the app. */
   loadChunk(name: string): (platform: ChunkPlatform) => void;
-  /** An asynchronous platform call (data, files, jobs) answered by the main thread: JSON in, JSON out. */
-  call(method: string, argsJson: string): Promise<string>;
+  /**
+   * An asynchronous platform call (data, files, jobs) answered by the main thread: JSON in, JSON out.
+   * A file upload's bytes come beside the JSON, as an ArrayBuffer (`files.upload` only).
+   */
+  call(method: string, argsJson: string, bytes?: ArrayBuffer): Promise<string>;
 };
 
 export type UrlParts = { href: string; origin: string; protocol: string; username: string; password: string; host: string; hostname: string; port: string; pathname: string; search: string; hash: string };

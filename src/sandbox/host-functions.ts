@@ -4,7 +4,7 @@
  * that cross to the main thread. The table is typed by `HostApi`, so a name added on one side and
  * not the other does not compile.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { HostApi, UrlParts } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
@@ -25,32 +25,31 @@ export const MAX_HOST_CALLS = 1000;
  * parses, unbilled and with every app and the API waiting: a structured document costs it ~25 ms per
  * MiB (a 38 MB array of numbers, 960 ms), and app code can hand `host.call` any string it likes (it
  * can replace `JSON.stringify`). A data row is at most 1 MiB and a job payload 64 KiB, so one call's
- * arguments may be 1 MiB and 64 KiB, and all of an invocation's 8 MiB. A file upload's bytes travel
- * as one base64 string, which parses at ~1 ms per MiB: an upload whose arguments are that string and
- * 64 KiB of the rest counts against its own 64 MiB instead (checked here, on the app's CPU).
+ * arguments may be 1 MiB and 64 KiB, and all of an invocation's 8 MiB. A file upload's bytes do not
+ * travel as JSON: they are copied out of the guest and hashed here (on the app's CPU) and handed
+ * over whole, and count against their own 64 MiB per invocation.
  */
-export const HOST_CALL_ARGS = { maxChars: 1024 * 1024 + 64 * 1024, perInvocationChars: 8 * 1024 * 1024, uploadPerInvocationChars: 64 * 1024 * 1024 } as const;
+export const HOST_CALL_ARGS = { maxChars: 1024 * 1024 + 64 * 1024, perInvocationChars: 8 * 1024 * 1024, uploadPerInvocationBytes: 64 * 1024 * 1024 } as const;
 
 /** Why the arguments of a platform call are refused (too large), charging them to the call when not. */
-function argsRefusal(call: Call, method: string, args: string): string | undefined {
+function argsRefusal(call: Call, method: string, args: string, uploadBytes: number): string | undefined {
   const sent = (call.argsSent ??= { structured: 0, upload: 0 });
-  if (method === 'files.upload' && args.length > HOST_CALL_ARGS.maxChars) {
-    let bytes: unknown;
-    try {
-      bytes = (JSON.parse(args) as unknown[])[1];
-    } catch {
-      bytes = undefined;
-    }
-    if (typeof bytes === 'string' && args.length - bytes.length <= 64 * 1024) {
-      if (sent.upload + args.length > HOST_CALL_ARGS.uploadPerInvocationChars) return `file uploads may send at most ${HOST_CALL_ARGS.uploadPerInvocationChars / 1024 / 1024} MiB per request`;
-      sent.upload += args.length;
-      return undefined;
-    }
-  }
   if (args.length > HOST_CALL_ARGS.maxChars) return `the arguments of ${method} are ${args.length} characters of JSON; at most ${HOST_CALL_ARGS.maxChars}`;
   if (sent.structured + args.length > HOST_CALL_ARGS.perInvocationChars) return `platform calls may send at most ${HOST_CALL_ARGS.perInvocationChars / 1024 / 1024} MiB of JSON per request (file bytes apart)`;
+  if (sent.upload + uploadBytes > HOST_CALL_ARGS.uploadPerInvocationBytes) return `file uploads may send at most ${HOST_CALL_ARGS.uploadPerInvocationBytes / 1024 / 1024} MiB per request`;
   sent.structured += args.length;
+  sent.upload += uploadBytes;
   return undefined;
+}
+
+/**
+ * An upload's bytes in an ArrayBuffer of their own, to be transferred to the main thread (a Buffer
+ * may share a pooled one, which cannot be), and their SHA-256, both on the app's CPU.
+ */
+function ownedCopy(bytes: Uint8Array): { bytes: ArrayBuffer; sha256: string } {
+  const copy = new ArrayBuffer(bytes.byteLength);
+  new Uint8Array(copy).set(bytes);
+  return { bytes: copy, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
 /** What app code's TypeError says when a fetch or a body read fails. */
@@ -285,14 +284,22 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
         throw new Error(`platform chunk ${n} failed to load: ${e?.message ?? String(e)}`);
       });
     },
-    call: (method, args) => {
+    call: (method, args, bytesHandle) => {
       const call = inst.current;
       if (!call || call.done) throw new Error('host calls are only possible during a call');
       if (call.hostCalls >= MAX_HOST_CALLS) throw new Error(`at most ${MAX_HOST_CALLS} platform calls per invocation`);
       call.hostCalls++;
       const m = ctx.getString(method);
       const a = ctx.getString(args);
-      const tooLarge = argsRefusal(call, m, a);
+      // An upload's bytes are refused by their size before they are copied out of the guest, and
+      // copied before anything else allocates there (growing its memory would detach the view).
+      let hashed: { bytes: ArrayBuffer; sha256: string } | undefined;
+      let tooLarge: string | undefined;
+      {
+        using view = m === 'files.upload' && bytesHandle !== undefined && ctx.typeof(bytesHandle) === 'object' ? ctx.getArrayBuffer(bytesHandle) : undefined;
+        tooLarge = argsRefusal(call, m, a, view?.value.byteLength ?? 0);
+        if (view && !tooLarge) hashed = ownedCopy(view.value);
+      }
       const deferred = ctx.newPromise();
       if (tooLarge) {
         // refused here, before the main thread parses anything: app code gets a PlatformError with this code
@@ -304,7 +311,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       }
       const callId = state.nextHostCallId++;
       state.hostCalls.set(callId, { deferred, inst, call });
-      state.outbox.push({ t: 'host-call', invocationId: call.inv.id, callId, method: m, args: a }, [], call.inv.release.releaseId);
+      state.outbox.push({ t: 'host-call', invocationId: call.inv.id, callId, method: m, args: a, ...(hashed && { upload: hashed }) }, hashed ? [hashed.bytes] : [], call.inv.release.releaseId);
       return deferred.handle;
     },
   };

@@ -80,7 +80,9 @@ export const FAIRNESS = { cpuBudgetMs: 100, minPerWorker: 2, maxPerWorker: 64, u
 type AppQueue = { running: number; /** average CPU per call, 0 until one finished */ cpuMs: number; waiting: { start: () => void; timer: ReturnType<typeof setTimeout> }[] };
 
 /** Answers the guest's asynchronous platform calls (ctx.jobs, ...). Throw `{ code, message }` to fail one. */
-export type HostCallHandler = (method: string, args: unknown[]) => Promise<unknown>;
+/** A file upload's bytes, copied and hashed by the sandbox worker (never parsed from JSON on this thread). */
+export type HostUpload = { bytes: Buffer; sha256: Buffer };
+export type HostCallHandler = (method: string, args: unknown[], upload?: HostUpload) => Promise<unknown>;
 
 /** A streamed answer arriving from a worker. */
 type StreamIn = { chunk(bytes: ArrayBuffer): void; end(end: StreamEnd): void };
@@ -310,7 +312,8 @@ export class SandboxPool {
     } catch {
       return reply({ ok: false, error: { code: 'invalid_request', message: 'arguments must be JSON' } });
     }
-    pending.onHostCall(msg.method, args).then(
+    const upload = msg.upload && { bytes: Buffer.from(msg.upload.bytes), sha256: Buffer.from(msg.upload.sha256, 'hex') };
+    pending.onHostCall(msg.method, args, upload).then(
       (value) => reply({ ok: true, value: JSON.stringify(value ?? null) }),
       (err: unknown) => {
         const e = err as { code?: unknown; message?: unknown };

@@ -113,4 +113,4 @@ export type WorkerOutbound =
   | { t: 'chunk'; id: number; bytes: ArrayBuffer }
   | { t: 'end'; id: number; end: StreamEnd }
   /** Guest code awaits the answer of an asynchronous host function (args and value are JSON). */
-  | { t: 'host-call'; invocationId: number; callId: number; method: string; args: string };
+  | { t: 'host-call'; invocationId: number; callId: number; method: string; args: string; upload?: { bytes: ArrayBuffer; sha256: string } };

@@ -4,8 +4,10 @@ import * as assert from 'uvu/assert';
 import { signPath } from '../../src/files/service.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
+import { publishServerApp } from '../_lib/apps.ts';
 
-const h = await createHarness();
+// a CPU budget as long as the wall-clock limit: the last test copies and hashes 64 MiB of uploads in one call
+const h = await createHarness({ PLATFORM_PLANS_FILE: 'test/fixtures/plans-cpu-as-wall.json' });
 const u = await newUser(h);
 const key = u.api_key;
 const RPC = `export default { async fetch(req, ctx) {
@@ -99,6 +101,58 @@ test('delete removes a file from serving and records files.deleted', async () =>
   assert.is((await h.server.request(`http://${host}/_platform/files/pics/${up.file_id}`)).status, 404);
   const ev = await h.call('GET', `/v0/apps/${pub.app_id}/events?type=files.deleted`, { key });
   assert.is(ev.body.events.length, 1);
+});
+
+test('a File from a form keeps its name and type; a view stores only its own bytes; anything else is a TypeError', async () => {
+  const app = await publishServerApp(
+    h,
+    key,
+    `export default { async fetch(req, ctx) {
+      const inbox = ctx.files.store('inbox');
+      const path = new URL(req.url).pathname;
+      if (path === '/form') return Response.json(await inbox.createUpload((await req.formData()).get('doc')));
+      if (path === '/form-renamed') return Response.json(await inbox.createUpload((await req.formData()).get('doc'), { filename: 'renamed.txt' }));
+      if (path === '/view') return Response.json(await inbox.createUpload(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]).subarray(2, 5), { filename: 'v.bin', content_type: 'application/octet-stream' }));
+      try { await inbox.createUpload(42, { filename: 'a.txt', content_type: 'text/plain' }); } catch (e) { return Response.json({ name: e.name, message: e.message }); }
+    } };`,
+    { resources: { files: { stores: { inbox: { public: true } } } } },
+  );
+  const served = async (id: string) => Buffer.from(await (await h.server.request(`http://${app.host}/_platform/files/inbox/${id}`)).arrayBuffer());
+  const form = () => {
+    const f = new FormData();
+    f.set('doc', new Blob(['# Notes\nfirst line\n'], { type: 'text/markdown' }), 'notes.md');
+    return f;
+  };
+  const uploaded = await h.server.request(`http://${app.host}/form`, { method: 'POST', body: form() });
+  assert.is(uploaded.status, 200, await uploaded.clone().text());
+  const rec = await uploaded.json();
+  assert.equal([rec.filename, rec.content_type, rec.size], ['notes.md', 'text/markdown', 19]);
+  assert.is((await served(rec.file_id)).toString(), '# Notes\nfirst line\n');
+  const renamed = await (await h.server.request(`http://${app.host}/form-renamed`, { method: 'POST', body: form() })).json();
+  assert.equal([renamed.filename, renamed.content_type], ['renamed.txt', 'text/markdown']);
+  const view = await (await h.server.request(`http://${app.host}/view`)).json();
+  assert.is(view.size, 3);
+  assert.equal([...(await served(view.file_id))], [3, 4, 5]);
+  assert.equal(await (await h.server.request(`http://${app.host}/other`)).json(), { name: 'TypeError', message: 'createUpload: bytes must be a string, an ArrayBuffer, a typed array or a Blob' });
+});
+
+test("one call's uploads may send 64 MiB in all; the one that would pass it is refused before it is copied", async () => {
+  const app = await publishServerApp(
+    h,
+    key,
+    `export default { async fetch(req, ctx) {
+      const big = ctx.files.store('big');
+      const out = [];
+      for (const n of [3e6, 20e6, 20e6, 20e6, 5e6]) {
+        out.push(await big.createUpload(new Uint8Array(n).fill(out.length + 1), { filename: 'b.bin', content_type: 'application/octet-stream' }).then((f) => f.size, (e) => e.code));
+      }
+      return Response.json(out);
+    } };`,
+    { resources: { files: { stores: { big: { public: false, max_file_size_bytes: 25e6 } } } } },
+  );
+  const r = await h.call('GET', '/many', { host: app.host });
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.body, [3e6, 20e6, 20e6, 20e6, 'payload_too_large']);
 });
 
 test.after(() => h.close());

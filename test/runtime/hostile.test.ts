@@ -206,7 +206,7 @@ test("platform calls' arguments are bounded before the main thread parses them, 
         return Response.json({ tooLarge, rows });
       }
       if (path === '/upload') {
-        // 3 MB of bytes: one base64 string well over 1 MiB, still a valid upload
+        // 3 MB of bytes: far over one call's 1 MiB and 64 KiB of JSON, still a valid upload (bytes do not travel as JSON)
         return Response.json({ upload: await outcome(ctx.files.store('blobs').createUpload(new Uint8Array(3000000).fill(7), { filename: 'big.bin', content_type: 'application/octet-stream' })) });
       }
       // the prelude's JSON.stringify replaced: 10 MB of structured JSON handed to the host as it stands

@@ -477,8 +477,8 @@
   var freezeDeep = function (o) { Object.freeze(o); for (var k of Object.keys(o)) if (o[k] && typeof o[k] === 'object') freezeDeep(o[k]); return o; };
   var logFn = function (level) { return function (m, md) { host.log(level, wire(String(m)), md === undefined ? undefined : JSON.stringify(md)); }; };
   // Asynchronous platform calls: a failure arrives as an Error with a stable `code`.
-  var hostCall = function (method, args) {
-    return host.call(method, JSON.stringify(args)).then(JSON.parse, function (e) {
+  var hostCall = function (method, args, bytes) {
+    return host.call(method, JSON.stringify(args), bytes).then(JSON.parse, function (e) {
       var info;
       try { info = JSON.parse(e.message); } catch (x) { info = { code: 'internal_error', message: String(e && e.message) }; }
       var err = new Error(info.message);
@@ -494,20 +494,34 @@
     var flags = JSON.parse(flagsJson || '{}');
     var extra = {};
     var publicStores = flags.publicStores || [];
-    var toBase64 = function (data) {
-      if (typeof data === 'string') return host.b64encode(utf8(data).buffer);
-      var b = bytesOf(data);
-      if (!b) throw new TypeError('createUpload: bytes must be a string, an ArrayBuffer or a typed array');
-      return host.b64encode(/** @type {ArrayBuffer} */ (b.buffer));
+    // An upload's bytes cross to the host as one ArrayBuffer (never as base64 or JSON): a string is
+    // its UTF-8, a typed array or ArrayBuffer its bytes (copied only when a view covers part of its
+    // buffer), a Blob or File its contents, with its name and type (else application/octet-stream) as
+    // the options' defaults.
+    var uploadBytes = function (data) {
+      if (typeof data === 'string') return utf8(data).buffer;
+      if (data instanceof ArrayBuffer) return data;
+      if (ArrayBuffer.isView(data)) return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data.buffer : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
+      return null;
     };
+    var isBlob = function (data) { return data !== null && typeof data === 'object' && typeof data.arrayBuffer === 'function' && typeof data.type === 'string' && typeof data.size === 'number'; };
     extra.files = Object.freeze({
       store: function (name) {
         name = String(name);
         return Object.freeze({
           createUpload: function (data, options) {
-            var b64;
-            try { b64 = toBase64(data); } catch (e) { return Promise.reject(e); }
-            return hostCall('files.upload', [name, b64, options || {}]);
+            var opts = options || {};
+            if (isBlob(data)) {
+              var defaults = { content_type: data.type || 'application/octet-stream', filename: typeof data.name === 'string' && data.name ? data.name : undefined };
+              var given = {};
+              for (var k in opts) given[k] = opts[k];
+              if (given.filename === undefined) given.filename = defaults.filename;
+              if (given.content_type === undefined) given.content_type = defaults.content_type;
+              return Promise.resolve(data.arrayBuffer()).then(function (ab) { return hostCall('files.upload', [name, given], ab); });
+            }
+            var bytes = uploadBytes(data);
+            if (!bytes) return Promise.reject(new TypeError('createUpload: bytes must be a string, an ArrayBuffer, a typed array or a Blob'));
+            return hostCall('files.upload', [name, opts], bytes);
           },
           getPublicUrl: function (fileId) {
             if (publicStores.indexOf(name) < 0) { throw Object.assign(new Error('Store ' + name + ' is private; use createSignedUrl()'), { name: 'PlatformError', code: 'store_not_public' }); }
