@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { once } from 'node:events';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -16,7 +18,7 @@ const live = await listen(h.server);
 const u = await newUser(h);
 const work = path.resolve('.data', 'test-scratch', `cli-${process.pid}`);
 
-const { cli } = cliFor({ url: live.url, key: u.api_key, work });
+const { cli, start } = cliFor({ url: live.url, key: u.api_key, work });
 const site = (name: string, manifest: unknown, files: Record<string, string>) => writeSite(work, name, manifest, files);
 
 const MANIFEST = { app: { name: 'CLI site' }, runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, resources: { secrets: { required: ['GREETING'] } } };
@@ -123,6 +125,35 @@ test('events prints the log; --type filters; --follow prints new events until in
   const code = await new Promise((r) => child.on('close', r));
   assert.match(out, 'Secret FOLLOW_ME was set');
   assert.is(code, 0);
+});
+
+test('publish sends again, after the wait the platform asks for, when it is too busy with large publishes to take this one', async () => {
+  const busy = await site('busy', { app: { name: 'Busy' }, runtime: { static_root: 'public' } }, { 'public/index.html': '<h1>patient</h1>' });
+  // two publishes of this account declaring 80 MiB each whose senders stall: the account's 160 MiB of room is taken
+  const stalled = await Promise.all(
+    [0, 1].map(async () => {
+      const s = net.connect(live.port, '127.0.0.1');
+      await once(s, 'connect');
+      s.write(`PUT /v0/apps HTTP/1.1\r\nHost: ${h.config.hosts.api}\r\nAuthorization: Bearer ${u.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${80 * 1024 * 1024}\r\n\r\n{"app":`);
+      return s;
+    }),
+  );
+  try {
+    await new Promise((r) => setTimeout(r, 300)); // their keys checked, their room taken
+    const run = start(['publish', busy]);
+    let ended = false;
+    void run.exited.then(() => (ended = true));
+    const end = Date.now() + 30_000;
+    while (!/busy/.test(run.out.stderr) && !ended && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    assert.match(run.out.stderr, 'The platform is busy with other publishes; sending again in 5 s (retry 1 of 3).');
+    for (const s of stalled) s.destroy(); // the senders give up: the room comes back before the retry
+    assert.is(await run.exited, 0, run.out.stdout + run.out.stderr);
+    assert.match(run.out.stdout, '✔ published');
+    const link = JSON.parse(await readFile(path.join(busy, '.platform', 'app.json'), 'utf8'));
+    assert.is((await h.call('GET', `/v0/apps/${link.app_id}/releases`, { key: u.api_key })).body.releases.length, 1, 'one release: the refused attempt stored nothing');
+  } finally {
+    for (const s of stalled) s.destroy();
+  }
 });
 
 test('an invalid manifest exits non-zero with the contract code on stderr', async () => {

@@ -37,13 +37,37 @@ function bodyStream(head: Record<string, unknown>, files: LocalFile[], onFile: (
   });
 }
 
-/** Sends a prepared release: a new app without `appId`, else a new release of that app. */
-export async function sendRelease(api: Api, appId: string | undefined, prepared: Prepared, onProgress: (sent: number) => void = () => {}): Promise<PublishAppResponse> {
-  let sent = 0;
-  const stream = bodyStream(prepared.head, prepared.files, (n) => onProgress((sent += n)));
-  return appId
-    ? await api.request('PUT /v0/apps/{app_id}', { params: { app_id: appId }, bodyStream: stream })
-    : await api.request('PUT /v0/apps', { bodyStream: stream });
+/** How many times a publish the platform was too busy to take is sent again, and the longest wait between. */
+export const BUSY_RETRIES = 3;
+const MAX_RETRY_WAIT_S = 30;
+
+/** Seconds to wait before sending again when the platform refused a publish as busy (503 with `retry_after`). */
+function busyFor(err: unknown): number | undefined {
+  if (!(err instanceof CliError) || err.code !== 'service_unavailable') return undefined;
+  const after = err.details?.retry_after;
+  return typeof after === 'number' && after >= 0 ? Math.min(after, MAX_RETRY_WAIT_S) : undefined;
+}
+
+/**
+ * Sends a prepared release: a new app without `appId`, else a new release of that app. A publish
+ * refused because the platform is taking too many large ones at once (nothing was stored) is sent
+ * again after the wait it asks for, up to BUSY_RETRIES times; `onBusy` hears of each wait.
+ */
+export async function sendRelease(api: Api, appId: string | undefined, prepared: Prepared, onProgress: (sent: number) => void = () => {}, onBusy: (seconds: number, attempt: number) => void = () => {}): Promise<PublishAppResponse> {
+  for (let attempt = 1; ; attempt++) {
+    let sent = 0;
+    const stream = bodyStream(prepared.head, prepared.files, (n) => onProgress((sent += n)));
+    try {
+      return appId
+        ? await api.request('PUT /v0/apps/{app_id}', { params: { app_id: appId }, bodyStream: stream })
+        : await api.request('PUT /v0/apps', { bodyStream: stream });
+    } catch (err) {
+      const wait = busyFor(err);
+      if (wait === undefined || attempt > BUSY_RETRIES) throw err;
+      onBusy(wait, attempt);
+      await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    }
+  }
 }
 
 export async function publish(dir: string, opts: { app?: string; message?: string; json?: boolean; bundle?: boolean }): Promise<void> {
@@ -57,7 +81,13 @@ export async function publish(dir: string, opts: { app?: string; message?: strin
   bar?.start(Math.ceil(total / 1024), 0);
   let result: PublishAppResponse;
   try {
-    result = await sendRelease(api, appId, prepared, (sent) => bar?.update(Math.ceil(sent / 1024)));
+    result = await sendRelease(
+      api,
+      appId,
+      prepared,
+      (sent) => bar?.update(Math.ceil(sent / 1024)),
+      (seconds, attempt) => process.stderr.write(`${bar ? '\n' : ''}${c.yellow('The platform is busy with other publishes')}; sending again in ${seconds} s (retry ${attempt} of ${BUSY_RETRIES}).\n`),
+    );
   } finally {
     bar?.stop();
   }
