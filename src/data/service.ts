@@ -12,6 +12,7 @@ import { randomToken } from '../lib/ids.ts';
 import { flattenResources, type CollectionSpec, type FieldSpec } from '../manifest/resources.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import { ApiError } from '../errors.ts';
+import { storageQuota } from '../storage/quota.ts';
 
 export const MAX_LIST_LIMIT = 1000;
 export const DEFAULT_LIST_LIMIT = 100;
@@ -20,6 +21,8 @@ const RESERVED = new Set(['id', 'created_at', 'updated_at', 'deleted_at', 'data'
 
 export type DataTarget = {
   appId: string;
+  /** Whose storage quota new and larger rows count against. */
+  accountId: string;
   manifest: Manifest;
   /** Browser access: the app user writing (recorded as the row's owner on create). */
   actorUserId?: string | null;
@@ -131,8 +134,11 @@ export function declaredCollection(manifest: Manifest, name: string): Collection
   return flattenResources(manifest).find((x) => x.resource_type === 'data' && x.resource_name === name)?.spec as CollectionSpec | undefined;
 }
 
-function checkSize(data: Record<string, unknown>): void {
-  if (Buffer.byteLength(JSON.stringify(data)) > MAX_ROW_BYTES) throw new ApiError('row_too_large', 'A row may hold at most 1 MiB of JSON.');
+/** The row's size as JSON, refused past MAX_ROW_BYTES. */
+function checkSize(data: Record<string, unknown>): number {
+  const size = Buffer.byteLength(JSON.stringify(data));
+  if (size > MAX_ROW_BYTES) throw new ApiError('row_too_large', 'A row may hold at most 1 MiB of JSON.');
+  return size;
 }
 
 /** A row id as given (by app code or a URL): a string that can be stored, or undefined (matches nothing). */
@@ -141,8 +147,10 @@ export type RowId = string | undefined;
 export async function createRow(deps: Deps, target: DataTarget, collection: string, fields: unknown): Promise<Record<string, unknown>> {
   const { name, spec } = collectionSpec(target, collection);
   const data = checkFields(spec, fields ?? {});
-  checkSize(data);
-  return deps.db.transaction().execute(async (trx) => {
+  const size = checkSize(data);
+  const quota = storageQuota(deps);
+  await quota.check(target.accountId, size);
+  const created = await deps.db.transaction().execute(async (trx) => {
     await checkReferences(trx, target.appId, spec, data);
     const id = `row_${randomToken(20)}`;
     await claimUniques(trx, target.appId, name, spec, id, data);
@@ -155,6 +163,8 @@ export async function createRow(deps: Deps, target: DataTarget, collection: stri
     await writeIndexEntries(trx, target.appId, name, spec, id, row.created_at, data);
     return toApi(row);
   });
+  quota.added(target.accountId, size);
+  return created;
 }
 
 export async function updateRow(deps: Deps, target: DataTarget, collection: string, rowId: RowId, fields: unknown): Promise<Record<string, unknown>> {
@@ -162,14 +172,17 @@ export async function updateRow(deps: Deps, target: DataTarget, collection: stri
   if (rowId === undefined) throw new ApiError('not_found', `No such row in "${name}".`);
   const id = rowId;
   const patch = checkFields(spec, fields ?? {});
-  return deps.db.transaction().execute(async (trx) => {
+  const quota = storageQuota(deps);
+  let growth = 0;
+  const updated = await deps.db.transaction().execute(async (trx) => {
     let cq = trx.selectFrom('app_rows').select(['data']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
     if (target.onlyOwnerId) cq = cq.where('owner_user_id', '=', target.onlyOwnerId);
     const current = await cq.forUpdate().executeTakeFirst();
     if (!current) throw new ApiError('not_found', `No row ${id} in "${name}".`);
     const data = { ...current.data, ...patch };
     for (const [k, v] of Object.entries(patch)) if (v === null) delete data[k];
-    checkSize(data);
+    growth = checkSize(data) - Buffer.byteLength(JSON.stringify(current.data));
+    await quota.check(target.accountId, growth, trx);
     await checkReferences(trx, target.appId, spec, patch);
     await claimUniques(trx, target.appId, name, spec, id, data);
     const row = await trx
@@ -183,6 +196,8 @@ export async function updateRow(deps: Deps, target: DataTarget, collection: stri
     await writeIndexEntries(trx, target.appId, name, spec, id, row.created_at, data);
     return toApi(row);
   });
+  quota.added(target.accountId, growth);
+  return updated;
 }
 
 export async function getRow(deps: Deps, target: DataTarget, collection: string, id: RowId): Promise<Record<string, unknown> | null> {
@@ -197,15 +212,25 @@ export async function getRow(deps: Deps, target: DataTarget, collection: string,
 export async function deleteRow(deps: Deps, target: DataTarget, collection: string, id: RowId): Promise<{ deleted: boolean }> {
   const { name } = collectionSpec(target, collection);
   if (id === undefined) return { deleted: false };
-  return deps.db.transaction().execute(async (trx) => {
-    let uq = trx.updateTable('app_rows').set({ deleted_at: new Date() }).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
+  const freed = await deps.db.transaction().execute(async (trx) => {
+    let uq = trx
+      .updateTable('app_rows')
+      .set({ deleted_at: new Date() })
+      .where('app_id', '=', target.appId)
+      .where('collection', '=', name)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .returning(sql<number>`octet_length(data::text)`.as('size'));
     if (target.onlyOwnerId) uq = uq.where('owner_user_id', '=', target.onlyOwnerId);
     const r = await uq.executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) return { deleted: false };
+    if (!r) return undefined;
     await trx.deleteFrom('app_row_uniques').where('app_id', '=', target.appId).where('collection', '=', name).where('row_id', '=', id).execute();
     await trx.deleteFrom('app_row_index_entries').where('app_id', '=', target.appId).where('collection', '=', name).where('row_id', '=', id).execute();
-    return { deleted: Number(r.numUpdatedRows) > 0 };
+    return Number(r.size);
   });
+  if (freed === undefined) return { deleted: false };
+  storageQuota(deps).added(target.accountId, -freed);
+  return { deleted: true };
 }
 
 /**

@@ -17,6 +17,7 @@ import * as v from 'valibot';
 import { lookupId } from '../lib/text.ts';
 import { ApiError } from '../errors.ts';
 import type { HostUpload } from '../sandbox/pool.ts';
+import { storageQuota } from '../storage/quota.ts';
 
 /** Without `max_file_size_bytes`, a store takes files up to 10 MiB (the request body bound of server code). */
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -78,7 +79,9 @@ export async function createUpload(deps: Deps, target: FilesTarget, store: unkno
   if (spec.allowed_content_types && !spec.allowed_content_types.some((t) => t.split(';')[0]!.trim().toLowerCase() === bare)) {
     throw new ApiError('content_type_not_allowed', `Store "${name}" accepts ${spec.allowed_content_types.join(', ')}; not ${bare}.`);
   }
-  return deps.db.transaction().execute(async (trx) => {
+  const quota = storageQuota(deps);
+  await quota.check(target.accountId, bytes.length);
+  const record = await deps.db.transaction().execute(async (trx) => {
     await blobStore(deps.config).putMany(trx, target.accountId, [{ sha256, bytes }]);
     const row = await trx
       .insertInto('app_files')
@@ -89,6 +92,8 @@ export async function createUpload(deps: Deps, target: FilesTarget, store: unkno
     await recordEvents(trx, [{ app_id: target.appId, account_id: target.accountId, release_id: target.releaseId, request_id: target.requestId ?? null, type: 'files.uploaded', message: `File ${filename} uploaded to ${name}.`, metadata: { store: name, file_id: record.file_id, size: record.size, content_type: contentType } }]);
     return record;
   });
+  quota.added(target.accountId, bytes.length);
+  return record;
 }
 
 export async function createSignedUrl(deps: Deps, target: FilesTarget, store: unknown, fileId: unknown, options: unknown): Promise<{ url: string; expires_at: string }> {
@@ -109,12 +114,14 @@ export async function deleteFile(deps: Deps, target: FilesTarget, store: unknown
   const { name } = requireStore(target, store);
   const id = lookupId(fileId);
   if (id === undefined) return { deleted: false };
-  return deps.db.transaction().execute(async (trx) => {
-    const r = await trx.updateTable('app_files').set({ deleted_at: new Date() }).where('app_id', '=', target.appId).where('store', '=', name).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
-    const deleted = Number(r.numUpdatedRows) > 0;
-    if (deleted) {
+  const freed = await deps.db.transaction().execute(async (trx) => {
+    const r = await trx.updateTable('app_files').set({ deleted_at: new Date() }).where('app_id', '=', target.appId).where('store', '=', name).where('id', '=', id).where('deleted_at', 'is', null).returning('size').executeTakeFirst();
+    if (r) {
       await recordEvents(trx, [{ app_id: target.appId, account_id: target.accountId, release_id: target.releaseId, request_id: target.requestId ?? null, type: 'files.deleted', severity: 'info', message: `File ${id} deleted from ${name}.`, metadata: { store: name, file_id: id } }]);
     }
-    return { deleted };
+    return r && Number(r.size);
   });
+  if (freed === undefined) return { deleted: false };
+  storageQuota(deps).added(target.accountId, -freed);
+  return { deleted: true };
 }

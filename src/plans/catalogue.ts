@@ -19,7 +19,7 @@ export const LIMIT_GROUPS = {
   deployment_limits: ['apps.max', 'app_slugs.max', 'custom_domains.max'],
   runtime_limits: ['server.cpu_ms.max'],
   release_limits: ['release.file_count.max'],
-  usage_limits: ['requests.monthly.max', 'events.retention_days', 'analytics.retention_days'],
+  usage_limits: ['requests.monthly.max', 'storage.bytes.max', 'events.retention_days', 'analytics.retention_days'],
 } as const;
 export type LimitGroup = keyof typeof LIMIT_GROUPS;
 export type LimitKey = (typeof LIMIT_GROUPS)[LimitGroup][number];
@@ -33,6 +33,9 @@ export type Plan = Readonly<{
   limits: Readonly<Record<LimitKey, number>>;
 }>;
 export type PlanCatalogue = Readonly<Record<PlanKey, Plan>>;
+
+/** Bytes: what `storage.bytes.max` is counted in. */
+const GiB = 1024 ** 3;
 
 const NONE = { app_slugs: false, custom_domains: false, app_analytics: false, webhooks: false };
 const ALL = { app_slugs: true, custom_domains: true, app_analytics: true, webhooks: true };
@@ -52,6 +55,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
       'custom_domains.max': 0,
       'server.cpu_ms.max': 50,
       'requests.monthly.max': 100_000,
+      'storage.bytes.max': 1 * GiB,
       'events.retention_days': 1,
       'analytics.retention_days': 0,
     },
@@ -69,6 +73,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
       'custom_domains.max': 1,
       'server.cpu_ms.max': 100,
       'requests.monthly.max': 1_000_000,
+      'storage.bytes.max': 10 * GiB,
       'events.retention_days': 7,
       'analytics.retention_days': 7,
     },
@@ -86,6 +91,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
       'custom_domains.max': 10,
       'server.cpu_ms.max': 200,
       'requests.monthly.max': 5_000_000,
+      'storage.bytes.max': 50 * GiB,
       'events.retention_days': 30,
       'analytics.retention_days': 30,
     },
@@ -103,6 +109,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
       'custom_domains.max': 50,
       'server.cpu_ms.max': 500,
       'requests.monthly.max': 20_000_000,
+      'storage.bytes.max': 100 * GiB,
       'events.retention_days': 90,
       'analytics.retention_days': 90,
     },
@@ -120,6 +127,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
       'custom_domains.max': 200,
       'server.cpu_ms.max': 500,
       'requests.monthly.max': 50_000_000,
+      'storage.bytes.max': 250 * GiB,
       'events.retention_days': 90,
       'analytics.retention_days': 90,
     },
@@ -137,6 +145,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
       'custom_domains.max': 10_000,
       'server.cpu_ms.max': 1000,
       'requests.monthly.max': 1_000_000_000_000,
+      'storage.bytes.max': 1024 * GiB,
       'events.retention_days': 90,
       'analytics.retention_days': 90,
     },

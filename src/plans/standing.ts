@@ -9,6 +9,9 @@ import { cheapestWith, LIMIT_GROUPS, planOf, type FeatureKey, type LimitKey, typ
 import { planChangeFor, type Violation } from './change.ts';
 import { accountPlanRow, accountUsage, countLiveApps, enabledRoutes, flagsOf, unknownStripePrice, type AccountPlanRow } from './queries.ts';
 import type { AccountLimits, AccountStatus } from './schemas.ts';
+import { formatBytes } from '../lib/bytes.ts';
+import { measureStorage, STORAGE_METRIC } from '../storage/measure.ts';
+import { storageQuota } from '../storage/quota.ts';
 
 /** Usage metrics and the plan limit each is measured against. */
 export const METRICS = {
@@ -16,6 +19,7 @@ export const METRICS = {
   [REQUESTS_METRIC]: 'requests.monthly.max',
   app_slugs: 'app_slugs.max',
   custom_domains: 'custom_domains.max',
+  [STORAGE_METRIC]: 'storage.bytes.max',
 } as const satisfies Record<string, LimitKey>;
 
 const WARN_AT = 0.8;
@@ -37,14 +41,16 @@ export async function readStanding(deps: Deps, accountId: string, pendingRequest
   if (!account) throw new ApiError('not_found', 'Account not found.');
   const plan = planOf(deps.config.plans, account.plan_key);
   const month = monthOf(now);
-  const [apps, monthly, routes, compatibility, flags, unknownPrice] = await Promise.all([
+  const [apps, monthly, routes, compatibility, flags, unknownPrice, stored] = await Promise.all([
     countLiveApps(deps.db, accountId),
     accountUsage(deps.db, accountId, month.start),
     enabledRoutes(deps.db, accountId),
     planChangeFor(deps.db, deps.config.plans, accountId, plan.key),
     flagsOf(deps.db, accountId),
     unknownStripePrice(deps.db, accountId),
+    measureStorage(deps.db, accountId),
   ]);
+  storageQuota(deps).remember(accountId, stored);
   if (unknownPrice) {
     compatibility.violations.push({
       type: 'billing',
@@ -57,7 +63,7 @@ export async function readStanding(deps: Deps, accountId: string, pendingRequest
     });
   }
   const routeCounts = { slugs: routes.filter((r) => r.route_type === 'slug').length, custom_domains: routes.filter((r) => r.route_type === 'custom_domain').length };
-  const usage = { apps, [REQUESTS_METRIC]: (monthly[REQUESTS_METRIC] ?? 0) + pendingRequests, app_slugs: routeCounts.slugs, custom_domains: routeCounts.custom_domains };
+  const usage = { apps, [REQUESTS_METRIC]: (monthly[REQUESTS_METRIC] ?? 0) + pendingRequests, app_slugs: routeCounts.slugs, custom_domains: routeCounts.custom_domains, [STORAGE_METRIC]: stored.bytes };
   const limits = Object.fromEntries(Object.entries(METRICS).map(([metric, key]) => [metric, limitOf(plan, key)]));
   return {
     account,
@@ -113,17 +119,19 @@ export function statusRecord(deps: Deps, s: Standing): AccountStatus {
     const limit = s.limits[metric]!;
     const used = s.usage[metric]!;
     if (limit <= 0 || used < limit * WARN_AT) continue;
-    const label = metric === REQUESTS_METRIC ? 'monthly requests' : metric.replace('_', ' ');
+    const bytes = metric === STORAGE_METRIC;
+    const label = metric === REQUESTS_METRIC ? 'monthly requests' : bytes ? 'of app data and files' : metric.replace('_', ' ');
+    const amount = bytes ? formatBytes : fmt;
     const more = upgrade((p) => p.limits[key as LimitKey] > limit);
     if (used >= limit) {
-      const blocking = metric === REQUESTS_METRIC ? ' App origins answer 402 until the month ends.' : ' New ones are refused.';
-      warnings.push({ code: 'limit_reached', message: `${plan.display_name} allows ${fmt(limit)} ${label}; this account is at ${fmt(used)}.${blocking}${more}` });
+      const blocking = metric === REQUESTS_METRIC ? ' App origins answer 402 until the month ends.' : bytes ? ' New rows and files are refused until some are deleted.' : ' New ones are refused.';
+      warnings.push({ code: 'limit_reached', message: `${plan.display_name} allows ${amount(limit)} ${label}; this account is at ${amount(used)}.${blocking}${more}` });
       if (metric === REQUESTS_METRIC) {
         restricted = true;
         reasons.push(`The monthly request quota (${fmt(limit)}) is used up until ${s.period.period_end.slice(0, 10)}.`);
       }
     } else {
-      warnings.push({ code: 'usage_near_limit', message: `${fmt(used)} of ${fmt(limit)} ${label} used (${Math.floor((used / limit) * 100)}%).${more}` });
+      warnings.push({ code: 'usage_near_limit', message: `${amount(used)} of ${amount(limit)} ${label} used (${Math.floor((used / limit) * 100)}%).${more}` });
     }
   }
   if (s.compatibility.length) {

@@ -252,9 +252,12 @@ test('the account page: plan, usage bars with a warning colour, flags with reaso
   assert.match(await requests.innerText(), '900,000 of 1,000,000 (90%)');
   assert.match((await requests.getAttribute('class'))!, 'warn', 'over 80%: the warning colour');
   assert.match((await page.locator('.usage', { hasText: 'Published apps' }).getAttribute('class'))!, 'good');
+  // stored bytes read as bytes, against Starter's 10 GiB
+  assert.match(await page.locator('.usage', { hasText: 'App data and files' }).innerText(), /[\d.]+ (bytes|KiB|MiB) of 10 GiB \(0%\)/);
   assert.match(await page.locator('#flags').innerText(), 'Reported as spam (ticket 7)');
   assert.match(await page.locator('#warnings').innerText(), /900,000 of 1,000,000 monthly requests used \(90%\)/);
   await page.getByRole('cell', { name: 'webhooks' }).waitFor();
+  assert.is(await page.getByRole('row', { name: /storage\.bytes\.max/ }).innerText(), 'storage.bytes.max\t10 GiB');
   await shot('12a-account');
 
   await page.getByLabel('Plan').selectOption('free');

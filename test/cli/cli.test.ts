@@ -258,6 +258,7 @@ test('platform account: plan, usage bars, warnings and a plan-change preview; --
   assert.match(r.stdout, /Plan\s+starter\s+billing active/);
   assert.match(r.stdout, /published apps\s+█{18}░{2} 9 of 10 \(90%\)/);
   assert.match(r.stdout, '9 of 10 apps used (90%)');
+  assert.match(r.stdout, /app data and files\s+░{20} 0 bytes of 10 GiB \(0%\)/);
   assert.match(r.stdout, /Moving to free\s+does not fit yet/);
   assert.match(r.stdout, /App "Data app" \(\w+\): it declares 6 data collections; Free allows 5\./);
   const j = await cli(['account', '--json'], { env });

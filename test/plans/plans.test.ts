@@ -36,8 +36,8 @@ test('a new account is on Free: status, limits and a preview, as records', async
   assert.equal(status.active_flags, []);
   assert.is(status.suspended, false);
   assert.is(status.restricted, false);
-  assert.equal(status.usage, { apps: 0, 'requests.monthly': 0, app_slugs: 0, custom_domains: 0 });
-  assert.equal(status.limits, { apps: 3, 'requests.monthly': 100_000, app_slugs: 0, custom_domains: 0 });
+  assert.equal(status.usage, { apps: 0, 'requests.monthly': 0, app_slugs: 0, custom_domains: 0, 'storage.bytes': 0 });
+  assert.equal(status.limits, { apps: 3, 'requests.monthly': 100_000, app_slugs: 0, custom_domains: 0, 'storage.bytes': 1024 ** 3 });
   assert.equal(status.route_counts, { slugs: 0, custom_domains: 0 });
   const month = new Date().toISOString().slice(0, 7);
   assert.ok(status.usage_period.period_start.startsWith(`${month}-01T00:00:00`), status.usage_period.period_start);
@@ -50,6 +50,7 @@ test('a new account is on Free: status, limits and a preview, as records', async
   assert.equal(limits.runtime_limits, { 'server.cpu_ms.max': 50 });
   assert.equal(limits.release_limits, { 'release.file_count.max': 500 });
   assert.is(limits.usage_limits['requests.monthly.max'], 100_000);
+  assert.is(limits.usage_limits['storage.bytes.max'], 1024 ** 3);
   assert.is(limits.usage_limits['events.retention_days'], 1);
   assert.is(limits.usage_limits['analytics.retention_days'], 0);
 

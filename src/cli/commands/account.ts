@@ -2,12 +2,13 @@
 import { createApi } from '../api.ts';
 import { resolveTarget } from '../credentials.ts';
 import { c, CliError, printJson } from '../output.ts';
+import { formatBytes } from '../../lib/bytes.ts';
 
-const LABELS: Record<string, string> = { apps: 'published apps', 'requests.monthly': 'requests this month', app_slugs: 'slugs', custom_domains: 'custom domains' };
-const fmt = (n: number) => n.toLocaleString('en-US');
+const LABELS: Record<string, string> = { apps: 'published apps', 'requests.monthly': 'requests this month', app_slugs: 'slugs', custom_domains: 'custom domains', 'storage.bytes': 'app data and files' };
+const count = (n: number) => n.toLocaleString('en-US');
 
 /** A 20-cell bar, coloured yellow from 80% and red at the limit. */
-function bar(used: number, limit: number): string {
+function bar(used: number, limit: number, fmt: (n: number) => string): string {
   if (limit <= 0) return c.dim(used > 0 ? `${fmt(used)} (not in this plan)` : 'not in this plan');
   const ratio = Math.min(1, used / limit);
   const filled = Math.round(ratio * 20);
@@ -29,7 +30,7 @@ export async function account(opts: { account?: string; preview?: string; json?:
   out.push(`${c.bold('Account')} ${accountId}`, `${c.bold('Plan')}    ${status.plan_key}  billing ${state}${status.grace_ends_at ? c.dim(` (grace ends ${status.grace_ends_at})`) : ''}${status.suspended ? `  ${c.red('SUSPENDED')}` : ''}`);
   out.push(c.dim(`usage period ${status.usage_period.period_start.slice(0, 10)} to ${status.usage_period.period_end.slice(0, 10)} (UTC)`), '');
   const width = Math.max(...Object.keys(status.usage).map((m) => (LABELS[m] ?? m).length));
-  for (const [metric, used] of Object.entries(status.usage)) out.push(`  ${(LABELS[metric] ?? metric).padEnd(width)}  ${bar(used, status.limits[metric] ?? 0)}`);
+  for (const [metric, used] of Object.entries(status.usage)) out.push(`  ${(LABELS[metric] ?? metric).padEnd(width)}  ${bar(used, status.limits[metric] ?? 0, metric === 'storage.bytes' ? formatBytes : count)}`);
   if (status.active_flags.length) {
     out.push('', c.bold('Flags'));
     for (const f of status.active_flags) out.push(`  ${c.red(f.flag)} ${f.scope === 'account' ? 'account' : `app ${f.app_id}`}: ${f.reason}`);

@@ -2,6 +2,7 @@ import { html } from 'hono/html';
 import type { PlanCatalogue } from '../../plans/catalogue.ts';
 import { PLAN_KEYS } from '../../plans/catalogue.ts';
 import type { ConsolePage } from '../layout.ts';
+import { formatBytes } from '../../lib/bytes.ts';
 
 /** The selected account's plan, usage against each limit, warnings, flags, and what a plan change would do. */
 export function accountPage(plans: PlanCatalogue): ConsolePage {
@@ -19,15 +20,17 @@ export function accountPage(plans: PlanCatalogue): ConsolePage {
 <button type="submit" class="secondary">Preview</button></form><div id="preview-result" aria-live="polite"></div></section>`,
     script: `import { $, accountId, api, boot, el, failure, show, table, when } from '/assets/console.js';
 const NAMES = ${JSON.stringify(names)};
-const LABELS = { apps: 'Published apps', 'requests.monthly': 'Requests this month', app_slugs: 'Slugs', custom_domains: 'Custom domains' };
-const fmt = (n) => Number(n).toLocaleString();
+const LABELS = { apps: 'Published apps', 'requests.monthly': 'Requests this month', app_slugs: 'Slugs', custom_domains: 'Custom domains', 'storage.bytes': 'App data and files' };
+const BYTES = new Set(['storage.bytes', 'storage.bytes.max']);
+${formatBytes.toString()}
+const fmt = (n, key) => BYTES.has(key) ? formatBytes(Number(n)) : Number(n).toLocaleString();
 const utcDay = (iso) => new Date(iso).toLocaleDateString(undefined, { timeZone: 'UTC', year: 'numeric', month: 'short', day: 'numeric' });
 const STATE = { active: ['Active', 'good'], past_due_grace: ['Payment overdue (grace period)', 'warn'], restricted: ['Payment overdue', 'bad'] };
 
 /** One usage bar: a meter that turns to the warning colour past 80% of the limit. */
 function bar(metric, used, limit) {
   const pct = limit > 0 ? Math.min(100, Math.floor((used / limit) * 100)) : 0;
-  const text = limit > 0 ? fmt(used) + ' of ' + fmt(limit) + ' (' + pct + '%)' : (used > 0 ? fmt(used) + ' (not in this plan)' : 'not in this plan');
+  const text = limit > 0 ? fmt(used, metric) + ' of ' + fmt(limit, metric) + ' (' + pct + '%)' : (used > 0 ? fmt(used, metric) + ' (not in this plan)' : 'not in this plan');
   const level = limit > 0 && used >= limit ? 'bad' : limit > 0 && used >= limit * 0.8 ? 'warn' : 'good';
   return el('div', { class: 'usage ' + level },
     el('div', { class: 'usage-head' }, el('span', {}, LABELS[metric] || metric), el('span', { class: 'muted' }, text)),
@@ -58,7 +61,7 @@ async function load() {
     const lim = l.data;
     const rows = [];
     for (const k of Object.keys(lim.features)) rows.push([k.replace(/_/g, ' '), lim.features[k] ? 'included' : 'not included']);
-    for (const g of ['deployment_limits', 'manifest_limits', 'release_limits', 'runtime_limits', 'usage_limits']) for (const k of Object.keys(lim[g])) rows.push([k, fmt(lim[g][k])]);
+    for (const g of ['deployment_limits', 'manifest_limits', 'release_limits', 'runtime_limits', 'usage_limits']) for (const k of Object.keys(lim[g])) rows.push([k, fmt(lim[g][k], k)]);
     const card = $('limits-card');
     card.hidden = false;
     card.replaceChildren(el('h2', {}, 'What ' + (NAMES[lim.plan_key] || lim.plan_key) + ' includes'), table(rows, [['Feature or limit', (r) => el('code', {}, r[0])], ['', (r) => r[1]]]));

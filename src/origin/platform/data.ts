@@ -66,7 +66,7 @@ const collectionAccess: MiddlewareHandler<OriginEnv> = async (c, next) => {
   const user = await requestUser(deps, app.appId, release, c.req.raw);
   const { onlyOwner } = decide(writing ? spec.access.write : spec.access.read, user);
   if (writing) sameOrigin(c.req.raw);
-  c.set('collection', { name, spec, user, target: { appId: app.appId, manifest: release.manifest, actorUserId: user?.id ?? null, onlyOwnerId: onlyOwner ? user!.id : undefined } });
+  c.set('collection', { name, spec, user, target: { appId: app.appId, accountId: app.accountId, manifest: release.manifest, actorUserId: user?.id ?? null, onlyOwnerId: onlyOwner ? user!.id : undefined } });
   await next();
 };
 
