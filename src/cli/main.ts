@@ -50,8 +50,9 @@ examples(
   program
     .command('init')
     .argument('[dir]', 'folder to set up', '.')
-    .description('start an app from a template (files that exist are kept)')
+    .description('start an app from a template in a new or empty folder')
     .option('-t, --template <name>', `${Object.keys(TEMPLATES).join(', ')}`, 'static')
+    .option('--force', 'add the template to a folder that already is an app (files that exist are kept)')
     .addHelpText('after', `\nTemplates:\n${Object.entries(TEMPLATES).map(([k, d]) => `  ${k.padEnd(8)} ${d}`).join('\n')}`)
     .action((dir, o) => init(dir, o)),
   ['platform init my-site', 'platform init my-api --template hono', 'platform init pinger --template cron'],

@@ -64,9 +64,14 @@ test('static: a site with a 404 page', async () => {
   const missing = await get(p.app_id, '/nope');
   assert.is(missing.status, 404);
   assert.match(await missing.text(), 'There is no page here');
-  // files that exist are kept
-  const again = await cli(['init', dir, '--template', 'static']);
-  assert.match(again.stdout, 'kept    manifest.platform.json');
+  // a folder that already is an app is refused (two templates' files would mix); --force adds only what is missing
+  const again = await cli(['init', dir, '--template', 'hono']);
+  assert.is(again.code, 1);
+  assert.match(again.stderr, 'is already an app (it has a manifest.platform.json)');
+  assert.match(again.stderr, '--force');
+  const forced = await cli(['init', dir, '--template', 'static', '--force']);
+  assert.is(forced.code, 0, forced.stderr);
+  assert.match(forced.stdout, 'kept    manifest.platform.json');
   const bad = await cli(['init', path.join(work, 'x'), '--template', 'nope']);
   assert.is(bad.code, 1);
   assert.match(bad.stderr, 'hono');

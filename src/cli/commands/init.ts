@@ -22,12 +22,21 @@ async function templateFiles(dir: string, rel = ''): Promise<string[]> {
   return out.sort();
 }
 
-export async function init(dir = '.', opts: { template?: string } = {}): Promise<void> {
+export async function init(dir = '.', opts: { template?: string; force?: boolean } = {}): Promise<void> {
   const template = opts.template ?? 'static';
   if (!Object.hasOwn(TEMPLATES, template)) {
     throw new CliError(`There is no template "${template}".`, 'invalid_request', undefined, `Templates: ${Object.entries(TEMPLATES).map(([k, d]) => `${k} (${d})`).join('; ')}.`);
   }
   const root = path.resolve(dir);
+  // a folder that already is an app would get a second template's files beside its own
+  if (!opts.force && (await access(path.join(root, 'manifest.platform.json')).then(() => true, () => false))) {
+    throw new CliError(
+      `${dir === '.' ? 'This folder' : dir} is already an app (it has a manifest.platform.json).`,
+      'invalid_request',
+      undefined,
+      `Start the new app in an empty folder (\`platform init <new-folder> --template ${template}\`), or add --force to add the template's missing files here (files that exist are kept).`,
+    );
+  }
   const name = path.basename(root).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'my-app';
   const values: Record<string, string> = {
     name,
