@@ -6,6 +6,7 @@ import { workerLogger } from '../../src/boot.ts';
 import { addAppJob } from '../../src/jobs/enqueue.ts';
 import { WORKER_PRESET } from '../../worker/runner.ts';
 import { taskList } from '../../worker/tasks.ts';
+import { pruneFailedJobs } from '../../worker/tasks/retention.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newMember, newUser } from '../_lib/harness.ts';
 import { checkAuthMatrix } from '../_lib/auth-matrix.ts';
@@ -86,6 +87,13 @@ test('a throwing job is retried with job.retry and ends with job.failed at max_a
   const failed = await waitFor(async () => (await eventsOf(a.appId, 'job.failed'))[0]);
   assert.is(failed.metadata.attempt, 2);
   assert.match(failed.metadata.error, 'flaky failure 2');
+  // graphile-worker keeps a job that failed for good; retention deletes it after a day, not before
+  const row = () => sql<{ attempts: number }>`select attempts from graphile_worker._private_jobs where payload->>'job_id' = ${failed.metadata.job_id} and locked_at is null`.execute(h.deps.db).then((r) => r.rows);
+  assert.equal(await waitFor(async () => ((await row()).length ? await row() : undefined)), [{ attempts: 2 }]);
+  await pruneFailedJobs(h.deps);
+  assert.is((await row()).length, 1, 'kept for a day');
+  assert.ok((await pruneFailedJobs(h.deps, new Date(Date.now() + 25 * 3600_000))) >= 1);
+  assert.is((await row()).length, 0, 'gone after it');
 });
 
 test('jobs enqueue jobs; an unpublished app or a missing job handler is job.blocked', async () => {

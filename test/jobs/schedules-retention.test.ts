@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fanOutSchedules, periodStart } from '../../src/jobs/schedules.ts';
-import { pruneAuthMaterial, pruneEvents, pruneReleases, RELEASES_KEEP_NEWEST } from '../../worker/tasks/retention.ts';
+import { pruneAuthMaterial, pruneDeletedData, pruneEvents, pruneReleases, RELEASES_KEEP_NEWEST } from '../../worker/tasks/retention.ts';
+import { publishServerApp } from '../_lib/apps.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 
@@ -122,6 +123,34 @@ test('expired sessions, used or expired invites and verification links are prune
   const cookie = s2.headers.get('set-cookie')!.split(';')[0]!;
   assert.is((await h.call('GET', '/_platform/auth/session', { host, headers: { cookie } })).status, 200, 'a live session stays');
   assert.equal(await pruneAuthMaterial(h.deps), { sessions: 0, invites: 0, verifications: 0 });
+});
+
+test('deleted data rows and file records are purged a week after deletion; live ones and recent deletions stay', async () => {
+  const app = await publishServerApp(
+    h,
+    key,
+    `export default { async fetch(req, ctx) {
+      const notes = ctx.data.collection('notes');
+      const docs = ctx.files.store('docs');
+      const rows = [await notes.create({ body: 'old' }), await notes.create({ body: 'recent' }), await notes.create({ body: 'kept' })];
+      const files = [await docs.createUpload('old', { filename: 'o.txt', content_type: 'text/plain' }), await docs.createUpload('kept', { filename: 'k.txt', content_type: 'text/plain' })];
+      await notes.delete(rows[0].id); await notes.delete(rows[1].id); await docs.delete(files[0].file_id);
+      return Response.json({ rows: rows.map((r) => r.id), files: files.map((f) => f.file_id) });
+    } };`,
+    { resources: { data: { collections: { notes: { fields: { body: 'string' } } } }, files: { stores: { docs: { public: false } } } } },
+  );
+  const made = await h.call('POST', '/make', { host: app.host });
+  assert.is(made.status, 200, made.text);
+  const { rows, files } = made.body as { rows: string[]; files: string[] };
+  await sql`update app_rows set deleted_at = now() - interval '8 days' where id = ${rows[0]}`.execute(h.deps.db);
+  await sql`update app_files set deleted_at = now() - interval '8 days' where id = ${files[0]}`.execute(h.deps.db);
+  const r = await pruneDeletedData(h.deps);
+  assert.equal(r, { rows: 1, files: 1 });
+  const left = await sql<{ id: string; deleted: boolean }>`select id, deleted_at is not null as deleted from app_rows where app_id = ${app.appId} order by id`.execute(h.deps.db);
+  assert.equal(left.rows.map((x) => x.id).sort(), [rows[1], rows[2]].sort(), 'the old deletion is gone; the recent one and the live row stay');
+  const fileIds = await sql<{ id: string }>`select id from app_files where app_id = ${app.appId}`.execute(h.deps.db);
+  assert.equal(fileIds.rows.map((x) => x.id), [files[1]]);
+  assert.equal(await pruneDeletedData(h.deps), { rows: 0, files: 0 }, 'idempotent');
 });
 
 test.after(() => h.close());

@@ -2,7 +2,8 @@
  * Platform retention, idempotent and batched (cron):
  * - `events_retention`: events older than the account plan's `events.retention_days` (built in:
  *   Free 1 day, Starter 7, Business 30, Business Plus / Agency / internal 90), webhook delivery ids after 48 hours
- *   (de-duplication needs 24), schedule claims after 3 days;
+ *   (de-duplication needs 24), schedule claims after 3 days, sign-in and app-user material past its use,
+ *   deleted data rows and file records after DELETED_KEEP_DAYS, permanently failed jobs after a day;
  * - `releases_retention`: see pruneReleases.
  */
 import type { Task } from 'graphile-worker';
@@ -48,6 +49,41 @@ export async function pruneAuthMaterial(deps: Deps, now = new Date()): Promise<{
     return Number(r.numAffectedRows ?? 0);
   });
   return { sessions, invites, verifications };
+}
+
+/** Days a deleted data row or file record is kept before it is purged (for the operator to recover a mistake). */
+export const DELETED_KEEP_DAYS = 7;
+
+/**
+ * Data rows and file records deleted more than DELETED_KEEP_DAYS ago: deleting is soft (the row
+ * disappears from every read at once, and stops counting against the storage quota), and without
+ * this the table would keep every row ever deleted. A file's bytes go with blob retention once no
+ * release, variant or live file uses them.
+ */
+export async function pruneDeletedData(deps: Deps, now = new Date()): Promise<{ rows: number; files: number }> {
+  const prune = (table: 'app_rows' | 'app_files') =>
+    batched(async () => {
+      const r = await sql`delete from ${sql.table(table)} where ctid in (select ctid from ${sql.table(table)}
+          where deleted_at < ${now}::timestamptz - ${DELETED_KEEP_DAYS} * interval '1 day' limit ${BATCH})`.execute(deps.db);
+      return Number(r.numAffectedRows ?? 0);
+    });
+  return { rows: await prune('app_rows'), files: await prune('app_files') };
+}
+
+/** Hours a permanently failed job is kept in the queue's table (its `job.failed` event says why it failed). */
+export const FAILED_JOB_KEEP_HOURS = 24;
+
+/**
+ * Jobs that failed for good: graphile-worker keeps such a job's row (with its payload, up to 64 KiB
+ * for an app job) forever, so an app whose job always throws would leave one behind per enqueue.
+ * The same query as graphile-worker's own `DELETE_PERMAFAILED_JOBS` cleanup, after a day.
+ */
+export async function pruneFailedJobs(deps: Deps, now = new Date()): Promise<number> {
+  return batched(async () => {
+    const r = await sql`delete from graphile_worker._private_jobs where id in (select id from graphile_worker._private_jobs
+        where attempts >= max_attempts and locked_at is null and updated_at < ${now}::timestamptz - ${FAILED_JOB_KEEP_HOURS} * interval '1 hour' limit ${BATCH})`.execute(deps.db);
+    return Number(r.numAffectedRows ?? 0);
+  });
 }
 
 /**
@@ -141,7 +177,7 @@ export async function pruneReleases(deps: Deps, now = new Date()): Promise<{ rel
 
 export function eventsRetentionTask(deps: Deps): Task {
   return async (_payload, helpers) => {
-    const r = { ...(await pruneEvents(deps)), app_auth: await pruneAuthMaterial(deps), platform_auth: await prunePlatformAuth(deps) };
+    const r = { ...(await pruneEvents(deps)), app_auth: await pruneAuthMaterial(deps), platform_auth: await prunePlatformAuth(deps), deleted: await pruneDeletedData(deps), failed_jobs: await pruneFailedJobs(deps) };
     const any = (o: object): boolean => Object.values(o).some((x) => (typeof x === 'object' && x ? any(x) : Boolean(x)));
     if (any(r)) helpers.logger.info(`retention: ${JSON.stringify(r)}`);
   };
