@@ -6,6 +6,12 @@
  * good is written event by event, and only an event refused alone is dropped (logged). Crash
  * safety (docs/decisions.md): a clean stop (SIGTERM, Ctrl-C) writes everything queued; a hard kill
  * can lose at most the events of the last `flushMs`.
+ *
+ * Each app has an allowance (`perApp`: a burst, refilled at a rate per second, on this node): app
+ * code may log 200 lines per call, so one app could otherwise put tens of thousands of rows a second
+ * on the shared database and fill this queue for everyone. Past it an app's events are dropped and
+ * counted, and the app gets one `runtime.log.warn` saying how many, a second after the first drop
+ * and then at most once a minute.
  */
 import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
@@ -15,11 +21,83 @@ import { refusedForGood } from '../db/pg-errors.ts';
 export type EventWriter = ReturnType<typeof createEventWriter>;
 
 
-export function createEventWriter(options: { db: Db; log: Logger; flushMs?: number; maxBatch?: number; maxQueued?: number }) {
+/** Runtime events an app may write per node: a burst of 2,000, refilled at 200 a second. */
+export const EVENTS_PER_APP = { burst: 2000, perSecond: 200 } as const;
+const SUMMARY_AFTER_MS = 1000;
+const SUMMARY_EVERY_MS = 60_000;
+
+type Allowance = { tokens: number; at: number; dropped: number; firstDropAt: number; lastSummaryAt: number; accountId: string; releaseId: string | null | undefined };
+
+export function createEventWriter(options: { db: Db; log: Logger; flushMs?: number; maxBatch?: number; maxQueued?: number; perApp?: { burst: number; perSecond: number } }) {
   const flushMs = options.flushMs ?? 10;
   const maxBatch = options.maxBatch ?? 500;
   const maxQueued = options.maxQueued ?? 50_000;
+  const perApp = options.perApp ?? EVENTS_PER_APP;
   let queue: NewEvent[] = [];
+  const allowances = new Map<string, Allowance>();
+  let summaryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Whether the app may write one more event now (refilling its allowance first). */
+  function allowed(e: NewEvent, now: number): boolean {
+    const id = e.app_id;
+    if (!id) return true;
+    let a = allowances.get(id);
+    if (!a) {
+      // forget apps whose allowance is full and that have nothing to report
+      if (allowances.size >= 10_000) for (const [k, v] of allowances) if (!v.dropped && v.tokens + ((now - v.at) / 1000) * perApp.perSecond >= perApp.burst) allowances.delete(k);
+      allowances.set(id, (a = { tokens: perApp.burst, at: now, dropped: 0, firstDropAt: 0, lastSummaryAt: 0, accountId: e.account_id, releaseId: e.release_id }));
+    }
+    a.tokens = Math.min(perApp.burst, a.tokens + ((now - a.at) / 1000) * perApp.perSecond);
+    a.at = now;
+    if (a.tokens >= 1) {
+      a.tokens -= 1;
+      return true;
+    }
+    if (!a.dropped) a.firstDropAt = now;
+    a.dropped++;
+    a.releaseId = e.release_id;
+    scheduleSummaries(now);
+    return false;
+  }
+
+  /** When an app's next summary is due: a second after its first drop, and a minute after its last summary. */
+  const dueAt = (a: Allowance) => Math.max(a.firstDropAt + SUMMARY_AFTER_MS, a.lastSummaryAt + SUMMARY_EVERY_MS);
+
+  function scheduleSummaries(now: number): void {
+    if (summaryTimer) return;
+    let next = Infinity;
+    for (const a of allowances.values()) if (a.dropped) next = Math.min(next, dueAt(a));
+    if (next === Infinity) return;
+    summaryTimer = setTimeout(() => {
+      summaryTimer = undefined;
+      summarise(Date.now());
+    }, Math.max(0, next - now));
+    summaryTimer.unref?.();
+  }
+
+  /** Queues one warning per app whose drops are due to be reported. */
+  function summarise(now: number, all = false): void {
+    const events: NewEvent[] = [];
+    for (const [appId, a] of allowances) {
+      if (!a.dropped || (!all && dueAt(a) > now)) continue;
+      events.push({
+        app_id: appId,
+        account_id: a.accountId,
+        release_id: a.releaseId ?? null,
+        type: 'runtime.log.warn',
+        severity: 'warn',
+        message: `${a.dropped.toLocaleString('en-US')} log lines and runtime events of this app were dropped: it wrote more than ${perApp.perSecond} a second (bursts of up to ${perApp.burst.toLocaleString('en-US')} are kept).`,
+        metadata: { dropped: a.dropped, per_second: perApp.perSecond, burst: perApp.burst },
+      });
+      a.dropped = 0;
+      a.lastSummaryAt = now;
+    }
+    if (events.length) {
+      queue.push(...events);
+      schedule();
+    }
+    scheduleSummaries(now);
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   let writing: Promise<void> = Promise.resolve();
 
@@ -86,7 +164,8 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
     /** Queues events; never waits and never throws. */
     add(events: NewEvent[]): void {
       if (!events.length) return;
-      queue.push(...events);
+      const now = Date.now();
+      for (const e of events) if (allowed(e, now)) queue.push(e);
       if (queue.length >= maxBatch) void flush();
       else schedule();
     },
@@ -94,6 +173,11 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
     queued: () => queue.length,
     /** Writes everything still queued (a shutdown). */
     async close(): Promise<void> {
+      if (summaryTimer) clearTimeout(summaryTimer);
+      summaryTimer = undefined;
+      summarise(Date.now(), true);
+      if (summaryTimer) clearTimeout(summaryTimer);
+      summaryTimer = undefined;
       if (timer) clearTimeout(timer);
       timer = undefined;
       for (let i = 0; i < 3 && queue.length; i++) await flush();

@@ -80,5 +80,29 @@ test('an app logging NUL and lone surrogates does not hold back the log: its lin
   assert.is((await hits()) - before, 1, "the other app's event after it is written too");
 });
 
+test("an app's flood of log lines is cut at its allowance and reported in one warning; another app's lines all go in", async () => {
+  // 200 lines per call (the most a call keeps), 20 calls: 4,000 events against a burst of 2,000 refilled at 200 a second
+  const noisy = await publishServerApp(h, u.api_key, `export default { fetch(req, ctx) { for (let i = 0; i < 200; i++) ctx.log.info('line ' + i); return new Response('ok'); } };`);
+  const quiet = await publishServerApp(h, u.api_key, `export default { fetch(req, ctx) { ctx.log.info('quiet'); return new Response('ok'); } };`);
+  const count = async (appId: string, type: string) => Number((await h.deps.db.selectFrom('app_events').select((eb) => eb.fn.countAll<string>().as('n')).where('app_id', '=', appId).where('type', '=', type).executeTakeFirstOrThrow()).n);
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, async (_, i) => [await (await h.server.request(`http://${noisy.host}/n${i}`)).text(), await (await h.server.request(`http://${quiet.host}/q${i}`)).text()]),
+  );
+  assert.ok(answers.flat().every((t) => t === 'ok'));
+  const warning = async () =>
+    (await h.deps.db.selectFrom('app_events').select(['message', 'metadata', 'severity']).where('app_id', '=', noisy.appId).where('type', '=', 'runtime.log.warn').execute())[0];
+  for (let i = 0; i < 150 && !(await warning()); i++) await new Promise((r) => setTimeout(r, 20));
+  await h.server.apps.events.flush();
+  const w = (await warning())!;
+  assert.ok(w, 'the drops are reported');
+  const kept = await count(noisy.appId, 'runtime.log.info');
+  const dropped = (w.metadata as { dropped: number }).dropped;
+  assert.ok(kept >= 2000 && kept < 2600, `kept ${kept}`);
+  assert.is(kept + dropped, 4000, 'every line is either stored or counted in the warning');
+  assert.is(w.severity, 'warn');
+  assert.match(w.message, /^[\d,]+ log lines and runtime events of this app were dropped: it wrote more than 200 a second \(bursts of up to 2,000 are kept\)\.$/);
+  assert.is(await count(quiet.appId, 'runtime.log.info'), 20, "the other app's lines are all there");
+});
+
 test.after(() => h.close());
 test.run();
