@@ -10,21 +10,12 @@
 import http from 'node:http';
 import { percentile } from './_lib/stats.ts';
 import { startBenchEnv } from './bench-env.ts';
+import { hostRequester } from './_lib/host-request.ts';
 
 const N = Number(process.argv[2] ?? 1000);
 const env = await startBenchEnv();
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function request(method: string, path: string, host: string, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: env.port, method, path, agent, headers: { host, ...(body ? { 'content-type': 'application/json', authorization: `Bearer ${env.apiKey}` } : {}) } }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const request = hostRequester(env.port, env.apiKey, agent);
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const server = (i: number) => `const routes = { '/': () => Response.json({ app: ${i}, ok: true }) };
 export default { fetch(req) { const h = routes[new URL(req.url).pathname]; return h ? h() : new Response('not found', { status: 404 }); } };`;

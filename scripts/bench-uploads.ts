@@ -11,6 +11,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { percentile } from './_lib/stats.ts';
 import { startBenchEnv } from './bench-env.ts';
+import { hostRequester } from './_lib/host-request.ts';
 
 const { values } = parseArgs({ options: { mb: { type: 'string', default: '16' }, uploads: { type: 'string', default: '12' }, concurrency: { type: 'string', default: '1' } } });
 const MB = Number(values.mb);
@@ -19,17 +20,7 @@ const CONCURRENCY = Number(values.concurrency);
 
 const env = await startBenchEnv();
 const agent = new http.Agent({ keepAlive: true });
-function request(method: string, path: string, host: string, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: env.port, method, path, agent, headers: { host, ...(body ? { 'content-type': 'application/json', authorization: `Bearer ${env.apiKey}` } : {}) } }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const request = hostRequester(env.port, env.apiKey, agent);
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 async function publish(name: string, files: { path: string; content_type: string; text: string }[], extra: object = {}): Promise<string> {
   const body = JSON.stringify({ app: { name }, ...extra, files: files.map((f) => ({ path: f.path, content_type: f.content_type, content_base64: b64(f.text) })) });

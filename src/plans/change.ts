@@ -2,8 +2,8 @@
  * What moving an account to a plan does, computed by one function for the preview, for the change
  * itself, and for the account's compatibility warnings: violations of the target plan, and the
  * actions that fix what disabling can fix (alias routes over the plan's count or without its
- * feature are disabled, newest first, never deleted). Anything else (more apps, files, collections
- * or webhooks than allowed) makes the change incompatible: refused where a change can be refused.
+ * feature are disabled, newest first, never deleted). Anything else (more apps, files, collections,
+ * webhooks or stored bytes than allowed) makes the change incompatible: refused where a change can be refused.
  */
 import type { Deps } from '../deps.ts';
 import type { Executor } from '../db/database.ts';
@@ -11,6 +11,8 @@ import type { EntitlementSource } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { FeatureKey, LimitKey, PlanCatalogue, PlanKey } from './catalogue.ts';
 import { accountPlanRow, appFootprints, disableRoute, enabledRoutes, setAccountPlan } from './queries.ts';
+import { formatBytes } from '../lib/bytes.ts';
+import { measureStorage, type Measured } from '../storage/measure.ts';
 
 export type Violation = { type: 'limit' | 'feature' | 'route' | 'billing'; key: string; route_id: string | null; app_id: string | null; current: number; allowed: number; message: string };
 export type PlanAction = { action: 'disable_route'; route_id: string; reason: string };
@@ -26,13 +28,29 @@ const ROUTE_KINDS = [
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-/** The violations and actions of putting `accountId` on `target`, read from the database as it is now. */
-export async function planChangeFor(db: Executor, plans: PlanCatalogue, accountId: string, target: PlanKey): Promise<PlanChange> {
+/**
+ * The violations and actions of putting `accountId` on `target`, read from the database as it is
+ * now. `stored`: the account's stored bytes when the caller is measuring them anyway.
+ */
+export async function planChangeFor(db: Executor, plans: PlanCatalogue, accountId: string, target: PlanKey, stored?: Promise<Measured>): Promise<PlanChange> {
   const plan = plans[target];
   const name = plan.display_name;
   const violations: Violation[] = [];
   const actions: PlanAction[] = [];
-  const apps = await appFootprints(db, accountId);
+  const [apps, { bytes }] = await Promise.all([appFootprints(db, accountId), stored ?? measureStorage(db, accountId)]);
+
+  const maxBytes = plan.limits['storage.bytes.max'];
+  if (bytes > maxBytes) {
+    violations.push({
+      type: 'limit',
+      key: 'storage.bytes.max',
+      route_id: null,
+      app_id: null,
+      current: bytes,
+      allowed: maxBytes,
+      message: `${name} stores ${formatBytes(maxBytes)} of app data and files; this account has ${formatBytes(bytes)}. Delete ${formatBytes(bytes - maxBytes)} of rows or files first.`,
+    });
+  }
 
   const maxApps = plan.limits['apps.max'];
   if (apps.length > maxApps) {

@@ -41,14 +41,15 @@ export async function readStanding(deps: Deps, accountId: string, pendingRequest
   if (!account) throw new ApiError('not_found', 'Account not found.');
   const plan = planOf(deps.config.plans, account.plan_key);
   const month = monthOf(now);
+  const measuring = measureStorage(deps.db, accountId);
   const [apps, monthly, routes, compatibility, flags, unknownPrice, stored] = await Promise.all([
     countLiveApps(deps.db, accountId),
     accountUsage(deps.db, accountId, month.start),
     enabledRoutes(deps.db, accountId),
-    planChangeFor(deps.db, deps.config.plans, accountId, plan.key),
+    planChangeFor(deps.db, deps.config.plans, accountId, plan.key, measuring),
     flagsOf(deps.db, accountId),
     unknownStripePrice(deps.db, accountId),
-    measureStorage(deps.db, accountId),
+    measuring,
   ]);
   storageQuota(deps).remember(accountId, stored);
   if (unknownPrice) {

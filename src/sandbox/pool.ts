@@ -79,9 +79,9 @@ export type Quarantine = { mode: 'own_worker' | 'refused'; seconds: number };
 export const FAIRNESS = { cpuBudgetMs: 100, minPerWorker: 2, maxPerWorker: 64, unmeasuredPerWorker: 8, maxQueued: 256 };
 type AppQueue = { running: number; /** average CPU per call, 0 until one finished */ cpuMs: number; waiting: { start: () => void; timer: ReturnType<typeof setTimeout> }[] };
 
-/** Answers the guest's asynchronous platform calls (ctx.jobs, ...). Throw `{ code, message }` to fail one. */
 /** A file upload's bytes, copied and hashed by the sandbox worker (never parsed from JSON on this thread). */
 export type HostUpload = { bytes: Buffer; sha256: Buffer };
+/** Answers the guest's asynchronous platform calls (ctx.jobs, ...). Throw `{ code, message }` to fail one. */
 export type HostCallHandler = (method: string, args: unknown[], upload?: HostUpload) => Promise<unknown>;
 
 /** A streamed answer arriving from a worker. */

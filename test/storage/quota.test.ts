@@ -1,6 +1,6 @@
 /**
  * The storage quota: an account's live data rows (as JSON) and app files count against its plan's
- * `storage.bytes.max`. A plans file sets Free's to 100,000 bytes. Writes past it are refused with
+ * `storage.bytes.max`. A plans file sets Free's to 100,000 bytes and Starter's to 200,000. Writes past it are refused with
  * 402 `quota_exceeded` (app code gets a PlatformError with that code); deleting and shrinking always
  * work and make room; the status record shows the usage; other accounts are not touched.
  */
@@ -11,9 +11,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { publishServerApp } from '../_lib/apps.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
+import { setPlan } from '../../src/plans/operator.ts';
 
 const plansFile = path.join(tmpdir(), `plans-storage-${process.pid}.json`);
-writeFileSync(plansFile, JSON.stringify({ free: { limits: { 'apps.max': 10000, 'requests.monthly.max': 1e12, 'storage.bytes.max': 100_000 } } }));
+writeFileSync(plansFile, JSON.stringify({ free: { limits: { 'apps.max': 10000, 'requests.monthly.max': 1e12, 'storage.bytes.max': 100_000 } }, starter: { limits: { 'storage.bytes.max': 200_000 } } }));
 const h = await createHarness({ PLATFORM_PLANS_FILE: plansFile });
 
 const SERVER = `export default { async fetch(req, ctx) {
@@ -55,7 +56,7 @@ test('rows and files count; past the limit a write is refused with quota_exceede
   assert.ok(rows.every((id) => typeof id === 'string'), JSON.stringify(rows));
   const refused = await rpc('create', 30_000);
   assert.equal([refused.error?.name, refused.error?.code], ['PlatformError', 'quota_exceeded'], JSON.stringify(refused));
-  assert.match(refused.error.message, /^Your Free plan stores 97\.7 KiB of app data and files; this account has 8\d\.\d KiB, and this would add 29\.3 KiB\. Delete rows or files it no longer needs or upgrade to Starter \(10 GiB\)\.$/);
+  assert.match(refused.error.message, /^Your Free plan stores 97\.7 KiB of app data and files; this account has 8\d\.\d KiB, and this would add 29\.3 KiB\. Delete rows or files it no longer needs or upgrade to Starter \(195 KiB\)\.$/);
 
   // the same over the wire, from a browser writing through the data API: 402 with the contract's details
   const viaBrowser = await h.call('POST', '/_platform/data/notes', { host: app.host, body: { body: 'w'.repeat(30_000) }, headers: { origin: `http://${app.host}` } });
@@ -99,6 +100,27 @@ test("one account's quota does not touch another's, and an account over its limi
   assert.is(read.body.rows.length, 2);
   assert.equal((await full.rpc('delete', ids[0])).ok, { deleted: true });
   assert.is(typeof (await full.rpc('create', 10_000)).ok, 'string');
+});
+
+test('moving to a plan that stores less: the preview says how much to delete, and the change is refused until it fits', async () => {
+  const { u, rpc } = await appFor();
+  await setPlan(h.deps, { accountId: u.account_id, planKey: 'starter' });
+  const ids = [(await rpc('create', 60_000)).ok, (await rpc('create', 60_000)).ok];
+  assert.ok(ids.every((id) => typeof id === 'string'), 'Starter stores 200,000 bytes');
+  const preview = async () => (await h.api('GET /v0/accounts/{account_id}/downgrade-preview', { key: u.api_key, params: { account_id: u.account_id }, query: { plan: 'free' } })) as any;
+  const before = await preview();
+  assert.is(before.compatible, false);
+  assert.equal(before.violations.map((v: any) => [v.key, v.current, v.allowed]), [['storage.bytes.max', 120_024, 100_000]]);
+  assert.is(before.violations[0].message, 'Free stores 97.7 KiB of app data and files; this account has 117 KiB. Delete 19.6 KiB of rows or files first.');
+  try {
+    await setPlan(h.deps, { accountId: u.account_id, planKey: 'free' });
+    assert.unreachable('the move was not refused');
+  } catch (err) {
+    assert.is((err as { code?: string }).code, 'downgrade_incompatible');
+  }
+  assert.equal((await rpc('delete', ids[0])).ok, { deleted: true });
+  assert.is((await preview()).compatible, true);
+  await setPlan(h.deps, { accountId: u.account_id, planKey: 'free' });
 });
 
 test.after(() => h.close());
