@@ -174,7 +174,16 @@ test('a cluster that cannot come up (its port held by something that never answe
   const heldDir = `${dataDir}-held`;
   await rm(heldDir, { recursive: true, force: true });
   const holder = net.createServer(() => {}); // takes connections, answers nothing
-  await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+  // below Linux's ephemeral range (32768-60999): the cluster gives api-2 the next port, which an outgoing
+  // connection could otherwise take first (api-2 would then fail, not api-1, and be the one reported)
+  for (let tries = 0; ; tries++) {
+    const listening = await new Promise<boolean>((r) => {
+      holder.once('error', () => r(false));
+      holder.listen(20_000 + Math.floor(Math.random() * 10_000), '127.0.0.1', () => r(true));
+    });
+    if (listening) break;
+    if (tries > 50) throw new Error('no free port below the ephemeral range');
+  }
   const port = (holder.address() as net.AddressInfo).port;
   const cluster = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--data-dir', heldDir, '--base-port', String(port)], {
     env: { ...process.env, PLATFORM_LOG_LEVEL: 'warn' },
@@ -187,7 +196,7 @@ test('a cluster that cannot come up (its port held by something that never answe
     const code = await Promise.race([new Promise((r) => cluster.on('exit', r)), new Promise((r) => setTimeout(() => r('hung'), 90_000).unref())]);
     assert.is(code, 1, out.slice(-2000));
     assert.match(out, `api-1: platform failed to start: listen EADDRINUSE`);
-    assert.match(out, 'the cluster did not come up: api-1 exited before it came up');
+    assert.match(out, 'the cluster did not come up: api-1 exited before it came up', out.slice(-3000));
     assert.equal(processesOf(heldDir), [], 'no node, worker or Postgres process is left');
   } finally {
     killProcessesOf(heldDir);
