@@ -169,6 +169,14 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
       if (queue.length >= maxBatch) void flush();
       else schedule();
     },
+    /**
+     * The events within their apps' allowances, for a caller that writes them itself (a job's log
+     * lines, written with its outcome); the rest are counted as dropped like those given to `add`.
+     */
+    admit(events: NewEvent[]): NewEvent[] {
+      const now = Date.now();
+      return events.filter((e) => allowed(e, now));
+    },
     flush,
     queued: () => queue.length,
     /** Writes everything still queued (a shutdown). */

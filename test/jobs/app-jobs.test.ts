@@ -195,6 +195,28 @@ test("jobs take turns between apps: one app's backlog does not hold up another a
   assert.ok(later >= 30, `${later} of app A's 60 jobs finished after app B's one`);
 });
 
+test("a job's log lines share its app's allowance: past it they are counted in one warning, and every outcome is written", async () => {
+  const a = await publishJobsApp(
+    `export default {
+      async fetch(req, ctx) { for (let i = 0; i < 25; i++) await ctx.jobs.enqueue('loud', { i }); return new Response('queued'); },
+      async job(event, ctx) { for (let i = 0; i < 200; i++) ctx.log.info('job line ' + i); },
+    };`,
+    { loud: {} },
+  );
+  assert.is((await h.call('GET', '/go', { host: a.host })).text, 'queued');
+  await waitFor(async () => ((await eventsOf(a.appId, 'job.succeeded')).length === 25 ? true : undefined));
+  // what a stop does: the writer reports every drop not yet reported (this is the file's last test)
+  await h.server.apps.events.close();
+  const warnings = await eventsOf(a.appId, 'runtime.log.warn');
+  const dropped = warnings.reduce((n, w) => n + (w.metadata.dropped as number), 0);
+  const count = async (type: string) => Number((await h.deps.db.selectFrom('app_events').select((eb) => eb.fn.countAll<string>().as('n')).where('app_id', '=', a.appId).where('type', '=', type).executeTakeFirstOrThrow()).n);
+  const kept = await count('runtime.log.info');
+  assert.ok(kept >= 2000 && kept < 5000, `kept ${kept}`);
+  assert.ok(warnings.length >= 1 && dropped > 0, JSON.stringify(warnings));
+  assert.is(kept + dropped, 5000, 'every line is stored or counted');
+  assert.is(await count('job.succeeded'), 25);
+});
+
 test.after(async () => {
   await runner.stop();
   await h.close();

@@ -70,7 +70,8 @@ export function appJobTask(deps: Deps, plane: AppsPlane): Task {
       request: { method: 'POST', url: `${appOrigin(deps.config, app.id)}/_platform/jobs/${p.job_name}`, headers: [] },
     });
     const rel = { ...base, release_id: release.releaseId };
-    const logs = logEvents(rel, result.logs);
+    // the job's log lines share the app's allowance with its requests' (src/events/writer.ts); its outcome is always written
+    const logs = plane.events.admit(logEvents(rel, result.logs));
     if (result.ok) {
       await record([...logs, { ...rel, type: 'job.succeeded', message: `Job ${p.job_name} succeeded.`, metadata: { ...meta, cpu_ms: result.cpuMs ?? null } }]);
       return;
