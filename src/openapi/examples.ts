@@ -5,7 +5,7 @@
 export const EXAMPLES: { components: Record<string, unknown>; responses: Record<string, unknown> } = {
   "components": {
     "AccountLimits": {
-      "account_id": "acct_4g7jqtnpsh8fvvv68xds",
+      "account_id": "acct_457ybpsnz5654ep2abdc",
       "plan_key": "business",
       "features": {
         "app_slugs": true,
@@ -29,14 +29,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       },
       "usage_limits": {
         "requests.monthly.max": 5000000,
+        "storage.bytes.max": 53687091200,
         "events.retention_days": 30,
         "analytics.retention_days": 30
       },
       "usage": {
-        "apps": 0,
-        "requests.monthly": 0,
+        "apps": 1,
+        "requests.monthly": 1,
         "app_slugs": 0,
-        "custom_domains": 0
+        "custom_domains": 0,
+        "storage.bytes": 0
       },
       "usage_period": {
         "period_start": "2026-11-01T00:00:00.000Z",
@@ -75,33 +77,53 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "role": "owner"
     },
     "AccountStatus": {
-      "account_id": "acct_7njkraknh1e02r1hahvr",
-      "plan_key": "starter",
+      "account_id": "acct_qy7wkcfs0zkk4gv0gj67",
+      "plan_key": "free",
       "billing_access_state": "active",
       "grace_ends_at": null,
-      "active_flags": [],
+      "active_flags": [
+        {
+          "scope": "app",
+          "app_id": "bwd0j7vyfd1rw1ha",
+          "flag": "suspended",
+          "reason": "Spam",
+          "set_at": "2026-11-25T17:08:35.757Z"
+        },
+        {
+          "scope": "app",
+          "app_id": "evrn8t63bxje5wjn",
+          "flag": "takedown",
+          "reason": "Court order 7",
+          "set_at": "2026-11-25T17:08:35.759Z"
+        }
+      ],
       "suspended": false,
       "restricted": false,
-      "reasons": [],
+      "reasons": [
+        "App bwd0j7vyfd1rw1ha is suspended: Spam",
+        "App evrn8t63bxje5wjn is taken down: Court order 7"
+      ],
       "warnings": [],
       "usage": {
-        "apps": 1,
-        "requests.monthly": 4,
-        "app_slugs": 1,
-        "custom_domains": 0
+        "apps": 2,
+        "requests.monthly": 0,
+        "app_slugs": 0,
+        "custom_domains": 0,
+        "storage.bytes": 0
       },
       "limits": {
-        "apps": 10,
-        "requests.monthly": 1000000,
-        "app_slugs": 10,
-        "custom_domains": 1
+        "apps": 3,
+        "requests.monthly": 100000,
+        "app_slugs": 0,
+        "custom_domains": 0,
+        "storage.bytes": 1073741824
       },
       "usage_period": {
         "period_start": "2026-11-01T00:00:00.000Z",
         "period_end": "2026-12-01T00:00:00.000Z"
       },
       "route_counts": {
-        "slugs": 1,
+        "slugs": 0,
         "custom_domains": 0
       },
       "compatibility_warnings": []
@@ -117,14 +139,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "status": "live",
       "reasons": [],
       "missing_secrets": [],
-      "previous_release_id": null
+      "previous_release_id": "rel_5v9ncrxbpb6bhsxhfcym"
     },
     "ActiveFlag": {
       "scope": "app",
-      "app_id": "ffgwh3nzkg4se9gc",
+      "app_id": "bwd0j7vyfd1rw1ha",
       "flag": "suspended",
-      "reason": "Reported as spam (ticket 7)",
-      "set_at": "2026-11-24T05:38:00.746Z"
+      "reason": "Spam",
+      "set_at": "2026-11-25T17:08:35.757Z"
     },
     "AdminInviteRequest": {
       "email": "Ed@Example.com",
@@ -264,26 +286,26 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "AppList": {
       "apps": [
         {
-          "app_id": "r0b3d6rhcf4ts617",
-          "name": "Renamed",
-          "summary": "S",
-          "visibility": "public",
-          "origin": "http://r0b3d6rhcf4ts617.apps.localhost:8787",
-          "created_at": "2026-11-24T05:39:33.153Z",
-          "updated_at": "2026-11-24T05:39:33.181Z",
-          "deleted_at": null,
-          "live_release_id": "rel_zpzx0zq71jxzhwb4hd9y"
-        },
-        {
-          "app_id": "48ca1yma8vp0bp67",
+          "app_id": "8nx0cted3nzdwx5y",
           "name": "My site",
           "summary": null,
           "visibility": "public",
-          "origin": "http://48ca1yma8vp0bp67.apps.localhost:8787",
-          "created_at": "2026-11-24T05:39:32.940Z",
-          "updated_at": "2026-11-24T05:39:32.954Z",
+          "origin": "http://8nx0cted3nzdwx5y.apps.localhost:8787",
+          "created_at": "2026-11-25T17:08:34.002Z",
+          "updated_at": "2026-11-25T17:08:34.006Z",
           "deleted_at": null,
-          "live_release_id": "rel_h19h44m8s3kqf75smxxh"
+          "live_release_id": "rel_qwr1vmmc8sdsf0twsy5z"
+        },
+        {
+          "app_id": "hcan8b9k184wye1j",
+          "name": "My site",
+          "summary": null,
+          "visibility": "public",
+          "origin": "http://hcan8b9k184wye1j.apps.localhost:8787",
+          "created_at": "2026-11-25T17:08:33.990Z",
+          "updated_at": "2026-11-25T17:08:33.995Z",
+          "deleted_at": null,
+          "live_release_id": "rel_3ydhnwz9y862pp2d780m"
         }
       ]
     },
@@ -291,15 +313,15 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "name": "My site"
     },
     "AppSummary": {
-      "app_id": "ffgwh3nzkg4se9gc",
-      "name": "site",
-      "summary": "A new app",
+      "app_id": "ytzrgtjdeez1q323",
+      "name": "My site",
+      "summary": null,
       "visibility": "public",
-      "origin": "http://ffgwh3nzkg4se9gc.apps.localhost:35521",
-      "created_at": "2026-11-24T05:37:53.330Z",
-      "updated_at": "2026-11-24T05:37:53.954Z",
+      "origin": "http://ytzrgtjdeez1q323.apps.localhost:8787",
+      "created_at": "2026-11-25T17:08:30.872Z",
+      "updated_at": "2026-11-25T17:08:30.885Z",
       "deleted_at": null,
-      "live_release_id": "rel_k4bxqbwy3r3kncrzfdma"
+      "live_release_id": "rel_xs9yx3jcz7hm5jkyemdc"
     },
     "BillingPlan": {
       "account_id": "acct_ry8119ea05cm967jrdfw",
@@ -370,44 +392,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "DataCollectionSpec": {
       "fields": {
-        "email": "string",
-        "age": "integer",
-        "score": "number",
-        "active": "boolean",
-        "born": "datetime",
-        "meta": "json",
-        "bio": "richtext",
-        "level": {
-          "type": "enum",
-          "values": [
-            "junior",
-            "senior"
-          ]
-        }
-      },
-      "indexes": [
-        {
-          "name": "by_email",
-          "fields": [
-            "email"
-          ],
-          "unique": true
-        },
-        {
-          "name": "by_level",
-          "fields": [
-            "level"
-          ]
-        }
-      ]
+        "title": "string"
+      }
     },
-    "DataFieldSpec": {
-      "type": "enum",
-      "values": [
-        "a",
-        "b"
-      ]
-    },
+    "DataFieldSpec": "string",
     "DataIndexSpec": {
       "name": "by_t",
       "fields": [
@@ -544,26 +532,40 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "DowngradePreview": {
-      "account_id": "acct_3m174hkvsqf5vdf3hnz0",
+      "account_id": "acct_6gr30kzq49z6h9eyfa51",
       "current_plan_key": "business",
-      "target_plan_key": "starter",
+      "target_plan_key": "free",
       "compatible": true,
       "violations": [
         {
           "type": "route",
-          "key": "custom_domains.max",
-          "route_id": "route_a9jd7e5m0v0kt7yfgt80",
-          "app_id": "tsdg0k0x1nt10yct",
+          "key": "app_slugs.max",
+          "route_id": "route_s29j9qrgwp5z26wf50y5",
+          "app_id": "ccje5bd1s8rmqq8v",
           "current": 2,
-          "allowed": 1,
-          "message": "Custom domain b.down-one.test: Starter allows 1 custom domain; it would be disabled (not deleted)."
+          "allowed": 0,
+          "message": "Slug new-ccje5bd1s8rmqq8v.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+        },
+        {
+          "type": "route",
+          "key": "app_slugs.max",
+          "route_id": "route_37c4gnz56zhmwgy74mpv",
+          "app_id": "ccje5bd1s8rmqq8v",
+          "current": 2,
+          "allowed": 0,
+          "message": "Slug old-ccje5bd1s8rmqq8v.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
         }
       ],
       "actions": [
         {
           "action": "disable_route",
-          "route_id": "route_a9jd7e5m0v0kt7yfgt80",
-          "reason": "Starter allows 1 custom domain; disabled by the move to Starter."
+          "route_id": "route_s29j9qrgwp5z26wf50y5",
+          "reason": "Free does not include slugs; disabled by the move to Free."
+        },
+        {
+          "action": "disable_route",
+          "route_id": "route_37c4gnz56zhmwgy74mpv",
+          "reason": "Free does not include slugs; disabled by the move to Free."
         }
       ]
     },
@@ -578,85 +580,66 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "Error": {
       "error": {
-        "code": "forbidden",
-        "message": "Your role (viewer) in this account does not allow jobs.run.",
+        "code": "plan_limit_exceeded",
+        "message": "Your Free plan allows 3 published apps; this would make 4. Unpublish an app you no longer need (`platform unpublish --ap",
         "details": {
-          "permission": "jobs.run",
-          "role": "viewer"
+          "limit_key": "apps.max",
+          "plan_key": "free",
+          "allowed": 3,
+          "current": 4,
+          "required_plan_key": "starter"
         }
       }
     },
     "EventPage": {
-      "app_id": "amcc9bfpgtm79htr",
+      "app_id": "5n74kepkw7fchk75",
       "events": [
         {
-          "app_event_id": "evt_40",
-          "release_id": "rel_sa9xs66j656a747dqsr8",
+          "app_event_id": "evt_22",
+          "release_id": "rel_eajsbxv43q5r7rv37fd4",
           "app_user_id": null,
           "api_key_id": null,
-          "request_id": null,
-          "type": "job.succeeded",
-          "event_type": "job.succeeded",
-          "severity": "info",
-          "level": "info",
-          "message": "Job chain succeeded.",
+          "request_id": "c61adb423f7196c7-q",
+          "type": "runtime.request_error",
+          "event_type": "runtime.request_error",
+          "severity": "error",
+          "level": "error",
+          "message": "The server handler ran past its time limit.",
           "metadata": {
-            "cpu_ms": 0.33,
-            "job_id": "job_z6zg754371nv0r0m8h1m",
-            "source": "enqueue",
-            "attempt": 1,
-            "job_name": "chain",
-            "max_attempts": 3
+            "kind": "timeout",
+            "path": "/spin",
+            "error": "InternalError: interrupted (the call used its 50 ms of CPU)",
+            "stack": null,
+            "cpu_ms": 50.59,
+            "method": "GET",
+            "status": 500
           },
-          "created_at": "2026-11-24T11:32:08.640Z"
-        },
-        {
-          "app_event_id": "evt_38",
-          "release_id": "rel_sa9xs66j656a747dqsr8",
-          "app_user_id": null,
-          "api_key_id": null,
-          "request_id": null,
-          "type": "job.succeeded",
-          "event_type": "job.succeeded",
-          "severity": "info",
-          "level": "info",
-          "message": "Job chain succeeded.",
-          "metadata": {
-            "cpu_ms": 0.49,
-            "job_id": "job_a14963pp8sz8457x3ntz",
-            "source": "enqueue",
-            "attempt": 1,
-            "job_name": "chain",
-            "max_attempts": 3
-          },
-          "created_at": "2026-11-24T11:32:08.638Z"
+          "created_at": "2026-11-25T17:08:35.319Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
-      "app_event_id": "evt_24",
-      "release_id": "rel_zvpb1yzt81cmdzp4hpp0",
+      "app_event_id": "evt_22",
+      "release_id": "rel_eajsbxv43q5r7rv37fd4",
       "app_user_id": null,
       "api_key_id": null,
-      "request_id": null,
-      "type": "job.retry",
-      "event_type": "job.retry",
-      "severity": "warn",
-      "level": "warn",
-      "message": "Job flaky failed (attempt 1 of 2); it will run again.",
+      "request_id": "c61adb423f7196c7-q",
+      "type": "runtime.request_error",
+      "event_type": "runtime.request_error",
+      "severity": "error",
+      "level": "error",
+      "message": "The server handler ran past its time limit.",
       "metadata": {
-        "kind": "exception",
-        "error": "Error: flaky failure 1",
-        "stack": "    at job (server.js:14:52)\n    at <anonymous> (<platform prelude>:3:19022)\n",
-        "job_id": "job_np3h1xcy2ppsqeb63aqy",
-        "source": "enqueue",
-        "attempt": 1,
-        "job_name": "flaky",
-        "next_run_at": "2026-11-24T11:32:11.181Z",
-        "max_attempts": 2
+        "kind": "timeout",
+        "path": "/spin",
+        "error": "InternalError: interrupted (the call used its 50 ms of CPU)",
+        "stack": null,
+        "cpu_ms": 50.59,
+        "method": "GET",
+        "status": 500
       },
-      "created_at": "2026-11-24T11:32:08.464Z"
+      "created_at": "2026-11-25T17:08:35.319Z"
     },
     "FileStoreSpec": {
       "public": true,
@@ -697,9 +680,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "max_attempts": 3,
       "status": "queued"
     },
-    "JobSpec": {
-      "max_attempts": 2
-    },
+    "JobSpec": {},
     "Member": {
       "user_id": "usr_6pgvpd9mwkzexe1v5154",
       "email": "browser-27048-1-266ab7@example.com",
@@ -742,11 +723,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "PlanViolation": {
       "type": "route",
       "key": "custom_domains.max",
-      "route_id": "route_a9jd7e5m0v0kt7yfgt80",
-      "app_id": "tsdg0k0x1nt10yct",
+      "route_id": "route_wacabepfny2n218w19d1",
+      "app_id": "ccje5bd1s8rmqq8v",
       "current": 2,
       "allowed": 1,
-      "message": "Custom domain b.down-one.test: Starter allows 1 custom domain; it would be disabled (not deleted)."
+      "message": "Custom domain new-ccje5bd1s8rmqq8v.example.com: Starter allows 1 custom domain; it would be disabled (not deleted)."
     },
     "PlatformSession": {
       "user": {
@@ -784,16 +765,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "PublishAppResponse": {
       "status": "published",
-      "app_id": "99vykjagzabzh8es",
-      "account_id": "acct_zz62cc7vq4qz42zg6yem",
-      "release_id": "rel_f49bsm3mkxnqjab4qx1c",
-      "origin": "http://99vykjagzabzh8es.apps.localhost:8787",
-      "previous_release_id": null,
+      "app_id": "z9axdz89skhbp88s",
+      "account_id": "acct_qsk4wvnsw3qgnv05ztjv",
+      "release_id": "rel_ht5g13hm19cwp3dn2pzt",
+      "origin": "http://z9axdz89skhbp88s.apps.localhost:8787",
+      "previous_release_id": "rel_5v9ncrxbpb6bhsxhfcym",
       "activation": {
         "status": "live",
         "reasons": [],
         "missing_secrets": [],
-        "previous_release_id": null
+        "previous_release_id": "rel_5v9ncrxbpb6bhsxhfcym"
       }
     },
     "PublishRequest": {
@@ -801,36 +782,61 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "name": "My site"
       },
       "runtime": {
-        "static_root": "public",
-        "fallback": "server",
-        "server_entry": "server.js"
+        "static_root": "public"
       },
       "files": [
         {
           "path": "public/index.html",
           "content_type": "text/html; charset=utf-8",
-          "content_base64": "eA=="
+          "content_base64": "PGgxPkhlbGxvPC9oMT4="
         },
         {
-          "path": "server.js",
+          "path": "public/app.js",
           "content_type": "text/javascript",
-          "content_base64": "ZXhwb3J0IGRlZmF1bHQgewogIGFzeW5jIGZldGNoKHJlcSwgY3R4KSB7CiAgICBjb25zdCB1cmwgPSBuZXcgVVJMKHJlcS51cmwpOwogICAgY29uc3QgbmFt"
+          "content_base64": "Y29uc29sZS5sb2coMSk="
         }
       ],
       "resources": {
-        "jobs": {
-          "hello": {},
-          "flaky": {
-            "max_attempts": 2
-          },
-          "chain": {}
+        "data": {
+          "collections": {
+            "c0": {
+              "fields": {
+                "title": "string"
+              }
+            },
+            "c1": {
+              "fields": {
+                "title": "string"
+              }
+            },
+            "c2": {
+              "fields": {
+                "title": "string"
+              }
+            },
+            "c3": {
+              "fields": {
+                "title": "string"
+              }
+            },
+            "c4": {
+              "fields": {
+                "title": "string"
+              }
+            },
+            "c5": {
+              "fields": {
+                "title": "string"
+              }
+            }
+          }
         }
       }
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
       "content_type": "text/html; charset=utf-8",
-      "content_base64": "eA=="
+      "content_base64": "PGgxPkhlbGxvPC9oMT4="
     },
     "ReleaseList": {
       "app_id": "xcmfctnpeqtg2c56",
@@ -925,12 +931,39 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "ResourceManifest": {
-      "jobs": {
-        "hello": {},
-        "flaky": {
-          "max_attempts": 2
-        },
-        "chain": {}
+      "data": {
+        "collections": {
+          "c0": {
+            "fields": {
+              "title": "string"
+            }
+          },
+          "c1": {
+            "fields": {
+              "title": "string"
+            }
+          },
+          "c2": {
+            "fields": {
+              "title": "string"
+            }
+          },
+          "c3": {
+            "fields": {
+              "title": "string"
+            }
+          },
+          "c4": {
+            "fields": {
+              "title": "string"
+            }
+          },
+          "c5": {
+            "fields": {
+              "title": "string"
+            }
+          }
+        }
       }
     },
     "ResourceState": {
@@ -1013,7 +1046,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "updated_at": "2026-11-24T08:29:14.547Z"
     },
     "RouteCounts": {
-      "slugs": 1,
+      "slugs": 0,
       "custom_domains": 0
     },
     "RouteList": {
@@ -1187,8 +1220,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "StandingWarning": {
-      "code": "plan_incompatible",
-      "message": "This account does not fit Starter: The Stripe subscription's price price_legacy_2019 is not mapped to any plan (STRIPE_P"
+      "code": "limit_reached",
+      "message": "Free allows 20 monthly requests; this account is at 20. App origins answer 402 until the month ends. Starter allows more"
     },
     "StripeCustomer": {
       "id": "cus_c44691c4b95e5c963c89"
@@ -1207,9 +1240,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "kind": "custom_domain"
     },
     "UnpublishResponse": {
-      "app_id": "dmmqc5jy431j34vd",
+      "app_id": "z9axdz89skhbp88s",
       "status": "unpublished",
-      "deleted_at": "2026-11-24T11:32:08.753Z"
+      "deleted_at": "2026-11-25T17:08:34.081Z"
     },
     "UpdateRouteRequest": {
       "status": "disabled"
@@ -1220,10 +1253,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "VerifyDomainRequest": {},
     "WebhookSpec": {
-      "provider": "code_host",
-      "secret": "GH_SECRET",
-      "deliver_to": "job",
-      "job": "sync"
+      "provider": "none"
     }
   },
   "responses": {
@@ -1780,7 +1810,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "status": "denied"
     },
     "getAccountLimits 200": {
-      "account_id": "acct_4g7jqtnpsh8fvvv68xds",
+      "account_id": "acct_457ybpsnz5654ep2abdc",
       "plan_key": "business",
       "features": {
         "app_slugs": true,
@@ -1804,14 +1834,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       },
       "usage_limits": {
         "requests.monthly.max": 5000000,
+        "storage.bytes.max": 53687091200,
         "events.retention_days": 30,
         "analytics.retention_days": 30
       },
       "usage": {
-        "apps": 0,
-        "requests.monthly": 0,
+        "apps": 1,
+        "requests.monthly": 1,
         "app_slugs": 0,
-        "custom_domains": 0
+        "custom_domains": 0,
+        "storage.bytes": 0
       },
       "usage_period": {
         "period_start": "2026-11-01T00:00:00.000Z",
@@ -1836,8 +1868,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getAccountStatus 200": {
-      "account_id": "acct_7njkraknh1e02r1hahvr",
-      "plan_key": "starter",
+      "account_id": "acct_47skfx8mx6k2pzv7fb93",
+      "plan_key": "free",
       "billing_access_state": "active",
       "grace_ends_at": null,
       "active_flags": [],
@@ -1847,22 +1879,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "warnings": [],
       "usage": {
         "apps": 1,
-        "requests.monthly": 4,
-        "app_slugs": 1,
-        "custom_domains": 0
+        "requests.monthly": 7,
+        "app_slugs": 0,
+        "custom_domains": 0,
+        "storage.bytes": 0
       },
       "limits": {
-        "apps": 10,
-        "requests.monthly": 1000000,
-        "app_slugs": 10,
-        "custom_domains": 1
+        "apps": 3,
+        "requests.monthly": 20,
+        "app_slugs": 0,
+        "custom_domains": 0,
+        "storage.bytes": 1073741824
       },
       "usage_period": {
         "period_start": "2026-11-01T00:00:00.000Z",
         "period_end": "2026-12-01T00:00:00.000Z"
       },
       "route_counts": {
-        "slugs": 1,
+        "slugs": 0,
         "custom_domains": 0
       },
       "compatibility_warnings": []
@@ -1880,15 +1914,15 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getApp 200": {
-      "app_id": "9w9hknbxhbdy5j5k",
+      "app_id": "evrn8t63bxje5wjn",
       "name": "My site",
       "summary": null,
       "visibility": "public",
-      "origin": "http://9w9hknbxhbdy5j5k.apps.localhost:8787",
-      "created_at": "2026-11-24T05:37:43.891Z",
-      "updated_at": "2026-11-24T05:37:43.909Z",
+      "origin": "http://evrn8t63bxje5wjn.apps.localhost:8787",
+      "created_at": "2026-11-25T17:08:35.749Z",
+      "updated_at": "2026-11-25T17:08:35.753Z",
       "deleted_at": null,
-      "live_release_id": "rel_dpk2vcwpgdkv8qc9kbc0"
+      "live_release_id": "rel_3hrdjfnyzvmeknv86h0k"
     },
     "getApp 401": {
       "error": {
@@ -2258,7 +2292,19 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listApps 200": {
-      "apps": []
+      "apps": [
+        {
+          "app_id": "ytzrgtjdeez1q323",
+          "name": "My site",
+          "summary": null,
+          "visibility": "public",
+          "origin": "http://ytzrgtjdeez1q323.apps.localhost:8787",
+          "created_at": "2026-11-25T17:08:30.872Z",
+          "updated_at": "2026-11-25T17:08:30.885Z",
+          "deleted_at": null,
+          "live_release_id": "rel_xs9yx3jcz7hm5jkyemdc"
+        }
+      ]
     },
     "listApps 400": {
       "error": {
@@ -2334,27 +2380,26 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "listEvents 200": {
-      "app_id": "99vykjagzabzh8es",
+      "app_id": "0ych680dhzpdt7dk",
       "events": [
         {
-          "app_event_id": "evt_7",
-          "release_id": "rel_f49bsm3mkxnqjab4qx1c",
+          "app_event_id": "evt_3",
+          "release_id": "rel_rephvwxax1g4bf7zg2qg",
           "app_user_id": null,
-          "api_key_id": null,
-          "request_id": "5e33f8c014a4a489-3",
-          "type": "job.enqueued",
-          "event_type": "job.enqueued",
+          "api_key_id": "key_bq1m18zqr00nqhzmtkq7",
+          "request_id": "249ce632ee10ddd3-7",
+          "type": "release.created",
+          "event_type": "release.created",
           "severity": "info",
           "level": "info",
-          "message": "Job hello enqueued.",
+          "message": "Release created.",
           "metadata": {
-            "job_id": "job_0gd0x877h5pgwgx5d1j7",
-            "run_at": "2026-11-24T11:32:08.279Z",
-            "source": "enqueue",
-            "job_name": "hello",
-            "max_attempts": 3
+            "files": 2,
+            "reasons": [],
+            "missing_secrets": [],
+            "activation_status": "live"
           },
-          "created_at": "2026-11-24T11:32:08.277Z"
+          "created_at": "2026-11-23T17:08:38.871Z"
         }
       ],
       "cursor": null
@@ -2586,28 +2631,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "previewDowngrade 200": {
-      "account_id": "acct_3m174hkvsqf5vdf3hnz0",
-      "current_plan_key": "business",
-      "target_plan_key": "starter",
+      "account_id": "acct_4bc0rt16hwj5rcjj6abm",
+      "current_plan_key": "free",
+      "target_plan_key": "business",
       "compatible": true,
-      "violations": [
-        {
-          "type": "route",
-          "key": "custom_domains.max",
-          "route_id": "route_a9jd7e5m0v0kt7yfgt80",
-          "app_id": "tsdg0k0x1nt10yct",
-          "current": 2,
-          "allowed": 1,
-          "message": "Custom domain b.down-one.test: Starter allows 1 custom domain; it would be disabled (not deleted)."
-        }
-      ],
-      "actions": [
-        {
-          "action": "disable_route",
-          "route_id": "route_a9jd7e5m0v0kt7yfgt80",
-          "reason": "Starter allows 1 custom domain; disabled by the move to Starter."
-        }
-      ]
+      "violations": [],
+      "actions": []
     },
     "previewDowngrade 400": {
       "error": {
@@ -2624,10 +2653,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "99vykjagzabzh8es",
-      "account_id": "acct_zz62cc7vq4qz42zg6yem",
-      "release_id": "rel_f49bsm3mkxnqjab4qx1c",
-      "origin": "http://99vykjagzabzh8es.apps.localhost:8787",
+      "app_id": "ey2mkfhv46kam9pk",
+      "account_id": "acct_47skfx8mx6k2pzv7fb93",
+      "release_id": "rel_pqs9fea5w343j2yzczp8",
+      "origin": "http://ey2mkfhv46kam9pk.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -2673,7 +2702,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_he7j3txxpj8q4s7jj5p3"
+          "account_id": "acct_zma4nbp2evkaxg2072nm"
         }
       }
     },
@@ -2689,16 +2718,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishRelease 200": {
       "status": "published",
-      "app_id": "ffgwh3nzkg4se9gc",
-      "account_id": "acct_k9erhhbvae7wzc2yjhgw",
-      "release_id": "rel_k4bxqbwy3r3kncrzfdma",
-      "origin": "http://ffgwh3nzkg4se9gc.apps.localhost:35521",
-      "previous_release_id": "rel_ndrc0yps4b52w975j71b",
+      "app_id": "z9axdz89skhbp88s",
+      "account_id": "acct_qsk4wvnsw3qgnv05ztjv",
+      "release_id": "rel_ht5g13hm19cwp3dn2pzt",
+      "origin": "http://z9axdz89skhbp88s.apps.localhost:8787",
+      "previous_release_id": "rel_5v9ncrxbpb6bhsxhfcym",
       "activation": {
         "status": "live",
         "reasons": [],
         "missing_secrets": [],
-        "previous_release_id": "rel_ndrc0yps4b52w975j71b"
+        "previous_release_id": "rel_5v9ncrxbpb6bhsxhfcym"
       }
     },
     "publishRelease 400": {
@@ -2722,12 +2751,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishRelease 402": {
       "error": {
-        "code": "billing_restricted",
-        "message": "New webhooks (w) are paused while a payment is overdue (grace period ends 2026-12-08); update the payment method to cont",
+        "code": "plan_limit_exceeded",
+        "message": "Your Free plan allows 3 published apps; this would make 4. Unpublish an app you no longer need (`platform unpublish --ap",
         "details": {
-          "billing_access_state": "past_due_grace",
-          "grace_ends_at": "2026-12-08T05:37:42.359Z",
-          "feature_key": "webhooks"
+          "limit_key": "apps.max",
+          "plan_key": "free",
+          "allowed": 3,
+          "current": 4,
+          "required_plan_key": "starter"
         }
       }
     },
@@ -2736,7 +2767,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_he7j3txxpj8q4s7jj5p3"
+          "account_id": "acct_zma4nbp2evkaxg2072nm"
         }
       }
     },
@@ -2761,7 +2792,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "app_takedown",
         "message": "This app is taken down for legal reasons: it can be read, not changed. Contact the operator of this platform.",
         "details": {
-          "app_id": "6a7gndngd3dcwzpd"
+          "app_id": "evrn8t63bxje5wjn"
         }
       }
     },
@@ -3051,7 +3082,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_he7j3txxpj8q4s7jj5p3"
+          "account_id": "acct_zma4nbp2evkaxg2072nm"
         }
       }
     },
@@ -3107,9 +3138,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "unpublishApp 200": {
-      "app_id": "dmmqc5jy431j34vd",
+      "app_id": "z9axdz89skhbp88s",
       "status": "unpublished",
-      "deleted_at": "2026-11-24T11:32:08.753Z"
+      "deleted_at": "2026-11-25T17:08:34.081Z"
     },
     "unpublishApp 401": {
       "error": {

@@ -19,7 +19,7 @@ import { formatEvent } from '../dev/print.ts';
 import { followEvents } from '../follow.ts';
 import { c, CliError, printError } from '../output.ts';
 import { preparePublish } from '../prepare.ts';
-import { sendRelease } from './publish.ts';
+import { busyMessage, sendRelease } from './publish.ts';
 
 export type DevOptions = { api?: string; port?: string; dataDir?: string; bundle?: boolean; debounce?: string };
 
@@ -41,6 +41,8 @@ async function saveDevApp(dir: string, key: string, appId: string): Promise<void
 }
 
 const say = (line: string) => process.stdout.write(line + '\n');
+/** A publish the platform was too busy to take is sent again after its wait (sendRelease); say so. */
+const busy = (seconds: number, attempt: number) => say(busyMessage(seconds, attempt));
 
 export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
   const dir = path.resolve(dirArg);
@@ -132,12 +134,12 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
       await syncSecrets();
       let result: PublishAppResponse;
       try {
-        result = await sendRelease(api, appId, prepared);
+        result = await sendRelease(api, appId, prepared, undefined, busy);
       } catch (err) {
         // the development app is gone (a fresh data directory, or deleted): make another
         if (!(err instanceof CliError && err.code === 'not_found' && appId)) throw err;
         appId = undefined;
-        result = await sendRelease(api, undefined, prepared);
+        result = await sendRelease(api, undefined, prepared, undefined, busy);
       }
       const created = appId !== result.app_id;
       appId = result.app_id;
@@ -145,7 +147,7 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
         await saveDevApp(dir, linkKey, appId);
         await syncSecrets();
         // the first release could not see .env yet
-        if (result.activation.status === 'pending_secrets' && secretsSet.size) result = await sendRelease(api, appId, prepared);
+        if (result.activation.status === 'pending_secrets' && secretsSet.size) result = await sendRelease(api, appId, prepared, undefined, busy);
       }
       const ms = Math.round(performance.now() - started);
       const a = result.activation;

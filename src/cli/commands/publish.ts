@@ -41,6 +41,9 @@ function bodyStream(head: Record<string, unknown>, files: LocalFile[], onFile: (
 export const BUSY_RETRIES = 3;
 const MAX_RETRY_WAIT_S = 30;
 
+/** What the CLI says before sending a busy-refused publish again. */
+export const busyMessage = (seconds: number, attempt: number) => `${c.yellow('The platform is busy with other publishes')}; sending again in ${seconds} s (retry ${attempt} of ${BUSY_RETRIES}).`;
+
 /** Seconds to wait before sending again when the platform refused a publish as busy (503 with `retry_after`). */
 function busyFor(err: unknown): number | undefined {
   if (!(err instanceof CliError) || err.code !== 'service_unavailable') return undefined;
@@ -86,7 +89,7 @@ export async function publish(dir: string, opts: { app?: string; message?: strin
       appId,
       prepared,
       (sent) => bar?.update(Math.ceil(sent / 1024)),
-      (seconds, attempt) => process.stderr.write(`${bar ? '\n' : ''}${c.yellow('The platform is busy with other publishes')}; sending again in ${seconds} s (retry ${attempt} of ${BUSY_RETRIES}).\n`),
+      (seconds, attempt) => process.stderr.write(`${bar ? '\n' : ''}${busyMessage(seconds, attempt)}\n`),
     );
   } finally {
     bar?.stop();
