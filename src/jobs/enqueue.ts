@@ -12,6 +12,8 @@ import * as v from 'valibot';
 import { ResourceName } from '../manifest/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { jobTurns } from './turns.ts';
+import { takeWaitingSlot } from './backlog.ts';
+import type { PlanCatalogue } from '../plans/catalogue.ts';
 
 export const MAX_JOB_PAYLOAD_BYTES = 64 * 1024;
 export const MAX_JOB_DELAY_SECONDS = 7 * 24 * 3600;
@@ -58,9 +60,11 @@ export function payloadProblem(payload: unknown): string | undefined {
 /** Adds a declared job and its `job.enqueued` event in one transaction (a rolled-back caller leaves neither). */
 export async function queueJob(
   db: Db,
-  run: { base: Omit<NewEvent, 'type' | 'message' | 'metadata'>; appId: string; jobName: string; payload: unknown; maxAttempts: number; source: AppJobPayload['source']; delaySeconds?: number; message: string },
+  run: { base: Omit<NewEvent, 'type' | 'message' | 'metadata'>; appId: string; jobName: string; payload: unknown; maxAttempts: number; source: AppJobPayload['source']; delaySeconds?: number; message: string; plans?: PlanCatalogue },
 ): Promise<{ job_id: string; run_at: string; worker_job_id: string | null }> {
   return db.transaction().execute(async (trx) => {
+    // jobs app code enqueues count against the plan's jobs.waiting.max (src/jobs/backlog.ts)
+    if (run.source === 'enqueue' && run.plans) await takeWaitingSlot(trx, run.plans, run.appId);
     const added = await addAppJob(trx, { app_id: run.appId, job_name: run.jobName, payload: run.payload ?? null, source: run.source, delaySeconds: run.delaySeconds, maxAttempts: run.maxAttempts });
     await recordEvents(trx, [
       { ...run.base, type: 'job.enqueued', message: run.message, metadata: { job_id: added.job_id, job_name: run.jobName, run_at: added.run_at, max_attempts: run.maxAttempts, source: run.source } },
@@ -76,9 +80,9 @@ export async function enqueueFromApp(deps: Deps, target: JobTarget, name: unknow
   // The event repeats the name only when it is name-shaped: app code may pass anything here,
   // request data included, and events are readable by every member of the account.
   const shownName = v.is(ResourceName, name) ? name : null;
-  const fail = async (code: ErrorCode, message: string): Promise<never> => {
+  const fail = async (code: ErrorCode, message: string, details?: Record<string, unknown>): Promise<never> => {
     await recordEvents(deps.db, [{ ...base, type: 'job.enqueue_failed', severity: 'warn', message, metadata: { job_name: shownName, code } }]);
-    throw new ApiError(code, message);
+    throw new ApiError(code, message, details);
   };
   const jobs = target.manifest.resources.jobs ?? {};
   if (typeof name !== 'string' || !Object.hasOwn(jobs, name)) {
@@ -91,6 +95,11 @@ export async function enqueueFromApp(deps: Deps, target: JobTarget, name: unknow
     return fail('invalid_delay', `delay_seconds must be a whole number from 0 to ${MAX_JOB_DELAY_SECONDS}.`);
   }
   const maxAttempts = jobs[name]!.max_attempts ?? 3;
-  const added = await queueJob(deps.db, { base, appId: target.appId, jobName: name, payload, maxAttempts, source: 'enqueue', delaySeconds: delay, message: `Job ${name} enqueued.` });
-  return { job_id: added.job_id };
+  try {
+    const added = await queueJob(deps.db, { base, appId: target.appId, jobName: name, payload, maxAttempts, source: 'enqueue', delaySeconds: delay, message: `Job ${name} enqueued.`, plans: deps.config.plans });
+    return { job_id: added.job_id };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'quota_exceeded') return fail(err.code, err.message, err.details);
+    throw err;
+  }
 }

@@ -5,7 +5,7 @@
 export const EXAMPLES: { components: Record<string, unknown>; responses: Record<string, unknown> } = {
   "components": {
     "AccountLimits": {
-      "account_id": "acct_457ybpsnz5654ep2abdc",
+      "account_id": "acct_6ftr70vhhwp7xhhwqghv",
       "plan_key": "business",
       "features": {
         "app_slugs": true,
@@ -22,7 +22,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "custom_domains.max": 10
       },
       "runtime_limits": {
-        "server.cpu_ms.max": 200
+        "server.cpu_ms.max": 200,
+        "jobs.waiting.max": 50000
       },
       "release_limits": {
         "release.file_count.max": 1000
@@ -77,31 +78,31 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "role": "owner"
     },
     "AccountStatus": {
-      "account_id": "acct_qy7wkcfs0zkk4gv0gj67",
+      "account_id": "acct_9hq5exfjj7x4e3gksh9w",
       "plan_key": "free",
       "billing_access_state": "active",
       "grace_ends_at": null,
       "active_flags": [
         {
           "scope": "app",
-          "app_id": "bwd0j7vyfd1rw1ha",
+          "app_id": "d9rgy4d7tnn4r1qe",
           "flag": "suspended",
           "reason": "Spam",
-          "set_at": "2026-11-25T17:08:35.757Z"
+          "set_at": "2026-11-25T17:14:46.560Z"
         },
         {
           "scope": "app",
-          "app_id": "evrn8t63bxje5wjn",
+          "app_id": "p4fyyp6wztdfjx0t",
           "flag": "takedown",
           "reason": "Court order 7",
-          "set_at": "2026-11-25T17:08:35.759Z"
+          "set_at": "2026-11-25T17:14:46.587Z"
         }
       ],
       "suspended": false,
       "restricted": false,
       "reasons": [
-        "App bwd0j7vyfd1rw1ha is suspended: Spam",
-        "App evrn8t63bxje5wjn is taken down: Court order 7"
+        "App d9rgy4d7tnn4r1qe is suspended: Spam",
+        "App p4fyyp6wztdfjx0t is taken down: Court order 7"
       ],
       "warnings": [],
       "usage": {
@@ -139,14 +140,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "status": "live",
       "reasons": [],
       "missing_secrets": [],
-      "previous_release_id": "rel_5v9ncrxbpb6bhsxhfcym"
+      "previous_release_id": "rel_mn07v70va77pdd0v33wq"
     },
     "ActiveFlag": {
       "scope": "app",
-      "app_id": "bwd0j7vyfd1rw1ha",
+      "app_id": "d9rgy4d7tnn4r1qe",
       "flag": "suspended",
       "reason": "Spam",
-      "set_at": "2026-11-25T17:08:35.757Z"
+      "set_at": "2026-11-25T17:14:46.560Z"
     },
     "AdminInviteRequest": {
       "email": "Ed@Example.com",
@@ -286,26 +287,26 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "AppList": {
       "apps": [
         {
-          "app_id": "8nx0cted3nzdwx5y",
+          "app_id": "5cw86azcca9erzk8",
           "name": "My site",
           "summary": null,
           "visibility": "public",
-          "origin": "http://8nx0cted3nzdwx5y.apps.localhost:8787",
-          "created_at": "2026-11-25T17:08:34.002Z",
-          "updated_at": "2026-11-25T17:08:34.006Z",
+          "origin": "http://5cw86azcca9erzk8.apps.localhost:8787",
+          "created_at": "2026-11-25T17:14:43.206Z",
+          "updated_at": "2026-11-25T17:14:43.217Z",
           "deleted_at": null,
-          "live_release_id": "rel_qwr1vmmc8sdsf0twsy5z"
+          "live_release_id": "rel_b6yzp38ktmw5c9jzb4qv"
         },
         {
-          "app_id": "hcan8b9k184wye1j",
+          "app_id": "d1kfqfvve0rm7h80",
           "name": "My site",
           "summary": null,
           "visibility": "public",
-          "origin": "http://hcan8b9k184wye1j.apps.localhost:8787",
-          "created_at": "2026-11-25T17:08:33.990Z",
-          "updated_at": "2026-11-25T17:08:33.995Z",
+          "origin": "http://d1kfqfvve0rm7h80.apps.localhost:8787",
+          "created_at": "2026-11-25T17:14:43.171Z",
+          "updated_at": "2026-11-25T17:14:43.185Z",
           "deleted_at": null,
-          "live_release_id": "rel_3ydhnwz9y862pp2d780m"
+          "live_release_id": "rel_85enexz8ea34r1teyrfq"
         }
       ]
     },
@@ -313,15 +314,15 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "name": "My site"
     },
     "AppSummary": {
-      "app_id": "ytzrgtjdeez1q323",
+      "app_id": "1jjk1w7mwdp8daa7",
       "name": "My site",
       "summary": null,
       "visibility": "public",
-      "origin": "http://ytzrgtjdeez1q323.apps.localhost:8787",
-      "created_at": "2026-11-25T17:08:30.872Z",
-      "updated_at": "2026-11-25T17:08:30.885Z",
+      "origin": "http://1jjk1w7mwdp8daa7.apps.localhost:8787",
+      "created_at": "2026-11-25T17:14:37.468Z",
+      "updated_at": "2026-11-25T17:14:37.614Z",
       "deleted_at": null,
-      "live_release_id": "rel_xs9yx3jcz7hm5jkyemdc"
+      "live_release_id": "rel_ta0mthr1ypgssrnxpgfd"
     },
     "BillingPlan": {
       "account_id": "acct_ry8119ea05cm967jrdfw",
@@ -532,7 +533,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "DowngradePreview": {
-      "account_id": "acct_6gr30kzq49z6h9eyfa51",
+      "account_id": "acct_0fs2cbw6gy410fg2bf3w",
       "current_plan_key": "business",
       "target_plan_key": "free",
       "compatible": true,
@@ -540,31 +541,31 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         {
           "type": "route",
           "key": "app_slugs.max",
-          "route_id": "route_s29j9qrgwp5z26wf50y5",
-          "app_id": "ccje5bd1s8rmqq8v",
+          "route_id": "route_6nc9g34h9dfy4s1cytys",
+          "app_id": "yj14ccszkfjr7nfe",
           "current": 2,
           "allowed": 0,
-          "message": "Slug new-ccje5bd1s8rmqq8v.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+          "message": "Slug new-yj14ccszkfjr7nfe.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
         },
         {
           "type": "route",
           "key": "app_slugs.max",
-          "route_id": "route_37c4gnz56zhmwgy74mpv",
-          "app_id": "ccje5bd1s8rmqq8v",
+          "route_id": "route_6at4fm8k77sdmbz1534n",
+          "app_id": "yj14ccszkfjr7nfe",
           "current": 2,
           "allowed": 0,
-          "message": "Slug old-ccje5bd1s8rmqq8v.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+          "message": "Slug old-yj14ccszkfjr7nfe.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
         }
       ],
       "actions": [
         {
           "action": "disable_route",
-          "route_id": "route_s29j9qrgwp5z26wf50y5",
+          "route_id": "route_6nc9g34h9dfy4s1cytys",
           "reason": "Free does not include slugs; disabled by the move to Free."
         },
         {
           "action": "disable_route",
-          "route_id": "route_37c4gnz56zhmwgy74mpv",
+          "route_id": "route_6at4fm8k77sdmbz1534n",
           "reason": "Free does not include slugs; disabled by the move to Free."
         }
       ]
@@ -592,14 +593,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "EventPage": {
-      "app_id": "5n74kepkw7fchk75",
+      "app_id": "86yn6gtbnyzh0x3n",
       "events": [
         {
           "app_event_id": "evt_22",
-          "release_id": "rel_eajsbxv43q5r7rv37fd4",
+          "release_id": "rel_vz440gez0t4wydsd34wt",
           "app_user_id": null,
           "api_key_id": null,
-          "request_id": "c61adb423f7196c7-q",
+          "request_id": "7e479973fc713863-q",
           "type": "runtime.request_error",
           "event_type": "runtime.request_error",
           "severity": "error",
@@ -610,21 +611,21 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
             "path": "/spin",
             "error": "InternalError: interrupted (the call used its 50 ms of CPU)",
             "stack": null,
-            "cpu_ms": 50.59,
+            "cpu_ms": 50.45,
             "method": "GET",
             "status": 500
           },
-          "created_at": "2026-11-25T17:08:35.319Z"
+          "created_at": "2026-11-25T17:14:45.557Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
       "app_event_id": "evt_22",
-      "release_id": "rel_eajsbxv43q5r7rv37fd4",
+      "release_id": "rel_vz440gez0t4wydsd34wt",
       "app_user_id": null,
       "api_key_id": null,
-      "request_id": "c61adb423f7196c7-q",
+      "request_id": "7e479973fc713863-q",
       "type": "runtime.request_error",
       "event_type": "runtime.request_error",
       "severity": "error",
@@ -635,11 +636,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "path": "/spin",
         "error": "InternalError: interrupted (the call used its 50 ms of CPU)",
         "stack": null,
-        "cpu_ms": 50.59,
+        "cpu_ms": 50.45,
         "method": "GET",
         "status": 500
       },
-      "created_at": "2026-11-25T17:08:35.319Z"
+      "created_at": "2026-11-25T17:14:45.557Z"
     },
     "FileStoreSpec": {
       "public": true,
@@ -723,11 +724,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "PlanViolation": {
       "type": "route",
       "key": "custom_domains.max",
-      "route_id": "route_wacabepfny2n218w19d1",
-      "app_id": "ccje5bd1s8rmqq8v",
+      "route_id": "route_xzxaesjzgdczz131gvgc",
+      "app_id": "yj14ccszkfjr7nfe",
       "current": 2,
       "allowed": 1,
-      "message": "Custom domain new-ccje5bd1s8rmqq8v.example.com: Starter allows 1 custom domain; it would be disabled (not deleted)."
+      "message": "Custom domain new-yj14ccszkfjr7nfe.example.com: Starter allows 1 custom domain; it would be disabled (not deleted)."
     },
     "PlatformSession": {
       "user": {
@@ -765,16 +766,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "PublishAppResponse": {
       "status": "published",
-      "app_id": "z9axdz89skhbp88s",
-      "account_id": "acct_qsk4wvnsw3qgnv05ztjv",
-      "release_id": "rel_ht5g13hm19cwp3dn2pzt",
-      "origin": "http://z9axdz89skhbp88s.apps.localhost:8787",
-      "previous_release_id": "rel_5v9ncrxbpb6bhsxhfcym",
+      "app_id": "8n7bz4qrpfmrmaqa",
+      "account_id": "acct_pd5d5ydfxa9gf5pd5zja",
+      "release_id": "rel_q9hy03b0tnnz2zcsw29f",
+      "origin": "http://8n7bz4qrpfmrmaqa.apps.localhost:8787",
+      "previous_release_id": "rel_mn07v70va77pdd0v33wq",
       "activation": {
         "status": "live",
         "reasons": [],
         "missing_secrets": [],
-        "previous_release_id": "rel_5v9ncrxbpb6bhsxhfcym"
+        "previous_release_id": "rel_mn07v70va77pdd0v33wq"
       }
     },
     "PublishRequest": {
@@ -1240,9 +1241,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "kind": "custom_domain"
     },
     "UnpublishResponse": {
-      "app_id": "z9axdz89skhbp88s",
+      "app_id": "8n7bz4qrpfmrmaqa",
       "status": "unpublished",
-      "deleted_at": "2026-11-25T17:08:34.081Z"
+      "deleted_at": "2026-11-25T17:14:43.331Z"
     },
     "UpdateRouteRequest": {
       "status": "disabled"
@@ -1810,7 +1811,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "status": "denied"
     },
     "getAccountLimits 200": {
-      "account_id": "acct_457ybpsnz5654ep2abdc",
+      "account_id": "acct_6ftr70vhhwp7xhhwqghv",
       "plan_key": "business",
       "features": {
         "app_slugs": true,
@@ -1827,7 +1828,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "custom_domains.max": 10
       },
       "runtime_limits": {
-        "server.cpu_ms.max": 200
+        "server.cpu_ms.max": 200,
+        "jobs.waiting.max": 50000
       },
       "release_limits": {
         "release.file_count.max": 1000
@@ -1868,7 +1870,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getAccountStatus 200": {
-      "account_id": "acct_47skfx8mx6k2pzv7fb93",
+      "account_id": "acct_vg8myeghc8fb850f24q9",
       "plan_key": "free",
       "billing_access_state": "active",
       "grace_ends_at": null,
@@ -1914,15 +1916,15 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getApp 200": {
-      "app_id": "evrn8t63bxje5wjn",
+      "app_id": "p4fyyp6wztdfjx0t",
       "name": "My site",
       "summary": null,
       "visibility": "public",
-      "origin": "http://evrn8t63bxje5wjn.apps.localhost:8787",
-      "created_at": "2026-11-25T17:08:35.749Z",
-      "updated_at": "2026-11-25T17:08:35.753Z",
+      "origin": "http://p4fyyp6wztdfjx0t.apps.localhost:8787",
+      "created_at": "2026-11-25T17:14:46.531Z",
+      "updated_at": "2026-11-25T17:14:46.553Z",
       "deleted_at": null,
-      "live_release_id": "rel_3hrdjfnyzvmeknv86h0k"
+      "live_release_id": "rel_eytmys3x2q9ma0ewcdnq"
     },
     "getApp 401": {
       "error": {
@@ -2294,15 +2296,15 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApps 200": {
       "apps": [
         {
-          "app_id": "ytzrgtjdeez1q323",
+          "app_id": "1jjk1w7mwdp8daa7",
           "name": "My site",
           "summary": null,
           "visibility": "public",
-          "origin": "http://ytzrgtjdeez1q323.apps.localhost:8787",
-          "created_at": "2026-11-25T17:08:30.872Z",
-          "updated_at": "2026-11-25T17:08:30.885Z",
+          "origin": "http://1jjk1w7mwdp8daa7.apps.localhost:8787",
+          "created_at": "2026-11-25T17:14:37.468Z",
+          "updated_at": "2026-11-25T17:14:37.614Z",
           "deleted_at": null,
-          "live_release_id": "rel_xs9yx3jcz7hm5jkyemdc"
+          "live_release_id": "rel_ta0mthr1ypgssrnxpgfd"
         }
       ]
     },
@@ -2380,14 +2382,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "listEvents 200": {
-      "app_id": "0ych680dhzpdt7dk",
+      "app_id": "dgtq48vr3j8wyhxv",
       "events": [
         {
           "app_event_id": "evt_3",
-          "release_id": "rel_rephvwxax1g4bf7zg2qg",
+          "release_id": "rel_da7nmazqwgttc4q86n3g",
           "app_user_id": null,
-          "api_key_id": "key_bq1m18zqr00nqhzmtkq7",
-          "request_id": "249ce632ee10ddd3-7",
+          "api_key_id": "key_hxytc3fpyt48sr4aph9m",
+          "request_id": "8e19856b4b6ffbb1-7",
           "type": "release.created",
           "event_type": "release.created",
           "severity": "info",
@@ -2399,7 +2401,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
             "missing_secrets": [],
             "activation_status": "live"
           },
-          "created_at": "2026-11-23T17:08:38.871Z"
+          "created_at": "2026-11-23T17:14:53.039Z"
         }
       ],
       "cursor": null
@@ -2631,7 +2633,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "previewDowngrade 200": {
-      "account_id": "acct_4bc0rt16hwj5rcjj6abm",
+      "account_id": "acct_6bkdyk0ncvd3gs2s67bj",
       "current_plan_key": "free",
       "target_plan_key": "business",
       "compatible": true,
@@ -2653,10 +2655,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "ey2mkfhv46kam9pk",
-      "account_id": "acct_47skfx8mx6k2pzv7fb93",
-      "release_id": "rel_pqs9fea5w343j2yzczp8",
-      "origin": "http://ey2mkfhv46kam9pk.apps.localhost:8787",
+      "app_id": "k8zve3mn2rrcwjsp",
+      "account_id": "acct_vg8myeghc8fb850f24q9",
+      "release_id": "rel_y9jr4wkjk4th12ardqcm",
+      "origin": "http://k8zve3mn2rrcwjsp.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -2702,7 +2704,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_zma4nbp2evkaxg2072nm"
+          "account_id": "acct_dm93nzrn8grqs5cgfj3a"
         }
       }
     },
@@ -2718,16 +2720,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishRelease 200": {
       "status": "published",
-      "app_id": "z9axdz89skhbp88s",
-      "account_id": "acct_qsk4wvnsw3qgnv05ztjv",
-      "release_id": "rel_ht5g13hm19cwp3dn2pzt",
-      "origin": "http://z9axdz89skhbp88s.apps.localhost:8787",
-      "previous_release_id": "rel_5v9ncrxbpb6bhsxhfcym",
+      "app_id": "8n7bz4qrpfmrmaqa",
+      "account_id": "acct_pd5d5ydfxa9gf5pd5zja",
+      "release_id": "rel_q9hy03b0tnnz2zcsw29f",
+      "origin": "http://8n7bz4qrpfmrmaqa.apps.localhost:8787",
+      "previous_release_id": "rel_mn07v70va77pdd0v33wq",
       "activation": {
         "status": "live",
         "reasons": [],
         "missing_secrets": [],
-        "previous_release_id": "rel_5v9ncrxbpb6bhsxhfcym"
+        "previous_release_id": "rel_mn07v70va77pdd0v33wq"
       }
     },
     "publishRelease 400": {
@@ -2767,7 +2769,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_zma4nbp2evkaxg2072nm"
+          "account_id": "acct_dm93nzrn8grqs5cgfj3a"
         }
       }
     },
@@ -2792,7 +2794,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "app_takedown",
         "message": "This app is taken down for legal reasons: it can be read, not changed. Contact the operator of this platform.",
         "details": {
-          "app_id": "evrn8t63bxje5wjn"
+          "app_id": "p4fyyp6wztdfjx0t"
         }
       }
     },
@@ -3082,7 +3084,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_zma4nbp2evkaxg2072nm"
+          "account_id": "acct_dm93nzrn8grqs5cgfj3a"
         }
       }
     },
@@ -3138,9 +3140,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "unpublishApp 200": {
-      "app_id": "z9axdz89skhbp88s",
+      "app_id": "8n7bz4qrpfmrmaqa",
       "status": "unpublished",
-      "deleted_at": "2026-11-25T17:08:34.081Z"
+      "deleted_at": "2026-11-25T17:14:43.331Z"
     },
     "unpublishApp 401": {
       "error": {

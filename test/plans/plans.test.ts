@@ -47,7 +47,7 @@ test('a new account is on Free: status, limits and a preview, as records', async
   assert.equal(limits.features, { app_slugs: false, custom_domains: false, app_analytics: false, webhooks: false });
   assert.equal(limits.deployment_limits, { 'apps.max': 3, 'app_slugs.max': 0, 'custom_domains.max': 0 });
   assert.equal(limits.manifest_limits, { 'data.collections.max': 5 });
-  assert.equal(limits.runtime_limits, { 'server.cpu_ms.max': 50 });
+  assert.equal(limits.runtime_limits, { 'server.cpu_ms.max': 50, 'jobs.waiting.max': 1000 });
   assert.equal(limits.release_limits, { 'release.file_count.max': 500 });
   assert.is(limits.usage_limits['requests.monthly.max'], 100_000);
   assert.is(limits.usage_limits['storage.bytes.max'], 1024 ** 3);

@@ -14,6 +14,7 @@ import type { AppsPlane } from '../../src/origin/plane.ts';
 import { invokeRelease } from '../../src/origin/invoke.ts';
 import { servingBlock, type ServingBlock } from '../../src/releases/live.ts';
 import { appPointer } from '../../src/releases/queries.ts';
+import { releaseWaitingSlot } from '../../src/jobs/backlog.ts';
 
 const BLOCK_REASONS: Record<ServingBlock, string> = {
   app_takedown: 'the app is taken down',
@@ -36,6 +37,7 @@ export function retryDelaySeconds(attempts: number): number {
 }
 
 export function appJobTask(deps: Deps, plane: AppsPlane): Task {
+  const run = runAppJob(deps, plane);
   return async (raw, helpers) => {
     const parsed = v.safeParse(Payload, raw);
     if (!parsed.success) {
@@ -43,6 +45,22 @@ export function appJobTask(deps: Deps, plane: AppsPlane): Task {
       return; // a malformed payload can never succeed: do not retry it
     }
     const p = parsed.output;
+    // a job app code enqueued stops counting against its app's waiting jobs once it is done for good
+    let done = false;
+    try {
+      await run(p, helpers);
+      done = true;
+    } catch (err) {
+      done = helpers.job.attempts >= helpers.job.max_attempts;
+      throw err;
+    } finally {
+      if (done && p.source === 'enqueue') await releaseWaitingSlot(deps.db, p.app_id).catch((err) => helpers.logger.error(`app_job: could not count a finished job: ${String(err)}`));
+    }
+  };
+}
+
+function runAppJob(deps: Deps, plane: AppsPlane) {
+  return async (p: v.InferOutput<typeof Payload>, helpers: Parameters<Task>[1]): Promise<void> => {
     const attempt = helpers.job.attempts;
     const maxAttempts = helpers.job.max_attempts;
     const app = await appPointer(deps.db, p.app_id);

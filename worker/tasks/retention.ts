@@ -3,7 +3,8 @@
  * - `events_retention`: events older than the account plan's `events.retention_days` (built in:
  *   Free 1 day, Starter 7, Business 30, Business Plus / Agency / internal 90), webhook delivery ids after 48 hours
  *   (de-duplication needs 24), schedule claims after 3 days, sign-in and app-user material past its use,
- *   deleted data rows and file records after DELETED_KEEP_DAYS, permanently failed jobs after a day;
+ *   deleted data rows and file records after DELETED_KEEP_DAYS, permanently failed jobs after a day, and
+ *   a recount of each app's waiting jobs (src/jobs/backlog.ts);
  * - `releases_retention`: see pruneReleases.
  */
 import type { Task } from 'graphile-worker';
@@ -12,6 +13,7 @@ import type { Deps } from '../../src/deps.ts';
 import { recordEvents } from '../../src/events/record.ts';
 import { PLAN_KEYS } from '../../src/plans/catalogue.ts';
 import { pruneBlobs } from '../../src/blobs/retention.ts';
+import { recountWaiting } from '../../src/jobs/backlog.ts';
 
 const BATCH = 5000;
 /** Releases kept per app besides the live one: the newest KEEP_NEWEST, and any created in the last KEEP_DAYS. */
@@ -177,7 +179,7 @@ export async function pruneReleases(deps: Deps, now = new Date()): Promise<{ rel
 
 export function eventsRetentionTask(deps: Deps): Task {
   return async (_payload, helpers) => {
-    const r = { ...(await pruneEvents(deps)), app_auth: await pruneAuthMaterial(deps), platform_auth: await prunePlatformAuth(deps), deleted: await pruneDeletedData(deps), failed_jobs: await pruneFailedJobs(deps) };
+    const r = { ...(await pruneEvents(deps)), app_auth: await pruneAuthMaterial(deps), platform_auth: await prunePlatformAuth(deps), deleted: await pruneDeletedData(deps), failed_jobs: await pruneFailedJobs(deps), waiting_recounted: await recountWaiting(deps.db) };
     const any = (o: object): boolean => Object.values(o).some((x) => (typeof x === 'object' && x ? any(x) : Boolean(x)));
     if (any(r)) helpers.logger.info(`retention: ${JSON.stringify(r)}`);
   };
