@@ -1,12 +1,13 @@
 /**
  * Job speed: enqueue-to-start latency (p50, p99) and jobs/s for a trivial app job handler (QuickJS)
- * next to a graphile-worker no-op task, in the same run on the same Postgres.
+ * next to a graphile-worker no-op task, in the same run on the same Postgres; and how fast app code's
+ * enqueues go for one app with and without its waiting-jobs count.
  *   npm run bench:jobs [-- --jobs 2000 --concurrency 8]
  */
 import { parseArgs } from 'node:util';
 import { makeWorkerUtils, run, type Task } from 'graphile-worker';
 import { workerLogger } from '../src/boot.ts';
-import { addAppJob } from '../src/jobs/enqueue.ts';
+import { addAppJob, queueJob } from '../src/jobs/enqueue.ts';
 import { WORKER_PRESET } from '../worker/runner.ts';
 import { taskList } from '../worker/tasks.ts';
 import { startBenchEnv } from './bench-env.ts';
@@ -80,9 +81,23 @@ for (const [kind, label, add] of [
 }
 await runner.stop();
 await utils.release();
+
+// Enqueues as app code makes them (the job and its event in one transaction, and the app's waiting count, one row
+// per app, src/jobs/backlog.ts), 8 callers at once for one app; delayed an hour so none runs meanwhile.
+const enqueueRate = async (counted: boolean) => {
+  const base = { app_id: pub.app_id, account_id: pub.account_id };
+  const one = () => queueJob(env.deps.db, { base, appId: pub.app_id, jobName: 'tick', payload: null, maxAttempts: 3, source: 'enqueue', delaySeconds: 3600, message: 'bench', plans: counted ? env.deps.config.plans : undefined });
+  let left = N;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: 8 }, async () => { while (left-- > 0) await one(); }));
+  return N / ((performance.now() - t0) / 1000);
+};
+const uncounted = await enqueueRate(false);
+const counted = await enqueueRate(true);
 console.log(`\n${SEQ} sequential jobs for latency, ${N} queued at once for throughput, concurrency ${values.concurrency}\n`);
 console.log('task'.padEnd(30), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'jobs/s'.padStart(9));
 for (const r of results) console.log(r.label.padEnd(30), String(r.p50).padStart(8), String(r.p99).padStart(8), r.rps.toFixed(0).padStart(9));
 console.log(`\napp job throughput: ${(results[1]!.rps / results[0]!.rps).toFixed(2)}x the no-op task`);
+console.log(`app code's enqueues, 8 at once for one app: ${uncounted.toFixed(0)}/s without the waiting count, ${counted.toFixed(0)}/s with it`);
 await env.close();
 process.exit(0);

@@ -63,12 +63,14 @@ export async function queueJob(
   run: { base: Omit<NewEvent, 'type' | 'message' | 'metadata'>; appId: string; jobName: string; payload: unknown; maxAttempts: number; source: AppJobPayload['source']; delaySeconds?: number; message: string; plans?: PlanCatalogue },
 ): Promise<{ job_id: string; run_at: string; worker_job_id: string | null }> {
   return db.transaction().execute(async (trx) => {
-    // jobs app code enqueues count against the plan's jobs.waiting.max (src/jobs/backlog.ts)
-    if (run.source === 'enqueue' && run.plans) await takeWaitingSlot(trx, run.plans, run.appId);
     const added = await addAppJob(trx, { app_id: run.appId, job_name: run.jobName, payload: run.payload ?? null, source: run.source, delaySeconds: run.delaySeconds, maxAttempts: run.maxAttempts });
     await recordEvents(trx, [
       { ...run.base, type: 'job.enqueued', message: run.message, metadata: { job_id: added.job_id, job_name: run.jobName, run_at: added.run_at, max_attempts: run.maxAttempts, source: run.source } },
     ]);
+    // Jobs app code enqueues count against the plan's jobs.waiting.max (src/jobs/backlog.ts). Last, so
+    // the app's count row is locked only for the commit (one app's enqueues wait on each other there);
+    // past the bound this throws and the job and its event roll back with it.
+    if (run.source === 'enqueue' && run.plans) await takeWaitingSlot(trx, run.plans, run.appId);
     return added;
   });
 }
