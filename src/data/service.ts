@@ -134,6 +134,9 @@ export function declaredCollection(manifest: Manifest, name: string): Collection
   return flattenResources(manifest).find((x) => x.resource_type === 'data' && x.resource_name === name)?.spec as CollectionSpec | undefined;
 }
 
+/** A row's size as the storage quota counts it (src/storage/measure.ts): its JSON text as Postgres writes it. */
+const STORED_SIZE = sql<number>`octet_length(data::text)`.as('size');
+
 /** The row's size as JSON, refused past MAX_ROW_BYTES. */
 function checkSize(data: Record<string, unknown>): number {
   const size = Buffer.byteLength(JSON.stringify(data));
@@ -158,13 +161,14 @@ export async function createRow(deps: Deps, target: DataTarget, collection: stri
       .insertInto('app_rows')
       // Millisecond precision, so an (created_at, id) cursor carried through JSON is exact.
       .values({ app_id: target.appId, collection: name, id, data: JSON.stringify(data), owner_user_id: target.actorUserId ?? null, created_at: new Date(), updated_at: new Date() })
-      .returning(['id', 'data', 'created_at', 'updated_at'])
+      .returning(['id', 'data', 'created_at', 'updated_at', STORED_SIZE])
       .executeTakeFirstOrThrow();
     await writeIndexEntries(trx, target.appId, name, spec, id, row.created_at, data);
-    return toApi(row);
+    return { row: toApi(row), stored: Number(row.size) };
   });
-  quota.added(target.accountId, size);
-  return created;
+  // counted as the storage measure counts it (src/storage/measure.ts), so the running figure does not drift
+  quota.added(target.accountId, created.stored);
+  return created.row;
 }
 
 export async function updateRow(deps: Deps, target: DataTarget, collection: string, rowId: RowId, fields: unknown): Promise<Record<string, unknown>> {
@@ -173,16 +177,14 @@ export async function updateRow(deps: Deps, target: DataTarget, collection: stri
   const id = rowId;
   const patch = checkFields(spec, fields ?? {});
   const quota = storageQuota(deps);
-  let growth = 0;
   const updated = await deps.db.transaction().execute(async (trx) => {
-    let cq = trx.selectFrom('app_rows').select(['data']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
+    let cq = trx.selectFrom('app_rows').select(['data', STORED_SIZE]).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
     if (target.onlyOwnerId) cq = cq.where('owner_user_id', '=', target.onlyOwnerId);
     const current = await cq.forUpdate().executeTakeFirst();
     if (!current) throw new ApiError('not_found', `No row ${id} in "${name}".`);
     const data = { ...current.data, ...patch };
     for (const [k, v] of Object.entries(patch)) if (v === null) delete data[k];
-    growth = checkSize(data) - Buffer.byteLength(JSON.stringify(current.data));
-    await quota.check(target.accountId, growth, trx);
+    await quota.check(target.accountId, checkSize(data) - Buffer.byteLength(JSON.stringify(current.data)), trx);
     await checkReferences(trx, target.appId, spec, patch);
     await claimUniques(trx, target.appId, name, spec, id, data);
     const row = await trx
@@ -191,13 +193,13 @@ export async function updateRow(deps: Deps, target: DataTarget, collection: stri
       .where('app_id', '=', target.appId)
       .where('collection', '=', name)
       .where('id', '=', id)
-      .returning(['id', 'data', 'created_at', 'updated_at'])
+      .returning(['id', 'data', 'created_at', 'updated_at', STORED_SIZE])
       .executeTakeFirstOrThrow();
     await writeIndexEntries(trx, target.appId, name, spec, id, row.created_at, data);
-    return toApi(row);
+    return { row: toApi(row), growth: Number(row.size) - Number(current.size) };
   });
-  quota.added(target.accountId, growth);
-  return updated;
+  quota.added(target.accountId, updated.growth);
+  return updated.row;
 }
 
 export async function getRow(deps: Deps, target: DataTarget, collection: string, id: RowId): Promise<Record<string, unknown> | null> {
@@ -220,7 +222,7 @@ export async function deleteRow(deps: Deps, target: DataTarget, collection: stri
       .where('collection', '=', name)
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
-      .returning(sql<number>`octet_length(data::text)`.as('size'));
+      .returning(STORED_SIZE);
     if (target.onlyOwnerId) uq = uq.where('owner_user_id', '=', target.onlyOwnerId);
     const r = await uq.executeTakeFirst();
     if (!r) return undefined;

@@ -65,6 +65,7 @@ test('rows and files count; past the limit a write is refused with quota_exceede
   const d = viaBrowser.body.error.details;
   assert.equal({ ...d, current: 0 }, { metric: 'storage.bytes', plan_key: 'free', limit: 100_000, current: 0, increment: 30_011, upgrade_required: true });
   assert.ok(d.current > 90_000 && d.current < 100_000, String(d.current));
+  assert.is(d.current, (await status()).usage['storage.bytes'], "the node's running count is what a fresh measure finds");
 
   // an update that grows past the limit is refused; one that shrinks is not, and makes room
   assert.is((await rpc('update', rows[0], 45_000)).error?.code, 'quota_exceeded');
