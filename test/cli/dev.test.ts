@@ -121,6 +121,8 @@ test('a second run reuses the data directory, the dev key and the development ap
   try {
     const local = await run.waitForOutput(/local platform at http:\/\/127\.0\.0\.1:(\d+)/, 60_000);
     await run.waitForOutput(/The last good release keeps serving/, 30_000);
+    // a save before the watcher is set up would go unseen: wait for it
+    await run.waitForOutput(/^watching /m, 30_000);
     const appId = Object.values(before)[0] as string;
     // the release that was live when the last run stopped still serves
     assert.equal(await get(Number(local[1]), `${appId}.apps.localhost`, '/x'), { status: 200, text: 'v3 changed' });
