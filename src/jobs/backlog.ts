@@ -11,7 +11,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
-import { planOf, type PlanCatalogue } from '../plans/catalogue.ts';
+import { planOf, upgradeFor, type PlanCatalogue } from '../plans/catalogue.ts';
 
 /** Counts one more waiting job in the caller's transaction; 402 `quota_exceeded` when the app would pass its plan's bound. */
 export async function takeWaitingSlot(trx: Executor, plans: PlanCatalogue, appId: string): Promise<void> {
@@ -31,7 +31,7 @@ export async function takeWaitingSlot(trx: Executor, plans: PlanCatalogue, appId
     limit,
     current: row.waiting - 1,
     increment: 1,
-    upgrade_required: Object.values(plans).some((p) => p.limits['jobs.waiting.max'] > limit && p.price_monthly_usd > plan.price_monthly_usd),
+    upgrade_required: upgradeFor(plans, plan, 'jobs.waiting.max') !== null,
   });
 }
 

@@ -228,6 +228,11 @@ export function cheapestWith(plans: PlanCatalogue, test: (p: Plan) => boolean): 
   return sellable[0]?.key ?? null;
 }
 
+/** The cheapest plan a customer can move up to (it costs more) that gives more of `key` than `plan`; null when none sells more. */
+export function upgradeFor(plans: PlanCatalogue, plan: Plan, key: LimitKey): PlanKey | null {
+  return cheapestWith(plans, (p) => p.limits[key] > plan.limits[key] && p.price_monthly_usd > plan.price_monthly_usd);
+}
+
 /** The most CPU any plan gives one call (the sandbox's last-resort watchdog is set from it). */
 export function largestCpuMs(plans: PlanCatalogue): number {
   return Math.max(...PLAN_KEYS.map((k) => plans[k].limits['server.cpu_ms.max']));

@@ -11,7 +11,7 @@ import type { Executor } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { formatBytes } from '../lib/bytes.ts';
-import { cheapestWith, planOf } from '../plans/catalogue.ts';
+import { planOf, upgradeFor } from '../plans/catalogue.ts';
 import { measureStorage, STORAGE_METRIC, type Measured } from './measure.ts';
 
 export const FRESH_MS = 30_000;
@@ -69,7 +69,7 @@ function createStorageQuota(deps: Pick<Deps, 'db' | 'config'>): StorageQuota {
       const plan = planOf(plans, e.planKey ?? 'free');
       const limit = plan.limits['storage.bytes.max'];
       if (e.bytes + increment <= limit) return;
-      const next = cheapestWith(plans, (p) => p.limits['storage.bytes.max'] > limit && p.price_monthly_usd > plan.price_monthly_usd);
+      const next = upgradeFor(plans, plan, 'storage.bytes.max');
       const upgrade = next ? ` or upgrade to ${plans[next].display_name} (${formatBytes(plans[next].limits['storage.bytes.max'])})` : '';
       throw new ApiError(
         'quota_exceeded',
