@@ -75,7 +75,7 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
     summaryTimer.unref?.();
   }
 
-  /** Queues one warning per app whose drops are due to be reported. */
+  /** Queues one warning per app whose drops are due to be reported (`all`: every app's, at shutdown, with no timer after). */
   function summarise(now: number, all = false): void {
     const events: NewEvent[] = [];
     for (const [appId, a] of allowances) {
@@ -96,7 +96,7 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
       queue.push(...events);
       schedule();
     }
-    scheduleSummaries(now);
+    if (!all) scheduleSummaries(now);
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
   let writing: Promise<void> = Promise.resolve();
@@ -184,8 +184,6 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
       if (summaryTimer) clearTimeout(summaryTimer);
       summaryTimer = undefined;
       summarise(Date.now(), true);
-      if (summaryTimer) clearTimeout(summaryTimer);
-      summaryTimer = undefined;
       if (timer) clearTimeout(timer);
       timer = undefined;
       for (let i = 0; i < 3 && queue.length; i++) await flush();
