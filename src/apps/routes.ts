@@ -16,6 +16,7 @@ import { toAppSummary, toReleaseSummary } from './mappers.ts';
 import { findRelease, listApps, listReleases } from './queries.ts';
 import { AppList, AppSummary, PublishAppResponse, ReleaseList, ResourceList, RollbackResponse, UnpublishResponse } from './schemas.ts';
 import { manifestOf } from '../manifest/stored.ts';
+import { measureApp, STORAGE_METRIC, withUsage } from '../storage/measure.ts';
 import { publish, unpublish, type ModuleCheck } from './service.ts';
 
 /** Room for publish bodies in this process (http/body-budget.ts): two of the largest at once, one per account. */
@@ -123,8 +124,8 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
 
   r.get('/:app_id/resources', resources, appAccess('apps.read'), async (c) => {
     const app = c.var.app;
-    const live = app.live_release_id ? await findRelease(c.var.deps.db, app.id, app.live_release_id) : undefined;
-    return resources.reply(c, 200, { app_id: app.id, resources: live ? flattenResources(manifestOf(live.manifest)) : [] });
+    const [live, stored] = await Promise.all([app.live_release_id ? findRelease(c.var.deps.db, app.id, app.live_release_id) : undefined, measureApp(c.var.deps.db, app.id)]);
+    return resources.reply(c, 200, { app_id: app.id, resources: withUsage(live ? flattenResources(manifestOf(live.manifest)) : [], stored), usage: { [STORAGE_METRIC]: stored.bytes } });
   });
 
   return r;

@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { component, DateTime, FreeObject, Url } from '../openapi/components.ts';
 
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const ReleaseId = v.pipe(v.string(), v.startsWith('rel_'));
 const ActivationStatus = v.picklist(['live', 'inactive', 'pending_secrets', 'requires_migration', 'failed']);
 
@@ -84,9 +85,19 @@ export const ResourceState = component(
     resource_type: v.picklist(['auth', 'data', 'files', 'secrets', 'jobs', 'webhooks']),
     resource_name: v.string(),
     spec: FreeObject,
+    /** In the resources view, for `data` and `files`: what the collection or store holds now (live rows or files, and bytes as the storage quota counts them). */
+    usage: v.optional(v.union([v.strictObject({ rows: Count, bytes: Count }), v.strictObject({ files: Count, bytes: Count })])),
   }),
 );
-export const ResourceList = component('ResourceList', v.strictObject({ app_id: v.string(), resources: v.array(ResourceState) }));
+export const ResourceList = component(
+  'ResourceList',
+  v.strictObject({
+    app_id: v.string(),
+    resources: v.array(ResourceState),
+    /** What the app stores, whether or not the live release declares it (`storage.bytes`, the metric of the account's storage quota). */
+    usage: v.strictObject({ 'storage.bytes': Count }),
+  }),
+);
 export type ResourceList = v.InferOutput<typeof ResourceList>;
 
 export const UnpublishResponse = component(

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { account } from './commands/account.ts';
 import { apps, open, releases, rollback, unpublish } from './commands/apps.ts';
+import { resources } from './commands/resources.ts';
 import { billing, billingPortal, billingUpgrade } from './commands/billing.ts';
 import { login, logout, whoami } from './commands/auth.ts';
 import { events } from './commands/events.ts';
@@ -138,6 +139,10 @@ examples(domains.command('rm').argument('<HOSTNAME>').description('remove a cust
 examples(
   program.command('analytics').description("the app's traffic, app users, jobs, webhooks and recent errors").option(...appOpt).option('--range <range>', '7d, 30d or 90d', '7d').option(...jsonOpt).action((o) => analytics(o)),
   ['platform analytics', 'platform analytics --range 30d --json'],
+);
+examples(
+  program.command('resources').description("what the live release declares, and the rows, files and bytes each collection and store holds").option(...appOpt).option(...jsonOpt).action((o) => resources(o)),
+  ['platform resources', 'platform resources --app <app_id> --json'],
 );
 const slugs = program.command('slugs').description('friendly names under the apps host: <slug>.<apps host>');
 examples(slugs.command('add').argument('<SLUG>').description('add a slug').option(...appOpt).option(...jsonOpt).action((n, o) => slugsAdd(n, o)), ['platform slugs add my-shop']);

@@ -1,4 +1,4 @@
-/** Byte counts for people (the CLI, messages); the console's page script has its own copy of the rule. */
+/** Byte counts for people (the CLI, messages, and the console's page scripts, which embed this function's source). */
 
 /** A byte count as people read it: 1.5 GiB, 300 MiB, 12 KiB, 900 bytes. */
 export function formatBytes(n: number): string {

@@ -902,34 +902,42 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "name": " ci "
     },
     "ResourceList": {
-      "app_id": "netf0hb8tbmzwcc9",
+      "app_id": "n81rhvwxczan42mg",
       "resources": [
+        {
+          "resource_type": "auth",
+          "resource_name": "default",
+          "spec": {
+            "mode": "app_users",
+            "roles": [],
+            "public_signup": true,
+            "email_verification": false
+          }
+        },
         {
           "resource_type": "data",
           "resource_name": "notes",
           "spec": {
             "fields": {
-              "t": {
+              "body": {
                 "type": "string"
               }
             },
             "indexes": [],
             "access": {
-              "read": "server_only",
-              "write": "server_only"
+              "read": "public",
+              "write": "public"
             }
-          }
-        },
-        {
-          "resource_type": "files",
-          "resource_name": "up",
-          "spec": {
-            "public": false,
-            "max_file_size_bytes": null,
-            "allowed_content_types": null
+          },
+          "usage": {
+            "rows": 0,
+            "bytes": 0
           }
         }
-      ]
+      ],
+      "usage": {
+        "storage.bytes": 0
+      }
     },
     "ResourceManifest": {
       "data": {
@@ -972,15 +980,19 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "resource_name": "notes",
       "spec": {
         "fields": {
-          "t": {
+          "body": {
             "type": "string"
           }
         },
         "indexes": [],
         "access": {
-          "read": "server_only",
-          "write": "server_only"
+          "read": "public",
+          "write": "public"
         }
+      },
+      "usage": {
+        "rows": 0,
+        "bytes": 0
       }
     },
     "RevokedApiKey": {
@@ -2498,8 +2510,42 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listResources 200": {
-      "app_id": "ffgwh3nzkg4se9gc",
-      "resources": []
+      "app_id": "n81rhvwxczan42mg",
+      "resources": [
+        {
+          "resource_type": "auth",
+          "resource_name": "default",
+          "spec": {
+            "mode": "app_users",
+            "roles": [],
+            "public_signup": true,
+            "email_verification": false
+          }
+        },
+        {
+          "resource_type": "data",
+          "resource_name": "notes",
+          "spec": {
+            "fields": {
+              "body": {
+                "type": "string"
+              }
+            },
+            "indexes": [],
+            "access": {
+              "read": "public",
+              "write": "public"
+            }
+          },
+          "usage": {
+            "rows": 0,
+            "bytes": 0
+          }
+        }
+      ],
+      "usage": {
+        "storage.bytes": 0
+      }
     },
     "listResources 401": {
       "error": {

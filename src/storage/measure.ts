@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
+import type { ResourceState } from '../manifest/resources.ts';
 
 export const STORAGE_METRIC = 'storage.bytes';
 
@@ -22,4 +23,45 @@ export async function measureStorage(db: Executor, accountId: string): Promise<M
       (select plan_key from accounts where id = ${accountId}) as plan_key`.execute(db);
   const r = rows[0]!;
   return { bytes: Number(r.rows) + Number(r.files), planKey: r.plan_key ?? undefined };
+}
+
+/** One collection's or store's share of an app's storage: rows (data) or files (files), and their bytes. */
+export type Share = { count: number; bytes: number };
+export type AppStorage = { bytes: number; collections: Map<string, Share>; stores: Map<string, Share> };
+
+/**
+ * What one app stores, measured as measureStorage() measures an account, split by collection and
+ * by file store. Collections and stores the live release no longer declares are in the maps too
+ * (their data is kept and still counts).
+ */
+export async function measureApp(db: Executor, appId: string): Promise<AppStorage> {
+  const { rows } = await sql<{ kind: 'data' | 'files'; name: string; count: string; bytes: string }>`
+    select 'data' as kind, collection as name, count(*) as count, coalesce(sum(octet_length(data::text)), 0) as bytes
+      from app_rows where app_id = ${appId} and deleted_at is null group by collection
+    union all
+    select 'files', store, count(*), coalesce(sum(size), 0)
+      from app_files where app_id = ${appId} and deleted_at is null group by store`.execute(db);
+  const out: AppStorage = { bytes: 0, collections: new Map(), stores: new Map() };
+  for (const r of rows) {
+    const share = { count: Number(r.count), bytes: Number(r.bytes) };
+    (r.kind === 'data' ? out.collections : out.stores).set(r.name, share);
+    out.bytes += share.bytes;
+  }
+  return out;
+}
+
+/** The resources view's entries for collections and stores, each with what it holds (none yet: zero). */
+export function withUsage(resources: ResourceState[], stored: AppStorage): (ResourceState & { usage?: { rows: number; bytes: number } | { files: number; bytes: number } })[] {
+  const none: Share = { count: 0, bytes: 0 };
+  return resources.map((r) => {
+    if (r.resource_type === 'data') {
+      const s = stored.collections.get(r.resource_name) ?? none;
+      return { ...r, usage: { rows: s.count, bytes: s.bytes } };
+    }
+    if (r.resource_type === 'files') {
+      const s = stored.stores.get(r.resource_name) ?? none;
+      return { ...r, usage: { files: s.count, bytes: s.bytes } };
+    }
+    return r;
+  });
 }

@@ -129,7 +129,7 @@ function holdToContract(server: Server, config: Config): { finish(): void } {
   const hosts = new Set([config.hosts.api, config.hosts.console, 'localhost', '127.0.0.1']);
   const inner = server.fetch;
   server.fetch = (async (req: Request, ...rest: unknown[]) => {
-    const sent = recordDir && /^application\/json/i.test(req.headers.get('content-type') ?? '') ? req.clone().text() : undefined;
+    const sent = recordDir && /^application\/json/i.test(req.headers.get('content-type') ?? '') ? req.clone().text().catch(() => undefined) : undefined; // a body the client aborts is simply not recorded
     const res = await (inner as (r: Request, ...a: unknown[]) => Response | Promise<Response>)(req, ...rest);
     const url = new URL(req.url);
     if (!hosts.has(url.hostname) || !(url.pathname.startsWith('/v0/') || url.pathname.startsWith('/schemas/') || url.pathname.startsWith('/_internal/') || url.pathname === '/healthz' || url.pathname === '/openapi.json')) return res;
@@ -139,7 +139,8 @@ function holdToContract(server: Server, config: Config): { finish(): void } {
     const problem = checker.check(req.method, url.pathname, res.status, text ? JSON.parse(text) : undefined);
     if (sent && res.ok) {
       try {
-        checker.recordRequest(req.method, url.pathname, JSON.parse(await sent));
+        const body = await sent;
+        if (body !== undefined) checker.recordRequest(req.method, url.pathname, JSON.parse(body));
       } catch {
         // not JSON after all: nothing to keep
       }

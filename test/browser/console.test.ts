@@ -185,13 +185,13 @@ test('a release waiting for a secret says so; setting the secret from the consol
   await shot('9-resources');
 });
 
-test('run a job now from the resources page, with a payload; its run shows in the events', async () => {
+test('run a job now from the resources page, with a payload; its run shows in the events, and the row it wrote in the resources', async () => {
   const site = path.join(work, 'site');
   const manifest = JSON.parse(await readFile(path.join(site, 'manifest.platform.json'), 'utf8'));
   manifest.runtime = { ...manifest.runtime, server_entry: 'server.js' };
-  manifest.resources = { ...manifest.resources, jobs: { report: { max_attempts: 1 } } };
+  manifest.resources = { ...manifest.resources, jobs: { report: { max_attempts: 1 } }, data: { collections: { reports: { fields: { team: 'string' } } } }, files: { stores: { uploads: {} } } };
   await writeFile(path.join(site, 'manifest.platform.json'), JSON.stringify(manifest));
-  await writeFile(path.join(site, 'server.js'), `export default { async job(event, ctx) { ctx.log.info('report for ' + event.payload.team); } };`);
+  await writeFile(path.join(site, 'server.js'), `export default { async job(event, ctx) { await ctx.data.collection('reports').create({ team: event.payload.team }); ctx.log.info('report for ' + event.payload.team); } };`);
   await run(['publish', '--message', 'with a job'], site);
   await page.reload();
   const row = page.getByRole('row', { name: /report/ });
@@ -206,6 +206,12 @@ test('run a job now from the resources page, with a payload; its run shows in th
   await row.getByRole('link', { name: 'See its events' }).click();
   await page.getByRole('cell', { name: 'report for blue' }).waitFor({ timeout: 15_000 });
   await page.getByRole('cell', { name: 'job.succeeded' }).first().waitFor({ timeout: 15_000 });
+  // what the job wrote: one row of 16 bytes ({"team": "blue"}), and an empty store
+  await page.getByRole('link', { name: 'Resources' }).click();
+  await page.getByRole('row', { name: 'reports 1 16 bytes' }).waitFor();
+  await page.getByRole('row', { name: /^uploads 0 0 bytes/ }).waitFor();
+  await page.getByText('This app stores 16 bytes of data rows and files').waitFor();
+  await shot('9c-resources-usage');
 });
 
 test('the event log tails live', async () => {

@@ -238,7 +238,7 @@ test('init writes a starter that publishes as it is; open prints the origin; unp
   // `platform --help` lists every command, subcommands included, each with a one-line description
   const all = await cli(['--help']);
   const listed = all.stdout.split('\n').filter((l) => l.startsWith('  platform '));
-  for (const cmd of ['init [dir]', 'publish [dir]', 'dev [dir]', 'jobs run <job_name>', 'secrets set <NAME> [VALUE]', 'secrets list', 'domains verify <HOSTNAME>', 'billing upgrade <plan>', 'slugs rm <SLUG>', 'events', 'analytics', 'login']) {
+  for (const cmd of ['init [dir]', 'publish [dir]', 'dev [dir]', 'jobs run <job_name>', 'secrets set <NAME> [VALUE]', 'secrets list', 'domains verify <HOSTNAME>', 'billing upgrade <plan>', 'slugs rm <SLUG>', 'events', 'analytics', 'resources', 'login']) {
     const line = listed.find((l) => l.startsWith(`  platform ${cmd} `));
     assert.ok(line && /\S\s{2,}\S/.test(line.trim()), `platform --help lists ${cmd} with a description`);
   }
@@ -336,6 +336,30 @@ test('platform analytics: what visits did, after a flush; the plan clamp; --json
   assert.is(refused.code, 1);
   assert.match(refused.stderr, 'entitlement_required');
   assert.match(refused.stderr, 'Starter');
+});
+
+test('platform resources: what the live release declares and what each collection and store holds; --json', async () => {
+  const owner = await newUser(h);
+  const resources = {
+    data: { collections: { notes: { fields: { body: 'string' }, access: { read: 'public', write: 'public' } }, tags: { fields: { label: 'string' } } } },
+    files: { stores: { photos: { public: true } } },
+    jobs: { nightly: { trigger: 'schedule', schedule: 'daily' } },
+  };
+  const app = (await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle({ resources }) })).body.app_id as string;
+  const host = `${app}.apps.localhost`;
+  for (const body of ['first', 'second']) assert.is((await h.call('POST', '/_platform/data/notes', { host, body: { body }, headers: { origin: `http://${host}` } })).status, 201);
+  const env = { PLATFORM_API_KEY: owner.api_key };
+  const r = await cli(['resources', '--app', app], { env });
+  assert.is(r.code, 0, r.stderr);
+  // {"body": "first"} and {"body": "second"}: 17 + 18 bytes as the storage quota counts them
+  assert.match(r.stdout, /^Stored\s+35 bytes of data rows and files/);
+  assert.match(r.stdout, /^notes\s+2\s+35 bytes\s+public\s+public$/m);
+  assert.match(r.stdout, /^tags\s+0\s+0 bytes\s+server_only\s+server_only$/m);
+  assert.match(r.stdout, /^photos\s+0\s+0 bytes\s+yes$/m);
+  assert.match(r.stdout, /^nightly\s+on schedule: daily$/m);
+  const j = JSON.parse((await cli(['resources', '--app', app, '--json'], { env })).stdout);
+  assert.equal(j.usage, { 'storage.bytes': 35 });
+  assert.equal(j.resources.find((x: { resource_name: string }) => x.resource_name === 'notes').usage, { rows: 2, bytes: 35 });
 });
 
 test.after(async () => {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { publishServerApp } from '../_lib/apps.ts';
+import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 import { setPlan } from '../../src/plans/operator.ts';
 
@@ -122,6 +123,42 @@ test('moving to a plan that stores less: the preview says how much to delete, an
   assert.equal((await rpc('delete', ids[0])).ok, { deleted: true });
   assert.is((await preview()).compatible, true);
   await setPlan(h.deps, { accountId: u.account_id, planKey: 'free' });
+});
+
+test("each app's resources view says what its collections and stores hold, and the app's total, declared or not", async () => {
+  const { u, app, rpc, status } = await appFor();
+  const second = await publishServerApp(h, u.api_key, SERVER, { resources: RESOURCES });
+  const view = async (appId: string) => (await h.api('GET /v0/apps/{app_id}/resources', { key: u.api_key, params: { app_id: appId } })) as any;
+  const usageOf = (v: any) => Object.fromEntries(v.resources.filter((r: any) => r.usage).map((r: any) => [`${r.resource_type}:${r.resource_name}`, r.usage]));
+
+  const empty = await view(app.appId);
+  assert.equal(usageOf(empty), { 'data:notes': { rows: 0, bytes: 0 }, 'files:docs': { files: 0, bytes: 0 } });
+  assert.equal(empty.usage, { 'storage.bytes': 0 });
+  assert.not.ok(empty.resources.find((r: any) => r.resource_type === 'auth').usage, 'only collections and stores carry usage');
+
+  const ids = [(await rpc('create', 1000)).ok, (await rpc('create', 2000)).ok, (await rpc('create', 3000)).ok];
+  await rpc('delete', ids[1]);
+  await rpc('upload', 5000);
+  await h.call('POST', '/rpc', { host: second.host, body: { op: 'create', args: [7000] } });
+  const first = await view(app.appId);
+  const notes = first.resources.find((r: any) => r.resource_name === 'notes').usage;
+  assert.is(notes.rows, 2, 'a deleted row is not counted');
+  assert.ok(notes.bytes > 4000 && notes.bytes < 4100, String(notes.bytes));
+  assert.equal(first.resources.find((r: any) => r.resource_name === 'docs').usage, { files: 1, bytes: 5000 });
+  assert.equal(first.usage, { 'storage.bytes': notes.bytes + 5000 });
+  const other = await view(second.appId);
+  assert.is(other.usage['storage.bytes'] + first.usage['storage.bytes'], (await status()).usage['storage.bytes'], "the apps' totals add up to the account's");
+
+  // a release that no longer declares the collection: its rows are kept and still count in the app's total
+  const bare = await h.call('PUT', `/v0/apps/${app.appId}`, { key: u.api_key, body: site({ files: [file('public/index.html', 'gone')] }) });
+  assert.is(bare.status, 200, bare.text);
+  const after = await view(app.appId);
+  assert.equal(usageOf(after), {});
+  assert.equal(after.usage, first.usage);
+  // unpublished: no live release, nothing declared, the same bytes still stored
+  assert.is((await h.call('DELETE', `/v0/apps/${app.appId}`, { key: u.api_key })).status, 200);
+  const gone = await view(app.appId);
+  assert.equal([gone.resources, gone.usage], [[], first.usage]);
 });
 
 test.after(() => h.close());

@@ -1,7 +1,8 @@
 import { html } from 'hono/html';
+import { formatBytes } from '../../lib/bytes.ts';
 import { appTabs, type ConsolePage } from '../layout.ts';
 
-/** What the live release declares: collections, stores, jobs (each can be run now), webhooks (with the URL to paste into the provider). */
+/** What the live release declares: collections and stores (with what each holds), jobs (each can be run now), webhooks (with the URL to paste into the provider). */
 export const appResourcesPage: ConsolePage = {
   id: 'app-resources',
   path: '/apps/:app_id/resources',
@@ -10,6 +11,7 @@ export const appResourcesPage: ConsolePage = {
   body: (p) => html`${appTabs(p.app_id!, 'Resources')}<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading resources…</p></section>`,
   script: `import { api, appHeading, appIdOf, boot, copyButton, el, failure, show, table } from '/assets/console.js';
 const id = appIdOf();
+${formatBytes.toString()}
 /** Runs a job of the live release now (POST …/jobs/<name>/runs), with an optional JSON payload. */
 function runNow(name) {
   const payload = el('input', { type: 'text', 'aria-label': 'Payload for ' + name, placeholder: 'payload (JSON, optional)', size: 22 });
@@ -33,10 +35,13 @@ if (await boot(true)) {
   if (!app.ok || !res.ok) show('content', el('p', { class: 'error' }, failure(app.ok ? res : app)));
   else {
     const of = (type) => res.data.resources.filter((r) => r.resource_type === type);
-    const parts = [];
+    const stored = res.data.usage['storage.bytes'];
+    const parts = [el('p', { id: 'app-storage' }, 'This app stores ', el('strong', {}, formatBytes(stored)), ' of data rows and files (counted against ', el('a', { href: '/account' }, "the account's storage"), ').')];
     const data = of('data');
     if (data.length) parts.push(el('h2', {}, 'Collections'), table(data, [
       ['Name', (r) => el('code', {}, r.resource_name)],
+      ['Rows', (r) => r.usage.rows.toLocaleString()],
+      ['Size', (r) => formatBytes(r.usage.bytes)],
       ['Fields', (r) => Object.entries(r.spec.fields || {}).map(([k, f]) => el('div', {}, el('code', {}, k), ' ', fieldType(f)))],
       ['Access', (r) => 'read: ' + ((r.spec.access || {}).read || 'server_only') + ', write: ' + ((r.spec.access || {}).write || 'server_only')],
       ['Indexes', (r) => (r.spec.indexes || []).map((i) => el('div', {}, i.name + ' (' + i.fields.join(', ') + ')' + (i.unique ? ' unique' : '')))],
@@ -44,6 +49,8 @@ if (await boot(true)) {
     const files = of('files');
     if (files.length) parts.push(el('h2', {}, 'File stores'), table(files, [
       ['Name', (r) => el('code', {}, r.resource_name)],
+      ['Files', (r) => r.usage.files.toLocaleString()],
+      ['Size', (r) => formatBytes(r.usage.bytes)],
       ['Public', (r) => r.spec.public ? 'yes' : 'no'],
       ['Largest file', (r) => r.spec.max_file_size_bytes ? r.spec.max_file_size_bytes + ' bytes' : '—'],
       ['Types', (r) => (r.spec.allowed_content_types || ['any']).join(', ')],
@@ -64,7 +71,8 @@ if (await boot(true)) {
     ]));
     for (const r of of('auth')) parts.push(el('h2', {}, 'App users'), el('p', {}, 'Mode ' + r.spec.mode + (r.spec.roles && r.spec.roles.length ? '; roles ' + r.spec.roles.join(', ') : '') + (r.spec.public_signup ? '; anyone can sign up' : '; by invitation') + (r.spec.email_verification ? '; e-mail verified' : '')));
     for (const r of of('secrets')) parts.push(el('h2', {}, 'Required secrets'), el('p', {}, (r.spec.required || []).join(', ') || 'none'), el('a', { href: '/apps/' + id + '/secrets' }, 'Manage secrets'));
-    show('content', ...(parts.length ? parts : [el('p', { class: 'empty' }, 'The live release declares no resources. Declare them in the manifest under "resources".')]));
+    if (parts.length === 1) parts.push(el('p', { class: 'empty' }, app.data.live_release_id ? 'The live release declares no resources. Declare them in the manifest under "resources".' : 'The app is not published, so it declares no resources.'));
+    show('content', ...parts);
   }
 }`,
 };
