@@ -86,14 +86,18 @@ export function createCalls(state: WorkerState) {
     // cleanly: only that instance goes. A stack overflow the host sees (the WASM stack) poisons the module.
     const guestStack = kind === 'exception' && finalKind === 'stack';
     if (!guestStack && (finalKind === 'memory' || finalKind === 'stack' || finalKind === 'crash' || isPoison(message))) state.poisoned = true;
+    let over: string | undefined;
     if (inst) {
       inst.inflight--;
       // An interrupted or failed runtime is not reused; disposing one that ran out of memory may
       // itself abort the WASM module, which poisons it.
       if (state.poisoned) instances.forget(inst);
       else if (finalKind === 'timeout' || guestStack) instances.retire(inst); // disposed when invoke() lets go of its handles
+      // what a call that threw kept counts against the cap as a succeeding call's does (else keep-then-throw grows unchecked)
+      else if (!inst.retired && (over = overMemoryCap(state, inst, call)) !== undefined) instances.retire(inst);
     }
-    finish(call, { ok: false, error: { kind: finalKind, message, stack }, poisoned: state.poisoned });
+    if (over !== undefined) finish(call, { ok: false, error: { kind: 'memory', message: over } });
+    else finish(call, { ok: false, error: { kind: finalKind, message, stack }, poisoned: state.poisoned });
     // A call parked on a timer or host call (the wall-clock limit) wakes up to release its handles.
     wake(call);
   }

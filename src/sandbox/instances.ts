@@ -56,7 +56,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
   function blank(limits: { memoryBytes: number; stackBytes: number }): Instance {
     const runtime = state.quickjs.newRuntime({ memoryLimitBytes: limits.memoryBytes, maxStackSizeBytes: limits.stackBytes });
     const context = runtime.newContext();
-    const inst: Instance = { releaseId: '', dispatch: context.undefined, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0, calls: 0, measuredAtWasmBytes: 0, usedBytes: 0 };
+    const inst: Instance = { releaseId: '', dispatch: context.undefined, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0, cpuSinceMeasureMs: 0, measuredAtWasmBytes: 0, usedBytes: 0 };
     installInterrupt(inst);
     installHost(state, inst, hooks);
     // The prelude is platform code, not guest code: no app's budget applies to it.

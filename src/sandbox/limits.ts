@@ -151,15 +151,23 @@ export function usedBytes(inst: Instance): number {
 }
 
 /**
- * Whether `inst` went over its memory cap. Measuring costs tens of microseconds, so it happens when
- * allocating a lot was possible: the call used a millisecond of CPU or more, the worker's WASM memory
- * grew, or every 32nd call (which bounds what cheap calls can pile up between checks; every 8th cost ~30 µs
- * a call on average, since the report walks every object).
+ * CPU billed to an instance's calls between two measures of its memory. Keeping memory costs CPU in
+ * proportion to the bytes (QuickJS zeroes new buffers and writes strings; a host answer is copied in
+ * within the call's billed time), so this bounds what an instance can add unmeasured: what this much
+ * guest work can allocate, whether in one call or spread over many cheap ones.
+ */
+export const MEASURE_AFTER_CPU_MS = 2;
+
+/**
+ * Whether `inst` went over its memory cap. Measuring walks every object of the instance (tens to
+ * hundreds of microseconds), so it happens when allocating a lot was possible: the instance's calls
+ * used MEASURE_AFTER_CPU_MS of CPU since the last measure, or the worker's WASM memory grew.
  */
 export function overMemoryCap(state: WorkerState, inst: Instance, call: Call): string | undefined {
-  inst.calls++;
+  inst.cpuSinceMeasureMs += call.cpuUsedMs;
   const wasmBytes = state.wasmMemory.buffer.byteLength;
-  if (call.cpuUsedMs < 1 && wasmBytes === inst.measuredAtWasmBytes && inst.calls % 32 !== 0) return undefined;
+  if (inst.cpuSinceMeasureMs < MEASURE_AFTER_CPU_MS && wasmBytes === inst.measuredAtWasmBytes) return undefined;
+  inst.cpuSinceMeasureMs = 0;
   inst.measuredAtWasmBytes = wasmBytes;
   const used = usedBytes(inst);
   inst.usedBytes = used;

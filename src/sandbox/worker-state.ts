@@ -24,8 +24,8 @@ export type Instance = {
   current: Call | undefined;
   timers: Map<number, { timer: ReturnType<typeof setTimeout>; call: Call }>;
   inflight: number;
-  /** Calls answered, and the worker's WASM memory size when this instance's memory was last measured. */
-  calls: number;
+  /** CPU billed to its calls since its memory was last measured, and the worker's WASM memory size then. */
+  cpuSinceMeasureMs: number;
   measuredAtWasmBytes: number;
   /** Bytes its runtime held when last measured (after loading, then as calls are checked against the cap). */
   usedBytes: number;
