@@ -64,14 +64,22 @@ export function createCalls(state: WorkerState) {
     state.outbox.push(encodeResult(call.inv.id, result), transfer, call.inv.release.releaseId);
   }
 
-  /** A call that finished: answered, unless its instance is now over the memory cap (then retired). */
+  /**
+   * After a call, returned or thrown: whether what its instance keeps is over the memory cap. If so the
+   * instance is retired (the WASM module itself is fine: only this instance goes, and its memory is
+   * returned) and the call fails with this message, kind `memory`.
+   */
+  function overCap(inst: Instance, call: Call): string | undefined {
+    const over = inst.retired ? undefined : overMemoryCap(state, inst, call);
+    if (over !== undefined) instances.retire(inst);
+    return over;
+  }
+
+  /** A call that finished: answered, unless its instance is now over the memory cap. */
   function succeed(inst: Instance, call: Call, result: InvocationResult, transfer: ArrayBuffer[] = []): void {
     inst.inflight--;
-    const over = inst.retired ? undefined : overMemoryCap(state, inst, call);
-    if (over === undefined) return finish(call, result, transfer);
-    // The WASM module itself is fine: only this instance goes, and its memory is returned.
-    instances.retire(inst);
-    finish(call, { ok: false, error: { kind: 'memory', message: over } });
+    const over = overCap(inst, call);
+    finish(call, over === undefined ? result : { ok: false, error: { kind: 'memory', message: over } }, over === undefined ? transfer : []);
   }
 
   /** A segment threw: guest code that failed beyond its promises (a JobFailure) is the app's failure; anything else is a crash. */
@@ -93,8 +101,8 @@ export function createCalls(state: WorkerState) {
       // itself abort the WASM module, which poisons it.
       if (state.poisoned) instances.forget(inst);
       else if (finalKind === 'timeout' || guestStack) instances.retire(inst); // disposed when invoke() lets go of its handles
-      // what a call that threw kept counts against the cap as a succeeding call's does (else keep-then-throw grows unchecked)
-      else if (!inst.retired && (over = overMemoryCap(state, inst, call)) !== undefined) instances.retire(inst);
+      // what a call that threw kept counts as a returning call's does (else keep-then-throw would grow unchecked)
+      else over = overCap(inst, call);
     }
     if (over !== undefined) finish(call, { ok: false, error: { kind: 'memory', message: over } });
     else finish(call, { ok: false, error: { kind: finalKind, message, stack }, poisoned: state.poisoned });
