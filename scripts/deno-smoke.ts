@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createDb, createPool } from '../src/db/database.ts';
 import { scratchDatabase } from './_lib/scratch-db.ts';
 import { createUser } from '../src/users/service.ts';
+import { freePort } from '../src/lib/ports.ts';
 
 const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
 let passed = 0;
@@ -20,7 +21,8 @@ function check(name: string, ok: boolean, detail = ''): void {
 
 const scratch = await scratchDatabase('deno-smoke', 50000);
 const url = scratch.url;
-const port = 40000 + (process.pid % 5000);
+// probed, and below the range outgoing connections take ports from (the Deno service listens a second or two later)
+const port = await freePort();
 let child: ReturnType<typeof spawn> | undefined;
 try {
   const pool = createPool(url, 2);
