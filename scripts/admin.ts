@@ -25,7 +25,8 @@ import { migrateBlobs } from '../src/blobs/migrate.ts';
 
 /** Workers holding job locks older than `seconds`: force-unlock them (graphile-worker's own API). */
 async function unlockStaleJobs(connectionString: string, seconds: number) {
-  if (!Number.isFinite(seconds) || seconds < 0) fail('--older-than-seconds must be a number of seconds');
+  if (!Number.isFinite(seconds) || seconds < 0)
+    fail('--older-than-seconds must be a number of seconds');
   const client = new pg.Client({ connectionString });
   await client.connect();
   const { rows } = await client.query<{ locked_by: string; jobs: number }>(
@@ -121,22 +122,57 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  const text = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const text = (name: string): string | undefined =>
+    typeof values[name] === 'string' ? (values[name] as string) : undefined;
   const need = (name: string): string => text(name) ?? fail(`--${name} is required for ${command}`);
-  const COMMANDS = ['create-user', 'add-member', 'unlock-stale-jobs', 'set-plan', 'flag', 'billing-state', 'verify-domain', 'migrate-blobs'];
+  const COMMANDS = [
+    'create-user',
+    'add-member',
+    'unlock-stale-jobs',
+    'set-plan',
+    'flag',
+    'billing-state',
+    'verify-domain',
+    'migrate-blobs',
+  ];
   if (!COMMANDS.includes(command)) fail(`Unknown command "${command}".\n${USAGE}`);
-  if (command === 'flag' && !text('set') === !text('clear')) fail('flag needs either --set <flag> (with --reason) or --clear <flag>');
+  if (command === 'flag' && !text('set') === !text('clear'))
+    fail('flag needs either --set <flag> (with --reason) or --clear <flag>');
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
   // Borrow a running embedded cluster rather than taking it over from the service.
-  const booted = await boot(config, { log, takeOverEmbedded: false, poolSize: 2, checkSecretsKey: false }); // no command here decrypts app secrets
+  const booted = await boot(config, {
+    log,
+    takeOverEmbedded: false,
+    poolSize: 2,
+    checkSecretsKey: false,
+  }); // no command here decrypts app secrets
   try {
     const deps = booted.deps;
     const run: Record<string, () => Promise<unknown>> = {
-      'create-user': () => createUser(deps.db, { email: need('email'), username: text('username') }),
-      'add-member': () => addMember(deps.db, { accountId: need('account'), email: need('email'), role: need('role') }),
-      'unlock-stale-jobs': () => unlockStaleJobs(booted.databaseUrl, Number(text('older-than-seconds') ?? 600)),
-      'set-plan': () => setPlan(deps, { accountId: need('account'), planKey: need('plan'), force: values.force === true }),
-      flag: () => setFlag(deps, { accountId: text('account'), appId: text('app'), flag: (text('set') ?? text('clear'))!, reason: text('reason'), clear: text('clear') !== undefined }),
+      'create-user': () =>
+        createUser(deps.db, { email: need('email'), username: text('username') }),
+      'add-member': () =>
+        addMember(deps.db, {
+          accountId: need('account'),
+          email: need('email'),
+          role: need('role'),
+        }),
+      'unlock-stale-jobs': () =>
+        unlockStaleJobs(booted.databaseUrl, Number(text('older-than-seconds') ?? 600)),
+      'set-plan': () =>
+        setPlan(deps, {
+          accountId: need('account'),
+          planKey: need('plan'),
+          force: values.force === true,
+        }),
+      flag: () =>
+        setFlag(deps, {
+          accountId: text('account'),
+          appId: text('app'),
+          flag: (text('set') ?? text('clear'))!,
+          reason: text('reason'),
+          clear: text('clear') !== undefined,
+        }),
       'verify-domain': () => operatorVerify(deps, need('hostname')),
       'migrate-blobs': () => {
         const to = need('to');
@@ -148,7 +184,12 @@ async function main(): Promise<void> {
           process.stderr.write(`moved ${moved} blobs (${(bytes / 1024 / 1024).toFixed(1)} MiB)\n`);
         });
       },
-      'billing-state': () => setBillingState(deps, { accountId: need('account'), state: need('state'), graceDays: text('grace-days') === undefined ? undefined : Number(text('grace-days')) }),
+      'billing-state': () =>
+        setBillingState(deps, {
+          accountId: need('account'),
+          state: need('state'),
+          graceDays: text('grace-days') === undefined ? undefined : Number(text('grace-days')),
+        }),
     };
     const result = await run[command]!();
     process.stdout.write(JSON.stringify(result) + '\n');

@@ -30,7 +30,11 @@ for (let i = 0; i < N + SPACED; i++) {
     app: { name: `tail ${i}` },
     runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
     files: [
-      { path: 'public/robots.txt', content_type: 'text/plain', content_base64: b64('User-agent: *') },
+      {
+        path: 'public/robots.txt',
+        content_type: 'text/plain',
+        content_base64: b64('User-agent: *'),
+      },
       { path: 'server.js', content_type: 'text/javascript', content_base64: b64(server(i)) },
     ],
   });
@@ -80,10 +84,20 @@ async function pass(label: string, over = hosts.slice(0, N), gapMs = 0): Promise
   const p = (q: number) => percentile(times, q).toFixed(2);
   const perRequest = (a: number, b: number) => ((b - a) / over.length).toFixed(2);
   const cpu = `CPU/request ${perRequest(cpu0.node, cpu1.node)} ms${cpu0.db !== undefined && cpu1.db !== undefined ? ` + Postgres ${perRequest(cpu0.db, cpu1.db)} ms` : ''}`;
-  console.log(`${label.padEnd(12)} p50 ${p(50).padStart(6)} ms  p90 ${p(90).padStart(6)} ms  p99 ${p(99).padStart(6)} ms  max ${Math.max(...times).toFixed(1).padStart(6)} ms   ${cpu}   RSS ${mib(m.rss)}, heap ${mib(m.heapUsed)}, external ${mib(m.external)}`);
+  console.log(
+    `${label.padEnd(12)} p50 ${p(50).padStart(6)} ms  p90 ${p(90).padStart(6)} ms  p99 ${p(99).padStart(6)} ms  max ${Math.max(
+      ...times,
+    )
+      .toFixed(1)
+      .padStart(
+        6,
+      )} ms   ${cpu}   RSS ${mib(m.rss)}, heap ${mib(m.heapUsed)}, external ${mib(m.external)}`,
+  );
 }
 
-console.log(`${N} apps with server code (and ${SPACED} more for the spaced pass), published in ${publishS.toFixed(1)} s; one request each per pass, sequential, keep-alive`);
+console.log(
+  `${N} apps with server code (and ${SPACED} more for the spaced pass), published in ${publishS.toFixed(1)} s; one request each per pass, sequential, keep-alive`,
+);
 await pass('cold pass');
 await pass('warm pass');
 await pass('warm again');

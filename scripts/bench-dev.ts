@@ -19,12 +19,31 @@ await mkdir(path.join(dir, 'src'), { recursive: true });
 await mkdir(path.join(dir, 'public'), { recursive: true });
 await mkdir(path.join(dir, 'node_modules'), { recursive: true });
 await symlink(path.resolve('node_modules/hono'), path.join(dir, 'node_modules/hono'), 'dir');
-await writeFile(path.join(dir, 'manifest.platform.json'), JSON.stringify({ app: { name: 'bench dev' }, runtime: { static_root: 'public', fallback: 'server', server_entry: 'src/server.ts' } }));
+await writeFile(
+  path.join(dir, 'manifest.platform.json'),
+  JSON.stringify({
+    app: { name: 'bench dev' },
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'src/server.ts' },
+  }),
+);
 await writeFile(path.join(dir, 'public/index.html'), '<h1>bench</h1>');
-const source = (n: number) => `import { Hono } from 'hono';\nconst app = new Hono();\napp.get('/v', (c) => c.text('v${n}'));\nexport default app;\n`;
+const source = (n: number) =>
+  `import { Hono } from 'hono';\nconst app = new Hono();\napp.get('/v', (c) => c.text('v${n}'));\nexport default app;\n`;
 await writeFile(path.join(dir, 'src/server.ts'), source(0));
 
-const child = spawn(process.execPath, [path.resolve('src/cli/bin.mjs'), 'dev', dir, '--data-dir', path.join(work, 'data'), '--port', '0'], { env: { ...process.env, NO_COLOR: '1' } });
+const child = spawn(
+  process.execPath,
+  [
+    path.resolve('src/cli/bin.mjs'),
+    'dev',
+    dir,
+    '--data-dir',
+    path.join(work, 'data'),
+    '--port',
+    '0',
+  ],
+  { env: { ...process.env, NO_COLOR: '1' } },
+);
 let out = '';
 child.stdout.on('data', (d) => (out += d));
 child.stderr.on('data', (d) => process.stderr.write(d));
@@ -56,12 +75,21 @@ for (let i = 1; i <= N; i++) {
   saveToServed.push(performance.now() - t0);
   await new Promise((r) => setTimeout(r, 100)); // let the watcher settle between saves
 }
-const reported = [...out.matchAll(/✔ live\s+rel_\w+\s+(\d+) ms/g)].slice(1).map((x) => Number(x[1]));
+const reported = [...out.matchAll(/✔ live\s+rel_\w+\s+(\d+) ms/g)]
+  .slice(1)
+  .map((x) => Number(x[1]));
 child.kill('SIGINT');
 await new Promise((r) => child.on('exit', r));
 await rm(work, { recursive: true, force: true });
 
-const fmt = (xs: number[]) => `median ${median(xs).toFixed(0)} ms, p95 ${percentile(xs, 95).toFixed(0)} ms, max ${Math.max(...xs).toFixed(0)} ms`;
-console.log(`platform dev, a TypeScript Hono app, ${N} saves (first start of the local platform: ${(startupMs / 1000).toFixed(1)} s)`);
-console.log(`  save → new release served   ${fmt(saveToServed)}   (watcher debounce 40 ms included)`);
-console.log(`  CLI's own publish time      ${fmt(reported)}   (bundle, secrets, upload, activation)`);
+const fmt = (xs: number[]) =>
+  `median ${median(xs).toFixed(0)} ms, p95 ${percentile(xs, 95).toFixed(0)} ms, max ${Math.max(...xs).toFixed(0)} ms`;
+console.log(
+  `platform dev, a TypeScript Hono app, ${N} saves (first start of the local platform: ${(startupMs / 1000).toFixed(1)} s)`,
+);
+console.log(
+  `  save → new release served   ${fmt(saveToServed)}   (watcher debounce 40 ms included)`,
+);
+console.log(
+  `  CLI's own publish time      ${fmt(reported)}   (bundle, secrets, upload, activation)`,
+);

@@ -17,16 +17,43 @@ import { createServer, type Server } from '../src/server.ts';
 import { createUser } from '../src/users/service.ts';
 import { setPlan } from '../src/plans/operator.ts';
 
-export type BenchEnv = { deps: Deps; url: string; port: number; apiKey: string; server: Server | undefined; close(): Promise<void> };
+export type BenchEnv = {
+  deps: Deps;
+  url: string;
+  port: number;
+  apiKey: string;
+  server: Server | undefined;
+  close(): Promise<void>;
+};
 
 export async function startBenchEnv(options: { withServer?: boolean } = {}): Promise<BenchEnv> {
   const scratch = await scratchDatabase('bench', 45000);
   const dbUrl = scratch.url;
   // Sandbox settings pass through from the environment, so a benchmark can compare them.
-  const sandboxEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('PLATFORM_SANDBOX_') || k === 'PLATFORM_PLANS_FILE' || k === 'PLATFORM_USAGE_FLUSH_MS')) as Record<string, string>;
-  const config = loadConfig({ DATABASE_URL: dbUrl, PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'), PLATFORM_LOG_LEVEL: 'warn', PORT: '8787', ...sandboxEnv });
+  const sandboxEnv = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) =>
+        k.startsWith('PLATFORM_SANDBOX_') ||
+        k === 'PLATFORM_PLANS_FILE' ||
+        k === 'PLATFORM_USAGE_FLUSH_MS',
+    ),
+  ) as Record<string, string>;
+  const config = loadConfig({
+    DATABASE_URL: dbUrl,
+    PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'),
+    PLATFORM_LOG_LEVEL: 'warn',
+    PORT: '8787',
+    ...sandboxEnv,
+  });
   const pool = createPool(dbUrl, 20);
-  const deps: Deps = { config, pool, db: createDb(pool), log: createLogger('warn'), secretsKey: Buffer.from(config.secretsKey!, 'hex'), signals: createSignals() };
+  const deps: Deps = {
+    config,
+    pool,
+    db: createDb(pool),
+    log: createLogger('warn'),
+    secretsKey: Buffer.from(config.secretsKey!, 'hex'),
+    signals: createSignals(),
+  };
   const user = await createUser(deps.db, { email: `bench-${process.pid}@example.com` });
   await setPlan(deps, { accountId: user.account_id, planKey: 'internal' });
   let close = async () => {};

@@ -9,11 +9,20 @@ import { parseArgs } from 'node:util';
 import { SandboxPool } from '../src/sandbox/pool.ts';
 import { percentile } from './_lib/stats.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, neighbour: { type: 'string', default: '64' } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    neighbour: { type: 'string', default: '64' },
+  },
+});
 const SECONDS = Number(values.seconds);
 const NEIGHBOUR = Number(values.neighbour);
 
-const pool = new SandboxPool({ workers: 1, limits: { cpuMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 10_000 }, hardKillMs: 10_000 });
+const pool = new SandboxPool({
+  workers: 1,
+  limits: { cpuMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 10_000 },
+  hardKillMs: 10_000,
+});
 await pool.warm();
 
 const call = (releaseId: string, source: string) =>
@@ -42,11 +51,24 @@ async function light(seconds: number): Promise<number[]> {
 }
 
 const row = (label: string, t: number[], extra = '') =>
-  console.log(label.padEnd(34), percentile(t, 50).toFixed(1).padStart(8), percentile(t, 99).toFixed(1).padStart(8), String(t.length).padStart(7), extra);
+  console.log(
+    label.padEnd(34),
+    percentile(t, 50).toFixed(1).padStart(8),
+    percentile(t, 99).toFixed(1).padStart(8),
+    String(t.length).padStart(7),
+    extra,
+  );
 
 await light(1); // warm-up
-console.log(`one sandbox worker; light app: one call at a time for ${SECONDS} s; neighbour: ${NEIGHBOUR} calls of ~45 ms CPU kept in flight\n`);
-console.log('light app'.padEnd(34), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'calls'.padStart(7));
+console.log(
+  `one sandbox worker; light app: one call at a time for ${SECONDS} s; neighbour: ${NEIGHBOUR} calls of ~45 ms CPU kept in flight\n`,
+);
+console.log(
+  'light app'.padEnd(34),
+  'p50 ms'.padStart(8),
+  'p99 ms'.padStart(8),
+  'calls'.padStart(7),
+);
 row('alone', await light(SECONDS));
 
 let going = true;
@@ -57,7 +79,8 @@ const neighbour = Promise.all(
     while (going) {
       const r = await call('rel_heavy', HEAVY);
       if (r.ok) served++;
-      else if (r.error?.kind === 'overloaded') refused++, await new Promise((res) => setTimeout(res, 50));
+      else if (r.error?.kind === 'overloaded')
+        refused++, await new Promise((res) => setTimeout(res, 50));
       else throw new Error(`heavy call failed: ${JSON.stringify(r.error)}`);
     }
   }),
@@ -67,6 +90,10 @@ served = 0;
 refused = 0;
 const beside = await light(SECONDS);
 going = false;
-row('beside the CPU-heavy neighbour', beside, `(neighbour: ${(served / SECONDS).toFixed(1)} calls/s served, ${refused} refused)`);
+row(
+  'beside the CPU-heavy neighbour',
+  beside,
+  `(neighbour: ${(served / SECONDS).toFixed(1)} calls/s served, ${refused} refused)`,
+);
 await neighbour;
 await pool.close();

@@ -16,7 +16,13 @@ import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 
 const run = promisify(execFile);
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '5000' }, warm: { type: 'string', default: '20000' }, serve: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '5000' },
+    warm: { type: 'string', default: '20000' },
+    serve: { type: 'string' },
+  },
+});
 const SIZE = 20_000;
 
 if (values.serve === 'platform') {
@@ -27,7 +33,11 @@ if (values.serve === 'platform') {
   const res = await fetch(`${env.url}/v0/apps`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ app: { name: 'bench' }, runtime: { static_root: 'public', fallback: '404' }, files: [{ path: 'public/index.html', content_type: 'text/html', content_base64: page }] }),
+    body: JSON.stringify({
+      app: { name: 'bench' },
+      runtime: { static_root: 'public', fallback: '404' },
+      files: [{ path: 'public/index.html', content_type: 'text/html', content_base64: page }],
+    }),
   });
   const { app_id } = (await res.json()) as { app_id: string };
   process.stdout.write(`${env.port} ${app_id}.apps.localhost\n`);
@@ -47,11 +57,14 @@ async function load(port: number, host: string | undefined, count: number): Prom
       sent++;
       await new Promise<void>((resolve, reject) => {
         http
-          .get({ host: '127.0.0.1', port, path: '/', agent, headers: host ? { host } : {} }, (res) => {
-            if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
-            res.resume();
-            res.on('end', resolve);
-          })
+          .get(
+            { host: '127.0.0.1', port, path: '/', agent, headers: host ? { host } : {} },
+            (res) => {
+              if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
+              res.resume();
+              res.on('end', resolve);
+            },
+          )
           .on('error', reject);
       });
     }
@@ -62,19 +75,41 @@ async function load(port: number, host: string | undefined, count: number): Prom
 
 /** The instruction total of callgrind's newest dump (`cg.<pid>.<n>`) in dir. */
 async function newestTotal(dir: string): Promise<number> {
-  const dumps = (await readdir(dir)).filter((f) => /^cg\.\d+\.\d+$/.test(f)).sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
+  const dumps = (await readdir(dir))
+    .filter((f) => /^cg\.\d+\.\d+$/.test(f))
+    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()));
   const newest = dumps.at(-1);
-  const m = newest ? /^totals:\s+(\d+)/m.exec(await readFile(path.join(dir, newest), 'utf8')) : null;
+  const m = newest
+    ? /^totals:\s+(\d+)/m.exec(await readFile(path.join(dir, newest), 'utf8'))
+    : null;
   if (!m) throw new Error('callgrind wrote no counts');
   return Number(m[1]);
 }
 
 /** Instructions per request of one server process, started under callgrind with instrumentation off until measured. */
-async function measure(label: string, args: string[], requests: number, warm: number): Promise<{ perRequest: number; windows: number[] }> {
+async function measure(
+  label: string,
+  args: string[],
+  requests: number,
+  warm: number,
+): Promise<{ perRequest: number; windows: number[] }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-instructions-'));
-  const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${dir}/cg.%p`, process.execPath, '--import', 'tsx', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--smc-check=all-non-file',
+      '--instr-atstart=no',
+      `--callgrind-out-file=${dir}/cg.%p`,
+      process.execPath,
+      '--import',
+      'tsx',
+      ...args,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   try {
@@ -85,7 +120,9 @@ async function measure(label: string, args: string[], requests: number, warm: nu
         const nl = out.indexOf('\n');
         if (nl >= 0) resolve(out.slice(0, nl));
       });
-      child.once('exit', (code) => reject(new Error(`${label} exited with ${code} before listening:\n${stderr.slice(-2000)}`)));
+      child.once('exit', (code) =>
+        reject(new Error(`${label} exited with ${code} before listening:\n${stderr.slice(-2000)}`)),
+      );
     });
     const [port, host] = line.trim().split(' ');
     await load(Number(port), host, warm);
@@ -101,9 +138,12 @@ async function measure(label: string, args: string[], requests: number, warm: nu
       await run('callgrind_control', ['-d', pid]);
       windows.push((await newestTotal(dir)) / requests);
       const [a, b] = windows.slice(-2);
-      if (a !== undefined && b !== undefined && Math.abs(a - b) / b < 0.02) return { perRequest: b, windows };
+      if (a !== undefined && b !== undefined && Math.abs(a - b) / b < 0.02)
+        return { perRequest: b, windows };
     }
-    throw new Error(`${label}: counts did not settle: ${windows.map((w) => w.toFixed(0)).join(', ')}`);
+    throw new Error(
+      `${label}: counts did not settle: ${windows.map((w) => w.toFixed(0)).join(', ')}`,
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
@@ -112,7 +152,10 @@ async function measure(label: string, args: string[], requests: number, warm: nu
 }
 
 async function main(): Promise<void> {
-  const hasValgrind = await run('valgrind', ['--version']).then(() => true, () => false);
+  const hasValgrind = await run('valgrind', ['--version']).then(
+    () => true,
+    () => false,
+  );
   if (!hasValgrind) {
     console.log('valgrind is not installed: apt-get install valgrind');
     process.exit(1);
@@ -120,11 +163,27 @@ async function main(): Promise<void> {
   const requests = Number(values.requests);
   const warm = Number(values.warm);
   const script = path.relative(process.cwd(), new URL(import.meta.url).pathname);
-  const bare = await measure('bare Hono', ['scripts/bench-bare-hono.ts', String(SIZE)], requests, warm);
+  const bare = await measure(
+    'bare Hono',
+    ['scripts/bench-bare-hono.ts', String(SIZE)],
+    requests,
+    warm,
+  );
   const platform = await measure('platform', [script, '--serve', 'platform'], requests, warm);
-  console.log(`\ninstructions per request (callgrind, user space, whole process; windows of ${requests} requests until two agree within 2%)\n`);
-  for (const [label, r] of [['bare Hono, 20 KB from memory', bare], ['platform static hit, 20 KB', platform]] as const) {
-    console.log(label.padEnd(34), r.perRequest.toFixed(0).padStart(9), `  (windows: ${r.windows.map((w) => w.toFixed(0)).join(', ')})`);
+  console.log(
+    `\ninstructions per request (callgrind, user space, whole process; windows of ${requests} requests until two agree within 2%)\n`,
+  );
+  for (const [label, r] of [
+    ['bare Hono, 20 KB from memory', bare],
+    ['platform static hit, 20 KB', platform],
+  ] as const) {
+    console.log(
+      label.padEnd(34),
+      r.perRequest.toFixed(0).padStart(9),
+      `  (windows: ${r.windows.map((w) => w.toFixed(0)).join(', ')})`,
+    );
   }
-  console.log(`\nbare / platform: ${(bare.perRequest / platform.perRequest).toFixed(2)} (kernel time, the same for both, is not in these counts)`);
+  console.log(
+    `\nbare / platform: ${(bare.perRequest / platform.perRequest).toFixed(2)} (kernel time, the same for both, is not in these counts)`,
+  );
 }

@@ -13,7 +13,13 @@ import { taskList } from '../worker/tasks.ts';
 import { startBenchEnv } from './bench-env.ts';
 import { percentile } from './_lib/stats.ts';
 
-const { values } = parseArgs({ options: { jobs: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '8' }, latency: { type: 'string', default: '200' } } });
+const { values } = parseArgs({
+  options: {
+    jobs: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '8' },
+    latency: { type: 'string', default: '200' },
+  },
+});
 const N = Number(values.jobs);
 const SEQ = Number(values.latency);
 const env = await startBenchEnv();
@@ -28,7 +34,11 @@ const pub = await fetch(`${env.url}/v0/apps`, {
     app: { name: 'jobs' },
     runtime: { static_root: 'public', server_entry: 'server.js' },
     files: [
-      { path: 'public/index.html', content_type: 'text/html', content_base64: Buffer.from('x').toString('base64') },
+      {
+        path: 'public/index.html',
+        content_type: 'text/html',
+        content_base64: Buffer.from('x').toString('base64'),
+      },
       { path: 'server.js', content_type: 'text/javascript', content_base64: source },
     ],
     resources: { jobs: { tick: {} } },
@@ -36,12 +46,17 @@ const pub = await fetch(`${env.url}/v0/apps`, {
 }).then((r) => r.json());
 
 // Both tasks report when they start; latency = start - enqueue time carried in the payload.
-const starts = new Map<string, number[]>([['noop', []], ['app', []]]);
+const starts = new Map<string, number[]>([
+  ['noop', []],
+  ['app', []],
+]);
 let done = { noop: 0, app: 0 };
 const tasks = taskList(env.deps, plane);
 const appJob = tasks.app_job as Task;
 tasks.app_job = async (payload, helpers) => {
-  starts.get('app')!.push(Date.now() - Date.parse((payload as { scheduled_for: string }).scheduled_for));
+  starts
+    .get('app')!
+    .push(Date.now() - Date.parse((payload as { scheduled_for: string }).scheduled_for));
   await appJob(payload, helpers);
   done.app++;
 };
@@ -49,14 +64,29 @@ tasks.bench_noop = async (payload) => {
   starts.get('noop')!.push(Date.now() - (payload as { t: number }).t);
   done.noop++;
 };
-const runner = await run({ pgPool: env.deps.pool, taskList: tasks, concurrency: Number(values.concurrency), noHandleSignals: true, pollInterval: 1000, logger: workerLogger(), preset: WORKER_PRESET });
+const runner = await run({
+  pgPool: env.deps.pool,
+  taskList: tasks,
+  concurrency: Number(values.concurrency),
+  noHandleSignals: true,
+  pollInterval: 1000,
+  logger: workerLogger(),
+  preset: WORKER_PRESET,
+});
 const utils = await makeWorkerUtils({ pgPool: env.deps.pool });
 
 const wait = async (kind: 'noop' | 'app', target: number) => {
   while (done[kind] < target) await new Promise((r) => setTimeout(r, 2));
 };
 const addNoop = () => utils.addJob('bench_noop', { t: Date.now() });
-const addApp = () => addAppJob(env.deps.db, { app_id: pub.app_id, job_name: 'tick', payload: null, source: 'enqueue', maxAttempts: 3 });
+const addApp = () =>
+  addAppJob(env.deps.db, {
+    app_id: pub.app_id,
+    job_name: 'tick',
+    payload: null,
+    source: 'enqueue',
+    maxAttempts: 3,
+  });
 
 const results: { label: string; p50: number; p99: number; rps: number }[] = [];
 for (const [kind, label, add] of [
@@ -86,18 +116,45 @@ await utils.release();
 // per app, src/jobs/backlog.ts), 8 callers at once for one app; delayed an hour so none runs meanwhile.
 const enqueueRate = async (counted: boolean) => {
   const base = { app_id: pub.app_id, account_id: pub.account_id };
-  const one = () => queueJob(env.deps.db, { base, appId: pub.app_id, jobName: 'tick', payload: null, maxAttempts: 3, source: 'enqueue', delaySeconds: 3600, message: 'bench', plans: counted ? env.deps.config.plans : undefined });
+  const one = () =>
+    queueJob(env.deps.db, {
+      base,
+      appId: pub.app_id,
+      jobName: 'tick',
+      payload: null,
+      maxAttempts: 3,
+      source: 'enqueue',
+      delaySeconds: 3600,
+      message: 'bench',
+      plans: counted ? env.deps.config.plans : undefined,
+    });
   let left = N;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: 8 }, async () => { while (left-- > 0) await one(); }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (left-- > 0) await one();
+    }),
+  );
   return N / ((performance.now() - t0) / 1000);
 };
 const uncounted = await enqueueRate(false);
 const counted = await enqueueRate(true);
-console.log(`\n${SEQ} sequential jobs for latency, ${N} queued at once for throughput, concurrency ${values.concurrency}\n`);
+console.log(
+  `\n${SEQ} sequential jobs for latency, ${N} queued at once for throughput, concurrency ${values.concurrency}\n`,
+);
 console.log('task'.padEnd(30), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'jobs/s'.padStart(9));
-for (const r of results) console.log(r.label.padEnd(30), String(r.p50).padStart(8), String(r.p99).padStart(8), r.rps.toFixed(0).padStart(9));
-console.log(`\napp job throughput: ${(results[1]!.rps / results[0]!.rps).toFixed(2)}x the no-op task`);
-console.log(`app code's enqueues, 8 at once for one app: ${uncounted.toFixed(0)}/s without the waiting count, ${counted.toFixed(0)}/s with it`);
+for (const r of results)
+  console.log(
+    r.label.padEnd(30),
+    String(r.p50).padStart(8),
+    String(r.p99).padStart(8),
+    r.rps.toFixed(0).padStart(9),
+  );
+console.log(
+  `\napp job throughput: ${(results[1]!.rps / results[0]!.rps).toFixed(2)}x the no-op task`,
+);
+console.log(
+  `app code's enqueues, 8 at once for one app: ${uncounted.toFixed(0)}/s without the waiting count, ${counted.toFixed(0)}/s with it`,
+);
 await env.close();
 process.exit(0);

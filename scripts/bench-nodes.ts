@@ -16,20 +16,37 @@ import { startBenchEnv } from './bench-env.ts';
 const N = Number(process.argv[2] ?? 20);
 const env = await startBenchEnv();
 const poolB = createPool(env.deps.config.databaseUrl!, 5);
-const depsB: Deps = { ...env.deps, pool: poolB, db: createDb(poolB), signals: createSignals(), log: createLogger('warn') };
+const depsB: Deps = {
+  ...env.deps,
+  pool: poolB,
+  db: createDb(poolB),
+  signals: createSignals(),
+  log: createLogger('warn'),
+};
 const nodeB = createServer(depsB);
 const call = (method: string, path: string, body?: unknown) =>
-  fetch(`${env.url}${path}`, { method, headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  fetch(`${env.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const bundle = (n: number) => ({
   app: { name: 'nodes' },
   runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
   files: [
     { path: 'public/index.html', content_type: 'text/html', content_base64: b64('x') },
-    { path: 'server.js', content_type: 'text/javascript', content_base64: b64(`export default { fetch(req, ctx) { return new Response('v${n} ' + (ctx.secrets.get('WORD') ?? '-')); } };`) },
+    {
+      path: 'server.js',
+      content_type: 'text/javascript',
+      content_base64: b64(
+        `export default { fetch(req, ctx) { return new Response('v${n} ' + (ctx.secrets.get('WORD') ?? '-')); } };`,
+      ),
+    },
   ],
 });
-const appId = ((await (await call('PUT', '/v0/apps', bundle(0))).json()) as { app_id: string }).app_id;
+const appId = ((await (await call('PUT', '/v0/apps', bundle(0))).json()) as { app_id: string })
+  .app_id;
 const onB = async () => {
   const res = await nodeB.request(`http://${appId}.apps.localhost/api`);
   return res.text();
@@ -52,9 +69,15 @@ for (let n = 1; n <= N; n++) {
   await call('PUT', `/v0/apps/${appId}/secrets/WORD`, { value: `w${n}` });
   secrets.push(await follow((t) => t.endsWith(` w${n}`)));
 }
-const p95 = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))]!;
-for (const [what, xs] of [['publish (new live release)', publishes], ['secret set', secrets]] as const) {
-  console.log(`${what.padEnd(28)} node B followed in median ${median(xs).toFixed(1)} ms, p95 ${p95(xs).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (${xs.length} changes)`);
+const p95 = (xs: number[]) =>
+  [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))]!;
+for (const [what, xs] of [
+  ['publish (new live release)', publishes],
+  ['secret set', secrets],
+] as const) {
+  console.log(
+    `${what.padEnd(28)} node B followed in median ${median(xs).toFixed(1)} ms, p95 ${p95(xs).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (${xs.length} changes)`,
+  );
 }
 await nodeB.close();
 await depsB.db.destroy();

@@ -16,14 +16,28 @@ import { startBenchEnv } from './bench-env.ts';
 import { median } from './_lib/stats.ts';
 
 const run = promisify(execFile);
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, connections: { type: 'string', default: '32' }, rounds: { type: 'string', default: '8' }, releases: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '32' },
+    rounds: { type: 'string', default: '8' },
+    releases: { type: 'string', default: '5' },
+  },
+});
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
 const RELEASES = Number(values.releases);
 const SIZE = 20_000;
 
-type Result = { label: string; rps: number; p50: number; p99: number; errors: number; cpuUs?: number };
+type Result = {
+  label: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  cpuUs?: number;
+};
 
 /**
  * CPU time (user + system, µs) a process has used: this one through process.cpuUsage(), another
@@ -45,16 +59,27 @@ async function cpuTimeUs(pid?: number): Promise<number | undefined> {
 }
 
 /** A load run that also reports the server's CPU time per request (the server process given by pid; none = this one). */
-async function measured(label: string, url: string, headers: Record<string, string>, pid: number | undefined, seconds?: number): Promise<Result> {
+async function measured(
+  label: string,
+  url: string,
+  headers: Record<string, string>,
+  pid: number | undefined,
+  seconds?: number,
+): Promise<Result> {
   const before = await cpuTimeUs(pid);
   const r = await load(label, url, headers, seconds);
   const after = await cpuTimeUs(pid);
   const requests = r.rps * (seconds ?? SECONDS);
-  return before !== undefined && after !== undefined && requests > 0 ? { ...r, cpuUs: (after - before) / requests } : r;
+  return before !== undefined && after !== undefined && requests > 0
+    ? { ...r, cpuUs: (after - before) / requests }
+    : r;
 }
 
 async function hasWrk(): Promise<boolean> {
-  return run('wrk', ['--version']).then(() => true, (e) => /^wrk /m.test(String(e.stdout ?? '') + String(e.stderr ?? '')));
+  return run('wrk', ['--version']).then(
+    () => true,
+    (e) => /^wrk /m.test(String(e.stdout ?? '') + String(e.stderr ?? '')),
+  );
 }
 
 function ms(v: string): number {
@@ -64,28 +89,46 @@ function ms(v: string): number {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 }
 
-async function load(label: string, url: string, headers: Record<string, string>, seconds = SECONDS): Promise<Result> {
+async function load(
+  label: string,
+  url: string,
+  headers: Record<string, string>,
+  seconds = SECONDS,
+): Promise<Result> {
   if (await hasWrk()) {
     const args = ['-t', '2', '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--latency', url];
     // wrk drops its own Host header only for one spelled `Host`; a `host` header would make two, and
     // Node keeps the first, so part of the load would hit the API host's 404 instead of the app
-    for (const [k, v] of Object.entries(headers)) args.unshift('-H', `${k === 'host' ? 'Host' : k}: ${v}`);
+    for (const [k, v] of Object.entries(headers))
+      args.unshift('-H', `${k === 'host' ? 'Host' : k}: ${v}`);
     const { stdout } = await run('wrk', args, { maxBuffer: 1 << 20 });
     const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
     const p50 = ms(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? '');
     const p99 = ms(/\s99%\s+(\S+)/.exec(stdout)?.[1] ?? '');
-    const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0) + Number(/Socket errors:.*?timeout (\d+)/.exec(stdout)?.[1] ?? 0);
+    const errors =
+      Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0) +
+      Number(/Socket errors:.*?timeout (\d+)/.exec(stdout)?.[1] ?? 0);
     return { label, rps, p50, p99, errors };
   }
   const { default: autocannon } = await import('autocannon' as string).catch(() => {
-    throw new Error('bench:origin needs a load generator: wrk (apt-get install wrk) or autocannon (npm install --no-save autocannon)');
+    throw new Error(
+      'bench:origin needs a load generator: wrk (apt-get install wrk) or autocannon (npm install --no-save autocannon)',
+    );
   });
   const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-  return { label, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors };
+  return {
+    label,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.non2xx + r.errors,
+  };
 }
 
 /** workerd serving `source` as its one ES module on a free loopback port. */
-async function startWorkerd(source: string): Promise<{ url: string; pid: number; stop(): void } | undefined> {
+async function startWorkerd(
+  source: string,
+): Promise<{ url: string; pid: number; stop(): void } | undefined> {
   const { mkdtemp, writeFile } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const { freePort } = await import('../src/lib/ports.ts');
@@ -106,12 +149,17 @@ const worker :Workerd.Worker = (
 );
 `,
   );
-  const child = spawn(bin, ['serve', path.join(dir, 'config.capnp')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(bin, ['serve', path.join(dir, 'config.capnp')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   child.on('error', () => {});
   process.on('exit', () => child.kill());
   for (const started = Date.now(); Date.now() - started < 10_000; ) {
     if (child.exitCode !== null) return undefined;
-    const ok = await fetch(`http://127.0.0.1:${port}/api`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/api`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill() };
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -123,7 +171,8 @@ const env = await startBenchEnv();
 const { operatorVerify } = await import('../src/domains/service.ts');
 await env.server!.apps.sandbox().warm(); // as npm start does at boot
 const page = Buffer.from('<!doctype html>' + 'x'.repeat(SIZE - 15)).toString('base64');
-const serverSource = (n: number) => `export default { fetch(request) { return new Response('hello from the sandbox (release ${n})', { headers: { 'content-type': 'text/plain' } }); } };`;
+const serverSource = (n: number) =>
+  `export default { fetch(request) { return new Response('hello from the sandbox (release ${n})', { headers: { 'content-type': 'text/plain' } }); } };`;
 let appId = '';
 const publishRelease = async (n: number) =>
   fetch(`${env.url}/v0/apps${appId ? `/${appId}` : ''}`, {
@@ -134,7 +183,11 @@ const publishRelease = async (n: number) =>
       runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
       files: [
         { path: 'public/index.html', content_type: 'text/html', content_base64: page },
-        { path: 'server.js', content_type: 'text/javascript', content_base64: Buffer.from(serverSource(n)).toString('base64') },
+        {
+          path: 'server.js',
+          content_type: 'text/javascript',
+          content_base64: Buffer.from(serverSource(n)).toString('base64'),
+        },
       ],
     }),
   }).then((r) => r.json() as Promise<{ app_id: string; release_id: string }>);
@@ -142,17 +195,32 @@ appId = (await publishRelease(0)).app_id;
 const host = `${appId}.apps.localhost`;
 // the same app through a verified custom domain (the route table's lookup on top of the canonical path)
 const customHost = 'bench.example.test';
-const added = await fetch(`${env.url}/v0/apps/${appId}/domains`, { method: 'POST', headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ hostname: customHost }) });
-if (added.status !== 201) throw new Error(`adding ${customHost}: ${added.status} ${await added.text()}`);
+const added = await fetch(`${env.url}/v0/apps/${appId}/domains`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ hostname: customHost }),
+});
+if (added.status !== 201)
+  throw new Error(`adding ${customHost}: ${added.status} ${await added.text()}`);
 await operatorVerify(env.deps, customHost);
 
 // A release's first request is timed by curl in its own process when it is installed, as a browser
 // would see it: a client inside this process would add its own first-use costs (Node compiles the
 // IPv6 regex of net.isIP on a first connection, ~10 ms) to the server's.
-const hasCurl = await run('curl', ['--version']).then(() => true, () => false);
+const hasCurl = await run('curl', ['--version']).then(
+  () => true,
+  () => false,
+);
 const timed = async (path: string): Promise<{ status: number; body: string; ms: number }> => {
   if (hasCurl) {
-    const { stdout } = await run('curl', ['-s', '-H', `Host: ${host}`, '-w', '\n%{http_code} %{time_total}', `${env.url}${path}`]);
+    const { stdout } = await run('curl', [
+      '-s',
+      '-H',
+      `Host: ${host}`,
+      '-w',
+      '\n%{http_code} %{time_total}',
+      `${env.url}${path}`,
+    ]);
     const cut = stdout.lastIndexOf('\n');
     const [status, seconds] = stdout.slice(cut + 1).split(' ');
     return { status: Number(status), body: stdout.slice(0, cut), ms: Number(seconds) * 1000 };
@@ -163,7 +231,9 @@ const timed = async (path: string): Promise<{ status: number; body: string; ms: 
     const req = http.get({ host: '127.0.0.1', port: env.port, path, headers: { host } }, (res) => {
       let body = '';
       res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, ms: performance.now() - t }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body, ms: performance.now() - t }),
+      );
     });
     req.on('error', reject);
   });
@@ -176,22 +246,47 @@ const firsts: { ms: number; next: number; status: number }[] = [];
 for (let n = 0; n <= RELEASES; n++) {
   if (n > 0) await publishRelease(n);
   const first = await timed('/api');
-  if (!first.body.includes(`(release ${n})`)) throw new Error(`release ${n} was not the one answering: ${first.status} ${first.body}`);
+  if (!first.body.includes(`(release ${n})`))
+    throw new Error(`release ${n} was not the one answering: ${first.status} ${first.body}`);
   const next = await timed('/api');
   firsts.push({ ms: first.ms, next: next.ms, status: first.status });
 }
 
 // The headers the platform's br static hit sends (less those Node adds itself), for the bare row sending the same ones.
 const brHeaders = await new Promise<Record<string, string>>((resolve, reject) => {
-  http.get({ host: '127.0.0.1', port: env.port, path: '/', headers: { host, 'accept-encoding': 'br' } }, (res) => {
-    res.resume();
-    const { date: _d, connection: _c, 'keep-alive': _k, 'content-length': _l, ...rest } = res.headers as Record<string, string>;
-    resolve(rest);
-  }).on('error', reject);
+  http
+    .get(
+      { host: '127.0.0.1', port: env.port, path: '/', headers: { host, 'accept-encoding': 'br' } },
+      (res) => {
+        res.resume();
+        const {
+          date: _d,
+          connection: _c,
+          'keep-alive': _k,
+          'content-length': _l,
+          ...rest
+        } = res.headers as Record<string, string>;
+        resolve(rest);
+      },
+    )
+    .on('error', reject);
 });
-const bare = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench-bare-hono.ts', String(SIZE), `hello from the sandbox (release ${RELEASES})`, JSON.stringify(brHeaders)], { stdio: ['ignore', 'pipe', 'inherit'] });
+const bare = spawn(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    'scripts/bench-bare-hono.ts',
+    String(SIZE),
+    `hello from the sandbox (release ${RELEASES})`,
+    JSON.stringify(brHeaders),
+  ],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
 process.on('exit', () => bare.kill()); // also when a load run throws
-const barePort = await new Promise<number>((resolve) => bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
+const barePort = await new Promise<number>((resolve) =>
+  bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))),
+);
 
 // Cloudflare's workerd running the same handler module (devDependency `workerd`), from a generated
 // config; skipped with a message where its binary cannot run.
@@ -203,15 +298,52 @@ if (!workerd) console.log('workerd: not available here; its row is skipped');
 // Each platform target is paired with the bare Hono answer it is compared with (same bytes on the wire).
 const bareUrl = `http://127.0.0.1:${barePort}`;
 const targets = [
-  (seconds?: number) => measured('bare Hono, 20 KB from memory', `${bareUrl}/`, {}, bare.pid, seconds),
-  (seconds?: number) => measured('platform static hit, 20 KB', `${env.url}/`, { host }, undefined, seconds),
-  (seconds?: number) => measured('platform server handler (QuickJS)', `${env.url}/api`, { host }, undefined, seconds),
-  (seconds?: number) => measured('bare Hono, the same text', `${bareUrl}/text`, {}, bare.pid, seconds),
-  (seconds?: number) => measured('bare Hono, the page as brotli', `${bareUrl}/br`, { 'accept-encoding': 'br' }, bare.pid, seconds),
-  (seconds?: number) => measured('platform static hit, br', `${env.url}/`, { host, 'accept-encoding': 'br' }, undefined, seconds),
-  (seconds?: number) => measured('platform static hit, custom domain', `${env.url}/`, { host: customHost }, undefined, seconds),
-  (seconds?: number) => measured(`bare Hono, brotli + our ${Object.keys(brHeaders).length} headers`, `${bareUrl}/br-same-headers`, { 'accept-encoding': 'br' }, bare.pid, seconds),
-  ...(workerd ? [(seconds?: number) => measured('workerd, the same handler', `${workerd.url}/api`, {}, workerd.pid, seconds)] : []),
+  (seconds?: number) =>
+    measured('bare Hono, 20 KB from memory', `${bareUrl}/`, {}, bare.pid, seconds),
+  (seconds?: number) =>
+    measured('platform static hit, 20 KB', `${env.url}/`, { host }, undefined, seconds),
+  (seconds?: number) =>
+    measured('platform server handler (QuickJS)', `${env.url}/api`, { host }, undefined, seconds),
+  (seconds?: number) =>
+    measured('bare Hono, the same text', `${bareUrl}/text`, {}, bare.pid, seconds),
+  (seconds?: number) =>
+    measured(
+      'bare Hono, the page as brotli',
+      `${bareUrl}/br`,
+      { 'accept-encoding': 'br' },
+      bare.pid,
+      seconds,
+    ),
+  (seconds?: number) =>
+    measured(
+      'platform static hit, br',
+      `${env.url}/`,
+      { host, 'accept-encoding': 'br' },
+      undefined,
+      seconds,
+    ),
+  (seconds?: number) =>
+    measured(
+      'platform static hit, custom domain',
+      `${env.url}/`,
+      { host: customHost },
+      undefined,
+      seconds,
+    ),
+  (seconds?: number) =>
+    measured(
+      `bare Hono, brotli + our ${Object.keys(brHeaders).length} headers`,
+      `${bareUrl}/br-same-headers`,
+      { 'accept-encoding': 'br' },
+      bare.pid,
+      seconds,
+    ),
+  ...(workerd
+    ? [
+        (seconds?: number) =>
+          measured('workerd, the same handler', `${workerd.url}/api`, {}, workerd.pid, seconds),
+      ]
+    : []),
 ];
 const rounds: Result[][] = targets.map(() => []);
 // One uncounted second first, so every target's code is optimised before it is measured.
@@ -232,31 +364,74 @@ const results: Result[] = rounds.map((rs) => ({
   cpuUs: rs.every((r) => r.cpuUs !== undefined) ? median(rs.map((r) => r.cpuUs!)) : undefined,
 }));
 // static against the bare page; the server handler against bare Hono's same text; br static against bare brotli
-const ratios = rounds[1]!.map((r, i) => [r.rps / rounds[0]![i]!.rps, rounds[2]![i]!.rps / rounds[3]![i]!.rps, rounds[5]![i]!.rps / rounds[4]![i]!.rps, rounds[6]![i]!.rps / rounds[0]![i]!.rps, rounds[5]![i]!.rps / rounds[7]![i]!.rps]);
+const ratios = rounds[1]!.map((r, i) => [
+  r.rps / rounds[0]![i]!.rps,
+  rounds[2]![i]!.rps / rounds[3]![i]!.rps,
+  rounds[5]![i]!.rps / rounds[4]![i]!.rps,
+  rounds[6]![i]!.rps / rounds[0]![i]!.rps,
+  rounds[5]![i]!.rps / rounds[7]![i]!.rps,
+]);
 
 const base = results[0]!.rps;
-console.log(`\n${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; ${await hasWrk() ? 'wrk' : 'autocannon'}; ${(await import('node:os')).availableParallelism()} cores\n`);
-console.log('target'.padEnd(38), 'req/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'x bare'.padStart(7), 'errors'.padStart(7), 'server CPU µs/req'.padStart(18));
+console.log(
+  `\n${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; ${(await hasWrk()) ? 'wrk' : 'autocannon'}; ${(await import('node:os')).availableParallelism()} cores\n`,
+);
+console.log(
+  'target'.padEnd(38),
+  'req/s'.padStart(9),
+  'p50 ms'.padStart(8),
+  'p99 ms'.padStart(8),
+  'x bare'.padStart(7),
+  'errors'.padStart(7),
+  'server CPU µs/req'.padStart(18),
+);
 for (const r of results) {
-  console.log(r.label.padEnd(38), r.rps.toFixed(0).padStart(9), r.p50.toFixed(2).padStart(8), r.p99.toFixed(2).padStart(8), (r.rps / base).toFixed(2).padStart(7), String(r.errors).padStart(7), (r.cpuUs === undefined ? '-' : r.cpuUs.toFixed(1)).padStart(18));
+  console.log(
+    r.label.padEnd(38),
+    r.rps.toFixed(0).padStart(9),
+    r.p50.toFixed(2).padStart(8),
+    r.p99.toFixed(2).padStart(8),
+    (r.rps / base).toFixed(2).padStart(7),
+    String(r.errors).padStart(7),
+    (r.cpuUs === undefined ? '-' : r.cpuUs.toFixed(1)).padStart(18),
+  );
 }
 console.log('\nper round, req/s (k) and server CPU µs/request:');
-for (const rs of rounds) console.log(`  ${rs[0]!.label.padEnd(38)} ${rs.map((r) => `${(r.rps / 1000).toFixed(1)}${r.cpuUs === undefined ? '' : `/${r.cpuUs.toFixed(1)}`}`).join('  ')}`);
-console.log(`\nper-round ratios to the matching bare Hono answer (static / server vs the same text / br static vs the same brotli): ${ratios.map(([a, b, c]) => `${a!.toFixed(2)}/${b!.toFixed(2)}/${c!.toFixed(2)}`).join('  ')}`);
-console.log(`median of per-round ratios: static ${median(ratios.map((r) => r[0]!)).toFixed(2)}, server ${median(ratios.map((r) => r[1]!)).toFixed(2)}, br static ${median(ratios.map((r) => r[2]!)).toFixed(2)}, static via a custom domain ${median(ratios.map((r) => r[3]!)).toFixed(2)}`);
-console.log(`br static / bare Hono sending the same bytes with the same ${Object.keys(brHeaders).length} headers (${Object.keys(brHeaders).join(', ')}), per round: ${ratios.map((r) => r[4]!.toFixed(2)).join(' ')}; median ${median(ratios.map((r) => r[4]!)).toFixed(2)}`);
+for (const rs of rounds)
+  console.log(
+    `  ${rs[0]!.label.padEnd(38)} ${rs.map((r) => `${(r.rps / 1000).toFixed(1)}${r.cpuUs === undefined ? '' : `/${r.cpuUs.toFixed(1)}`}`).join('  ')}`,
+  );
+console.log(
+  `\nper-round ratios to the matching bare Hono answer (static / server vs the same text / br static vs the same brotli): ${ratios.map(([a, b, c]) => `${a!.toFixed(2)}/${b!.toFixed(2)}/${c!.toFixed(2)}`).join('  ')}`,
+);
+console.log(
+  `median of per-round ratios: static ${median(ratios.map((r) => r[0]!)).toFixed(2)}, server ${median(ratios.map((r) => r[1]!)).toFixed(2)}, br static ${median(ratios.map((r) => r[2]!)).toFixed(2)}, static via a custom domain ${median(ratios.map((r) => r[3]!)).toFixed(2)}`,
+);
+console.log(
+  `br static / bare Hono sending the same bytes with the same ${Object.keys(brHeaders).length} headers (${Object.keys(brHeaders).join(', ')}), per round: ${ratios.map((r) => r[4]!.toFixed(2)).join(' ')}; median ${median(ratios.map((r) => r[4]!)).toFixed(2)}`,
+);
 if (workerd) {
   const vsWorkerd = rounds[2]!.map((r, i) => r.rps / rounds[8]![i]!.rps);
-  console.log(`platform server handler / workerd running it, per round: ${vsWorkerd.map((x) => x.toFixed(2)).join(' ')}; median ${median(vsWorkerd).toFixed(2)}`);
+  console.log(
+    `platform server handler / workerd running it, per round: ${vsWorkerd.map((x) => x.toFixed(2)).join(' ')}; median ${median(vsWorkerd).toFixed(2)}`,
+  );
 }
 if (rounds.slice(0, 6).every((rs) => rs.every((r) => r.cpuUs !== undefined))) {
   // CPU per request is the cost of the code itself; req/s also moves with scheduling and steal on a shared VM.
   const cpuRatios = rounds[0]!.map((r, i) => r.cpuUs! / rounds[1]![i]!.cpuUs!);
-  console.log(`bare / static server CPU per request, per round: ${cpuRatios.map((x) => x.toFixed(2)).join(' ')}; median ${median(cpuRatios).toFixed(2)}`);
+  console.log(
+    `bare / static server CPU per request, per round: ${cpuRatios.map((x) => x.toFixed(2)).join(' ')}; median ${median(cpuRatios).toFixed(2)}`,
+  );
   const brCpu = rounds[4]!.map((r, i) => r.cpuUs! / rounds[5]![i]!.cpuUs!);
-  console.log(`bare / br static server CPU per request (the same brotli bytes), per round: ${brCpu.map((x) => x.toFixed(2)).join(' ')}; median ${median(brCpu).toFixed(2)}`);
+  console.log(
+    `bare / br static server CPU per request (the same brotli bytes), per round: ${brCpu.map((x) => x.toFixed(2)).join(' ')}; median ${median(brCpu).toFixed(2)}`,
+  );
 }
-console.log(`\nfirst request to a release (server handler, timed by ${hasCurl ? 'curl' : 'an in-process client'}), ms: ${firsts.map((f) => f.ms.toFixed(1)).join(', ')} (first release of the process, then ${RELEASES} republished ones)`);
-console.log(`median ${median(firsts.map((f) => f.ms)).toFixed(1)} ms; the request after each: median ${median(firsts.map((f) => f.next)).toFixed(1)} ms`);
+console.log(
+  `\nfirst request to a release (server handler, timed by ${hasCurl ? 'curl' : 'an in-process client'}), ms: ${firsts.map((f) => f.ms.toFixed(1)).join(', ')} (first release of the process, then ${RELEASES} republished ones)`,
+);
+console.log(
+  `median ${median(firsts.map((f) => f.ms)).toFixed(1)} ms; the request after each: median ${median(firsts.map((f) => f.next)).toFixed(1)} ms`,
+);
 await env.close();
 process.exit(0);

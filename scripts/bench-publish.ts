@@ -16,29 +16,58 @@ const files = Array.from({ length: FILES }, (_, i) => ({
   content_type: 'application/octet-stream',
   content_base64: randomBytes(TOTAL / FILES).toString('base64'),
 }));
-files[0] = { path: 'public/index.html', content_type: 'text/html', content_base64: randomBytes(TOTAL / FILES).toString('base64') };
-const body = (fs: typeof files) => JSON.stringify({ app: { name: 'bench' }, runtime: { static_root: 'public' }, files: fs });
+files[0] = {
+  path: 'public/index.html',
+  content_type: 'text/html',
+  content_base64: randomBytes(TOTAL / FILES).toString('base64'),
+};
+const body = (fs: typeof files) =>
+  JSON.stringify({ app: { name: 'bench' }, runtime: { static_root: 'public' }, files: fs });
 const payload = body(files);
 const mib = (n: number) => n / 1024 / 1024;
 
 async function put(path: string, data: string): Promise<{ seconds: number; json: any }> {
   const started = performance.now();
-  const res = await fetch(env.url + path, { method: 'PUT', headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' }, body: data });
+  const res = await fetch(env.url + path, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
+    body: data,
+  });
   const json = await res.json();
   if (res.status !== 200) throw new Error(`publish failed: ${res.status} ${JSON.stringify(json)}`);
   return { seconds: (performance.now() - started) / 1000, json };
 }
 
-console.log(`bundle: ${FILES} files, ${mib(TOTAL).toFixed(0)} MiB decoded, ${mib(payload.length).toFixed(1)} MiB of JSON`);
+console.log(
+  `bundle: ${FILES} files, ${mib(TOTAL).toFixed(0)} MiB decoded, ${mib(payload.length).toFixed(1)} MiB of JSON`,
+);
 const first = await put('/v0/apps', payload);
 const appId = first.json.app_id;
 const rows: [string, number][] = [['first publish', first.seconds]];
-for (let i = 1; i <= 3; i++) rows.push([`unchanged republish #${i}`, (await put(`/v0/apps/${appId}`, payload)).seconds]);
+for (let i = 1; i <= 3; i++)
+  rows.push([`unchanged republish #${i}`, (await put(`/v0/apps/${appId}`, payload)).seconds]);
 const changed = [...files];
 changed[1] = { ...changed[1]!, content_base64: randomBytes(TOTAL / FILES).toString('base64') };
 rows.push(['republish, 1 file changed', (await put(`/v0/apps/${appId}`, body(changed))).seconds]);
 // 50 MiB of JavaScript-like text: every file is compressed (brotli and gzip) on the first publish only
-const WORDS = ['function', 'const', 'return', 'let', 'if', 'else', 'for', 'import', 'export', 'await', 'class', 'new', 'this', 'value', 'items', 'render'];
+const WORDS = [
+  'function',
+  'const',
+  'return',
+  'let',
+  'if',
+  'else',
+  'for',
+  'import',
+  'export',
+  'await',
+  'class',
+  'new',
+  'this',
+  'value',
+  'items',
+  'render',
+];
 const textFile = (seed: number) => {
   const parts: string[] = [];
   let size = 0;
@@ -51,10 +80,18 @@ const textFile = (seed: number) => {
   }
   return Buffer.from(parts.join('')).toString('base64');
 };
-const texts = Array.from({ length: FILES }, (_, i) => ({ path: `public/chunk-${i}.js`, content_type: 'text/javascript', content_base64: textFile(i) }));
+const texts = Array.from({ length: FILES }, (_, i) => ({
+  path: `public/chunk-${i}.js`,
+  content_type: 'text/javascript',
+  content_base64: textFile(i),
+}));
 const textPayload = body(texts);
 const textFirst = await put('/v0/apps', textPayload);
 rows.push(['text: first publish', textFirst.seconds]);
-rows.push(['text: unchanged republish', (await put(`/v0/apps/${textFirst.json.app_id}`, textPayload)).seconds]);
-for (const [label, s] of rows) console.log(`${label.padEnd(28)} ${s.toFixed(2)} s   ${(mib(TOTAL) / s).toFixed(1)} MiB/s`);
+rows.push([
+  'text: unchanged republish',
+  (await put(`/v0/apps/${textFirst.json.app_id}`, textPayload)).seconds,
+]);
+for (const [label, s] of rows)
+  console.log(`${label.padEnd(28)} ${s.toFixed(2)} s   ${(mib(TOTAL) / s).toFixed(1)} MiB/s`);
 await env.close();

@@ -10,7 +10,12 @@ import { parseArgs } from 'node:util';
 import { SandboxPool } from '../src/sandbox/pool.ts';
 import { median } from './_lib/stats.ts';
 
-const { values } = parseArgs({ options: { calls: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: {
+    calls: { type: 'string', default: '20000' },
+    rounds: { type: 'string', default: '5' },
+  },
+});
 const CALLS = Number(values.calls);
 const ROUNDS = Number(values.rounds);
 const IN_FLIGHT = 32;
@@ -21,10 +26,16 @@ const handlers: Record<string, string> = {
   'reads url and headers': `export default { fetch(req) { const u = new URL(req.url); return new Response(u.pathname + ' ' + req.headers.get('accept'), { status: 200, headers: { 'content-type': 'text/plain', 'cache-control': 'no-store' } }); } };`,
 };
 
-const pool = new SandboxPool({ workers: 1, limits: { cpuMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 10_000 }, hardKillMs: 10_000 });
+const pool = new SandboxPool({
+  workers: 1,
+  limits: { cpuMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 10_000 },
+  hardKillMs: 10_000,
+});
 await pool.warm();
 
-console.log(`one sandbox worker, ${IN_FLIGHT} calls in flight, ${ROUNDS} rounds of ${CALLS} calls, medians\n`);
+console.log(
+  `one sandbox worker, ${IN_FLIGHT} calls in flight, ${ROUNDS} rounds of ${CALLS} calls, medians\n`,
+);
 console.log('handler'.padEnd(26), 'calls/s'.padStart(9), 'CPU µs/call'.padStart(12));
 let n = 0;
 for (const [label, source] of Object.entries(handlers)) {
@@ -35,18 +46,28 @@ for (const [label, source] of Object.entries(handlers)) {
       app: { app_id: 'benchapp', origin: 'http://benchapp.apps.localhost', release_id: releaseId },
       release: { releaseId, entry: 'server.js' },
       loadSources: async () => ({ 'server.js': source }),
-      request: { method: 'GET', url: 'http://benchapp.apps.localhost/api/x?y=1', headers: [['accept', 'text/html'], ['user-agent', 'bench']] },
+      request: {
+        method: 'GET',
+        url: 'http://benchapp.apps.localhost/api/x?y=1',
+        headers: [
+          ['accept', 'text/html'],
+          ['user-agent', 'bench'],
+        ],
+      },
       secrets: {},
     });
-    if (!r.ok || r.response?.status !== 200) throw new Error(`${label}: ${JSON.stringify(r.error ?? r.response)}`);
+    if (!r.ok || r.response?.status !== 200)
+      throw new Error(`${label}: ${JSON.stringify(r.error ?? r.response)}`);
   };
   const round = async (count: number): Promise<{ rate: number; cpuUs: number }> => {
     let left = count;
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-      while (left-- > 0) await call();
-    }));
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (left-- > 0) await call();
+      }),
+    );
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     return { rate: count / seconds, cpuUs: (cpu.user + cpu.system) / count };
@@ -54,6 +75,14 @@ for (const [label, source] of Object.entries(handlers)) {
   await round(Math.min(CALLS, 5000)); // warm-up: module load and JIT
   const rounds = [];
   for (let i = 0; i < ROUNDS; i++) rounds.push(await round(CALLS));
-  console.log(label.padEnd(26), median(rounds.map((r) => r.rate)).toFixed(0).padStart(9), median(rounds.map((r) => r.cpuUs)).toFixed(1).padStart(12));
+  console.log(
+    label.padEnd(26),
+    median(rounds.map((r) => r.rate))
+      .toFixed(0)
+      .padStart(9),
+    median(rounds.map((r) => r.cpuUs))
+      .toFixed(1)
+      .padStart(12),
+  );
 }
 await pool.close();

@@ -13,7 +13,13 @@ import { percentile } from './_lib/stats.ts';
 import { startBenchEnv } from './bench-env.ts';
 import { hostRequester } from './_lib/host-request.ts';
 
-const { values } = parseArgs({ options: { mb: { type: 'string', default: '16' }, uploads: { type: 'string', default: '12' }, concurrency: { type: 'string', default: '1' } } });
+const { values } = parseArgs({
+  options: {
+    mb: { type: 'string', default: '16' },
+    uploads: { type: 'string', default: '12' },
+    concurrency: { type: 'string', default: '1' },
+  },
+});
 const MB = Number(values.mb);
 const UPLOADS = Number(values.uploads);
 const CONCURRENCY = Number(values.concurrency);
@@ -22,8 +28,20 @@ const env = await startBenchEnv();
 const agent = new http.Agent({ keepAlive: true });
 const request = hostRequester(env.port, env.apiKey, agent);
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-async function publish(name: string, files: { path: string; content_type: string; text: string }[], extra: object = {}): Promise<string> {
-  const body = JSON.stringify({ app: { name }, ...extra, files: files.map((f) => ({ path: f.path, content_type: f.content_type, content_base64: b64(f.text) })) });
+async function publish(
+  name: string,
+  files: { path: string; content_type: string; text: string }[],
+  extra: object = {},
+): Promise<string> {
+  const body = JSON.stringify({
+    app: { name },
+    ...extra,
+    files: files.map((f) => ({
+      path: f.path,
+      content_type: f.content_type,
+      content_base64: b64(f.text),
+    })),
+  });
   const r = await request('PUT', '/v0/apps', 'api.localhost', body);
   if (r.status !== 200) throw new Error(`publish ${name}: ${r.status} ${r.text}`);
   return `${JSON.parse(r.text).app_id}.apps.localhost`;
@@ -46,9 +64,16 @@ const uploader = await publish(
       } };`,
     },
   ],
-  { runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, resources: { files: { stores: { big: { max_file_size_bytes: 64 * 1024 * 1024 } } } } },
+  {
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    resources: { files: { stores: { big: { max_file_size_bytes: 64 * 1024 * 1024 } } } },
+  },
 );
-const bystander = await publish('bystander', [{ path: 'public/index.html', content_type: 'text/html', text: '<h1>hello</h1>' }], { runtime: { static_root: 'public' } });
+const bystander = await publish(
+  'bystander',
+  [{ path: 'public/index.html', content_type: 'text/html', text: '<h1>hello</h1>' }],
+  { runtime: { static_root: 'public' } },
+);
 
 async function bystanderLoop(until: () => boolean): Promise<number[]> {
   const times: number[] = [];
@@ -92,11 +117,21 @@ const seconds = (performance.now() - t0) / 1000;
 loop.disable();
 
 const ms = (n: number) => n.toFixed(1).padStart(8);
-console.log(`${UPLOADS} uploads of ${MB} MB from app code, ${CONCURRENCY} at a time: ${seconds.toFixed(1)} s (${((UPLOADS * MB) / seconds).toFixed(0)} MB/s), each p50 ${percentile(uploadTimes, 50).toFixed(0)} ms`);
-console.log(`\n${'another app\'s static page'.padEnd(30)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)} ${'requests'.padStart(9)}`);
-console.log(`${'alone'.padEnd(30)} ${ms(percentile(alone, 50))} ${ms(percentile(alone, 99))} ${ms(Math.max(...alone))} ${String(alone.length).padStart(9)}`);
-console.log(`${'during the uploads'.padEnd(30)} ${ms(percentile(during, 50))} ${ms(percentile(during, 99))} ${ms(Math.max(...during))} ${String(during.length).padStart(9)}`);
-console.log(`\nmain thread's event-loop delay during the uploads: p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`);
+console.log(
+  `${UPLOADS} uploads of ${MB} MB from app code, ${CONCURRENCY} at a time: ${seconds.toFixed(1)} s (${((UPLOADS * MB) / seconds).toFixed(0)} MB/s), each p50 ${percentile(uploadTimes, 50).toFixed(0)} ms`,
+);
+console.log(
+  `\n${"another app's static page".padEnd(30)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)} ${'requests'.padStart(9)}`,
+);
+console.log(
+  `${'alone'.padEnd(30)} ${ms(percentile(alone, 50))} ${ms(percentile(alone, 99))} ${ms(Math.max(...alone))} ${String(alone.length).padStart(9)}`,
+);
+console.log(
+  `${'during the uploads'.padEnd(30)} ${ms(percentile(during, 50))} ${ms(percentile(during, 99))} ${ms(Math.max(...during))} ${String(during.length).padStart(9)}`,
+);
+console.log(
+  `\nmain thread's event-loop delay during the uploads: p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`,
+);
 stop = 0;
 await env.close();
 agent.destroy();

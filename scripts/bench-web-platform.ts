@@ -20,15 +20,23 @@ const touches: Record<string, string> = {
   'crypto.subtle (digest)': `await crypto.subtle.digest('SHA-256', new Uint8Array(8))`,
   'events (AbortController)': `new AbortController()`,
   'FormData (and streams)': `new FormData()`,
-  'URLPattern': `new URLPattern({ pathname: '/a/:b' })`,
-  'structuredClone': `structuredClone(new Map([[1, 2]]))`,
+  URLPattern: `new URLPattern({ pathname: '/a/:b' })`,
+  structuredClone: `structuredClone(new Map([[1, 2]]))`,
 };
 
-const pool = new SandboxPool({ workers: 1, limits: { cpuMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 10_000 }, hardKillMs: 10_000 });
+const pool = new SandboxPool({
+  workers: 1,
+  limits: { cpuMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 10_000 },
+  hardKillMs: 10_000,
+});
 await pool.warm();
 
 let n = 0;
-async function call(releaseId: string, source: string, url: string): Promise<{ ms: number; cpuMs: number }> {
+async function call(
+  releaseId: string,
+  source: string,
+  url: string,
+): Promise<{ ms: number; cpuMs: number }> {
   const t0 = performance.now();
   const r = await pool.invoke({
     handler: 'fetch',
@@ -43,7 +51,12 @@ async function call(releaseId: string, source: string, url: string): Promise<{ m
 }
 
 console.log(`one sandbox worker; per part, ${RELEASES} fresh releases, medians\n`);
-console.log('first touch of'.padEnd(28), 'first call ms'.padStart(14), 'warm call ms'.padStart(13), 'billed CPU ms'.padStart(14));
+console.log(
+  'first touch of'.padEnd(28),
+  'first call ms'.padStart(14),
+  'warm call ms'.padStart(13),
+  'billed CPU ms'.padStart(14),
+);
 for (const [label, expr] of Object.entries(touches)) {
   const firsts: number[] = [];
   const warms: number[] = [];
@@ -59,6 +72,11 @@ for (const [label, expr] of Object.entries(touches)) {
     pool.evict(id);
     await new Promise((r) => setTimeout(r, 40)); // the worker makes its next blank instance off the clock
   }
-  console.log(label.padEnd(28), median(firsts).toFixed(2).padStart(14), median(warms).toFixed(2).padStart(13), median(billed).toFixed(2).padStart(14));
+  console.log(
+    label.padEnd(28),
+    median(firsts).toFixed(2).padStart(14),
+    median(warms).toFixed(2).padStart(13),
+    median(billed).toFixed(2).padStart(14),
+  );
 }
 await pool.close();

@@ -19,7 +19,12 @@ import { prepareDatabase } from '../src/boot.ts';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { freePort, portIsFree } from '../src/lib/ports.ts';
 
-const { values } = parseArgs({ options: { 'data-dir': { type: 'string', default: '.data/cluster' }, 'base-port': { type: 'string', default: '8801' } } });
+const { values } = parseArgs({
+  options: {
+    'data-dir': { type: 'string', default: '.data/cluster' },
+    'base-port': { type: 'string', default: '8801' },
+  },
+});
 const dataDir = path.resolve(values['data-dir']!);
 const basePort = Number(values['base-port']);
 await mkdir(dataDir, { recursive: true });
@@ -29,13 +34,23 @@ const say = (line: string) => process.stdout.write(line + '\n');
 const children: { name: string; child: ChildProcess }[] = [];
 let stopping = false;
 
-const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), log: (l) => say(`postgres: ${l}`) });
+const pg = await startEmbeddedPostgres({
+  dataDir,
+  port: await freePort(),
+  log: (l) => say(`postgres: ${l}`),
+});
 const databaseUrl = pg.url('postgres');
 await prepareDatabase(databaseUrl);
 
 const bucket = 'platform-blobs';
 const s3Port = (await portIsFree(basePort + 100)) ? basePort + 100 : await freePort();
-const s3 = new S3rver({ port: s3Port, address: '127.0.0.1', silent: true, directory: path.join(dataDir, 's3'), configureBuckets: [{ name: bucket }] });
+const s3 = new S3rver({
+  port: s3Port,
+  address: '127.0.0.1',
+  silent: true,
+  directory: path.join(dataDir, 's3'),
+  configureBuckets: [{ name: bucket }],
+});
 await s3.run();
 
 // every node must share the secrets key
@@ -65,8 +80,18 @@ const shared: Record<string, string> = {
 };
 
 function start(name: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], { cwd: ROOT, env: { ...process.env, ...shared, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const prefix = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).map((l) => `${name}: ${l}`).join('\n') + '\n';
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...shared, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const prefix = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => `${name}: ${l}`)
+      .join('\n') + '\n';
   child.stdout!.on('data', (d: Buffer) => process.stdout.write(prefix(d)));
   child.stderr!.on('data', (d: Buffer) => process.stderr.write(prefix(d)));
   child.on('exit', (code, signal) => {
@@ -78,21 +103,39 @@ function start(name: string, env: Record<string, string>): ChildProcess {
 
 // the second port is the next one when free: an outgoing connection (Postgres's, S3's, started above) may hold it
 const apiPorts = [basePort, (await portIsFree(basePort + 1)) ? basePort + 1 : await freePort()];
-const nodes = apiPorts.map((port, i) => ({ name: `api-${i + 1}`, port, child: start(`api-${i + 1}`, { PLATFORM_ROLE: 'api', PORT: String(port), PLATFORM_PUBLIC_PORT: String(port) }) }));
-const workers = [1, 2].map((i) => ({ name: `worker-${i}`, child: start(`worker-${i}`, { PLATFORM_ROLE: 'worker' }) }));
+const nodes = apiPorts.map((port, i) => ({
+  name: `api-${i + 1}`,
+  port,
+  child: start(`api-${i + 1}`, {
+    PLATFORM_ROLE: 'api',
+    PORT: String(port),
+    PLATFORM_PUBLIC_PORT: String(port),
+  }),
+}));
+const workers = [1, 2].map((i) => ({
+  name: `worker-${i}`,
+  child: start(`worker-${i}`, { PLATFORM_ROLE: 'worker' }),
+}));
 
 async function up(node: { name: string; port: number; child: ChildProcess }): Promise<void> {
   for (const started = Date.now(); Date.now() - started < 60_000; ) {
-    if (node.child.exitCode !== null || node.child.signalCode !== null) throw new Error(`${node.name} exited before it came up`);
+    if (node.child.exitCode !== null || node.child.signalCode !== null)
+      throw new Error(`${node.name} exited before it came up`);
     // bounded: whatever else holds the port may take the connection and never answer
-    const ok = await fetch(`http://127.0.0.1:${node.port}/healthz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${node.port}/healthz`, {
+      signal: AbortSignal.timeout(2000),
+    }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${node.name} (port ${node.port}) did not come up within 60 s`);
 }
 /** Bounds a step of the stop: one that hangs must not keep the rest from running. */
-const within = (ms: number, step: Promise<unknown>) => Promise.race([step.catch(() => {}), new Promise((r) => setTimeout(r, ms).unref())]);
+const within = (ms: number, step: Promise<unknown>) =>
+  Promise.race([step.catch(() => {}), new Promise((r) => setTimeout(r, ms).unref())]);
 
 async function stop(code = 0): Promise<void> {
   if (stopping) return;
@@ -128,9 +171,14 @@ try {
 }
 
 say('cluster is up');
-for (const n of nodes) say(`  ${n.name}     http://127.0.0.1:${n.port}  (pid ${n.child.pid})   apps at http://<app_id>.apps.localhost:${n.port}`);
+for (const n of nodes)
+  say(
+    `  ${n.name}     http://127.0.0.1:${n.port}  (pid ${n.child.pid})   apps at http://<app_id>.apps.localhost:${n.port}`,
+  );
 for (const w of workers) say(`  ${w.name}  pid ${w.child.pid}`);
 say(`  postgres  ${databaseUrl.replace(/:[^:@/]+@/, ':***@')}`);
 say(`  s3        http://127.0.0.1:${s3Port}  bucket ${bucket}`);
-say(`  first API key:  PLATFORM_DATA_DIR=${path.relative(process.cwd(), dataDir) || '.'} npm run admin -- create-user --email you@example.com`);
+say(
+  `  first API key:  PLATFORM_DATA_DIR=${path.relative(process.cwd(), dataDir) || '.'} npm run admin -- create-user --email you@example.com`,
+);
 say('Ctrl-C stops everything.');

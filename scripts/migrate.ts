@@ -13,7 +13,13 @@ async function main(): Promise<void> {
   const applied: string[] = [];
   const log = createLogger('warn');
   const booted = await boot(config, {
-    log: { ...log, info: (msg, fields) => void (msg === 'applied migrations' && applied.push(...((fields?.migrations as string[]) ?? []))) },
+    log: {
+      ...log,
+      info: (msg, fields) =>
+        void (
+          msg === 'applied migrations' && applied.push(...((fields?.migrations as string[]) ?? []))
+        ),
+    },
     takeOverEmbedded: false,
     poolSize: 1,
     checkSecretsKey: false,

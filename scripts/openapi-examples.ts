@@ -16,13 +16,18 @@ import { EXAMPLES } from '../src/openapi/examples.ts';
 const ROOT = path.resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 const OUT = path.join(ROOT, 'src/openapi/examples.ts');
 
-type Recorded = { file: string; components: Record<string, unknown[]>; responses: Record<string, unknown> };
+type Recorded = {
+  file: string;
+  components: Record<string, unknown[]>;
+  responses: Record<string, unknown>;
+};
 
 /** How much an example shows: filled leaves count, empty lists and nulls do not; long ones lose. */
 function richness(value: unknown): number {
   if (value === null || value === undefined) return 0;
   if (Array.isArray(value)) return value.reduce<number>((n, v) => n + richness(v), 0);
-  if (typeof value === 'object') return Object.values(value).reduce<number>((n, v) => n + richness(v), 0);
+  if (typeof value === 'object')
+    return Object.values(value).reduce<number>((n, v) => n + richness(v), 0);
   return 1;
 }
 
@@ -43,12 +48,17 @@ function sorted<T>(record: Record<string, T>): Record<string, T> {
 
 const dir = mkdtempSync(path.join(tmpdir(), 'platform-examples-'));
 try {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/test.ts'), ...process.argv.slice(2)], {
-    cwd: ROOT,
-    stdio: 'inherit',
-    env: { ...process.env, PLATFORM_RECORD_EXAMPLES: dir },
-  });
-  if (run.status !== 0) throw new Error('the test suite failed; examples are only taken from a green run');
+  const run = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'scripts/test.ts'), ...process.argv.slice(2)],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: { ...process.env, PLATFORM_RECORD_EXAMPLES: dir },
+    },
+  );
+  if (run.status !== 0)
+    throw new Error('the test suite failed; examples are only taken from a green run');
   const runs: Recorded[] = readdirSync(dir)
     .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Recorded)
     .sort((a, b) => a.file.localeCompare(b.file));
@@ -58,7 +68,8 @@ try {
   const responses: Record<string, unknown> = partial ? { ...EXAMPLES.responses } : {};
   const fresh = new Set<string>();
   for (const r of runs) {
-    for (const [name, list] of Object.entries(r.components)) (components[name] ??= []).push(...list);
+    for (const [name, list] of Object.entries(r.components))
+      (components[name] ??= []).push(...list);
     for (const [key, body] of Object.entries(r.responses)) {
       if (!fresh.has(key)) responses[key] = body; // the first file (by path) that saw it wins
       fresh.add(key);
@@ -73,7 +84,9 @@ try {
 export const EXAMPLES: { components: Record<string, unknown>; responses: Record<string, unknown> } = ${JSON.stringify({ components: sorted(picked), responses: sorted(responses) }, null, 2)};
 `;
   writeFileSync(OUT, text);
-  console.log(`wrote ${path.relative(ROOT, OUT)}: ${Object.keys(picked).length} records, ${Object.keys(responses).length} responses`);
+  console.log(
+    `wrote ${path.relative(ROOT, OUT)}: ${Object.keys(picked).length} records, ${Object.keys(responses).length} responses`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -24,7 +24,8 @@ async function findTests(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory() && !entry.name.startsWith('_') && entry.name !== 'fixtures') out.push(...(await findTests(full)));
+    if (entry.isDirectory() && !entry.name.startsWith('_') && entry.name !== 'fixtures')
+      out.push(...(await findTests(full)));
     else if (entry.isFile() && entry.name.endsWith('.test.ts')) out.push(full);
   }
   return out.sort();
@@ -36,14 +37,27 @@ function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-type Result = { file: string; passed: number; failed: number; skipped: number; output: string; ms: number };
+type Result = {
+  file: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  output: string;
+  ms: number;
+};
 
 function runFile(file: string, databaseUrl: string): Promise<Result> {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl, TEST_DATABASE_URL: databaseUrl, FORCE_COLOR: '0', NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        TEST_DATABASE_URL: databaseUrl,
+        FORCE_COLOR: '0',
+        NO_COLOR: '1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -59,20 +73,30 @@ function runFile(file: string, databaseUrl: string): Promise<Result> {
     child.on('close', (code) => {
       clearTimeout(timer);
       clearTimeout(hardKill);
-      const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
+      const num = (label: string) =>
+        Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
       const total = num('Total');
       const passed = num('Passed');
       const skipped = num('Skipped') || 0;
       let failed = Number.isNaN(total) ? 1 : total - passed - skipped;
       if (code !== 0 && failed === 0) failed = 1; // crashed after its summary, or no summary at all
-      resolve({ file: path.relative(ROOT, file), passed: Number.isNaN(passed) ? 0 : passed, failed, skipped, output, ms: Date.now() - started });
+      resolve({
+        file: path.relative(ROOT, file),
+        passed: Number.isNaN(passed) ? 0 : passed,
+        failed,
+        skipped,
+        output,
+        ms: Date.now() - started,
+      });
     });
   });
 }
 
 async function main(): Promise<void> {
   const filters = process.argv.slice(2);
-  const files = (await findTests(path.join(ROOT, 'test'))).filter((f) => !filters.length || filters.some((w) => f.includes(w)));
+  const files = (await findTests(path.join(ROOT, 'test'))).filter(
+    (f) => !filters.length || filters.some((w) => f.includes(w)),
+  );
   if (!files.length) {
     console.log('no test files matched\n0 passed, 0 failed');
     process.exit(filters.length ? 1 : 0);
@@ -81,7 +105,12 @@ async function main(): Promise<void> {
   let runDir: string | undefined;
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
-    runDir = path.join(ROOT, process.env.PLATFORM_DATA_DIR ?? '.data', 'test-runs', String(process.pid));
+    runDir = path.join(
+      ROOT,
+      process.env.PLATFORM_DATA_DIR ?? '.data',
+      'test-runs',
+      String(process.pid),
+    );
     const port = 55000 + (process.pid % 5000);
     embedded = await startEmbeddedPostgres({ dataDir: runDir, port });
     adminUrl = embedded.url('postgres');
@@ -109,15 +138,19 @@ async function main(): Promise<void> {
       const result = await runFile(item.file, withDatabase(adminUrl!, item.db));
       results.push(result);
       const status = result.failed ? 'FAIL' : 'ok  ';
-      process.stdout.write(`${status} ${result.file}  (${result.passed} passed, ${result.failed} failed, ${(result.ms / 1000).toFixed(1)}s)\n`);
-      if (result.failed || process.env.TEST_VERBOSE) process.stdout.write(result.output.replace(/^/gm, '    ') + '\n');
+      process.stdout.write(
+        `${status} ${result.file}  (${result.passed} passed, ${result.failed} failed, ${(result.ms / 1000).toFixed(1)}s)\n`,
+      );
+      if (result.failed || process.env.TEST_VERBOSE)
+        process.stdout.write(result.output.replace(/^/gm, '    ') + '\n');
       return next();
     };
     await Promise.all(Array.from({ length: workers }, next));
     queue.push(...solo);
     await next();
   } finally {
-    for (const db of created.reverse()) await admin.query(`drop database if exists ${db} with (force)`).catch(() => {});
+    for (const db of created.reverse())
+      await admin.query(`drop database if exists ${db} with (force)`).catch(() => {});
     await admin.end();
     await embedded?.stop();
     if (runDir) await rm(runDir, { recursive: true, force: true }).catch(() => {});

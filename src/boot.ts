@@ -49,22 +49,37 @@ export async function loadSecretsKey(config: Config, log: Logger): Promise<Buffe
   }
   await mkdir(path.dirname(file), { recursive: true });
   const key = randomBytes(32);
-  await writeFile(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' }).catch(async (err) => {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
-    throw err;
-  });
+  await writeFile(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' }).catch(
+    async (err) => {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+      throw err;
+    },
+  );
   log.info('generated a secrets key', { file });
   return decodeKey(await readFile(file, 'utf8'));
 }
 
-export type Booted = { deps: Deps; databaseUrl: string; embedded: EmbeddedPostgres | undefined; close(): Promise<void> };
+export type Booted = {
+  deps: Deps;
+  databaseUrl: string;
+  embedded: EmbeddedPostgres | undefined;
+  close(): Promise<void>;
+};
 
 /** Connects (starting the embedded cluster if needed), migrates and builds Deps. */
 /**
  * `checkSecretsKey: false` is for commands that never decrypt app secrets (the admin command), so an
  * operator's tool is not refused over a key it does not use.
  */
-export async function boot(config: Config, options: { log?: Logger; takeOverEmbedded?: boolean; poolSize?: number; checkSecretsKey?: boolean } = {}): Promise<Booted> {
+export async function boot(
+  config: Config,
+  options: {
+    log?: Logger;
+    takeOverEmbedded?: boolean;
+    poolSize?: number;
+    checkSecretsKey?: boolean;
+  } = {},
+): Promise<Booted> {
   const log = options.log ?? createLogger(config.logLevel);
   let embedded: EmbeddedPostgres | undefined;
   let databaseUrl = config.databaseUrl;

@@ -18,70 +18,219 @@ const hostname = (fallback: string) =>
   v.pipe(
     v.optional(v.string(), fallback),
     v.transform((s) => s.trim().toLowerCase()),
-    v.regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, 'must be a host name'),
+    v.regex(
+      /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/,
+      'must be a host name',
+    ),
   );
 const positiveInt = (fallback: string) =>
-  v.pipe(v.optional(v.string(), fallback), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
+  v.pipe(
+    v.optional(v.string(), fallback),
+    v.regex(/^\d+$/, 'must be a whole number'),
+    v.transform(Number),
+    v.minValue(1),
+  );
 
 const EnvSchema = v.object({
   PORT: port('8787'),
   HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
-  DATABASE_URL: v.optional(v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'))),
+  DATABASE_URL: v.optional(
+    v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')),
+  ),
   PLATFORM_DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './.data'),
   PLATFORM_PG_PORT: port('54329'),
-  PLATFORM_ROLE: v.optional(v.picklist(['all', 'api', 'worker'], 'must be all, api or worker'), 'all'),
+  PLATFORM_ROLE: v.optional(
+    v.picklist(['all', 'api', 'worker'], 'must be all, api or worker'),
+    'all',
+  ),
   PLATFORM_EXIT_WITH_PARENT: v.optional(v.picklist(['0', '1'], 'must be 0 or 1'), '0'),
   PLATFORM_API_HOST: hostname('api.localhost'),
   PLATFORM_CONSOLE_HOST: hostname('console.localhost'),
   PLATFORM_APPS_HOST: hostname('apps.localhost'),
   PLATFORM_DOCS_HOST: hostname('docs.localhost'),
-  PLATFORM_PUBLIC_SCHEME: v.optional(v.picklist(['http', 'https'], 'must be http or https'), 'http'),
-  PLATFORM_PUBLIC_PORT: v.optional(v.pipe(v.string(), v.regex(/^\d{0,5}$/, 'must be a port number or empty'))),
+  PLATFORM_PUBLIC_SCHEME: v.optional(
+    v.picklist(['http', 'https'], 'must be http or https'),
+    'http',
+  ),
+  PLATFORM_PUBLIC_PORT: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{0,5}$/, 'must be a port number or empty')),
+  ),
   PLATFORM_SECRETS_KEY: v.optional(
-    v.pipe(v.string(), v.regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, 'must be 32 bytes as 64 hex characters or base64')),
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/,
+        'must be 32 bytes as 64 hex characters or base64',
+      ),
+    ),
   ),
   PLATFORM_WORKER_CONCURRENCY: positiveInt('4'),
   PLATFORM_WORKER_STALE_SECONDS: positiveInt('30'),
-  PLATFORM_SANDBOX_WORKERS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(64))),
+  PLATFORM_SANDBOX_WORKERS: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, 'must be a whole number'),
+      v.transform(Number),
+      v.minValue(1),
+      v.maxValue(64),
+    ),
+  ),
   PLATFORM_PLANS_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
-  PLATFORM_USAGE_FLUSH_MS: v.pipe(v.optional(v.string(), '5000'), v.regex(/^\d+$/, 'must be a whole number of milliseconds'), v.transform(Number), v.minValue(50), v.maxValue(60_000)),
-  PLATFORM_ANALYTICS_FLUSH_MS: v.pipe(v.optional(v.string(), '10000'), v.regex(/^\d+$/, 'must be a whole number of milliseconds'), v.transform(Number), v.minValue(50), v.maxValue(300_000)),
+  PLATFORM_USAGE_FLUSH_MS: v.pipe(
+    v.optional(v.string(), '5000'),
+    v.regex(/^\d+$/, 'must be a whole number of milliseconds'),
+    v.transform(Number),
+    v.minValue(50),
+    v.maxValue(60_000),
+  ),
+  PLATFORM_ANALYTICS_FLUSH_MS: v.pipe(
+    v.optional(v.string(), '10000'),
+    v.regex(/^\d+$/, 'must be a whole number of milliseconds'),
+    v.transform(Number),
+    v.minValue(50),
+    v.maxValue(300_000),
+  ),
   PLATFORM_SANDBOX_MEMORY_MB: positiveInt('64'),
   PLATFORM_SANDBOX_WALL_MS: positiveInt('10000'),
   PLATFORM_SANDBOX_BACKGROUND_WALL_MS: positiveInt('60000'),
   PLATFORM_FETCH_ALLOW: v.optional(v.string(), ''),
-  PLATFORM_SANDBOX_WORKER_MEMORY_MB: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(32), v.maxValue(2048))),
-  PLATFORM_SANDBOX_INSTANCE_BUDGET_MB: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(2048))),
+  PLATFORM_SANDBOX_WORKER_MEMORY_MB: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, 'must be a whole number'),
+      v.transform(Number),
+      v.minValue(32),
+      v.maxValue(2048),
+    ),
+  ),
+  PLATFORM_SANDBOX_INSTANCE_BUDGET_MB: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, 'must be a whole number'),
+      v.transform(Number),
+      v.minValue(1),
+      v.maxValue(2048),
+    ),
+  ),
   PLATFORM_HEADERS_TIMEOUT_SECONDS: positiveInt('20'),
   PLATFORM_REQUEST_TIMEOUT_SECONDS: positiveInt('120'),
-  PLATFORM_STATIC_CACHE_MB: v.pipe(v.optional(v.string(), '64'), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)),
-  SMTP_URL: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL'))),
+  PLATFORM_STATIC_CACHE_MB: v.pipe(
+    v.optional(v.string(), '64'),
+    v.regex(/^\d+$/, 'must be a whole number'),
+    v.transform(Number),
+  ),
+  SMTP_URL: v.optional(
+    v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')),
+  ),
   PLATFORM_MAIL_FROM: v.optional(v.pipe(v.string(), v.minLength(3)), 'platform@localhost'),
-  STRIPE_SECRET_KEY: v.optional(v.pipe(v.string(), v.regex(/^(sk|rk)_(test|live)_[A-Za-z0-9]+$/, 'must be a Stripe secret key (sk_test_..., sk_live_... or a restricted rk_ key)'))),
-  STRIPE_WEBHOOK_SECRET: v.optional(v.pipe(v.string(), v.regex(/^whsec_[A-Za-z0-9+/=]+$/, 'must be a Stripe webhook signing secret (whsec_...)'))),
-  STRIPE_PRICE_STARTER: v.optional(v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)'))),
-  STRIPE_PRICE_BUSINESS: v.optional(v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)'))),
-  STRIPE_PRICE_BUSINESS_PLUS: v.optional(v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)'))),
-  STRIPE_PRICE_AGENCY: v.optional(v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)'))),
-  STRIPE_API_BASE: v.optional(v.pipe(v.string(), v.url('must be a URL such as http://127.0.0.1:12111'), v.regex(/^https?:\/\/[^/?#]+\/?$/, 'must be a scheme, host and port only'))),
-  PLATFORM_BILLING_GRACE_DAYS: v.pipe(v.optional(v.string(), '14'), v.regex(/^\d+$/, 'must be a whole number of days'), v.transform(Number), v.minValue(1), v.maxValue(90)),
+  STRIPE_SECRET_KEY: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^(sk|rk)_(test|live)_[A-Za-z0-9]+$/,
+        'must be a Stripe secret key (sk_test_..., sk_live_... or a restricted rk_ key)',
+      ),
+    ),
+  ),
+  STRIPE_WEBHOOK_SECRET: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^whsec_[A-Za-z0-9+/=]+$/, 'must be a Stripe webhook signing secret (whsec_...)'),
+    ),
+  ),
+  STRIPE_PRICE_STARTER: v.optional(
+    v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)')),
+  ),
+  STRIPE_PRICE_BUSINESS: v.optional(
+    v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)')),
+  ),
+  STRIPE_PRICE_BUSINESS_PLUS: v.optional(
+    v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)')),
+  ),
+  STRIPE_PRICE_AGENCY: v.optional(
+    v.pipe(v.string(), v.regex(/^price_[A-Za-z0-9]+$/, 'must be a Stripe price id (price_...)')),
+  ),
+  STRIPE_API_BASE: v.optional(
+    v.pipe(
+      v.string(),
+      v.url('must be a URL such as http://127.0.0.1:12111'),
+      v.regex(/^https?:\/\/[^/?#]+\/?$/, 'must be a scheme, host and port only'),
+    ),
+  ),
+  PLATFORM_BILLING_GRACE_DAYS: v.pipe(
+    v.optional(v.string(), '14'),
+    v.regex(/^\d+$/, 'must be a whole number of days'),
+    v.transform(Number),
+    v.minValue(1),
+    v.maxValue(90),
+  ),
   PLATFORM_CNAME_TARGET: v.optional(hostname('')),
-  PLATFORM_APEX_ADDRESSES: v.optional(v.pipe(v.string(), v.check((s) => list(s).every((a) => isIP(a) !== 0), 'must be IP addresses separated by commas'))),
-  PLATFORM_DNS_SERVERS: v.optional(v.pipe(v.string(), v.check((s) => list(s).every(dnsServer), 'must be DNS servers (IP or IP:port, [IPv6]:port) separated by commas'))),
+  PLATFORM_APEX_ADDRESSES: v.optional(
+    v.pipe(
+      v.string(),
+      v.check(
+        (s) => list(s).every((a) => isIP(a) !== 0),
+        'must be IP addresses separated by commas',
+      ),
+    ),
+  ),
+  PLATFORM_DNS_SERVERS: v.optional(
+    v.pipe(
+      v.string(),
+      v.check(
+        (s) => list(s).every(dnsServer),
+        'must be DNS servers (IP or IP:port, [IPv6]:port) separated by commas',
+      ),
+    ),
+  ),
   PLATFORM_CAA_ISSUERS: v.optional(v.string(), 'letsencrypt.org,zerossl.com,pki.goog,ssl.com'),
-  PLATFORM_TLS_ASK_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
-  CLOUDFLARE_API_TOKEN: v.optional(v.pipe(v.string(), v.minLength(10, 'must be a Cloudflare API token'))),
-  CLOUDFLARE_ZONE_ID: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/, 'must be a Cloudflare zone id (32 hex characters)'))),
-  CLOUDFLARE_API_BASE: v.optional(v.pipe(v.string(), v.url('must be a URL such as https://api.cloudflare.com/client/v4')), 'https://api.cloudflare.com/client/v4'),
-  PLATFORM_BLOB_STORE: v.optional(v.picklist(['postgres', 's3'], 'must be postgres or s3'), 'postgres'),
-  PLATFORM_S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url('must be a URL such as https://s3.eu-central-1.amazonaws.com'))),
-  PLATFORM_S3_BUCKET: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name'))),
+  PLATFORM_TLS_ASK_TOKEN: v.optional(
+    v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters')),
+  ),
+  CLOUDFLARE_API_TOKEN: v.optional(
+    v.pipe(v.string(), v.minLength(10, 'must be a Cloudflare API token')),
+  ),
+  CLOUDFLARE_ZONE_ID: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[0-9a-f]{32}$/, 'must be a Cloudflare zone id (32 hex characters)'),
+    ),
+  ),
+  CLOUDFLARE_API_BASE: v.optional(
+    v.pipe(v.string(), v.url('must be a URL such as https://api.cloudflare.com/client/v4')),
+    'https://api.cloudflare.com/client/v4',
+  ),
+  PLATFORM_BLOB_STORE: v.optional(
+    v.picklist(['postgres', 's3'], 'must be postgres or s3'),
+    'postgres',
+  ),
+  PLATFORM_S3_ENDPOINT: v.optional(
+    v.pipe(v.string(), v.url('must be a URL such as https://s3.eu-central-1.amazonaws.com')),
+  ),
+  PLATFORM_S3_BUCKET: v.optional(
+    v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')),
+  ),
   PLATFORM_S3_REGION: v.optional(v.pipe(v.string(), v.minLength(1)), 'us-east-1'),
   PLATFORM_S3_ACCESS_KEY_ID: v.optional(v.string()),
   PLATFORM_S3_SECRET_ACCESS_KEY: v.optional(v.string()),
-  PLATFORM_S3_FORCE_PATH_STYLE: v.optional(v.picklist(['true', 'false', '1', '0', ''], 'must be true or false'), 'false'),
-  PLATFORM_S3_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^([A-Za-z0-9._-]+\/)*$/, 'must be empty or end in /, e.g. platform/')), ''),
-  PLATFORM_LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'info'),
+  PLATFORM_S3_FORCE_PATH_STYLE: v.optional(
+    v.picklist(['true', 'false', '1', '0', ''], 'must be true or false'),
+    'false',
+  ),
+  PLATFORM_S3_PREFIX: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^([A-Za-z0-9._-]+\/)*$/, 'must be empty or end in /, e.g. platform/'),
+    ),
+    '',
+  ),
+  PLATFORM_LOG_LEVEL: v.optional(
+    v.picklist(
+      ['debug', 'info', 'warn', 'error', 'silent'],
+      'must be debug, info, warn, error or silent',
+    ),
+    'info',
+  ),
 });
 
 export type Config = Readonly<{
@@ -107,7 +256,15 @@ export type Config = Readonly<{
   usageFlushMs: number;
   /** How often each node adds its analytics counts to the daily aggregates. */
   analyticsFlushMs: number;
-  sandbox: Readonly<{ workers: number; memoryBytes: number; wallMs: number; backgroundWallMs: number; workerMemoryBytes: number | undefined; instanceBudgetBytes: number | undefined; fetchAllow: readonly string[] }>;
+  sandbox: Readonly<{
+    workers: number;
+    memoryBytes: number;
+    wallMs: number;
+    backgroundWallMs: number;
+    workerMemoryBytes: number | undefined;
+    instanceBudgetBytes: number | undefined;
+    fetchAllow: readonly string[];
+  }>;
   staticCacheBytes: number;
   /** Time a client has to send its request headers, and the whole request (body included). */
   timeouts: Readonly<{ headersMs: number; requestMs: number }>;
@@ -116,7 +273,9 @@ export type Config = Readonly<{
   stripe: Readonly<{
     secretKey: string | undefined;
     webhookSecret: string | undefined;
-    prices: Readonly<Record<'starter' | 'business' | 'business_plus' | 'agency', string | undefined>>;
+    prices: Readonly<
+      Record<'starter' | 'business' | 'business_plus' | 'agency', string | undefined>
+    >;
     apiBase: string | undefined;
     graceDays: number;
   }>;
@@ -135,9 +294,21 @@ export type Config = Readonly<{
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }>;
 
-export type S3Config = Readonly<{ endpoint: string | undefined; bucket: string; region: string; accessKeyId: string | undefined; secretAccessKey: string | undefined; forcePathStyle: boolean; prefix: string }>;
+export type S3Config = Readonly<{
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
+  prefix: string;
+}>;
 
-const list = (s: string | undefined) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+const list = (s: string | undefined) =>
+  (s ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 /** `1.2.3.4`, `1.2.3.4:53`, `::1`, `[::1]:53` */
 function dnsServer(s: string): boolean {
   const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(s) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(s);
@@ -156,7 +327,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   if (env.PLATFORM_PUBLIC_PORT === '') picked.PLATFORM_PUBLIC_PORT = '';
   if (env.PLATFORM_SANDBOX_CPU_MS) {
-    throw new ConfigError('Invalid configuration:\n  PLATFORM_SANDBOX_CPU_MS: no longer read; the CPU time of a call is the plan\'s server.cpu_ms.max (set it per plan in PLATFORM_PLANS_FILE)');
+    throw new ConfigError(
+      "Invalid configuration:\n  PLATFORM_SANDBOX_CPU_MS: no longer read; the CPU time of a call is the plan's server.cpu_ms.max (set it per plan in PLATFORM_PLANS_FILE)",
+    );
   }
   const result = v.safeParse(EnvSchema, picked);
   if (!result.success) {
@@ -168,16 +341,25 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const e = result.output;
   if (Boolean(e.CLOUDFLARE_API_TOKEN) !== Boolean(e.CLOUDFLARE_ZONE_ID)) {
-    throw new ConfigError('Invalid configuration:\n  CLOUDFLARE_API_TOKEN and CLOUDFLARE_ZONE_ID: set both (custom hostnames through Cloudflare for SaaS) or neither');
+    throw new ConfigError(
+      'Invalid configuration:\n  CLOUDFLARE_API_TOKEN and CLOUDFLARE_ZONE_ID: set both (custom hostnames through Cloudflare for SaaS) or neither',
+    );
   }
   if (e.PLATFORM_BLOB_STORE === 's3' && !e.PLATFORM_S3_BUCKET) {
-    throw new ConfigError('Invalid configuration:\n  PLATFORM_S3_BUCKET: required when PLATFORM_BLOB_STORE is s3');
+    throw new ConfigError(
+      'Invalid configuration:\n  PLATFORM_S3_BUCKET: required when PLATFORM_BLOB_STORE is s3',
+    );
   }
   if (Boolean(e.PLATFORM_S3_ACCESS_KEY_ID) !== Boolean(e.PLATFORM_S3_SECRET_ACCESS_KEY)) {
-    throw new ConfigError('Invalid configuration:\n  PLATFORM_S3_ACCESS_KEY_ID and PLATFORM_S3_SECRET_ACCESS_KEY: set both, or neither (the AWS SDK then finds credentials itself)');
+    throw new ConfigError(
+      'Invalid configuration:\n  PLATFORM_S3_ACCESS_KEY_ID and PLATFORM_S3_SECRET_ACCESS_KEY: set both, or neither (the AWS SDK then finds credentials itself)',
+    );
   }
   let publicPort = e.PLATFORM_PUBLIC_PORT ?? String(e.PORT);
-  if ((e.PLATFORM_PUBLIC_SCHEME === 'http' && publicPort === '80') || (e.PLATFORM_PUBLIC_SCHEME === 'https' && publicPort === '443')) {
+  if (
+    (e.PLATFORM_PUBLIC_SCHEME === 'http' && publicPort === '80') ||
+    (e.PLATFORM_PUBLIC_SCHEME === 'https' && publicPort === '443')
+  ) {
     publicPort = '';
   }
   return Object.freeze({
@@ -191,7 +373,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     pgPort: e.PLATFORM_PG_PORT,
     role: e.PLATFORM_ROLE,
     exitWithParent: e.PLATFORM_EXIT_WITH_PARENT === '1',
-    hosts: Object.freeze({ api: e.PLATFORM_API_HOST, console: e.PLATFORM_CONSOLE_HOST, apps: e.PLATFORM_APPS_HOST, docs: e.PLATFORM_DOCS_HOST }),
+    hosts: Object.freeze({
+      api: e.PLATFORM_API_HOST,
+      console: e.PLATFORM_CONSOLE_HOST,
+      apps: e.PLATFORM_APPS_HOST,
+      docs: e.PLATFORM_DOCS_HOST,
+    }),
     publicScheme: e.PLATFORM_PUBLIC_SCHEME,
     publicPort,
     secretsKey: e.PLATFORM_SECRETS_KEY,
@@ -202,17 +389,35 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       memoryBytes: e.PLATFORM_SANDBOX_MEMORY_MB * 1024 * 1024,
       wallMs: e.PLATFORM_SANDBOX_WALL_MS,
       backgroundWallMs: e.PLATFORM_SANDBOX_BACKGROUND_WALL_MS,
-      fetchAllow: Object.freeze(e.PLATFORM_FETCH_ALLOW.split(',').map((s) => s.trim()).filter(Boolean)),
-      workerMemoryBytes: e.PLATFORM_SANDBOX_WORKER_MEMORY_MB === undefined ? undefined : e.PLATFORM_SANDBOX_WORKER_MEMORY_MB * 1024 * 1024,
-      instanceBudgetBytes: e.PLATFORM_SANDBOX_INSTANCE_BUDGET_MB === undefined ? undefined : e.PLATFORM_SANDBOX_INSTANCE_BUDGET_MB * 1024 * 1024,
+      fetchAllow: Object.freeze(
+        e.PLATFORM_FETCH_ALLOW.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+      workerMemoryBytes:
+        e.PLATFORM_SANDBOX_WORKER_MEMORY_MB === undefined
+          ? undefined
+          : e.PLATFORM_SANDBOX_WORKER_MEMORY_MB * 1024 * 1024,
+      instanceBudgetBytes:
+        e.PLATFORM_SANDBOX_INSTANCE_BUDGET_MB === undefined
+          ? undefined
+          : e.PLATFORM_SANDBOX_INSTANCE_BUDGET_MB * 1024 * 1024,
     }),
     staticCacheBytes: e.PLATFORM_STATIC_CACHE_MB * 1024 * 1024,
-    timeouts: Object.freeze({ headersMs: e.PLATFORM_HEADERS_TIMEOUT_SECONDS * 1000, requestMs: e.PLATFORM_REQUEST_TIMEOUT_SECONDS * 1000 }),
+    timeouts: Object.freeze({
+      headersMs: e.PLATFORM_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestMs: e.PLATFORM_REQUEST_TIMEOUT_SECONDS * 1000,
+    }),
     mail: Object.freeze({ smtpUrl: e.SMTP_URL, from: e.PLATFORM_MAIL_FROM }),
     stripe: Object.freeze({
       secretKey: e.STRIPE_SECRET_KEY,
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,
-      prices: Object.freeze({ starter: e.STRIPE_PRICE_STARTER, business: e.STRIPE_PRICE_BUSINESS, business_plus: e.STRIPE_PRICE_BUSINESS_PLUS, agency: e.STRIPE_PRICE_AGENCY }),
+      prices: Object.freeze({
+        starter: e.STRIPE_PRICE_STARTER,
+        business: e.STRIPE_PRICE_BUSINESS,
+        business_plus: e.STRIPE_PRICE_BUSINESS_PLUS,
+        agency: e.STRIPE_PRICE_AGENCY,
+      }),
       apiBase: e.STRIPE_API_BASE,
       graceDays: e.PLATFORM_BILLING_GRACE_DAYS,
     }),
@@ -222,7 +427,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       dnsServers: Object.freeze(list(e.PLATFORM_DNS_SERVERS)),
       caaIssuers: Object.freeze(list(e.PLATFORM_CAA_ISSUERS).map((s) => s.toLowerCase())),
       tlsAskToken: e.PLATFORM_TLS_ASK_TOKEN,
-      cloudflare: e.CLOUDFLARE_API_TOKEN && e.CLOUDFLARE_ZONE_ID ? Object.freeze({ apiToken: e.CLOUDFLARE_API_TOKEN, zoneId: e.CLOUDFLARE_ZONE_ID, apiBase: e.CLOUDFLARE_API_BASE.replace(/\/$/, '') }) : undefined,
+      cloudflare:
+        e.CLOUDFLARE_API_TOKEN && e.CLOUDFLARE_ZONE_ID
+          ? Object.freeze({
+              apiToken: e.CLOUDFLARE_API_TOKEN,
+              zoneId: e.CLOUDFLARE_ZONE_ID,
+              apiBase: e.CLOUDFLARE_API_BASE.replace(/\/$/, ''),
+            })
+          : undefined,
     }),
     blobs: Object.freeze({
       store: e.PLATFORM_BLOB_STORE,
@@ -233,7 +445,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
             region: e.PLATFORM_S3_REGION,
             accessKeyId: e.PLATFORM_S3_ACCESS_KEY_ID || undefined,
             secretAccessKey: e.PLATFORM_S3_SECRET_ACCESS_KEY || undefined,
-            forcePathStyle: e.PLATFORM_S3_FORCE_PATH_STYLE === 'true' || e.PLATFORM_S3_FORCE_PATH_STYLE === '1',
+            forcePathStyle:
+              e.PLATFORM_S3_FORCE_PATH_STYLE === 'true' || e.PLATFORM_S3_FORCE_PATH_STYLE === '1',
             prefix: e.PLATFORM_S3_PREFIX,
           })
         : undefined,
@@ -249,12 +462,16 @@ function loadPlans(file: string | undefined): PlanCatalogue {
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new ConfigError(`Invalid configuration:\n  PLATFORM_PLANS_FILE: cannot read ${file} as JSON (${(err as Error).message})`);
+    throw new ConfigError(
+      `Invalid configuration:\n  PLATFORM_PLANS_FILE: cannot read ${file} as JSON (${(err as Error).message})`,
+    );
   }
   try {
     return mergePlans(json);
   } catch (err) {
-    throw new ConfigError(`Invalid configuration:\n  PLATFORM_PLANS_FILE (${file}): ${(err as Error).message}`);
+    throw new ConfigError(
+      `Invalid configuration:\n  PLATFORM_PLANS_FILE (${file}): ${(err as Error).message}`,
+    );
   }
 }
 

@@ -121,7 +121,10 @@ export const errors = {
   unauthorized(message = 'A valid API key is required (Authorization: Bearer ap_...).'): ApiError {
     return new ApiError('unauthorized', message);
   },
-  forbidden(message = 'Your role in this account does not allow this operation.', details?: ErrorDetails): ApiError {
+  forbidden(
+    message = 'Your role in this account does not allow this operation.',
+    details?: ErrorDetails,
+  ): ApiError {
     return new ApiError('forbidden', message, details);
   },
   notFound(what = 'Resource'): ApiError {

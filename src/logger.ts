@@ -5,9 +5,18 @@
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type Logger = Record<LogLevel, (msg: string, fields?: Record<string, unknown>) => void>;
 
-const ORDER: Record<LogLevel | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
+const ORDER: Record<LogLevel | 'silent', number> = {
+  debug: 10,
+  info: 20,
+  warn: 30,
+  error: 40,
+  silent: 99,
+};
 
-export function createLogger(level: LogLevel | 'silent', write: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
+export function createLogger(
+  level: LogLevel | 'silent',
+  write: (line: string) => void = (l) => process.stderr.write(l + '\n'),
+): Logger {
   const make = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }));

@@ -11,7 +11,10 @@ import { createServer } from './server.ts';
 
 declare const Deno: {
   env: { toObject(): Record<string, string> };
-  serve(options: { port: number; hostname: string; onListen?: () => void }, handler: (req: Request) => Response | Promise<Response>): { shutdown(): Promise<void> };
+  serve(
+    options: { port: number; hostname: string; onListen?: () => void },
+    handler: (req: Request) => Response | Promise<Response>,
+  ): { shutdown(): Promise<void> };
   addSignalListener(signal: 'SIGINT' | 'SIGTERM', handler: () => void): void;
   exit(code: number): never;
 };
@@ -20,7 +23,14 @@ const config = loadConfig(Deno.env.toObject());
 const log = createLogger(config.logLevel);
 const booted = await boot(config, { log });
 const server = createServer(booted.deps);
-const http = Deno.serve({ port: config.port, hostname: config.host, onListen: () => console.log(`platform (deno) API on ${publicUrl(config, config.hosts.api)}`) }, server.fetch);
+const http = Deno.serve(
+  {
+    port: config.port,
+    hostname: config.host,
+    onListen: () => console.log(`platform (deno) API on ${publicUrl(config, config.hosts.api)}`),
+  },
+  server.fetch,
+);
 const stop = async () => {
   await http.shutdown();
   await booted.close();

@@ -69,7 +69,10 @@ async function main(): Promise<void> {
       try {
         // the service stops Postgres last; before it started, only Postgres is there to stop
         if (service) await service.stop();
-        else await booted.close().catch((err) => log.error('error while stopping Postgres', { error: String(err) }));
+        else
+          await booted
+            .close()
+            .catch((err) => log.error('error while stopping Postgres', { error: String(err) }));
       } finally {
         clearTimeout(force);
         process.exit(code);
@@ -80,7 +83,9 @@ async function main(): Promise<void> {
   hurry = () => service?.hurry();
   // A crash, during shutdown or at any other time, still stops Postgres before the process ends.
   const crash = (err: unknown) => {
-    log.error('uncaught error; stopping', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    log.error('uncaught error; stopping', {
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
     void stop?.('crash', 1);
   };
   process.on('uncaughtException', crash);
@@ -91,17 +96,26 @@ async function main(): Promise<void> {
     service = await startService(config, log, booted);
   } catch (err) {
     // startService stopped what it had started, Postgres included
-    write(process.stderr, `platform failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    write(
+      process.stderr,
+      `platform failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
     process.exit(1);
   }
   if (requested) return void stop(requested, 0);
 
   const lines = [
     `platform is running (${config.role === 'all' ? 'HTTP server and worker' : config.role})`,
-    config.role !== 'worker' ? `  API        ${publicUrl(config, config.hosts.api)}   (also http://localhost:${config.port})` : '',
+    config.role !== 'worker'
+      ? `  API        ${publicUrl(config, config.hosts.api)}   (also http://localhost:${config.port})`
+      : '',
     config.role !== 'worker' ? `  Console    ${publicUrl(config, config.hosts.console)}` : '',
-    config.role !== 'worker' ? `  Apps       ${config.publicScheme}://<app_id>.${config.hosts.apps}${config.publicPort ? `:${config.publicPort}` : ''}` : '',
-    config.role !== 'worker' ? `  API docs   ${publicUrl(config, config.hosts.docs)}   (OpenAPI at /openapi.json)` : '',
+    config.role !== 'worker'
+      ? `  Apps       ${config.publicScheme}://<app_id>.${config.hosts.apps}${config.publicPort ? `:${config.publicPort}` : ''}`
+      : '',
+    config.role !== 'worker'
+      ? `  API docs   ${publicUrl(config, config.hosts.docs)}   (OpenAPI at /openapi.json)`
+      : '',
     `  Database   ${booted.embedded ? `embedded Postgres in ${config.dataDir}/postgres` : 'DATABASE_URL'}`,
     `  First API key: npm run admin -- create-user --email you@example.com`,
   ].filter(Boolean);
@@ -109,6 +123,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`platform failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(
+    `platform failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
   process.exit(1);
 });

@@ -34,7 +34,13 @@ import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
 import { generateOpenApi, type OpenApiDocument } from './openapi/generate.ts';
 import { FreeObject } from './openapi/components.ts';
 
-const healthz = operation({ operationId: 'health', summary: 'Service health', tags: ['Service'], security: 'none', responses: { 200: HealthResponse } });
+const healthz = operation({
+  operationId: 'health',
+  summary: 'Service health',
+  tags: ['Service'],
+  security: 'none',
+  responses: { 200: HealthResponse },
+});
 const manifestSchemaOp = operation({
   operationId: 'manifestSchema',
   summary: "The manifest's JSON Schema (v0), for editors through $schema",
@@ -42,7 +48,13 @@ const manifestSchemaOp = operation({
   security: 'none',
   responses: { 200: FreeObject },
 });
-const openapiJson = operation({ operationId: 'openapi', summary: 'This document (OpenAPI 3.1)', tags: ['Service'], security: 'none', responses: { 200: FreeObject } });
+const openapiJson = operation({
+  operationId: 'openapi',
+  summary: 'This document (OpenAPI 3.1)',
+  tags: ['Service'],
+  security: 'none',
+  responses: { 200: FreeObject },
+});
 
 /** The `/v0` business API, the same on the API host and the console host. */
 function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
@@ -74,7 +86,9 @@ function apiRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   api.get('/healthz', healthz, async (c) => healthz.reply(c, 200, await health(deps)));
   api.route('/_internal/tls', tlsPermissionRoutes(plane));
   api.route('/v0', v0Routes(plane, { console: false }));
-  api.get(MANIFEST_SCHEMA_PATH, manifestSchemaOp, (c) => manifestSchemaResponse(c, publicUrl(deps.config, deps.config.hosts.api)));
+  api.get(MANIFEST_SCHEMA_PATH, manifestSchemaOp, (c) =>
+    manifestSchemaResponse(c, publicUrl(deps.config, deps.config.hosts.api)),
+  );
   let openapi: OpenApiDocument | undefined;
   api.get('/openapi.json', openapiJson, (c) => {
     openapi ??= generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) });
@@ -93,7 +107,8 @@ function consoleRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
 function docsRouter(deps: Deps, api: Hono<Env>): Hono<Env> {
   const r = baseRouter(deps);
   let doc: OpenApiDocument | undefined;
-  const document = () => (doc ??= generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) }));
+  const document = () =>
+    (doc ??= generateOpenApi(api, { serverUrl: publicUrl(deps.config, deps.config.hosts.api) }));
   r.route('/', docsPages({ document, publicBase: publicUrl(deps.config, deps.config.hosts.docs) }));
   return r;
 }
@@ -109,7 +124,10 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
   const root = new Hono<Env>();
   const hosts = hostClassifier(deps);
   // Host dispatch happens before any router: app origins go straight to their fast path.
-  const dispatch = (req: Request, env?: { incoming?: { socket?: { remoteAddress?: string }; headers?: ParsedHeaders } }): Response | Promise<Response> => {
+  const dispatch = (
+    req: Request,
+    env?: { incoming?: { socket?: { remoteAddress?: string }; headers?: ParsedHeaders } },
+  ): Response | Promise<Response> => {
     const host = hosts.classify(req.url);
     switch (host.kind) {
       case 'api':
@@ -119,9 +137,19 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
       case 'docs':
         return docs.fetch(req);
       case 'app':
-        return appsPlane.handle(req, host.label, env?.incoming?.socket?.remoteAddress, env?.incoming?.headers);
+        return appsPlane.handle(
+          req,
+          host.label,
+          env?.incoming?.socket?.remoteAddress,
+          env?.incoming?.headers,
+        );
       case 'custom': // a slug or a custom domain
-        return appsPlane.handleAlias(req, host.hostname, env?.incoming?.socket?.remoteAddress, env?.incoming?.headers);
+        return appsPlane.handleAlias(
+          req,
+          host.hostname,
+          env?.incoming?.socket?.remoteAddress,
+          env?.incoming?.headers,
+        );
       default:
         return new Response(JSON.stringify(errorBody('not_found', 'Unknown host.')), {
           status: 404,

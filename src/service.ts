@@ -36,20 +36,31 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
   const stop = () =>
     (stopping ??= (async () => {
       try {
-        const closing = httpServer ? new Promise<void>((resolve) => httpServer!.close(() => resolve())) : undefined;
+        const closing = httpServer
+          ? new Promise<void>((resolve) => httpServer!.close(() => resolve()))
+          : undefined;
         // Idle keep-alive sockets would hold close() open until they time out; requests in flight finish.
-        (httpServer as unknown as { closeIdleConnections?: () => void } | undefined)?.closeIdleConnections?.();
+        (
+          httpServer as unknown as { closeIdleConnections?: () => void } | undefined
+        )?.closeIdleConnections?.();
         const results = await Promise.allSettled([closing, worker?.stop()]);
-        for (const r of results) if (r.status === 'rejected') log.error('error while stopping', { error: String(r.reason) });
+        for (const r of results)
+          if (r.status === 'rejected')
+            log.error('error while stopping', { error: String(r.reason) });
         await plane?.close();
       } catch (err) {
         log.error('error while stopping', { error: String(err) });
       } finally {
         // Postgres stops last, whatever happened above.
-        await booted.close().catch((err) => log.error('error while stopping Postgres', { error: String(err) }));
+        await booted
+          .close()
+          .catch((err) => log.error('error while stopping Postgres', { error: String(err) }));
       }
     })());
-  const hurry = () => (httpServer as unknown as { closeAllConnections?: () => void } | undefined)?.closeAllConnections?.();
+  const hurry = () =>
+    (
+      httpServer as unknown as { closeAllConnections?: () => void } | undefined
+    )?.closeAllConnections?.();
 
   try {
     // One apps plane (caches and sandbox threads) serves both app origins and app jobs.
@@ -59,10 +70,18 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
     if (config.role !== 'worker') {
       const server = createServer(deps, { plane });
       await new Promise<void>((resolve, reject) => {
-        httpServer = serve({ fetch: server.fetch, port: config.port, hostname: config.host, serverOptions: serverOptions(config) }, (info: AddressInfo) => {
-          port = info.port;
-          resolve();
-        });
+        httpServer = serve(
+          {
+            fetch: server.fetch,
+            port: config.port,
+            hostname: config.host,
+            serverOptions: serverOptions(config),
+          },
+          (info: AddressInfo) => {
+            port = info.port;
+            resolve();
+          },
+        );
         httpServer.once('error', reject);
       });
     }

@@ -46,7 +46,14 @@ export function createLiveness(deps: Deps): Liveness {
     try {
       await deps.db
         .insertInto('worker_heartbeats')
-        .values([...ids].map((id) => ({ worker_id: id, process_id: processId, host: hostname(), pid: process.pid })))
+        .values(
+          [...ids].map((id) => ({
+            worker_id: id,
+            process_id: processId,
+            host: hostname(),
+            pid: process.pid,
+          })),
+        )
         .onConflict((oc) => oc.column('worker_id').doUpdateSet({ beat_at: sql`now()` }))
         .execute();
       healthySince ??= Date.now();
@@ -63,13 +70,21 @@ export function createLiveness(deps: Deps): Liveness {
         .selectFrom('worker_heartbeats')
         .select(['worker_id', 'host', 'pid'])
         .where('process_id', '!=', processId)
-        .where('beat_at', '<', sql<Date>`now() - make_interval(secs => ${deps.config.workerStaleSeconds})`)
+        .where(
+          'beat_at',
+          '<',
+          sql<Date>`now() - make_interval(secs => ${deps.config.workerStaleSeconds})`,
+        )
         .execute();
       if (!stale.length) return;
       const workerIds = stale.map((r) => r.worker_id);
       const released = await release(workerIds);
       const processes = [...new Set(stale.map((r) => `${r.host} pid ${r.pid}`))];
-      deps.log.warn('released the jobs of job workers that stopped beating', { workers: workerIds.length, processes, jobs: released });
+      deps.log.warn('released the jobs of job workers that stopped beating', {
+        workers: workerIds.length,
+        processes,
+        jobs: released,
+      });
     } catch (err) {
       deps.log.warn('could not check for dead job workers', { error: String(err) });
     }
@@ -78,7 +93,11 @@ export function createLiveness(deps: Deps): Liveness {
   async function release(workerIds: string[]): Promise<number> {
     if (!workerIds.length) return 0;
     return deps.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where locked_by = any(${workerIds}::text[])`.execute(trx);
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from graphile_worker._private_jobs where locked_by = any(${workerIds}::text[])`.execute(
+        trx,
+      );
       await sql`select graphile_worker.force_unlock_workers(${workerIds}::text[])`.execute(trx);
       await trx.deleteFrom('worker_heartbeats').where('worker_id', 'in', workerIds).execute();
       return rows[0]?.n ?? 0;
@@ -94,13 +113,21 @@ export function createLiveness(deps: Deps): Liveness {
     },
     release,
     start() {
-      timers = [setInterval(() => void beat(), Math.max(200, staleMs / 6)), setInterval(() => void reap(), Math.max(200, staleMs / 3))];
+      timers = [
+        setInterval(() => void beat(), Math.max(200, staleMs / 6)),
+        setInterval(() => void reap(), Math.max(200, staleMs / 3)),
+      ];
       for (const t of timers) t.unref();
     },
     async stop() {
       for (const t of timers) clearInterval(t);
       timers = [];
-      if (ids.size) await deps.db.deleteFrom('worker_heartbeats').where('process_id', '=', processId).execute().catch(() => {});
+      if (ids.size)
+        await deps.db
+          .deleteFrom('worker_heartbeats')
+          .where('process_id', '=', processId)
+          .execute()
+          .catch(() => {});
     },
   };
 }

@@ -59,7 +59,10 @@ export async function startWorker(deps: Deps, plane: AppsPlane): Promise<JobWork
   function stopped(runner: Runner, err: unknown): void {
     if (stopping || runner !== current) return;
     current = undefined;
-    deps.log.error('the job worker stopped by itself; starting it again once the database answers', { error: err instanceof Error ? err.message : String(err ?? 'stopped') });
+    deps.log.error(
+      'the job worker stopped by itself; starting it again once the database answers',
+      { error: err instanceof Error ? err.message : String(err ?? 'stopped') },
+    );
     const held = liveness.forget();
     restarting = (async () => {
       for (let delay = 250; !stopping; delay = Math.min(delay * 2, 5000)) {
@@ -71,7 +74,10 @@ export async function startWorker(deps: Deps, plane: AppsPlane): Promise<JobWork
           deps.log.warn('the job worker is running again', { released_jobs: jobs, restarts });
           return;
         } catch (e) {
-          deps.log.warn('the job worker cannot start yet', { error: e instanceof Error ? e.message : String(e), retry_in_ms: delay });
+          deps.log.warn('the job worker cannot start yet', {
+            error: e instanceof Error ? e.message : String(e),
+            retry_in_ms: delay,
+          });
           await sleep(delay);
         }
       }

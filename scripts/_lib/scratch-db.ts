@@ -8,10 +8,15 @@ import pg from 'pg';
 import { prepareDatabase } from '../../src/boot.ts';
 import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
 
-export async function scratchDatabase(kind: string, basePort: number): Promise<{ url: string; close(): Promise<void> }> {
+export async function scratchDatabase(
+  kind: string,
+  basePort: number,
+): Promise<{ url: string; close(): Promise<void> }> {
   const root = path.resolve(new URL('../..', import.meta.url).pathname);
   const runDir = path.join(root, '.data', `${kind}-runs`, String(process.pid));
-  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres({ dataDir: runDir, port: basePort + (process.pid % 5000) });
+  const embedded = process.env.DATABASE_URL
+    ? undefined
+    : await startEmbeddedPostgres({ dataDir: runDir, port: basePort + (process.pid % 5000) });
   const adminUrl = process.env.DATABASE_URL ?? embedded!.url('postgres');
   const name = `${kind.replace(/\W/g, '_')}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });

@@ -32,7 +32,12 @@ export const LIMITS = {
 } as const satisfies Record<string, Limit>;
 
 /** `hits`: attempts in the current window, this one included; `previousHits`: in the window before. */
-export type Hit = { limited: boolean; retryAfterSeconds: number; hits: number; previousHits: number };
+export type Hit = {
+  limited: boolean;
+  retryAfterSeconds: number;
+  hits: number;
+  previousHits: number;
+};
 
 /**
  * Counts one attempt for `key`; `limited` once the sliding-window estimate passes `limit.max`: the
@@ -53,7 +58,12 @@ export async function hit(db: Executor, key: string, limit: Limit): Promise<Hit>
     from counted`.execute(db);
   const row = rows[0]!;
   const estimate = row.hits + (row.previous ?? 0) * w.overlap;
-  return { limited: estimate > limit.max, hits: row.hits, previousHits: row.previous ?? 0, retryAfterSeconds: w.retryAfterSeconds };
+  return {
+    limited: estimate > limit.max,
+    hits: row.hits,
+    previousHits: row.previous ?? 0,
+    retryAfterSeconds: w.retryAfterSeconds,
+  };
 }
 
 type Window = { start: Date; ms: number; overlap: number; retryAfterSeconds: number };
@@ -62,31 +72,59 @@ function windowOf(limit: Limit): Window {
   const now = clock.now().getTime();
   const ms = limit.windowSeconds * 1000;
   const start = Math.floor(now / ms) * ms;
-  return { start: new Date(start), ms, overlap: 1 - (now - start) / ms, retryAfterSeconds: Math.max(1, Math.ceil((start + ms - now) / 1000)) };
+  return {
+    start: new Date(start),
+    ms,
+    overlap: 1 - (now - start) / ms,
+    retryAfterSeconds: Math.max(1, Math.ceil((start + ms - now) / 1000)),
+  };
 }
 
 async function previousHits(db: Executor, key: string, w: Window): Promise<number> {
-  const row = await db.selectFrom('abuse_counters').select('hits').where('key', '=', key).where('window_start', '=', new Date(w.start.getTime() - w.ms)).executeTakeFirst();
+  const row = await db
+    .selectFrom('abuse_counters')
+    .select('hits')
+    .where('key', '=', key)
+    .where('window_start', '=', new Date(w.start.getTime() - w.ms))
+    .executeTakeFirst();
   return row?.hits ?? 0;
 }
 
 /** The 429 for a key over its limit; the error handler turns `retry_after` into `Retry-After`. */
 export function throttled(result: Hit, what: string): ApiError {
-  return new ApiError('abuse_throttled', `Too many ${what}; try again in ${result.retryAfterSeconds} seconds.`, { retry_after: result.retryAfterSeconds });
+  return new ApiError(
+    'abuse_throttled',
+    `Too many ${what}; try again in ${result.retryAfterSeconds} seconds.`,
+    { retry_after: result.retryAfterSeconds },
+  );
 }
 
 /** Whether `key` is already at its limit, without counting an attempt (for limits on failures only). */
 export async function peek(db: Executor, key: string, limit: Limit): Promise<Hit> {
   const w = windowOf(limit);
-  const row = await db.selectFrom('abuse_counters').select('hits').where('key', '=', key).where('window_start', '=', w.start).executeTakeFirst();
+  const row = await db
+    .selectFrom('abuse_counters')
+    .select('hits')
+    .where('key', '=', key)
+    .where('window_start', '=', w.start)
+    .executeTakeFirst();
   const hits = row?.hits ?? 0;
   const previous = await previousHits(db, key, w);
   const estimate = hits + previous * w.overlap;
-  return { limited: estimate >= limit.max, hits, previousHits: previous, retryAfterSeconds: w.retryAfterSeconds };
+  return {
+    limited: estimate >= limit.max,
+    hits,
+    previousHits: previous,
+    retryAfterSeconds: w.retryAfterSeconds,
+  };
 }
 
 /** Counts an attempt against every key and throws 429 when any is over its limit. */
-export async function enforce(db: Executor, what: string, checks: [key: string, limit: Limit][]): Promise<void> {
+export async function enforce(
+  db: Executor,
+  what: string,
+  checks: [key: string, limit: Limit][],
+): Promise<void> {
   for (const [key, limit] of checks) {
     const result = await hit(db, key, limit);
     if (result.limited) throw throttled(result, what);
@@ -95,6 +133,9 @@ export async function enforce(db: Executor, what: string, checks: [key: string, 
 
 /** Forgets counters whose window has passed (the retention job calls it). */
 export async function pruneCounters(db: Executor): Promise<number> {
-  const r = await db.deleteFrom('abuse_counters').where('expires_at', '<', clock.now()).executeTakeFirst();
+  const r = await db
+    .deleteFrom('abuse_counters')
+    .where('expires_at', '<', clock.now())
+    .executeTakeFirst();
   return Number(r.numDeletedRows);
 }

@@ -14,7 +14,14 @@ export function accountAccess(permission: Permission | null) {
       c.set('membership', await requireRole(c, id, permission ?? 'account.read'));
       await next();
     },
-    { errors: permission ? ['not_found', 'forbidden', ...(onlyReads(permission) ? [] : (['account_suspended'] as const))] : ['not_found'] },
+    {
+      errors: permission
+        ? [
+            'not_found',
+            'forbidden',
+            ...(onlyReads(permission) ? [] : (['account_suspended'] as const)),
+          ]
+        : ['not_found'],
+    },
   );
 }
-

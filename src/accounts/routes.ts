@@ -7,7 +7,8 @@ import { AccountList } from './schemas.ts';
 const list = operation({
   operationId: 'listAccounts',
   summary: 'List your account memberships',
-  description: '`default_account_id` is the account used when a request sends no `X-Platform-Account-Id`.',
+  description:
+    '`default_account_id` is the account used when a request sends no `X-Platform-Account-Id`.',
   tags: ['Accounts'],
   responses: { 200: AccountList },
 });
@@ -17,7 +18,11 @@ export function accountRoutes(): Hono<Env> {
   const r = new Hono<Env>();
   r.get('/', list, async (c) => {
     const actor = c.var.actor;
-    return list.reply(c, 200, await membershipList(c.var.deps.db, actor.userId, actor.defaultAccountId));
+    return list.reply(
+      c,
+      200,
+      await membershipList(c.var.deps.db, actor.userId, actor.defaultAccountId),
+    );
   });
   return r;
 }

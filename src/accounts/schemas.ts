@@ -16,6 +16,9 @@ export type AccountMembership = v.InferOutput<typeof AccountMembership>;
 
 export const AccountList = component(
   'AccountList',
-  v.strictObject({ accounts: v.array(AccountMembership), default_account_id: v.nullable(v.string()) }),
+  v.strictObject({
+    accounts: v.array(AccountMembership),
+    default_account_id: v.nullable(v.string()),
+  }),
 );
 export type AccountList = v.InferOutput<typeof AccountList>;

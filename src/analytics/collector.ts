@@ -19,7 +19,16 @@ import { refusedForGood } from '../db/pg-errors.ts';
 
 export type RouteKind = 'canonical' | 'slug' | 'custom_domain';
 export type Target = 'static' | 'server' | 'not_found';
-export type Visit = { appId: string; status: number; via: RouteKind; target: Target; pathname: string; host: string; referrer: string | null; userAgent: string | null };
+export type Visit = {
+  appId: string;
+  status: number;
+  via: RouteKind;
+  target: Target;
+  pathname: string;
+  host: string;
+  referrer: string | null;
+  userAgent: string | null;
+};
 
 /** Distinct paths kept per app and day on a node; later new paths fold into OTHER_PATH. */
 export const PATHS_PER_DAY = 100;
@@ -47,8 +56,20 @@ const SLOTS = VIAS.length * TARGETS.length * BUCKETS.length * 2;
  * Map lookup by app id (the same string object every time, so its hash is cached) and array
  * arithmetic: no key strings are built per request.
  */
-type AppDay = { appId: string; day: string; traffic: Float64Array; paths: Map<string, number>; referrers: Map<string, number> };
-type Row = { table: 'analytics_traffic' | 'analytics_paths' | 'analytics_referrers'; appId: string; day: string; key: string; n: number };
+type AppDay = {
+  appId: string;
+  day: string;
+  traffic: Float64Array;
+  paths: Map<string, number>;
+  referrers: Map<string, number>;
+};
+type Row = {
+  table: 'analytics_traffic' | 'analytics_paths' | 'analytics_referrers';
+  appId: string;
+  day: string;
+  key: string;
+  n: number;
+};
 
 export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs: number }) {
   /** today's counts by app; counts of an earlier day wait in `older` until the next flush */
@@ -107,7 +128,8 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
       const status = v.status;
       const bucket = status >= 500 ? 3 : status >= 400 ? 2 : status >= 300 ? 1 : 0;
       const bot = isBot(v.userAgent);
-      const slot = ((VIA_INDEX[v.via] * 3 + TARGET_INDEX[v.target]) * 4 + bucket) * 2 + (bot ? 1 : 0);
+      const slot =
+        ((VIA_INDEX[v.via] * 3 + TARGET_INDEX[v.target]) * 4 + bucket) * 2 + (bot ? 1 : 0);
       if (e.traffic[slot] === 0) keys++;
       e.traffic[slot]! += 1;
       if (bot) return;
@@ -134,7 +156,16 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
       let e = r.day === today() ? appDay(r.appId, r.day) : current.get(r.appId);
       if (!e || e.day !== r.day) {
         e = older.find((o) => o.appId === r.appId && o.day === r.day);
-        if (!e) older.push((e = { appId: r.appId, day: r.day, traffic: new Float64Array(SLOTS), paths: new Map(), referrers: new Map() }));
+        if (!e)
+          older.push(
+            (e = {
+              appId: r.appId,
+              day: r.day,
+              traffic: new Float64Array(SLOTS),
+              paths: new Map(),
+              referrers: new Map(),
+            }),
+          );
       }
       if (r.table === 'analytics_traffic') {
         const slot = Number(r.key);
@@ -150,10 +181,19 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
     const referrers: Row[] = [];
     for (const e of days) {
       e.traffic.forEach((n, slot) => {
-        if (n > 0) traffic.push({ table: 'analytics_traffic', appId: e.appId, day: e.day, key: String(slot), n });
+        if (n > 0)
+          traffic.push({
+            table: 'analytics_traffic',
+            appId: e.appId,
+            day: e.day,
+            key: String(slot),
+            n,
+          });
       });
-      for (const [key, n] of e.paths) paths.push({ table: 'analytics_paths', appId: e.appId, day: e.day, key, n });
-      for (const [key, n] of e.referrers) referrers.push({ table: 'analytics_referrers', appId: e.appId, day: e.day, key, n });
+      for (const [key, n] of e.paths)
+        paths.push({ table: 'analytics_paths', appId: e.appId, day: e.day, key, n });
+      for (const [key, n] of e.referrers)
+        referrers.push({ table: 'analytics_referrers', appId: e.appId, day: e.day, key, n });
     }
     return [traffic, paths, referrers];
   }
@@ -176,14 +216,18 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
       await sql`insert into analytics_traffic (app_id, day, route_kind, target, status_bucket, bot, requests)
         select a, d::date, k, g, b, o, n from unnest(${apps}::text[], ${days}::text[], ${dims.map((x) => x[0])}::text[], ${dims.map((x) => x[1])}::text[], ${dims.map((x) => x[2])}::text[], ${dims.map((x) => x[3])}::boolean[], ${counts}::bigint[]) as u(a, d, k, g, b, o, n)
         where exists (select 1 from apps where apps.id = u.a)
-        on conflict (app_id, day, route_kind, target, status_bucket, bot) do update set requests = analytics_traffic.requests + excluded.requests`.execute(options.db);
+        on conflict (app_id, day, route_kind, target, status_bucket, bot) do update set requests = analytics_traffic.requests + excluded.requests`.execute(
+        options.db,
+      );
       return;
     }
     const column = table === 'analytics_paths' ? 'path' : 'domain';
     await sql`insert into ${sql.table(table)} (app_id, day, ${sql.ref(column)}, requests)
       select a, d::date, x, n from unnest(${apps}::text[], ${days}::text[], ${rows.map((r) => r.key)}::text[], ${counts}::bigint[]) as u(a, d, x, n)
       where exists (select 1 from apps where apps.id = u.a)
-      on conflict (app_id, day, ${sql.ref(column)}) do update set requests = ${sql.table(table)}.requests + excluded.requests`.execute(options.db);
+      on conflict (app_id, day, ${sql.ref(column)}) do update set requests = ${sql.table(table)}.requests + excluded.requests`.execute(
+      options.db,
+    );
   }
 
   /**
@@ -197,7 +241,13 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
       try {
         await writeChunk([row]);
       } catch (err) {
-        if (refusedForGood(err)) options.log.error('an analytics count was refused by the database and dropped', { app_id: row.appId, table: row.table, code: (err as { code?: string }).code, error: String(err) });
+        if (refusedForGood(err))
+          options.log.error('an analytics count was refused by the database and dropped', {
+            app_id: row.appId,
+            table: row.table,
+            code: (err as { code?: string }).code,
+            error: String(err),
+          });
         else kept.push(row);
       }
     }
@@ -211,7 +261,8 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
     older = [];
     keys = 0;
     const chunks: Row[][] = [];
-    for (const rows of rowsOf(days)) for (let i = 0; i < rows.length; i += CHUNK) chunks.push(rows.slice(i, i + CHUNK));
+    for (const rows of rowsOf(days))
+      for (let i = 0; i < rows.length; i += CHUNK) chunks.push(rows.slice(i, i + CHUNK));
     // a few chunks at a time, on separate connections; a failed chunk merges back (the others are in: nothing doubles)
     let failed = 0;
     let error: unknown;
@@ -231,7 +282,11 @@ export function createAnalyticsCollector(options: { db: Db; log: Logger; flushMs
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL, chunks.length) }, worker));
-    if (failed) options.log.warn('analytics flush failed for part of the counts; they are kept for the next one', { error: (error as Error)?.message, keys: failed });
+    if (failed)
+      options.log.warn(
+        'analytics flush failed for part of the counts; they are kept for the next one',
+        { error: (error as Error)?.message, keys: failed },
+      );
   }
 
   function flush(): Promise<void> {

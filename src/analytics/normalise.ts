@@ -12,7 +12,12 @@ function isId(segment: string): boolean {
   if (segment.length === 36 && UUID.test(segment)) return true;
   if (segment.length >= 16 && /^[0-9a-f]+$/i.test(segment)) return true;
   // long base62 tokens with letters and digits mixed (ids, hashes); plain words are kept
-  return segment.length >= 16 && /^[A-Za-z0-9_-]+$/.test(segment) && /\d/.test(segment) && /[A-Za-z]/.test(segment);
+  return (
+    segment.length >= 16 &&
+    /^[A-Za-z0-9_-]+$/.test(segment) &&
+    /\d/.test(segment) &&
+    /[A-Za-z]/.test(segment)
+  );
 }
 
 const paths = new Map<string, string>();
@@ -34,7 +39,11 @@ export function normalisePath(pathname: string): string {
 }
 
 const referrers = new Map<string, string>();
-const bare = (h: string) => h.toLowerCase().replace(/\.$/, '').replace(/^www\./, '');
+const bare = (h: string) =>
+  h
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^www\./, '');
 
 /** The referrer's domain, or `(direct)` for none, unparseable, non-web or the request's own host. */
 export function referrerDomain(referrer: string, ownHost: string): string {
@@ -43,7 +52,8 @@ export function referrerDomain(referrer: string, ownHost: string): string {
     domain = '(direct)';
     try {
       const u = new URL(referrer);
-      if ((u.protocol === 'http:' || u.protocol === 'https:') && u.hostname) domain = bare(u.hostname);
+      if ((u.protocol === 'http:' || u.protocol === 'https:') && u.hostname)
+        domain = bare(u.hostname);
     } catch {
       // unparseable: direct
     }

@@ -11,7 +11,13 @@ const TOP = 20;
 
 const dayOf = (d: Date) => d.toISOString().slice(0, 10);
 
-export async function analyticsReport(deps: Deps, app: { id: string }, planKey: string, range: Range, now = new Date()): Promise<AppAnalytics> {
+export async function analyticsReport(
+  deps: Deps,
+  app: { id: string },
+  planKey: string,
+  range: Range,
+  now = new Date(),
+): Promise<AppAnalytics> {
   const retention = planOf(deps.config.plans, planKey).limits['analytics.retention_days'];
   const asked = RANGES[range];
   const days = Math.max(1, Math.min(asked, retention));
@@ -62,8 +68,18 @@ export async function analyticsReport(deps: Deps, app: { id: string }, planKey: 
     routes,
     runtime_targets: targets,
     app_users: { signups: c('app_users.signups'), sessions_created: c('app_users.sessions') },
-    jobs: { succeeded: c('jobs.succeeded'), retry: c('jobs.retry'), failed: c('jobs.failed'), blocked: c('jobs.blocked') },
-    webhooks: { received: c('webhooks.received'), delivered: c('webhooks.delivered'), rejected: c('webhooks.rejected'), delivery_failed: c('webhooks.delivery_failed') },
+    jobs: {
+      succeeded: c('jobs.succeeded'),
+      retry: c('jobs.retry'),
+      failed: c('jobs.failed'),
+      blocked: c('jobs.blocked'),
+    },
+    webhooks: {
+      received: c('webhooks.received'),
+      delivered: c('webhooks.delivered'),
+      rejected: c('webhooks.rejected'),
+      delivery_failed: c('webhooks.delivery_failed'),
+    },
     recent_errors: errors.map(toEventSummary),
     generated_at: now.toISOString(),
   };

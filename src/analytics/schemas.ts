@@ -6,7 +6,9 @@ import { EventSummary } from '../events/schemas.ts';
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const Day = v.pipe(v.string(), v.isoDate());
 
-export const AnalyticsQuery = v.strictObject({ range: v.optional(v.picklist(['7d', '30d', '90d'], 'must be 7d, 30d or 90d')) });
+export const AnalyticsQuery = v.strictObject({
+  range: v.optional(v.picklist(['7d', '30d', '90d'], 'must be 7d, 30d or 90d')),
+});
 
 export const AppAnalytics = component(
   'AppAnalytics',
@@ -27,7 +29,12 @@ export const AppAnalytics = component(
     runtime_targets: v.strictObject({ static: Count, server: Count, not_found: Count }),
     app_users: v.strictObject({ signups: Count, sessions_created: Count }),
     jobs: v.strictObject({ succeeded: Count, retry: Count, failed: Count, blocked: Count }),
-    webhooks: v.strictObject({ received: Count, delivered: Count, rejected: Count, delivery_failed: Count }),
+    webhooks: v.strictObject({
+      received: Count,
+      delivered: Count,
+      rejected: Count,
+      delivery_failed: Count,
+    }),
     recent_errors: v.array(EventSummary),
     generated_at: DateTime,
   }),

@@ -6,7 +6,14 @@ import { bodyOf, jsonBody } from '../http/validate.ts';
 import { newId } from '../lib/ids.ts';
 import { generateApiKey } from './keys.ts';
 import { type ApiKeyRow, insertKey, listKeys, renameKey, revokeKey } from './queries.ts';
-import { ApiKeyList, ApiKeyMetadata, CreateApiKeyRequest, CreatedApiKey, RenameApiKeyRequest, RevokedApiKey } from './schemas.ts';
+import {
+  ApiKeyList,
+  ApiKeyMetadata,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  RenameApiKeyRequest,
+  RevokedApiKey,
+} from './schemas.ts';
 
 const KEY_ID = /^key_[0-9a-z]{20}$/;
 const tags = ['API keys'];
@@ -29,13 +36,30 @@ function keyId(raw: string): string {
   return raw;
 }
 
-const list = operation({ operationId: 'listApiKeys', summary: 'List your API keys (metadata only)', tags, responses: { 200: ApiKeyList } });
-const create = operation({ operationId: 'createApiKey', summary: 'Create an API key; the raw key is returned once', tags, responses: { 201: CreatedApiKey } });
-const rename = operation({ operationId: 'renameApiKey', summary: 'Rename an API key', tags, responses: { 200: ApiKeyMetadata }, errors: ['not_found'] });
+const list = operation({
+  operationId: 'listApiKeys',
+  summary: 'List your API keys (metadata only)',
+  tags,
+  responses: { 200: ApiKeyList },
+});
+const create = operation({
+  operationId: 'createApiKey',
+  summary: 'Create an API key; the raw key is returned once',
+  tags,
+  responses: { 201: CreatedApiKey },
+});
+const rename = operation({
+  operationId: 'renameApiKey',
+  summary: 'Rename an API key',
+  tags,
+  responses: { 200: ApiKeyMetadata },
+  errors: ['not_found'],
+});
 const revoke = operation({
   operationId: 'revokeApiKey',
   summary: 'Revoke an API key (idempotent)',
-  description: '`revoked` is true when this call revoked the key and false when it was already revoked.',
+  description:
+    '`revoked` is true when this call revoked the key and false when it was already revoked.',
   tags,
   responses: { 200: RevokedApiKey },
   errors: ['not_found'],
@@ -65,13 +89,22 @@ export function apiKeyRoutes(): Hono<Env> {
 
   r.patch('/:api_key_id', rename, jsonBody(RenameApiKeyRequest), async (c) => {
     const { name } = bodyOf(c, RenameApiKeyRequest);
-    const row = await renameKey(c.var.deps.db, c.var.actor.userId, keyId(c.req.param('api_key_id')), name);
+    const row = await renameKey(
+      c.var.deps.db,
+      c.var.actor.userId,
+      keyId(c.req.param('api_key_id')),
+      name,
+    );
     if (!row) throw errors.notFound('API key');
     return rename.reply(c, 200, toApiKeyMetadata(row));
   });
 
   r.delete('/:api_key_id', revoke, async (c) => {
-    const result = await revokeKey(c.var.deps.db, c.var.actor.userId, keyId(c.req.param('api_key_id')));
+    const result = await revokeKey(
+      c.var.deps.db,
+      c.var.actor.userId,
+      keyId(c.req.param('api_key_id')),
+    );
     if (!result) throw errors.notFound('API key');
     return revoke.reply(c, 200, { ...toApiKeyMetadata(result.row), revoked: result.revoked });
   });

@@ -2,9 +2,20 @@
 import * as v from 'valibot';
 import { component, DateTime } from '../openapi/components.ts';
 
-const KeyName = v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 120 characters after trimming'), v.maxLength(120, 'must be 1 to 120 characters after trimming'));
-export const CreateApiKeyRequest = component('CreateApiKeyRequest', v.strictObject({ name: v.optional(KeyName) }));
-export const RenameApiKeyRequest = component('RenameApiKeyRequest', v.strictObject({ name: KeyName }));
+const KeyName = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1, 'must be 1 to 120 characters after trimming'),
+  v.maxLength(120, 'must be 1 to 120 characters after trimming'),
+);
+export const CreateApiKeyRequest = component(
+  'CreateApiKeyRequest',
+  v.strictObject({ name: v.optional(KeyName) }),
+);
+export const RenameApiKeyRequest = component(
+  'RenameApiKeyRequest',
+  v.strictObject({ name: KeyName }),
+);
 
 const metadata = {
   id: v.string(),
@@ -19,7 +30,10 @@ const metadata = {
 export const ApiKeyMetadata = component('ApiKeyMetadata', v.strictObject(metadata));
 export type ApiKeyMetadata = v.InferOutput<typeof ApiKeyMetadata>;
 
-export const ApiKeyList = component('ApiKeyList', v.strictObject({ api_keys: v.array(ApiKeyMetadata) }));
+export const ApiKeyList = component(
+  'ApiKeyList',
+  v.strictObject({ api_keys: v.array(ApiKeyMetadata) }),
+);
 export type ApiKeyList = v.InferOutput<typeof ApiKeyList>;
 
 export const CreatedApiKey = component(
@@ -29,5 +43,8 @@ export const CreatedApiKey = component(
 export type CreatedApiKey = v.InferOutput<typeof CreatedApiKey>;
 
 /** `revoked` is false when the key had been revoked before (the call is idempotent). */
-export const RevokedApiKey = component('RevokedApiKey', v.strictObject({ ...metadata, revoked: v.boolean() }));
+export const RevokedApiKey = component(
+  'RevokedApiKey',
+  v.strictObject({ ...metadata, revoked: v.boolean() }),
+);
 export type RevokedApiKey = v.InferOutput<typeof RevokedApiKey>;

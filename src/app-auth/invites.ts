@@ -29,18 +29,37 @@ export const AdminInviteRequest = component(
   'AdminInviteRequest',
   v.strictObject({
     email: Email,
-    roles: v.optional(v.pipe(v.array(RoleName), v.check((r) => new Set(r).size === r.length, 'must not repeat roles'))),
-    expires_in_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be 1 to 2592000'), v.maxValue(2_592_000, 'must be 1 to 2592000'))),
+    roles: v.optional(
+      v.pipe(
+        v.array(RoleName),
+        v.check((r) => new Set(r).size === r.length, 'must not repeat roles'),
+      ),
+    ),
+    expires_in_seconds: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(1, 'must be 1 to 2592000'),
+        v.maxValue(2_592_000, 'must be 1 to 2592000'),
+      ),
+    ),
   }),
 );
 export const AdminInviteResponse = component(
   'AdminInviteResponse',
-  v.strictObject({ invite_id: v.pipe(v.string(), v.startsWith('inv_')), email: v.string(), roles: v.array(v.string()), expires_at: DateTime, invite_url: Url }),
+  v.strictObject({
+    invite_id: v.pipe(v.string(), v.startsWith('inv_')),
+    email: v.string(),
+    roles: v.array(v.string()),
+    expires_at: DateTime,
+    invite_url: Url,
+  }),
 );
 const create = operation({
   operationId: 'createAdminInvite',
   summary: 'Invite an app user with roles (grants no platform access)',
-  description: 'The app\'s live release must declare `auth.mode` `app_users` (else 409 `auth_disabled`) and every requested role (else 400 `invalid_role`).',
+  description:
+    "The app's live release must declare `auth.mode` `app_users` (else 409 `auth_disabled`) and every requested role (else 400 `invalid_role`).",
   tags: ['App users'],
   responses: { 200: AdminInviteResponse },
   errors: ['auth_disabled', 'invalid_role'],
@@ -49,27 +68,70 @@ const create = operation({
 /** `POST /v0/apps/:app_id/admin-invites`. */
 export function inviteRoutes(): Hono<Env> {
   const r = new Hono<Env>();
-  r.post('/:app_id/admin-invites', create, appAccess('invites.create'), jsonBody(AdminInviteRequest), async (c) => {
-    const body = bodyOf(c, AdminInviteRequest);
-    const app = c.var.app;
-    const live = app.live_release_id && !app.deleted_at ? await findRelease(c.var.deps.db, app.id, app.live_release_id) : undefined;
-    const auth = live ? manifestOf(live.manifest).resources.auth : undefined;
-    if (!auth || auth.mode !== 'app_users') throw new ApiError('auth_disabled', 'Invites need a published app whose live release declares auth.mode "app_users".');
-    const roles = body.roles ?? [];
-    const undeclared = roles.filter((x) => !(auth.roles ?? []).includes(x));
-    if (undeclared.length) throw new ApiError('invalid_role', `The app does not declare the role(s) ${undeclared.join(', ')}.`, { roles: undeclared });
-    const token = newSecretToken();
-    const expires = new Date(Date.now() + (body.expires_in_seconds ?? DEFAULT_INVITE_SECONDS) * 1000);
-    const id = newId('inv');
-    await c.var.deps.db.insertInto('app_invites').values({ id, app_id: app.id, email: body.email, roles: JSON.stringify(roles), token_hash: tokenHash(token), expires_at: expires, created_by_user_id: c.var.actor.userId }).execute();
-    return create.reply(c, 200, { invite_id: id, email: body.email, roles, expires_at: expires.toISOString(), invite_url: `${appOrigin(c.var.deps.config, app.id)}/_platform/auth/invite#token=${token}` });
-  });
+  r.post(
+    '/:app_id/admin-invites',
+    create,
+    appAccess('invites.create'),
+    jsonBody(AdminInviteRequest),
+    async (c) => {
+      const body = bodyOf(c, AdminInviteRequest);
+      const app = c.var.app;
+      const live =
+        app.live_release_id && !app.deleted_at
+          ? await findRelease(c.var.deps.db, app.id, app.live_release_id)
+          : undefined;
+      const auth = live ? manifestOf(live.manifest).resources.auth : undefined;
+      if (!auth || auth.mode !== 'app_users')
+        throw new ApiError(
+          'auth_disabled',
+          'Invites need a published app whose live release declares auth.mode "app_users".',
+        );
+      const roles = body.roles ?? [];
+      const undeclared = roles.filter((x) => !(auth.roles ?? []).includes(x));
+      if (undeclared.length)
+        throw new ApiError(
+          'invalid_role',
+          `The app does not declare the role(s) ${undeclared.join(', ')}.`,
+          { roles: undeclared },
+        );
+      const token = newSecretToken();
+      const expires = new Date(
+        Date.now() + (body.expires_in_seconds ?? DEFAULT_INVITE_SECONDS) * 1000,
+      );
+      const id = newId('inv');
+      await c.var.deps.db
+        .insertInto('app_invites')
+        .values({
+          id,
+          app_id: app.id,
+          email: body.email,
+          roles: JSON.stringify(roles),
+          token_hash: tokenHash(token),
+          expires_at: expires,
+          created_by_user_id: c.var.actor.userId,
+        })
+        .execute();
+      return create.reply(c, 200, {
+        invite_id: id,
+        email: body.email,
+        roles,
+        expires_at: expires.toISOString(),
+        invite_url: `${appOrigin(c.var.deps.config, app.id)}/_platform/auth/invite#token=${token}`,
+      });
+    },
+  );
   return r;
 }
 
 /** Accepting an invite: creates the app user with the invited roles (e-mail counts as verified) and signs them in. */
-export async function acceptInvite(deps: Deps, appId: string, token: string, password: string): Promise<AppUser> {
-  if (!token || token.length > 100) throw new ApiError('invalid_invite', 'This invite is invalid, expired or already used.');
+export async function acceptInvite(
+  deps: Deps,
+  appId: string,
+  token: string,
+  password: string,
+): Promise<AppUser> {
+  if (!token || token.length > 100)
+    throw new ApiError('invalid_invite', 'This invite is invalid, expired or already used.');
   const password_hash = await hashPassword(password);
   return deps.db.transaction().execute(async (trx) => {
     const invite = await trx
@@ -81,14 +143,26 @@ export async function acceptInvite(deps: Deps, appId: string, token: string, pas
       .where('expires_at', '>', new Date())
       .returning(['email', 'roles'])
       .executeTakeFirst();
-    if (!invite) throw new ApiError('invalid_invite', 'This invite is invalid, expired or already used.');
+    if (!invite)
+      throw new ApiError('invalid_invite', 'This invite is invalid, expired or already used.');
     const row = await trx
       .insertInto('app_users')
-      .values({ id: newId('usr'), app_id: appId, email: invite.email, password_hash, roles: JSON.stringify(invite.roles), verified: true })
+      .values({
+        id: newId('usr'),
+        app_id: appId,
+        email: invite.email,
+        password_hash,
+        roles: JSON.stringify(invite.roles),
+        verified: true,
+      })
       .onConflict((oc) => oc.expression(sql`app_id, lower(email)`).doNothing())
       .returning(['id', 'email', 'roles', 'verified'])
       .executeTakeFirst();
-    if (!row) throw new ApiError('email_already_registered', 'An account with this e-mail already exists; log in instead.');
+    if (!row)
+      throw new ApiError(
+        'email_already_registered',
+        'An account with this e-mail already exists; log in instead.',
+      );
     return { id: row.id, email: row.email, roles: row.roles, verified: row.verified };
   });
 }

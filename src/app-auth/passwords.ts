@@ -1,7 +1,12 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
-const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: { N: number; r: number; p: number; maxmem: number }) => Promise<Buffer>;
+const scryptAsync = promisify(scrypt) as (
+  pw: string,
+  salt: Buffer,
+  len: number,
+  opts: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>;
 /** scrypt (memory-hard): N=2^15, r=8, p=1 → 32 MiB and tens of milliseconds per hash. */
 const PARAMS = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
@@ -15,7 +20,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, key] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64url');
-  const actual = await scryptAsync(password.normalize('NFKC'), Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: PARAMS.maxmem });
+  const actual = await scryptAsync(
+    password.normalize('NFKC'),
+    Buffer.from(salt, 'base64url'),
+    expected.length,
+    { N: Number(n), r: Number(r), p: Number(p), maxmem: PARAMS.maxmem },
+  );
   return timingSafeEqual(actual, expected);
 }
 

@@ -30,12 +30,18 @@ const Email = v.pipe(
   v.toLowerCase(),
 );
 /** A new password: 8 to 256 characters. */
-export const NewPassword = v.pipe(v.string('must be 8 to 256 characters'), v.check((s) => s.length >= 8 && s.length <= 256, 'must be 8 to 256 characters'));
+export const NewPassword = v.pipe(
+  v.string('must be 8 to 256 characters'),
+  v.check((s) => s.length >= 8 && s.length <= 256, 'must be 8 to 256 characters'),
+);
 /**
  * A login applies only the upper bound, so a wrong password always gets the same 401 and a future
  * length rule never locks out existing users.
  */
-const LoginPassword = v.pipe(v.string('must be a string of at most 256 characters'), v.maxLength(256, 'must be a string of at most 256 characters'));
+const LoginPassword = v.pipe(
+  v.string('must be a string of at most 256 characters'),
+  v.maxLength(256, 'must be a string of at most 256 characters'),
+);
 /** `{email, password}` for sign-up (the e-mail comes out trimmed and lower-cased). */
 export const NewCredentials = v.object({ email: Email, password: NewPassword });
 /** `{email, password}` for login. */
@@ -45,15 +51,32 @@ export const LinkToken = v.fallback(v.pipe(v.string(), v.maxLength(100)), '');
 
 async function startSession(deps: Deps, appId: string, userId: string): Promise<string> {
   const token = newSecretToken();
-  await deps.db.insertInto('app_sessions').values({ token_hash: tokenHash(token), app_id: appId, user_id: userId, expires_at: new Date(Date.now() + SESSION_DAYS * 86_400_000) }).execute();
+  await deps.db
+    .insertInto('app_sessions')
+    .values({
+      token_hash: tokenHash(token),
+      app_id: appId,
+      user_id: userId,
+      expires_at: new Date(Date.now() + SESSION_DAYS * 86_400_000),
+    })
+    .execute();
   return token;
 }
 
-export async function startSessionFor(deps: Deps, appId: string, user: AppUser): Promise<{ token: string }> {
+export async function startSessionFor(
+  deps: Deps,
+  appId: string,
+  user: AppUser,
+): Promise<{ token: string }> {
   return { token: await startSession(deps, appId, user.id) };
 }
 
-export async function signup(deps: Deps, appId: string, email: string, password: string): Promise<{ user: AppUser; token: string }> {
+export async function signup(
+  deps: Deps,
+  appId: string,
+  email: string,
+  password: string,
+): Promise<{ user: AppUser; token: string }> {
   const password_hash = await hashPassword(password);
   const row = await deps.db
     .insertInto('app_users')
@@ -61,12 +84,26 @@ export async function signup(deps: Deps, appId: string, email: string, password:
     .onConflict((oc) => oc.expression(sql`app_id, lower(email)`).doNothing())
     .returning(['id', 'email', 'roles', 'verified'])
     .executeTakeFirst();
-  if (!row) throw new ApiError('email_already_registered', 'An account with this e-mail already exists; log in instead.');
+  if (!row)
+    throw new ApiError(
+      'email_already_registered',
+      'An account with this e-mail already exists; log in instead.',
+    );
   return { user: toUser(row), token: await startSession(deps, appId, row.id) };
 }
 
-export async function login(deps: Deps, appId: string, email: string, password: string): Promise<{ user: AppUser; token: string }> {
-  const row = await deps.db.selectFrom('app_users').select(['id', 'email', 'roles', 'verified', 'password_hash']).where('app_id', '=', appId).where(sql`lower(email)`, '=', email).executeTakeFirst();
+export async function login(
+  deps: Deps,
+  appId: string,
+  email: string,
+  password: string,
+): Promise<{ user: AppUser; token: string }> {
+  const row = await deps.db
+    .selectFrom('app_users')
+    .select(['id', 'email', 'roles', 'verified', 'password_hash'])
+    .where('app_id', '=', appId)
+    .where(sql`lower(email)`, '=', email)
+    .executeTakeFirst();
   const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));
   if (!row || !ok) throw new ApiError('invalid_credentials', 'The e-mail or password is wrong.');
   return { user: toUser(row), token: await startSession(deps, appId, row.id) };
@@ -74,11 +111,21 @@ export async function login(deps: Deps, appId: string, email: string, password: 
 
 export async function logout(deps: Deps, appId: string, token: string | undefined): Promise<void> {
   if (!token) return;
-  await deps.db.updateTable('app_sessions').set({ revoked_at: new Date() }).where('token_hash', '=', tokenHash(token)).where('app_id', '=', appId).where('revoked_at', 'is', null).execute();
+  await deps.db
+    .updateTable('app_sessions')
+    .set({ revoked_at: new Date() })
+    .where('token_hash', '=', tokenHash(token))
+    .where('app_id', '=', appId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** The user of a session token on this app, or null (unknown, expired, revoked or another app's). */
-export async function sessionUser(deps: Deps, appId: string, token: string | undefined): Promise<AppUser | null> {
+export async function sessionUser(
+  deps: Deps,
+  appId: string,
+  token: string | undefined,
+): Promise<AppUser | null> {
   if (!token || token.length > 100) return null;
   const row = await deps.db
     .selectFrom('app_sessions as s')
@@ -93,7 +140,12 @@ export async function sessionUser(deps: Deps, appId: string, token: string | und
 }
 
 /** The app user signed in on this request (session cookie), or null; null when the release has no app users. */
-export async function requestUser(deps: Deps, appId: string, release: { manifest: Manifest }, req: Request): Promise<AppUser | null> {
+export async function requestUser(
+  deps: Deps,
+  appId: string,
+  release: { manifest: Manifest },
+  req: Request,
+): Promise<AppUser | null> {
   if (release.manifest.resources.auth?.mode !== 'app_users') return null;
   return sessionUser(deps, appId, readCookie(req.headers.get('cookie'), SESSION_COOKIE));
 }

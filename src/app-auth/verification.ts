@@ -13,18 +13,37 @@ import { ApiError } from '../errors.ts';
 
 export const VERIFY_HOURS = 48;
 
-export async function sendVerification(deps: Deps, appId: string, appName: string, user: AppUser): Promise<void> {
+export async function sendVerification(
+  deps: Deps,
+  appId: string,
+  appName: string,
+  user: AppUser,
+): Promise<void> {
   const token = newSecretToken();
   const link = `${appOrigin(deps.config, appId)}/_platform/auth/verify#token=${token}`;
   await deps.db.transaction().execute(async (trx) => {
-    await trx.insertInto('app_email_verifications').values({ token_hash: tokenHash(token), app_id: appId, user_id: user.id, expires_at: new Date(Date.now() + VERIFY_HOURS * 3600_000) }).execute();
+    await trx
+      .insertInto('app_email_verifications')
+      .values({
+        token_hash: tokenHash(token),
+        app_id: appId,
+        user_id: user.id,
+        expires_at: new Date(Date.now() + VERIFY_HOURS * 3600_000),
+      })
+      .execute();
     const text = `Confirm your e-mail address for ${appName}:\n\n${link}\n\nThe link works for ${VERIFY_HOURS} hours. If you did not sign up, ignore this message.\n`;
-    await queueMail(trx, { to: user.email, subject: `Confirm your e-mail for ${appName}`, text, link });
+    await queueMail(trx, {
+      to: user.email,
+      subject: `Confirm your e-mail for ${appName}`,
+      text,
+      link,
+    });
   });
 }
 
 export async function verifyEmail(deps: Deps, appId: string, token: string): Promise<AppUser> {
-  if (!token || token.length > 100) throw new ApiError('invalid_verification', 'This link is invalid, expired or already used.');
+  if (!token || token.length > 100)
+    throw new ApiError('invalid_verification', 'This link is invalid, expired or already used.');
   return deps.db.transaction().execute(async (trx) => {
     const v = await trx
       .updateTable('app_email_verifications')
@@ -35,8 +54,14 @@ export async function verifyEmail(deps: Deps, appId: string, token: string): Pro
       .where('expires_at', '>', new Date())
       .returning('user_id')
       .executeTakeFirst();
-    if (!v) throw new ApiError('invalid_verification', 'This link is invalid, expired or already used.');
-    const u = await trx.updateTable('app_users').set({ verified: true, updated_at: new Date() }).where('id', '=', v.user_id).returning(['id', 'email', 'roles', 'verified']).executeTakeFirstOrThrow();
+    if (!v)
+      throw new ApiError('invalid_verification', 'This link is invalid, expired or already used.');
+    const u = await trx
+      .updateTable('app_users')
+      .set({ verified: true, updated_at: new Date() })
+      .where('id', '=', v.user_id)
+      .returning(['id', 'email', 'roles', 'verified'])
+      .executeTakeFirstOrThrow();
     return { id: u.id, email: u.email, roles: u.roles, verified: u.verified };
   });
 }

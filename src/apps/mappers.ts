@@ -24,9 +24,17 @@ export function toAppSummary(config: Config, app: AppRow): AppSummary {
 function activationError(r: ReleaseRow): ReleaseSummary['activation_error'] {
   switch (r.activation_status) {
     case 'pending_secrets':
-      return { code: 'pending_secrets', message: 'Required secrets are missing.', missing_secrets: r.missing_secrets };
+      return {
+        code: 'pending_secrets',
+        message: 'Required secrets are missing.',
+        missing_secrets: r.missing_secrets,
+      };
     case 'requires_migration':
-      return { code: 'requires_migration', message: 'Resource changes need an explicit migration.', reasons: r.activation_reasons };
+      return {
+        code: 'requires_migration',
+        message: 'Resource changes need an explicit migration.',
+        reasons: r.activation_reasons,
+      };
     case 'failed':
       return { code: 'failed', message: 'Activation failed.', reasons: r.activation_reasons };
     default:

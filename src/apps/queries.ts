@@ -9,84 +9,180 @@ export async function findApp(db: Executor, appId: string) {
 export type AppRow = NonNullable<Awaited<ReturnType<typeof findApp>>>;
 
 export async function lockApp(db: Executor, appId: string) {
-  return db.selectFrom('apps').selectAll().where('id', '=', appId).forUpdate().executeTakeFirstOrThrow();
+  return db
+    .selectFrom('apps')
+    .selectAll()
+    .where('id', '=', appId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
 }
 
 export async function listApps(db: Executor, accountId: string) {
-  return db.selectFrom('apps').selectAll().where('account_id', '=', accountId).where('deleted_at', 'is', null).orderBy('created_at', 'desc').orderBy('id').execute();
+  return db
+    .selectFrom('apps')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
 }
 
 export async function findRelease(db: Executor, appId: string, releaseId: string) {
-  return db.selectFrom('releases').selectAll().where('app_id', '=', appId).where('id', '=', releaseId).executeTakeFirst();
+  return db
+    .selectFrom('releases')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('id', '=', releaseId)
+    .executeTakeFirst();
 }
 export type ReleaseRow = NonNullable<Awaited<ReturnType<typeof findRelease>>>;
 
 export async function listReleases(db: Executor, appId: string) {
-  return db.selectFrom('releases').selectAll().where('app_id', '=', appId).orderBy('seq', 'desc').execute();
+  return db
+    .selectFrom('releases')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .orderBy('seq', 'desc')
+    .execute();
 }
 
 export async function provisionedResources(db: Executor, appId: string) {
-  return db.selectFrom('app_resources').selectAll().where('app_id', '=', appId).orderBy('resource_type').orderBy('resource_name').execute();
+  return db
+    .selectFrom('app_resources')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .orderBy('resource_type')
+    .orderBy('resource_name')
+    .execute();
 }
 
 export async function secretNames(db: Executor, appId: string): Promise<string[]> {
-  const rows = await db.selectFrom('app_secrets').select('name').where('app_id', '=', appId).execute();
+  const rows = await db
+    .selectFrom('app_secrets')
+    .select('name')
+    .where('app_id', '=', appId)
+    .execute();
   return rows.map((r) => r.name);
 }
 
 /** The app's newest release (highest seq), live or not. */
 export async function latestRelease(db: Executor, appId: string) {
-  return db.selectFrom('releases').selectAll().where('app_id', '=', appId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('releases')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** Takes a release out of service if it is the live one (it stays, inactive). */
 export async function markReleaseInactive(db: Executor, releaseId: string) {
-  await db.updateTable('releases').set({ activation_status: 'inactive' }).where('id', '=', releaseId).where('activation_status', '=', 'live').execute();
+  await db
+    .updateTable('releases')
+    .set({ activation_status: 'inactive' })
+    .where('id', '=', releaseId)
+    .where('activation_status', '=', 'live')
+    .execute();
 }
 
 /** Marks a release live (its first activation time is kept). */
 export async function markReleaseLive(db: Executor, releaseId: string) {
   await db
     .updateTable('releases')
-    .set({ activation_status: 'live', activated_at: sql`coalesce(activated_at, now())` as never, activation_reasons: '[]', missing_secrets: '[]' })
+    .set({
+      activation_status: 'live',
+      activated_at: sql`coalesce(activated_at, now())` as never,
+      activation_reasons: '[]',
+      missing_secrets: '[]',
+    })
     .where('id', '=', releaseId)
     .execute();
 }
 
 /** Points the app at its live release and takes the release's name, summary, visibility and tags. */
-export async function pointAppAt(db: Executor, appId: string, releaseId: string, m: Manifest['app']) {
+export async function pointAppAt(
+  db: Executor,
+  appId: string,
+  releaseId: string,
+  m: Manifest['app'],
+) {
   await db
     .updateTable('apps')
-    .set({ live_release_id: releaseId, name: m.name, summary: m.summary ?? null, visibility: m.visibility ?? 'public', tags: JSON.stringify(m.tags ?? []), updated_at: new Date(), deleted_at: null })
+    .set({
+      live_release_id: releaseId,
+      name: m.name,
+      summary: m.summary ?? null,
+      visibility: m.visibility ?? 'public',
+      tags: JSON.stringify(m.tags ?? []),
+      updated_at: new Date(),
+      deleted_at: null,
+    })
     .where('id', '=', appId)
     .execute();
 }
 
 /** Records what a resource is provisioned as, and by which release. */
-export async function saveProvisioned(db: Executor, appId: string, r: { resource_type: string; resource_name: string; spec: unknown }, releaseId: string) {
+export async function saveProvisioned(
+  db: Executor,
+  appId: string,
+  r: { resource_type: string; resource_name: string; spec: unknown },
+  releaseId: string,
+) {
   const spec = JSON.stringify(r.spec);
   await db
     .insertInto('app_resources')
-    .values({ app_id: appId, resource_type: r.resource_type, resource_name: r.resource_name, spec, provisioned_release_id: releaseId })
-    .onConflict((oc) => oc.columns(['app_id', 'resource_type', 'resource_name']).doUpdateSet({ spec, provisioned_release_id: releaseId, updated_at: new Date() }))
+    .values({
+      app_id: appId,
+      resource_type: r.resource_type,
+      resource_name: r.resource_name,
+      spec,
+      provisioned_release_id: releaseId,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['app_id', 'resource_type', 'resource_name'])
+        .doUpdateSet({ spec, provisioned_release_id: releaseId, updated_at: new Date() }),
+    )
     .execute();
 }
 
 export async function releaseManifest(db: Executor, releaseId: string) {
-  return (await db.selectFrom('releases').select('manifest').where('id', '=', releaseId).executeTakeFirst())?.manifest;
+  return (
+    await db
+      .selectFrom('releases')
+      .select('manifest')
+      .where('id', '=', releaseId)
+      .executeTakeFirst()
+  )?.manifest;
 }
 
-export async function insertApp(db: Executor, a: { id: string; accountId: string; app: Manifest['app'] }) {
+export async function insertApp(
+  db: Executor,
+  a: { id: string; accountId: string; app: Manifest['app'] },
+) {
   return db
     .insertInto('apps')
-    .values({ id: a.id, account_id: a.accountId, name: a.app.name, summary: a.app.summary ?? null, visibility: a.app.visibility ?? 'public', tags: JSON.stringify(a.app.tags ?? []) })
+    .values({
+      id: a.id,
+      account_id: a.accountId,
+      name: a.app.name,
+      summary: a.app.summary ?? null,
+      visibility: a.app.visibility ?? 'public',
+      tags: JSON.stringify(a.app.tags ?? []),
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
 /** The next release number of an app (call with the app locked). */
 export async function nextReleaseSeq(db: Executor, appId: string): Promise<number> {
-  const { max } = await db.selectFrom('releases').select((eb) => eb.fn.max('seq').as('max')).where('app_id', '=', appId).executeTakeFirstOrThrow();
+  const { max } = await db
+    .selectFrom('releases')
+    .select((eb) => eb.fn.max('seq').as('max'))
+    .where('app_id', '=', appId)
+    .executeTakeFirstOrThrow();
   return (max ?? 0) + 1;
 }
 
@@ -95,16 +191,34 @@ export async function insertRelease(db: Executor, values: Insertable<Database['r
 }
 
 /** A release's file list (bytes are in the blob store), in batches Postgres takes in one statement. */
-export async function insertReleaseFiles(db: Executor, releaseId: string, files: { path: string; content_type: string; sha256: Buffer; bytes: { length: number } }[]) {
+export async function insertReleaseFiles(
+  db: Executor,
+  releaseId: string,
+  files: { path: string; content_type: string; sha256: Buffer; bytes: { length: number } }[],
+) {
   for (let i = 0; i < files.length; i += 500) {
     await db
       .insertInto('release_files')
-      .values(files.slice(i, i + 500).map((f) => ({ release_id: releaseId, path: f.path, content_type: f.content_type, sha256: f.sha256, size: f.bytes.length })))
+      .values(
+        files
+          .slice(i, i + 500)
+          .map((f) => ({
+            release_id: releaseId,
+            path: f.path,
+            content_type: f.content_type,
+            sha256: f.sha256,
+            size: f.bytes.length,
+          })),
+      )
       .execute();
   }
 }
 
 /** Tombstones an app: no live release, marked deleted; its data stays. */
 export async function tombstoneApp(db: Executor, appId: string, at: Date) {
-  await db.updateTable('apps').set({ deleted_at: at, live_release_id: null, updated_at: at }).where('id', '=', appId).execute();
+  await db
+    .updateTable('apps')
+    .set({ deleted_at: at, live_release_id: null, updated_at: at })
+    .where('id', '=', appId)
+    .execute();
 }

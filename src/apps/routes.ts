@@ -14,7 +14,15 @@ import { rollback } from '../releases/service.ts';
 import { appAccess } from './access.ts';
 import { toAppSummary, toReleaseSummary } from './mappers.ts';
 import { findRelease, listApps, listReleases } from './queries.ts';
-import { AppList, AppSummary, PublishAppResponse, ReleaseList, ResourceList, RollbackResponse, UnpublishResponse } from './schemas.ts';
+import {
+  AppList,
+  AppSummary,
+  PublishAppResponse,
+  ReleaseList,
+  ResourceList,
+  RollbackResponse,
+  UnpublishResponse,
+} from './schemas.ts';
 import { manifestOf } from '../manifest/stored.ts';
 import { measureApp, STORAGE_METRIC, withUsage } from '../storage/measure.ts';
 import { publish, unpublish, type ModuleCheck } from './service.ts';
@@ -24,13 +32,22 @@ const publishRoom = createBodyBudget(PUBLISH_BODY_BUDGET);
 const publishBody = (accountOf: (c: Context<Env>) => string) =>
   jsonBody(PublishBody, {
     maxBytes: MAX_PUBLISH_BODY_BYTES,
-    tooLarge: () => new ApiError('bundle_too_large', 'The bundle exceeds the release limits (1000 files, 20 MiB a file, 100 MiB in total).'),
+    tooLarge: () =>
+      new ApiError(
+        'bundle_too_large',
+        'The bundle exceeds the release limits (1000 files, 20 MiB a file, 100 MiB in total).',
+      ),
     parse: validateBundle,
     room: (c) => ({ budget: publishRoom, owner: accountOf(c) }),
   });
 export const RollbackRequest = component(
   'RollbackRequest',
-  v.strictObject({ release_id: v.pipe(v.string(), v.regex(/^rel_[0-9a-z]{1,64}$/, 'must be a release id (rel_...)')) }),
+  v.strictObject({
+    release_id: v.pipe(
+      v.string(),
+      v.regex(/^rel_[0-9a-z]{1,64}$/, 'must be a release id (rel_...)'),
+    ),
+  }),
 );
 const tags = ['Apps'];
 /** What a bundle can be refused for, besides the body checks every JSON route has. */
@@ -49,7 +66,13 @@ const BUNDLE_ERRORS: ErrorCode[] = [
 const PUBLISHED =
   'The release is stored either way. `status` is `published` when it went live and `stored` when it did not; `activation` says why (`pending_secrets`, `requires_migration`, `failed`).';
 
-const list = operation({ operationId: 'listApps', summary: 'List the apps of the selected account', tags, accountHeader: true, responses: { 200: AppList } });
+const list = operation({
+  operationId: 'listApps',
+  summary: 'List the apps of the selected account',
+  tags,
+  accountHeader: true,
+  responses: { 200: AppList },
+});
 const create = operation({
   operationId: 'publishNewApp',
   summary: 'Publish a new app (its first release)',
@@ -59,16 +82,34 @@ const create = operation({
   responses: { 200: PublishAppResponse },
   errors: [...BUNDLE_ERRORS, 'account_suspended'],
 });
-const get = operation({ operationId: 'getApp', summary: 'Read an app (a tombstoned app shows deleted_at)', tags, responses: { 200: AppSummary } });
-const republish = operation({ operationId: 'publishRelease', summary: 'Publish a new release of an app', description: PUBLISHED, tags, responses: { 200: PublishAppResponse }, errors: BUNDLE_ERRORS });
+const get = operation({
+  operationId: 'getApp',
+  summary: 'Read an app (a tombstoned app shows deleted_at)',
+  tags,
+  responses: { 200: AppSummary },
+});
+const republish = operation({
+  operationId: 'publishRelease',
+  summary: 'Publish a new release of an app',
+  description: PUBLISHED,
+  tags,
+  responses: { 200: PublishAppResponse },
+  errors: BUNDLE_ERRORS,
+});
 const remove = operation({
   operationId: 'unpublishApp',
   summary: 'Unpublish (tombstone) an app; data is kept',
-  description: 'Idempotent: unpublishing a tombstoned app answers its original `deleted_at`. Publishing again brings the app back.',
+  description:
+    'Idempotent: unpublishing a tombstoned app answers its original `deleted_at`. Publishing again brings the app back.',
   tags,
   responses: { 200: UnpublishResponse },
 });
-const releases = operation({ operationId: 'listReleases', summary: 'List releases, newest first', tags, responses: { 200: ReleaseList } });
+const releases = operation({
+  operationId: 'listReleases',
+  summary: 'List releases, newest first',
+  tags,
+  responses: { 200: ReleaseList },
+});
 const back = operation({
   operationId: 'rollbackApp',
   summary: 'Move the live pointer to an earlier live release',
@@ -78,7 +119,12 @@ const back = operation({
   responses: { 200: RollbackResponse },
   errors: ['conflict', 'requires_migration', 'pending_secrets'],
 });
-const resources = operation({ operationId: 'listResources', summary: 'Resources declared by the live release', tags, responses: { 200: ResourceList } });
+const resources = operation({
+  operationId: 'listResources',
+  summary: 'Resources declared by the live release',
+  tags,
+  responses: { 200: ResourceList },
+});
 
 /** `/v0/apps` and the app-scoped routes that are about the app and its releases. */
 export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env> {
@@ -90,42 +136,103 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
     return list.reply(c, 200, { apps: rows.map((a) => toAppSummary(c.var.deps.config, a)) });
   });
 
-  r.put('/', create, async (c, next) => {
-    c.set('membership', await selectedAccount(c, 'apps.create')); // authorised before reading a large body
-    await next();
-  }, publishBody((c) => c.var.membership.id), async (c) => {
-    const account = c.var.membership;
-    const bundle = c.var.body as ValidBundle;
-    return create.reply(c, 200, await publish(c.var.deps, { accountId: account.id }, bundle, { actor: c.var.actor, requestId: c.var.requestId }, options));
-  });
+  r.put(
+    '/',
+    create,
+    async (c, next) => {
+      c.set('membership', await selectedAccount(c, 'apps.create')); // authorised before reading a large body
+      await next();
+    },
+    publishBody((c) => c.var.membership.id),
+    async (c) => {
+      const account = c.var.membership;
+      const bundle = c.var.body as ValidBundle;
+      return create.reply(
+        c,
+        200,
+        await publish(
+          c.var.deps,
+          { accountId: account.id },
+          bundle,
+          { actor: c.var.actor, requestId: c.var.requestId },
+          options,
+        ),
+      );
+    },
+  );
 
-  r.get('/:app_id', get, appAccess('apps.read'), (c) => get.reply(c, 200, toAppSummary(c.var.deps.config, c.var.app)));
+  r.get('/:app_id', get, appAccess('apps.read'), (c) =>
+    get.reply(c, 200, toAppSummary(c.var.deps.config, c.var.app)),
+  );
 
-  r.put('/:app_id', republish, appAccess('apps.publish'), publishBody((c) => c.var.app.account_id), async (c) => {
-    const app = c.var.app;
-    const bundle = c.var.body as ValidBundle;
-    return republish.reply(c, 200, await publish(c.var.deps, { accountId: app.account_id, appId: app.id }, bundle, { actor: c.var.actor, requestId: c.var.requestId }, options));
-  });
+  r.put(
+    '/:app_id',
+    republish,
+    appAccess('apps.publish'),
+    publishBody((c) => c.var.app.account_id),
+    async (c) => {
+      const app = c.var.app;
+      const bundle = c.var.body as ValidBundle;
+      return republish.reply(
+        c,
+        200,
+        await publish(
+          c.var.deps,
+          { accountId: app.account_id, appId: app.id },
+          bundle,
+          { actor: c.var.actor, requestId: c.var.requestId },
+          options,
+        ),
+      );
+    },
+  );
 
   r.delete('/:app_id', remove, appAccess('apps.unpublish'), async (c) =>
-    remove.reply(c, 200, await unpublish(c.var.deps, c.var.app.id, { actor: c.var.actor, requestId: c.var.requestId })),
+    remove.reply(
+      c,
+      200,
+      await unpublish(c.var.deps, c.var.app.id, { actor: c.var.actor, requestId: c.var.requestId }),
+    ),
   );
 
   r.get('/:app_id/releases', releases, appAccess('apps.read'), async (c) => {
     const app = c.var.app;
     const rows = await listReleases(c.var.deps.db, app.id);
-    return releases.reply(c, 200, { app_id: app.id, releases: rows.map((row) => toReleaseSummary(row, app.live_release_id)) });
+    return releases.reply(c, 200, {
+      app_id: app.id,
+      releases: rows.map((row) => toReleaseSummary(row, app.live_release_id)),
+    });
   });
 
-  r.post('/:app_id/rollback', back, appAccess('apps.rollback'), jsonBody(RollbackRequest), async (c) => {
-    const { release_id } = bodyOf(c, RollbackRequest);
-    return back.reply(c, 200, await rollback(c.var.deps, c.var.app.id, release_id, { actor: c.var.actor, requestId: c.var.requestId }));
-  });
+  r.post(
+    '/:app_id/rollback',
+    back,
+    appAccess('apps.rollback'),
+    jsonBody(RollbackRequest),
+    async (c) => {
+      const { release_id } = bodyOf(c, RollbackRequest);
+      return back.reply(
+        c,
+        200,
+        await rollback(c.var.deps, c.var.app.id, release_id, {
+          actor: c.var.actor,
+          requestId: c.var.requestId,
+        }),
+      );
+    },
+  );
 
   r.get('/:app_id/resources', resources, appAccess('apps.read'), async (c) => {
     const app = c.var.app;
-    const [live, stored] = await Promise.all([app.live_release_id ? findRelease(c.var.deps.db, app.id, app.live_release_id) : undefined, measureApp(c.var.deps.db, app.id)]);
-    return resources.reply(c, 200, { app_id: app.id, resources: withUsage(live ? flattenResources(manifestOf(live.manifest)) : [], stored), usage: { [STORAGE_METRIC]: stored.bytes } });
+    const [live, stored] = await Promise.all([
+      app.live_release_id ? findRelease(c.var.deps.db, app.id, app.live_release_id) : undefined,
+      measureApp(c.var.deps.db, app.id),
+    ]);
+    return resources.reply(c, 200, {
+      app_id: app.id,
+      resources: withUsage(live ? flattenResources(manifestOf(live.manifest)) : [], stored),
+      usage: { [STORAGE_METRIC]: stored.bytes },
+    });
   });
 
   return r;

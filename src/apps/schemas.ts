@@ -4,7 +4,13 @@ import { component, DateTime, FreeObject, Url } from '../openapi/components.ts';
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const ReleaseId = v.pipe(v.string(), v.startsWith('rel_'));
-const ActivationStatus = v.picklist(['live', 'inactive', 'pending_secrets', 'requires_migration', 'failed']);
+const ActivationStatus = v.picklist([
+  'live',
+  'inactive',
+  'pending_secrets',
+  'requires_migration',
+  'failed',
+]);
 
 export const AppSummary = component(
   'AppSummary',
@@ -71,12 +77,18 @@ export const ReleaseSummary = component(
     activation_status: ActivationStatus,
     activation_error: v.nullable(ActivationError),
     is_live: v.boolean(),
-    created_by: v.strictObject({ api_key_id: v.nullable(v.string()), key_prefix: v.nullable(v.string()) }),
+    created_by: v.strictObject({
+      api_key_id: v.nullable(v.string()),
+      key_prefix: v.nullable(v.string()),
+    }),
   }),
 );
 export type ReleaseSummary = v.InferOutput<typeof ReleaseSummary>;
 
-export const ReleaseList = component('ReleaseList', v.strictObject({ app_id: v.string(), releases: v.array(ReleaseSummary) }));
+export const ReleaseList = component(
+  'ReleaseList',
+  v.strictObject({ app_id: v.string(), releases: v.array(ReleaseSummary) }),
+);
 export type ReleaseList = v.InferOutput<typeof ReleaseList>;
 
 export const ResourceState = component(
@@ -86,7 +98,12 @@ export const ResourceState = component(
     resource_name: v.string(),
     spec: FreeObject,
     /** In the resources view, for `data` and `files`: what the collection or store holds now (live rows or files, and bytes as the storage quota counts them). */
-    usage: v.optional(v.union([v.strictObject({ rows: Count, bytes: Count }), v.strictObject({ files: Count, bytes: Count })])),
+    usage: v.optional(
+      v.union([
+        v.strictObject({ rows: Count, bytes: Count }),
+        v.strictObject({ files: Count, bytes: Count }),
+      ]),
+    ),
   }),
 );
 export const ResourceList = component(
@@ -108,6 +125,12 @@ export type UnpublishResponse = v.InferOutput<typeof UnpublishResponse>;
 
 export const RollbackResponse = component(
   'RollbackResponse',
-  v.strictObject({ app_id: v.string(), release_id: ReleaseId, previous_release_id: v.nullable(ReleaseId), origin: Url, status: v.literal('rolled_back') }),
+  v.strictObject({
+    app_id: v.string(),
+    release_id: ReleaseId,
+    previous_release_id: v.nullable(ReleaseId),
+    origin: Url,
+    status: v.literal('rolled_back'),
+  }),
 );
 export type RollbackResponse = v.InferOutput<typeof RollbackResponse>;

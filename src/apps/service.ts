@@ -14,7 +14,14 @@ import type { Deps } from '../deps.ts';
 import { recordEvents, type NewEvent } from '../events/record.ts';
 import type { Actor } from '../http/env.ts';
 import { newAppId, newId } from '../lib/ids.ts';
-import { flattenResources, incompatibilities, mergeProvisioned, resourceKey, sameSpec, type ResourceState } from '../manifest/resources.ts';
+import {
+  flattenResources,
+  incompatibilities,
+  mergeProvisioned,
+  resourceKey,
+  sameSpec,
+  type ResourceState,
+} from '../manifest/resources.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import type { ValidBundle } from '../manifest/validate.ts';
 import { isServerSource, manifestOf } from '../manifest/stored.ts';
@@ -25,27 +32,68 @@ import { removeAppRoutes } from '../domains/queries.ts';
 import { checkBundle, checkNewApp, checkNewWebhooks } from '../plans/enforce.ts';
 import { accountPlanRow, countLiveApps } from '../plans/queries.ts';
 import type { ActivationResult, PublishAppResponse, UnpublishResponse } from './schemas.ts';
-import { insertApp, insertRelease, insertReleaseFiles, lockApp, markReleaseInactive, markReleaseLive, nextReleaseSeq, pointAppAt, provisionedResources, releaseManifest, saveProvisioned, secretNames, tombstoneApp, type AppRow } from './queries.ts';
+import {
+  insertApp,
+  insertRelease,
+  insertReleaseFiles,
+  lockApp,
+  markReleaseInactive,
+  markReleaseLive,
+  nextReleaseSeq,
+  pointAppAt,
+  provisionedResources,
+  releaseManifest,
+  saveProvisioned,
+  secretNames,
+  tombstoneApp,
+  type AppRow,
+} from './queries.ts';
 
 export type Who = { actor: Actor; requestId: string };
 
 function requiredSecrets(resources: ResourceState[]): string[] {
-  return (resources.find((r) => r.resource_type === 'secrets')?.spec.required as string[] | undefined) ?? [];
+  return (
+    (resources.find((r) => r.resource_type === 'secrets')?.spec.required as string[] | undefined) ??
+    []
+  );
 }
 
-function toStates(rows: { resource_type: string; resource_name: string; spec: unknown }[]): ResourceState[] {
-  return rows.map((r) => ({ resource_type: r.resource_type as ResourceState['resource_type'], resource_name: r.resource_name, spec: r.spec as Record<string, unknown> }));
+function toStates(
+  rows: { resource_type: string; resource_name: string; spec: unknown }[],
+): ResourceState[] {
+  return rows.map((r) => ({
+    resource_type: r.resource_type as ResourceState['resource_type'],
+    resource_name: r.resource_name,
+    spec: r.spec as Record<string, unknown>,
+  }));
 }
 
 /** Why `manifest` cannot go live now: incompatible resources first, then missing secrets. */
-export async function evaluateActivation(trx: Tx, appId: string, manifest: Manifest): Promise<{ status: ActivationStatus; reasons: string[]; missing: string[]; next: ResourceState[]; provisioned: ResourceState[] }> {
+export async function evaluateActivation(
+  trx: Tx,
+  appId: string,
+  manifest: Manifest,
+): Promise<{
+  status: ActivationStatus;
+  reasons: string[];
+  missing: string[];
+  next: ResourceState[];
+  provisioned: ResourceState[];
+}> {
   const next = flattenResources(manifest);
   const provisioned = toStates(await provisionedResources(trx, appId));
   const reasons = incompatibilities(provisioned, next);
   const have = new Set(await secretNames(trx, appId));
   const missing = requiredSecrets(next).filter((n) => !have.has(n));
   if (reasons.length) return { status: 'requires_migration', reasons, missing, next, provisioned };
-  if (missing.length) return { status: 'pending_secrets', reasons: [`missing required secrets: ${missing.join(', ')}`], missing, next, provisioned };
+  if (missing.length)
+    return {
+      status: 'pending_secrets',
+      reasons: [`missing required secrets: ${missing.join(', ')}`],
+      missing,
+      next,
+      provisioned,
+    };
   return { status: 'live', reasons: [], missing: [], next, provisioned };
 }
 
@@ -65,7 +113,13 @@ export async function goLive(
   await markReleaseLive(trx, release.id);
   await pointAppAt(trx, app.id, release.id, release.manifest.app);
 
-  const base = { app_id: app.id, account_id: app.account_id, release_id: release.id, api_key_id: who.actor.apiKeyId, request_id: who.requestId };
+  const base = {
+    app_id: app.id,
+    account_id: app.account_id,
+    release_id: release.id,
+    api_key_id: who.actor.apiKeyId,
+    request_id: who.requestId,
+  };
   const events: NewEvent[] = [];
   const have = new Map(evaluation.provisioned.map((r) => [resourceKey(r), r]));
   for (const r of evaluation.next) {
@@ -77,7 +131,11 @@ export async function goLive(
       ...base,
       type: 'resource.provisioned',
       message: `${old ? 'Updated' : 'Provisioned'} ${r.resource_type} resource "${r.resource_name}".`,
-      metadata: { resource_type: r.resource_type, resource_name: r.resource_name, change: old ? 'updated' : 'created' },
+      metadata: {
+        resource_type: r.resource_type,
+        resource_name: r.resource_name,
+        change: old ? 'updated' : 'created',
+      },
     });
   }
   if (previous) {
@@ -104,9 +162,20 @@ function atFrame(stack: string | undefined): string {
 }
 
 /** Creates a release (and the app on first publish) and decides whether it goes live. */
-export type ModuleCheck = (input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }) => Promise<{ ok: true } | { ok: false; error: string; stack?: string }>;
+export type ModuleCheck = (input: {
+  appId: string;
+  planKey: string;
+  entry: string;
+  sources: Record<string, string>;
+}) => Promise<{ ok: true } | { ok: false; error: string; stack?: string }>;
 
-export async function publish(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who, options: { checkModule?: ModuleCheck } = {}): Promise<PublishAppResponse> {
+export async function publish(
+  deps: Deps,
+  target: { accountId: string; appId?: string },
+  bundle: ValidBundle,
+  who: Who,
+  options: { checkModule?: ModuleCheck } = {},
+): Promise<PublishAppResponse> {
   const account = await accountPlanRow(deps.db, target.accountId);
   if (!account) throw new ApiError('not_found', 'Account not found.');
   // Limits that need no lock are checked before the module is loaded; the transaction checks again.
@@ -115,10 +184,20 @@ export async function publish(deps: Deps, target: { accountId: string; appId?: s
   let moduleError: ModuleError | undefined;
   const entry = bundle.manifest.runtime.server_entry;
   if (entry && options.checkModule) {
-    const sources = Object.fromEntries(bundle.files.filter((f) => isServerSource(f.path, f.content_type)).map((f) => [f.path, f.bytes.toString('utf8')]));
-    const check = await options.checkModule({ appId: target.appId ?? 'newapp000000', planKey: account.plan_key, entry, sources });
+    const sources = Object.fromEntries(
+      bundle.files
+        .filter((f) => isServerSource(f.path, f.content_type))
+        .map((f) => [f.path, f.bytes.toString('utf8')]),
+    );
+    const check = await options.checkModule({
+      appId: target.appId ?? 'newapp000000',
+      planKey: account.plan_key,
+      entry,
+      sources,
+    });
     // a bundle's stack names the user's files through the source map published with it
-    if (!check.ok) moduleError = { message: check.error, stack: mapBundleStack(bundle.files, check.stack) };
+    if (!check.ok)
+      moduleError = { message: check.error, stack: mapBundleStack(bundle.files, check.stack) };
   }
   // Compressed variants are made before the transaction (no lock held while compressing).
   const variants = await prepareVariants(deps.db, target.accountId, bundle.files);
@@ -129,7 +208,14 @@ export async function publish(deps: Deps, target: { accountId: string; appId?: s
 
 type ModuleError = { message: string; stack?: string | undefined };
 
-async function publishTx(deps: Deps, target: { accountId: string; appId?: string }, bundle: ValidBundle, who: Who, moduleError: ModuleError | undefined, variants: PreparedVariants): Promise<PublishAppResponse> {
+async function publishTx(
+  deps: Deps,
+  target: { accountId: string; appId?: string },
+  bundle: ValidBundle,
+  who: Who,
+  moduleError: ModuleError | undefined,
+  variants: PreparedVariants,
+): Promise<PublishAppResponse> {
   return deps.db.transaction().execute(async (trx) => {
     const m = bundle.manifest.app;
     const existing = target.appId ? await lockApp(trx, target.appId) : undefined;
@@ -140,49 +226,101 @@ async function publishTx(deps: Deps, target: { accountId: string; appId?: string
     const plan = planOf(deps.config.plans, account.plan_key);
     if (grows) checkNewApp(deps.config.plans, plan, await countLiveApps(trx, target.accountId));
     checkBundle(deps.config.plans, plan, bundle);
-    checkNewWebhooks(deps.config.plans, plan, account, bundle.manifest, existing ? toStates(await provisionedResources(trx, existing.id)) : []);
+    checkNewWebhooks(
+      deps.config.plans,
+      plan,
+      account,
+      bundle.manifest,
+      existing ? toStates(await provisionedResources(trx, existing.id)) : [],
+    );
     await blobStore(deps.config).putMany(trx, target.accountId, bundle.files);
     await saveVariants(trx, blobStore(deps.config), target.accountId, variants);
-    const app: AppRow = existing ?? (await insertApp(trx, { id: newAppId(), accountId: target.accountId, app: m }));
+    const app: AppRow =
+      existing ?? (await insertApp(trx, { id: newAppId(), accountId: target.accountId, app: m }));
     const seq = await nextReleaseSeq(trx, app.id);
     const evaluated = await evaluateActivation(trx, app.id, bundle.manifest);
-    const evaluation = moduleError ? { ...evaluated, status: 'failed' as const, reasons: [`the server module failed to load: ${moduleError.message}${atFrame(moduleError.stack)}`], missing: evaluated.missing } : evaluated;
+    const evaluation = moduleError
+      ? {
+          ...evaluated,
+          status: 'failed' as const,
+          reasons: [
+            `the server module failed to load: ${moduleError.message}${atFrame(moduleError.stack)}`,
+          ],
+          missing: evaluated.missing,
+        }
+      : evaluated;
     const previous = app.live_release_id;
     const releaseId = newId('rel');
     await insertRelease(trx, {
-        id: releaseId,
-        app_id: app.id,
-        seq,
-        manifest: JSON.stringify(bundle.manifest),
-        message: bundle.message,
-        provenance: bundle.provenance ? JSON.stringify(bundle.provenance) : null,
-        created_by_api_key_id: who.actor.apiKeyId,
-        created_by_key_prefix: who.actor.keyPrefix,
-        activation_status: evaluation.status === 'live' ? 'inactive' : evaluation.status,
-        activation_reasons: JSON.stringify(evaluation.reasons),
-        missing_secrets: JSON.stringify(evaluation.missing),
-        previous_release_id: previous,
-      });
+      id: releaseId,
+      app_id: app.id,
+      seq,
+      manifest: JSON.stringify(bundle.manifest),
+      message: bundle.message,
+      provenance: bundle.provenance ? JSON.stringify(bundle.provenance) : null,
+      created_by_api_key_id: who.actor.apiKeyId,
+      created_by_key_prefix: who.actor.keyPrefix,
+      activation_status: evaluation.status === 'live' ? 'inactive' : evaluation.status,
+      activation_reasons: JSON.stringify(evaluation.reasons),
+      missing_secrets: JSON.stringify(evaluation.missing),
+      previous_release_id: previous,
+    });
     await insertReleaseFiles(trx, releaseId, bundle.files);
-    const base = { app_id: app.id, account_id: app.account_id, release_id: releaseId, api_key_id: who.actor.apiKeyId, request_id: who.requestId };
+    const base = {
+      app_id: app.id,
+      account_id: app.account_id,
+      release_id: releaseId,
+      api_key_id: who.actor.apiKeyId,
+      request_id: who.requestId,
+    };
     const events: NewEvent[] = [
       {
         ...base,
         type: 'release.created',
         severity: evaluation.status === 'live' ? 'info' : 'warn',
-        message: evaluation.status === 'live' ? 'Release created.' : `Release created and stored (${evaluation.status}).`,
-        metadata: { activation_status: evaluation.status, files: bundle.files.length, reasons: evaluation.reasons, missing_secrets: evaluation.missing },
+        message:
+          evaluation.status === 'live'
+            ? 'Release created.'
+            : `Release created and stored (${evaluation.status}).`,
+        metadata: {
+          activation_status: evaluation.status,
+          files: bundle.files.length,
+          reasons: evaluation.reasons,
+          missing_secrets: evaluation.missing,
+        },
       },
     ];
     if (moduleError) {
-      events.push({ ...base, type: 'runtime.deploy_failed', severity: 'error', message: 'The server module failed to load; the release was stored, not activated.', metadata: { server_entry: bundle.manifest.runtime.server_entry, error: moduleError.message.slice(0, 2000), stack: moduleError.stack?.slice(0, 4000) ?? null } });
+      events.push({
+        ...base,
+        type: 'runtime.deploy_failed',
+        severity: 'error',
+        message: 'The server module failed to load; the release was stored, not activated.',
+        metadata: {
+          server_entry: bundle.manifest.runtime.server_entry,
+          error: moduleError.message.slice(0, 2000),
+          stack: moduleError.stack?.slice(0, 4000) ?? null,
+        },
+      });
     }
     if (evaluation.status === 'live') {
-      events.push(...(await goLive(trx, app, { id: releaseId, manifest: bundle.manifest }, evaluation, who)));
-      events.push({ ...base, type: 'release.activated', message: 'Release is live.', metadata: { previous_release_id: previous } });
+      events.push(
+        ...(await goLive(trx, app, { id: releaseId, manifest: bundle.manifest }, evaluation, who)),
+      );
+      events.push({
+        ...base,
+        type: 'release.activated',
+        message: 'Release is live.',
+        metadata: { previous_release_id: previous },
+      });
     }
     await recordEvents(trx, events);
-    const activation: ActivationResult = { status: evaluation.status, reasons: evaluation.reasons, missing_secrets: evaluation.missing, previous_release_id: previous };
+    const activation: ActivationResult = {
+      status: evaluation.status,
+      reasons: evaluation.reasons,
+      missing_secrets: evaluation.missing,
+      previous_release_id: previous,
+    };
     return {
       status: evaluation.status === 'live' ? 'published' : 'stored',
       app_id: app.id,
@@ -200,7 +338,12 @@ export async function unpublish(deps: Deps, appId: string, who: Who): Promise<Un
   let removedRoutes: string[] = [];
   const result = await deps.db.transaction().execute(async (trx) => {
     const app = await lockApp(trx, appId);
-    if (app.deleted_at) return { app_id: app.id, status: 'unpublished' as const, deleted_at: app.deleted_at.toISOString() };
+    if (app.deleted_at)
+      return {
+        app_id: app.id,
+        status: 'unpublished' as const,
+        deleted_at: app.deleted_at.toISOString(),
+      };
     const now = new Date();
     if (app.live_release_id) {
       await markReleaseInactive(trx, app.live_release_id);

@@ -18,13 +18,21 @@ import { incompatible, planChangeFor } from '../plans/change.ts';
 import { accountPlanRow } from '../plans/queries.ts';
 import { accountOwner, billingRow, linkCustomer } from './queries.ts';
 import { BillingPlan, CheckoutRequest, CheckoutSession, PortalSession } from './schemas.ts';
-import { billingConfigured, isPaidPlan, missingForSale, PRICE_ENV, stripeOf, viaStripe } from './stripe.ts';
+import {
+  billingConfigured,
+  isPaidPlan,
+  missingForSale,
+  PRICE_ENV,
+  stripeOf,
+  viaStripe,
+} from './stripe.ts';
 import type { SubscriptionView } from './sync.ts';
 
 const tags = ['Billing'];
 const plan = operation({
   operationId: 'getBillingPlan',
-  summary: "The selected account's plan, where it comes from, its Stripe subscription and the plans it can buy",
+  summary:
+    "The selected account's plan, where it comes from, its Stripe subscription and the plans it can buy",
   tags,
   accountHeader: true,
   responses: { 200: BillingPlan },
@@ -37,16 +45,33 @@ const checkout = operation({
   tags,
   accountHeader: true,
   responses: { 200: CheckoutSession },
-  errors: ['invalid_billing_plan', 'billing_not_configured', 'downgrade_incompatible', 'conflict', 'payment_provider_failed', 'account_suspended', 'forbidden', 'csrf_rejected'],
+  errors: [
+    'invalid_billing_plan',
+    'billing_not_configured',
+    'downgrade_incompatible',
+    'conflict',
+    'payment_provider_failed',
+    'account_suspended',
+    'forbidden',
+    'csrf_rejected',
+  ],
 });
 const portal = operation({
   operationId: 'createPortalSession',
   summary: "Open Stripe's customer portal for the account (owner or admin)",
-  description: 'Payment methods, invoices, plan changes and cancellation happen there. 409 `billing_customer_missing` before the account has bought anything.',
+  description:
+    'Payment methods, invoices, plan changes and cancellation happen there. 409 `billing_customer_missing` before the account has bought anything.',
   tags,
   accountHeader: true,
   responses: { 200: PortalSession },
-  errors: ['billing_customer_missing', 'billing_not_configured', 'payment_provider_failed', 'account_suspended', 'forbidden', 'csrf_rejected'],
+  errors: [
+    'billing_customer_missing',
+    'billing_not_configured',
+    'payment_provider_failed',
+    'account_suspended',
+    'forbidden',
+    'csrf_rejected',
+  ],
 });
 
 /** The Billing plan record of an account. */
@@ -77,7 +102,11 @@ export async function billingPlanRecord(deps: Deps, accountId: string): Promise<
 
 /** The contract: a console session's billing mutation carries `Origin` (the CSRF check already refuses a foreign one). */
 function requireOriginFromConsole(c: Context<Env>): void {
-  if (c.var.actor.session && !c.req.header('origin')) throw new ApiError('csrf_rejected', 'Billing requests from the console must send an Origin header.');
+  if (c.var.actor.session && !c.req.header('origin'))
+    throw new ApiError(
+      'csrf_rejected',
+      'Billing requests from the console must send an Origin header.',
+    );
 }
 
 /** The account's Stripe customer, created (with the account id in its metadata) on first use. */
@@ -86,7 +115,10 @@ async function customerFor(deps: Deps, stripe: Stripe, accountId: string): Promi
   if (existing) return existing.stripe_customer_id;
   const owner = await accountOwner(deps.db, accountId);
   const customer = await viaStripe('create the customer', () =>
-    stripe.customers.create({ name: owner?.name, email: owner?.email, metadata: { account_id: accountId } }, { idempotencyKey: `customer-${accountId}` }),
+    stripe.customers.create(
+      { name: owner?.name, email: owner?.email, metadata: { account_id: accountId } },
+      { idempotencyKey: `customer-${accountId}` },
+    ),
   );
   await linkCustomer(deps.db, accountId, customer.id);
   // a concurrent first checkout may have linked first: one customer per account, the first one
@@ -116,17 +148,30 @@ export function billingRoutes(): Hono<Env> {
       const accountId = c.var.membership.id;
       const key = bodyOf(c, CheckoutRequest).plan_key;
       if (!isPaidPlan(key)) {
-        const hint = key.startsWith('price_') ? 'Send a plan key, not a Stripe price id.' : `Checkout sells ${PAID_PLAN_KEYS.join(', ')}.`;
-        throw new ApiError('invalid_billing_plan', `"${key}" cannot be bought. ${hint}`, { plan_key: key, allowed: [...PAID_PLAN_KEYS] });
+        const hint = key.startsWith('price_')
+          ? 'Send a plan key, not a Stripe price id.'
+          : `Checkout sells ${PAID_PLAN_KEYS.join(', ')}.`;
+        throw new ApiError('invalid_billing_plan', `"${key}" cannot be bought. ${hint}`, {
+          plan_key: key,
+          allowed: [...PAID_PLAN_KEYS],
+        });
       }
       const missing = missingForSale(config, key);
-      if (missing) throw new ApiError('billing_not_configured', `Billing for ${config.plans[key].display_name} is not set up on this platform (${missing} is missing).`);
+      if (missing)
+        throw new ApiError(
+          'billing_not_configured',
+          `Billing for ${config.plans[key].display_name} is not set up on this platform (${missing} is missing).`,
+        );
       const price = config.stripe.prices[key]!;
       const account = (await accountPlanRow(deps.db, accountId))!;
       const billing = await billingRow(deps.db, accountId);
       const sub = billing?.subscription as SubscriptionView | null | undefined;
       if (sub && ['active', 'trialing', 'past_due', 'unpaid'].includes(sub.status)) {
-        throw new ApiError('conflict', 'This account already has a subscription: change or cancel it in the customer portal (POST /v0/billing/portal-session).', { subscription_id: sub.id });
+        throw new ApiError(
+          'conflict',
+          'This account already has a subscription: change or cancel it in the customer portal (POST /v0/billing/portal-session).',
+          { subscription_id: sub.id },
+        );
       }
       const current = planOf(config.plans, account.plan_key);
       if (config.plans[key].price_monthly_usd < current.price_monthly_usd) {
@@ -152,8 +197,16 @@ export function billingRoutes(): Hono<Env> {
           { idempotencyKey: `checkout-${accountId}-${key}-${idem}` },
         ),
       );
-      if (!session.url) throw new ApiError('payment_provider_failed', 'Stripe did not return a checkout URL; try again in a moment.');
-      return checkout.reply(c, 200, { id: session.id, url: session.url, expires_at: session.expires_at ? new Date(session.expires_at * 1000).toISOString() : null });
+      if (!session.url)
+        throw new ApiError(
+          'payment_provider_failed',
+          'Stripe did not return a checkout URL; try again in a moment.',
+        );
+      return checkout.reply(c, 200, {
+        id: session.id,
+        url: session.url,
+        expires_at: session.expires_at ? new Date(session.expires_at * 1000).toISOString() : null,
+      });
     },
   );
 
@@ -163,9 +216,16 @@ export function billingRoutes(): Hono<Env> {
     const { config } = c.var.deps;
     const stripe = stripeOf(config);
     const billing = await billingRow(c.var.deps.db, account.id);
-    if (!billing) throw new ApiError('billing_customer_missing', 'This account has no Stripe customer yet: buy a plan first (POST /v0/billing/checkout-session).');
+    if (!billing)
+      throw new ApiError(
+        'billing_customer_missing',
+        'This account has no Stripe customer yet: buy a plan first (POST /v0/billing/checkout-session).',
+      );
     const session = await viaStripe('open the customer portal', () =>
-      stripe.billingPortal.sessions.create({ customer: billing.stripe_customer_id, return_url: `${publicUrl(config, config.hosts.console)}/billing` }),
+      stripe.billingPortal.sessions.create({
+        customer: billing.stripe_customer_id,
+        return_url: `${publicUrl(config, config.hosts.console)}/billing`,
+      }),
     );
     return portal.reply(c, 200, { url: session.url });
   });

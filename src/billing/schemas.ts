@@ -44,10 +44,22 @@ export const BillingPlan = component(
 export type BillingPlan = v.InferOutput<typeof BillingPlan>;
 
 /** Any string, so the route can answer `invalid_billing_plan` (not a generic 400) for a wrong key or a raw price id. */
-export const CheckoutRequest = component('CheckoutRequest', v.strictObject({ plan_key: v.pipe(v.string(), v.maxLength(100)) }));
-export const CheckoutSession = component('CheckoutSession', v.strictObject({ id: v.string(), url: Url, expires_at: v.nullable(DateTime) }));
+export const CheckoutRequest = component(
+  'CheckoutRequest',
+  v.strictObject({ plan_key: v.pipe(v.string(), v.maxLength(100)) }),
+);
+export const CheckoutSession = component(
+  'CheckoutSession',
+  v.strictObject({ id: v.string(), url: Url, expires_at: v.nullable(DateTime) }),
+);
 export const PortalSession = component('PortalSession', v.strictObject({ url: Url }));
 export const WebhookAck = component(
   'PaymentsWebhookAck',
-  v.strictObject({ received: v.literal(true), event_id: v.string(), type: v.string(), handled: v.boolean(), duplicate: v.boolean() }),
+  v.strictObject({
+    received: v.literal(true),
+    event_id: v.string(),
+    type: v.string(),
+    handled: v.boolean(),
+    duplicate: v.boolean(),
+  }),
 );

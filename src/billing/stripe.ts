@@ -14,13 +14,19 @@ const clients = new WeakMap<Config, Stripe>();
 /** The SDK client, or 503 `billing_not_configured` when there is no secret key. */
 export function stripeOf(config: Config): Stripe {
   const key = config.stripe.secretKey;
-  if (!key) throw new ApiError('billing_not_configured', 'Billing is not set up on this platform (STRIPE_SECRET_KEY is missing).');
+  if (!key)
+    throw new ApiError(
+      'billing_not_configured',
+      'Billing is not set up on this platform (STRIPE_SECRET_KEY is missing).',
+    );
   let client = clients.get(config);
   if (!client) {
     const base = config.stripe.apiBase ? new URL(config.stripe.apiBase) : undefined;
     const protocol = base?.protocol === 'http:' ? 'http' : 'https';
     client = new Stripe(key, {
-      ...(base ? { host: base.hostname, port: base.port || (protocol === 'http' ? 80 : 443), protocol } : {}),
+      ...(base
+        ? { host: base.hostname, port: base.port || (protocol === 'http' ? 80 : 443), protocol }
+        : {}),
       maxNetworkRetries: 2,
       timeout: 20_000,
       appInfo: { name: 'platform' },
@@ -70,6 +76,10 @@ export async function viaStripe<T>(what: string, call: () => Promise<T>): Promis
   } catch (err) {
     if (err instanceof ApiError) throw err;
     const e = err as { type?: string; statusCode?: number };
-    throw new ApiError('payment_provider_failed', `Stripe could not ${what}${e.statusCode ? ` (HTTP ${e.statusCode})` : ''}; try again in a moment.`, { provider_error: e.type ?? 'connection_error' });
+    throw new ApiError(
+      'payment_provider_failed',
+      `Stripe could not ${what}${e.statusCode ? ` (HTTP ${e.statusCode})` : ''}; try again in a moment.`,
+      { provider_error: e.type ?? 'connection_error' },
+    );
   }
 }

@@ -26,15 +26,30 @@ export type SubscriptionView = {
   cancel_at_period_end: boolean;
 };
 
-const RANK: Record<string, number> = { active: 6, trialing: 6, past_due: 5, unpaid: 4, paused: 3, incomplete: 2, canceled: 1, incomplete_expired: 0 };
+const RANK: Record<string, number> = {
+  active: 6,
+  trialing: 6,
+  past_due: 5,
+  unpaid: 4,
+  paused: 3,
+  incomplete: 2,
+  canceled: 1,
+  incomplete_expired: 0,
+};
 
 /** The subscription that decides the plan: the most alive one; among equals the dearest plan, then the newest. */
-export function decidingSubscription(config: Config, subs: Stripe.Subscription[]): Stripe.Subscription | undefined {
+export function decidingSubscription(
+  config: Config,
+  subs: Stripe.Subscription[],
+): Stripe.Subscription | undefined {
   const price = (s: Stripe.Subscription) => {
     const plan = planOfPrice(config, s.items.data[0]?.price.id);
     return plan ? config.plans[plan].price_monthly_usd : -1;
   };
-  return [...subs].sort((a, b) => (RANK[b.status] ?? 0) - (RANK[a.status] ?? 0) || price(b) - price(a) || b.created - a.created)[0];
+  return [...subs].sort(
+    (a, b) =>
+      (RANK[b.status] ?? 0) - (RANK[a.status] ?? 0) || price(b) - price(a) || b.created - a.created,
+  )[0];
 }
 
 export function viewOf(config: Config, s: Stripe.Subscription): SubscriptionView {
@@ -69,41 +84,101 @@ export type Target = {
  * - past_due: the paid plan stays, `past_due_grace` until `grace_ends_at` (set once, when first seen);
  *   after it, and for `unpaid`: Free, `restricted` (routes over Free's limits `disabled_billing`, turned back on by payment).
  */
-export function targetFor(config: Config, current: AccountPlanRow, sub: Stripe.Subscription | undefined, now: Date): Target {
-  const keep: Target = { planKey: planOf(config.plans, current.plan_key).key, source: current.entitlement_source, state: current.billing_access_state, graceEndsAt: current.grace_ends_at, disabledStatus: DISABLED_DOWNGRADE, unknownPrice: null };
-  const free = (state: BillingAccessState, disabledStatus: string): Target => ({ planKey: 'free', source: 'default', state, graceEndsAt: null, disabledStatus, unknownPrice: null });
+export function targetFor(
+  config: Config,
+  current: AccountPlanRow,
+  sub: Stripe.Subscription | undefined,
+  now: Date,
+): Target {
+  const keep: Target = {
+    planKey: planOf(config.plans, current.plan_key).key,
+    source: current.entitlement_source,
+    state: current.billing_access_state,
+    graceEndsAt: current.grace_ends_at,
+    disabledStatus: DISABLED_DOWNGRADE,
+    unknownPrice: null,
+  };
+  const free = (state: BillingAccessState, disabledStatus: string): Target => ({
+    planKey: 'free',
+    source: 'default',
+    state,
+    graceEndsAt: null,
+    disabledStatus,
+    unknownPrice: null,
+  });
   const status = sub?.status;
   if (!sub || status === 'canceled' || status === 'incomplete_expired' || status === 'paused') {
-    return current.entitlement_source === 'stripe' || current.billing_access_state !== 'active' ? free('active', DISABLED_DOWNGRADE) : keep;
+    return current.entitlement_source === 'stripe' || current.billing_access_state !== 'active'
+      ? free('active', DISABLED_DOWNGRADE)
+      : keep;
   }
   if (status === 'incomplete') return keep;
   const price = sub.items.data[0]?.price.id ?? null;
   const mapped = planOfPrice(config, price);
-  const paid: Pick<Target, 'planKey' | 'source' | 'unknownPrice'> = mapped ? { planKey: mapped, source: 'stripe', unknownPrice: null } : { planKey: keep.planKey, source: keep.source, unknownPrice: price };
-  if (status === 'active' || status === 'trialing') return { ...paid, state: 'active', graceEndsAt: null, disabledStatus: DISABLED_DOWNGRADE };
+  const paid: Pick<Target, 'planKey' | 'source' | 'unknownPrice'> = mapped
+    ? { planKey: mapped, source: 'stripe', unknownPrice: null }
+    : { planKey: keep.planKey, source: keep.source, unknownPrice: price };
+  if (status === 'active' || status === 'trialing')
+    return { ...paid, state: 'active', graceEndsAt: null, disabledStatus: DISABLED_DOWNGRADE };
   if (status === 'past_due') {
-    const graceEndsAt = current.billing_access_state === 'past_due_grace' && current.grace_ends_at ? current.grace_ends_at : new Date(now.getTime() + config.stripe.graceDays * 86_400_000);
-    if (graceEndsAt > now) return { ...paid, state: 'past_due_grace', graceEndsAt, disabledStatus: DISABLED_BILLING };
+    const graceEndsAt =
+      current.billing_access_state === 'past_due_grace' && current.grace_ends_at
+        ? current.grace_ends_at
+        : new Date(now.getTime() + config.stripe.graceDays * 86_400_000);
+    if (graceEndsAt > now)
+      return { ...paid, state: 'past_due_grace', graceEndsAt, disabledStatus: DISABLED_BILLING };
   }
   return { ...free('restricted', DISABLED_BILLING), unknownPrice: paid.unknownPrice };
 }
 
-export type SyncResult = { account_id: string; plan_key: string; billing_access_state: BillingAccessState; changed: boolean; duplicate: boolean };
+export type SyncResult = {
+  account_id: string;
+  plan_key: string;
+  billing_access_state: BillingAccessState;
+  changed: boolean;
+  duplicate: boolean;
+};
 
 /**
  * Reads the customer's subscriptions from Stripe and applies them to the account. With `eventId`,
  * the event is recorded in the same transaction; a recorded one changes nothing (`duplicate`).
  */
-export async function syncAccount(deps: Deps, input: { accountId: string; customerId: string; event?: { id: string; type: string }; source: string; now?: Date }): Promise<SyncResult> {
+export async function syncAccount(
+  deps: Deps,
+  input: {
+    accountId: string;
+    customerId: string;
+    event?: { id: string; type: string };
+    source: string;
+    now?: Date;
+  },
+): Promise<SyncResult> {
   const stripe = stripeOf(deps.config);
-  const subs = await stripe.subscriptions.list({ customer: input.customerId, status: 'all', limit: 100 });
+  const subs = await stripe.subscriptions.list({
+    customer: input.customerId,
+    status: 'all',
+    limit: 100,
+  });
   const sub = decidingSubscription(deps.config, subs.data);
   const now = input.now ?? new Date();
   const result = await deps.db.transaction().execute(async (trx) => {
     const current = await accountPlanRow(trx, input.accountId, { lock: true });
     if (!current) return undefined;
-    if (input.event && !(await claimStripeEvent(trx, { id: input.event.id, type: input.event.type, accountId: input.accountId }))) {
-      return { account_id: current.id, plan_key: current.plan_key, billing_access_state: current.billing_access_state, changed: false, duplicate: true };
+    if (
+      input.event &&
+      !(await claimStripeEvent(trx, {
+        id: input.event.id,
+        type: input.event.type,
+        accountId: input.accountId,
+      }))
+    ) {
+      return {
+        account_id: current.id,
+        plan_key: current.plan_key,
+        billing_access_state: current.billing_access_state,
+        changed: false,
+        duplicate: true,
+      };
     }
     const target = targetFor(deps.config, current, sub, now);
     const changed = await apply(trx, deps.config, current, target);
@@ -119,26 +194,57 @@ export async function syncAccount(deps: Deps, input: { accountId: string; custom
         to_state: target.state,
       });
     }
-    return { account_id: current.id, plan_key: target.planKey, billing_access_state: target.state, changed, duplicate: false };
+    return {
+      account_id: current.id,
+      plan_key: target.planKey,
+      billing_access_state: target.state,
+      changed,
+      duplicate: false,
+    };
   });
-  if (!result) return { account_id: input.accountId, plan_key: 'free', billing_access_state: 'active', changed: false, duplicate: false };
+  if (!result)
+    return {
+      account_id: input.accountId,
+      plan_key: 'free',
+      billing_access_state: 'active',
+      changed: false,
+      duplicate: false,
+    };
   if (result.changed) deps.signals.accountChanged(input.accountId);
   return result;
 }
 
-async function apply(trx: Executor, config: Config, current: AccountPlanRow, target: Target): Promise<boolean> {
+async function apply(
+  trx: Executor,
+  config: Config,
+  current: AccountPlanRow,
+  target: Target,
+): Promise<boolean> {
   let changed = false;
   if (target.planKey !== current.plan_key || target.source !== current.entitlement_source) {
     // Stripe's word is not refused: what does not fit shows in the account's compatibility warnings.
-    await applyPlanChange(trx, config.plans, { accountId: current.id, planKey: target.planKey, source: target.source, refuse: false, currentPlanKey: current.plan_key, disabledStatus: target.disabledStatus });
+    await applyPlanChange(trx, config.plans, {
+      accountId: current.id,
+      planKey: target.planKey,
+      source: target.source,
+      refuse: false,
+      currentPlanKey: current.plan_key,
+      disabledStatus: target.disabledStatus,
+    });
     changed = true;
   }
-  const graceChanged = (target.graceEndsAt?.getTime() ?? null) !== (current.grace_ends_at?.getTime() ?? null);
+  const graceChanged =
+    (target.graceEndsAt?.getTime() ?? null) !== (current.grace_ends_at?.getTime() ?? null);
   if (target.state !== current.billing_access_state || graceChanged) {
     await setBillingAccess(trx, current.id, target.state, target.graceEndsAt);
     changed = true;
   }
   // Payment recovered: routes disabled for non-payment come back (they fit the plan they were created under).
-  if (target.state === 'active' && target.source === 'stripe' && (await enableBillingRoutes(trx, current.id)) > 0) changed = true;
+  if (
+    target.state === 'active' &&
+    target.source === 'stripe' &&
+    (await enableBillingRoutes(trx, current.id)) > 0
+  )
+    changed = true;
   return changed;
 }

@@ -35,24 +35,40 @@ const spec = {
   tags: ['Billing'],
   security: 'none' as const,
   responses: { 200: WebhookAck },
-  errors: ['invalid_stripe_signature', 'billing_not_configured', 'payment_provider_failed', 'payload_too_large'] satisfies ErrorCode[],
+  errors: [
+    'invalid_stripe_signature',
+    'billing_not_configured',
+    'payment_provider_failed',
+    'payload_too_large',
+  ] satisfies ErrorCode[],
 };
 const receive = operation({ ...spec, operationId: 'paymentsWebhook' });
 /** The same handler under the provider's own name (the contract's path segment stands for it). */
-const receiveStripe = operation({ ...spec, operationId: 'stripeWebhook', summary: 'The payments webhook, under the provider\'s name' });
+const receiveStripe = operation({
+  ...spec,
+  operationId: 'stripeWebhook',
+  summary: "The payments webhook, under the provider's name",
+});
 
 function idOf(ref: string | { id: string } | null | undefined): string | undefined {
   return typeof ref === 'string' ? ref : (ref?.id ?? undefined);
 }
 
 /** The account an event is about: by its customer, else by the checkout's client_reference_id or metadata, else the customer's metadata. */
-async function accountFor(deps: Deps, stripe: Stripe, obj: Record<string, unknown>, customerId: string | undefined): Promise<string | undefined> {
+async function accountFor(
+  deps: Deps,
+  stripe: Stripe,
+  obj: Record<string, unknown>,
+  customerId: string | undefined,
+): Promise<string | undefined> {
   if (customerId) {
     const linked = await accountOfCustomer(deps.db, customerId);
     if (linked) return linked;
   }
   const meta = (obj.metadata ?? {}) as Record<string, string>;
-  let candidate = (typeof obj.client_reference_id === 'string' ? obj.client_reference_id : undefined) ?? meta.account_id;
+  let candidate =
+    (typeof obj.client_reference_id === 'string' ? obj.client_reference_id : undefined) ??
+    meta.account_id;
   if (!candidate && customerId) {
     const customer = await viaStripe('read the customer', () =>
       stripe.customers.retrieve(customerId).catch((err: { statusCode?: number }) => {
@@ -60,7 +76,8 @@ async function accountFor(deps: Deps, stripe: Stripe, obj: Record<string, unknow
         throw err;
       }),
     );
-    if (customer && !('deleted' in customer && customer.deleted)) candidate = (customer as Stripe.Customer).metadata?.account_id;
+    if (customer && !('deleted' in customer && customer.deleted))
+      candidate = (customer as Stripe.Customer).metadata?.account_id;
   }
   if (!candidate || !customerId || !(await accountPlanRow(deps.db, candidate))) return undefined;
   await linkCustomer(deps.db, candidate, customerId);
@@ -72,27 +89,65 @@ export function paymentsWebhookRoutes(): Hono<Env> {
   const handler = async (c: import('hono').Context<Env>) => {
     const deps = c.var.deps;
     const secret = deps.config.stripe.webhookSecret;
-    if (!secret) throw new ApiError('billing_not_configured', 'Billing is not set up on this platform (STRIPE_WEBHOOK_SECRET is missing).');
+    if (!secret)
+      throw new ApiError(
+        'billing_not_configured',
+        'Billing is not set up on this platform (STRIPE_WEBHOOK_SECRET is missing).',
+      );
     const stripe = stripeOf(deps.config);
     const signature = c.req.header('stripe-signature');
-    if (!signature) throw new ApiError('invalid_stripe_signature', 'The Stripe-Signature header is missing.');
-    const body = Buffer.from(await readBodyLimited(c.req.raw, MAX_BODY, () => new ApiError('payload_too_large', 'Stripe events are limited to 1 MiB.')));
+    if (!signature)
+      throw new ApiError('invalid_stripe_signature', 'The Stripe-Signature header is missing.');
+    const body = Buffer.from(
+      await readBodyLimited(
+        c.req.raw,
+        MAX_BODY,
+        () => new ApiError('payload_too_large', 'Stripe events are limited to 1 MiB.'),
+      ),
+    );
     let event: Stripe.Event;
     try {
       event = stripe.webhooks.constructEvent(body, signature, secret, SIGNATURE_TOLERANCE_SECONDS);
     } catch (err) {
-      throw new ApiError('invalid_stripe_signature', `The Stripe signature does not verify: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`);
+      throw new ApiError(
+        'invalid_stripe_signature',
+        `The Stripe signature does not verify: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`,
+      );
     }
-    const ack = (handled: boolean, duplicate: boolean) => receive.reply(c, 200, { received: true, event_id: event.id, type: event.type, handled, duplicate });
+    const ack = (handled: boolean, duplicate: boolean) =>
+      receive.reply(c, 200, {
+        received: true,
+        event_id: event.id,
+        type: event.type,
+        handled,
+        duplicate,
+      });
     const obj = event.data.object as unknown as Record<string, unknown>;
     const customerId = idOf(obj.customer as string | { id: string } | null | undefined);
-    const accountId = HANDLED_EVENTS.has(event.type) ? await accountFor(deps, stripe, obj, customerId) : undefined;
+    const accountId = HANDLED_EVENTS.has(event.type)
+      ? await accountFor(deps, stripe, obj, customerId)
+      : undefined;
     if (!accountId || !customerId) {
-      const fresh = await claimStripeEvent(deps.db, { id: event.id, type: event.type, accountId: null });
-      if (HANDLED_EVENTS.has(event.type)) deps.log.warn('stripe event names no account of ours', { event_id: event.id, type: event.type });
+      const fresh = await claimStripeEvent(deps.db, {
+        id: event.id,
+        type: event.type,
+        accountId: null,
+      });
+      if (HANDLED_EVENTS.has(event.type))
+        deps.log.warn('stripe event names no account of ours', {
+          event_id: event.id,
+          type: event.type,
+        });
       return ack(false, !fresh);
     }
-    const result = await viaStripe('read the subscriptions', () => syncAccount(deps, { accountId, customerId, event: { id: event.id, type: event.type }, source: 'webhook' }));
+    const result = await viaStripe('read the subscriptions', () =>
+      syncAccount(deps, {
+        accountId,
+        customerId,
+        event: { id: event.id, type: event.type },
+        source: 'webhook',
+      }),
+    );
     return ack(true, result.duplicate);
   };
   r.post('/payments/webhook', receive, handler);

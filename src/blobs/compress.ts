@@ -19,20 +19,28 @@ export const MIN_COMPRESS_BYTES = 1024;
  * costs 0.2 to 0.4 s a 512 KiB file on one core here for a few percent (npm run bench:publish, the text rows).
  */
 export const MAX_BEST_BYTES = 256 * 1024;
-const COMPRESSIBLE = /^(text\/[\w.+-]+|application\/(json|[\w.+-]+\+json|javascript|ecmascript|x-javascript|xml|[\w.+-]+\+xml|wasm|manifest\+json|x-ndjson|graphql|x-yaml|yaml|toml)|image\/(svg\+xml|x-icon|vnd\.microsoft\.icon|bmp)|font\/(ttf|otf)|application\/(vnd\.ms-fontobject|x-font-ttf))(\s*;|$)/i;
+const COMPRESSIBLE =
+  /^(text\/[\w.+-]+|application\/(json|[\w.+-]+\+json|javascript|ecmascript|x-javascript|xml|[\w.+-]+\+xml|wasm|manifest\+json|x-ndjson|graphql|x-yaml|yaml|toml)|image\/(svg\+xml|x-icon|vnd\.microsoft\.icon|bmp)|font\/(ttf|otf)|application\/(vnd\.ms-fontobject|x-font-ttf))(\s*;|$)/i;
 
 /** Whether a file of this type and size is worth compressing. */
 export function compressible(contentType: string, size: number): boolean {
   return size >= MIN_COMPRESS_BYTES && COMPRESSIBLE.test(contentType.trim());
 }
 
-export type Variant = { encoding: Encoding; sha256: Buffer; bytes: Buffer } | { encoding: Encoding; sha256: null; bytes: null };
+export type Variant =
+  | { encoding: Encoding; sha256: Buffer; bytes: Buffer }
+  | { encoding: Encoding; sha256: null; bytes: null };
 
 /** Both variants of one file; a variant that saves under 5% comes back with null bytes ("not worth it"). */
 export async function compressVariants(bytes: Buffer): Promise<Variant[]> {
   const large = bytes.length > MAX_BEST_BYTES;
   const [br, gz] = await Promise.all([
-    brotli(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: large ? 6 : 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }),
+    brotli(bytes, {
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: large ? 6 : 11,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
+    }),
     gzip(bytes, { level: large ? 6 : 9 }),
   ]);
   return [
@@ -41,7 +49,11 @@ export async function compressVariants(bytes: Buffer): Promise<Variant[]> {
   ].map(([encoding, out]) => {
     const data = out as Buffer;
     return data.length <= bytes.length * 0.95
-      ? { encoding: encoding as Encoding, sha256: createHash('sha256').update(data).digest(), bytes: data }
+      ? {
+          encoding: encoding as Encoding,
+          sha256: createHash('sha256').update(data).digest(),
+          bytes: data,
+        }
       : { encoding: encoding as Encoding, sha256: null, bytes: null };
   });
 }

@@ -13,7 +13,11 @@ import { objectStoreOf } from './store.ts';
 const PAGE = 200;
 const PARALLEL = 4;
 
-export async function migrateBlobs(deps: Deps, to: 's3' | 'postgres', onProgress: (moved: number, bytes: number) => void = () => {}): Promise<{ moved: number; bytes: number }> {
+export async function migrateBlobs(
+  deps: Deps,
+  to: 's3' | 'postgres',
+  onProgress: (moved: number, bytes: number) => void = () => {},
+): Promise<{ moved: number; bytes: number }> {
   const s3 = deps.config.blobs.s3;
   if (!s3) throw new Error('Set PLATFORM_S3_BUCKET (and the other PLATFORM_S3_* settings) first.');
   const objects = objectStoreOf(s3);
@@ -21,21 +25,45 @@ export async function migrateBlobs(deps: Deps, to: 's3' | 'postgres', onProgress
   let moved = 0;
   let bytes = 0;
   for (;;) {
-    const page = await deps.db.selectFrom('blobs').select(['account_id', 'sha256', 'size']).where('stored_in', '=', from).limit(PAGE).execute();
+    const page = await deps.db
+      .selectFrom('blobs')
+      .select(['account_id', 'sha256', 'size'])
+      .where('stored_in', '=', from)
+      .limit(PAGE)
+      .execute();
     if (!page.length) break;
     const queue = [...page];
     const work = async () => {
       for (let b = queue.shift(); b; b = queue.shift()) {
         const key = objectKey(s3, b.account_id, b.sha256);
         if (to === 's3') {
-          const row = await deps.db.selectFrom('blobs').select('data').where('account_id', '=', b.account_id).where('sha256', '=', b.sha256).where('stored_in', '=', 'postgres').executeTakeFirst();
+          const row = await deps.db
+            .selectFrom('blobs')
+            .select('data')
+            .where('account_id', '=', b.account_id)
+            .where('sha256', '=', b.sha256)
+            .where('stored_in', '=', 'postgres')
+            .executeTakeFirst();
           if (!row?.data) continue; // moved or deleted meanwhile
           await objects.put(key, row.data);
-          await deps.db.updateTable('blobs').set({ data: null, stored_in: 's3' }).where('account_id', '=', b.account_id).where('sha256', '=', b.sha256).where('stored_in', '=', 'postgres').execute();
+          await deps.db
+            .updateTable('blobs')
+            .set({ data: null, stored_in: 's3' })
+            .where('account_id', '=', b.account_id)
+            .where('sha256', '=', b.sha256)
+            .where('stored_in', '=', 'postgres')
+            .execute();
         } else {
           const data = await objects.get(key);
-          if (!data) throw new Error(`object ${key} is missing: its blob row says it is in the bucket`);
-          const r = await deps.db.updateTable('blobs').set({ data, stored_in: 'postgres' }).where('account_id', '=', b.account_id).where('sha256', '=', b.sha256).where('stored_in', '=', 's3').executeTakeFirst();
+          if (!data)
+            throw new Error(`object ${key} is missing: its blob row says it is in the bucket`);
+          const r = await deps.db
+            .updateTable('blobs')
+            .set({ data, stored_in: 'postgres' })
+            .where('account_id', '=', b.account_id)
+            .where('sha256', '=', b.sha256)
+            .where('stored_in', '=', 's3')
+            .executeTakeFirst();
           if (Number(r.numUpdatedRows)) await objects.delete([key]);
         }
         moved++;

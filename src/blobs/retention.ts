@@ -13,9 +13,16 @@ import { objectStoreOf } from './store.ts';
 export const BLOB_GRACE_MS = 60 * 60 * 1000;
 
 /** Deletes the account's unneeded blobs; returns how many. */
-export async function pruneBlobs(deps: Deps, accountId: string, now = new Date(), graceMs = BLOB_GRACE_MS): Promise<number> {
+export async function pruneBlobs(
+  deps: Deps,
+  accountId: string,
+  now = new Date(),
+  graceMs = BLOB_GRACE_MS,
+): Promise<number> {
   const referenced = sql`select f.sha256 from release_files f join releases r on r.id = f.release_id join apps a on a.id = r.app_id where a.account_id = ${accountId}`;
-  await sql`delete from blob_variants v where v.account_id = ${accountId} and v.sha256 not in (${referenced})`.execute(deps.db);
+  await sql`delete from blob_variants v where v.account_id = ${accountId} and v.sha256 not in (${referenced})`.execute(
+    deps.db,
+  );
   const { rows } = await sql<{ sha256: Buffer; stored_in: 'postgres' | 's3' }>`
     delete from blobs b where b.account_id = ${accountId}
       and b.sha256 not in (${referenced})
@@ -29,13 +36,23 @@ export async function pruneBlobs(deps: Deps, accountId: string, now = new Date()
     // a failure here leaves objects without rows: the sweep deletes them later
     await objectStoreOf(s3)
       .delete(inBucket.map((r) => objectKey(s3, accountId, r.sha256)))
-      .catch((err) => deps.log.warn('could not delete blob objects; the sweep will', { account_id: accountId, objects: inBucket.length, error: String(err) }));
+      .catch((err) =>
+        deps.log.warn('could not delete blob objects; the sweep will', {
+          account_id: accountId,
+          objects: inBucket.length,
+          error: String(err),
+        }),
+      );
   }
   return rows.length;
 }
 
 /** Deletes bucket objects that no `blobs` row names and that are older than the grace period. */
-export async function sweepOrphanObjects(deps: Deps, now = new Date(), graceMs = BLOB_GRACE_MS): Promise<{ checked: number; deleted: number }> {
+export async function sweepOrphanObjects(
+  deps: Deps,
+  now = new Date(),
+  graceMs = BLOB_GRACE_MS,
+): Promise<{ checked: number; deleted: number }> {
   const s3 = deps.config.blobs.s3;
   if (!s3) return { checked: 0, deleted: 0 };
   const objects = objectStoreOf(s3);

@@ -2,7 +2,15 @@
  * The S3-compatible object store behind `PLATFORM_BLOB_STORE=s3`, through the AWS SDK (any S3
  * protocol server: AWS, R2, MinIO, ...). Objects are named by content: `<prefix>blobs/<account>/<sha256 hex>`.
  */
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import type { S3Config } from '../config.ts';
 
@@ -18,16 +26,23 @@ export type ObjectStore = {
 };
 
 export const blobPrefix = (config: S3Config) => `${config.prefix}blobs/`;
-export const objectKey = (config: S3Config, accountId: string, sha256: Buffer) => `${blobPrefix(config)}${accountId}/${sha256.toString('hex')}`;
+export const objectKey = (config: S3Config, accountId: string, sha256: Buffer) =>
+  `${blobPrefix(config)}${accountId}/${sha256.toString('hex')}`;
 
-const absent = (err: unknown) => err instanceof NoSuchKey || (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 404);
+const absent = (err: unknown) =>
+  err instanceof NoSuchKey ||
+  (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 404);
 
 export function createObjectStore(config: S3Config): ObjectStore {
   const client = new S3Client({
     region: config.region,
     ...(config.endpoint ? { endpoint: config.endpoint } : {}),
     forcePathStyle: config.forcePathStyle,
-    ...(config.accessKeyId && config.secretAccessKey ? { credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } } : {}),
+    ...(config.accessKeyId && config.secretAccessKey
+      ? {
+          credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+        }
+      : {}),
     // plain content-MD5-free PUTs every S3-compatible server understands; bytes are checked by their SHA-256 name
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
@@ -36,7 +51,15 @@ export function createObjectStore(config: S3Config): ObjectStore {
   const Bucket = config.bucket;
   return {
     async put(key, bytes) {
-      await client.send(new PutObjectCommand({ Bucket, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: 'application/octet-stream' }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket,
+          Key: key,
+          Body: bytes,
+          ContentLength: bytes.length,
+          ContentType: 'application/octet-stream',
+        }),
+      );
     },
     async get(key) {
       try {
@@ -50,7 +73,9 @@ export function createObjectStore(config: S3Config): ObjectStore {
     async stream(key) {
       try {
         const out = await client.send(new GetObjectCommand({ Bucket, Key: key }));
-        const body = out.Body as unknown as Readable & { transformToWebStream(): ReadableStream<Uint8Array> };
+        const body = out.Body as unknown as Readable & {
+          transformToWebStream(): ReadableStream<Uint8Array>;
+        };
         return { body: body.transformToWebStream(), size: Number(out.ContentLength ?? 0) };
       } catch (err) {
         if (absent(err)) return undefined;
@@ -60,14 +85,23 @@ export function createObjectStore(config: S3Config): ObjectStore {
     async delete(keys) {
       for (let i = 0; i < keys.length; i += 1000) {
         const batch = keys.slice(i, i + 1000);
-        await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+        await client.send(
+          new DeleteObjectsCommand({
+            Bucket,
+            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+          }),
+        );
       }
     },
     async *list(prefix) {
       let token: string | undefined;
       do {
-        const out = await client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token }));
-        yield (out.Contents ?? []).filter((o) => o.Key).map((o) => ({ key: o.Key!, lastModified: o.LastModified ?? new Date(0) }));
+        const out = await client.send(
+          new ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token }),
+        );
+        yield (out.Contents ?? [])
+          .filter((o) => o.Key)
+          .map((o) => ({ key: o.Key!, lastModified: o.LastModified ?? new Date(0) }));
         token = out.IsTruncated ? out.NextContinuationToken : undefined;
       } while (token);
     },

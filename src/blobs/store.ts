@@ -17,10 +17,18 @@ export type BlobStore = {
    * retention off it); returns how many were new. With S3 the objects are written before the rows,
    * so the caller's transaction never commits a row whose bytes are missing.
    */
-  putMany(db: Executor, accountId: string, blobs: { sha256: Buffer; bytes: Buffer }[]): Promise<number>;
+  putMany(
+    db: Executor,
+    accountId: string,
+    blobs: { sha256: Buffer; bytes: Buffer }[],
+  ): Promise<number>;
   get(db: Executor, accountId: string, sha256: Buffer): Promise<Buffer | undefined>;
   /** A large blob as a stream when it lives in the object store (never held whole); otherwise its bytes. */
-  open(db: Executor, accountId: string, sha256: Buffer): Promise<{ bytes: Buffer } | { stream: ReadableStream<Uint8Array>; size: number } | undefined>;
+  open(
+    db: Executor,
+    accountId: string,
+    sha256: Buffer,
+  ): Promise<{ bytes: Buffer } | { stream: ReadableStream<Uint8Array>; size: number } | undefined>;
 };
 
 const PARALLEL_UPLOADS = 8;
@@ -35,7 +43,10 @@ export function objectStoreOf(s3: S3Config): ObjectStore {
 }
 
 function requireS3(config: Config['blobs']): S3Config {
-  if (!config.s3) throw new Error('A blob is in the object store, but PLATFORM_S3_BUCKET (and the other PLATFORM_S3_* settings) are not set.');
+  if (!config.s3)
+    throw new Error(
+      'A blob is in the object store, but PLATFORM_S3_BUCKET (and the other PLATFORM_S3_* settings) are not set.',
+    );
   return config.s3;
 }
 
@@ -49,7 +60,16 @@ export function blobStore(config: Pick<Config, 'blobs'>): BlobStore {
 function createBlobStore(config: Config['blobs']): BlobStore {
   const kind = config.store;
   const row = async (db: Executor, accountId: string, sha256: Buffer) =>
-    (await hotRows(db, db.selectFrom('blobs').select(['data', 'stored_in', 'size']).where('account_id', '=', accountId).where('sha256', '=', sha256)))[0];
+    (
+      await hotRows(
+        db,
+        db
+          .selectFrom('blobs')
+          .select(['data', 'stored_in', 'size'])
+          .where('account_id', '=', accountId)
+          .where('sha256', '=', sha256),
+      )
+    )[0];
   return {
     kind,
     async putMany(db, accountId, blobs) {
@@ -62,7 +82,11 @@ function createBlobStore(config: Config['blobs']): BlobStore {
         .updateTable('blobs')
         .set({ last_used_at: sql`now()` })
         .where('account_id', '=', accountId)
-        .where('sha256', '=', sql<Buffer>`any(${[...unique.values()].map((b) => b.sha256)}::bytea[])`)
+        .where(
+          'sha256',
+          '=',
+          sql<Buffer>`any(${[...unique.values()].map((b) => b.sha256)}::bytea[])`,
+        )
         .returning('sha256')
         .execute();
       for (const r of existing) unique.delete(r.sha256.toString('hex'));
@@ -72,23 +96,42 @@ function createBlobStore(config: Config['blobs']): BlobStore {
         const objects = objectStoreOf(s3);
         const queue = [...fresh];
         const upload = async () => {
-          for (let b = queue.shift(); b; b = queue.shift()) await objects.put(objectKey(s3, accountId, b.sha256), b.bytes);
+          for (let b = queue.shift(); b; b = queue.shift())
+            await objects.put(objectKey(s3, accountId, b.sha256), b.bytes);
         };
         await Promise.all(Array.from({ length: Math.min(PARALLEL_UPLOADS, queue.length) }, upload));
       }
       let added = 0;
       // Batches keep each statement's parameters well under Postgres limits and memory modest.
-      let batch: { account_id: string; sha256: Buffer; size: number; data: Buffer | null; stored_in: 'postgres' | 's3' }[] = [];
+      let batch: {
+        account_id: string;
+        sha256: Buffer;
+        size: number;
+        data: Buffer | null;
+        stored_in: 'postgres' | 's3';
+      }[] = [];
       let batchBytes = 0;
       const flush = async () => {
         if (!batch.length) return;
-        const res = await db.insertInto('blobs').values(batch).onConflict((oc) => oc.columns(['account_id', 'sha256']).doUpdateSet({ last_used_at: sql`now()` })).executeTakeFirst();
+        const res = await db
+          .insertInto('blobs')
+          .values(batch)
+          .onConflict((oc) =>
+            oc.columns(['account_id', 'sha256']).doUpdateSet({ last_used_at: sql`now()` }),
+          )
+          .executeTakeFirst();
         added += Number(res.numInsertedOrUpdatedRows ?? 0);
         batch = [];
         batchBytes = 0;
       };
       for (const b of fresh) {
-        batch.push({ account_id: accountId, sha256: b.sha256, size: b.bytes.length, data: kind === 's3' ? null : b.bytes, stored_in: kind });
+        batch.push({
+          account_id: accountId,
+          sha256: b.sha256,
+          size: b.bytes.length,
+          data: kind === 's3' ? null : b.bytes,
+          stored_in: kind,
+        });
         batchBytes += kind === 's3' ? 64 : b.bytes.length;
         if (batch.length >= 200 || batchBytes >= 16 * 1024 * 1024) await flush();
       }

@@ -67,7 +67,10 @@ export function createChangeFeed(deps: { pool: pg.Pool; log: Logger }): ChangeFe
     if (closed || client) return;
     let c: pg.Client | undefined;
     try {
-      const fresh = new pg.Client({ ...deps.pool.options, connectionTimeoutMillis: 5000 } as pg.ClientConfig);
+      const fresh = new pg.Client({
+        ...deps.pool.options,
+        connectionTimeoutMillis: 5000,
+      } as pg.ClientConfig);
       fresh.on('error', () => {}); // a dropped connection is handled by 'end' below
       c = fresh;
       await c.connect();

@@ -22,8 +22,14 @@ export type BuildOutput = {
 
 /** esbuild's error messages as a compiler prints them (file:line:column, the line, a caret). */
 export class BuildError extends CliError {
-  constructor(readonly pretty: string, count: number) {
-    super(`The server entry did not build (${count} error${count === 1 ? '' : 's'}).`, 'build_failed');
+  constructor(
+    readonly pretty: string,
+    count: number,
+  ) {
+    super(
+      `The server entry did not build (${count} error${count === 1 ? '' : 's'}).`,
+      'build_failed',
+    );
   }
 }
 
@@ -34,7 +40,11 @@ const SOURCE_EXT = /\.(tsx?|mts|cts|jsx)$/;
  * JavaScript with only relative imports of the folder's own files (published as it is).
  * Deterministic: the same sources give the same bytes, so a republish stores nothing new.
  */
-export async function buildServer(root: string, entry: string, options: { force?: boolean; color?: boolean } = {}): Promise<BuildOutput | undefined> {
+export async function buildServer(
+  root: string,
+  entry: string,
+  options: { force?: boolean; color?: boolean } = {},
+): Promise<BuildOutput | undefined> {
   let result;
   try {
     result = await build({
@@ -62,19 +72,39 @@ export async function buildServer(root: string, entry: string, options: { force?
   } catch (err) {
     const messages = (err as { errors?: Message[] }).errors;
     if (!messages?.length) throw err;
-    const pretty = (await formatMessages(messages, { kind: 'error', color: options.color ?? false })).join('');
+    const pretty = (
+      await formatMessages(messages, { kind: 'error', color: options.color ?? false })
+    ).join('');
     throw new BuildError(pretty, messages.length);
   }
   const inputs = Object.keys(result.metafile.inputs);
   // a package, a TypeScript/JSX/JSON module or a file outside the folder: the sandbox cannot load it as written
-  const needed = options.force || inputs.some((p) => SOURCE_EXT.test(p) || p.endsWith('.json') || p.startsWith('../') || p.split('/').includes('node_modules'));
+  const needed =
+    options.force ||
+    inputs.some(
+      (p) =>
+        SOURCE_EXT.test(p) ||
+        p.endsWith('.json') ||
+        p.startsWith('../') ||
+        p.split('/').includes('node_modules'),
+    );
   if (!needed) return undefined;
   const files: BuildOutput['files'] = [];
   for (const out of result.outputFiles) {
     const rel = path.relative(root, out.path).split(path.sep).join('/');
-    if (rel === BUNDLE_PATH) files.push({ path: BUNDLE_PATH, bytes: out.contents, contentType: 'text/javascript; charset=utf-8' });
-    else if (rel === SOURCE_MAP_PATH) files.push({ path: SOURCE_MAP_PATH, bytes: out.contents, contentType: 'application/json' });
+    if (rel === BUNDLE_PATH)
+      files.push({
+        path: BUNDLE_PATH,
+        bytes: out.contents,
+        contentType: 'text/javascript; charset=utf-8',
+      });
+    else if (rel === SOURCE_MAP_PATH)
+      files.push({ path: SOURCE_MAP_PATH, bytes: out.contents, contentType: 'application/json' });
   }
   const own = inputs.filter((p) => !p.startsWith('../') && !p.split('/').includes('node_modules'));
-  return { files, inputs: new Set(own), provenance: { tool: `esbuild ${esbuildVersion}`, entry, inputs: inputs.length } };
+  return {
+    files,
+    inputs: new Set(own),
+    provenance: { tool: `esbuild ${esbuildVersion}`, entry, inputs: inputs.length },
+  };
 }

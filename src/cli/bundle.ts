@@ -14,7 +14,13 @@ import { CliError } from './output.ts';
 
 export const MANIFEST = 'manifest.platform.json';
 /** A file to publish: on disk (`abs`) or made by the CLI (`bytes`, the server bundle). */
-export type LocalFile = { path: string; abs: string; size: number; contentType: string; bytes?: Uint8Array };
+export type LocalFile = {
+  path: string;
+  abs: string;
+  size: number;
+  contentType: string;
+  bytes?: Uint8Array;
+};
 
 /**
  * A JSON.parse error as a reader wants it: `file:line:column: what` with the line and a caret under the spot.
@@ -25,7 +31,8 @@ export function describeJsonError(file: string, text: string, message: string): 
   const token = /^Unexpected token '([^]*?)', [^]* is not valid JSON$/.exec(message);
   if (token) return `${file}: not valid JSON: unexpected token ${JSON.stringify(token[1])}`;
   const pos = /at position (\d+)/.exec(message);
-  if (!pos && !/Unexpected end of JSON input/.test(message)) return `${file}: not valid JSON: ${message.split('\n')[0]}`;
+  if (!pos && !/Unexpected end of JSON input/.test(message))
+    return `${file}: not valid JSON: ${message.split('\n')[0]}`;
   const offset = pos ? Math.min(Number(pos[1]), text.length) : text.length;
   const before = text.slice(0, offset).split('\n');
   const line = before.length;
@@ -34,7 +41,9 @@ export function describeJsonError(file: string, text: string, message: string): 
   const long = source.length > 120;
   const shown = long ? source.slice(Math.max(0, column - 60), column + 60) : source;
   const caret = long ? Math.min(column - 1, 59) : column - 1;
-  const what = message.replace(/ in JSON at position \d+/, '').replace(/\s*\(line \d+ column \d+\)/, '');
+  const what = message
+    .replace(/ in JSON at position \d+/, '')
+    .replace(/\s*\(line \d+ column \d+\)/, '');
   return `${file}:${line}:${column}: not valid JSON: ${what}\n  ${String(line).padStart(4)} | ${shown}\n       | ${' '.repeat(caret)}^`;
 }
 
@@ -43,18 +52,31 @@ export async function readManifest(dir: string): Promise<Record<string, unknown>
   try {
     text = await readFile(path.join(dir, MANIFEST), 'utf8');
   } catch {
-    throw new CliError(`No ${MANIFEST} in ${path.resolve(dir)}.`, 'no_manifest', undefined, 'Run `platform init` to create one.');
+    throw new CliError(
+      `No ${MANIFEST} in ${path.resolve(dir)}.`,
+      'no_manifest',
+      undefined,
+      'Run `platform init` to create one.',
+    );
   }
   let manifest: unknown;
   try {
     manifest = JSON.parse(text);
   } catch (err) {
-    throw new CliError(describeJsonError(MANIFEST, text, (err as Error).message), 'invalid_manifest');
+    throw new CliError(
+      describeJsonError(MANIFEST, text, (err as Error).message),
+      'invalid_manifest',
+    );
   }
-  if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest)) throw new CliError(`${MANIFEST} must be a JSON object.`, 'invalid_manifest');
+  if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest))
+    throw new CliError(`${MANIFEST} must be a JSON object.`, 'invalid_manifest');
   const allowed = new Set(['$schema', 'app', 'runtime', 'resources']);
   const extra = Object.keys(manifest).filter((k) => !allowed.has(k));
-  if (extra.length) throw new CliError(`${MANIFEST} has unknown members: ${extra.join(', ')} (allowed: $schema, app, runtime, resources).`, 'invalid_manifest');
+  if (extra.length)
+    throw new CliError(
+      `${MANIFEST} has unknown members: ${extra.join(', ')} (allowed: $schema, app, runtime, resources).`,
+      'invalid_manifest',
+    );
   // `$schema` is for editors; the publish body does not carry it
   const { $schema: _schema, ...published } = manifest as Record<string, unknown>;
   return published;
@@ -62,7 +84,11 @@ export async function readManifest(dir: string): Promise<Record<string, unknown>
 
 export function contentTypeFor(file: string): string {
   const type = mime.getType(file) ?? 'application/octet-stream';
-  return type.startsWith('text/') || type === 'application/javascript' || type === 'application/json' ? `${type}; charset=utf-8` : type;
+  return type.startsWith('text/') ||
+    type === 'application/javascript' ||
+    type === 'application/json'
+    ? `${type}; charset=utf-8`
+    : type;
 }
 
 export async function collectFiles(dir: string): Promise<LocalFile[]> {
@@ -84,7 +110,12 @@ export async function collectFiles(dir: string): Promise<LocalFile[]> {
       if (e.isDirectory()) await walk(relPath);
       else if (e.isFile()) {
         const st = await stat(path.join(root, relPath));
-        out.push({ path: relPath, abs: path.join(root, relPath), size: st.size, contentType: contentTypeFor(e.name) });
+        out.push({
+          path: relPath,
+          abs: path.join(root, relPath),
+          size: st.size,
+          contentType: contentTypeFor(e.name),
+        });
       }
     }
   };
@@ -95,21 +126,37 @@ export async function collectFiles(dir: string): Promise<LocalFile[]> {
 /** The contract's limits, checked locally so a large mistake is not uploaded first. */
 export function checkLimits(files: LocalFile[]): void {
   if (!files.length) throw new CliError('There are no files to publish.', 'invalid_bundle');
-  if (files.length > LIMITS.files) throw new CliError(`${files.length} files; a release has at most ${LIMITS.files}.`, 'bundle_too_large', undefined, 'Exclude build leftovers with a .platformignore file.');
+  if (files.length > LIMITS.files)
+    throw new CliError(
+      `${files.length} files; a release has at most ${LIMITS.files}.`,
+      'bundle_too_large',
+      undefined,
+      'Exclude build leftovers with a .platformignore file.',
+    );
   const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
   for (const f of files) {
-    if (f.size > LIMITS.fileBytes) throw new CliError(`${f.path} is ${mib(f.size)}; a file may be at most 20 MiB.`, 'bundle_too_large');
+    if (f.size > LIMITS.fileBytes)
+      throw new CliError(
+        `${f.path} is ${mib(f.size)}; a file may be at most 20 MiB.`,
+        'bundle_too_large',
+      );
     const problem = pathProblem(f.path);
     if (problem) throw new CliError(`${f.path}: path ${problem}.`, 'invalid_path');
   }
   const total = files.reduce((n, f) => n + f.size, 0);
-  if (total > LIMITS.totalBytes) throw new CliError(`The files add up to ${mib(total)}; a release may be at most 100 MiB.`, 'bundle_too_large');
+  if (total > LIMITS.totalBytes)
+    throw new CliError(
+      `The files add up to ${mib(total)}; a release may be at most 100 MiB.`,
+      'bundle_too_large',
+    );
 }
 
 /** `.platform/app.json` links a folder to its app after the first publish. */
 export async function readLinkedApp(dir: string): Promise<string | undefined> {
   try {
-    const { app_id } = JSON.parse(await readFile(path.join(dir, '.platform', 'app.json'), 'utf8')) as { app_id?: string };
+    const { app_id } = JSON.parse(
+      await readFile(path.join(dir, '.platform', 'app.json'), 'utf8'),
+    ) as { app_id?: string };
     return typeof app_id === 'string' ? app_id : undefined;
   } catch {
     return undefined;
@@ -118,12 +165,21 @@ export async function readLinkedApp(dir: string): Promise<string | undefined> {
 
 export async function linkApp(dir: string, appId: string, apiUrl: string): Promise<void> {
   await mkdir(path.join(dir, '.platform'), { recursive: true });
-  await writeFile(path.join(dir, '.platform', 'app.json'), JSON.stringify({ app_id: appId, api_url: apiUrl }, null, 2) + '\n');
+  await writeFile(
+    path.join(dir, '.platform', 'app.json'),
+    JSON.stringify({ app_id: appId, api_url: apiUrl }, null, 2) + '\n',
+  );
 }
 
 /** `--app`, else the app linked to the current folder. */
 export async function resolveAppId(option: string | undefined, dir = '.'): Promise<string> {
   const id = option ?? (await readLinkedApp(dir));
-  if (!id) throw new CliError('Which app? This folder is not linked to one.', 'no_app', undefined, 'Pass --app <app_id>, or run the command in a folder you have published from.');
+  if (!id)
+    throw new CliError(
+      'Which app? This folder is not linked to one.',
+      'no_app',
+      undefined,
+      'Pass --app <app_id>, or run the command in a folder you have published from.',
+    );
   return id;
 }

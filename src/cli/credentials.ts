@@ -4,7 +4,12 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 
 /** `api_key_id` and `account_id` are known when the key came from a browser-approved login. */
-export type Credentials = { api_url?: string; api_key?: string; api_key_id?: string; account_id?: string };
+export type Credentials = {
+  api_url?: string;
+  api_key?: string;
+  api_key_id?: string;
+  account_id?: string;
+};
 
 export function configDir(): string {
   const base = process.env.XDG_CONFIG_HOME || path.join(homedir(), '.config');
@@ -39,10 +44,24 @@ export async function deleteCredentials(): Promise<boolean> {
 }
 
 /** Environment first, then the saved file, then the default local server. */
-export async function resolveTarget(): Promise<{ apiUrl: string; apiKey: string | undefined; accountId: string | undefined; source: 'env' | 'file' | 'none' }> {
+export async function resolveTarget(): Promise<{
+  apiUrl: string;
+  apiKey: string | undefined;
+  accountId: string | undefined;
+  source: 'env' | 'file' | 'none';
+}> {
   const saved = await readCredentials();
-  const apiUrl = (process.env.PLATFORM_API_URL || saved.api_url || 'http://localhost:8787').replace(/\/+$/, '');
+  const apiUrl = (process.env.PLATFORM_API_URL || saved.api_url || 'http://localhost:8787').replace(
+    /\/+$/,
+    '',
+  );
   const accountId = process.env.PLATFORM_ACCOUNT_ID || undefined;
-  if (process.env.PLATFORM_API_KEY) return { apiUrl, apiKey: process.env.PLATFORM_API_KEY, accountId, source: 'env' };
-  return { apiUrl, apiKey: saved.api_key, accountId: accountId ?? saved.account_id, source: saved.api_key ? 'file' : 'none' };
+  if (process.env.PLATFORM_API_KEY)
+    return { apiUrl, apiKey: process.env.PLATFORM_API_KEY, accountId, source: 'env' };
+  return {
+    apiUrl,
+    apiKey: saved.api_key,
+    accountId: accountId ?? saved.account_id,
+    source: saved.api_key ? 'file' : 'none',
+  };
 }

@@ -1,7 +1,10 @@
 /** Following an app's event log: polls for events newer than the newest seen, oldest first. */
 import type { EventSummary } from '../events/schemas.ts';
 
-type Page = (extra: { limit?: string; cursor?: string }) => Promise<{ events: EventSummary[]; cursor: string | null }>;
+type Page = (extra: {
+  limit?: string;
+  cursor?: string;
+}) => Promise<{ events: EventSummary[]; cursor: string | null }>;
 
 const idOf = (id: string | undefined) => (id ? Number(id.replace(/^evt_/, '')) : 0);
 
@@ -9,7 +12,16 @@ const idOf = (id: string | undefined) => (id ? Number(id.replace(/^evt_/, '')) :
  * Calls `print` with each batch of new events (newest first, as the API gives them) every
  * `intervalMs` until `stopped()` says so; `after` is the newest event already shown.
  */
-export async function followEvents(page: Page, print: (events: EventSummary[]) => void, options: { after: string | undefined; intervalMs: number; stopped: () => boolean; onError?: (err: unknown) => void }): Promise<void> {
+export async function followEvents(
+  page: Page,
+  print: (events: EventSummary[]) => void,
+  options: {
+    after: string | undefined;
+    intervalMs: number;
+    stopped: () => boolean;
+    onError?: (err: unknown) => void;
+  },
+): Promise<void> {
   let newest = options.after;
   while (!options.stopped()) {
     await new Promise((r) => setTimeout(r, options.intervalMs));

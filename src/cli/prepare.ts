@@ -17,7 +17,10 @@ export type Prepared = {
   build?: BuildOutput;
 };
 
-export async function preparePublish(dir: string, options: { bundle?: boolean; message?: string; color?: boolean } = {}): Promise<Prepared> {
+export async function preparePublish(
+  dir: string,
+  options: { bundle?: boolean; message?: string; color?: boolean } = {},
+): Promise<Prepared> {
   const root = path.resolve(dir);
   const manifest = await readManifest(root);
   let files = await collectFiles(root);
@@ -25,21 +28,41 @@ export async function preparePublish(dir: string, options: { bundle?: boolean; m
   const entry = typeof runtime.server_entry === 'string' ? runtime.server_entry : undefined;
   let build: BuildOutput | undefined;
   if (entry && options.bundle !== false) {
-    if (!files.some((f) => f.path === entry)) throw new CliError(`The server entry ${entry} (runtime.server_entry) is not among the files to publish.`, 'invalid_manifest');
+    if (!files.some((f) => f.path === entry))
+      throw new CliError(
+        `The server entry ${entry} (runtime.server_entry) is not among the files to publish.`,
+        'invalid_manifest',
+      );
     build = await buildServer(root, entry, { color: options.color });
   }
   const head: Record<string, unknown> = { ...manifest };
   if (build) {
     // Server source stays private: the files the bundle holds are not uploaded, unless they are
     // also static files under static_root.
-    const staticRoot = typeof runtime.static_root === 'string' ? `${runtime.static_root}/` : undefined;
-    files = files.filter((f) => !build!.inputs.has(f.path) || (staticRoot !== undefined && f.path.startsWith(staticRoot)));
-    for (const out of build.files) files.push({ path: out.path, abs: '', size: out.bytes.length, contentType: out.contentType, bytes: out.bytes });
+    const staticRoot =
+      typeof runtime.static_root === 'string' ? `${runtime.static_root}/` : undefined;
+    files = files.filter(
+      (f) =>
+        !build!.inputs.has(f.path) || (staticRoot !== undefined && f.path.startsWith(staticRoot)),
+    );
+    for (const out of build.files)
+      files.push({
+        path: out.path,
+        abs: '',
+        size: out.bytes.length,
+        contentType: out.contentType,
+        bytes: out.bytes,
+      });
     head.runtime = { ...runtime, server_entry: BUNDLE_PATH };
   }
   checkLimits(files);
   const total = files.reduce((n, f) => n + f.size, 0);
   if (options.message) head.message = options.message;
-  head.provenance = { client: 'platform-cli', files: files.length, bytes: total, ...(build ? { build: { ...build.provenance } } : {}) };
+  head.provenance = {
+    client: 'platform-cli',
+    files: files.length,
+    bytes: total,
+    ...(build ? { build: { ...build.provenance } } : {}),
+  };
   return { head, files, total, manifest, ...(build ? { build } : {}) };
 }

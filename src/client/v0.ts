@@ -7,27 +7,88 @@
  */
 import type * as v from 'valibot';
 import type { AccountList } from '../accounts/schemas.ts';
-import type { ApiKeyList, ApiKeyMetadata, CreateApiKeyRequest, CreatedApiKey, RenameApiKeyRequest, RevokedApiKey } from '../api-keys/schemas.ts';
+import type {
+  ApiKeyList,
+  ApiKeyMetadata,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  RenameApiKeyRequest,
+  RevokedApiKey,
+} from '../api-keys/schemas.ts';
 import type { AdminInviteRequest, AdminInviteResponse } from '../app-auth/invites.ts';
 import type { RollbackRequest } from '../apps/routes.ts';
-import type { AppList, AppSummary, PublishAppResponse, ReleaseList, ResourceList, RollbackResponse, UnpublishResponse } from '../apps/schemas.ts';
+import type {
+  AppList,
+  AppSummary,
+  PublishAppResponse,
+  ReleaseList,
+  ResourceList,
+  RollbackResponse,
+  UnpublishResponse,
+} from '../apps/schemas.ts';
 import type { ApprovalQuery } from '../device-auth/routes.ts';
-import type { DeviceApproval, DeviceApproveRequest, DeviceDecision, DeviceDenyRequest, DevicePoll, DevicePollRequest, DeviceStart, DeviceStartRequest } from '../device-auth/schemas.ts';
+import type {
+  DeviceApproval,
+  DeviceApproveRequest,
+  DeviceDecision,
+  DeviceDenyRequest,
+  DevicePoll,
+  DevicePollRequest,
+  DeviceStart,
+  DeviceStartRequest,
+} from '../device-auth/schemas.ts';
 import type { ErrorBody } from '../errors.ts';
 import type { EventsQuery } from '../events/routes.ts';
 import type { EventPage } from '../events/schemas.ts';
 import type { HealthResponse } from '../http/health.ts';
 import type { PublishBody } from '../manifest/schema.ts';
-import type { ChangeRoleRequest, Invitation, InvitationRevoked, InviteMemberRequest, Member, MemberList, MemberRemoved } from '../members/schemas.ts';
-import type { BillingPlan, CheckoutRequest, CheckoutSession, PortalSession, WebhookAck } from '../billing/schemas.ts';
-import type { AccountLimits, AccountStatus, DowngradePreview, DowngradeQuery } from '../plans/schemas.ts';
+import type {
+  ChangeRoleRequest,
+  Invitation,
+  InvitationRevoked,
+  InviteMemberRequest,
+  Member,
+  MemberList,
+  MemberRemoved,
+} from '../members/schemas.ts';
+import type {
+  BillingPlan,
+  CheckoutRequest,
+  CheckoutSession,
+  PortalSession,
+  WebhookAck,
+} from '../billing/schemas.ts';
+import type {
+  AccountLimits,
+  AccountStatus,
+  DowngradePreview,
+  DowngradeQuery,
+} from '../plans/schemas.ts';
 import type { SecretBody } from '../secrets/routes.ts';
 import type { TlsPermission, TlsPermissionQuery } from '../domains/tls.ts';
 import type { AnalyticsQuery, AppAnalytics } from '../analytics/schemas.ts';
 import type { JobRun, RunJobBody } from '../jobs/schemas.ts';
-import type { CreateDomainBody, CreateSlugBody, DomainList, PatchRouteBody, RouteList, RouteRecord, SlugList, VerifyDomainBody } from '../domains/schemas.ts';
+import type {
+  CreateDomainBody,
+  CreateSlugBody,
+  DomainList,
+  PatchRouteBody,
+  RouteList,
+  RouteRecord,
+  SlugList,
+  VerifyDomainBody,
+} from '../domains/schemas.ts';
 import type { SecretDeleted, SecretList, SecretSummary } from '../secrets/schemas.ts';
-import type { EmailConfirmRequest, EmailLinkRequest, EmailLinkSent, PlatformSession, SignedIn, SignedOut, SignupCompleteRequest, SignupRequired } from '../sign-in/schemas.ts';
+import type {
+  EmailConfirmRequest,
+  EmailLinkRequest,
+  EmailLinkSent,
+  PlatformSession,
+  SignedIn,
+  SignedOut,
+  SignupCompleteRequest,
+  SignupRequired,
+} from '../sign-in/schemas.ts';
 
 type Out<S extends v.GenericSchema> = v.InferOutput<S>;
 type In<S extends v.GenericSchema> = v.InferInput<S>;
@@ -46,7 +107,10 @@ export type V0Routes = {
   'POST /v0/platform/sessions': Op<never, unknown>;
   // sign-in
   'POST /v0/auth/email/request': Op<Out<typeof EmailLinkSent>, In<typeof EmailLinkRequest>>;
-  'POST /v0/auth/email/confirm': Op<Out<typeof SignedIn> | Out<typeof SignupRequired>, In<typeof EmailConfirmRequest>>;
+  'POST /v0/auth/email/confirm': Op<
+    Out<typeof SignedIn> | Out<typeof SignupRequired>,
+    In<typeof EmailConfirmRequest>
+  >;
   'POST /v0/auth/signup/complete': Op<Out<typeof SignedIn>, In<typeof SignupCompleteRequest>>;
   'GET /v0/platform/session': Op<Out<typeof PlatformSession>>;
   'DELETE /v0/platform/session': Op<Out<typeof SignedOut>>;
@@ -58,13 +122,23 @@ export type V0Routes = {
   // accounts, members, keys
   'GET /v0/accounts': Op<Out<typeof AccountList>>;
   'GET /v0/accounts/{account_id}/members': Op<Out<typeof MemberList>>;
-  'POST /v0/accounts/{account_id}/members': Op<Out<typeof Invitation>, In<typeof InviteMemberRequest>>;
-  'PATCH /v0/accounts/{account_id}/members/{user_id}': Op<Out<typeof Member>, In<typeof ChangeRoleRequest>>;
+  'POST /v0/accounts/{account_id}/members': Op<
+    Out<typeof Invitation>,
+    In<typeof InviteMemberRequest>
+  >;
+  'PATCH /v0/accounts/{account_id}/members/{user_id}': Op<
+    Out<typeof Member>,
+    In<typeof ChangeRoleRequest>
+  >;
   'DELETE /v0/accounts/{account_id}/members/{user_id}': Op<Out<typeof MemberRemoved>>;
   'DELETE /v0/accounts/{account_id}/invitations/{invitation_id}': Op<Out<typeof InvitationRevoked>>;
   'GET /v0/accounts/{account_id}/status': Op<Out<typeof AccountStatus>>;
   'GET /v0/accounts/{account_id}/limits': Op<Out<typeof AccountLimits>>;
-  'GET /v0/accounts/{account_id}/downgrade-preview': Op<Out<typeof DowngradePreview>, never, In<typeof DowngradeQuery>>;
+  'GET /v0/accounts/{account_id}/downgrade-preview': Op<
+    Out<typeof DowngradePreview>,
+    never,
+    In<typeof DowngradeQuery>
+  >;
   // billing
   'GET /v0/billing/plan': Op<Out<typeof BillingPlan>>;
   'POST /v0/billing/checkout-session': Op<Out<typeof CheckoutSession>, In<typeof CheckoutRequest>>;
@@ -73,7 +147,10 @@ export type V0Routes = {
   'POST /v0/stripe/webhook': Op<Out<typeof WebhookAck>, unknown>;
   'GET /v0/auth/api-keys': Op<Out<typeof ApiKeyList>>;
   'POST /v0/auth/api-keys': Op<Out<typeof CreatedApiKey>, In<typeof CreateApiKeyRequest>>;
-  'PATCH /v0/auth/api-keys/{api_key_id}': Op<Out<typeof ApiKeyMetadata>, In<typeof RenameApiKeyRequest>>;
+  'PATCH /v0/auth/api-keys/{api_key_id}': Op<
+    Out<typeof ApiKeyMetadata>,
+    In<typeof RenameApiKeyRequest>
+  >;
   'DELETE /v0/auth/api-keys/{api_key_id}': Op<Out<typeof RevokedApiKey>>;
   // apps
   'GET /v0/apps': Op<Out<typeof AppList>>;
@@ -88,18 +165,31 @@ export type V0Routes = {
   'GET /v0/apps/{app_id}/secrets': Op<Out<typeof SecretList>>;
   'PUT /v0/apps/{app_id}/secrets/{name}': Op<Out<typeof SecretSummary>, In<typeof SecretBody>>;
   'DELETE /v0/apps/{app_id}/secrets/{name}': Op<Out<typeof SecretDeleted>>;
-  'POST /v0/apps/{app_id}/admin-invites': Op<Out<typeof AdminInviteResponse>, In<typeof AdminInviteRequest>>;
+  'POST /v0/apps/{app_id}/admin-invites': Op<
+    Out<typeof AdminInviteResponse>,
+    In<typeof AdminInviteRequest>
+  >;
   'POST /v0/apps/{app_id}/slugs': Op<Out<typeof RouteRecord>, In<typeof CreateSlugBody>>;
   'GET /v0/apps/{app_id}/slugs': Op<Out<typeof SlugList>>;
   'DELETE /v0/apps/{app_id}/slugs/{slug}': Op<Out<typeof RouteRecord>>;
   'GET /v0/apps/{app_id}/routes': Op<Out<typeof RouteList>>;
-  'PATCH /v0/apps/{app_id}/routes/{route_id}': Op<Out<typeof RouteRecord>, In<typeof PatchRouteBody>>;
+  'PATCH /v0/apps/{app_id}/routes/{route_id}': Op<
+    Out<typeof RouteRecord>,
+    In<typeof PatchRouteBody>
+  >;
   'POST /v0/apps/{app_id}/domains': Op<Out<typeof RouteRecord>, In<typeof CreateDomainBody>>;
   'GET /v0/apps/{app_id}/domains': Op<Out<typeof DomainList>>;
   'GET /v0/apps/{app_id}/domains/{hostname}': Op<Out<typeof RouteRecord>>;
-  'POST /v0/apps/{app_id}/domains/{hostname}/verify': Op<Out<typeof RouteRecord>, In<typeof VerifyDomainBody>>;
+  'POST /v0/apps/{app_id}/domains/{hostname}/verify': Op<
+    Out<typeof RouteRecord>,
+    In<typeof VerifyDomainBody>
+  >;
   'DELETE /v0/apps/{app_id}/domains/{hostname}': Op<Out<typeof RouteRecord>>;
-  'GET /_internal/tls/permission': Op<Out<typeof TlsPermission>, never, In<typeof TlsPermissionQuery>>;
+  'GET /_internal/tls/permission': Op<
+    Out<typeof TlsPermission>,
+    never,
+    In<typeof TlsPermissionQuery>
+  >;
   'GET /v0/apps/{app_id}/analytics': Op<Out<typeof AppAnalytics>, never, In<typeof AnalyticsQuery>>;
   'POST /v0/apps/{app_id}/jobs/{job_name}/runs': Op<Out<typeof JobRun>, In<typeof RunJobBody>>;
 };
@@ -173,10 +263,18 @@ export const V0_ROUTES = Object.keys({
 } satisfies Record<Route, 1>) as Route[];
 
 /** The `{name}` parts of a route template. */
-type ParamNames<T extends string> = T extends `${string}{${infer P}}${infer Rest}` ? P | ParamNames<Rest> : never;
-type Params<K extends Route> = [ParamNames<K>] extends [never] ? { params?: undefined } : { params: Record<ParamNames<K>, string> };
-type BodyOption<K extends Route> = [V0Routes[K]['body']] extends [never] ? { body?: undefined } : { body?: V0Routes[K]['body'] };
-type QueryOption<K extends Route> = [V0Routes[K]['query']] extends [never] ? { query?: undefined } : { query?: V0Routes[K]['query'] };
+type ParamNames<T extends string> = T extends `${string}{${infer P}}${infer Rest}`
+  ? P | ParamNames<Rest>
+  : never;
+type Params<K extends Route> = [ParamNames<K>] extends [never]
+  ? { params?: undefined }
+  : { params: Record<ParamNames<K>, string> };
+type BodyOption<K extends Route> = [V0Routes[K]['body']] extends [never]
+  ? { body?: undefined }
+  : { body?: V0Routes[K]['body'] };
+type QueryOption<K extends Route> = [V0Routes[K]['query']] extends [never]
+  ? { query?: undefined }
+  : { query?: V0Routes[K]['query'] };
 
 /** What a call takes: path values, query and body as the route types them; `bodyStream` sends bytes as they come. */
 export type CallOptions<K extends Route> = Params<K> &
@@ -191,7 +289,10 @@ export type CallOptions<K extends Route> = Params<K> &
 
 export type ErrorDetail = ErrorBody['error'];
 /** An answer: `body` is the documented success body when `ok`, else `error` is the contract's error. */
-export type Answer<K extends Route> = { status: number; headers: Headers; text: string } & ({ ok: true; body: ResponseOf<K>; error?: undefined } | { ok: false; body?: undefined; error: ErrorDetail });
+export type Answer<K extends Route> = { status: number; headers: Headers; text: string } & (
+  | { ok: true; body: ResponseOf<K>; error?: undefined }
+  | { ok: false; body?: undefined; error: ErrorDetail }
+);
 
 /** A refused call, thrown by `request()`. */
 export class V0Error extends Error {
@@ -207,7 +308,10 @@ export class V0Error extends Error {
 }
 
 /** "GET /v0/apps/{app_id}" with params and query → method and the path to request. */
-export function routePath(route: string, options: { params?: Record<string, string>; query?: object } = {}): { method: string; path: string } {
+export function routePath(
+  route: string,
+  options: { params?: Record<string, string>; query?: object } = {},
+): { method: string; path: string } {
   const [method, template] = route.split(' ') as [string, string];
   const path = template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
     const value = options.params?.[name];
@@ -215,7 +319,8 @@ export function routePath(route: string, options: { params?: Record<string, stri
     return encodeURIComponent(value);
   });
   const q = new URLSearchParams();
-  for (const [k, val] of Object.entries(options.query ?? {})) if (val !== undefined) q.set(k, String(val));
+  for (const [k, val] of Object.entries(options.query ?? {}))
+    if (val !== undefined) q.set(k, String(val));
   return { method, path: q.size ? `${path}?${q}` : path };
 }
 
@@ -231,15 +336,27 @@ export type ClientOptions = {
 export type V0Client = {
   baseUrl: string;
   /** Calls a route and returns its answer, success or error, typed. Network failures throw. */
-  call<K extends Route>(route: K, ...options: [ParamNames<K>] extends [never] ? [CallOptions<K>?] : [CallOptions<K>]): Promise<Answer<K>>;
+  call<K extends Route>(
+    route: K,
+    ...options: [ParamNames<K>] extends [never] ? [CallOptions<K>?] : [CallOptions<K>]
+  ): Promise<Answer<K>>;
   /** Calls a route and returns its success body; an error answer throws a `V0Error`. */
-  request<K extends Route>(route: K, ...options: [ParamNames<K>] extends [never] ? [CallOptions<K>?] : [CallOptions<K>]): Promise<ResponseOf<K>>;
+  request<K extends Route>(
+    route: K,
+    ...options: [ParamNames<K>] extends [never] ? [CallOptions<K>?] : [CallOptions<K>]
+  ): Promise<ResponseOf<K>>;
 };
 
 export function createV0Client(client: ClientOptions): V0Client {
   const doFetch = client.fetch ?? ((url: string, init: RequestInit) => fetch(url, init));
-  async function call<K extends Route>(route: K, options: CallOptions<K> = {} as CallOptions<K>): Promise<Answer<K>> {
-    const { method, path } = routePath(route, options as { params?: Record<string, string>; query?: object });
+  async function call<K extends Route>(
+    route: K,
+    options: CallOptions<K> = {} as CallOptions<K>,
+  ): Promise<Answer<K>> {
+    const { method, path } = routePath(
+      route,
+      options as { params?: Record<string, string>; query?: object },
+    );
     const headers: Record<string, string> = {};
     if (client.apiKey && !options.noAuth) headers.authorization = `Bearer ${client.apiKey}`;
     if (client.accountId && !options.noAuth) headers['x-platform-account-id'] = client.accountId;
@@ -248,7 +365,12 @@ export function createV0Client(client: ClientOptions): V0Client {
     else if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
     Object.assign(headers, options.headers);
-    const res = await doFetch(client.baseUrl + path, { method, headers, body, ...(options.bodyStream ? { duplex: 'half' } : {}) } as RequestInit);
+    const res = await doFetch(client.baseUrl + path, {
+      method,
+      headers,
+      body,
+      ...(options.bodyStream ? { duplex: 'half' } : {}),
+    } as RequestInit);
     const text = await res.text();
     let json: unknown;
     try {
@@ -258,7 +380,10 @@ export function createV0Client(client: ClientOptions): V0Client {
     }
     const base = { status: res.status, headers: res.headers, text };
     if (res.ok) return { ...base, ok: true, body: json as ResponseOf<K> };
-    const error = (json as Partial<ErrorBody> | undefined)?.error ?? { code: `http_${res.status}`, message: `HTTP ${res.status}` };
+    const error = (json as Partial<ErrorBody> | undefined)?.error ?? {
+      code: `http_${res.status}`,
+      message: `HTTP ${res.status}`,
+    };
     return { ...base, ok: false, error };
   }
   return {

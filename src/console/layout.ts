@@ -25,7 +25,12 @@ export type ConsolePage = {
   script: string;
 };
 
-export function layout(page: ConsolePage, params: Record<string, string>, nav: { label: string; path: string }[], currentNav: string | undefined): Markup {
+export function layout(
+  page: ConsolePage,
+  params: Record<string, string>,
+  nav: { label: string; path: string }[],
+  currentNav: string | undefined,
+): Markup {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -56,8 +61,17 @@ ${page.body(params)}
 
 /** The tabs of an app's pages. */
 export function appTabs(appId: string, active: string): Markup {
-  const tabs: [string, string][] = [['Releases', ''], ['Resources', '/resources'], ['Secrets', '/secrets'], ['Domains', '/domains'], ['Analytics', '/analytics'], ['Events', '/events'], ['Invites', '/invites']];
+  const tabs: [string, string][] = [
+    ['Releases', ''],
+    ['Resources', '/resources'],
+    ['Secrets', '/secrets'],
+    ['Domains', '/domains'],
+    ['Analytics', '/analytics'],
+    ['Events', '/events'],
+    ['Invites', '/invites'],
+  ];
   return html`<p class="muted" id="app-origin"></p><nav class="tabs" aria-label="App">${tabs.map(
-    ([label, suffix]) => html`<a href="/apps/${appId}${suffix}"${label === active ? raw(' aria-current="page"') : ''}>${label}</a>`,
+    ([label, suffix]) =>
+      html`<a href="/apps/${appId}${suffix}"${label === active ? raw(' aria-current="page"') : ''}>${label}</a>`,
   )}</nav>`;
 }

@@ -11,7 +11,8 @@ import type { PlanCatalogue } from '../plans/catalogue.ts';
 const require = createRequire(import.meta.url);
 
 /** No inline script or style at all: every script is a file under /assets, so 'self' is enough. */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 function secured(c: Context<Env>): void {
   c.header('Content-Security-Policy', CSP);
@@ -34,15 +35,24 @@ export function consolePages(options: { devOutbox: boolean; plans: PlanCatalogue
     });
     r.get(`/assets/pages/${page.id}.js`, (c) => {
       secured(c);
-      return c.body(page.script, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
+      return c.body(page.script, 200, {
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': 'no-cache',
+      });
     });
   }
   r.get('/assets/console.js', (c) => {
     secured(c);
-    return c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
+    return c.body(CONSOLE_JS, 200, {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'no-cache',
+    });
   });
   // uPlot (the analytics chart), served from its npm package as it is
-  for (const [file, type] of [['uPlot.esm.js', 'text/javascript; charset=utf-8'], ['uPlot.min.css', 'text/css; charset=utf-8']] as const) {
+  for (const [file, type] of [
+    ['uPlot.esm.js', 'text/javascript; charset=utf-8'],
+    ['uPlot.min.css', 'text/css; charset=utf-8'],
+  ] as const) {
     let body: string | undefined;
     r.get(`/assets/${file === 'uPlot.esm.js' ? 'uplot.esm.js' : 'uplot.min.css'}`, (c) => {
       secured(c);
@@ -52,7 +62,10 @@ export function consolePages(options: { devOutbox: boolean; plans: PlanCatalogue
   }
   r.get('/assets/console.css', (c) => {
     secured(c);
-    return c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' });
+    return c.body(CONSOLE_CSS, 200, {
+      'content-type': 'text/css; charset=utf-8',
+      'cache-control': 'no-cache',
+    });
   });
   return r;
 }

@@ -32,8 +32,14 @@ export type DataTarget = {
 type Row = { id: string; data: Record<string, unknown>; created_at: Date; updated_at: Date };
 
 function collectionSpec(target: DataTarget, name: string): { name: string; spec: CollectionSpec } {
-  const r = flattenResources(target.manifest).find((x) => x.resource_type === 'data' && x.resource_name === name);
-  if (!r) throw new ApiError('collection_not_declared', `Collection "${name}" is not declared in this release's resources.data.`);
+  const r = flattenResources(target.manifest).find(
+    (x) => x.resource_type === 'data' && x.resource_name === name,
+  );
+  if (!r)
+    throw new ApiError(
+      'collection_not_declared',
+      `Collection "${name}" is not declared in this release's resources.data.`,
+    );
   return { name, spec: r.spec as CollectionSpec };
 }
 
@@ -42,7 +48,8 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]
 /** A declared field's value, checked and normalised (null clears a field). */
 function checkValue(field: string, spec: FieldSpec, value: unknown): unknown {
   if (value === null) return null;
-  const bad = (expected: string) => new ApiError('invalid_value', `Field "${field}" must be ${expected}.`);
+  const bad = (expected: string) =>
+    new ApiError('invalid_value', `Field "${field}" must be ${expected}.`);
   switch (spec.type) {
     case 'string':
     case 'richtext':
@@ -58,17 +65,20 @@ function checkValue(field: string, spec: FieldSpec, value: unknown): unknown {
       if (typeof value !== 'boolean') throw bad('true or false');
       return value;
     case 'datetime': {
-      if (typeof value !== 'string' || !ISO_DATETIME.test(value) || Number.isNaN(Date.parse(value))) throw bad('an ISO 8601 date-time such as 2026-11-21T10:00:00Z');
+      if (typeof value !== 'string' || !ISO_DATETIME.test(value) || Number.isNaN(Date.parse(value)))
+        throw bad('an ISO 8601 date-time such as 2026-11-21T10:00:00Z');
       return new Date(value).toISOString();
     }
     case 'json':
       if (tooDeep(value)) throw bad(`JSON nested at most ${MAX_JSON_DEPTH} levels deep`);
       return value;
     case 'enum':
-      if (typeof value !== 'string' || !spec.values!.includes(value)) throw bad(`one of ${spec.values!.map((v) => JSON.stringify(v)).join(', ')}`);
+      if (typeof value !== 'string' || !spec.values!.includes(value))
+        throw bad(`one of ${spec.values!.map((v) => JSON.stringify(v)).join(', ')}`);
       return value;
     case 'reference':
-      if (typeof value !== 'string' || !/^row_[0-9a-z]{20}$/.test(value)) throw bad(`the id of a row in "${spec.collection}"`);
+      if (typeof value !== 'string' || !/^row_[0-9a-z]{20}$/.test(value))
+        throw bad(`the id of a row in "${spec.collection}"`);
       return value;
     default:
       throw bad('of a known type');
@@ -76,31 +86,68 @@ function checkValue(field: string, spec: FieldSpec, value: unknown): unknown {
 }
 
 function checkFields(spec: CollectionSpec, fields: unknown): Record<string, unknown> {
-  if (!fields || typeof fields !== 'object' || Array.isArray(fields)) throw new ApiError('invalid_value', 'Fields must be an object.');
+  if (!fields || typeof fields !== 'object' || Array.isArray(fields))
+    throw new ApiError('invalid_value', 'Fields must be an object.');
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fields as Record<string, unknown>)) {
-    if (RESERVED.has(k)) throw new ApiError('reserved_field', `"${k}" is managed by the platform and cannot be written.`);
+    if (RESERVED.has(k))
+      throw new ApiError(
+        'reserved_field',
+        `"${k}" is managed by the platform and cannot be written.`,
+      );
     const f = spec.fields[k];
     if (!f) throw new ApiError('unknown_field', `Field "${k}" is not declared in this collection.`);
     if (v === undefined) continue;
-    if (nulAt(v) !== null) throw new ApiError('invalid_value', `Field "${k}" contains a NUL character (U+0000), which cannot be stored.`);
+    if (nulAt(v) !== null)
+      throw new ApiError(
+        'invalid_value',
+        `Field "${k}" contains a NUL character (U+0000), which cannot be stored.`,
+      );
     out[k] = checkValue(k, f, v);
   }
   return out;
 }
 
-async function checkReferences(trx: Executor, appId: string, spec: CollectionSpec, values: Record<string, unknown>): Promise<void> {
+async function checkReferences(
+  trx: Executor,
+  appId: string,
+  spec: CollectionSpec,
+  values: Record<string, unknown>,
+): Promise<void> {
   for (const [k, v] of Object.entries(values)) {
     const f = spec.fields[k]!;
     if (f.type !== 'reference' || v === null) continue;
-    const hit = await trx.selectFrom('app_rows').select('id').where('app_id', '=', appId).where('collection', '=', f.collection!).where('id', '=', v as string).where('deleted_at', 'is', null).executeTakeFirst();
-    if (!hit) throw new ApiError('reference_not_found', `Field "${k}" names ${String(v)}, which is not a row of "${f.collection}".`);
+    const hit = await trx
+      .selectFrom('app_rows')
+      .select('id')
+      .where('app_id', '=', appId)
+      .where('collection', '=', f.collection!)
+      .where('id', '=', v as string)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!hit)
+      throw new ApiError(
+        'reference_not_found',
+        `Field "${k}" names ${String(v)}, which is not a row of "${f.collection}".`,
+      );
   }
 }
 
 /** Claims the row's unique keys; a key another row holds is `unique_violation`. */
-async function claimUniques(trx: Tx, appId: string, collection: string, spec: CollectionSpec, rowId: string, data: Record<string, unknown>): Promise<void> {
-  await trx.deleteFrom('app_row_uniques').where('app_id', '=', appId).where('collection', '=', collection).where('row_id', '=', rowId).execute();
+async function claimUniques(
+  trx: Tx,
+  appId: string,
+  collection: string,
+  spec: CollectionSpec,
+  rowId: string,
+  data: Record<string, unknown>,
+): Promise<void> {
+  await trx
+    .deleteFrom('app_row_uniques')
+    .where('app_id', '=', appId)
+    .where('collection', '=', collection)
+    .where('row_id', '=', rowId)
+    .execute();
   for (const index of spec.indexes.filter((i) => i.unique)) {
     const parts = index.fields.map((f) => data[f]);
     if (parts.some((p) => p === null || p === undefined)) continue; // as in SQL, nulls do not collide
@@ -111,27 +158,58 @@ async function claimUniques(trx: Tx, appId: string, collection: string, spec: Co
       .onConflict((oc) => oc.doNothing())
       .returning('row_id')
       .executeTakeFirst();
-    if (!claimed) throw new ApiError('unique_violation', `Another row already has these values for unique index "${index.name}" (${index.fields.join(', ')}).`);
+    if (!claimed)
+      throw new ApiError(
+        'unique_violation',
+        `Another row already has these values for unique index "${index.name}" (${index.fields.join(', ')}).`,
+      );
   }
 }
 
 /** Rewrites the row's entries in every declared index (rows with a null in an index's fields are not in it). */
-async function writeIndexEntries(trx: Tx, appId: string, collection: string, spec: CollectionSpec, rowId: string, createdAt: Date, data: Record<string, unknown>): Promise<void> {
-  await trx.deleteFrom('app_row_index_entries').where('app_id', '=', appId).where('collection', '=', collection).where('row_id', '=', rowId).execute();
+async function writeIndexEntries(
+  trx: Tx,
+  appId: string,
+  collection: string,
+  spec: CollectionSpec,
+  rowId: string,
+  createdAt: Date,
+  data: Record<string, unknown>,
+): Promise<void> {
+  await trx
+    .deleteFrom('app_row_index_entries')
+    .where('app_id', '=', appId)
+    .where('collection', '=', collection)
+    .where('row_id', '=', rowId)
+    .execute();
   const entries = spec.indexes
     .map((index) => ({ index, parts: index.fields.map((f) => data[f]) }))
     .filter(({ parts }) => parts.every((p) => p !== null && p !== undefined))
-    .map(({ index, parts }) => ({ app_id: appId, collection, index_name: index.name, key: JSON.stringify(parts), created_at: createdAt, row_id: rowId }));
+    .map(({ index, parts }) => ({
+      app_id: appId,
+      collection,
+      index_name: index.name,
+      key: JSON.stringify(parts),
+      created_at: createdAt,
+      row_id: rowId,
+    }));
   if (entries.length) await trx.insertInto('app_row_index_entries').values(entries).execute();
 }
 
 function toApi(row: Row): Record<string, unknown> {
-  return { id: row.id, ...row.data, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() };
+  return {
+    id: row.id,
+    ...row.data,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
 }
 
 /** Declared field specs of a collection the release declares (for coercing query-string values). */
 export function declaredCollection(manifest: Manifest, name: string): CollectionSpec | undefined {
-  return flattenResources(manifest).find((x) => x.resource_type === 'data' && x.resource_name === name)?.spec as CollectionSpec | undefined;
+  return flattenResources(manifest).find(
+    (x) => x.resource_type === 'data' && x.resource_name === name,
+  )?.spec as CollectionSpec | undefined;
 }
 
 /** A row's size as the storage quota counts it (src/storage/measure.ts): its JSON text as Postgres writes it. */
@@ -140,14 +218,20 @@ const STORED_SIZE = sql<number>`octet_length(data::text)`.as('size');
 /** The row's size as JSON, refused past MAX_ROW_BYTES. */
 function checkSize(data: Record<string, unknown>): number {
   const size = Buffer.byteLength(JSON.stringify(data));
-  if (size > MAX_ROW_BYTES) throw new ApiError('row_too_large', 'A row may hold at most 1 MiB of JSON.');
+  if (size > MAX_ROW_BYTES)
+    throw new ApiError('row_too_large', 'A row may hold at most 1 MiB of JSON.');
   return size;
 }
 
 /** A row id as given (by app code or a URL): a string that can be stored, or undefined (matches nothing). */
 export type RowId = string | undefined;
 
-export async function createRow(deps: Deps, target: DataTarget, collection: string, fields: unknown): Promise<Record<string, unknown>> {
+export async function createRow(
+  deps: Deps,
+  target: DataTarget,
+  collection: string,
+  fields: unknown,
+): Promise<Record<string, unknown>> {
   const { name, spec } = collectionSpec(target, collection);
   const data = checkFields(spec, fields ?? {});
   const size = checkSize(data);
@@ -160,7 +244,15 @@ export async function createRow(deps: Deps, target: DataTarget, collection: stri
     const row = await trx
       .insertInto('app_rows')
       // Millisecond precision, so an (created_at, id) cursor carried through JSON is exact.
-      .values({ app_id: target.appId, collection: name, id, data: JSON.stringify(data), owner_user_id: target.actorUserId ?? null, created_at: new Date(), updated_at: new Date() })
+      .values({
+        app_id: target.appId,
+        collection: name,
+        id,
+        data: JSON.stringify(data),
+        owner_user_id: target.actorUserId ?? null,
+        created_at: new Date(),
+        updated_at: new Date(),
+      })
       .returning(['id', 'data', 'created_at', 'updated_at', STORED_SIZE])
       .executeTakeFirstOrThrow();
     await writeIndexEntries(trx, target.appId, name, spec, id, row.created_at, data);
@@ -171,20 +263,36 @@ export async function createRow(deps: Deps, target: DataTarget, collection: stri
   return created.row;
 }
 
-export async function updateRow(deps: Deps, target: DataTarget, collection: string, rowId: RowId, fields: unknown): Promise<Record<string, unknown>> {
+export async function updateRow(
+  deps: Deps,
+  target: DataTarget,
+  collection: string,
+  rowId: RowId,
+  fields: unknown,
+): Promise<Record<string, unknown>> {
   const { name, spec } = collectionSpec(target, collection);
   if (rowId === undefined) throw new ApiError('not_found', `No such row in "${name}".`);
   const id = rowId;
   const patch = checkFields(spec, fields ?? {});
   const quota = storageQuota(deps);
   const updated = await deps.db.transaction().execute(async (trx) => {
-    let cq = trx.selectFrom('app_rows').select(['data', STORED_SIZE]).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
+    let cq = trx
+      .selectFrom('app_rows')
+      .select(['data', STORED_SIZE])
+      .where('app_id', '=', target.appId)
+      .where('collection', '=', name)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null);
     if (target.onlyOwnerId) cq = cq.where('owner_user_id', '=', target.onlyOwnerId);
     const current = await cq.forUpdate().executeTakeFirst();
     if (!current) throw new ApiError('not_found', `No row ${id} in "${name}".`);
     const data = { ...current.data, ...patch };
     for (const [k, v] of Object.entries(patch)) if (v === null) delete data[k];
-    await quota.check(target.accountId, checkSize(data) - Buffer.byteLength(JSON.stringify(current.data)), trx);
+    await quota.check(
+      target.accountId,
+      checkSize(data) - Buffer.byteLength(JSON.stringify(current.data)),
+      trx,
+    );
     await checkReferences(trx, target.appId, spec, patch);
     await claimUniques(trx, target.appId, name, spec, id, data);
     const row = await trx
@@ -202,16 +310,32 @@ export async function updateRow(deps: Deps, target: DataTarget, collection: stri
   return updated.row;
 }
 
-export async function getRow(deps: Deps, target: DataTarget, collection: string, id: RowId): Promise<Record<string, unknown> | null> {
+export async function getRow(
+  deps: Deps,
+  target: DataTarget,
+  collection: string,
+  id: RowId,
+): Promise<Record<string, unknown> | null> {
   const { name } = collectionSpec(target, collection);
   if (id === undefined) return null;
-  let q = deps.db.selectFrom('app_rows').select(['id', 'data', 'created_at', 'updated_at']).where('app_id', '=', target.appId).where('collection', '=', name).where('id', '=', id).where('deleted_at', 'is', null);
+  let q = deps.db
+    .selectFrom('app_rows')
+    .select(['id', 'data', 'created_at', 'updated_at'])
+    .where('app_id', '=', target.appId)
+    .where('collection', '=', name)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null);
   if (target.onlyOwnerId) q = q.where('owner_user_id', '=', target.onlyOwnerId);
   const row = await q.executeTakeFirst();
   return row ? toApi(row) : null;
 }
 
-export async function deleteRow(deps: Deps, target: DataTarget, collection: string, id: RowId): Promise<{ deleted: boolean }> {
+export async function deleteRow(
+  deps: Deps,
+  target: DataTarget,
+  collection: string,
+  id: RowId,
+): Promise<{ deleted: boolean }> {
   const { name } = collectionSpec(target, collection);
   if (id === undefined) return { deleted: false };
   const freed = await deps.db.transaction().execute(async (trx) => {
@@ -226,8 +350,18 @@ export async function deleteRow(deps: Deps, target: DataTarget, collection: stri
     if (target.onlyOwnerId) uq = uq.where('owner_user_id', '=', target.onlyOwnerId);
     const r = await uq.executeTakeFirst();
     if (!r) return undefined;
-    await trx.deleteFrom('app_row_uniques').where('app_id', '=', target.appId).where('collection', '=', name).where('row_id', '=', id).execute();
-    await trx.deleteFrom('app_row_index_entries').where('app_id', '=', target.appId).where('collection', '=', name).where('row_id', '=', id).execute();
+    await trx
+      .deleteFrom('app_row_uniques')
+      .where('app_id', '=', target.appId)
+      .where('collection', '=', name)
+      .where('row_id', '=', id)
+      .execute();
+    await trx
+      .deleteFrom('app_row_index_entries')
+      .where('app_id', '=', target.appId)
+      .where('collection', '=', name)
+      .where('row_id', '=', id)
+      .execute();
     return Number(r.size);
   });
   if (freed === undefined) return { deleted: false };
@@ -242,9 +376,18 @@ export async function deleteRow(deps: Deps, target: DataTarget, collection: stri
 export const MAX_PAGE_BYTES = 8 * 1024 * 1024;
 
 /** `ctx.data...list()`: one answer holding every row asked for, or `payload_too_large` when they would pass MAX_PAGE_BYTES. */
-export async function listRows(deps: Deps, target: DataTarget, collection: string, query: unknown): Promise<Record<string, unknown>[]> {
+export async function listRows(
+  deps: Deps,
+  target: DataTarget,
+  collection: string,
+  query: unknown,
+): Promise<Record<string, unknown>[]> {
   const { rows, cut } = await listRowsPage(deps, target, collection, query);
-  if (cut) throw new ApiError('payload_too_large', `These rows come to more than ${MAX_PAGE_BYTES / 1024 / 1024} MiB of JSON; ask for fewer (limit).`);
+  if (cut)
+    throw new ApiError(
+      'payload_too_large',
+      `These rows come to more than ${MAX_PAGE_BYTES / 1024 / 1024} MiB of JSON; ask for fewer (limit).`,
+    );
   return rows;
 }
 
@@ -253,37 +396,65 @@ export async function listRows(deps: Deps, target: DataTarget, collection: strin
  * The rows that fit in MAX_PAGE_BYTES, at least one: `cut` when some asked for were left for the
  * next page. Postgres measures and drops them, so they never reach this process.
  */
-export async function listRowsPage(deps: Deps, target: DataTarget, collection: string, query: unknown, page: { after?: { at: Date; id: string } } = {}): Promise<{ rows: Record<string, unknown>[]; cut: boolean }> {
+export async function listRowsPage(
+  deps: Deps,
+  target: DataTarget,
+  collection: string,
+  query: unknown,
+  page: { after?: { at: Date; id: string } } = {},
+): Promise<{ rows: Record<string, unknown>[]; cut: boolean }> {
   const { name, spec } = collectionSpec(target, collection);
   const opts = (query ?? {}) as { where?: unknown; limit?: unknown };
-  if (typeof opts !== 'object' || opts === null) throw new ApiError('invalid_query', 'list() takes { where, limit }.');
+  if (typeof opts !== 'object' || opts === null)
+    throw new ApiError('invalid_query', 'list() takes { where, limit }.');
   const limit = opts.limit === undefined ? DEFAULT_LIST_LIMIT : opts.limit;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new ApiError('invalid_query', `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`);
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT)
+    throw new ApiError(
+      'invalid_query',
+      `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`,
+    );
   const where = opts.where === undefined ? {} : checkFields(spec, opts.where);
   for (const k of Object.keys(where)) {
-    if (spec.fields[k]!.type === 'json') throw new ApiError('invalid_query', `where cannot compare json field "${k}"; filter on a scalar field.`);
+    if (spec.fields[k]!.type === 'json')
+      throw new ApiError(
+        'invalid_query',
+        `where cannot compare json field "${k}"; filter on a scalar field.`,
+      );
   }
-  const nullFields = Object.entries(where).filter(([, v]) => v === null).map(([k]) => k);
+  const nullFields = Object.entries(where)
+    .filter(([, v]) => v === null)
+    .map(([k]) => k);
   const match = Object.fromEntries(Object.entries(where).filter(([, v]) => v !== null));
   // A declared index whose fields the filter fixes: the widest one wins.
   const index = spec.indexes
     .filter((i) => i.fields.every((f) => Object.hasOwn(match, f)))
     .sort((a, b) => b.fields.length - a.fields.length)[0];
   if (index) {
-    const rest = Object.fromEntries(Object.entries(match).filter(([k]) => !index.fields.includes(k)));
+    const rest = Object.fromEntries(
+      Object.entries(match).filter(([k]) => !index.fields.includes(k)),
+    );
     let q = deps.db
       .selectFrom('app_row_index_entries as e')
-      .innerJoin('app_rows as r', (j) => j.onRef('r.app_id', '=', 'e.app_id').onRef('r.collection', '=', 'e.collection').onRef('r.id', '=', 'e.row_id'))
+      .innerJoin('app_rows as r', (j) =>
+        j
+          .onRef('r.app_id', '=', 'e.app_id')
+          .onRef('r.collection', '=', 'e.collection')
+          .onRef('r.id', '=', 'e.row_id'),
+      )
       .select(['r.id', 'r.data', 'r.created_at', 'r.updated_at'])
       .where('e.app_id', '=', target.appId)
       .where('e.collection', '=', name)
       .where('e.index_name', '=', index.name)
       .where('e.key', '=', JSON.stringify(index.fields.map((f) => match[f])))
       .where('r.deleted_at', 'is', null);
-    if (Object.keys(rest).length) q = q.where(sql<boolean>`r.data @> ${JSON.stringify(rest)}::jsonb`);
+    if (Object.keys(rest).length)
+      q = q.where(sql<boolean>`r.data @> ${JSON.stringify(rest)}::jsonb`);
     for (const f of nullFields) q = q.where(sql<boolean>`r.data->${f} is null`);
     if (target.onlyOwnerId) q = q.where('r.owner_user_id', '=', target.onlyOwnerId);
-    if (page.after) q = q.where(sql<boolean>`(e.created_at, e.row_id) > (${page.after.at}::timestamptz, ${page.after.id})`);
+    if (page.after)
+      q = q.where(
+        sql<boolean>`(e.created_at, e.row_id) > (${page.after.at}::timestamptz, ${page.after.id})`,
+      );
     return withinBudget(deps, q.orderBy('e.created_at').orderBy('e.row_id').limit(limit));
   }
   let q = deps.db
@@ -294,20 +465,35 @@ export async function listRowsPage(deps: Deps, target: DataTarget, collection: s
     .where('deleted_at', 'is', null);
   if (Object.keys(match).length) {
     // Unindexed fields: containment (the GIN index app_rows_match_idx can serve it), in list order.
-    q = q.where(sql<boolean>`app_row_doc(app_id, collection, data) @> ${JSON.stringify({ $a: target.appId, $c: name, ...match })}::jsonb`);
+    q = q.where(
+      sql<boolean>`app_row_doc(app_id, collection, data) @> ${JSON.stringify({ $a: target.appId, $c: name, ...match })}::jsonb`,
+    );
   }
   for (const f of nullFields) q = q.where(sql<boolean>`data->${f} is null`);
   if (target.onlyOwnerId) q = q.where('owner_user_id', '=', target.onlyOwnerId);
-  if (page.after) q = q.where(sql<boolean>`(created_at, id) > (${page.after.at}::timestamptz, ${page.after.id})`);
+  if (page.after)
+    q = q.where(sql<boolean>`(created_at, id) > (${page.after.at}::timestamptz, ${page.after.id})`);
   return withinBudget(deps, q.orderBy('created_at').orderBy('id').limit(limit));
 }
 
 /** The page `inner` selects (ordered and limited), its rows' data sent only while their running size stays within MAX_PAGE_BYTES (the first row always). */
-async function withinBudget(deps: Deps, inner: { as(alias: 'p'): AliasedSelectQueryBuilder<Row, 'p'> }): Promise<{ rows: Record<string, unknown>[]; cut: boolean }> {
+async function withinBudget(
+  deps: Deps,
+  inner: { as(alias: 'p'): AliasedSelectQueryBuilder<Row, 'p'> },
+): Promise<{ rows: Record<string, unknown>[]; cut: boolean }> {
   const upTo = sql<number>`sum(octet_length(p.data::text)) over (order by p.created_at, p.id)`;
   const sized = await deps.db
     .selectFrom(inner.as('p'))
-    .select(['p.id', 'p.created_at', 'p.updated_at', sql<Row['data'] | null>`case when ${upTo} <= ${MAX_PAGE_BYTES} or row_number() over (order by p.created_at, p.id) = 1 then p.data end`.as('data')])
+    .select([
+      'p.id',
+      'p.created_at',
+      'p.updated_at',
+      sql<
+        Row['data'] | null
+      >`case when ${upTo} <= ${MAX_PAGE_BYTES} or row_number() over (order by p.created_at, p.id) = 1 then p.data end`.as(
+        'data',
+      ),
+    ])
     .orderBy('p.created_at')
     .orderBy('p.id')
     .execute();

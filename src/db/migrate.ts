@@ -15,7 +15,11 @@ export async function readMigrations(dir = SQL_DIR): Promise<Migration[]> {
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(`${dir}/${name}`, 'utf8');
-      return { id: name.replace(/\.sql$/, ''), sql, checksum: createHash('sha256').update(sql).digest('hex') };
+      return {
+        id: name.replace(/\.sql$/, ''),
+        sql,
+        checksum: createHash('sha256').update(sql).digest('hex'),
+      };
     }),
   );
 }
@@ -34,17 +38,25 @@ export async function migrate(connectionString: string): Promise<string[]> {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(`create table if not exists platform_migrations (
       id text primary key, checksum text not null, applied_at timestamptz not null default now())`);
-    const { rows } = await client.query<{ id: string; checksum: string }>('select id, checksum from platform_migrations');
+    const { rows } = await client.query<{ id: string; checksum: string }>(
+      'select id, checksum from platform_migrations',
+    );
     const done = new Map(rows.map((r) => [r.id, r.checksum]));
     for (const m of migrations) {
       const seen = done.get(m.id);
       if (seen !== undefined) {
-        if (seen !== m.checksum) throw new Error(`Migration ${m.id} was edited after it was applied; add a new migration instead.`);
+        if (seen !== m.checksum)
+          throw new Error(
+            `Migration ${m.id} was edited after it was applied; add a new migration instead.`,
+          );
         continue;
       }
       await client.query('begin');
       try {
-        await client.query('insert into platform_migrations (id, checksum) values ($1, $2)', [m.id, m.checksum]);
+        await client.query('insert into platform_migrations (id, checksum) values ($1, $2)', [
+          m.id,
+          m.checksum,
+        ]);
         await client.query(m.sql);
         await client.query('commit');
         applied.push(m.id);

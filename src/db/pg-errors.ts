@@ -12,7 +12,10 @@ export function mapPgError(err: unknown): ApiError | undefined {
     case '22008':
       return new ApiError('invalid_request', 'A value has an invalid format.');
     case '57014':
-      return new ApiError('service_unavailable', 'The database took too long to answer; try again.');
+      return new ApiError(
+        'service_unavailable',
+        'The database took too long to answer; try again.',
+      );
     case '53300':
     case '57P01':
     case '57P03':

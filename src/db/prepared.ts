@@ -21,7 +21,10 @@ export function hot<Q extends CompiledQuery>(query: Q): Q {
 }
 
 /** Runs a Kysely query (built as usual) as a named prepared statement; its rows. */
-export async function hotRows<O>(db: { executeQuery<R>(q: CompiledQuery<R>): Promise<QueryResult<R>> }, builder: { compile(): CompiledQuery<O> }): Promise<O[]> {
+export async function hotRows<O>(
+  db: { executeQuery<R>(q: CompiledQuery<R>): Promise<QueryResult<R>> },
+  builder: { compile(): CompiledQuery<O> },
+): Promise<O[]> {
   return (await db.executeQuery(hot(builder.compile()))).rows;
 }
 
@@ -30,7 +33,11 @@ type Query = (...args: unknown[]) => unknown;
 /** Makes a pool connection run marked SQL texts as named statements (pg prepares each once per connection). */
 export function usePreparedStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as Query;
-  (client as unknown as { query: Query }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+  (client as unknown as { query: Query }).query = (
+    text: unknown,
+    values?: unknown,
+    callback?: unknown,
+  ) => {
     const name = typeof text === 'string' ? names.get(text) : undefined;
     if (name === undefined || typeof values === 'function') return query(text, values, callback);
     return query({ name, text, values }, callback);

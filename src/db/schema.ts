@@ -2,7 +2,11 @@ import type { ColumnType, Generated } from 'kysely';
 
 /** Timestamps come back from pg as Date; we insert with defaults or Date. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+export type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
 
 export interface UsersTable {
   id: string;
@@ -48,8 +52,12 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
 }
 
-
-export type ActivationStatus = 'live' | 'inactive' | 'pending_secrets' | 'requires_migration' | 'failed';
+export type ActivationStatus =
+  | 'live'
+  | 'inactive'
+  | 'pending_secrets'
+  | 'requires_migration'
+  | 'failed';
 export type Severity = 'debug' | 'info' | 'warn' | 'error';
 type Json = ColumnType<unknown, string, string>;
 

@@ -12,8 +12,28 @@ import { clientAddress } from '../http/client.ts';
 import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
 import { bodyOf, jsonBody, query, queryOf } from '../http/validate.ts';
-import { DeviceApproval, DeviceApproveRequest, DeviceDecision, DeviceDenyRequest, DevicePoll, DevicePollRequest, DeviceStart, DeviceStartRequest, UserCode } from './schemas.ts';
-import { decide, DEVICE_LIFETIME_SECONDS, findByUserCode, formatUserCode, invalidCode, poll, POLL_INTERVAL_SECONDS, shownStatus, startDevice } from './service.ts';
+import {
+  DeviceApproval,
+  DeviceApproveRequest,
+  DeviceDecision,
+  DeviceDenyRequest,
+  DevicePoll,
+  DevicePollRequest,
+  DeviceStart,
+  DeviceStartRequest,
+  UserCode,
+} from './schemas.ts';
+import {
+  decide,
+  DEVICE_LIFETIME_SECONDS,
+  findByUserCode,
+  formatUserCode,
+  invalidCode,
+  poll,
+  POLL_INTERVAL_SECONDS,
+  shownStatus,
+  startDevice,
+} from './service.ts';
 
 const tags = ['Device authorization'];
 export const ApprovalQuery = v.strictObject({ user_code: UserCode });
@@ -21,7 +41,8 @@ export const ApprovalQuery = v.strictObject({ user_code: UserCode });
 const start = operation({
   operationId: 'startDeviceAuthorization',
   summary: 'Start a browser-approved login (CLI)',
-  description: 'Show `user_code` and `verification_uri` to the person, then poll with `device_code` every `interval` seconds. Codes live 10 minutes.',
+  description:
+    'Show `user_code` and `verification_uri` to the person, then poll with `device_code` every `interval` seconds. Codes live 10 minutes.',
   tags,
   security: 'none',
   responses: { 200: DeviceStart },
@@ -48,11 +69,17 @@ const approval = operation({
 const approve = operation({
   operationId: 'approveDeviceAuthorization',
   summary: 'Approve a device authorization (console)',
-  description: 'Creates an API key for you, named after the client, which only the polling client receives. `account_id` (default: your default account) is the account the CLI will act on.',
+  description:
+    'Creates an API key for you, named after the client, which only the polling client receives. `account_id` (default: your default account) is the account the CLI will act on.',
   tags,
   security: 'session',
   responses: { 200: DeviceDecision },
-  errors: ['invalid_device_authorization', 'device_authorization_expired', 'abuse_throttled', 'not_found'],
+  errors: [
+    'invalid_device_authorization',
+    'device_authorization_expired',
+    'abuse_throttled',
+    'not_found',
+  ],
 });
 const deny = operation({
   operationId: 'denyDeviceAuthorization',
@@ -67,9 +94,14 @@ const deny = operation({
 export function deviceStartRoutes(): Hono<Env> {
   const r = new Hono<Env>();
   r.post('/start', start, jsonBody(DeviceStartRequest, { optional: true }), async (c) => {
-    await enforce(c.var.deps.db, 'logins started', [[`device-start:ip:${clientAddress(c)}`, LIMITS.deviceStartPerClient]]);
+    await enforce(c.var.deps.db, 'logins started', [
+      [`device-start:ip:${clientAddress(c)}`, LIMITS.deviceStartPerClient],
+    ]);
     const { client_name } = bodyOf(c, DeviceStartRequest);
-    const { deviceCode, userCode } = await startDevice(c.var.deps.db, client_name ?? 'platform CLI');
+    const { deviceCode, userCode } = await startDevice(
+      c.var.deps.db,
+      client_name ?? 'platform CLI',
+    );
     const page = `${publicUrl(c.var.deps.config, c.var.deps.config.hosts.console)}/device`;
     const shown = formatUserCode(userCode);
     return start.reply(c, 200, {
@@ -82,15 +114,25 @@ export function deviceStartRoutes(): Hono<Env> {
     });
   });
   r.post('/poll', pollOp, jsonBody(DevicePollRequest), async (c) => {
-    await enforce(c.var.deps.db, 'polls', [[`device-poll:ip:${clientAddress(c)}`, LIMITS.devicePollPerClient]]);
+    await enforce(c.var.deps.db, 'polls', [
+      [`device-poll:ip:${clientAddress(c)}`, LIMITS.devicePollPerClient],
+    ]);
     c.header('Cache-Control', 'no-store');
-    return pollOp.reply(c, 200, await poll(c.var.deps.db, bodyOf(c, DevicePollRequest).device_code));
+    return pollOp.reply(
+      c,
+      200,
+      await poll(c.var.deps.db, bodyOf(c, DevicePollRequest).device_code),
+    );
   });
   return r;
 }
 
 /** Runs `lookup` behind the wrong-code limits: refused outright once over, and a miss counts. */
-async function guarded<T>(c: Context<Env>, userCode: string, lookup: (row: NonNullable<Awaited<ReturnType<typeof findByUserCode>>>) => Promise<T>): Promise<T> {
+async function guarded<T>(
+  c: Context<Env>,
+  userCode: string,
+  lookup: (row: NonNullable<Awaited<ReturnType<typeof findByUserCode>>>) => Promise<T>,
+): Promise<T> {
   const db = c.var.deps.db;
   const keys = [
     [`user-code-miss:session:${sessionOnly(c).id}`, LIMITS.userCodeMissesPerSession],
@@ -124,12 +166,26 @@ export function deviceApprovalRoutes(): Hono<Env> {
   });
   r.post('/approve', approve, jsonBody(DeviceApproveRequest), async (c) => {
     const { user_code, account_id } = bodyOf(c, DeviceApproveRequest);
-    const result = await guarded(c, user_code, () => decide(c.var.deps.db, { userCode: user_code, userId: c.var.actor.userId, approve: true, accountId: account_id ?? null }));
+    const result = await guarded(c, user_code, () =>
+      decide(c.var.deps.db, {
+        userCode: user_code,
+        userId: c.var.actor.userId,
+        approve: true,
+        accountId: account_id ?? null,
+      }),
+    );
     return approve.reply(c, 200, { user_code: formatUserCode(user_code), status: result.status });
   });
   r.post('/deny', deny, jsonBody(DeviceDenyRequest), async (c) => {
     const { user_code } = bodyOf(c, DeviceDenyRequest);
-    const result = await guarded(c, user_code, () => decide(c.var.deps.db, { userCode: user_code, userId: c.var.actor.userId, approve: false, accountId: null }));
+    const result = await guarded(c, user_code, () =>
+      decide(c.var.deps.db, {
+        userCode: user_code,
+        userId: c.var.actor.userId,
+        approve: false,
+        accountId: null,
+      }),
+    );
     return deny.reply(c, 200, { user_code: formatUserCode(user_code), status: result.status });
   });
   return r;

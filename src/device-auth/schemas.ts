@@ -12,7 +12,16 @@ export const UserCode = v.pipe(
 
 export const DeviceStartRequest = component(
   'DeviceStartRequest',
-  v.strictObject({ client_name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 100 characters'), v.maxLength(100, 'must be 1 to 100 characters'))) }),
+  v.strictObject({
+    client_name: v.optional(
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.minLength(1, 'must be 1 to 100 characters'),
+        v.maxLength(100, 'must be 1 to 100 characters'),
+      ),
+    ),
+  }),
 );
 
 export const DeviceStart = component(
@@ -39,17 +48,43 @@ export const DeviceApproval = component(
   }),
 );
 
-export const DeviceApproveRequest = component('DeviceApproveRequest', v.strictObject({ user_code: UserCode, account_id: v.optional(v.pipe(v.string(), v.regex(/^acct_[0-9a-z]{1,64}$/, 'must be an account id (acct_...)'))) }));
-export const DeviceDenyRequest = component('DeviceDenyRequest', v.strictObject({ user_code: UserCode }));
-export const DeviceDecision = component('DeviceDecision', v.strictObject({ user_code: v.string(), status: v.picklist(['approved', 'denied']) }));
+export const DeviceApproveRequest = component(
+  'DeviceApproveRequest',
+  v.strictObject({
+    user_code: UserCode,
+    account_id: v.optional(
+      v.pipe(v.string(), v.regex(/^acct_[0-9a-z]{1,64}$/, 'must be an account id (acct_...)')),
+    ),
+  }),
+);
+export const DeviceDenyRequest = component(
+  'DeviceDenyRequest',
+  v.strictObject({ user_code: UserCode }),
+);
+export const DeviceDecision = component(
+  'DeviceDecision',
+  v.strictObject({ user_code: v.string(), status: v.picklist(['approved', 'denied']) }),
+);
 
-export const DevicePollRequest = component('DevicePollRequest', v.strictObject({ device_code: v.pipe(v.string(), v.maxLength(200)) }));
+export const DevicePollRequest = component(
+  'DevicePollRequest',
+  v.strictObject({ device_code: v.pipe(v.string(), v.maxLength(200)) }),
+);
 
 export const DevicePoll = component(
   'DevicePoll',
   v.union([
-    v.strictObject({ status: v.picklist(['authorization_pending', 'slow_down']), interval: v.number() }),
-    v.strictObject({ status: v.literal('approved'), api_key: v.pipe(v.string(), v.startsWith('ap_')), api_key_id: v.string(), key_prefix: v.string(), account_id: v.string() }),
+    v.strictObject({
+      status: v.picklist(['authorization_pending', 'slow_down']),
+      interval: v.number(),
+    }),
+    v.strictObject({
+      status: v.literal('approved'),
+      api_key: v.pipe(v.string(), v.startsWith('ap_')),
+      api_key_id: v.string(),
+      key_prefix: v.string(),
+      account_id: v.string(),
+    }),
     v.strictObject({ status: v.picklist(['denied', 'expired', 'consumed']) }),
   ]),
 );

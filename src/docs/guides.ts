@@ -16,7 +16,11 @@ export function loadGuides(): Guide[] {
     .sort()
     .map((file) => {
       const text = readFileSync(DIR + file, 'utf8');
-      return { slug: file.slice(3, -3), title: (/^# (.+)$/m.exec(text)?.[1] ?? file).replaceAll('`', ''), html: marked.parse(text, { async: false }) };
+      return {
+        slug: file.slice(3, -3),
+        title: (/^# (.+)$/m.exec(text)?.[1] ?? file).replaceAll('`', ''),
+        html: marked.parse(text, { async: false }),
+      };
     });
   return guides;
 }

@@ -46,12 +46,15 @@ export function manifestSchema(baseUrl: string): Record<string, unknown> {
     for (const value of Object.values(node)) walk(value);
   };
   walk({ ...out, $defs: undefined });
-  const defs = Object.fromEntries(Object.entries((out.$defs ?? {}) as Record<string, unknown>).filter(([name]) => used.has(name)));
+  const defs = Object.fromEntries(
+    Object.entries((out.$defs ?? {}) as Record<string, unknown>).filter(([name]) => used.has(name)),
+  );
   const schema = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${baseUrl}${MANIFEST_SCHEMA_PATH}`,
     title: 'manifest.platform.json (v0)',
-    description: 'The app manifest: app metadata, runtime settings and resource declarations. The publish request adds files, a message and provenance to it.',
+    description:
+      'The app manifest: app metadata, runtime settings and resource declarations. The publish request adds files, a message and provenance to it.',
     ...Object.fromEntries(Object.entries(out).filter(([k]) => k !== '$schema' && k !== '$defs')),
     $defs: defs,
   };

@@ -47,15 +47,22 @@ const anchor = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '-');
 /** A short type: `string`, `AppSummary[]`, `"a" | "b"`, `string | null`, with records linked. */
 export function typeOf(schema: Schema | undefined): Markup {
   if (!schema) return html`any`;
-  if (schema.$ref) return html`<a href="#schema-${refName(schema.$ref)}">${refName(schema.$ref)}</a>`;
+  if (schema.$ref)
+    return html`<a href="#schema-${refName(schema.$ref)}">${refName(schema.$ref)}</a>`;
   if (schema.const !== undefined) return html`<code>${JSON.stringify(schema.const)}</code>`;
-  if (schema.enum) return html`${schema.enum.map((v, i) => html`${i ? ' | ' : ''}<code>${JSON.stringify(v)}</code>`)}`;
+  if (schema.enum)
+    return html`${schema.enum.map((v, i) => html`${i ? ' | ' : ''}<code>${JSON.stringify(v)}</code>`)}`;
   const union = schema.anyOf ?? schema.oneOf;
   if (union) return html`${union.map((s, i) => html`${i ? ' | ' : ''}${typeOf(s)}`)}`;
   if (schema.type === 'array') return html`${typeOf(schema.items)}[]`;
   if (schema.type === 'object' && !schema.properties) return html`object`;
   if (schema.type === 'object') return html`object`;
-  const notes = [schema.format, schema.pattern ? `pattern ${schema.pattern}` : '', schema.minLength !== undefined ? `${schema.minLength}..${schema.maxLength ?? ''} chars` : '', schema.minimum !== undefined ? `${schema.minimum}..${schema.maximum ?? ''}` : '']
+  const notes = [
+    schema.format,
+    schema.pattern ? `pattern ${schema.pattern}` : '',
+    schema.minLength !== undefined ? `${schema.minLength}..${schema.maxLength ?? ''} chars` : '',
+    schema.minimum !== undefined ? `${schema.minimum}..${schema.maximum ?? ''}` : '',
+  ]
     .filter(Boolean)
     .join(', ');
   return html`${schema.type ?? 'any'}${notes ? html` <span class="muted">(${notes})</span>` : ''}`;
@@ -64,10 +71,12 @@ export function typeOf(schema: Schema | undefined): Markup {
 /** The fields of an object schema as a table (nested objects inline). */
 function fields(schema: Schema): Markup {
   const props = Object.entries(schema.properties ?? {});
-  if (!props.length) return html`<p class="muted">${typeof schema.additionalProperties === 'object' ? html`An object whose values are ${typeOf(schema.additionalProperties)}.` : 'A free-form object.'}</p>`;
+  if (!props.length)
+    return html`<p class="muted">${typeof schema.additionalProperties === 'object' ? html`An object whose values are ${typeOf(schema.additionalProperties)}.` : 'A free-form object.'}</p>`;
   const required = new Set(schema.required ?? []);
   return html`<table><thead><tr><th>field</th><th>type</th><th></th></tr></thead><tbody>${props.map(
-    ([name, s]) => html`<tr><td><code>${name}</code></td><td>${typeOf(s)}${s.type === 'object' && s.properties ? fields(s) : ''}</td><td>${required.has(name) ? 'required' : html`<span class="muted">optional</span>`}</td></tr>`,
+    ([name, s]) =>
+      html`<tr><td><code>${name}</code></td><td>${typeOf(s)}${s.type === 'object' && s.properties ? fields(s) : ''}</td><td>${required.has(name) ? 'required' : html`<span class="muted">optional</span>`}</td></tr>`,
   )}</tbody></table>`;
 }
 
@@ -84,7 +93,11 @@ const SECURITY: Record<string, string> = {
 };
 
 function operation(method: string, path: string, op: Operation): Markup {
-  const security = op.security.map((req) => Object.keys(req).map((k) => SECURITY[k] ?? k).join(' + '));
+  const security = op.security.map((req) =>
+    Object.keys(req)
+      .map((k) => SECURITY[k] ?? k)
+      .join(' + '),
+  );
   const request = op.requestBody?.content?.['application/json']?.schema;
   return html`<section class="op" id="${op.operationId}">
 <h3><span class="method ${method}">${method.toUpperCase()}</span> <code>${path}</code></h3>
@@ -114,9 +127,12 @@ export function referenceBody(doc: OpenApiDocument): Markup {
   const schemas = Object.entries(doc.components.schemas as Record<string, Schema>);
   return html`<p>${(doc.info as { description?: string }).description} Base URL: <code>${(doc.servers as { url: string }[])[0]?.url}</code>. Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>
 <p>Every error is <code>{"error": {"code", "message", "details"?}}</code>; each operation lists the codes each status can carry.</p>
-<nav class="toc" aria-label="Operations">${tags.filter((t) => byTag.has(t.name)).map(
-    (t) => html`<div><strong><a href="#tag-${anchor(t.name)}">${t.name}</a></strong><ul>${byTag.get(t.name)!.map(([m, p, op]) => html`<li><a href="#${op.operationId}"><span class="method ${m}">${m.toUpperCase()}</span> ${p}</a></li>`)}</ul></div>`,
-  )}</nav>
+<nav class="toc" aria-label="Operations">${tags
+    .filter((t) => byTag.has(t.name))
+    .map(
+      (t) =>
+        html`<div><strong><a href="#tag-${anchor(t.name)}">${t.name}</a></strong><ul>${byTag.get(t.name)!.map(([m, p, op]) => html`<li><a href="#${op.operationId}"><span class="method ${m}">${m.toUpperCase()}</span> ${p}</a></li>`)}</ul></div>`,
+    )}</nav>
 ${tags.filter((t) => byTag.has(t.name)).map((t) => html`<h2 id="tag-${anchor(t.name)}">${t.name}</h2><p class="muted">${t.description}</p>${byTag.get(t.name)!.map(([m, p, op]) => operation(m, p, op))}`)}
 <h2 id="records">Records</h2>
 ${schemas.map(([name, s]) => html`<section class="op" id="schema-${name}"><h3>${name}</h3>${s.description ? html`<p>${s.description}</p>` : ''}${body({ ...s, examples: undefined })}${s.examples?.length ? html`<details><summary>Example</summary><pre>${JSON.stringify(s.examples[0], null, 2)}</pre></details>` : ''}</section>`)}

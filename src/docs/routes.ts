@@ -8,7 +8,8 @@ import { loadGuides, type Guide } from './guides.ts';
 import { MANIFEST_SCHEMA_PATH, manifestSchema } from './manifest-schema.ts';
 import { referenceBody } from './reference.ts';
 
-const CSP = "default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 const CSS = `:root{color-scheme:light dark;--fg:#1d2430;--muted:#5b6473;--bg:#fff;--side:#f7f8fa;--line:#d9dde3;--accent:#3457d5;--code:#eef1f5}
 @media (prefers-color-scheme:dark){:root{--fg:#e7eaf0;--muted:#a3abb8;--bg:#12151b;--side:#1a1e26;--line:#2c323d;--accent:#7d98ff;--code:#232935}}
@@ -24,7 +25,12 @@ table{border-collapse:collapse;width:100%;font-size:.92rem;margin:.5rem 0}th,td{
 .toc{columns:2 18rem;font-size:.9rem}.toc ul{list-style:none;padding-left:0}
 @media (max-width:720px){body{display:block}aside{width:auto;border-right:0;border-bottom:1px solid var(--line)}main{padding:1rem}}`;
 
-function page(c: Context<Env>, title: string, current: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
+function page(
+  c: Context<Env>,
+  title: string,
+  current: string,
+  body: HtmlEscapedString | Promise<HtmlEscapedString>,
+) {
   c.header('Content-Security-Policy', CSP);
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Referrer-Policy', 'no-referrer');
@@ -37,14 +43,29 @@ function page(c: Context<Env>, title: string, current: string, body: HtmlEscaped
 <main>${body}</main></body></html>`);
 }
 
-export function docsPages(options: { document: () => OpenApiDocument; publicBase: string }): Hono<Env> {
+export function docsPages(options: {
+  document: () => OpenApiDocument;
+  publicBase: string;
+}): Hono<Env> {
   const r = new Hono<Env>();
   r.get('/', (c) =>
-    page(c, 'Docs', '', html`<h1>Platform docs</h1><p>Publish and operate small web apps: a manifest, some files, and the platform serves, runs and keeps them.</p>
+    page(
+      c,
+      'Docs',
+      '',
+      html`<h1>Platform docs</h1><p>Publish and operate small web apps: a manifest, some files, and the platform serves, runs and keeps them.</p>
 <h2>Guides</h2><ul>${loadGuides().map((g: Guide) => html`<li><a href="/guides/${g.slug}">${g.title}</a></li>`)}</ul>
-<h2>Reference</h2><ul><li><a href="/reference">The /v0 API</a>: every operation, its statuses, error codes and examples.</li><li><a href="/openapi.json">/openapi.json</a>: the same as OpenAPI 3.1, for generated clients.</li><li><a href="${MANIFEST_SCHEMA_PATH}">${MANIFEST_SCHEMA_PATH}</a>: the manifest's JSON Schema, for editors.</li></ul>`),
+<h2>Reference</h2><ul><li><a href="/reference">The /v0 API</a>: every operation, its statuses, error codes and examples.</li><li><a href="/openapi.json">/openapi.json</a>: the same as OpenAPI 3.1, for generated clients.</li><li><a href="${MANIFEST_SCHEMA_PATH}">${MANIFEST_SCHEMA_PATH}</a>: the manifest's JSON Schema, for editors.</li></ul>`,
+    ),
   );
-  r.get('/reference', (c) => page(c, 'API reference', 'reference', html`<h1>API reference (v0)</h1>${referenceBody(options.document())}`));
+  r.get('/reference', (c) =>
+    page(
+      c,
+      'API reference',
+      'reference',
+      html`<h1>API reference (v0)</h1>${referenceBody(options.document())}`,
+    ),
+  );
   r.get('/guides/:slug', (c) => {
     const guide = loadGuides().find((g) => g.slug === c.req.param('slug'));
     if (!guide) return c.notFound();
@@ -52,7 +73,9 @@ export function docsPages(options: { document: () => OpenApiDocument; publicBase
   });
   r.get('/openapi.json', (c) => c.json(options.document()));
   r.get(MANIFEST_SCHEMA_PATH, (c) => manifestSchemaResponse(c, options.publicBase));
-  r.get('/assets/docs.css', (c) => c.body(CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }));
+  r.get('/assets/docs.css', (c) =>
+    c.body(CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }),
+  );
   return r;
 }
 

@@ -37,7 +37,8 @@ async function look<T>(fn: () => Promise<T[]>): Promise<Lookup<T>> {
 }
 
 const bare = (name: string) => name.toLowerCase().replace(/\.$/, '');
-const failed = (l: Lookup<unknown>) => (l.failure ? ` (the look-up failed: ${l.failure}; check that the zone's name servers answer)` : '');
+const failed = (l: Lookup<unknown>) =>
+  l.failure ? ` (the look-up failed: ${l.failure}; check that the zone's name servers answer)` : '';
 
 async function txtCheck(r: Resolver, hostname: string, value: string): Promise<DnsCheck> {
   const name = `${CHALLENGE_PREFIX}.${hostname}`;
@@ -57,23 +58,54 @@ async function addresses(r: Resolver, name: string): Promise<Lookup<string>> {
   return { records: [...a.records, ...aaaa.records], failure: a.failure ?? aaaa.failure };
 }
 
-async function trafficCheck(r: Resolver, config: Config, hostname: string, apex: boolean): Promise<DnsCheck> {
+async function trafficCheck(
+  r: Resolver,
+  config: Config,
+  hostname: string,
+  apex: boolean,
+): Promise<DnsCheck> {
   const target = config.domains.cnameTarget;
   const targetAddrs = await addresses(r, target);
   const expectedAddrs = new Set([...targetAddrs.records, ...config.domains.apexAddresses]);
   if (!apex) {
     const cname = await look(() => r.resolveCname(hostname));
     const found = cname.records.map(bare);
-    if (found.includes(target)) return { check: 'cname', name: hostname, ok: true, blocking: false, expected: target, found, message: `CNAME ${hostname} points to ${target}.` };
+    if (found.includes(target))
+      return {
+        check: 'cname',
+        name: hostname,
+        ok: true,
+        blocking: false,
+        expected: target,
+        found,
+        message: `CNAME ${hostname} points to ${target}.`,
+      };
     const own = await addresses(r, hostname);
     const flattened = own.records.length > 0 && own.records.every((a) => expectedAddrs.has(a));
-    if (flattened) return { check: 'cname', name: hostname, ok: true, blocking: false, expected: target, found: own.records, message: `${hostname} resolves to the same addresses as ${target} (a flattened or proxied CNAME).` };
+    if (flattened)
+      return {
+        check: 'cname',
+        name: hostname,
+        ok: true,
+        blocking: false,
+        expected: target,
+        found: own.records,
+        message: `${hostname} resolves to the same addresses as ${target} (a flattened or proxied CNAME).`,
+      };
     const message = found.length
       ? `CNAME ${hostname} points to ${found.join(', ')}: change it to ${target}.`
       : own.records.length
         ? `${hostname} has address records (${own.records.join(', ')}) instead of a CNAME: replace them with CNAME ${hostname} → ${target}.`
         : `No CNAME at ${hostname}${failed(cname)}: create CNAME ${hostname} → ${target} so visitors reach the app.`;
-    return { check: 'cname', name: hostname, ok: false, blocking: false, expected: target, found: found.length ? found : own.records, message };
+    return {
+      check: 'cname',
+      name: hostname,
+      ok: false,
+      blocking: false,
+      expected: target,
+      found: found.length ? found : own.records,
+      message,
+    };
   }
   const own = await addresses(r, hostname);
   const expected = [...expectedAddrs].join(', ') || target;
@@ -83,7 +115,15 @@ async function trafficCheck(r: Resolver, config: Config, hostname: string, apex:
     : own.records.length
       ? `${hostname} resolves to ${own.records.join(', ')}: point the apex at ${target} with CNAME flattening or an ALIAS/ANAME record${config.domains.apexAddresses.length ? `, or A/AAAA records ${config.domains.apexAddresses.join(', ')}` : ''}.`
       : `${hostname} has no address records${failed(own)}: point the apex at ${target} with CNAME flattening or an ALIAS/ANAME record${config.domains.apexAddresses.length ? `, or A/AAAA records ${config.domains.apexAddresses.join(', ')}` : ''}.`;
-  return { check: 'apex', name: hostname, ok, blocking: false, expected, found: own.records, message };
+  return {
+    check: 'apex',
+    name: hostname,
+    ok,
+    blocking: false,
+    expected,
+    found: own.records,
+    message,
+  };
 }
 
 /** RFC 8659: the CAA set of the closest name (the host, then each parent) that has one decides. */
@@ -93,21 +133,46 @@ async function caaCheck(r: Resolver, config: Config, hostname: string): Promise<
   for (let i = 0; i < labels.length - 1; i++) {
     const name = labels.slice(i).join('.');
     const l = await look(() => r.resolveCaa(name));
-    const issue = l.records.filter((c) => c.issue !== undefined).map((c) => bare(String(c.issue).split(';')[0]!.trim()));
+    const issue = l.records
+      .filter((c) => c.issue !== undefined)
+      .map((c) => bare(String(c.issue).split(';')[0]!.trim()));
     if (!l.records.length) continue;
     if (!issue.length) continue; // iodef or issuewild only: issuance of non-wildcard names is not restricted
     const ok = issue.some((ca) => issuers.includes(ca));
     const message = ok
       ? `CAA at ${name} allows ${issue.filter((ca) => issuers.includes(ca)).join(', ')}.`
       : `CAA at ${name} allows only ${issue.map((ca) => ca || '(no CA)').join(', ')}, so no certificate can be issued: add CAA ${name} 0 issue "${issuers[0]}".`;
-    return { check: 'caa', name, ok, blocking: true, expected: issuers.join(', '), found: issue, message };
+    return {
+      check: 'caa',
+      name,
+      ok,
+      blocking: true,
+      expected: issuers.join(', '),
+      found: issue,
+      message,
+    };
   }
-  return { check: 'caa', name: hostname, ok: true, blocking: true, expected: issuers.join(', '), found: [], message: 'No CAA records restrict certificate issuance.' };
+  return {
+    check: 'caa',
+    name: hostname,
+    ok: true,
+    blocking: true,
+    expected: issuers.join(', '),
+    found: [],
+    message: 'No CAA records restrict certificate issuance.',
+  };
 }
 
 /** Runs every check for a domain; verified when every deciding check passes. */
-export async function diagnose(config: Config, input: { hostname: string; apex: boolean; value: string }): Promise<Diagnosis> {
+export async function diagnose(
+  config: Config,
+  input: { hostname: string; apex: boolean; value: string },
+): Promise<Diagnosis> {
   const r = resolverFor(config);
-  const checks = await Promise.all([txtCheck(r, input.hostname, input.value), trafficCheck(r, config, input.hostname, input.apex), caaCheck(r, config, input.hostname)]);
+  const checks = await Promise.all([
+    txtCheck(r, input.hostname, input.value),
+    trafficCheck(r, config, input.hostname, input.apex),
+    caaCheck(r, config, input.hostname),
+  ]);
   return { verified: checks.every((c) => !c.blocking || c.ok), checks };
 }

@@ -9,10 +9,58 @@ import { ApiError } from '../errors.ts';
 
 /** Labels no slug may take: the platform's own names and ones people would mistake for it. */
 export const RESERVED_SLUGS = new Set([
-  'www', 'api', 'app', 'apps', 'console', 'dashboard', 'docs', 'admin', 'administrator', 'root', 'mail', 'smtp', 'imap', 'pop',
-  'ftp', 'ns', 'ns1', 'ns2', 'dns', 'cdn', 'static', 'assets', 'status', 'help', 'support', 'billing', 'account', 'accounts',
-  'login', 'logout', 'signin', 'signup', 'auth', 'oauth', 'sso', 'security', 'platform', 'internal', 'system', 'localhost',
-  'test', 'staging', 'dev', 'cname', 'webhook', 'webhooks', 'blog', 'about', 'legal', 'abuse', 'postmaster', 'hostmaster',
+  'www',
+  'api',
+  'app',
+  'apps',
+  'console',
+  'dashboard',
+  'docs',
+  'admin',
+  'administrator',
+  'root',
+  'mail',
+  'smtp',
+  'imap',
+  'pop',
+  'ftp',
+  'ns',
+  'ns1',
+  'ns2',
+  'dns',
+  'cdn',
+  'static',
+  'assets',
+  'status',
+  'help',
+  'support',
+  'billing',
+  'account',
+  'accounts',
+  'login',
+  'logout',
+  'signin',
+  'signup',
+  'auth',
+  'oauth',
+  'sso',
+  'security',
+  'platform',
+  'internal',
+  'system',
+  'localhost',
+  'test',
+  'staging',
+  'dev',
+  'cname',
+  'webhook',
+  'webhooks',
+  'blog',
+  'about',
+  'legal',
+  'abuse',
+  'postmaster',
+  'hostmaster',
 ]);
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{1,61}[a-z0-9])$/;
@@ -20,11 +68,15 @@ const SLUG = /^[a-z0-9](?:[a-z0-9-]{1,61}[a-z0-9])$/;
 /** A slug as typed (case folded), or 400 saying which rule it breaks. */
 export function checkSlug(raw: string): string {
   const slug = raw.trim().toLowerCase();
-  const bad = (why: string) => new ApiError('invalid_request', `"${raw}" cannot be a slug: ${why}.`, { field: 'slug' });
+  const bad = (why: string) =>
+    new ApiError('invalid_request', `"${raw}" cannot be a slug: ${why}.`, { field: 'slug' });
   if (slug.length < 3 || slug.length > 63) throw bad('it must be 3 to 63 characters');
-  if (!SLUG.test(slug)) throw bad('use lowercase letters, digits and hyphens, not starting or ending with a hyphen');
-  if (slug.slice(2, 4) === '--') throw bad('hyphens in the third and fourth places are reserved for IDNA ("xn--")');
-  if (APP_ID.test(slug)) throw bad('12 to 24 letters and digits with no hyphen is the shape of an app id; add a hyphen');
+  if (!SLUG.test(slug))
+    throw bad('use lowercase letters, digits and hyphens, not starting or ending with a hyphen');
+  if (slug.slice(2, 4) === '--')
+    throw bad('hyphens in the third and fourth places are reserved for IDNA ("xn--")');
+  if (APP_ID.test(slug))
+    throw bad('12 to 24 letters and digits with no hyphen is the shape of an app id; add a hyphen');
   if (RESERVED_SLUGS.has(slug)) throw bad('it is reserved');
   return slug;
 }
@@ -37,25 +89,35 @@ export type Hostname = { hostname: string; apex: boolean; zone: string };
  * not a public suffix itself, and not one of this platform's hosts or under its apps host.
  */
 export function checkHostname(config: Config, raw: string): Hostname {
-  const bad = (why: string) => new ApiError('invalid_request', `"${raw}" cannot be a custom domain: ${why}.`, { field: 'hostname' });
+  const bad = (why: string) =>
+    new ApiError('invalid_request', `"${raw}" cannot be a custom domain: ${why}.`, {
+      field: 'hostname',
+    });
   const input = raw.trim();
   if (!input || input.length > 253) throw bad('it must be a host name of at most 253 characters');
-  if (/[/:@?#\s\\]/.test(input)) throw bad('give the host name only, without a scheme, port or path');
+  if (/[/:@?#\s\\]/.test(input))
+    throw bad('give the host name only, without a scheme, port or path');
   let hostname: string;
   try {
     hostname = new URL(`http://${input}/`).hostname.replace(/\.$/, '');
   } catch {
     throw bad('it is not a valid host name');
   }
-  if (hostname.startsWith('[') || /^\d+(\.\d+){3}$/.test(hostname)) throw bad('an IP address cannot be verified; use a host name');
+  if (hostname.startsWith('[') || /^\d+(\.\d+){3}$/.test(hostname))
+    throw bad('an IP address cannot be verified; use a host name');
   const labels = hostname.split('.');
   if (labels.length < 2) throw bad('it needs at least two labels, like shop.example.com');
   for (const label of labels) {
-    if (!/^[a-z0-9_](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label)) throw bad(`the label "${label}" is not a DNS label`);
+    if (!/^[a-z0-9_](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label))
+      throw bad(`the label "${label}" is not a DNS label`);
   }
   if (labels[0] === '*') throw bad('wildcards are not supported');
   const own = Object.values(config.hosts);
-  if (own.includes(hostname) || hostname.endsWith(`.${config.hosts.apps}`) || own.some((h) => h.endsWith(`.${hostname}`))) {
+  if (
+    own.includes(hostname) ||
+    hostname.endsWith(`.${config.hosts.apps}`) ||
+    own.some((h) => h.endsWith(`.${hostname}`))
+  ) {
     throw bad("it is one of this platform's own hosts");
   }
   const parsed = parse(hostname);

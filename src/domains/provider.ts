@@ -18,11 +18,24 @@ type CfHostname = {
   id: string;
   hostname: string;
   status?: string;
-  ssl?: { status?: string; validation_records?: { txt_name?: string; txt_value?: string; http_url?: string; http_body?: string }[]; validation_errors?: { message?: string }[] };
+  ssl?: {
+    status?: string;
+    validation_records?: {
+      txt_name?: string;
+      txt_value?: string;
+      http_url?: string;
+      http_body?: string;
+    }[];
+    validation_errors?: { message?: string }[];
+  };
   ownership_verification?: { type?: string; name?: string; value?: string };
   verification_errors?: string[];
 };
-type Envelope<T> = { success?: boolean; errors?: { code?: number; message?: string }[]; result?: T };
+type Envelope<T> = {
+  success?: boolean;
+  errors?: { code?: number; message?: string }[];
+  result?: T;
+};
 
 export type Provider = {
   create(hostname: string): Promise<ProviderRecord>;
@@ -33,15 +46,25 @@ export type Provider = {
 /** The route record's `provider` member from Cloudflare's answer. */
 export function providerRecord(h: CfHostname): ProviderRecord {
   const validation: ProviderRecord['validation_records'] = [];
-  if (h.ownership_verification?.name && h.ownership_verification.value) validation.push({ type: (h.ownership_verification.type ?? 'txt').toUpperCase(), name: h.ownership_verification.name, value: h.ownership_verification.value });
-  for (const r of h.ssl?.validation_records ?? []) if (r.txt_name && r.txt_value) validation.push({ type: 'TXT', name: r.txt_name, value: r.txt_value });
+  if (h.ownership_verification?.name && h.ownership_verification.value)
+    validation.push({
+      type: (h.ownership_verification.type ?? 'txt').toUpperCase(),
+      name: h.ownership_verification.name,
+      value: h.ownership_verification.value,
+    });
+  for (const r of h.ssl?.validation_records ?? [])
+    if (r.txt_name && r.txt_value)
+      validation.push({ type: 'TXT', name: r.txt_name, value: r.txt_value });
   return {
     name: 'cloudflare',
     id: h.id,
     status: h.status ?? 'pending',
     ssl_status: h.ssl?.status ?? null,
     validation_records: validation,
-    verification_errors: [...(h.verification_errors ?? []), ...(h.ssl?.validation_errors ?? []).map((e) => e.message ?? '').filter(Boolean)],
+    verification_errors: [
+      ...(h.verification_errors ?? []),
+      ...(h.ssl?.validation_errors ?? []).map((e) => e.message ?? '').filter(Boolean),
+    ],
   };
 }
 
@@ -50,7 +73,11 @@ export function providerOf(config: Config, fetchImpl: typeof fetch = fetch): Pro
   if (!cf) return undefined;
   const base = `${cf.apiBase}/zones/${cf.zoneId}/custom_hostnames`;
 
-  async function call<T>(method: string, url: string, body?: unknown): Promise<{ status: number; env: Envelope<T> }> {
+  async function call<T>(
+    method: string,
+    url: string,
+    body?: unknown,
+  ): Promise<{ status: number; env: Envelope<T> }> {
     let res: Response;
     try {
       res = await fetchImpl(url, {
@@ -60,8 +87,15 @@ export function providerOf(config: Config, fetchImpl: typeof fetch = fetch): Pro
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (err) {
-      const why = (err as Error).name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS / 1000} s` : (err as Error).message;
-      throw new ApiError('custom_hostname_provider_failed', `Cloudflare could not be reached (${why}); nothing was changed. Try again.`, { provider: 'cloudflare' });
+      const why =
+        (err as Error).name === 'TimeoutError'
+          ? `no answer within ${TIMEOUT_MS / 1000} s`
+          : (err as Error).message;
+      throw new ApiError(
+        'custom_hostname_provider_failed',
+        `Cloudflare could not be reached (${why}); nothing was changed. Try again.`,
+        { provider: 'cloudflare' },
+      );
     }
     let env: Envelope<T> = {};
     try {
@@ -73,16 +107,30 @@ export function providerOf(config: Config, fetchImpl: typeof fetch = fetch): Pro
   }
 
   function failure(status: number, env: Envelope<unknown>): ApiError {
-    const messages = (env.errors ?? []).map((e) => `${e.code ?? ''} ${e.message ?? ''}`.trim()).filter(Boolean);
-    return new ApiError('custom_hostname_provider_failed', `Cloudflare refused the request (HTTP ${status}${messages.length ? `: ${messages.join('; ')}` : ''}); nothing was changed.`, { provider: 'cloudflare', provider_status: status, provider_errors: messages });
+    const messages = (env.errors ?? [])
+      .map((e) => `${e.code ?? ''} ${e.message ?? ''}`.trim())
+      .filter(Boolean);
+    return new ApiError(
+      'custom_hostname_provider_failed',
+      `Cloudflare refused the request (HTTP ${status}${messages.length ? `: ${messages.join('; ')}` : ''}); nothing was changed.`,
+      { provider: 'cloudflare', provider_status: status, provider_errors: messages },
+    );
   }
 
   return {
     async create(hostname) {
-      const { status, env } = await call<CfHostname>('POST', base, { hostname, ssl: { method: 'txt', type: 'dv', settings: { min_tls_version: '1.2' } } });
-      if (status < 300 && env.success !== false && env.result?.id) return providerRecord(env.result);
+      const { status, env } = await call<CfHostname>('POST', base, {
+        hostname,
+        ssl: { method: 'txt', type: 'dv', settings: { min_tls_version: '1.2' } },
+      });
+      if (status < 300 && env.success !== false && env.result?.id)
+        return providerRecord(env.result);
       if (status === 409 || (env.errors ?? []).some((e) => e.code === DUPLICATE)) {
-        throw new ApiError('custom_hostname_provider_conflict', `${hostname} already exists at Cloudflare and is not this route's: remove it there (or from the app that holds it) and try again.`, { provider: 'cloudflare', hostname });
+        throw new ApiError(
+          'custom_hostname_provider_conflict',
+          `${hostname} already exists at Cloudflare and is not this route's: remove it there (or from the app that holds it) and try again.`,
+          { provider: 'cloudflare', hostname },
+        );
       }
       throw failure(status, env);
     },
@@ -92,7 +140,10 @@ export function providerOf(config: Config, fetchImpl: typeof fetch = fetch): Pro
       throw failure(status, env);
     },
     async remove(id) {
-      const { status, env } = await call<{ id: string }>('DELETE', `${base}/${encodeURIComponent(id)}`);
+      const { status, env } = await call<{ id: string }>(
+        'DELETE',
+        `${base}/${encodeURIComponent(id)}`,
+      );
       if (status < 300 || status === 404) return; // gone already is gone
       throw failure(status, env);
     },

@@ -23,15 +23,28 @@ export const ROUTE_COLUMNS = [
 ] as const;
 
 export async function appRoutesOf(db: Executor, appId: string, type?: 'slug' | 'custom_domain') {
-  let q = db.selectFrom('app_routes').select(ROUTE_COLUMNS).where('app_id', '=', appId).where('status', '<>', 'deleted');
+  let q = db
+    .selectFrom('app_routes')
+    .select(ROUTE_COLUMNS)
+    .where('app_id', '=', appId)
+    .where('status', '<>', 'deleted');
   if (type) q = q.where('route_type', '=', type);
   return q.orderBy('created_at').orderBy('id').execute();
 }
 export type RouteRow = Awaited<ReturnType<typeof appRoutesOf>>[number];
 
 /** The app's route with this hostname (or id), not removed; locked when asked. */
-export async function findRoute(db: Executor, appId: string, by: { hostname?: string; id?: string; type?: 'slug' | 'custom_domain' }, options: { lock?: boolean } = {}): Promise<RouteRow | undefined> {
-  let q = db.selectFrom('app_routes').select(ROUTE_COLUMNS).where('app_id', '=', appId).where('status', '<>', 'deleted');
+export async function findRoute(
+  db: Executor,
+  appId: string,
+  by: { hostname?: string; id?: string; type?: 'slug' | 'custom_domain' },
+  options: { lock?: boolean } = {},
+): Promise<RouteRow | undefined> {
+  let q = db
+    .selectFrom('app_routes')
+    .select(ROUTE_COLUMNS)
+    .where('app_id', '=', appId)
+    .where('status', '<>', 'deleted');
   if (by.hostname !== undefined) q = q.where('hostname', '=', by.hostname);
   if (by.id !== undefined) q = q.where('id', '=', by.id);
   if (by.type !== undefined) q = q.where('route_type', '=', by.type);
@@ -41,17 +54,39 @@ export async function findRoute(db: Executor, appId: string, by: { hostname?: st
 
 /** Whoever holds a hostname now (any app, any account). */
 export async function hostnameHolder(db: Executor, hostname: string) {
-  return db.selectFrom('app_routes').select(['id', 'app_id']).where('hostname', '=', hostname).where('status', '<>', 'deleted').executeTakeFirst();
+  return db
+    .selectFrom('app_routes')
+    .select(['id', 'app_id'])
+    .where('hostname', '=', hostname)
+    .where('status', '<>', 'deleted')
+    .executeTakeFirst();
 }
 
 /** The custom domain with this hostname, whichever app holds it (the operator's verify). */
 export async function domainHolder(db: Executor, hostname: string) {
-  return db.selectFrom('app_routes').select(['id', 'app_id', 'account_id']).where('hostname', '=', hostname).where('route_type', '=', 'custom_domain').where('status', '<>', 'deleted').executeTakeFirst();
+  return db
+    .selectFrom('app_routes')
+    .select(['id', 'app_id', 'account_id'])
+    .where('hostname', '=', hostname)
+    .where('route_type', '=', 'custom_domain')
+    .where('status', '<>', 'deleted')
+    .executeTakeFirst();
 }
 
 export async function insertRoute(
   db: Executor,
-  row: { id: string; appId: string; accountId: string; type: 'slug' | 'custom_domain'; hostname: string; slug: string | null; status: string; token: string | null; nextCheckAt: Date | null; provider: unknown },
+  row: {
+    id: string;
+    appId: string;
+    accountId: string;
+    type: 'slug' | 'custom_domain';
+    hostname: string;
+    slug: string | null;
+    status: string;
+    token: string | null;
+    nextCheckAt: Date | null;
+    provider: unknown;
+  },
 ): Promise<RouteRow> {
   return db
     .insertInto('app_routes')
@@ -74,7 +109,17 @@ export async function insertRoute(
 export async function updateRoute(
   db: Executor,
   id: string,
-  set: Partial<{ status: string; disabled_reason: string | null; verified_at: Date | null; last_check: unknown; last_checked_at: Date; next_check_at: Date | null; check_attempts: number; provider: unknown; deleted_at: Date }>,
+  set: Partial<{
+    status: string;
+    disabled_reason: string | null;
+    verified_at: Date | null;
+    last_check: unknown;
+    last_checked_at: Date;
+    next_check_at: Date | null;
+    check_attempts: number;
+    provider: unknown;
+    deleted_at: Date;
+  }>,
 ): Promise<RouteRow> {
   const { last_check, provider, ...rest } = set;
   return db
@@ -82,7 +127,9 @@ export async function updateRoute(
     .set({
       ...rest,
       ...(last_check !== undefined ? { last_check: JSON.stringify(last_check) } : {}),
-      ...(provider !== undefined ? { provider: provider === null ? null : JSON.stringify(provider) } : {}),
+      ...(provider !== undefined
+        ? { provider: provider === null ? null : JSON.stringify(provider) }
+        : {}),
       updated_at: new Date(),
     })
     .where('id', '=', id)
@@ -119,7 +166,12 @@ export async function servingRoutes(db: Executor, hostname?: string) {
   let q = db
     .selectFrom('app_routes')
     .select(['id', 'app_id', 'route_type', 'hostname', 'slug', 'status', 'deleted_at'])
-    .where((eb) => eb.or([eb('status', '<>', 'deleted'), eb('deleted_at', '>', sql<Date>`now() - interval '30 days'`)]));
+    .where((eb) =>
+      eb.or([
+        eb('status', '<>', 'deleted'),
+        eb('deleted_at', '>', sql<Date>`now() - interval '30 days'`),
+      ]),
+    );
   if (hostname !== undefined) q = q.where('hostname', '=', hostname);
   return q.orderBy('created_at').execute();
 }

@@ -6,10 +6,15 @@ import type { RouteRow } from './queries.ts';
 import { isApex } from './names.ts';
 
 const APEX_NOTE =
-  'This is the apex of its zone, where a plain CNAME is not allowed (it would break the zone\'s other records, such as mail). Use CNAME flattening where your DNS provider supports it (Cloudflare does); otherwise an ALIAS or ANAME record (Route 53, DNSimple, NS1 and others)';
+  "This is the apex of its zone, where a plain CNAME is not allowed (it would break the zone's other records, such as mail). Use CNAME flattening where your DNS provider supports it (Cloudflare does); otherwise an ALIAS or ANAME record (Route 53, DNSimple, NS1 and others)";
 
 /** The records to create for a custom domain: traffic, ownership, and for an apex the www companion. */
-export function dnsInstructions(config: Config, hostname: string, challenge: string, provider: ProviderRecord | null): { records: DnsRecord[]; traffic_note: string | null } {
+export function dnsInstructions(
+  config: Config,
+  hostname: string,
+  challenge: string,
+  provider: ProviderRecord | null,
+): { records: DnsRecord[]; traffic_note: string | null } {
   const target = config.domains.cnameTarget;
   const apex = isApex(hostname);
   const records: DnsRecord[] = [];
@@ -17,16 +22,60 @@ export function dnsInstructions(config: Config, hostname: string, challenge: str
   if (apex) {
     const addrs = config.domains.apexAddresses;
     note = `${APEX_NOTE}${addrs.length ? `, or A/AAAA records with the platform's addresses (${addrs.join(', ')})` : ''}. Add www.${hostname} as well and send it to ${target} with a CNAME.`;
-    records.push({ type: 'ALIAS', name: hostname, value: target, purpose: 'traffic', required: !addrs.length, note: 'CNAME flattening, ALIAS or ANAME: whichever your DNS provider offers at the apex.' });
-    for (const a of addrs) records.push({ type: a.includes(':') ? 'AAAA' : 'A', name: hostname, value: a, purpose: 'traffic', required: false, note: 'Instead of the ALIAS record, where your DNS provider has none.' });
-    records.push({ type: 'CNAME', name: `www.${hostname}`, value: target, purpose: 'www', required: false, note: `Add www.${hostname} as a domain of this app too, so both names serve it.` });
+    records.push({
+      type: 'ALIAS',
+      name: hostname,
+      value: target,
+      purpose: 'traffic',
+      required: !addrs.length,
+      note: 'CNAME flattening, ALIAS or ANAME: whichever your DNS provider offers at the apex.',
+    });
+    for (const a of addrs)
+      records.push({
+        type: a.includes(':') ? 'AAAA' : 'A',
+        name: hostname,
+        value: a,
+        purpose: 'traffic',
+        required: false,
+        note: 'Instead of the ALIAS record, where your DNS provider has none.',
+      });
+    records.push({
+      type: 'CNAME',
+      name: `www.${hostname}`,
+      value: target,
+      purpose: 'www',
+      required: false,
+      note: `Add www.${hostname} as a domain of this app too, so both names serve it.`,
+    });
   } else {
-    records.push({ type: 'CNAME', name: hostname, value: target, purpose: 'traffic', required: true, note: null });
+    records.push({
+      type: 'CNAME',
+      name: hostname,
+      value: target,
+      purpose: 'traffic',
+      required: true,
+      note: null,
+    });
   }
   if (provider) {
-    for (const v of provider.validation_records) records.push({ type: 'TXT', name: v.name, value: v.value, purpose: v.name.startsWith('_cf-custom-hostname') ? 'verification' : 'certificate', required: true, note: null });
+    for (const v of provider.validation_records)
+      records.push({
+        type: 'TXT',
+        name: v.name,
+        value: v.value,
+        purpose: v.name.startsWith('_cf-custom-hostname') ? 'verification' : 'certificate',
+        required: true,
+        note: null,
+      });
   } else {
-    records.push({ type: 'TXT', name: `${CHALLENGE_PREFIX}.${hostname}`, value: challenge, purpose: 'verification', required: true, note: 'Keep it while the domain is in use.' });
+    records.push({
+      type: 'TXT',
+      name: `${CHALLENGE_PREFIX}.${hostname}`,
+      value: challenge,
+      purpose: 'verification',
+      required: true,
+      note: 'Keep it while the domain is in use.',
+    });
   }
   return { records, traffic_note: note };
 }
@@ -39,7 +88,9 @@ export function toRouteRecord(config: Config, row: RouteRow): RouteRecord {
   const provider = (row.provider ?? null) as ProviderRecord | null;
   const custom = row.route_type === 'custom_domain';
   const challenge = row.verification_token ?? '';
-  const ownership = provider?.validation_records.find((v) => v.name.startsWith('_cf-custom-hostname'));
+  const ownership = provider?.validation_records.find((v) =>
+    v.name.startsWith('_cf-custom-hostname'),
+  );
   return {
     route_id: row.id,
     app_id: row.app_id,

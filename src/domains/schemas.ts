@@ -2,7 +2,14 @@
 import * as v from 'valibot';
 import { component, DateTime, Url } from '../openapi/components.ts';
 
-export const ROUTE_STATUSES = ['pending_dns', 'active', 'disabled', 'disabled_downgrade', 'disabled_billing', 'deleted'] as const;
+export const ROUTE_STATUSES = [
+  'pending_dns',
+  'active',
+  'disabled',
+  'disabled_downgrade',
+  'disabled_billing',
+  'deleted',
+] as const;
 export type RouteStatus = (typeof ROUTE_STATUSES)[number];
 
 /** A record the customer creates at their DNS provider. */
@@ -21,7 +28,10 @@ export const DnsRecord = component(
 );
 export type DnsRecord = v.InferOutput<typeof DnsRecord>;
 
-export const DnsInstructions = component('DnsInstructions', v.strictObject({ records: v.array(DnsRecord), traffic_note: v.nullable(v.string()) }));
+export const DnsInstructions = component(
+  'DnsInstructions',
+  v.strictObject({ records: v.array(DnsRecord), traffic_note: v.nullable(v.string()) }),
+);
 
 /** One look-up of a verification: what was expected, what DNS answered, and what to fix. */
 export const DnsCheck = component(
@@ -59,7 +69,9 @@ export const ProviderRecord = component(
     id: v.string(),
     status: v.string(),
     ssl_status: v.nullable(v.string()),
-    validation_records: v.array(v.strictObject({ type: v.string(), name: v.string(), value: v.string() })),
+    validation_records: v.array(
+      v.strictObject({ type: v.string(), name: v.string(), value: v.string() }),
+    ),
     verification_errors: v.array(v.string()),
   }),
 );
@@ -85,13 +97,34 @@ export const RouteRecord = component(
 );
 export type RouteRecord = v.InferOutput<typeof RouteRecord>;
 
-export const RouteList = component('RouteList', v.strictObject({ app_id: v.string(), routes: v.array(RouteRecord) }));
-export const SlugList = component('SlugList', v.strictObject({ app_id: v.string(), slugs: v.array(RouteRecord) }));
-export const DomainList = component('DomainList', v.strictObject({ app_id: v.string(), domains: v.array(RouteRecord) }));
+export const RouteList = component(
+  'RouteList',
+  v.strictObject({ app_id: v.string(), routes: v.array(RouteRecord) }),
+);
+export const SlugList = component(
+  'SlugList',
+  v.strictObject({ app_id: v.string(), slugs: v.array(RouteRecord) }),
+);
+export const DomainList = component(
+  'DomainList',
+  v.strictObject({ app_id: v.string(), domains: v.array(RouteRecord) }),
+);
 
-export const CreateSlugBody = component('CreateSlugRequest', v.strictObject({ slug: v.pipe(v.string(), v.maxLength(253)) }));
-export const CreateDomainBody = component('CreateDomainRequest', v.strictObject({ hostname: v.pipe(v.string(), v.maxLength(300)) }));
+export const CreateSlugBody = component(
+  'CreateSlugRequest',
+  v.strictObject({ slug: v.pipe(v.string(), v.maxLength(253)) }),
+);
+export const CreateDomainBody = component(
+  'CreateDomainRequest',
+  v.strictObject({ hostname: v.pipe(v.string(), v.maxLength(300)) }),
+);
 /** `dns_verified: true` is honoured for platform operators only (`npm run admin -- verify-domain`); anyone else gets 403. */
-export const VerifyDomainBody = component('VerifyDomainRequest', v.strictObject({ dns_verified: v.optional(v.boolean()) }));
+export const VerifyDomainBody = component(
+  'VerifyDomainRequest',
+  v.strictObject({ dns_verified: v.optional(v.boolean()) }),
+);
 /** What an owner may set: `active` (enable; an unverified domain returns to `pending_dns`) or `disabled`. */
-export const PatchRouteBody = component('UpdateRouteRequest', v.strictObject({ status: v.picklist(['active', 'disabled']) }));
+export const PatchRouteBody = component(
+  'UpdateRouteRequest',
+  v.strictObject({ status: v.picklist(['active', 'disabled']) }),
+);

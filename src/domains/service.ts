@@ -14,7 +14,15 @@ import { accountPlanRow, enabledRoutes } from '../plans/queries.ts';
 import { checkHostname, checkSlug, hostnameParam, isApex } from './names.ts';
 import { diagnose, type Diagnosis } from './dns-check.ts';
 import { providerOf, type Provider } from './provider.ts';
-import { domainHolder, dueDomainChecks, findRoute, hostnameHolder, insertRoute, updateRoute, type RouteRow } from './queries.ts';
+import {
+  domainHolder,
+  dueDomainChecks,
+  findRoute,
+  hostnameHolder,
+  insertRoute,
+  updateRoute,
+  type RouteRow,
+} from './queries.ts';
 import type { ProviderRecord } from './schemas.ts';
 
 type App = { id: string; account_id: string };
@@ -25,17 +33,36 @@ export const RECHECK_FOR_MS = 7 * 24 * 3600_000;
 export const RECHECK_STEPS_MS = [60_000, 5 * 60_000, 15 * 60_000, 3600_000, 6 * 3600_000];
 
 export function nextCheckAt(created: Date, attempts: number, now = new Date()): Date | null {
-  const at = new Date(now.getTime() + RECHECK_STEPS_MS[Math.min(attempts, RECHECK_STEPS_MS.length - 1)]!);
+  const at = new Date(
+    now.getTime() + RECHECK_STEPS_MS[Math.min(attempts, RECHECK_STEPS_MS.length - 1)]!,
+  );
   return at.getTime() - created.getTime() > RECHECK_FOR_MS ? null : at;
 }
 
 const KINDS = {
-  slug: { feature: 'app_slugs', limit: 'app_slugs.max', what: 'Slugs', noun: 'slugs', fix: 'Remove a slug you no longer use' },
-  custom_domain: { feature: 'custom_domains', limit: 'custom_domains.max', what: 'Custom domains', noun: 'custom domains', fix: 'Remove a custom domain you no longer use' },
+  slug: {
+    feature: 'app_slugs',
+    limit: 'app_slugs.max',
+    what: 'Slugs',
+    noun: 'slugs',
+    fix: 'Remove a slug you no longer use',
+  },
+  custom_domain: {
+    feature: 'custom_domains',
+    limit: 'custom_domains.max',
+    what: 'Custom domains',
+    noun: 'custom domains',
+    fix: 'Remove a custom domain you no longer use',
+  },
 } as const;
 
 /** One more enabled route of `type` on the account: the plan's feature, billing access and count (caller holds the account lock). */
-async function checkRoom(deps: Deps, trx: Executor, accountId: string, type: 'slug' | 'custom_domain'): Promise<void> {
+async function checkRoom(
+  deps: Deps,
+  trx: Executor,
+  accountId: string,
+  type: 'slug' | 'custom_domain',
+): Promise<void> {
   const account = await accountPlanRow(trx, accountId, { lock: true });
   if (!account) throw errors.notFound('Account');
   const plans = deps.config.plans;
@@ -44,14 +71,25 @@ async function checkRoom(deps: Deps, trx: Executor, accountId: string, type: 'sl
   requireFeature(plans, plan, account, kind.feature, kind.what);
   const count = (await enabledRoutes(trx, accountId)).filter((r) => r.route_type === type).length;
   const max = plan.limits[kind.limit];
-  if (count + 1 > max) throw planLimitError(plans, plan, kind.limit, count + 1, max, kind.noun, kind.fix);
+  if (count + 1 > max)
+    throw planLimitError(plans, plan, kind.limit, count + 1, max, kind.noun, kind.fix);
 }
 
 function taken(hostname: string, sameApp: boolean): ApiError {
-  return new ApiError('conflict', sameApp ? `${hostname} is already an alias of this app.` : `${hostname} is already in use by another app.`, { hostname });
+  return new ApiError(
+    'conflict',
+    sameApp
+      ? `${hostname} is already an alias of this app.`
+      : `${hostname} is already in use by another app.`,
+    { hostname },
+  );
 }
 
-async function insertOrConflict(trx: Executor, app: App, row: Parameters<typeof insertRoute>[1]): Promise<RouteRow> {
+async function insertOrConflict(
+  trx: Executor,
+  app: App,
+  row: Parameters<typeof insertRoute>[1],
+): Promise<RouteRow> {
   const holder = await hostnameHolder(trx, row.hostname);
   if (holder) throw taken(row.hostname, holder.app_id === app.id);
   try {
@@ -62,7 +100,13 @@ async function insertOrConflict(trx: Executor, app: App, row: Parameters<typeof 
   }
 }
 
-const event = (app: App, who: Who, type: string, message: string, metadata: Record<string, unknown>) => ({
+const event = (
+  app: App,
+  who: Who,
+  type: string,
+  message: string,
+  metadata: Record<string, unknown>,
+) => ({
   app_id: app.id,
   account_id: app.account_id,
   type,
@@ -77,15 +121,38 @@ export async function addSlug(deps: Deps, app: App, raw: string, who: Who): Prom
   const hostname = `${slug}.${deps.config.hosts.apps}`;
   const row = await deps.db.transaction().execute(async (trx) => {
     await checkRoom(deps, trx, app.account_id, 'slug');
-    const created = await insertOrConflict(trx, app, { id: newId('route'), appId: app.id, accountId: app.account_id, type: 'slug', hostname, slug, status: 'active', token: null, nextCheckAt: null, provider: null });
-    await recordEvents(trx, [event(app, who, 'route.created', `Slug ${slug} now serves this app at ${hostname}.`, { route_id: created.id, route_type: 'slug', hostname })]);
+    const created = await insertOrConflict(trx, app, {
+      id: newId('route'),
+      appId: app.id,
+      accountId: app.account_id,
+      type: 'slug',
+      hostname,
+      slug,
+      status: 'active',
+      token: null,
+      nextCheckAt: null,
+      provider: null,
+    });
+    await recordEvents(trx, [
+      event(app, who, 'route.created', `Slug ${slug} now serves this app at ${hostname}.`, {
+        route_id: created.id,
+        route_type: 'slug',
+        hostname,
+      }),
+    ]);
     return created;
   });
   deps.signals.routeChanged(hostname);
   return row;
 }
 
-export async function addDomain(deps: Deps, app: App, raw: string, who: Who, provider: Provider | undefined = providerOf(deps.config)): Promise<RouteRow> {
+export async function addDomain(
+  deps: Deps,
+  app: App,
+  raw: string,
+  who: Who,
+  provider: Provider | undefined = providerOf(deps.config),
+): Promise<RouteRow> {
   const { hostname } = checkHostname(deps.config, raw);
   let made: ProviderRecord | null = null;
   try {
@@ -97,8 +164,27 @@ export async function addDomain(deps: Deps, app: App, raw: string, who: Who, pro
       if (holder) throw taken(hostname, holder.app_id === app.id);
       if (provider) made = await provider.create(hostname);
       const now = new Date();
-      const created = await insertOrConflict(trx, app, { id, appId: app.id, accountId: app.account_id, type: 'custom_domain', hostname, slug: null, status: 'pending_dns', token: `platform-verify=${id}-${randomToken(16)}`, nextCheckAt: nextCheckAt(now, 0, now), provider: made });
-      await recordEvents(trx, [event(app, who, 'route.created', `Custom domain ${hostname} was added; it serves once DNS is verified.`, { route_id: created.id, route_type: 'custom_domain', hostname })]);
+      const created = await insertOrConflict(trx, app, {
+        id,
+        appId: app.id,
+        accountId: app.account_id,
+        type: 'custom_domain',
+        hostname,
+        slug: null,
+        status: 'pending_dns',
+        token: `platform-verify=${id}-${randomToken(16)}`,
+        nextCheckAt: nextCheckAt(now, 0, now),
+        provider: made,
+      });
+      await recordEvents(trx, [
+        event(
+          app,
+          who,
+          'route.created',
+          `Custom domain ${hostname} was added; it serves once DNS is verified.`,
+          { route_id: created.id, route_type: 'custom_domain', hostname },
+        ),
+      ]);
       return created;
     });
     deps.signals.routeChanged(hostname);
@@ -106,7 +192,16 @@ export async function addDomain(deps: Deps, app: App, raw: string, who: Who, pro
   } catch (err) {
     // the transaction did not commit: the provider's hostname must not outlive it
     const orphan = made as ProviderRecord | null;
-    if (orphan && provider) await provider.remove(orphan.id).catch((e) => deps.log.error('could not remove a provider hostname after a failed create', { hostname, provider_id: orphan.id, error: (e as Error).message }));
+    if (orphan && provider)
+      await provider
+        .remove(orphan.id)
+        .catch((e) =>
+          deps.log.error('could not remove a provider hostname after a failed create', {
+            hostname,
+            provider_id: orphan.id,
+            error: (e as Error).message,
+          }),
+        );
     throw err;
   }
 }
@@ -114,18 +209,48 @@ export async function addDomain(deps: Deps, app: App, raw: string, who: Who, pro
 export type VerifyOutcome = { row: RouteRow; diagnosis: Diagnosis | null };
 
 /** Runs the checks (DNS, or the provider's status when one is configured) and records what they found. */
-async function check(deps: Deps, row: RouteRow, provider: Provider | undefined): Promise<{ verified: boolean; diagnosis: Diagnosis; provider: ProviderRecord | null }> {
+async function check(
+  deps: Deps,
+  row: RouteRow,
+  provider: Provider | undefined,
+): Promise<{ verified: boolean; diagnosis: Diagnosis; provider: ProviderRecord | null }> {
   const current = (row.provider ?? null) as ProviderRecord | null;
   if (provider && current) {
     const fresh = await provider.read(current.id);
-    const ok = fresh.status === 'active' && (fresh.ssl_status === 'active' || fresh.ssl_status === null);
-    const found = [`hostname ${fresh.status}`, `certificate ${fresh.ssl_status ?? 'unknown'}`, ...fresh.verification_errors];
+    const ok =
+      fresh.status === 'active' && (fresh.ssl_status === 'active' || fresh.ssl_status === null);
+    const found = [
+      `hostname ${fresh.status}`,
+      `certificate ${fresh.ssl_status ?? 'unknown'}`,
+      ...fresh.verification_errors,
+    ];
     const message = ok
       ? 'Cloudflare has verified the hostname and issued its certificate.'
       : `Cloudflare reports the hostname ${fresh.status} and its certificate ${fresh.ssl_status ?? 'unknown'}: create the TXT records listed in dns_instructions, then verify again.${fresh.verification_errors.length ? ` Cloudflare says: ${fresh.verification_errors.join('; ')}` : ''}`;
-    return { verified: ok, provider: fresh, diagnosis: { verified: ok, checks: [{ check: 'provider', name: row.hostname, ok, blocking: true, expected: 'hostname active, certificate active', found, message }] } };
+    return {
+      verified: ok,
+      provider: fresh,
+      diagnosis: {
+        verified: ok,
+        checks: [
+          {
+            check: 'provider',
+            name: row.hostname,
+            ok,
+            blocking: true,
+            expected: 'hostname active, certificate active',
+            found,
+            message,
+          },
+        ],
+      },
+    };
   }
-  const diagnosis = await diagnose(deps.config, { hostname: row.hostname, apex: isApex(row.hostname), value: row.verification_token ?? '' });
+  const diagnosis = await diagnose(deps.config, {
+    hostname: row.hostname,
+    apex: isApex(row.hostname),
+    value: row.verification_token ?? '',
+  });
   return { verified: diagnosis.verified, diagnosis, provider: current };
 }
 
@@ -134,13 +259,23 @@ async function check(deps: Deps, row: RouteRow, provider: Provider | undefined):
  * otherwise 409 `domain_pending_verification` with every check. `operator`: `dns_verified`
  * from a platform operator (the admin command) skips the look-ups.
  */
-export async function verifyDomain(deps: Deps, app: App, hostname: string, who: Who, options: { operator?: boolean; provider?: Provider; background?: boolean } = {}): Promise<VerifyOutcome> {
+export async function verifyDomain(
+  deps: Deps,
+  app: App,
+  hostname: string,
+  who: Who,
+  options: { operator?: boolean; provider?: Provider; background?: boolean } = {},
+): Promise<VerifyOutcome> {
   const provider = options.provider ?? providerOf(deps.config);
   const row = await findRoute(deps.db, app.id, { hostname, type: 'custom_domain' });
   if (!row) throw errors.notFound('Custom domain');
   if (row.status === 'active') return { row, diagnosis: null };
   if (row.status !== 'pending_dns') {
-    throw new ApiError('conflict', `${hostname} is ${row.status}; enable it (PATCH its route with {"status": "active"}) before verifying.`, { hostname, status: row.status, route_id: row.id });
+    throw new ApiError(
+      'conflict',
+      `${hostname} is ${row.status}; enable it (PATCH its route with {"status": "active"}) before verifying.`,
+      { hostname, status: row.status, route_id: row.id },
+    );
   }
   const result = options.operator ? null : await check(deps, row, provider);
   const now = new Date();
@@ -150,15 +285,47 @@ export async function verifyDomain(deps: Deps, app: App, hostname: string, who: 
     const verified = options.operator || result!.verified;
     const attempts = locked.check_attempts + (options.background ? 1 : 0);
     const updated = await updateRoute(trx, row.id, {
-      ...(result ? { last_check: { verified: result.verified, checks: result.diagnosis.checks }, last_checked_at: now, provider: result.provider } : {}),
-      ...(verified ? { status: 'active', verified_at: now, next_check_at: null, disabled_reason: null } : { check_attempts: attempts, next_check_at: nextCheckAt(locked.created_at, attempts, now) }),
+      ...(result
+        ? {
+            last_check: { verified: result.verified, checks: result.diagnosis.checks },
+            last_checked_at: now,
+            provider: result.provider,
+          }
+        : {}),
+      ...(verified
+        ? { status: 'active', verified_at: now, next_check_at: null, disabled_reason: null }
+        : {
+            check_attempts: attempts,
+            next_check_at: nextCheckAt(locked.created_at, attempts, now),
+          }),
     });
     if (!verified && options.background && updated.next_check_at === null) {
-      await recordEvents(trx, [{ ...event(app, who, 'route.verification_stopped', `${hostname} was not verified within 7 days; automatic checks stopped. Fix the DNS records and verify again.`, { route_id: row.id, hostname }), severity: 'warn' as const }]);
+      await recordEvents(trx, [
+        {
+          ...event(
+            app,
+            who,
+            'route.verification_stopped',
+            `${hostname} was not verified within 7 days; automatic checks stopped. Fix the DNS records and verify again.`,
+            { route_id: row.id, hostname },
+          ),
+          severity: 'warn' as const,
+        },
+      ]);
     }
     if (verified) {
-      const how = options.operator ? 'marked verified by a platform operator' : 'verified through DNS';
-      await recordEvents(trx, [event(app, who, 'route.verified', `Custom domain ${hostname} was ${how}; it serves this app now.`, { route_id: row.id, hostname, operator: Boolean(options.operator) })]);
+      const how = options.operator
+        ? 'marked verified by a platform operator'
+        : 'verified through DNS';
+      await recordEvents(trx, [
+        event(
+          app,
+          who,
+          'route.verified',
+          `Custom domain ${hostname} was ${how}; it serves this app now.`,
+          { route_id: row.id, hostname, operator: Boolean(options.operator) },
+        ),
+      ]);
     }
     return updated;
   });
@@ -167,24 +334,50 @@ export async function verifyDomain(deps: Deps, app: App, hostname: string, who: 
 }
 
 /** The operator's `verify-domain`: marks a pending domain verified without DNS look-ups (local and test sites). */
-export async function operatorVerify(deps: Deps, raw: string): Promise<{ route_id: string; app_id: string; hostname: string; status: string }> {
+export async function operatorVerify(
+  deps: Deps,
+  raw: string,
+): Promise<{ route_id: string; app_id: string; hostname: string; status: string }> {
   const hostname = hostnameParam(raw);
   const row = await domainHolder(deps.db, hostname);
   if (!row) throw errors.notFound('Custom domain');
-  const { row: saved } = await verifyDomain(deps, { id: row.app_id, account_id: row.account_id }, hostname, { apiKeyId: null, requestId: null }, { operator: true });
-  return { route_id: saved.id, app_id: saved.app_id, hostname: saved.hostname, status: saved.status };
+  const { row: saved } = await verifyDomain(
+    deps,
+    { id: row.app_id, account_id: row.account_id },
+    hostname,
+    { apiKeyId: null, requestId: null },
+    { operator: true },
+  );
+  return {
+    route_id: saved.id,
+    app_id: saved.app_id,
+    hostname: saved.hostname,
+    status: saved.status,
+  };
 }
 
 /** The background re-check of pending domains (worker task `domains_recheck`): each due one once. */
-export async function recheckDueDomains(deps: Deps, now = new Date()): Promise<{ checked: number; verified: number }> {
+export async function recheckDueDomains(
+  deps: Deps,
+  now = new Date(),
+): Promise<{ checked: number; verified: number }> {
   const out = { checked: 0, verified: 0 };
   for (const row of await dueDomainChecks(deps.db, now, 200)) {
     out.checked++;
     try {
-      const r = await verifyDomain(deps, { id: row.app_id, account_id: row.account_id }, row.hostname, { apiKeyId: null, requestId: null }, { background: true });
+      const r = await verifyDomain(
+        deps,
+        { id: row.app_id, account_id: row.account_id },
+        row.hostname,
+        { apiKeyId: null, requestId: null },
+        { background: true },
+      );
       if (r.row.status === 'active') out.verified++;
     } catch (err) {
-      deps.log.warn('domain re-check failed', { hostname: row.hostname, error: (err as Error).message });
+      deps.log.warn('domain re-check failed', {
+        hostname: row.hostname,
+        error: (err as Error).message,
+      });
     }
   }
   return out;
@@ -193,13 +386,17 @@ export async function recheckDueDomains(deps: Deps, now = new Date()): Promise<{
 /** 409 `domain_pending_verification` naming what each check expected and found. */
 export function pendingError(row: RouteRow, diagnosis: Diagnosis | null): ApiError {
   const failing = (diagnosis?.checks ?? []).filter((c) => c.blocking && !c.ok);
-  return new ApiError('domain_pending_verification', `${row.hostname} is not verified yet: ${failing.map((c) => c.message).join(' ') || 'verification is incomplete.'}`, {
-    route_id: row.id,
-    hostname: row.hostname,
-    status: row.status,
-    checks: diagnosis?.checks ?? [],
-    next_check_at: row.next_check_at?.toISOString() ?? null,
-  });
+  return new ApiError(
+    'domain_pending_verification',
+    `${row.hostname} is not verified yet: ${failing.map((c) => c.message).join(' ') || 'verification is incomplete.'}`,
+    {
+      route_id: row.id,
+      hostname: row.hostname,
+      status: row.status,
+      checks: diagnosis?.checks ?? [],
+      next_check_at: row.next_check_at?.toISOString() ?? null,
+    },
+  );
 }
 
 /**
@@ -207,24 +404,62 @@ export function pendingError(row: RouteRow, diagnosis: Diagnosis | null): ApiErr
  * disabled one when the plan has the feature, room and active billing (the same checks as adding),
  * which brings a domain that was never verified back to `pending_dns`.
  */
-export async function setRouteStatus(deps: Deps, app: App, routeId: string, status: 'active' | 'disabled', who: Who): Promise<RouteRow> {
+export async function setRouteStatus(
+  deps: Deps,
+  app: App,
+  routeId: string,
+  status: 'active' | 'disabled',
+  who: Who,
+): Promise<RouteRow> {
   const row = await deps.db.transaction().execute(async (trx) => {
     const current = await findRoute(trx, app.id, { id: routeId }, { lock: true });
     if (!current) throw errors.notFound('Route');
     const enabled = current.status === 'active' || current.status === 'pending_dns';
     if (status === 'disabled') {
       if (current.status === 'disabled') return current;
-      if (!enabled) throw new ApiError('conflict', `This route is already disabled (${current.status}).`, { route_id: routeId, status: current.status });
-      const updated = await updateRoute(trx, routeId, { status: 'disabled', disabled_reason: 'Disabled by the owner.', next_check_at: null });
-      await recordEvents(trx, [event(app, who, 'route.disabled', `${current.hostname} was disabled; the app's canonical origin keeps serving.`, { route_id: routeId, hostname: current.hostname })]);
+      if (!enabled)
+        throw new ApiError('conflict', `This route is already disabled (${current.status}).`, {
+          route_id: routeId,
+          status: current.status,
+        });
+      const updated = await updateRoute(trx, routeId, {
+        status: 'disabled',
+        disabled_reason: 'Disabled by the owner.',
+        next_check_at: null,
+      });
+      await recordEvents(trx, [
+        event(
+          app,
+          who,
+          'route.disabled',
+          `${current.hostname} was disabled; the app's canonical origin keeps serving.`,
+          { route_id: routeId, hostname: current.hostname },
+        ),
+      ]);
       return updated;
     }
     if (enabled) return current;
     await checkRoom(deps, trx, app.account_id, current.route_type);
     const now = new Date();
     const back = current.route_type === 'slug' || current.verified_at ? 'active' : 'pending_dns';
-    const updated = await updateRoute(trx, routeId, { status: back, disabled_reason: null, ...(back === 'pending_dns' ? { check_attempts: 0, next_check_at: nextCheckAt(now, 0, now) } : {}) });
-    await recordEvents(trx, [event(app, who, 'route.enabled', back === 'active' ? `${current.hostname} serves this app again.` : `${current.hostname} was enabled; it serves once DNS is verified.`, { route_id: routeId, hostname: current.hostname, status: back })]);
+    const updated = await updateRoute(trx, routeId, {
+      status: back,
+      disabled_reason: null,
+      ...(back === 'pending_dns'
+        ? { check_attempts: 0, next_check_at: nextCheckAt(now, 0, now) }
+        : {}),
+    });
+    await recordEvents(trx, [
+      event(
+        app,
+        who,
+        'route.enabled',
+        back === 'active'
+          ? `${current.hostname} serves this app again.`
+          : `${current.hostname} was enabled; it serves once DNS is verified.`,
+        { route_id: routeId, hostname: current.hostname, status: back },
+      ),
+    ]);
     return updated;
   });
   deps.signals.routeChanged(row.hostname);
@@ -232,14 +467,30 @@ export async function setRouteStatus(deps: Deps, app: App, routeId: string, stat
 }
 
 /** Removes an alias: the hostname answers 410 and is free to be claimed again; the provider's copy goes first. */
-export async function removeRoute(deps: Deps, app: App, by: { hostname?: string; id?: string; type: 'slug' | 'custom_domain' }, who: Who, provider: Provider | undefined = providerOf(deps.config)): Promise<RouteRow> {
+export async function removeRoute(
+  deps: Deps,
+  app: App,
+  by: { hostname?: string; id?: string; type: 'slug' | 'custom_domain' },
+  who: Who,
+  provider: Provider | undefined = providerOf(deps.config),
+): Promise<RouteRow> {
   const row = await findRoute(deps.db, app.id, by);
   if (!row) throw errors.notFound(by.type === 'slug' ? 'Slug' : 'Custom domain');
   const held = (row.provider ?? null) as ProviderRecord | null;
   if (held && provider) await provider.remove(held.id);
   const removed = await deps.db.transaction().execute(async (trx) => {
-    const updated = await updateRoute(trx, row.id, { status: 'deleted', deleted_at: new Date(), next_check_at: null });
-    await recordEvents(trx, [event(app, who, 'route.removed', `${row.hostname} was removed from this app.`, { route_id: row.id, route_type: row.route_type, hostname: row.hostname })]);
+    const updated = await updateRoute(trx, row.id, {
+      status: 'deleted',
+      deleted_at: new Date(),
+      next_check_at: null,
+    });
+    await recordEvents(trx, [
+      event(app, who, 'route.removed', `${row.hostname} was removed from this app.`, {
+        route_id: row.id,
+        route_type: row.route_type,
+        hostname: row.hostname,
+      }),
+    ]);
     return updated;
   });
   deps.signals.routeChanged(row.hostname);

@@ -11,7 +11,13 @@ import type { Logger } from '../logger.ts';
 import type { ChangeFeed } from '../changes/feed.ts';
 import { servingRoutes, type ServingRouteRow } from './queries.ts';
 
-export type RouteEntry = { routeId: string; appId: string; routeType: 'slug' | 'custom_domain'; hostname: string; status: string };
+export type RouteEntry = {
+  routeId: string;
+  appId: string;
+  routeType: 'slug' | 'custom_domain';
+  hostname: string;
+  status: string;
+};
 
 const SAFETY_RELOAD_MS = 5 * 60_000;
 
@@ -28,10 +34,22 @@ export type RouteTable = {
 function pick(rows: ServingRouteRow[]): RouteEntry | null {
   const live = rows.find((r) => r.status !== 'deleted');
   const row = live ?? rows.at(-1);
-  return row ? { routeId: row.id, appId: row.app_id, routeType: row.route_type, hostname: row.hostname, status: row.status } : null;
+  return row
+    ? {
+        routeId: row.id,
+        appId: row.app_id,
+        routeType: row.route_type,
+        hostname: row.hostname,
+        status: row.status,
+      }
+    : null;
 }
 
-export function createRouteTable(deps: { db: Executor; log: Logger; feed: ChangeFeed }): RouteTable {
+export function createRouteTable(deps: {
+  db: Executor;
+  log: Logger;
+  feed: ChangeFeed;
+}): RouteTable {
   let map = new Map<string, RouteEntry>();
   let ready = false;
   let loadingAll: Promise<void> | undefined;
@@ -86,7 +104,10 @@ export function createRouteTable(deps: { db: Executor; log: Logger; feed: Change
     if (change.kind === 'route' && typeof change.hostname === 'string') invalidate(change.hostname);
   });
   deps.feed.onResync(() => {
-    if (ready) void loadAll().catch((err) => deps.log.warn('route table reload failed', { error: (err as Error).message }));
+    if (ready)
+      void loadAll().catch((err) =>
+        deps.log.warn('route table reload failed', { error: (err as Error).message }),
+      );
   });
 
   function start(): void {

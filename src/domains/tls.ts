@@ -23,20 +23,26 @@ export const TlsPermissionQuery = v.strictObject({
 });
 export const TlsPermission = component(
   'TlsPermission',
-  v.strictObject({ domain: v.string(), allowed: v.literal(true), kind: v.picklist(['platform', 'app_origin', 'slug', 'custom_domain']) }),
+  v.strictObject({
+    domain: v.string(),
+    allowed: v.literal(true),
+    kind: v.picklist(['platform', 'app_origin', 'slug', 'custom_domain']),
+  }),
 );
 
 const ask = operation({
   operationId: 'tlsPermission',
   summary: "May a certificate be issued for this name? (Caddy's on-demand TLS `ask`)",
-  description: '200 for a name the platform serves now: its own hosts, a live app origin, an active slug or custom domain; 404 `not_found` otherwise. When the operator sets `PLATFORM_TLS_ASK_TOKEN`, `token` must match (403 otherwise).',
+  description:
+    '200 for a name the platform serves now: its own hosts, a live app origin, an active slug or custom domain; 404 `not_found` otherwise. When the operator sets `PLATFORM_TLS_ASK_TOKEN`, `token` must match (403 otherwise).',
   tags: ['Routes and domains'],
   security: 'none',
   responses: { 200: TlsPermission },
   errors: ['not_found', 'forbidden', 'invalid_request'],
 });
 
-const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+const same = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 export function tlsPermissionRoutes(plane: AppsPlane): Hono<Env> {
   const r = new Hono<Env>();
@@ -44,9 +50,14 @@ export function tlsPermissionRoutes(plane: AppsPlane): Hono<Env> {
     const { config } = c.var.deps;
     const q = c.var.query as v.InferOutput<typeof TlsPermissionQuery>;
     const expected = config.domains.tlsAskToken;
-    if (expected && !same(q.token ?? '', expected)) throw new ApiError('forbidden', 'This endpoint needs the token the operator configured (PLATFORM_TLS_ASK_TOKEN).');
+    if (expected && !same(q.token ?? '', expected))
+      throw new ApiError(
+        'forbidden',
+        'This endpoint needs the token the operator configured (PLATFORM_TLS_ASK_TOKEN).',
+      );
     const domain = q.domain.trim().toLowerCase().replace(/\.$/, '');
-    const deny = () => new ApiError('not_found', `${domain} is not served by this platform; no certificate.`);
+    const deny = () =>
+      new ApiError('not_found', `${domain} is not served by this platform; no certificate.`);
     const host = classifyHost(config, domain);
     if (host.kind === 'unknown') throw deny();
     if (host.kind !== 'app' && host.kind !== 'custom') {

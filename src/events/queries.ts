@@ -1,7 +1,14 @@
 import type { Executor } from '../db/database.ts';
 import type { Severity } from '../db/schema.ts';
 
-export type EventFilter = { appId: string; type?: string; severity?: Severity; releaseId?: string; beforeId?: number; limit: number };
+export type EventFilter = {
+  appId: string;
+  type?: string;
+  severity?: Severity;
+  releaseId?: string;
+  beforeId?: number;
+  limit: number;
+};
 
 /** Newest first by id (keyset), so a cursor pages through every event once even while new ones arrive. */
 export async function listEvents(db: Executor, f: EventFilter) {

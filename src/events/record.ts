@@ -18,11 +18,13 @@ export type NewEvent = {
  * Postgres stores no NUL in text or jsonb, nor a lone surrogate in jsonb: such a character (an
  * app's log line may hold any) becomes U+FFFD, so the event is stored instead of refused.
  */
-const storable = (s: string): string => s.replace(/\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+const storable = (s: string): string =>
+  s.replace(/\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 function storableValue(v: unknown): unknown {
   if (typeof v === 'string') return storable(v);
   if (Array.isArray(v)) return v.map(storableValue);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [storable(k), storableValue(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [storable(k), storableValue(x)]));
   return v;
 }
 /** Metadata as jsonb text; only text that holds an escaped NUL or surrogate is rebuilt. */

@@ -19,11 +19,33 @@ function decodeCursor(cursor: string): number | undefined {
 }
 
 export const EventsQuery = v.strictObject({
-  type: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_.]{0,99}$/, 'must be an event type such as release.created'))),
-  severity: v.optional(v.picklist(['debug', 'info', 'warn', 'error'], 'must be debug, info, warn or error')),
-  release_id: v.optional(v.pipe(v.string(), v.regex(/^rel_[0-9a-z]{1,64}$/, 'must be a release id (rel_...)'))),
-  cursor: v.optional(v.pipe(v.string(), v.check((s) => decodeCursor(s) !== undefined, 'must be a cursor returned by this endpoint'))),
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'must be an integer from 1 to 100'), v.transform(Number), v.minValue(1, 'must be an integer from 1 to 100'), v.maxValue(100, 'must be an integer from 1 to 100'))),
+  type: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[a-z][a-z0-9_.]{0,99}$/, 'must be an event type such as release.created'),
+    ),
+  ),
+  severity: v.optional(
+    v.picklist(['debug', 'info', 'warn', 'error'], 'must be debug, info, warn or error'),
+  ),
+  release_id: v.optional(
+    v.pipe(v.string(), v.regex(/^rel_[0-9a-z]{1,64}$/, 'must be a release id (rel_...)')),
+  ),
+  cursor: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((s) => decodeCursor(s) !== undefined, 'must be a cursor returned by this endpoint'),
+    ),
+  ),
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,3}$/, 'must be an integer from 1 to 100'),
+      v.transform(Number),
+      v.minValue(1, 'must be an integer from 1 to 100'),
+      v.maxValue(100, 'must be an integer from 1 to 100'),
+    ),
+  ),
 });
 
 /** EventSummary. */
@@ -47,7 +69,8 @@ export function toEventSummary(e: EventRow): EventSummary {
 const list = operation({
   operationId: 'listEvents',
   summary: 'Read the app event log, newest first',
-  description: 'Pass the `cursor` of a page back to read the next (older) page; it is null on the last page.',
+  description:
+    'Pass the `cursor` of a page back to read the next (older) page; it is null on the last page.',
   tags: ['Events'],
   responses: { 200: EventPage },
 });

@@ -25,6 +25,10 @@ export type EventSummary = v.InferOutput<typeof EventSummary>;
 
 export const EventPage = component(
   'EventPage',
-  v.strictObject({ app_id: v.string(), events: v.array(EventSummary), cursor: v.nullable(v.string()) }),
+  v.strictObject({
+    app_id: v.string(),
+    events: v.array(EventSummary),
+    cursor: v.nullable(v.string()),
+  }),
 );
 export type EventPage = v.InferOutput<typeof EventPage>;

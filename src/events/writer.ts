@@ -20,15 +20,29 @@ import { refusedForGood } from '../db/pg-errors.ts';
 
 export type EventWriter = ReturnType<typeof createEventWriter>;
 
-
 /** Runtime events an app may write per node: a burst of 2,000, refilled at 200 a second. */
 export const EVENTS_PER_APP = { burst: 2000, perSecond: 200 } as const;
 const SUMMARY_AFTER_MS = 1000;
 const SUMMARY_EVERY_MS = 60_000;
 
-type Allowance = { tokens: number; at: number; dropped: number; firstDropAt: number; lastSummaryAt: number; accountId: string; releaseId: string | null | undefined };
+type Allowance = {
+  tokens: number;
+  at: number;
+  dropped: number;
+  firstDropAt: number;
+  lastSummaryAt: number;
+  accountId: string;
+  releaseId: string | null | undefined;
+};
 
-export function createEventWriter(options: { db: Db; log: Logger; flushMs?: number; maxBatch?: number; maxQueued?: number; perApp?: { burst: number; perSecond: number } }) {
+export function createEventWriter(options: {
+  db: Db;
+  log: Logger;
+  flushMs?: number;
+  maxBatch?: number;
+  maxQueued?: number;
+  perApp?: { burst: number; perSecond: number };
+}) {
   const flushMs = options.flushMs ?? 10;
   const maxBatch = options.maxBatch ?? 500;
   const maxQueued = options.maxQueued ?? 50_000;
@@ -44,8 +58,22 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
     let a = allowances.get(id);
     if (!a) {
       // forget apps whose allowance is full and that have nothing to report
-      if (allowances.size >= 10_000) for (const [k, v] of allowances) if (!v.dropped && v.tokens + ((now - v.at) / 1000) * perApp.perSecond >= perApp.burst) allowances.delete(k);
-      allowances.set(id, (a = { tokens: perApp.burst, at: now, dropped: 0, firstDropAt: 0, lastSummaryAt: 0, accountId: e.account_id, releaseId: e.release_id }));
+      if (allowances.size >= 10_000)
+        for (const [k, v] of allowances)
+          if (!v.dropped && v.tokens + ((now - v.at) / 1000) * perApp.perSecond >= perApp.burst)
+            allowances.delete(k);
+      allowances.set(
+        id,
+        (a = {
+          tokens: perApp.burst,
+          at: now,
+          dropped: 0,
+          firstDropAt: 0,
+          lastSummaryAt: 0,
+          accountId: e.account_id,
+          releaseId: e.release_id,
+        }),
+      );
     }
     a.tokens = Math.min(perApp.burst, a.tokens + ((now - a.at) / 1000) * perApp.perSecond);
     a.at = now;
@@ -61,17 +89,21 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
   }
 
   /** When an app's next summary is due: a second after its first drop, and a minute after its last summary. */
-  const dueAt = (a: Allowance) => Math.max(a.firstDropAt + SUMMARY_AFTER_MS, a.lastSummaryAt + SUMMARY_EVERY_MS);
+  const dueAt = (a: Allowance) =>
+    Math.max(a.firstDropAt + SUMMARY_AFTER_MS, a.lastSummaryAt + SUMMARY_EVERY_MS);
 
   function scheduleSummaries(now: number): void {
     if (summaryTimer) return;
     let next = Infinity;
     for (const a of allowances.values()) if (a.dropped) next = Math.min(next, dueAt(a));
     if (next === Infinity) return;
-    summaryTimer = setTimeout(() => {
-      summaryTimer = undefined;
-      summarise(Date.now());
-    }, Math.max(0, next - now));
+    summaryTimer = setTimeout(
+      () => {
+        summaryTimer = undefined;
+        summarise(Date.now());
+      },
+      Math.max(0, next - now),
+    );
     summaryTimer.unref?.();
   }
 
@@ -121,7 +153,12 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
         await recordEvents(options.db, [event]);
       } catch (err) {
         if (!refusedForGood(err)) throw err;
-        options.log.error('a runtime event was refused by the database and dropped', { app_id: event.app_id, type: event.type, code: (err as { code?: string }).code, error: String(err) });
+        options.log.error('a runtime event was refused by the database and dropped', {
+          app_id: event.app_id,
+          type: event.type,
+          code: (err as { code?: string }).code,
+          error: String(err),
+        });
       }
       queue.shift();
     }
@@ -146,9 +183,15 @@ export function createEventWriter(options: { db: Db; log: Logger; flushMs?: numb
         if (queue.length > maxQueued) {
           const dropped = queue.length - maxQueued;
           queue.splice(0, dropped);
-          options.log.error('runtime events dropped: the database refuses them and the queue is full', { dropped });
+          options.log.error(
+            'runtime events dropped: the database refuses them and the queue is full',
+            { dropped },
+          );
         }
-        options.log.warn('could not write runtime events; will retry', { queued: queue.length, error: String(err) });
+        options.log.warn('could not write runtime events; will retry', {
+          queued: queue.length,
+          error: String(err),
+        });
         return;
       }
     }

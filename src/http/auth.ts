@@ -23,7 +23,10 @@ export function authenticate(options: { cookies?: boolean } = {}): MiddlewareHan
     if (!header && options.cookies) {
       const token = cookieValues(c.req.header('cookie'), SESSION_COOKIE)[0];
       const session = await findSession(c.var.deps.db, token);
-      if (!session) throw errors.unauthorized('Sign in first, or send an API key (Authorization: Bearer ap_...).');
+      if (!session)
+        throw errors.unauthorized(
+          'Sign in first, or send an API key (Authorization: Bearer ap_...).',
+        );
       if (!SAFE_METHODS.has(c.req.method)) checkCsrf(c, session.csrfToken);
       c.set('actor', {
         userId: session.userId,
@@ -37,10 +40,14 @@ export function authenticate(options: { cookies?: boolean } = {}): MiddlewareHan
     }
     if (!header) throw errors.unauthorized();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match || !API_KEY_SHAPE.test(match[1]!)) throw errors.unauthorized('The Authorization header must be "Bearer ap_..." with a valid API key.');
+    if (!match || !API_KEY_SHAPE.test(match[1]!))
+      throw errors.unauthorized(
+        'The Authorization header must be "Bearer ap_..." with a valid API key.',
+      );
     const { db } = c.var.deps;
     const key = await findActiveKeyByHash(db, hashApiKey(match[1]!));
-    if (!key || key.revoked_at) throw errors.unauthorized('This API key is unknown or has been revoked.');
+    if (!key || key.revoked_at)
+      throw errors.unauthorized('This API key is unknown or has been revoked.');
     if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
       await touchKey(db, key.id);
     }
@@ -63,24 +70,31 @@ export function authenticate(options: { cookies?: boolean } = {}): MiddlewareHan
 export function checkCsrf(c: Context<Env>, expected: string): void {
   refuseCrossSite(c);
   if (!sameToken(c.req.header('x-platform-csrf'), expected)) {
-    throw new ApiError('csrf_rejected', 'This request needs the X-Platform-CSRF header from GET /v0/platform/session.');
+    throw new ApiError(
+      'csrf_rejected',
+      'This request needs the X-Platform-CSRF header from GET /v0/platform/session.',
+    );
   }
 }
 
 /** Refuses a browser's cross-site request to a cookie-bearing console route (403 `csrf_rejected`). */
 export function refuseCrossSite(c: Context<Env>): void {
-  if (c.req.header('sec-fetch-site') === 'cross-site') throw new ApiError('csrf_rejected', 'Cross-site requests are refused.');
+  if (c.req.header('sec-fetch-site') === 'cross-site')
+    throw new ApiError('csrf_rejected', 'Cross-site requests are refused.');
   const origin = c.req.header('origin');
   const config = c.var.deps.config;
   if (origin !== undefined && origin !== publicUrl(config, config.hosts.console)) {
-    throw new ApiError('csrf_rejected', `Requests from ${origin} are refused; use the console.`, { origin });
+    throw new ApiError('csrf_rejected', `Requests from ${origin} are refused; use the console.`, {
+      origin,
+    });
   }
 }
 
 /** Only a console session may call this route (not an API key): the session authentication loaded. */
 export function sessionOnly(c: Context<Env>): NonNullable<Actor['session']> {
   const session = c.var.actor.session;
-  if (!session) throw errors.unauthorized('This route needs a console session (sign in at the console).');
+  if (!session)
+    throw errors.unauthorized('This route needs a console session (sign in at the console).');
   return session;
 }
 
@@ -90,13 +104,18 @@ const ACCOUNT_ID = /^acct_[0-9a-z]{1,64}$/;
  * The account a request acts on: `X-Platform-Account-Id` or the actor's default account.
  * Not a member → 404 (the account is not revealed); a member without `permission` → 403.
  */
-export async function selectedAccount(c: Context<Env>, permission: Permission): Promise<Membership> {
+export async function selectedAccount(
+  c: Context<Env>,
+  permission: Permission,
+): Promise<Membership> {
   const header = c.req.header('x-platform-account-id');
   const actor = c.var.actor;
   const accountId = header?.trim() || actor.defaultAccountId;
   if (!accountId) throw errors.notFound('Account');
   if (header !== undefined && !ACCOUNT_ID.test(accountId)) {
-    throw errors.invalid('X-Platform-Account-Id must be an account id (acct_...).', { fields: { 'X-Platform-Account-Id': ['must start with acct_'] } });
+    throw errors.invalid('X-Platform-Account-Id must be an account id (acct_...).', {
+      fields: { 'X-Platform-Account-Id': ['must start with acct_'] },
+    });
   }
   return requireRole(c, accountId, permission);
 }
@@ -105,14 +124,26 @@ export async function selectedAccount(c: Context<Env>, permission: Permission): 
  * Membership of `accountId` with `permission`: non-member → 404, missing role → 403, and a
  * suspended account may only read (403 `account_suspended`).
  */
-export async function requireRole(c: Context<Env>, accountId: string, permission: Permission, what = 'Account'): Promise<Membership> {
+export async function requireRole(
+  c: Context<Env>,
+  accountId: string,
+  permission: Permission,
+  what = 'Account',
+): Promise<Membership> {
   const membership = await findMembership(c.var.deps.db, accountId, c.var.actor.userId);
   if (!membership) throw errors.notFound(what);
   if (!can(membership.role, permission)) {
-    throw errors.forbidden(`Your role (${membership.role}) in this account does not allow ${permission}.`, { permission, role: membership.role });
+    throw errors.forbidden(
+      `Your role (${membership.role}) in this account does not allow ${permission}.`,
+      { permission, role: membership.role },
+    );
   }
   if (membership.suspended && !onlyReads(permission)) {
-    throw new ApiError('account_suspended', 'This account is suspended: it can read, but not change anything. Contact the operator of this platform.', { account_id: accountId });
+    throw new ApiError(
+      'account_suspended',
+      'This account is suspended: it can read, but not change anything. Contact the operator of this platform.',
+      { account_id: accountId },
+    );
   }
   return membership;
 }

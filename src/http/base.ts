@@ -23,7 +23,11 @@ export function baseRouter(deps: Deps): Hono<Env> {
   r.use(async (c, next) => {
     c.set('deps', deps);
     // No id, name, slug or host name contains a NUL, and Postgres cannot even compare one: such a path names nothing.
-    if (hasEncodedNul(c.req.url)) throw new ApiError('not_found', 'Nothing is found at a path that contains a NUL character (%00).');
+    if (hasEncodedNul(c.req.url))
+      throw new ApiError(
+        'not_found',
+        'Nothing is found at a path that contains a NUL character (%00).',
+      );
     const started = performance.now();
     await next();
     // Handlers that return a plain Response bypass c.header(): make sure the id is on every response.
@@ -36,14 +40,15 @@ export function baseRouter(deps: Deps): Hono<Env> {
       }
     }
     // Path only: query strings may carry tokens, so they are never logged.
-    if (deps.config.logLevel === 'debug') deps.log.debug('request', {
-      request_id: c.var.requestId,
-      method: c.req.method,
-      host: new URL(c.req.url).host,
-      path: new URL(c.req.url).pathname,
-      status: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    });
+    if (deps.config.logLevel === 'debug')
+      deps.log.debug('request', {
+        request_id: c.var.requestId,
+        method: c.req.method,
+        host: new URL(c.req.url).host,
+        path: new URL(c.req.url).pathname,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      });
   });
   r.onError(handleError);
   r.notFound(handleNotFound);

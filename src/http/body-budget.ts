@@ -10,17 +10,25 @@
  */
 
 /** Server calls: the process's room (a body is held in about four copies on its way: ~0.6 GiB at most), and one app's: three 10 MiB bodies at once (an app instance holds 64 MiB in all). */
-export const BODY_BUDGET = { totalBytes: 128 * 1024 * 1024, perOwnerBytes: 32 * 1024 * 1024 } as const;
+export const BODY_BUDGET = {
+  totalBytes: 128 * 1024 * 1024,
+  perOwnerBytes: 32 * 1024 * 1024,
+} as const;
 
 /** Publishes: two of the largest at once in the process (one publish held ~0.3-0.5 GiB at its peak, measured), one per account. */
-export const PUBLISH_BODY_BUDGET = { totalBytes: 320 * 1024 * 1024, perOwnerBytes: 160 * 1024 * 1024 } as const;
+export const PUBLISH_BODY_BUDGET = {
+  totalBytes: 320 * 1024 * 1024,
+  perOwnerBytes: 160 * 1024 * 1024,
+} as const;
 
 /** Room held for one body: `hold` changes it to `bytes` (false, and unchanged, when more does not fit); `release` gives it all back. */
 export type BodyRoom = { hold(bytes: number): boolean; release(): void };
 
 export type BodyBudget = { take(owner: string, bytes: number): BodyRoom | undefined };
 
-export function createBodyBudget(limits: { totalBytes: number; perOwnerBytes: number } = BODY_BUDGET): BodyBudget {
+export function createBodyBudget(
+  limits: { totalBytes: number; perOwnerBytes: number } = BODY_BUDGET,
+): BodyBudget {
   let used = 0;
   const byOwner = new Map<string, number>();
   /** Adds `n` (negative to give back) to the process's and the owner's use when it fits. */
@@ -56,7 +64,13 @@ export function createBodyBudget(limits: { totalBytes: number; perOwnerBytes: nu
  * taken at once; without one the body takes room as it arrives, through `arrived` (for `readLimited`),
  * which throws `full()` when more does not fit. Undefined when the declared room is not there.
  */
-export function roomFor(budget: BodyBudget, owner: string, contentLength: string | null, maxBytes: number, full: () => Error): { room: BodyRoom; arrived(size: number): void } | undefined {
+export function roomFor(
+  budget: BodyBudget,
+  owner: string,
+  contentLength: string | null,
+  maxBytes: number,
+  full: () => Error,
+): { room: BodyRoom; arrived(size: number): void } | undefined {
   const declared = Number(contentLength ?? Number.NaN);
   const known = Number.isSafeInteger(declared) && declared >= 0;
   const room = budget.take(owner, known ? Math.min(declared, maxBytes) : 0);

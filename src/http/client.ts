@@ -1,7 +1,9 @@
 import type { Context } from 'hono';
 import type { Env } from './env.ts';
 
-type Bindings = { incoming?: { socket?: { remoteAddress?: string } }; remoteAddr?: { hostname?: string } } | undefined;
+type Bindings =
+  | { incoming?: { socket?: { remoteAddress?: string } }; remoteAddr?: { hostname?: string } }
+  | undefined;
 
 /**
  * The address of the peer that sent the request: Node's socket, or Deno's `remoteAddr`. Behind a

@@ -16,7 +16,8 @@ export const handleError: ErrorHandler<Env> = (err, c) => {
   const mapped = mapPgError(err);
   if (mapped) return respond(c, mapped);
   if (err instanceof HTTPException && err.status < 500) {
-    if (err.status === 413) return c.json(errorBody('payload_too_large', 'Request body is too large.'), 413);
+    if (err.status === 413)
+      return c.json(errorBody('payload_too_large', 'Request body is too large.'), 413);
     return c.json(errorBody('invalid_request', err.message || 'Invalid request.'), err.status);
   }
   c.var.deps?.log.error('unhandled error', {
@@ -25,8 +26,18 @@ export const handleError: ErrorHandler<Env> = (err, c) => {
     path: new URL(c.req.url).pathname,
     error: err instanceof Error ? (err.stack ?? err.message) : String(err),
   });
-  return c.json(errorBody('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.', { request_id: c.var.requestId }), 500);
+  return c.json(
+    errorBody(
+      'internal_error',
+      'Something went wrong on our side. Quote the request id when reporting it.',
+      { request_id: c.var.requestId },
+    ),
+    500,
+  );
 };
 
 export const handleNotFound: NotFoundHandler<Env> = (c) =>
-  c.json(errorBody('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`), 404);
+  c.json(
+    errorBody('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`),
+    404,
+  );

@@ -1,7 +1,11 @@
 import type { Config } from '../config.ts';
 import { APP_ID } from '../lib/ids.ts';
 
-export type HostKind = { kind: 'api' | 'console' | 'docs' } | { kind: 'app'; label: string } | { kind: 'custom'; hostname: string } | { kind: 'unknown' };
+export type HostKind =
+  | { kind: 'api' | 'console' | 'docs' }
+  | { kind: 'app'; label: string }
+  | { kind: 'custom'; hostname: string }
+  | { kind: 'unknown' };
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 

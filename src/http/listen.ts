@@ -12,6 +12,9 @@ export function serverOptions(config: Config): ServerOptions {
     headersTimeout: config.timeouts.headersMs,
     requestTimeout: config.timeouts.requestMs,
     // how often Node checks the two timeouts above (default 30 s, too coarse for a short limit)
-    connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(config.timeouts.headersMs / 4))),
+    connectionsCheckingInterval: Math.min(
+      30_000,
+      Math.max(250, Math.floor(config.timeouts.headersMs / 4)),
+    ),
   };
 }

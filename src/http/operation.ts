@@ -45,11 +45,17 @@ export function mark(handler: MiddlewareHandler<Env>, spec: RouteSpec): Marked {
   return Object.assign(handler, { [ROUTE_SPEC]: spec });
 }
 
-type BodyOf<R extends SuccessResponses, S extends keyof R> = R[S] extends v.GenericSchema ? v.InferOutput<R[S]> : never;
+type BodyOf<R extends SuccessResponses, S extends keyof R> = R[S] extends v.GenericSchema
+  ? v.InferOutput<R[S]>
+  : never;
 
 export type Operation<R extends SuccessResponses> = Marked & {
   /** Sends `body` with `status`; both are checked against the documented responses at compile time. */
-  reply<S extends keyof R & ContentfulStatusCode>(c: Context<Env>, status: S, body: BodyOf<R, S>): Response;
+  reply<S extends keyof R & ContentfulStatusCode>(
+    c: Context<Env>,
+    status: S,
+    body: BodyOf<R, S>,
+  ): Response;
 };
 
 /**
@@ -58,11 +64,20 @@ export type Operation<R extends SuccessResponses> = Marked & {
  * `r.get('/:app_id', getApp, appAccess('apps.read'), (c) => getApp.reply(c, 200, toAppSummary(...)))`.
  */
 export function operation<const R extends SuccessResponses>(
-  spec: Omit<RouteSpec, 'body' | 'query' | 'responses'> & { operationId: string; summary: string; tags: string[]; responses: R },
+  spec: Omit<RouteSpec, 'body' | 'query' | 'responses'> & {
+    operationId: string;
+    summary: string;
+    tags: string[];
+    responses: R;
+  },
 ): Operation<R> {
   const handler = mark(async (_c, next) => next(), spec);
   return Object.assign(handler, {
-    reply<S extends keyof R & ContentfulStatusCode>(c: Context<Env>, status: S, body: BodyOf<R, S>): Response {
+    reply<S extends keyof R & ContentfulStatusCode>(
+      c: Context<Env>,
+      status: S,
+      body: BodyOf<R, S>,
+    ): Response {
       return c.json(body as object, status);
     },
   });

@@ -8,7 +8,9 @@ import { fieldMap, jsonProblem, MAX_JSON_DEPTH } from '../lib/json.ts';
 import { readLimited } from '../lib/streams.ts';
 
 /** Turns valibot issues into `details.fields`: `{ "files.0.path": ["message"] }`. */
-export function issueDetails(issues: readonly v.BaseIssue<unknown>[]): { fields: Record<string, string[]> } {
+export function issueDetails(issues: readonly v.BaseIssue<unknown>[]): {
+  fields: Record<string, string[]>;
+} {
   const fields = fieldMap<string[]>();
   for (const issue of issues) {
     const key = issue.path?.map((p) => String(p.key)).join('.') || '(root)';
@@ -17,14 +19,23 @@ export function issueDetails(issues: readonly v.BaseIssue<unknown>[]): { fields:
   return { fields };
 }
 
-export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
+export function parseWith<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  what: string,
+): v.InferOutput<S> {
   const result = v.safeParse(schema, input);
   if (!result.success) throw errors.invalid(`Invalid ${what}.`, issueDetails(result.issues));
   return result.output;
 }
 
 /** Reads at most `maxBytes` of the body, refusing more without buffering it (413); `arrived` as for `readLimited`. */
-export async function readBodyLimited(req: Request, maxBytes: number, tooLarge: () => ApiError, arrived?: (size: number) => void): Promise<Uint8Array> {
+export async function readBodyLimited(
+  req: Request,
+  maxBytes: number,
+  tooLarge: () => ApiError,
+  arrived?: (size: number) => void,
+): Promise<Uint8Array> {
   const declared = req.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
   if (!req.body) return new Uint8Array(0);
@@ -48,21 +59,35 @@ export function jsonBody<S extends v.GenericSchema>(
   } = {},
 ): MiddlewareHandler<Env> {
   const maxBytes = options.maxBytes ?? 1024 * 1024;
-  const tooLarge = options.tooLarge ?? (() => errors.tooLarge(`Request body is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes }));
+  const tooLarge =
+    options.tooLarge ??
+    (() =>
+      errors.tooLarge(`Request body is larger than ${maxBytes} bytes.`, { max_bytes: maxBytes }));
   return mark(
     async (c, next) => {
       const type = c.req.header('content-type') ?? '';
-      if (options.optional && !type && (c.req.header('content-length') ?? '0') === '0' && !c.req.header('transfer-encoding')) {
+      if (
+        options.optional &&
+        !type &&
+        (c.req.header('content-length') ?? '0') === '0' &&
+        !c.req.header('transfer-encoding')
+      ) {
         c.set('body', parseWith(schema, {}, 'request body'));
         return next();
       }
       if (!JSON_TYPE.test(type)) {
-        throw new ApiError('unsupported_media_type', 'Request body must be JSON (Content-Type: application/json).', {
-          content_type: type || null,
-        });
+        throw new ApiError(
+          'unsupported_media_type',
+          'Request body must be JSON (Content-Type: application/json).',
+          {
+            content_type: type || null,
+          },
+        );
       }
       const where = options.room?.(c);
-      const taken = where && roomFor(where.budget, where.owner, c.req.header('content-length') ?? null, maxBytes, busy);
+      const taken =
+        where &&
+        roomFor(where.budget, where.owner, c.req.header('content-length') ?? null, maxBytes, busy);
       if (where && !taken) throw busy();
       const room = taken?.room;
       try {
@@ -72,12 +97,24 @@ export function jsonBody<S extends v.GenericSchema>(
         try {
           parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
         } catch (err) {
-          throw new ApiError('invalid_json', 'Request body is not valid JSON.', { reason: (err as Error).message });
+          throw new ApiError('invalid_json', 'Request body is not valid JSON.', {
+            reason: (err as Error).message,
+          });
         }
         const problem = jsonProblem(parsed);
-        if (problem?.kind === 'deep') throw errors.invalid(`The body nests deeper than ${MAX_JSON_DEPTH} levels.`, { fields: { [problem.path]: [`nested deeper than ${MAX_JSON_DEPTH} levels`] } });
-        if (problem) throw errors.invalid('The body contains a NUL character (U+0000), which cannot be stored.', { fields: { [problem.path]: ['contains a NUL character (U+0000)'] } });
-        c.set('body', options.parse ? options.parse(parsed) : parseWith(schema, parsed, 'request body'));
+        if (problem?.kind === 'deep')
+          throw errors.invalid(`The body nests deeper than ${MAX_JSON_DEPTH} levels.`, {
+            fields: { [problem.path]: [`nested deeper than ${MAX_JSON_DEPTH} levels`] },
+          });
+        if (problem)
+          throw errors.invalid(
+            'The body contains a NUL character (U+0000), which cannot be stored.',
+            { fields: { [problem.path]: ['contains a NUL character (U+0000)'] } },
+          );
+        c.set(
+          'body',
+          options.parse ? options.parse(parsed) : parseWith(schema, parsed, 'request body'),
+        );
         await next();
       } finally {
         room?.release();
@@ -86,13 +123,24 @@ export function jsonBody<S extends v.GenericSchema>(
     {
       body: schema,
       // what the body checks can answer; a custom `tooLarge` names its own code
-      errors: ['invalid_request', 'invalid_json', 'unsupported_media_type', options.tooLarge ? options.tooLarge().code : 'payload_too_large', ...(options.room ? (['service_unavailable'] as const) : [])],
+      errors: [
+        'invalid_request',
+        'invalid_json',
+        'unsupported_media_type',
+        options.tooLarge ? options.tooLarge().code : 'payload_too_large',
+        ...(options.room ? (['service_unavailable'] as const) : []),
+      ],
     },
   );
 }
 
 /** Large bodies are already held up to the room there is (body-budget.ts): the client retries shortly. */
-const busy = () => new ApiError('service_unavailable', 'Too many large request bodies are being taken at once; retry in a few seconds.', { retry_after: 5 });
+const busy = () =>
+  new ApiError(
+    'service_unavailable',
+    'Too many large request bodies are being taken at once; retry in a few seconds.',
+    { retry_after: 5 },
+  );
 
 /** Validates the query string against `schema` (values are strings); the output is in `c.var.query`. */
 export function query<S extends v.GenericSchema>(schema: S): MiddlewareHandler<Env> {
@@ -101,7 +149,10 @@ export function query<S extends v.GenericSchema>(schema: S): MiddlewareHandler<E
       const url = new URL(c.req.url);
       const raw: Record<string, string> = {};
       for (const [k, val] of url.searchParams) {
-        if (k in raw) throw errors.invalid('Invalid query.', { fields: { [k]: ['must be given at most once'] } });
+        if (k in raw)
+          throw errors.invalid('Invalid query.', {
+            fields: { [k]: ['must be given at most once'] },
+          });
         raw[k] = val;
       }
       c.set('query', parseWith(schema, raw, 'query'));
@@ -112,10 +163,16 @@ export function query<S extends v.GenericSchema>(schema: S): MiddlewareHandler<E
 }
 
 /** Typed accessors for handlers. */
-export function bodyOf<S extends v.GenericSchema>(c: { var: Env['Variables'] }, _schema: S): v.InferOutput<S> {
+export function bodyOf<S extends v.GenericSchema>(
+  c: { var: Env['Variables'] },
+  _schema: S,
+): v.InferOutput<S> {
   return c.var.body as v.InferOutput<S>;
 }
-export function queryOf<S extends v.GenericSchema>(c: { var: Env['Variables'] }, _schema: S): v.InferOutput<S> {
+export function queryOf<S extends v.GenericSchema>(
+  c: { var: Env['Variables'] },
+  _schema: S,
+): v.InferOutput<S> {
   return c.var.query as v.InferOutput<S>;
 }
 

@@ -14,30 +14,42 @@ import { ApiError } from '../errors.ts';
 import { planOf, upgradeFor, type PlanCatalogue } from '../plans/catalogue.ts';
 
 /** Counts one more waiting job in the caller's transaction; 402 `quota_exceeded` when the app would pass its plan's bound. */
-export async function takeWaitingSlot(trx: Executor, plans: PlanCatalogue, appId: string): Promise<void> {
+export async function takeWaitingSlot(
+  trx: Executor,
+  plans: PlanCatalogue,
+  appId: string,
+): Promise<void> {
   const { rows } = await sql<{ waiting: number; plan_key: string | null }>`
     with counted as (
       insert into app_job_backlog (app_id, waiting) values (${appId}, 1)
       on conflict (app_id) do update set waiting = app_job_backlog.waiting + 1
       returning waiting)
-    select counted.waiting, (select a.plan_key from apps p join accounts a on a.id = p.account_id where p.id = ${appId}) as plan_key from counted`.execute(trx);
+    select counted.waiting, (select a.plan_key from apps p join accounts a on a.id = p.account_id where p.id = ${appId}) as plan_key from counted`.execute(
+    trx,
+  );
   const row = rows[0]!;
   const plan = planOf(plans, row.plan_key ?? 'free');
   const limit = plan.limits['jobs.waiting.max'];
   if (row.waiting <= limit) return;
-  throw new ApiError('quota_exceeded', `This app has ${(row.waiting - 1).toLocaleString('en-US')} jobs waiting to run; ${plan.display_name} allows ${limit.toLocaleString('en-US')} per app. Let some finish first, or put more work in each job's payload.`, {
-    metric: 'jobs.waiting',
-    plan_key: plan.key,
-    limit,
-    current: row.waiting - 1,
-    increment: 1,
-    upgrade_required: upgradeFor(plans, plan, 'jobs.waiting.max') !== null,
-  });
+  throw new ApiError(
+    'quota_exceeded',
+    `This app has ${(row.waiting - 1).toLocaleString('en-US')} jobs waiting to run; ${plan.display_name} allows ${limit.toLocaleString('en-US')} per app. Let some finish first, or put more work in each job's payload.`,
+    {
+      metric: 'jobs.waiting',
+      plan_key: plan.key,
+      limit,
+      current: row.waiting - 1,
+      increment: 1,
+      upgrade_required: upgradeFor(plans, plan, 'jobs.waiting.max') !== null,
+    },
+  );
 }
 
 /** One job app code enqueued is done for good. */
 export async function releaseWaitingSlot(db: Executor, appId: string): Promise<void> {
-  await sql`update app_job_backlog set waiting = greatest(waiting - 1, 0) where app_id = ${appId}`.execute(db);
+  await sql`update app_job_backlog set waiting = greatest(waiting - 1, 0) where app_id = ${appId}`.execute(
+    db,
+  );
 }
 
 /** Recounts every app's waiting jobs from the queue; returns how many counts were corrected. */

@@ -26,37 +26,55 @@ const run = operation({
 
 export function jobRoutes(): Hono<Env> {
   const r = new Hono<Env>();
-  r.post('/:app_id/jobs/:job_name/runs', run, appAccess('jobs.run'), jsonBody(RunJobBody, { optional: true, maxBytes: MAX_JOB_PAYLOAD_BYTES + 1024 }), async (c) => {
-    const { deps, app, actor, requestId } = c.var;
-    const jobName = parseWith(ResourceName, c.req.param('job_name'), 'job name');
-    const payload = bodyOf(c, RunJobBody).payload ?? null;
-    const tooLarge = payloadProblem(payload);
-    if (tooLarge) throw new ApiError('payload_too_large', tooLarge, { max_bytes: MAX_JOB_PAYLOAD_BYTES });
-    if (!app.live_release_id || app.deleted_at) throw new ApiError('conflict', 'The app has no live release to run a job on: publish it first.', { app_id: app.id });
-    const release = await releaseWithAccount(deps.db, app.live_release_id);
-    const jobs = release ? (manifestOf(release.manifest).resources.jobs ?? {}) : {};
-    const spec = Object.hasOwn(jobs, jobName) ? jobs[jobName] : undefined;
-    if (!spec) throw errors.notFound(`Job "${jobName}" of the live release`);
-    const maxAttempts = spec.max_attempts ?? 3;
-    const added = await queueJob(deps.db, {
-      base: { app_id: app.id, account_id: app.account_id, release_id: app.live_release_id, api_key_id: actor.apiKeyId, request_id: requestId },
-      appId: app.id,
-      jobName,
-      payload,
-      maxAttempts,
-      source: 'api',
-      message: `Job ${jobName} enqueued to run now.`,
-    });
-    return run.reply(c, 202, {
-      app_id: app.id,
-      release_id: app.live_release_id,
-      job_name: jobName,
-      job_id: added.job_id,
-      worker_job_id: added.worker_job_id,
-      run_at: added.run_at,
-      max_attempts: maxAttempts,
-      status: 'queued',
-    });
-  });
+  r.post(
+    '/:app_id/jobs/:job_name/runs',
+    run,
+    appAccess('jobs.run'),
+    jsonBody(RunJobBody, { optional: true, maxBytes: MAX_JOB_PAYLOAD_BYTES + 1024 }),
+    async (c) => {
+      const { deps, app, actor, requestId } = c.var;
+      const jobName = parseWith(ResourceName, c.req.param('job_name'), 'job name');
+      const payload = bodyOf(c, RunJobBody).payload ?? null;
+      const tooLarge = payloadProblem(payload);
+      if (tooLarge)
+        throw new ApiError('payload_too_large', tooLarge, { max_bytes: MAX_JOB_PAYLOAD_BYTES });
+      if (!app.live_release_id || app.deleted_at)
+        throw new ApiError(
+          'conflict',
+          'The app has no live release to run a job on: publish it first.',
+          { app_id: app.id },
+        );
+      const release = await releaseWithAccount(deps.db, app.live_release_id);
+      const jobs = release ? (manifestOf(release.manifest).resources.jobs ?? {}) : {};
+      const spec = Object.hasOwn(jobs, jobName) ? jobs[jobName] : undefined;
+      if (!spec) throw errors.notFound(`Job "${jobName}" of the live release`);
+      const maxAttempts = spec.max_attempts ?? 3;
+      const added = await queueJob(deps.db, {
+        base: {
+          app_id: app.id,
+          account_id: app.account_id,
+          release_id: app.live_release_id,
+          api_key_id: actor.apiKeyId,
+          request_id: requestId,
+        },
+        appId: app.id,
+        jobName,
+        payload,
+        maxAttempts,
+        source: 'api',
+        message: `Job ${jobName} enqueued to run now.`,
+      });
+      return run.reply(c, 202, {
+        app_id: app.id,
+        release_id: app.live_release_id,
+        job_name: jobName,
+        job_id: added.job_id,
+        worker_job_id: added.worker_job_id,
+        run_at: added.run_at,
+        max_attempts: maxAttempts,
+        status: 'queued',
+      });
+    },
+  );
   return r;
 }

@@ -17,7 +17,8 @@ export type Schedule = 'every_15_minutes' | 'hourly' | 'daily';
 export function periodStart(schedule: Schedule, now: Date): Date {
   const d = new Date(now);
   d.setUTCSeconds(0, 0);
-  if (schedule === 'every_15_minutes') d.setUTCMinutes(d.getUTCMinutes() - (d.getUTCMinutes() % 15));
+  if (schedule === 'every_15_minutes')
+    d.setUTCMinutes(d.getUTCMinutes() - (d.getUTCMinutes() % 15));
   else if (schedule === 'hourly') d.setUTCMinutes(0);
   else d.setUTCHours(0, 0);
   return d;
@@ -47,8 +48,21 @@ export async function fanOutSchedules(deps: Deps, now: Date): Promise<number> {
           .executeTakeFirst();
         if (!claim) return false;
         const maxAttempts = spec.max_attempts ?? 3;
-        const job = await addAppJob(trx, { app_id: row.app_id, job_name: name, payload: null, source: 'schedule', maxAttempts, runAt: now });
-        await trx.updateTable('app_schedule_runs').set({ job_id: job.job_id }).where('app_id', '=', row.app_id).where('job_name', '=', name).where('period_start', '=', period).execute();
+        const job = await addAppJob(trx, {
+          app_id: row.app_id,
+          job_name: name,
+          payload: null,
+          source: 'schedule',
+          maxAttempts,
+          runAt: now,
+        });
+        await trx
+          .updateTable('app_schedule_runs')
+          .set({ job_id: job.job_id })
+          .where('app_id', '=', row.app_id)
+          .where('job_name', '=', name)
+          .where('period_start', '=', period)
+          .execute();
         await recordEvents(trx, [
           {
             app_id: row.app_id,
@@ -56,7 +70,14 @@ export async function fanOutSchedules(deps: Deps, now: Date): Promise<number> {
             release_id: row.release_id,
             type: 'job.enqueued',
             message: `Scheduled job ${name} enqueued (${spec.schedule}).`,
-            metadata: { job_id: job.job_id, job_name: name, schedule: spec.schedule, period_start: period.toISOString(), max_attempts: maxAttempts, source: 'schedule' },
+            metadata: {
+              job_id: job.job_id,
+              job_name: name,
+              schedule: spec.schedule,
+              period_start: period.toISOString(),
+              max_attempts: maxAttempts,
+              source: 'schedule',
+            },
           },
         ]);
         return true;

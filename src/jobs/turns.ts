@@ -24,7 +24,8 @@ export function createJobTurns(): JobTurns {
       const c = counts.get(appId);
       const n = c ? c.n * 0.5 ** ((now - c.at) / HALF_LIFE_MS) : 0;
       if (!c && counts.size >= MAX_APPS) {
-        for (const [id, e] of counts) if (e.n * 0.5 ** ((now - e.at) / HALF_LIFE_MS) < 1) counts.delete(id);
+        for (const [id, e] of counts)
+          if (e.n * 0.5 ** ((now - e.at) / HALF_LIFE_MS) < 1) counts.delete(id);
         if (counts.size >= MAX_APPS) counts.delete(counts.keys().next().value!);
       }
       counts.set(appId, { n: n + 1, at: now });

@@ -11,7 +11,9 @@ export function randomToken(length: number): string {
 }
 
 /** Identifier with a type prefix, e.g. `usr_8k2m...` (20 random characters = 100 bits). */
-export function newId(prefix: 'usr' | 'acct' | 'key' | 'rel' | 'inv' | 'route' | 'file' | 'row' | 'sess' | 'dev'): string {
+export function newId(
+  prefix: 'usr' | 'acct' | 'key' | 'rel' | 'inv' | 'route' | 'file' | 'row' | 'sess' | 'dev',
+): string {
   return `${prefix}_${randomToken(20)}`;
 }
 

@@ -32,7 +32,8 @@ export function jsonProblem(value: unknown, max = MAX_JSON_DEPTH): JsonProblem |
     for (const [k, child] of Object.entries(node)) {
       const at = path ? `${path}.${k}` : k;
       if (k.includes('\0')) return { path: at, kind: 'nul' };
-      if (typeof child === 'string' || (child !== null && typeof child === 'object')) stack.push([child, depth + 1, at]);
+      if (typeof child === 'string' || (child !== null && typeof child === 'object'))
+        stack.push([child, depth + 1, at]);
     }
   }
   return null;
@@ -45,7 +46,9 @@ export function tooDeep(value: unknown, max = MAX_JSON_DEPTH): string | null {
     const [node, depth, path] = stack.pop()!;
     if (node === null || typeof node !== 'object') continue;
     if (depth >= max) return path || '(root)';
-    for (const [k, child] of Object.entries(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1, path ? `${path}.${k}` : k]);
+    for (const [k, child] of Object.entries(node))
+      if (child !== null && typeof child === 'object')
+        stack.push([child, depth + 1, path ? `${path}.${k}` : k]);
   }
   return null;
 }

@@ -13,7 +13,9 @@ export function portIsFree(port: number): Promise<boolean> {
 /** The lowest port this machine hands to outgoing connections (Linux's `ip_local_port_range`; elsewhere IANA's dynamic range). */
 export function ephemeralStart(): number {
   try {
-    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    const low = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    );
     if (Number.isInteger(low) && low > 1024) return low;
   } catch {
     // not Linux

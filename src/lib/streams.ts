@@ -1,5 +1,10 @@
 /** Reads a byte stream to its end, at most `maxBytes` (beyond that it cancels the stream and throws `tooLarge()`); `arrived` hears the size so far after each chunk and may refuse it by throwing (the stream is cancelled). */
-export async function readLimited(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number, tooLarge: () => Error, arrived?: (size: number) => void): Promise<Uint8Array> {
+export async function readLimited(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  maxBytes: number,
+  tooLarge: () => Error,
+  arrived?: (size: number) => void,
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

@@ -4,4 +4,5 @@
  */
 
 /** An id app code passed: a string that can be stored, else nothing to look up. */
-export const lookupId = (id: unknown): string | undefined => (typeof id === 'string' && !id.includes('\0') ? id : undefined);
+export const lookupId = (id: unknown): string | undefined =>
+  typeof id === 'string' && !id.includes('\0') ? id : undefined;

@@ -15,11 +15,26 @@ export async function sendMail(deps: Deps, mail: Mail): Promise<void> {
   const url = deps.config.mail.smtpUrl;
   if (url) {
     if (transport?.url !== url) transport = { url, t: createTransport(url) };
-    await transport.t.sendMail({ from: deps.config.mail.from, to: mail.to, subject: mail.subject, text: mail.text });
+    await transport.t.sendMail({
+      from: deps.config.mail.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+    });
     return;
   }
-  await deps.db.insertInto('dev_outbox').values({ to_address: mail.to, subject: mail.subject, body: mail.text }).execute();
-  deps.log.info('mail (development outbox; set SMTP_URL to send it)', { to: mail.to, subject: mail.subject, text: mail.text });
+  await deps.db
+    .insertInto('dev_outbox')
+    .values({ to_address: mail.to, subject: mail.subject, body: mail.text })
+    .execute();
+  deps.log.info('mail (development outbox; set SMTP_URL to send it)', {
+    to: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+  });
   // With no mail server, the link is what a developer needs: print it where a terminal makes it clickable.
-  if (mail.link && deps.config.logLevel !== 'silent') process.stderr.write(`\n  ${mail.subject} (${mail.to}); no SMTP_URL is set, so open it from here:\n  ${mail.link}\n\n`);
+  if (mail.link && deps.config.logLevel !== 'silent')
+    process.stderr.write(
+      `\n  ${mail.subject} (${mail.to}); no SMTP_URL is set, so open it from here:\n  ${mail.link}\n\n`,
+    );
 }

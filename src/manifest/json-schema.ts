@@ -7,4 +7,6 @@ import { RELEASE_PATH_PATTERN, ReleasePath } from './schema.ts';
 
 /** `overrideAction` for toJsonSchema: the release-path check becomes a length and a pattern. */
 export const manifestActionOverride: NonNullable<ConversionConfig['overrideAction']> = (ctx) =>
-  ctx.valibotAction === ReleasePath.pipe[1] ? { ...ctx.jsonSchema, minLength: 1, maxLength: 512, pattern: RELEASE_PATH_PATTERN } : undefined;
+  ctx.valibotAction === ReleasePath.pipe[1]
+    ? { ...ctx.jsonSchema, minLength: 1, maxLength: 512, pattern: RELEASE_PATH_PATTERN }
+    : undefined;

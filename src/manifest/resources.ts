@@ -6,7 +6,11 @@
 import type { Manifest } from './schema.ts';
 
 export type ResourceType = 'auth' | 'data' | 'files' | 'secrets' | 'jobs' | 'webhooks';
-export type ResourceState = { resource_type: ResourceType; resource_name: string; spec: Record<string, unknown> };
+export type ResourceState = {
+  resource_type: ResourceType;
+  resource_name: string;
+  spec: Record<string, unknown>;
+};
 
 export type FieldSpec = { type: string; values?: string[]; collection?: string };
 export type CollectionSpec = {
@@ -25,15 +29,25 @@ export function flattenResources(m: Manifest): ResourceState[] {
     out.push({
       resource_type: 'auth',
       resource_name: SINGLETON,
-      spec: { mode: r.auth.mode ?? 'none', roles: r.auth.roles ?? [], public_signup: r.auth.public_signup ?? false, email_verification: r.auth.email_verification ?? false },
+      spec: {
+        mode: r.auth.mode ?? 'none',
+        roles: r.auth.roles ?? [],
+        public_signup: r.auth.public_signup ?? false,
+        email_verification: r.auth.email_verification ?? false,
+      },
     });
   }
   for (const [name, c] of Object.entries(r.data?.collections ?? {})) {
     const fields: Record<string, FieldSpec> = {};
-    for (const [f, spec] of Object.entries(c.fields)) fields[f] = typeof spec === 'string' ? { type: spec } : { ...spec };
+    for (const [f, spec] of Object.entries(c.fields))
+      fields[f] = typeof spec === 'string' ? { type: spec } : { ...spec };
     const spec: CollectionSpec = {
       fields,
-      indexes: (c.indexes ?? []).map((i) => ({ name: i.name, fields: i.fields, unique: i.unique ?? false })),
+      indexes: (c.indexes ?? []).map((i) => ({
+        name: i.name,
+        fields: i.fields,
+        unique: i.unique ?? false,
+      })),
       access: { read: c.access?.read ?? 'server_only', write: c.access?.write ?? 'server_only' },
     };
     out.push({ resource_type: 'data', resource_name: name, spec });
@@ -42,21 +56,43 @@ export function flattenResources(m: Manifest): ResourceState[] {
     out.push({
       resource_type: 'files',
       resource_name: name,
-      spec: { public: s.public ?? false, max_file_size_bytes: s.max_file_size_bytes ?? null, allowed_content_types: s.allowed_content_types ?? null },
+      spec: {
+        public: s.public ?? false,
+        max_file_size_bytes: s.max_file_size_bytes ?? null,
+        allowed_content_types: s.allowed_content_types ?? null,
+      },
     });
   }
-  if (r.secrets) out.push({ resource_type: 'secrets', resource_name: SINGLETON, spec: { required: r.secrets.required ?? [] } });
+  if (r.secrets)
+    out.push({
+      resource_type: 'secrets',
+      resource_name: SINGLETON,
+      spec: { required: r.secrets.required ?? [] },
+    });
   for (const [name, j] of Object.entries(r.jobs ?? {})) {
-    const spec: Record<string, unknown> = { trigger: j.trigger ?? 'manual', max_attempts: j.max_attempts ?? 3 };
+    const spec: Record<string, unknown> = {
+      trigger: j.trigger ?? 'manual',
+      max_attempts: j.max_attempts ?? 3,
+    };
     if (j.trigger === 'schedule') spec.schedule = j.schedule;
     out.push({ resource_type: 'jobs', resource_name: name, spec });
   }
   for (const [name, w] of Object.entries(r.webhooks ?? {})) {
-    const job = w.deliver_to?.startsWith('job:') ? w.deliver_to.slice(4) : w.deliver_to === 'job' ? w.job! : null;
+    const job = w.deliver_to?.startsWith('job:')
+      ? w.deliver_to.slice(4)
+      : w.deliver_to === 'job'
+        ? w.job!
+        : null;
     out.push({
       resource_type: 'webhooks',
       resource_name: name,
-      spec: { provider: w.provider ?? 'none', secret: w.secret ?? null, deliver_to: job ? 'job' : 'server', job, path: w.path ?? null },
+      spec: {
+        provider: w.provider ?? 'none',
+        secret: w.secret ?? null,
+        deliver_to: job ? 'job' : 'server',
+        job,
+        path: w.path ?? null,
+      },
     });
   }
   return out;
@@ -78,18 +114,27 @@ function collectionProblems(name: string, before: CollectionSpec, after: Collect
     }
     if (old.type === 'enum') {
       const removed = (old.values ?? []).filter((x) => !(next.values ?? []).includes(x));
-      if (removed.length) reasons.push(`${where} drops enum values ${removed.map((x) => JSON.stringify(x)).join(', ')}`);
+      if (removed.length)
+        reasons.push(
+          `${where} drops enum values ${removed.map((x) => JSON.stringify(x)).join(', ')}`,
+        );
     }
     if (old.type === 'reference' && old.collection !== next.collection) {
-      reasons.push(`${where} retargets its reference from "${old.collection}" to "${next.collection}"`);
+      reasons.push(
+        `${where} retargets its reference from "${old.collection}" to "${next.collection}"`,
+      );
     }
   }
   for (const index of after.indexes) {
     const old = before.indexes.find((i) => i.name === index.name);
     if (!index.unique) continue;
-    if (!old) reasons.push(`collection "${name}" adds unique index "${index.name}", which existing rows may violate`);
+    if (!old)
+      reasons.push(
+        `collection "${name}" adds unique index "${index.name}", which existing rows may violate`,
+      );
     else if (!old.unique) reasons.push(`collection "${name}" makes index "${index.name}" unique`);
-    else if (old.fields.join(',') !== index.fields.join(',')) reasons.push(`collection "${name}" changes the fields of unique index "${index.name}"`);
+    else if (old.fields.join(',') !== index.fields.join(','))
+      reasons.push(`collection "${name}" changes the fields of unique index "${index.name}"`);
   }
   return reasons;
 }
@@ -108,19 +153,31 @@ export function incompatibilities(provisioned: ResourceState[], next: ResourceSt
     const b = r.spec;
     switch (r.resource_type) {
       case 'auth': {
-        if (a.mode === 'app_users' && b.mode !== 'app_users') reasons.push('auth mode changes from app_users to none, which would strand existing app users');
+        if (a.mode === 'app_users' && b.mode !== 'app_users')
+          reasons.push(
+            'auth mode changes from app_users to none, which would strand existing app users',
+          );
         const dropped = (a.roles as string[]).filter((x) => !(b.roles as string[]).includes(x));
-        if (dropped.length) reasons.push(`auth drops roles ${dropped.join(', ')}, which app users may hold`);
+        if (dropped.length)
+          reasons.push(`auth drops roles ${dropped.join(', ')}, which app users may hold`);
         break;
       }
       case 'data':
-        reasons.push(...collectionProblems(r.resource_name, a as CollectionSpec, b as CollectionSpec));
+        reasons.push(
+          ...collectionProblems(r.resource_name, a as CollectionSpec, b as CollectionSpec),
+        );
         break;
       case 'files':
-        if (a.public !== b.public) reasons.push(`file store "${r.resource_name}" switches from ${a.public ? 'public' : 'private'} to ${b.public ? 'public' : 'private'}`);
+        if (a.public !== b.public)
+          reasons.push(
+            `file store "${r.resource_name}" switches from ${a.public ? 'public' : 'private'} to ${b.public ? 'public' : 'private'}`,
+          );
         break;
       case 'jobs':
-        if (a.trigger !== b.trigger) reasons.push(`job "${r.resource_name}" changes its trigger from ${a.trigger} to ${b.trigger}`);
+        if (a.trigger !== b.trigger)
+          reasons.push(
+            `job "${r.resource_name}" changes its trigger from ${a.trigger} to ${b.trigger}`,
+          );
         break;
       default:
         break;
@@ -130,11 +187,17 @@ export function incompatibilities(provisioned: ResourceState[], next: ResourceSt
 }
 
 /** What is recorded as provisioned after `next` goes live: collections keep fields and indexes they had. */
-export function mergeProvisioned(old: ResourceState | undefined, next: ResourceState): ResourceState {
+export function mergeProvisioned(
+  old: ResourceState | undefined,
+  next: ResourceState,
+): ResourceState {
   if (!old || next.resource_type !== 'data') return next;
   const a = old.spec as CollectionSpec;
   const b = next.spec as CollectionSpec;
-  const indexes = [...b.indexes, ...a.indexes.filter((i) => !b.indexes.some((j) => j.name === i.name))];
+  const indexes = [
+    ...b.indexes,
+    ...a.indexes.filter((i) => !b.indexes.some((j) => j.name === i.name)),
+  ];
   return { ...next, spec: { fields: { ...a.fields, ...b.fields }, indexes, access: b.access } };
 }
 
@@ -142,7 +205,10 @@ export function mergeProvisioned(old: ResourceState | undefined, next: ResourceS
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }

@@ -10,7 +10,8 @@ const registry = new Map<string, v.GenericSchema>();
 /** Registers `schema` as the component `name` (names are unique) and returns it unchanged. */
 export function component<S extends v.GenericSchema>(name: string, schema: S): S {
   const existing = registry.get(name);
-  if (existing && existing !== schema) throw new Error(`OpenAPI component ${name} is registered twice`);
+  if (existing && existing !== schema)
+    throw new Error(`OpenAPI component ${name} is registered twice`);
   registry.set(name, schema);
   return schema;
 }

@@ -48,9 +48,11 @@ const TAGS: Record<string, string> = {
   'Sign-in': 'Passwordless sign-in by e-mail link, sign-up, and the console session.',
   'Device authorization': 'Browser-approved login for the CLI (RFC 8628).',
   Members: 'Who is in an account, with which role, and invitations.',
-  Billing: 'Buying and managing a plan through Stripe: checkout, the customer portal, and the payments webhook.',
+  Billing:
+    'Buying and managing a plan through Stripe: checkout, the customer portal, and the payments webhook.',
   Plans: "An account's plan, usage against its limits, flags, and what a plan change would do.",
-  'Routes and domains': "An app's aliases: slugs under the apps host and custom domains verified through DNS, and the TLS permission check for a reverse proxy.",
+  'Routes and domains':
+    "An app's aliases: slugs under the apps host and custom domains verified through DNS, and the TLS permission check for a reverse proxy.",
   Jobs: "Running an app's declared jobs on demand.",
   Legacy: 'Retired password routes; they answer 410.',
 };
@@ -77,7 +79,11 @@ function errorSchema(codes: ErrorCode[]): Json {
         type: 'object',
         required: ['code', 'message'],
         additionalProperties: false,
-        properties: { code: { type: 'string', enum: codes }, message: { type: 'string' }, details: { type: 'object', additionalProperties: {} } },
+        properties: {
+          code: { type: 'string', enum: codes },
+          message: { type: 'string' },
+          details: { type: 'object', additionalProperties: {} },
+        },
       },
     },
   };
@@ -91,9 +97,18 @@ function collect(api: Hono<Env>): Operation[] {
   for (const route of api.routes) {
     if (route.method === 'ALL') continue;
     const key = `${route.method} ${route.path}`;
-    const entry = ops.get(key) ?? { method: route.method.toLowerCase(), path: route.path, spec: { errors: [] } };
+    const entry = ops.get(key) ?? {
+      method: route.method.toLowerCase(),
+      path: route.path,
+      spec: { errors: [] },
+    };
     const spec = (route.handler as { [ROUTE_SPEC]?: RouteSpec })[ROUTE_SPEC];
-    if (spec) entry.spec = { ...entry.spec, ...spec, errors: [...entry.spec.errors, ...(spec.errors ?? [])] };
+    if (spec)
+      entry.spec = {
+        ...entry.spec,
+        ...spec,
+        errors: [...entry.spec.errors, ...(spec.errors ?? [])],
+      };
     ops.set(key, entry);
   }
   return [...ops.values()];
@@ -109,7 +124,9 @@ export type OpenApiDocument = {
 /** The `/openapi.json` document for the routes on `api`. */
 export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): OpenApiDocument {
   const named = registeredComponents();
-  const names = new Map<v.GenericSchema, string>(Object.entries(named).map(([name, schema]) => [schema, name]));
+  const names = new Map<v.GenericSchema, string>(
+    Object.entries(named).map(([name, schema]) => [schema, name]),
+  );
   const config: ConversionConfig = {
     target: 'draft-2020-12',
     typeMode: 'input',
@@ -130,8 +147,15 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
   const paths: Record<string, Record<string, Json>> = {};
   for (const { method, path, spec } of collect(api)) {
     const oaPath = path.replace(/:([A-Za-z_]+)/g, '{$1}');
-    const operationId = spec.operationId ?? `${method}_${oaPath.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
-    const parameters: Json[] = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const operationId =
+      spec.operationId ??
+      `${method}_${oaPath.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`;
+    const parameters: Json[] = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
     if (spec.accountHeader) {
       parameters.push({
         name: 'X-Platform-Account-Id',
@@ -144,7 +168,12 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
     if (spec.query) {
       const qs = schemaOf(spec.query) as { properties?: Record<string, Json>; required?: string[] };
       for (const [name, schema] of Object.entries(qs.properties ?? {})) {
-        parameters.push({ name, in: 'query', required: qs.required?.includes(name) ?? false, schema });
+        parameters.push({
+          name,
+          in: 'query',
+          required: qs.required?.includes(name) ?? false,
+          schema,
+        });
       }
     }
     const security = spec.security ?? (path.startsWith('/v0/') ? 'signedIn' : 'none');
@@ -153,18 +182,29 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
     if (security !== 'none') errors.add('unauthorized');
     if (security !== 'none' && mutation) errors.add('csrf_rejected');
     // the retired routes answer 410 without touching the database
-    if (path.startsWith('/v0/') && !spec.tags?.includes('Legacy')) for (const code of WITH_DATABASE) errors.add(code);
-    if (spec.accountHeader) for (const code of ['invalid_request', 'not_found', 'forbidden'] as const) errors.add(code);
+    if (path.startsWith('/v0/') && !spec.tags?.includes('Legacy'))
+      for (const code of WITH_DATABASE) errors.add(code);
+    if (spec.accountHeader)
+      for (const code of ['invalid_request', 'not_found', 'forbidden'] as const) errors.add(code);
 
     const responses: Record<string, Json> = {};
     for (const [status, schema] of Object.entries(spec.responses ?? { 200: null })) {
       const example = EXAMPLES.responses[`${operationId} ${status}`];
       responses[status] = schema
-        ? { description: REASONS[Number(status)] ?? 'Success', content: { 'application/json': { schema: schemaOf(schema), ...(example === undefined ? {} : { example }) } } }
+        ? {
+            description: REASONS[Number(status)] ?? 'Success',
+            content: {
+              'application/json': {
+                schema: schemaOf(schema),
+                ...(example === undefined ? {} : { example }),
+              },
+            },
+          }
         : { description: REASONS[Number(status)] ?? 'Success' };
     }
     const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of errors) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
+    for (const code of errors)
+      byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
     for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
       codes.sort();
       const example = EXAMPLES.responses[`${operationId} ${status}`];
@@ -179,7 +219,10 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
       };
     }
 
-    responses.default = { description: 'Any other failure', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    responses.default = {
+      description: 'Any other failure',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
     const op: Json = {
       operationId,
       summary: spec.summary ?? `${method.toUpperCase()} ${oaPath}`,
@@ -187,13 +230,26 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
       tags: spec.tags ?? ['Service'],
       security: securityOf(security, mutation),
       ...(parameters.length ? { parameters } : {}),
-      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(spec.body) } } } } : {}),
+      ...(spec.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: schemaOf(spec.body) } },
+            },
+          }
+        : {}),
       responses,
     };
     (paths[oaPath] ??= {})[method] = op;
   }
 
-  const schemas = toJsonSchemaDefs(named, { target: config.target, typeMode: config.typeMode, errorMode: config.errorMode, overrideRef: config.overrideRef, overrideAction: config.overrideAction }) as Record<string, Json>;
+  const schemas = toJsonSchemaDefs(named, {
+    target: config.target,
+    typeMode: config.typeMode,
+    errorMode: config.errorMode,
+    overrideRef: config.overrideRef,
+    overrideAction: config.overrideAction,
+  }) as Record<string, Json>;
   for (const [name, schema] of Object.entries(schemas)) {
     delete schema.$schema;
     delete schema.$defs;
@@ -215,18 +271,25 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
     paths,
     components: {
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer ap_...`. Works on the API and console hosts.' },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key: `Authorization: Bearer ap_...`. Works on the API and console hosts.',
+        },
         consoleSession: {
           type: 'apiKey',
           in: 'cookie',
           name: '__Host-platform_session',
-          description: 'The console session cookie, set by signing in with an e-mail link. Accepted on the console host only; a bearer key wins when both are sent.',
+          description:
+            'The console session cookie, set by signing in with an e-mail link. Accepted on the console host only; a bearer key wins when both are sent.',
         },
         csrfHeader: {
           type: 'apiKey',
           in: 'header',
           name: 'X-Platform-CSRF',
-          description: "The session's `csrf_token` (from `GET /v0/platform/session`), required with the session cookie on every request that is not GET or HEAD.",
+          description:
+            "The session's `csrf_token` (from `GET /v0/platform/session`), required with the session cookie on every request that is not GET or HEAD.",
         },
       },
       schemas,

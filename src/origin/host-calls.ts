@@ -16,7 +16,11 @@ export function hostCallsFor(deps: Deps, target: JobTarget): HostCallHandler {
       // Only the platform's own, deliberate errors reach app code; anything else (a database
       // error, a bug) is logged for the operator and becomes a generic error.
       if (err instanceof ApiError) throw err;
-      deps.log.error('platform call failed', { method, app_id: target.appId, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      deps.log.error('platform call failed', {
+        method,
+        app_id: target.appId,
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      });
       throw new ApiError('internal_error', 'The platform could not complete this call; try again.');
     }
   };
@@ -24,7 +28,8 @@ export function hostCallsFor(deps: Deps, target: JobTarget): HostCallHandler {
 
 /** The collection name app code passed: a string, or the same error an undeclared one gets. */
 function collectionArg(name: unknown): string {
-  if (typeof name !== 'string') throw new ApiError('collection_not_declared', 'A collection name must be a string.');
+  if (typeof name !== 'string')
+    throw new ApiError('collection_not_declared', 'A collection name must be a string.');
   return name;
 }
 
@@ -36,7 +41,8 @@ function dispatch(deps: Deps, target: JobTarget): HostCallHandler {
       case 'data.create':
         return createRow(deps, target, collectionArg(args[0]), args[1]);
       case 'data.update':
-        if (typeof args[1] !== 'string') throw new ApiError('not_found', 'A row id must be a string.');
+        if (typeof args[1] !== 'string')
+          throw new ApiError('not_found', 'A row id must be a string.');
         return updateRow(deps, target, collectionArg(args[0]), lookupId(args[1]), args[2]);
       case 'data.get':
         return getRow(deps, target, collectionArg(args[0]), lookupId(args[1]));

@@ -29,7 +29,11 @@ export type ReleaseCall = {
   origin?: string;
 };
 
-export async function invokeRelease(deps: Deps, services: ReleaseServices, call: ReleaseCall): Promise<InvocationResult> {
+export async function invokeRelease(
+  deps: Deps,
+  services: ReleaseServices,
+  call: ReleaseCall,
+): Promise<InvocationResult> {
   const { app, release } = call;
   const sandbox = services.sandbox();
   // A release no worker holds needs its sources: read them beside the secrets, not after.
@@ -40,7 +44,11 @@ export async function invokeRelease(deps: Deps, services: ReleaseServices, call:
     handler: call.handler,
     flags: sandboxFlags(release),
     ...(call.event === undefined ? {} : { event: call.event }),
-    app: { app_id: app.appId, origin: call.origin ?? appOrigin(deps.config, app.appId), release_id: release.releaseId },
+    app: {
+      app_id: app.appId,
+      origin: call.origin ?? appOrigin(deps.config, app.appId),
+      release_id: release.releaseId,
+    },
     release: { releaseId: release.releaseId, entry: release.manifest.runtime.server_entry! },
     loadSources: sourcesLoader(services, release, sources),
     request: call.request,
@@ -48,18 +56,32 @@ export async function invokeRelease(deps: Deps, services: ReleaseServices, call:
     limits: {
       cpuMs: planOf(deps.config.plans, app.planKey).limits['server.cpu_ms.max'],
       // a job or a webhook delivery may wait on slow outside APIs longer than a visitor would
-      ...(call.handler === 'job' || call.handler === 'webhook' ? { wallMs: deps.config.sandbox.backgroundWallMs } : {}),
+      ...(call.handler === 'job' || call.handler === 'webhook'
+        ? { wallMs: deps.config.sandbox.backgroundWallMs }
+        : {}),
     },
-    onHostCall: hostCallsFor(deps, { appId: app.appId, accountId: app.accountId, releaseId: release.releaseId, manifest: release.manifest, requestId: call.requestId }),
+    onHostCall: hostCallsFor(deps, {
+      appId: app.appId,
+      accountId: app.accountId,
+      releaseId: release.releaseId,
+      manifest: release.manifest,
+      requestId: call.requestId,
+    }),
   });
   countOutbound(deps, app.appId, result.fetches);
   void result.response?.streamEnd?.then((end) => countOutbound(deps, app.appId, end.fetches));
   // an error's stack names the user's files when the release carries a source map
-  if (result.error?.stack) result.error.stack = await mapReleaseStack(services.caches, release, result.error.stack).catch(() => result.error!.stack);
+  if (result.error?.stack)
+    result.error.stack = await mapReleaseStack(services.caches, release, result.error.stack).catch(
+      () => result.error!.stack,
+    );
   if (result.response?.streamEnd) {
     const ended = result.response.streamEnd;
     result.response.streamEnd = ended.then(async (end) => {
-      if (end.error?.stack) end.error.stack = await mapReleaseStack(services.caches, release, end.error.stack).catch(() => end.error!.stack);
+      if (end.error?.stack)
+        end.error.stack = await mapReleaseStack(services.caches, release, end.error.stack).catch(
+          () => end.error!.stack,
+        );
       return end;
     });
   }
@@ -71,12 +93,18 @@ export async function invokeRelease(deps: Deps, services: ReleaseServices, call:
  * arrow inline in the invocation: under tsx (esbuild's keepNames) an arrow that takes its name from
  * a property is renamed through `Object.defineProperty` each time it is made (~0.9 µs per call).
  */
-function sourcesLoader(services: ReleaseServices, release: ReleaseView, early: Promise<Record<string, string>> | undefined): () => Promise<Record<string, string>> {
+function sourcesLoader(
+  services: ReleaseServices,
+  release: ReleaseView,
+  early: Promise<Record<string, string>> | undefined,
+): () => Promise<Record<string, string>> {
   return () => early ?? services.caches.sources(release);
 }
 
 /** Adds a call's outbound requests to the app's usage (not waited for: counting never slows an answer). */
 function countOutbound(deps: Deps, appId: string, n: number | undefined): void {
   if (!n) return;
-  addUsage(deps.db, appId, 'outbound.requests', n).catch((err) => deps.log.error('could not count outbound requests', { app_id: appId, error: String(err) }));
+  addUsage(deps.db, appId, 'outbound.requests', n).catch((err) =>
+    deps.log.error('could not count outbound requests', { app_id: appId, error: String(err) }),
+  );
 }

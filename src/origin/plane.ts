@@ -7,7 +7,13 @@ import { appOrigin } from '../apps/mappers.ts';
 import type { Deps } from '../deps.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from '../http/request-id.ts';
 import { headerReads, type HeaderReads, type ParsedHeaders } from '../http/parsed-headers.ts';
-import { createRuntimeCaches, type LiveApp, type ReleaseFile, type ReleaseView, type RuntimeCaches } from '../releases/live.ts';
+import {
+  createRuntimeCaches,
+  type LiveApp,
+  type ReleaseFile,
+  type ReleaseView,
+  type RuntimeCaches,
+} from '../releases/live.ts';
 import { decodeAppPath } from './paths.ts';
 import { SandboxPool } from '../sandbox/pool.ts';
 import { runServerFallback } from './server-fallback.ts';
@@ -21,16 +27,31 @@ import { errorBody } from '../errors.ts';
 import { largestCpuMs, planOf } from '../plans/catalogue.ts';
 import { createChangeFeed, type ChangeFeed } from '../changes/feed.ts';
 import { createRouteTable, type RouteEntry, type RouteTable } from '../domains/table.ts';
-import { createAnalyticsCollector, type AnalyticsCollector, type RouteKind, type Target } from '../analytics/collector.ts';
+import {
+  createAnalyticsCollector,
+  type AnalyticsCollector,
+  type RouteKind,
+  type Target,
+} from '../analytics/collector.ts';
 
 export type AppsPlane = {
   /**
    * Answers a request for an app origin; `appId` is the host's label, `client` the peer address,
    * `parsed` Node's parsed request headers where the server has them (http/parsed-headers.ts). Never throws.
    */
-  handle(req: Request, appId: string, client?: string, parsed?: ParsedHeaders): Response | Promise<Response>;
+  handle(
+    req: Request,
+    appId: string,
+    client?: string,
+    parsed?: ParsedHeaders,
+  ): Response | Promise<Response>;
   /** Answers a request whose Host is a slug or custom domain (`hostname` normalised): the app it routes to, or why not. */
-  handleAlias(req: Request, hostname: string, client?: string, parsed?: ParsedHeaders): Response | Promise<Response>;
+  handleAlias(
+    req: Request,
+    hostname: string,
+    client?: string,
+    parsed?: ParsedHeaders,
+  ): Response | Promise<Response>;
   /** Host → app for slugs and custom domains (kept current across nodes by `feed`). */
   routes: RouteTable;
   /** Changes committed by any node (LISTEN/NOTIFY). */
@@ -44,7 +65,12 @@ export type AppsPlane = {
   /** Writes server requests' runtime events in batches, after the answers (flushed at close). */
   events: EventWriter;
   /** Loads a server module from a bundle's sources in the sandbox: ok, or why it does not load. */
-  checkModule(input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string; stack?: string }>;
+  checkModule(input: {
+    appId: string;
+    planKey: string;
+    entry: string;
+    sources: Record<string, string>;
+  }): Promise<{ ok: true } | { ok: false; error: string; stack?: string }>;
   close(): Promise<void>;
 };
 
@@ -55,7 +81,9 @@ function splitUrl(url: string): { pathname: string; search: string } {
   const hash = url.indexOf('#', start);
   const end = hash < 0 ? url.length : hash;
   const q = url.indexOf('?', start);
-  return q < 0 || q > end ? { pathname: url.slice(start, end), search: '' } : { pathname: url.slice(start, q), search: url.slice(q, end) };
+  return q < 0 || q > end
+    ? { pathname: url.slice(start, end), search: '' }
+    : { pathname: url.slice(start, q), search: url.slice(q, end) };
 }
 
 /**
@@ -87,13 +115,24 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     (pool ??= new SandboxPool({
       workers: deps.config.sandbox.workers,
       // each call runs with its account plan's server.cpu_ms.max (invoke.ts); Free's is the default
-      limits: { cpuMs: deps.config.plans.free.limits['server.cpu_ms.max'], memoryBytes: deps.config.sandbox.memoryBytes, stackBytes: 512 * 1024, wallMs: deps.config.sandbox.wallMs },
+      limits: {
+        cpuMs: deps.config.plans.free.limits['server.cpu_ms.max'],
+        memoryBytes: deps.config.sandbox.memoryBytes,
+        stackBytes: 512 * 1024,
+        wallMs: deps.config.sandbox.wallMs,
+      },
       hardKillMs: Math.max(1000, largestCpuMs(deps.config.plans) * 3),
       workerMemoryBytes: deps.config.sandbox.workerMemoryBytes,
-      ...(deps.config.sandbox.instanceBudgetBytes ? { instanceBudgetBytes: deps.config.sandbox.instanceBudgetBytes } : {}),
+      ...(deps.config.sandbox.instanceBudgetBytes
+        ? { instanceBudgetBytes: deps.config.sandbox.instanceBudgetBytes }
+        : {}),
       onWorkerExit: (info) => deps.log.warn('sandbox worker replaced', info),
       // app code may fetch public addresses (and what the operator allows), never this platform's own hosts
-      fetchPolicy: { allow: [...deps.config.sandbox.fetchAllow], denyHosts: Object.values(deps.config.hosts), dnsServers: [...deps.config.domains.dnsServers] },
+      fetchPolicy: {
+        allow: [...deps.config.sandbox.fetchAllow],
+        denyHosts: Object.values(deps.config.hosts),
+        dnsServers: [...deps.config.domains.dnsServers],
+      },
     }));
 
   const feed = createChangeFeed(deps);
@@ -115,16 +154,41 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     void feed.start();
   };
 
-  const meter = createRequestMeter({ db: deps.db, log: deps.log, flushMs: deps.config.usageFlushMs });
-  const analytics = createAnalyticsCollector({ db: deps.db, log: deps.log, flushMs: deps.config.analyticsFlushMs });
+  const meter = createRequestMeter({
+    db: deps.db,
+    log: deps.log,
+    flushMs: deps.config.usageFlushMs,
+  });
+  const analytics = createAnalyticsCollector({
+    db: deps.db,
+    log: deps.log,
+    flushMs: deps.config.analyticsFlushMs,
+  });
   const appsSuffix = `.${deps.config.hosts.apps}`;
 
   /** The one capture point: every request an app origin serves, once its status is known (quota and analytics). */
-  function capture(h: HeaderReads, app: LiveApp, status: number, via: RouteKind, host: string | null, target: Target, pathname: string): void {
+  function capture(
+    h: HeaderReads,
+    app: LiveApp,
+    status: number,
+    via: RouteKind,
+    host: string | null,
+    target: Target,
+    pathname: string,
+  ): void {
     meter.record({ accountId: app.accountId, appId: app.appId, status });
     const referrer = h.get('referer');
     // the host only matters to tell a self-referral: built only when there is a referrer
-    analytics.add({ appId: app.appId, status, via, target, pathname, host: referrer ? (host ?? app.appId + appsSuffix) : '', referrer, userAgent: h.get('user-agent') });
+    analytics.add({
+      appId: app.appId,
+      status,
+      via,
+      target,
+      pathname,
+      host: referrer ? (host ?? app.appId + appsSuffix) : '',
+      referrer,
+      userAgent: h.get('user-agent'),
+    });
   }
   const events = createEventWriter({ db: deps.db, log: deps.log });
   const bodies = createBodyBudget();
@@ -137,23 +201,69 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   function refusal(app: LiveApp, requestId: string): Response | undefined {
     if (app.block) return originBlocked(app.block, requestId);
     if (!overQuota(app)) return undefined;
-    const details = { metric: REQUESTS_METRIC, plan_key: app.planKey, limit: app.monthlyRequests, current: meter.used(app.accountId), increment: 1, upgrade_required: true };
-    return originJson(402, errorBody('quota_exceeded', "This app's account has used its monthly requests; it serves again next month or after an upgrade.", details), requestId, { 'cache-control': 'no-store' });
+    const details = {
+      metric: REQUESTS_METRIC,
+      plan_key: app.planKey,
+      limit: app.monthlyRequests,
+      current: meter.used(app.accountId),
+      increment: 1,
+      upgrade_required: true,
+    };
+    return originJson(
+      402,
+      errorBody(
+        'quota_exceeded',
+        "This app's account has used its monthly requests; it serves again next month or after an upgrade.",
+        details,
+      ),
+      requestId,
+      { 'cache-control': 'no-store' },
+    );
   }
 
   /** The client accepts none of the encodings the file exists in (`identity;q=0`). */
   function notAcceptable(requestId: string): Response {
-    return originJson(406, errorBody('not_acceptable', 'This file is not available in an encoding your Accept-Encoding allows.'), requestId, { vary: 'accept-encoding' });
+    return originJson(
+      406,
+      errorBody(
+        'not_acceptable',
+        'This file is not available in an encoding your Accept-Encoding allows.',
+      ),
+      requestId,
+      { vary: 'accept-encoding' },
+    );
   }
 
-  async function serve(req: Request, reads: HeaderReads, app: LiveApp, f: ReleaseFile, status: number, requestId: string): Promise<Response> {
+  async function serve(
+    req: Request,
+    reads: HeaderReads,
+    app: LiveApp,
+    f: ReleaseFile,
+    status: number,
+    requestId: string,
+  ): Promise<Response> {
     const rep = representation(reads, f);
     if (!rep) return notAcceptable(requestId);
-    return serveFile(req, rep, req.method === 'HEAD' ? null : await caches.body(app.accountId, rep.blob), status, requestId, staticStatus(reads, rep, status));
+    return serveFile(
+      req,
+      rep,
+      req.method === 'HEAD' ? null : await caches.body(app.accountId, rep.blob),
+      status,
+      requestId,
+      staticStatus(reads, rep, status),
+    );
   }
 
   // A plain function, not a Hono router, with no per-request closures: this is the hottest path.
-  async function route(req: Request, reads: HeaderReads, appId: string, requestId: string, client: string, via: RouteKind, host: string | null): Promise<Response> {
+  async function route(
+    req: Request,
+    reads: HeaderReads,
+    appId: string,
+    requestId: string,
+    client: string,
+    via: RouteKind,
+    host: string | null,
+  ): Promise<Response> {
     const app = await caches.liveApp(appId);
     if (!app) return originFail('not_found', 'No app is published at this address.', requestId);
     const following = meter.follow(app.accountId);
@@ -164,11 +274,28 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const served: { target: Target } = { target: 'static' };
     const res = await routeLive(req, reads, app, requestId, client, pathname, search, served);
     const status = res.status;
-    capture(reads, app, status, via, host, status === 404 && served.target === 'static' ? 'not_found' : served.target, pathname);
+    capture(
+      reads,
+      app,
+      status,
+      via,
+      host,
+      status === 404 && served.target === 'static' ? 'not_found' : served.target,
+      pathname,
+    );
     return res;
   }
 
-  async function routeLive(req: Request, reads: HeaderReads, app: LiveApp, requestId: string, client: string, pathname: string, search: string, served: { target: Target }): Promise<Response> {
+  async function routeLive(
+    req: Request,
+    reads: HeaderReads,
+    app: LiveApp,
+    requestId: string,
+    client: string,
+    pathname: string,
+    search: string,
+    served: { target: Target },
+  ): Promise<Response> {
     const release = await caches.release(app.releaseId);
     if (!release) return originFail('not_found', 'No app is published at this address.', requestId);
 
@@ -190,16 +317,31 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       if (direct) return serve(req, reads, app, direct, 200, requestId);
       // `/dir` names a directory with an index.html: redirect to `/dir/`.
       if (root !== null && rel && !path.directory && files.has(`${root}/${rel}/index.html`)) {
-        return new Response(null, { status: 301, headers: { location: `${pathname}/${search}`, 'cache-control': STATIC_CACHE_CONTROL, [REQUEST_ID_HEADER]: requestId } });
+        return new Response(null, {
+          status: 301,
+          headers: {
+            location: `${pathname}/${search}`,
+            'cache-control': STATIC_CACHE_CONTROL,
+            [REQUEST_ID_HEADER]: requestId,
+          },
+        });
       }
     }
     const fallback = runtime.fallback ?? '404';
     if (fallback === 'server') {
       served.target = 'server';
-      return runServerFallback(deps, { caches, sandbox, events, bodies }, { req, app, release, origin: appOrigin(deps.config, app.appId), requestId, reads });
+      return runServerFallback(
+        deps,
+        { caches, sandbox, events, bodies },
+        { req, app, release, origin: appOrigin(deps.config, app.appId), requestId, reads },
+      );
     }
-    if (!readable) return originFail('method_not_allowed', `${req.method} is not allowed here.`, requestId, { allow: 'GET, HEAD' });
-    const rootIndex = fallback === 'index.html' && root !== null ? files.get(`${root}/index.html`) : undefined;
+    if (!readable)
+      return originFail('method_not_allowed', `${req.method} is not allowed here.`, requestId, {
+        allow: 'GET, HEAD',
+      });
+    const rootIndex =
+      fallback === 'index.html' && root !== null ? files.get(`${root}/index.html`) : undefined;
     if (rootIndex) return serve(req, reads, app, rootIndex, 200, requestId);
     const page404 = root === null ? undefined : files.get(`${root}/404.html`);
     if (page404) return serve(req, reads, app, page404, 404, requestId);
@@ -210,7 +352,14 @@ export function createAppsPlane(deps: Deps): AppsPlane {
    * A static hit whose app, release and bytes are all in memory, answered synchronously (no
    * promise for node-server to await). Anything else returns undefined and takes the full path.
    */
-  function fastStatic(req: Request, reads: HeaderReads, appId: string, requestId: string, via: RouteKind, host: string | null): Response | undefined {
+  function fastStatic(
+    req: Request,
+    reads: HeaderReads,
+    appId: string,
+    requestId: string,
+    via: RouteKind,
+    host: string | null,
+  ): Response | undefined {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return undefined;
     const app = caches.liveAppCached(appId);
@@ -229,7 +378,12 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     return serveFile(req, rep, bytes, 200, requestId, status);
   }
 
-  function handle(req: Request, appId: string, client = 'unknown', parsed?: ParsedHeaders): Response | Promise<Response> {
+  function handle(
+    req: Request,
+    appId: string,
+    client = 'unknown',
+    parsed?: ParsedHeaders,
+  ): Response | Promise<Response> {
     if (!feedStarted) startFeed();
     const reads = headerReads(req, parsed);
     const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
@@ -242,7 +396,15 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     return handleSlow(req, reads, appId, requestId, client, 'canonical', null);
   }
 
-  async function handleSlow(req: Request, reads: HeaderReads, appId: string, requestId: string, client: string, via: RouteKind, host: string | null): Promise<Response> {
+  async function handleSlow(
+    req: Request,
+    reads: HeaderReads,
+    appId: string,
+    requestId: string,
+    client: string,
+    via: RouteKind,
+    host: string | null,
+  ): Promise<Response> {
     try {
       // Every response route() builds carries the request id already (set at construction).
       return await route(req, reads, appId, requestId, client, via, host);
@@ -259,13 +421,37 @@ export function createAppsPlane(deps: Deps): AppsPlane {
         ? `This ${kind} was removed from its app.`
         : entry.status === 'pending_dns'
           ? `This ${kind} is waiting for DNS verification.`
-          : `This ${kind} is disabled${entry.status === 'disabled_downgrade' ? " by a plan change" : entry.status === 'disabled_billing' ? ' while a payment is overdue' : ''}.`;
-    const details = { route_id: entry.routeId, route_type: entry.routeType, hostname: entry.hostname, status: entry.status };
-    return originJson(entry.status === 'deleted' ? 410 : 404, errorBody('route_disabled', why, details), requestId, { 'cache-control': 'no-store' });
+          : `This ${kind} is disabled${entry.status === 'disabled_downgrade' ? ' by a plan change' : entry.status === 'disabled_billing' ? ' while a payment is overdue' : ''}.`;
+    const details = {
+      route_id: entry.routeId,
+      route_type: entry.routeType,
+      hostname: entry.hostname,
+      status: entry.status,
+    };
+    return originJson(
+      entry.status === 'deleted' ? 410 : 404,
+      errorBody('route_disabled', why, details),
+      requestId,
+      { 'cache-control': 'no-store' },
+    );
   }
 
-  function serveAlias(req: Request, reads: HeaderReads, hostname: string, entry: RouteEntry | null, requestId: string, client: string): Response | Promise<Response> {
-    if (!entry) return originFail('not_found', hostname.endsWith(`.${deps.config.hosts.apps}`) ? 'No app is published at this address.' : 'Unknown host.', requestId);
+  function serveAlias(
+    req: Request,
+    reads: HeaderReads,
+    hostname: string,
+    entry: RouteEntry | null,
+    requestId: string,
+    client: string,
+  ): Response | Promise<Response> {
+    if (!entry)
+      return originFail(
+        'not_found',
+        hostname.endsWith(`.${deps.config.hosts.apps}`)
+          ? 'No app is published at this address.'
+          : 'Unknown host.',
+        requestId,
+      );
     if (entry.status !== 'active') return routeDisabled(entry, requestId);
     try {
       const fast = fastStatic(req, reads, entry.appId, requestId, entry.routeType, hostname);
@@ -276,7 +462,12 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     return handleSlow(req, reads, entry.appId, requestId, client, entry.routeType, hostname);
   }
 
-  function handleAlias(req: Request, hostname: string, client = 'unknown', parsed?: ParsedHeaders): Response | Promise<Response> {
+  function handleAlias(
+    req: Request,
+    hostname: string,
+    client = 'unknown',
+    parsed?: ParsedHeaders,
+  ): Response | Promise<Response> {
     if (!feedStarted) startFeed();
     const reads = headerReads(req, parsed);
     const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
@@ -288,11 +479,20 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     );
   }
 
-  async function checkModule(input: { appId: string; planKey: string; entry: string; sources: Record<string, string> }): Promise<{ ok: true } | { ok: false; error: string; stack?: string }> {
+  async function checkModule(input: {
+    appId: string;
+    planKey: string;
+    entry: string;
+    sources: Record<string, string>;
+  }): Promise<{ ok: true } | { ok: false; error: string; stack?: string }> {
     const checkId = `check_${crypto.randomUUID()}`;
     const result = await sandbox().invoke({
       handler: 'load',
-      app: { app_id: input.appId, origin: appOrigin(deps.config, input.appId), release_id: checkId },
+      app: {
+        app_id: input.appId,
+        origin: appOrigin(deps.config, input.appId),
+        release_id: checkId,
+      },
       release: { releaseId: checkId, entry: input.entry },
       loadSources: async () => input.sources,
       limits: { cpuMs: planOf(plans, input.planKey).limits['server.cpu_ms.max'] },
@@ -301,7 +501,11 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     });
     sandbox().evict(checkId);
     if (result.ok) return { ok: true };
-    return { ok: false, error: result.error?.message ?? 'the server module did not load', ...(result.error?.stack ? { stack: result.error.stack } : {}) };
+    return {
+      ok: false,
+      error: result.error?.message ?? 'the server module did not load',
+      ...(result.error?.stack ? { stack: result.error.stack } : {}),
+    };
   }
 
   return {

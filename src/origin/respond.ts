@@ -9,34 +9,69 @@ import { ApiError, errorBody, type ErrorCode, statusOf } from '../errors.ts';
 import { REQUEST_ID_HEADER } from '../http/request-id.ts';
 import type { ServingBlock } from '../releases/live.ts';
 
-export function originJson(status: number, body: unknown, requestId: string, extra?: Record<string, string>): Response {
-  return new Response(body === null ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...extra } });
+export function originJson(
+  status: number,
+  body: unknown,
+  requestId: string,
+  extra?: Record<string, string>,
+): Response {
+  return new Response(body === null ? null : JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId, ...extra },
+  });
 }
 
 /** An error body for `code` at the catalogue's status. */
-export function originFail(code: ErrorCode, message: string, requestId: string, extra?: Record<string, string>): Response {
+export function originFail(
+  code: ErrorCode,
+  message: string,
+  requestId: string,
+  extra?: Record<string, string>,
+): Response {
   return originJson(statusOf(code), errorBody(code, message), requestId, extra);
 }
 
 /** The origin's error handler: what every `/_platform/*` route and the origin's catch-all answer with. */
-export function originError(deps: Deps, err: unknown, requestId: string, context: { app_id?: string; extra?: Record<string, string> } = {}): Response {
+export function originError(
+  deps: Deps,
+  err: unknown,
+  requestId: string,
+  context: { app_id?: string; extra?: Record<string, string> } = {},
+): Response {
   const known = err instanceof ApiError ? err : mapPgError(err);
   if (known) {
     const retry = known.details?.retry_after;
-    const headers = typeof retry === 'number' ? { 'retry-after': String(retry), ...context.extra } : context.extra;
+    const headers =
+      typeof retry === 'number'
+        ? { 'retry-after': String(retry), ...context.extra }
+        : context.extra;
     return originJson(known.status, known.toBody(), requestId, headers);
   }
-  deps.log.error('app origin error', { request_id: requestId, app_id: context.app_id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
-  return originJson(500, errorBody('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.', { request_id: requestId }), requestId);
+  deps.log.error('app origin error', {
+    request_id: requestId,
+    app_id: context.app_id,
+    error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+  });
+  return originJson(
+    500,
+    errorBody(
+      'internal_error',
+      'Something went wrong on our side. Quote the request id when reporting it.',
+      { request_id: requestId },
+    ),
+    requestId,
+  );
 }
 
 const BLOCKED: Record<ServingBlock, string> = {
   app_takedown: 'This app is unavailable for legal reasons.',
-  account_suspended: "This app is unavailable: its account is suspended.",
+  account_suspended: 'This app is unavailable: its account is suspended.',
   app_suspended: 'This app has been suspended.',
 };
 
 /** What visitors of a flagged app get (the operator's reason stays with the owner: account status). */
 export function originBlocked(block: ServingBlock, requestId: string): Response {
-  return originJson(statusOf(block), errorBody(block, BLOCKED[block]), requestId, { 'cache-control': 'no-store' });
+  return originJson(statusOf(block), errorBody(block, BLOCKED[block]), requestId, {
+    'cache-control': 'no-store',
+  });
 }

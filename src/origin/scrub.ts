@@ -20,14 +20,29 @@ const DROP_IN = new Set([
   'upgrade',
   'x-request-id',
 ]);
-const DROP_OUT = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
+const DROP_OUT = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+]);
 export const PLATFORM_COOKIE_PREFIXES = ['__host-platform', '__platform', 'platform_'];
 
 export function scrubRequestHeaders(headers: Pick<HeaderReads, 'forEach'>): [string, string][] {
   const out: [string, string][] = [];
   // names arrive lowercase (Headers and Node's parsed headers both give them so)
   headers.forEach((value, name) => {
-    if (DROP_IN.has(name) || name.startsWith('x-platform-') || name.startsWith('x-forwarded-') || name.startsWith('proxy-')) return;
+    if (
+      DROP_IN.has(name) ||
+      name.startsWith('x-platform-') ||
+      name.startsWith('x-forwarded-') ||
+      name.startsWith('proxy-')
+    )
+      return;
     out.push([name, value]);
   });
   return out;
@@ -57,7 +72,10 @@ export function appCookie(value: string): string | null {
  * Set-Cookie are joined with ", " as Headers would); a Headers object only when the app sets
  * several cookies, which must stay separate lines.
  */
-export function scrubResponseHeaders(pairs: [string, string][], requestId: string): Record<string, string> | Headers {
+export function scrubResponseHeaders(
+  pairs: [string, string][],
+  requestId: string,
+): Record<string, string> | Headers {
   // An ordinary object, which V8 keeps in its fast form (one made with a null prototype starts as a
   // dictionary, slower to fill and for the server to walk). Names are lowercase tokens, so none is an
   // inherited property other than `__proto__`'s accessor, which becomes an own entry like any other.
@@ -73,7 +91,13 @@ export function scrubResponseHeaders(pairs: [string, string][], requestId: strin
     }
     const had = Object.hasOwn(out, n) ? out[n] : undefined;
     const v = had === undefined ? value : `${had}, ${value}`;
-    if (n === '__proto__') Object.defineProperty(out, n, { value: v, enumerable: true, writable: true, configurable: true });
+    if (n === '__proto__')
+      Object.defineProperty(out, n, {
+        value: v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else out[n] = v;
   }
   out['x-request-id'] = requestId;
@@ -96,9 +120,13 @@ export const MAX_RESPONSE_HEADER_BYTES = 32 * 1024;
  * a 1xx (or anything else) would desynchronise the connection, which the next request, perhaps to
  * another app, would pay for. Headers are capped in count and bytes.
  */
-export function badResponse(response: { status: unknown; headers: [string, string][] }): 'bad_status' | 'headers_too_large' | null {
+export function badResponse(response: {
+  status: unknown;
+  headers: [string, string][];
+}): 'bad_status' | 'headers_too_large' | null {
   const status = response.status;
-  if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599) return 'bad_status';
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599)
+    return 'bad_status';
   if (response.headers.length > MAX_RESPONSE_HEADERS) return 'headers_too_large';
   let bytes = 0;
   for (const [name, value] of response.headers) bytes += name.length + value.length + 4;

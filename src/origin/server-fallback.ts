@@ -19,7 +19,13 @@ import type { InvocationResult } from '../sandbox/protocol.ts';
 import type { SandboxPool } from '../sandbox/pool.ts';
 import { requestUser } from '../app-auth/service.ts';
 import { logEvents } from './log-events.ts';
-import { badResponse, MAX_RESPONSE_HEADER_BYTES, MAX_RESPONSE_HEADERS, scrubRequestHeaders, scrubResponseHeaders } from './scrub.ts';
+import {
+  badResponse,
+  MAX_RESPONSE_HEADER_BYTES,
+  MAX_RESPONSE_HEADERS,
+  scrubRequestHeaders,
+  scrubResponseHeaders,
+} from './scrub.ts';
 import { invokeRelease } from './invoke.ts';
 import { compressAnswer } from './compress-answer.ts';
 import { roomFor, type BodyBudget, type BodyRoom } from '../http/body-budget.ts';
@@ -37,16 +43,20 @@ const KIND_MESSAGES: Record<string, string> = {
   killed: 'The sandbox running the handler was stopped.',
   crash: 'The sandbox failed while running the handler.',
   status_5xx: 'The server handler answered with a server error.',
-  quarantined: 'This release keeps stopping its sandbox worker, so its server requests are refused for a while.',
+  quarantined:
+    'This release keeps stopping its sandbox worker, so its server requests are refused for a while.',
   bad_status: 'The server handler answered with a status outside 200 to 599.',
   headers_too_large: `The server handler's response headers exceed ${MAX_RESPONSE_HEADERS} headers or ${MAX_RESPONSE_HEADER_BYTES / 1024} KiB.`,
 };
 
 export function runtimeErrorResponse(status: number, requestId: string): Response {
-  return new Response(JSON.stringify(errorBody('runtime_error', 'The app could not handle this request.')), {
-    status,
-    headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId },
-  });
+  return new Response(
+    JSON.stringify(errorBody('runtime_error', 'The app could not handle this request.')),
+    {
+      status,
+      headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId },
+    },
+  );
 }
 
 /**
@@ -73,7 +83,17 @@ function streamed(
         type: 'runtime.request_error',
         severity: 'error',
         message: `${KIND_MESSAGES[end.error.kind] ?? 'The server handler failed.'} The response had started streaming; it was cut off.`,
-        metadata: { kind: end.error.kind, method: req.method, path: new URL(requestUrl).pathname, status: answer.status, streamed: true, bytes: end.bytes ?? null, error: end.error.message, stack: end.error.stack?.slice(0, 4000) ?? null, cpu_ms: end.cpuMs ?? null },
+        metadata: {
+          kind: end.error.kind,
+          method: req.method,
+          path: new URL(requestUrl).pathname,
+          status: answer.status,
+          streamed: true,
+          bytes: end.bytes ?? null,
+          error: end.error.message,
+          stack: end.error.stack?.slice(0, 4000) ?? null,
+          cpu_ms: end.cpuMs ?? null,
+        },
       });
     }
     events$.add(events);
@@ -81,24 +101,54 @@ function streamed(
   return new Response(noBody ? null : answer.stream!, { status: answer.status, headers });
 }
 
-type FallbackServices = { caches: RuntimeCaches; sandbox: () => SandboxPool; events: EventWriter; bodies: BodyBudget };
+type FallbackServices = {
+  caches: RuntimeCaches;
+  sandbox: () => SandboxPool;
+  events: EventWriter;
+  bodies: BodyBudget;
+};
 
 export async function runServerFallback(
   deps: Deps,
   services: FallbackServices,
-  input: { req: Request; app: LiveApp; release: ReleaseView; origin: string; requestId: string; reads: HeaderReads },
+  input: {
+    req: Request;
+    app: LiveApp;
+    release: ReleaseView;
+    origin: string;
+    requestId: string;
+    reads: HeaderReads;
+  },
 ): Promise<Response> {
   const { req, app, release } = input;
   let body: ArrayBuffer | undefined;
   let room: BodyRoom | undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    const taken = roomFor(services.bodies, app.appId, input.reads.get('content-length'), MAX_APP_REQUEST_BODY, () => new BodiesFull());
+    const taken = roomFor(
+      services.bodies,
+      app.appId,
+      input.reads.get('content-length'),
+      MAX_APP_REQUEST_BODY,
+      () => new BodiesFull(),
+    );
     if (!taken) return bodiesFull(input.requestId);
     const held = (room = taken.room);
     try {
-      const bytes = await readBodyLimited(req, MAX_APP_REQUEST_BODY, () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'), taken.arrived);
+      const bytes = await readBodyLimited(
+        req,
+        MAX_APP_REQUEST_BODY,
+        () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'),
+        taken.arrived,
+      );
       held.hold(bytes.length);
-      if (bytes.length) body = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+      if (bytes.length)
+        body =
+          bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+            ? (bytes.buffer as ArrayBuffer)
+            : (bytes.buffer.slice(
+                bytes.byteOffset,
+                bytes.byteOffset + bytes.byteLength,
+              ) as ArrayBuffer);
     } catch (err) {
       held.release();
       if (err instanceof BodiesFull) return bodiesFull(input.requestId);
@@ -117,16 +167,35 @@ class BodiesFull extends Error {}
 
 /** The process or this app holds as many request bodies as it may (body-budget.ts). */
 function bodiesFull(requestId: string): Response {
-  return new Response(JSON.stringify(errorBody('service_unavailable', 'More request bodies are arriving than can be taken at once; retry in a moment.')), {
-    status: 503,
-    headers: { 'content-type': 'application/json', 'retry-after': '1', [REQUEST_ID_HEADER]: requestId },
-  });
+  return new Response(
+    JSON.stringify(
+      errorBody(
+        'service_unavailable',
+        'More request bodies are arriving than can be taken at once; retry in a moment.',
+      ),
+    ),
+    {
+      status: 503,
+      headers: {
+        'content-type': 'application/json',
+        'retry-after': '1',
+        [REQUEST_ID_HEADER]: requestId,
+      },
+    },
+  );
 }
 
 async function answerCall(
   deps: Deps,
   services: FallbackServices,
-  input: { req: Request; app: LiveApp; release: ReleaseView; origin: string; requestId: string; reads: HeaderReads },
+  input: {
+    req: Request;
+    app: LiveApp;
+    release: ReleaseView;
+    origin: string;
+    requestId: string;
+    reads: HeaderReads;
+  },
   body: ArrayBuffer | undefined,
 ): Promise<Response> {
   const { req, app, release } = input;
@@ -141,7 +210,13 @@ async function answerCall(
     release,
     origin: input.origin,
     requestId: input.requestId,
-    request: { method: req.method, url: requestUrl, headers: scrubRequestHeaders(input.reads), body, user },
+    request: {
+      method: req.method,
+      url: requestUrl,
+      headers: scrubRequestHeaders(input.reads),
+      body,
+      user,
+    },
   });
 
   if (!result.ok && result.error?.kind === 'overloaded') {
@@ -150,16 +225,26 @@ async function answerCall(
     r.headers.set('retry-after', '1');
     return r;
   }
-  const base = { app_id: app.appId, account_id: app.accountId, release_id: release.releaseId, request_id: input.requestId };
+  const base = {
+    app_id: app.appId,
+    account_id: app.accountId,
+    release_id: release.releaseId,
+    request_id: input.requestId,
+  };
   const problem = result.ok && result.response ? badResponse(result.response) : null;
-  if (result.ok && result.response?.stream && !problem) return streamed(services.events, base, req, requestUrl, result.response, input.requestId);
+  if (result.ok && result.response?.stream && !problem)
+    return streamed(services.events, base, req, requestUrl, result.response, input.requestId);
   const events: NewEvent[] = logEvents(base, result.logs);
   let response: Response;
   if (result.ok && result.response && !problem && result.response.status < 500) {
     const headers = scrubResponseHeaders(result.response.headers, input.requestId);
-    const noBody = req.method === 'HEAD' || result.response.status === 204 || result.response.status === 304;
+    const noBody =
+      req.method === 'HEAD' || result.response.status === 204 || result.response.status === 304;
     const payload = noBody ? null : (result.response.text ?? result.response.body ?? null);
-    response = new Response(payload === null ? null : ((await compressAnswer(req, headers, payload)) as BodyInit), { status: result.response.status, headers });
+    response = new Response(
+      payload === null ? null : ((await compressAnswer(req, headers, payload)) as BodyInit),
+      { status: result.response.status, headers },
+    );
   } else {
     const kind = problem ?? (result.ok ? 'status_5xx' : (result.error?.kind ?? 'crash'));
     const status = result.ok && result.response && !problem ? result.response.status : 500;
@@ -186,8 +271,17 @@ async function answerCall(
         severity: 'error',
         message:
           `This release stopped its sandbox worker ${QUARANTINE.kills} times within ${QUARANTINE.withinMs / 1000} s (out of memory, stack or time). ` +
-          (mode === 'own_worker' ? `It runs on a worker of its own for ${seconds / 60} minutes, so other apps are not affected.` : `Its server requests are refused for ${seconds} s.`),
-        metadata: { kind: 'quarantined', mode, seconds, method: req.method, path: new URL(requestUrl).pathname, status: 500 },
+          (mode === 'own_worker'
+            ? `It runs on a worker of its own for ${seconds / 60} minutes, so other apps are not affected.`
+            : `Its server requests are refused for ${seconds} s.`),
+        metadata: {
+          kind: 'quarantined',
+          mode,
+          seconds,
+          method: req.method,
+          path: new URL(requestUrl).pathname,
+          status: 500,
+        },
       });
     }
     response = runtimeErrorResponse(status, input.requestId);

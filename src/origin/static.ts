@@ -9,7 +9,13 @@ import type { FileVariant, ReleaseFile } from '../releases/live.ts';
 export const STATIC_CACHE_CONTROL = 'no-cache';
 
 /** What is sent for a file: the original, or one of its compressed variants (its own bytes and strong ETag). */
-export type Representation = { file: ReleaseFile; variant: FileVariant | null; etag: string; sizeText: string; blob: { etag: string; sha256: Buffer; size: number } };
+export type Representation = {
+  file: ReleaseFile;
+  variant: FileVariant | null;
+  etag: string;
+  sizeText: string;
+  blob: { etag: string; sha256: Buffer; size: number };
+};
 
 /** `identity` counts against a variant only when the client names it (unnamed, it is merely acceptable: RFC 9110 12.5.3). */
 type Weights = { br: number; gzip: number; identity: number; identityNamed: boolean };
@@ -35,7 +41,12 @@ export function acceptWeights(header: string | null): Weights {
   }
   const star = named['*'];
   const of = (c: string, fallback: number) => named[c] ?? star ?? fallback;
-  w = { br: of('br', 0), gzip: of('gzip', 0), identity: named.identity ?? (star === 0 ? 0 : 1), identityNamed: named.identity !== undefined };
+  w = {
+    br: of('br', 0),
+    gzip: of('gzip', 0),
+    identity: named.identity ?? (star === 0 ? 0 : 1),
+    identityNamed: named.identity !== undefined,
+  };
   if (weights.size >= 256) weights.clear();
   weights.set(header, w);
   return w;
@@ -48,7 +59,13 @@ export function acceptWeights(header: string | null): Weights {
  * acceptable variant: 406).
  */
 export function representation(headers: HeaderReads, file: ReleaseFile): Representation | null {
-  const original: Representation = { file, variant: null, etag: file.etag, sizeText: file.sizeText, blob: file };
+  const original: Representation = {
+    file,
+    variant: null,
+    etag: file.etag,
+    sizeText: file.sizeText,
+    blob: file,
+  };
   const v = file.variants;
   if (!v) return original;
   const w = acceptWeights(headers.get('accept-encoding'));
@@ -56,9 +73,12 @@ export function representation(headers: HeaderReads, file: ReleaseFile): Represe
   let bestQ = 0;
   if (v.br && w.br > 0) (best = v.br), (bestQ = w.br);
   if (v.gzip && w.gzip > bestQ) (best = v.gzip), (bestQ = w.gzip);
-  if (best && (!w.identityNamed || bestQ >= w.identity)) return { file, variant: best, etag: best.etag, sizeText: best.sizeText, blob: best };
+  if (best && (!w.identityNamed || bestQ >= w.identity))
+    return { file, variant: best, etag: best.etag, sizeText: best.sizeText, blob: best };
   if (w.identity > 0) return original;
-  return best ? { file, variant: best, etag: best.etag, sizeText: best.sizeText, blob: best } : null;
+  return best
+    ? { file, variant: best, etag: best.etag, sizeText: best.sizeText, blob: best }
+    : null;
 }
 
 /** The status serveFile() answers with: 304 when a 200 would repeat what the client has (If-None-Match). */
@@ -72,11 +92,22 @@ export function staticStatus(headers: HeaderReads, rep: Representation, status: 
  * A static response for GET or HEAD, honouring If-None-Match: `answered` is staticStatus() (the
  * caller keeps it, since reading `status` back off the Response costs more than working it out).
  */
-export function serveFile(req: Request, rep: Representation, bytes: Uint8Array | ReadableStream<Uint8Array> | null, status: number, requestId: string, answered: number): Response {
+export function serveFile(
+  req: Request,
+  rep: Representation,
+  bytes: Uint8Array | ReadableStream<Uint8Array> | null,
+  status: number,
+  requestId: string,
+  answered: number,
+): Response {
   // A plain header object set at construction keeps node-server on its fast path.
   const compressed = rep.file.variants !== undefined;
   if (answered === 304) {
-    const headers: Record<string, string> = { etag: rep.etag, 'cache-control': STATIC_CACHE_CONTROL, 'x-request-id': requestId };
+    const headers: Record<string, string> = {
+      etag: rep.etag,
+      'cache-control': STATIC_CACHE_CONTROL,
+      'x-request-id': requestId,
+    };
     if (compressed) headers.vary = 'accept-encoding';
     return new Response(null, { status: 304, headers });
   }
@@ -96,5 +127,8 @@ export function serveFile(req: Request, rep: Representation, bytes: Uint8Array |
   }
   // a large file streamed from the object store: its length is known from the record
   if (bytes instanceof ReadableStream) headers['content-length'] = rep.sizeText;
-  return new Response(bytes as Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, { status, headers });
+  return new Response(bytes as Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>, {
+    status,
+    headers,
+  });
 }

@@ -5,10 +5,22 @@
  */
 import * as v from 'valibot';
 
-export const PLAN_KEYS = ['free', 'starter', 'business', 'business_plus', 'agency', 'internal'] as const;
+export const PLAN_KEYS = [
+  'free',
+  'starter',
+  'business',
+  'business_plus',
+  'agency',
+  'internal',
+] as const;
 export type PlanKey = (typeof PLAN_KEYS)[number];
 /** The plans Stripe Checkout sells (the contract's list). */
-export const PAID_PLAN_KEYS = ['starter', 'business', 'business_plus', 'agency'] as const satisfies readonly PlanKey[];
+export const PAID_PLAN_KEYS = [
+  'starter',
+  'business',
+  'business_plus',
+  'agency',
+] as const satisfies readonly PlanKey[];
 
 export const FEATURE_KEYS = ['app_slugs', 'custom_domains', 'app_analytics', 'webhooks'] as const;
 export type FeatureKey = (typeof FEATURE_KEYS)[number];
@@ -19,7 +31,12 @@ export const LIMIT_GROUPS = {
   deployment_limits: ['apps.max', 'app_slugs.max', 'custom_domains.max'],
   runtime_limits: ['server.cpu_ms.max', 'jobs.waiting.max'],
   release_limits: ['release.file_count.max'],
-  usage_limits: ['requests.monthly.max', 'storage.bytes.max', 'events.retention_days', 'analytics.retention_days'],
+  usage_limits: [
+    'requests.monthly.max',
+    'storage.bytes.max',
+    'events.retention_days',
+    'analytics.retention_days',
+  ],
 } as const;
 export type LimitGroup = keyof typeof LIMIT_GROUPS;
 export type LimitKey = (typeof LIMIT_GROUPS)[LimitGroup][number];
@@ -159,37 +176,75 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
 };
 
 /** Limits no plan may raise: the contract's release limits and what one sandbox call may take. */
-const CEILINGS: Partial<Record<LimitKey, number>> = { 'release.file_count.max': 1000, 'server.cpu_ms.max': 60_000, 'events.retention_days': 3650, 'analytics.retention_days': 3650 };
+const CEILINGS: Partial<Record<LimitKey, number>> = {
+  'release.file_count.max': 1000,
+  'server.cpu_ms.max': 60_000,
+  'events.retention_days': 3650,
+  'analytics.retention_days': 3650,
+};
 
-const count = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must not be negative'));
+const count = v.pipe(
+  v.number(),
+  v.integer('must be a whole number'),
+  v.minValue(0, 'must not be negative'),
+);
 const PlanOverride = v.strictObject({
-  display_name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(60))),
+  display_name: v.optional(
+    v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(60)),
+  ),
   price_monthly_usd: v.optional(v.pipe(v.number(), v.minValue(0, 'must not be negative'))),
-  features: v.optional(v.strictObject(Object.fromEntries(FEATURE_KEYS.map((k) => [k, v.optional(v.boolean('must be true or false'))])))),
+  features: v.optional(
+    v.strictObject(
+      Object.fromEntries(
+        FEATURE_KEYS.map((k) => [k, v.optional(v.boolean('must be true or false'))]),
+      ),
+    ),
+  ),
   limits: v.optional(
-    v.strictObject(Object.fromEntries(LIMIT_KEYS.map((k) => [k, v.optional(CEILINGS[k] === undefined ? count : v.pipe(count, v.maxValue(CEILINGS[k]!, `must be at most ${CEILINGS[k]}`)))]))),
+    v.strictObject(
+      Object.fromEntries(
+        LIMIT_KEYS.map((k) => [
+          k,
+          v.optional(
+            CEILINGS[k] === undefined
+              ? count
+              : v.pipe(count, v.maxValue(CEILINGS[k]!, `must be at most ${CEILINGS[k]}`)),
+          ),
+        ]),
+      ),
+    ),
   ),
 });
-const PlansFile = v.strictObject(Object.fromEntries(PLAN_KEYS.map((k) => [k, v.optional(PlanOverride)])));
+const PlansFile = v.strictObject(
+  Object.fromEntries(PLAN_KEYS.map((k) => [k, v.optional(PlanOverride)])),
+);
 
 /**
  * The catalogue with an operator's overrides merged over the built-in one. Throws an Error whose
  * message names each bad entry (`starter.limits.apps.max: must be a whole number`, or an unknown
  * plan or key), which start-up reports like any other configuration error.
  */
-export function mergePlans(overrides: unknown, base: PlanCatalogue = BUILT_IN_PLANS): PlanCatalogue {
+export function mergePlans(
+  overrides: unknown,
+  base: PlanCatalogue = BUILT_IN_PLANS,
+): PlanCatalogue {
   const result = v.safeParse(PlansFile, overrides);
   if (!result.success) {
     const lines = result.issues.map((issue) => {
       const path = issue.path?.map((p) => String(p.key)).join('.') || '(file)';
-      const unknown = issue.expected === 'never' ? `unknown key (known: ${knownAt(issue.path?.length ?? 0, issue.path?.[1]?.key)})` : issue.message;
+      const unknown =
+        issue.expected === 'never'
+          ? `unknown key (known: ${knownAt(issue.path?.length ?? 0, issue.path?.[1]?.key)})`
+          : issue.message;
       return `${path}: ${unknown}`;
     });
     throw new Error(lines.join('; '));
   }
   const out = {} as Record<PlanKey, Plan>;
   for (const key of PLAN_KEYS) {
-    const o = (result.output as Record<string, v.InferOutput<typeof PlanOverride> | undefined>)[key];
+    const o = (result.output as Record<string, v.InferOutput<typeof PlanOverride> | undefined>)[
+      key
+    ];
     const b = base[key];
     out[key] = Object.freeze({
       key,
@@ -209,7 +264,9 @@ function knownAt(depth: number, section: unknown): string {
 }
 
 function stripUndefined<T extends Record<string, unknown>>(o: T | undefined): Partial<T> {
-  return Object.fromEntries(Object.entries(o ?? {}).filter(([, value]) => value !== undefined)) as Partial<T>;
+  return Object.fromEntries(
+    Object.entries(o ?? {}).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
 }
 
 export function isPlanKey(key: string): key is PlanKey {
@@ -224,13 +281,18 @@ export function planOf(plans: PlanCatalogue, key: string): Plan {
 /** The cheapest plan a customer can be on that passes `test` (for `required_plan_key` in 402 details). */
 export function cheapestWith(plans: PlanCatalogue, test: (p: Plan) => boolean): PlanKey | null {
   if (test(plans.free)) return 'free';
-  const sellable = PAID_PLAN_KEYS.map((k) => plans[k]).filter(test).sort((a, b) => a.price_monthly_usd - b.price_monthly_usd);
+  const sellable = PAID_PLAN_KEYS.map((k) => plans[k])
+    .filter(test)
+    .sort((a, b) => a.price_monthly_usd - b.price_monthly_usd);
   return sellable[0]?.key ?? null;
 }
 
 /** The cheapest plan a customer can move up to (it costs more) that gives more of `key` than `plan`; null when none sells more. */
 export function upgradeFor(plans: PlanCatalogue, plan: Plan, key: LimitKey): PlanKey | null {
-  return cheapestWith(plans, (p) => p.limits[key] > plan.limits[key] && p.price_monthly_usd > plan.price_monthly_usd);
+  return cheapestWith(
+    plans,
+    (p) => p.limits[key] > plan.limits[key] && p.price_monthly_usd > plan.price_monthly_usd,
+  );
 }
 
 /** The most CPU any plan gives one call (the sandbox's last-resort watchdog is set from it). */

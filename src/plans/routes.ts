@@ -40,7 +40,11 @@ export function planRoutes(options: { meter?: RequestMeter } = {}): Hono<Env> {
 
   r.get('/:account_id/status', status, accountAccess('account.read'), async (c) => {
     const id = c.var.membership.id;
-    return status.reply(c, 200, statusRecord(c.var.deps, await readStanding(c.var.deps, id, pending(id))));
+    return status.reply(
+      c,
+      200,
+      statusRecord(c.var.deps, await readStanding(c.var.deps, id, pending(id))),
+    );
   });
 
   r.get('/:account_id/limits', limits, accountAccess('account.read'), async (c) => {
@@ -48,12 +52,23 @@ export function planRoutes(options: { meter?: RequestMeter } = {}): Hono<Env> {
     return limits.reply(c, 200, limitsRecord(await readStanding(c.var.deps, id, pending(id))));
   });
 
-  r.get('/:account_id/downgrade-preview', preview, accountAccess('account.read'), query(DowngradeQuery), async (c) => {
-    const { plan } = queryOf(c, DowngradeQuery);
-    const m = c.var.membership;
-    const change = await planChangeFor(c.var.deps.db, c.var.deps.config.plans, m.id, plan);
-    return preview.reply(c, 200, { account_id: m.id, current_plan_key: planOf(c.var.deps.config.plans, m.plan_key).key, target_plan_key: plan, ...change });
-  });
+  r.get(
+    '/:account_id/downgrade-preview',
+    preview,
+    accountAccess('account.read'),
+    query(DowngradeQuery),
+    async (c) => {
+      const { plan } = queryOf(c, DowngradeQuery);
+      const m = c.var.membership;
+      const change = await planChangeFor(c.var.deps.db, c.var.deps.config.plans, m.id, plan);
+      return preview.reply(c, 200, {
+        account_id: m.id,
+        current_plan_key: planOf(c.var.deps.config.plans, m.plan_key).key,
+        target_plan_key: plan,
+        ...change,
+      });
+    },
+  );
 
   return r;
 }

@@ -6,8 +6,14 @@ import { PLAN_KEYS } from './catalogue.ts';
 const Numbers = v.record(v.string(), v.number());
 const PlanKeySchema = v.picklist(PLAN_KEYS);
 
-export const UsagePeriod = component('UsagePeriod', v.strictObject({ period_start: DateTime, period_end: DateTime }));
-export const RouteCounts = component('RouteCounts', v.strictObject({ slugs: v.number(), custom_domains: v.number() }));
+export const UsagePeriod = component(
+  'UsagePeriod',
+  v.strictObject({ period_start: DateTime, period_end: DateTime }),
+);
+export const RouteCounts = component(
+  'RouteCounts',
+  v.strictObject({ slugs: v.number(), custom_domains: v.number() }),
+);
 
 /** Something over the target (or current) plan: a limit, a feature, or an alias route. */
 export const PlanViolation = component(
@@ -34,10 +40,18 @@ export const ActiveFlag = component(
   }),
 );
 
-export const StandingWarning = component('StandingWarning', v.strictObject({ code: v.string(), message: v.string() }));
+export const StandingWarning = component(
+  'StandingWarning',
+  v.strictObject({ code: v.string(), message: v.string() }),
+);
 
 /** What both standing records carry: usage, its period, route counts and what is over the plan. */
-const usageMembers = { usage: Numbers, usage_period: UsagePeriod, route_counts: RouteCounts, compatibility_warnings: v.array(PlanViolation) };
+const usageMembers = {
+  usage: Numbers,
+  usage_period: UsagePeriod,
+  route_counts: RouteCounts,
+  compatibility_warnings: v.array(PlanViolation),
+};
 
 export const AccountStatus = component(
   'AccountStatus',
@@ -81,9 +95,17 @@ export const DowngradePreview = component(
     target_plan_key: PlanKeySchema,
     compatible: v.boolean(),
     violations: v.array(PlanViolation),
-    actions: v.array(v.strictObject({ action: v.picklist(['disable_route']), route_id: v.string(), reason: v.string() })),
+    actions: v.array(
+      v.strictObject({
+        action: v.picklist(['disable_route']),
+        route_id: v.string(),
+        reason: v.string(),
+      }),
+    ),
   }),
 );
 export type DowngradePreview = v.InferOutput<typeof DowngradePreview>;
 
-export const DowngradeQuery = v.strictObject({ plan: v.picklist(PLAN_KEYS, `must be one of ${PLAN_KEYS.join(', ')}`) });
+export const DowngradeQuery = v.strictObject({
+  plan: v.picklist(PLAN_KEYS, `must be one of ${PLAN_KEYS.join(', ')}`),
+});

@@ -5,9 +5,24 @@
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { monthOf, REQUESTS_METRIC } from '../usage/meter.ts';
-import { cheapestWith, LIMIT_GROUPS, planOf, type FeatureKey, type LimitKey, type Plan } from './catalogue.ts';
+import {
+  cheapestWith,
+  LIMIT_GROUPS,
+  planOf,
+  type FeatureKey,
+  type LimitKey,
+  type Plan,
+} from './catalogue.ts';
 import { planChangeFor, type Violation } from './change.ts';
-import { accountPlanRow, accountUsage, countLiveApps, enabledRoutes, flagsOf, unknownStripePrice, type AccountPlanRow } from './queries.ts';
+import {
+  accountPlanRow,
+  accountUsage,
+  countLiveApps,
+  enabledRoutes,
+  flagsOf,
+  unknownStripePrice,
+  type AccountPlanRow,
+} from './queries.ts';
 import type { AccountLimits, AccountStatus } from './schemas.ts';
 import { formatBytes } from '../lib/bytes.ts';
 import { measureStorage, STORAGE_METRIC } from '../storage/measure.ts';
@@ -36,7 +51,12 @@ export type Standing = {
 };
 
 /** Reads everything the status and limits records show. `pendingRequests`: this node's not yet flushed count. */
-export async function readStanding(deps: Deps, accountId: string, pendingRequests = 0, now = new Date()): Promise<Standing> {
+export async function readStanding(
+  deps: Deps,
+  accountId: string,
+  pendingRequests = 0,
+  now = new Date(),
+): Promise<Standing> {
   const account = await accountPlanRow(deps.db, accountId);
   if (!account) throw new ApiError('not_found', 'Account not found.');
   const plan = planOf(deps.config.plans, account.plan_key);
@@ -63,15 +83,29 @@ export async function readStanding(deps: Deps, accountId: string, pendingRequest
       message: `The Stripe subscription's price ${unknownPrice} is not mapped to any plan (STRIPE_PRICE_*); the account keeps ${plan.display_name} until it is.`,
     });
   }
-  const routeCounts = { slugs: routes.filter((r) => r.route_type === 'slug').length, custom_domains: routes.filter((r) => r.route_type === 'custom_domain').length };
-  const usage = { apps, [REQUESTS_METRIC]: (monthly[REQUESTS_METRIC] ?? 0) + pendingRequests, app_slugs: routeCounts.slugs, custom_domains: routeCounts.custom_domains, [STORAGE_METRIC]: stored.bytes };
-  const limits = Object.fromEntries(Object.entries(METRICS).map(([metric, key]) => [metric, limitOf(plan, key)]));
+  const routeCounts = {
+    slugs: routes.filter((r) => r.route_type === 'slug').length,
+    custom_domains: routes.filter((r) => r.route_type === 'custom_domain').length,
+  };
+  const usage = {
+    apps,
+    [REQUESTS_METRIC]: (monthly[REQUESTS_METRIC] ?? 0) + pendingRequests,
+    app_slugs: routeCounts.slugs,
+    custom_domains: routeCounts.custom_domains,
+    [STORAGE_METRIC]: stored.bytes,
+  };
+  const limits = Object.fromEntries(
+    Object.entries(METRICS).map(([metric, key]) => [metric, limitOf(plan, key)]),
+  );
   return {
     account,
     plan,
     usage,
     limits,
-    period: { period_start: `${month.start}T00:00:00.000Z`, period_end: `${month.end}T00:00:00.000Z` },
+    period: {
+      period_start: `${month.start}T00:00:00.000Z`,
+      period_end: `${month.end}T00:00:00.000Z`,
+    },
     routeCounts,
     compatibility: compatibility.violations,
     flags,
@@ -80,7 +114,12 @@ export async function readStanding(deps: Deps, accountId: string, pendingRequest
 
 /** A limit as it applies: a route count whose feature the plan lacks allows none. */
 function limitOf(plan: Plan, key: LimitKey): number {
-  const feature: FeatureKey | undefined = key === 'app_slugs.max' ? 'app_slugs' : key === 'custom_domains.max' ? 'custom_domains' : undefined;
+  const feature: FeatureKey | undefined =
+    key === 'app_slugs.max'
+      ? 'app_slugs'
+      : key === 'custom_domains.max'
+        ? 'custom_domains'
+        : undefined;
   return feature && !plan.features[feature] ? 0 : plan.limits[key];
 }
 
@@ -92,11 +131,28 @@ export function statusRecord(deps: Deps, s: Standing): AccountStatus {
   const reasons: string[] = [];
   const warnings: AccountStatus['warnings'] = [];
   const activeFlags: AccountStatus['active_flags'] = [
-    ...s.flags.account.map((f) => ({ scope: 'account' as const, app_id: null, flag: f.flag, reason: f.reason, set_at: f.created_at.toISOString() })),
-    ...s.flags.apps.map((f) => ({ scope: 'app' as const, app_id: f.app_id, flag: f.flag, reason: f.reason, set_at: f.created_at.toISOString() })),
+    ...s.flags.account.map((f) => ({
+      scope: 'account' as const,
+      app_id: null,
+      flag: f.flag,
+      reason: f.reason,
+      set_at: f.created_at.toISOString(),
+    })),
+    ...s.flags.apps.map((f) => ({
+      scope: 'app' as const,
+      app_id: f.app_id,
+      flag: f.flag,
+      reason: f.reason,
+      set_at: f.created_at.toISOString(),
+    })),
   ];
   for (const f of activeFlags) {
-    const what = f.scope === 'account' ? 'The account is suspended' : f.flag === 'takedown' ? `App ${f.app_id} is taken down` : `App ${f.app_id} is suspended`;
+    const what =
+      f.scope === 'account'
+        ? 'The account is suspended'
+        : f.flag === 'takedown'
+          ? `App ${f.app_id} is taken down`
+          : `App ${f.app_id} is suspended`;
     reasons.push(`${what}: ${f.reason}`);
   }
   const suspended = s.flags.account.some((f) => f.flag === 'suspended');
@@ -114,31 +170,56 @@ export function statusRecord(deps: Deps, s: Standing): AccountStatus {
   }
   const upgrade = (test: (p: Plan) => boolean) => {
     const k = cheapestWith(deps.config.plans, test);
-    return k && k !== plan.key && deps.config.plans[k].price_monthly_usd > plan.price_monthly_usd ? ` ${deps.config.plans[k].display_name} allows more.` : '';
+    return k && k !== plan.key && deps.config.plans[k].price_monthly_usd > plan.price_monthly_usd
+      ? ` ${deps.config.plans[k].display_name} allows more.`
+      : '';
   };
   for (const [metric, key] of Object.entries(METRICS)) {
     const limit = s.limits[metric]!;
     const used = s.usage[metric]!;
     if (limit <= 0 || used < limit * WARN_AT) continue;
     const bytes = metric === STORAGE_METRIC;
-    const label = metric === REQUESTS_METRIC ? 'monthly requests' : bytes ? 'of app data and files' : metric.replace('_', ' ');
+    const label =
+      metric === REQUESTS_METRIC
+        ? 'monthly requests'
+        : bytes
+          ? 'of app data and files'
+          : metric.replace('_', ' ');
     const amount = bytes ? formatBytes : fmt;
     const more = upgrade((p) => p.limits[key as LimitKey] > limit);
     if (used >= limit) {
-      const blocking = metric === REQUESTS_METRIC ? ' App origins answer 402 until the month ends.' : bytes ? ' New rows and files are refused until some are deleted.' : ' New ones are refused.';
-      warnings.push({ code: 'limit_reached', message: `${plan.display_name} allows ${amount(limit)} ${label}; this account is at ${amount(used)}.${blocking}${more}` });
+      const blocking =
+        metric === REQUESTS_METRIC
+          ? ' App origins answer 402 until the month ends.'
+          : bytes
+            ? ' New rows and files are refused until some are deleted.'
+            : ' New ones are refused.';
+      warnings.push({
+        code: 'limit_reached',
+        message: `${plan.display_name} allows ${amount(limit)} ${label}; this account is at ${amount(used)}.${blocking}${more}`,
+      });
       if (metric === REQUESTS_METRIC) {
         restricted = true;
-        reasons.push(`The monthly request quota (${fmt(limit)}) is used up until ${s.period.period_end.slice(0, 10)}.`);
+        reasons.push(
+          `The monthly request quota (${fmt(limit)}) is used up until ${s.period.period_end.slice(0, 10)}.`,
+        );
       }
     } else {
-      warnings.push({ code: 'usage_near_limit', message: `${amount(used)} of ${amount(limit)} ${label} used (${Math.floor((used / limit) * 100)}%).${more}` });
+      warnings.push({
+        code: 'usage_near_limit',
+        message: `${amount(used)} of ${amount(limit)} ${label} used (${Math.floor((used / limit) * 100)}%).${more}`,
+      });
     }
   }
   if (s.compatibility.length) {
     restricted = true;
-    reasons.push(`The account is over its ${plan.display_name} plan (see compatibility_warnings); new apps and routes are refused until it fits.`);
-    warnings.push({ code: 'plan_incompatible', message: `This account does not fit ${plan.display_name}: ${s.compatibility.map((v) => v.message).join(' ')}` });
+    reasons.push(
+      `The account is over its ${plan.display_name} plan (see compatibility_warnings); new apps and routes are refused until it fits.`,
+    );
+    warnings.push({
+      code: 'plan_incompatible',
+      message: `This account does not fit ${plan.display_name}: ${s.compatibility.map((v) => v.message).join(' ')}`,
+    });
   }
   return {
     account_id: account.id,
@@ -159,7 +240,8 @@ export function statusRecord(deps: Deps, s: Standing): AccountStatus {
 }
 
 export function limitsRecord(s: Standing): AccountLimits {
-  const group = (keys: readonly LimitKey[]) => Object.fromEntries(keys.map((k) => [k, s.plan.limits[k]]));
+  const group = (keys: readonly LimitKey[]) =>
+    Object.fromEntries(keys.map((k) => [k, s.plan.limits[k]]));
   return {
     account_id: s.account.id,
     plan_key: s.plan.key,

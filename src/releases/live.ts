@@ -16,7 +16,14 @@ import { open, secretAad } from '../secrets/crypto.ts';
 import { etagOf } from '../lib/etag.ts';
 import { findApp } from '../apps/queries.ts';
 import { planOf } from '../plans/catalogue.ts';
-import { appPointer, firstSight, releaseFiles, releaseVariants, releaseWithAccount, sealedSecrets } from './queries.ts';
+import {
+  appPointer,
+  firstSight,
+  releaseFiles,
+  releaseVariants,
+  releaseWithAccount,
+  sealedSecrets,
+} from './queries.ts';
 
 /** Whether a release declares app users (auth.mode app_users). */
 export function appUsersEnabled(view: { manifest: Manifest }): boolean {
@@ -43,7 +50,10 @@ export type LiveApp = {
   block: ServingBlock | null;
 };
 
-export function servingBlock(row: { account_suspended: boolean; app_flags: string[] | null }): ServingBlock | null {
+export function servingBlock(row: {
+  account_suspended: boolean;
+  app_flags: string[] | null;
+}): ServingBlock | null {
   const flags = row.app_flags ?? [];
   if (flags.includes('takedown')) return 'app_takedown';
   if (row.account_suspended) return 'account_suspended';
@@ -51,7 +61,13 @@ export function servingBlock(row: { account_suspended: boolean; app_flags: strin
   return null;
 }
 /** A stored compressed form of a file: its own bytes, hash and strong ETag. */
-export type FileVariant = { encoding: 'br' | 'gzip'; sha256: Buffer; etag: string; size: number; sizeText: string };
+export type FileVariant = {
+  encoding: 'br' | 'gzip';
+  sha256: Buffer;
+  etag: string;
+  size: number;
+  sizeText: string;
+};
 export type ReleaseFile = {
   path: string;
   contentType: string;
@@ -85,26 +101,50 @@ function staticRootOf(manifest: Manifest): string | null {
 }
 
 /** What a release declares that shapes `ctx` in its sandbox. */
-export function sandboxFlags(view: { manifest: Manifest }): { appUsers: boolean; publicStores: string[] } {
+export function sandboxFlags(view: { manifest: Manifest }): {
+  appUsers: boolean;
+  publicStores: string[];
+} {
   const stores = view.manifest.resources.files?.stores ?? {};
-  return { appUsers: appUsersEnabled(view), publicStores: Object.keys(stores).filter((k) => stores[k]!.public === true) };
+  return {
+    appUsers: appUsersEnabled(view),
+    publicStores: Object.keys(stores).filter((k) => stores[k]!.public === true),
+  };
 }
 
 export function createRuntimeCaches(deps: Deps) {
   const live = new LRUCache<string, { app: LiveApp | null; at: number }>({ max: 50_000 });
   const releases = new LRUCache<string, ReleaseView>({ max: 2_000 });
-  const blobs = new LRUCache<string, Buffer>({ maxSize: Math.max(1, deps.config.staticCacheBytes), sizeCalculation: (b) => Math.max(1, b.length) });
-  const secrets = new LRUCache<string, { values: Record<string, string>; at: number }>({ max: 10_000 });
+  const blobs = new LRUCache<string, Buffer>({
+    maxSize: Math.max(1, deps.config.staticCacheBytes),
+    sizeCalculation: (b) => Math.max(1, b.length),
+  });
+  const secrets = new LRUCache<string, { values: Record<string, string>; at: number }>({
+    max: 10_000,
+  });
   deps.signals.onAppChanged((id) => live.delete(id));
   deps.signals.onSecretsChanged((id) => secrets.delete(id));
   deps.signals.onAccountChanged((accountId) => {
-    for (const [appId, hit] of live.entries()) if (hit.app?.accountId === accountId) live.delete(appId);
+    for (const [appId, hit] of live.entries())
+      if (hit.app?.accountId === accountId) live.delete(appId);
   });
 
   const loading = new Map<string, Promise<LiveApp | null>>();
 
   /** The live app a pointer row describes (null: nothing is published there). */
-  function liveOf(row: { id: string; account_id: string; live_release_id: string | null; deleted_at: unknown; plan_key: string; account_suspended: boolean; app_flags: string[] | null } | undefined): LiveApp | null {
+  function liveOf(
+    row:
+      | {
+          id: string;
+          account_id: string;
+          live_release_id: string | null;
+          deleted_at: unknown;
+          plan_key: string;
+          account_suspended: boolean;
+          app_flags: string[] | null;
+        }
+      | undefined,
+  ): LiveApp | null {
     return row && row.live_release_id && !row.deleted_at
       ? {
           appId: row.id,
@@ -146,11 +186,37 @@ export function createRuntimeCaches(deps: Deps) {
       p = firstSight(deps.db, appId, withSecrets, MAX_CACHED_FILE)
         .then((row) => {
           const app = liveOf(row);
-          if (row && withSecrets && !secrets.has(appId)) openSecrets(appId, (row.secrets ?? []).map((x) => ({ name: x.name, sealed: Buffer.from(x.sealed, 'base64') })));
+          if (row && withSecrets && !secrets.has(appId))
+            openSecrets(
+              appId,
+              (row.secrets ?? []).map((x) => ({
+                name: x.name,
+                sealed: Buffer.from(x.sealed, 'base64'),
+              })),
+            );
           if (app && row?.manifest && !releases.has(app.releaseId)) {
-            const files = (row.files ?? []).map((f) => ({ ...f, sha256: Buffer.from(f.sha256, 'hex') }));
-            const variants = (row.variants ?? []).map((v) => ({ ...v, sha256: Buffer.from(v.sha256, 'hex'), variant_sha256: Buffer.from(v.variant_sha256, 'hex') }));
-            releases.set(app.releaseId, viewOf({ id: app.releaseId, app_id: appId, account_id: app.accountId, manifest: row.manifest }, files, variants));
+            const files = (row.files ?? []).map((f) => ({
+              ...f,
+              sha256: Buffer.from(f.sha256, 'hex'),
+            }));
+            const variants = (row.variants ?? []).map((v) => ({
+              ...v,
+              sha256: Buffer.from(v.sha256, 'hex'),
+              variant_sha256: Buffer.from(v.variant_sha256, 'hex'),
+            }));
+            releases.set(
+              app.releaseId,
+              viewOf(
+                {
+                  id: app.releaseId,
+                  app_id: appId,
+                  account_id: app.accountId,
+                  manifest: row.manifest,
+                },
+                files,
+                variants,
+              ),
+            );
           }
           for (const src of row?.sources ?? []) {
             const etag = etagOf(Buffer.from(src.sha256, 'hex'));
@@ -186,13 +252,24 @@ export function createRuntimeCaches(deps: Deps) {
   function viewOf(
     row: { id: string; app_id: string; account_id: string; manifest: unknown },
     files: { path: string; content_type: string; sha256: Buffer; size: number }[],
-    variantRows: { sha256: Buffer; encoding: 'br' | 'gzip'; variant_sha256: Buffer | null; size: number | null }[],
+    variantRows: {
+      sha256: Buffer;
+      encoding: 'br' | 'gzip';
+      variant_sha256: Buffer | null;
+      size: number | null;
+    }[],
   ): ReleaseView {
     const variants = new Map<string, { br?: FileVariant; gzip?: FileVariant }>();
     for (const v of variantRows) {
       const key = v.sha256.toString('hex');
       const e = variants.get(key) ?? {};
-      e[v.encoding] = { encoding: v.encoding, sha256: v.variant_sha256!, etag: etagOf(v.variant_sha256!), size: Number(v.size), sizeText: String(v.size) };
+      e[v.encoding] = {
+        encoding: v.encoding,
+        sha256: v.variant_sha256!,
+        etag: etagOf(v.variant_sha256!),
+        size: Number(v.size),
+        sizeText: String(v.size),
+      };
       variants.set(key, e);
     }
     const manifest = manifestOf(row.manifest);
@@ -204,7 +281,14 @@ export function createRuntimeCaches(deps: Deps) {
       staticRoot: staticRootOf(manifest),
       files: new Map(
         files.map((f) => {
-          const file: ReleaseFile = { path: f.path, contentType: f.content_type, sha256: f.sha256, etag: etagOf(f.sha256), size: Number(f.size), sizeText: String(f.size) };
+          const file: ReleaseFile = {
+            path: f.path,
+            contentType: f.content_type,
+            sha256: f.sha256,
+            etag: etagOf(f.sha256),
+            size: Number(f.size),
+            sizeText: String(f.size),
+          };
           const v = variants.get(f.sha256.toString('hex'));
           if (v) file.variants = v;
           return [f.path, file];
@@ -218,14 +302,21 @@ export function createRuntimeCaches(deps: Deps) {
     const hit = releases.get(releaseId);
     if (hit) return hit;
     // one round trip: the three queries run side by side on the pool's connections
-    const [row, files, variantRows] = await Promise.all([releaseWithAccount(deps.db, releaseId), releaseFiles(deps.db, releaseId), releaseVariants(deps.db, releaseId)]);
+    const [row, files, variantRows] = await Promise.all([
+      releaseWithAccount(deps.db, releaseId),
+      releaseFiles(deps.db, releaseId),
+      releaseVariants(deps.db, releaseId),
+    ]);
     if (!row) return undefined;
     const view = viewOf(row, files, variantRows);
     releases.set(releaseId, view);
     return view;
   }
 
-  async function bytes(accountId: string, file: Pick<ReleaseFile, 'etag' | 'sha256'>): Promise<Buffer> {
+  async function bytes(
+    accountId: string,
+    file: Pick<ReleaseFile, 'etag' | 'sha256'>,
+  ): Promise<Buffer> {
     const key = file.etag;
     const hit = blobs.get(key);
     if (hit) return hit;
@@ -239,7 +330,10 @@ export function createRuntimeCaches(deps: Deps) {
    * What to answer with: the bytes (cached when small), or for a large file whose bytes are in the
    * object store, a stream straight from it (never held whole in memory).
    */
-  async function body(accountId: string, file: Pick<ReleaseFile, 'etag' | 'sha256' | 'size'>): Promise<Buffer | ReadableStream<Uint8Array>> {
+  async function body(
+    accountId: string,
+    file: Pick<ReleaseFile, 'etag' | 'sha256' | 'size'>,
+  ): Promise<Buffer | ReadableStream<Uint8Array>> {
     const hit = blobs.get(file.etag);
     if (hit) return hit;
     if (file.size <= MAX_CACHED_FILE) return bytes(accountId, file);
@@ -251,13 +345,18 @@ export function createRuntimeCaches(deps: Deps) {
   /** The server module sources of a release: its JavaScript files, by path. */
   async function sources(view: ReleaseView): Promise<Record<string, string>> {
     const server = [...view.files.values()].filter((f) => isServerSource(f.path, f.contentType));
-    const texts = await Promise.all(server.map(async (f) => (await bytes(view.accountId, f)).toString('utf8')));
+    const texts = await Promise.all(
+      server.map(async (f) => (await bytes(view.accountId, f)).toString('utf8')),
+    );
     return Object.fromEntries(server.map((f, i) => [f.path, texts[i]!]));
   }
 
   const loadingSecrets = new Map<string, Promise<Record<string, string>>>();
   /** Opens an app's sealed secrets and caches them. */
-  function openSecrets(appId: string, rows: { name: string; sealed: Buffer }[]): Record<string, string> {
+  function openSecrets(
+    appId: string,
+    rows: { name: string; sealed: Buffer }[],
+  ): Record<string, string> {
     const values: Record<string, string> = {};
     const unreadable: string[] = [];
     for (const r of rows) {
@@ -284,11 +383,21 @@ export function createRuntimeCaches(deps: Deps) {
 
   /** A secret that does not open (a damaged row or a foreign key): the operator's log and the app's events say so. */
   async function reportUnreadable(appId: string, names: string[]): Promise<void> {
-    deps.log.error('app secrets could not be decrypted (check PLATFORM_SECRETS_KEY)', { app_id: appId, secrets: names });
+    deps.log.error('app secrets could not be decrypted (check PLATFORM_SECRETS_KEY)', {
+      app_id: appId,
+      secrets: names,
+    });
     const app = await findApp(deps.db, appId);
     if (!app) return;
     await recordEvents(deps.db, [
-      { app_id: appId, account_id: app.account_id, type: 'runtime.log.error', severity: 'error', message: `Secret(s) ${names.join(', ')} could not be decrypted; set them again or ask the operator to check PLATFORM_SECRETS_KEY.`, metadata: { secrets: names } },
+      {
+        app_id: appId,
+        account_id: app.account_id,
+        type: 'runtime.log.error',
+        severity: 'error',
+        message: `Secret(s) ${names.join(', ')} could not be decrypted; set them again or ask the operator to check PLATFORM_SECRETS_KEY.`,
+        metadata: { secrets: names },
+      },
     ]).catch(() => {});
   }
 
@@ -309,5 +418,16 @@ export function createRuntimeCaches(deps: Deps) {
     secrets.clear();
   }
 
-  return { liveApp, liveAppCached, release, releaseCached, bytes, bytesCached, body, sources, appSecrets, forgetLive };
+  return {
+    liveApp,
+    liveAppCached,
+    release,
+    releaseCached,
+    bytes,
+    bytesCached,
+    body,
+    sources,
+    appSecrets,
+    forgetLive,
+  };
 }

@@ -8,7 +8,9 @@ import { hotRows } from '../db/prepared.ts';
 
 /** What decides whether the app may serve beside its row (`apps`): its account's suspension and its own operator flags. */
 const ACCOUNT_SUSPENDED = sql<boolean>`exists (select 1 from account_flags f where f.account_id = apps.account_id and f.flag = 'suspended')`;
-const APP_FLAGS = sql<string[] | null>`(select array_agg(f.flag) from app_flags f where f.app_id = apps.id)`;
+const APP_FLAGS = sql<
+  string[] | null
+>`(select array_agg(f.flag) from app_flags f where f.app_id = apps.id)`;
 
 /** The live pointer with what decides whether and how the app may serve: its account's plan and the operator's flags. */
 export async function appPointer(db: Executor, appId: string) {
@@ -39,7 +41,10 @@ export async function releaseWithAccount(db: Executor, releaseId: string) {
 }
 
 export async function releaseFiles(db: Executor, releaseId: string) {
-  return hotRows(db, db.selectFrom('release_files').selectAll().where('release_id', '=', releaseId));
+  return hotRows(
+    db,
+    db.selectFrom('release_files').selectAll().where('release_id', '=', releaseId),
+  );
 }
 
 /** The compressed variants of a release's files (its account's, looked up in the query so it can run beside the release's). */
@@ -47,15 +52,26 @@ export async function releaseVariants(db: Executor, releaseId: string) {
   const builder = db
     .selectFrom('blob_variants as v')
     .select(['v.sha256', 'v.encoding', 'v.variant_sha256', 'v.size'])
-    .where('v.account_id', '=', (eb) => eb.selectFrom('releases').innerJoin('apps', 'apps.id', 'releases.app_id').select('apps.account_id').where('releases.id', '=', releaseId))
+    .where('v.account_id', '=', (eb) =>
+      eb
+        .selectFrom('releases')
+        .innerJoin('apps', 'apps.id', 'releases.app_id')
+        .select('apps.account_id')
+        .where('releases.id', '=', releaseId),
+    )
     .where('v.variant_sha256', 'is not', null)
-    .where('v.sha256', 'in', (eb) => eb.selectFrom('release_files').select('sha256').where('release_id', '=', releaseId));
+    .where('v.sha256', 'in', (eb) =>
+      eb.selectFrom('release_files').select('sha256').where('release_id', '=', releaseId),
+    );
   return hotRows(db, builder);
 }
 
 /** The app's secrets, still sealed. */
 export async function sealedSecrets(db: Executor, appId: string) {
-  return hotRows(db, db.selectFrom('app_secrets').select(['name', 'sealed']).where('app_id', '=', appId));
+  return hotRows(
+    db,
+    db.selectFrom('app_secrets').select(['name', 'sealed']).where('app_id', '=', appId),
+  );
 }
 
 /** `isServerSource` (src/manifest/stored.ts) in SQL, over `release_files f`: keep the two alike. */
@@ -72,7 +88,9 @@ export type FirstSight = {
   /** the live release's manifest, files and compressed variants (hashes in hex); null without one */
   manifest: unknown;
   files: { path: string; content_type: string; sha256: string; size: number }[] | null;
-  variants: { sha256: string; encoding: 'br' | 'gzip'; variant_sha256: string; size: number }[] | null;
+  variants:
+    | { sha256: string; encoding: 'br' | 'gzip'; variant_sha256: string; size: number }[]
+    | null;
   /** sealed secrets in base64, when asked for */
   secrets: { name: string; sealed: string }[] | null;
   /** the bytes (base64) of its server sources kept in Postgres, up to `maxSourceBytes` each, when it has server code */
@@ -84,7 +102,12 @@ export type FirstSight = {
  * release, its files and variants, its secrets, its server sources' bytes), in one statement, so
  * in one round trip and one snapshot. Later reads are the separate queries above.
  */
-export async function firstSight(db: Executor, appId: string, withSecrets: boolean, maxSourceBytes: number): Promise<FirstSight | undefined> {
+export async function firstSight(
+  db: Executor,
+  appId: string,
+  withSecrets: boolean,
+  maxSourceBytes: number,
+): Promise<FirstSight | undefined> {
   const query = sql<FirstSight>`select apps.id, apps.account_id, apps.live_release_id, apps.deleted_at, acc.plan_key,
       ${ACCOUNT_SUSPENDED} as account_suspended, ${APP_FLAGS} as app_flags,
       r.manifest,

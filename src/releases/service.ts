@@ -13,23 +13,34 @@ import { recordEvents } from '../events/record.ts';
 export async function rollback(deps: Deps, appId: string, releaseId: string, who: Who) {
   const result = await deps.db.transaction().execute(async (trx) => {
     const app = await lockApp(trx, appId);
-    if (app.deleted_at) throw errors.conflict('The app is unpublished; publish a release to bring it back.');
+    if (app.deleted_at)
+      throw errors.conflict('The app is unpublished; publish a release to bring it back.');
     const target = await findRelease(trx, app.id, releaseId);
     if (!target) throw errors.notFound('Release');
-    if (target.id === app.live_release_id) throw errors.conflict('That release is already live.', { release_id: target.id });
+    if (target.id === app.live_release_id)
+      throw errors.conflict('That release is already live.', { release_id: target.id });
     if (!target.activated_at) {
-      throw errors.conflict(`Only a release that was live before can be rolled back to; this one is ${target.activation_status}.`, {
-        release_id: target.id,
-        activation_status: target.activation_status,
-      });
+      throw errors.conflict(
+        `Only a release that was live before can be rolled back to; this one is ${target.activation_status}.`,
+        {
+          release_id: target.id,
+          activation_status: target.activation_status,
+        },
+      );
     }
     const manifest = manifestOf(target.manifest);
     const evaluation = await evaluateActivation(trx, app.id, manifest);
     if (evaluation.status === 'requires_migration') {
-      throw new ApiError('requires_migration', 'That release is incompatible with the resources provisioned since.', { reasons: evaluation.reasons });
+      throw new ApiError(
+        'requires_migration',
+        'That release is incompatible with the resources provisioned since.',
+        { reasons: evaluation.reasons },
+      );
     }
     if (evaluation.status === 'pending_secrets') {
-      throw new ApiError('pending_secrets', 'That release needs secrets that are not set.', { missing_secrets: evaluation.missing });
+      throw new ApiError('pending_secrets', 'That release needs secrets that are not set.', {
+        missing_secrets: evaluation.missing,
+      });
     }
     const previous = app.live_release_id;
     const events = await goLive(trx, app, { id: target.id, manifest }, evaluation, who);
@@ -45,7 +56,13 @@ export async function rollback(deps: Deps, appId: string, releaseId: string, who
       request_id: who.requestId,
     });
     await recordEvents(trx, events);
-    return { app_id: app.id, release_id: target.id, previous_release_id: previous, origin: appOrigin(deps.config, app.id), status: 'rolled_back' as const };
+    return {
+      app_id: app.id,
+      release_id: target.id,
+      previous_release_id: previous,
+      origin: appOrigin(deps.config, app.id),
+      status: 'rolled_back' as const,
+    };
   });
   deps.signals.appChanged(appId);
   return result;

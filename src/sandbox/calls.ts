@@ -4,9 +4,23 @@
  * answer (result, or failure of a kind). Every answer is redacted of the app's secrets first.
  */
 import type { QuickJSHandle } from 'quickjs-emscripten';
-import { MAX_STREAMED_BYTES, type FailureKind, type Invocation, type InvocationResult, type WorkerInbound } from './protocol.ts';
+import {
+  MAX_STREAMED_BYTES,
+  type FailureKind,
+  type Invocation,
+  type InvocationResult,
+  type WorkerInbound,
+} from './protocol.ts';
 import { createInstances } from './instances.ts';
-import { errorText, failureKind, isPoison, JobFailure, overMemoryCap, runJobs, segment } from './limits.ts';
+import {
+  errorText,
+  failureKind,
+  isPoison,
+  JobFailure,
+  overMemoryCap,
+  runJobs,
+  segment,
+} from './limits.ts';
 import { redactLog, scrubString, secretForms } from './redact.ts';
 import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
 import { encodeResult, requestInput } from './wire.ts';
@@ -28,7 +42,16 @@ export function createCalls(state: WorkerState) {
 
   /** Calls whose answer is streaming, by invocation id. */
   const streams = new Map<number, Call>();
-  const newCall = (inv: Invocation): Call => ({ inv, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, segmentCpuStart: 0, done: false });
+  const newCall = (inv: Invocation): Call => ({
+    inv,
+    hostCalls: 0,
+    logs: [],
+    secretsRead: new Set(),
+    cpuUsedMs: 0,
+    segmentStart: 0,
+    segmentCpuStart: 0,
+    done: false,
+  });
 
   function finish(call: Call, result: InvocationResult, transfer: ArrayBuffer[] = []): void {
     if (call.done) return;
@@ -58,7 +81,15 @@ export function createCalls(state: WorkerState) {
       // its head went out already: what is left is how it ended
       streams.delete(call.inv.id);
       const { ok, error, logs, cpuMs, fetches, poisoned } = result;
-      state.outbox.push({ t: 'end', id: call.inv.id, end: { ok, error, logs, cpuMs, fetches, poisoned, bytes: call.stream.bytes } }, [], call.inv.release.releaseId);
+      state.outbox.push(
+        {
+          t: 'end',
+          id: call.inv.id,
+          end: { ok, error, logs, cpuMs, fetches, poisoned, bytes: call.stream.bytes },
+        },
+        [],
+        call.inv.release.releaseId,
+      );
       return;
     }
     state.outbox.push(encodeResult(call.inv.id, result), transfer, call.inv.release.releaseId);
@@ -76,36 +107,65 @@ export function createCalls(state: WorkerState) {
   }
 
   /** A call that finished: answered, unless its instance is now over the memory cap. */
-  function succeed(inst: Instance, call: Call, result: InvocationResult, transfer: ArrayBuffer[] = []): void {
+  function succeed(
+    inst: Instance,
+    call: Call,
+    result: InvocationResult,
+    transfer: ArrayBuffer[] = [],
+  ): void {
     inst.inflight--;
     const over = overCap(inst, call);
-    finish(call, over === undefined ? result : { ok: false, error: { kind: 'memory', message: over } }, over === undefined ? transfer : []);
+    finish(
+      call,
+      over === undefined ? result : { ok: false, error: { kind: 'memory', message: over } },
+      over === undefined ? transfer : [],
+    );
   }
 
   /** A segment threw: guest code that failed beyond its promises (a JobFailure) is the app's failure; anything else is a crash. */
   function failGuest(inst: Instance, call: Call, err: unknown): void {
-    if (err instanceof JobFailure) return failCall(inst, call, 'exception', err.message, err.guestStack);
+    if (err instanceof JobFailure)
+      return failCall(inst, call, 'exception', err.message, err.guestStack);
     failCall(inst, call, 'crash', (err as Error).message);
   }
 
-  function failCall(inst: Instance | undefined, call: Call, kind: FailureKind, message: string, stack?: string): void {
+  function failCall(
+    inst: Instance | undefined,
+    call: Call,
+    kind: FailureKind,
+    message: string,
+    stack?: string,
+  ): void {
     const finalKind = failureKind(kind, message);
     // QuickJS's own stack check (maxStackSizeBytes) throws an ordinary guest exception and unwinds
     // cleanly: only that instance goes. A stack overflow the host sees (the WASM stack) poisons the module.
     const guestStack = kind === 'exception' && finalKind === 'stack';
-    if (!guestStack && (finalKind === 'memory' || finalKind === 'stack' || finalKind === 'crash' || isPoison(message))) state.poisoned = true;
+    if (
+      !guestStack &&
+      (finalKind === 'memory' ||
+        finalKind === 'stack' ||
+        finalKind === 'crash' ||
+        isPoison(message))
+    )
+      state.poisoned = true;
     let over: string | undefined;
     if (inst) {
       inst.inflight--;
       // An interrupted or failed runtime is not reused; disposing one that ran out of memory may
       // itself abort the WASM module, which poisons it.
       if (state.poisoned) instances.forget(inst);
-      else if (finalKind === 'timeout' || guestStack) instances.retire(inst); // disposed when invoke() lets go of its handles
+      else if (finalKind === 'timeout' || guestStack)
+        instances.retire(inst); // disposed when invoke() lets go of its handles
       // what a call that threw kept counts as a returning call's does (else keep-then-throw would grow unchecked)
       else over = overCap(inst, call);
     }
     if (over !== undefined) finish(call, { ok: false, error: { kind: 'memory', message: over } });
-    else finish(call, { ok: false, error: { kind: finalKind, message, stack }, poisoned: state.poisoned });
+    else
+      finish(call, {
+        ok: false,
+        error: { kind: finalKind, message, stack },
+        poisoned: state.poisoned,
+      });
     // A call parked on a timer or host call (the wall-clock limit) wakes up to release its handles.
     wake(call);
   }
@@ -133,7 +193,10 @@ export function createCalls(state: WorkerState) {
           using v = ctx.newString(msg.value ?? 'null');
           deferred.resolve(v);
         } else {
-          using e = ctx.newError({ name: 'PlatformError', message: JSON.stringify(msg.error ?? { code: 'internal_error', message: 'failed' }) });
+          using e = ctx.newError({
+            name: 'PlatformError',
+            message: JSON.stringify(msg.error ?? { code: 'internal_error', message: 'failed' }),
+          });
           deferred.reject(e);
         }
         runJobs(inst);
@@ -179,7 +242,10 @@ export function createCalls(state: WorkerState) {
       if (inst.context.typeof(h) === 'function') names.push(n);
     }
     inst.inflight++;
-    succeed(inst, call, { ok: true, response: { status: 200, headers: [['x-handlers', names.join(',')]] } });
+    succeed(inst, call, {
+      ok: true,
+      response: { status: 200, headers: [['x-handlers', names.join(',')]] },
+    });
     instances.disposeIfRetired(inst);
   }
 
@@ -203,7 +269,13 @@ export function createCalls(state: WorkerState) {
       using missingH = ctx.getProp(value, 'missing');
       if (ctx.dump(missingH) === true) {
         inst.inflight--;
-        finish(call, { ok: false, error: { kind: 'no-handler', message: `the server module has no ${call.inv.handler}() handler` } });
+        finish(call, {
+          ok: false,
+          error: {
+            kind: 'no-handler',
+            message: `the server module has no ${call.inv.handler}() handler`,
+          },
+        });
         return undefined;
       }
       using metaH = ctx.getProp(value, 'meta');
@@ -214,7 +286,14 @@ export function createCalls(state: WorkerState) {
         // the head goes now; the body follows chunk by chunk as the visitor pulls (pump)
         call.stream = { pulls: 0, cancelled: false, bytes: 0 };
         streams.set(call.inv.id, call);
-        state.outbox.push(encodeResult(call.inv.id, { ok: true, response: { status: response.status, headers: response.headers, streaming: true } }), [], call.inv.release.releaseId);
+        state.outbox.push(
+          encodeResult(call.inv.id, {
+            ok: true,
+            response: { status: response.status, headers: response.headers, streaming: true },
+          }),
+          [],
+          call.inv.release.releaseId,
+        );
         return ctx.getNumber(streamH);
       }
       let out: ArrayBuffer | undefined;
@@ -222,13 +301,26 @@ export function createCalls(state: WorkerState) {
         using lt = ctx.getArrayBuffer(bodyH);
         out = lt.value.slice().buffer;
       }
-      succeed(inst, call, { ok: true, response: out ? { status: response.status, headers: response.headers, body: out } : response }, out ? [out] : []);
+      succeed(
+        inst,
+        call,
+        {
+          ok: true,
+          response: out
+            ? { status: response.status, headers: response.headers, body: out }
+            : response,
+        },
+        out ? [out] : [],
+      );
       return undefined;
     };
   }
 
   /** What a guest call came to: its (awaited) value or its error; undefined once the call is over. */
-  type Outcome = { value: QuickJSHandle } | { error: { message: string; stack?: string } } | undefined;
+  type Outcome =
+    | { value: QuickJSHandle }
+    | { error: { message: string; stack?: string } }
+    | undefined;
 
   /** A guest value's outcome as it stands: settled, `pending`, or undefined once the call is over. */
   function settled(inst: Instance, call: Call, promise: QuickJSHandle): Outcome | 'pending' {
@@ -262,7 +354,11 @@ export function createCalls(state: WorkerState) {
    * What a segment's call into the guest came to: at once when it is settled already (a handler that
    * answered synchronously is answered in the same turn, with no promise hop), else once it settles.
    */
-  function outcomeOf(inst: Instance, call: Call, started: { value?: QuickJSHandle; error?: QuickJSHandle }): Outcome | Promise<Outcome> {
+  function outcomeOf(
+    inst: Instance,
+    call: Call,
+    started: { value?: QuickJSHandle; error?: QuickJSHandle },
+  ): Outcome | Promise<Outcome> {
     if (started.error) {
       const e = errorText(inst.context, started.error);
       started.error.dispose();
@@ -298,16 +394,33 @@ export function createCalls(state: WorkerState) {
       if (call.done) return;
       const cancelling = s.cancelled;
       if (!cancelling) s.pulls--;
-      const outcome = await outcomeOf(inst, call, callGuest(inst, call, cancelling ? '__cancel' : '__pull', streamId));
+      const outcome = await outcomeOf(
+        inst,
+        call,
+        callGuest(inst, call, cancelling ? '__cancel' : '__pull', streamId),
+      );
       if (!outcome) return;
-      if ('error' in outcome) return cancelling ? succeed(inst, call, { ok: true }) : failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
+      if ('error' in outcome)
+        return cancelling
+          ? succeed(inst, call, { ok: true })
+          : failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
       using value = outcome.value;
       if (cancelling) return succeed(inst, call, { ok: true });
       const { done, bytes } = chunkOf(inst, value);
       if (done || !bytes) return succeed(inst, call, { ok: true });
       s.bytes += bytes.byteLength;
-      if (s.bytes > MAX_STREAMED_BYTES) return failCall(inst, call, 'stream_too_large', `the response stream is larger than ${MAX_STREAMED_BYTES / 1024 / 1024} MiB`);
-      state.outbox.push({ t: 'chunk', id: call.inv.id, bytes }, [bytes], call.inv.release.releaseId);
+      if (s.bytes > MAX_STREAMED_BYTES)
+        return failCall(
+          inst,
+          call,
+          'stream_too_large',
+          `the response stream is larger than ${MAX_STREAMED_BYTES / 1024 / 1024} MiB`,
+        );
+      state.outbox.push(
+        { t: 'chunk', id: call.inv.id, bytes },
+        [bytes],
+        call.inv.release.releaseId,
+      );
     }
   }
 
@@ -315,7 +428,12 @@ export function createCalls(state: WorkerState) {
    * The next chunk of a guest stream the host reads (an outbound request's body): `name` is the
    * prelude's pull function. Guest code that fails here fails its call.
    */
-  async function pullGuest(inst: Instance, call: Call, name: string, id: number): Promise<{ done: boolean; bytes?: ArrayBuffer }> {
+  async function pullGuest(
+    inst: Instance,
+    call: Call,
+    name: string,
+    id: number,
+  ): Promise<{ done: boolean; bytes?: ArrayBuffer }> {
     if (call.done) throw new Error('the call is over');
     let started;
     try {
@@ -359,23 +477,47 @@ export function createCalls(state: WorkerState) {
     try {
       inst = instances.for(inv);
     } catch (err) {
-      if (err instanceof LoadError) return finish(call, { ok: false, error: { kind: 'load', message: err.message, stack: err.guestStack } });
-      return failCall(undefined, call, err instanceof Poisoned ? 'memory' : 'crash', (err as Error).message);
+      if (err instanceof LoadError)
+        return finish(call, {
+          ok: false,
+          error: { kind: 'load', message: err.message, stack: err.guestStack },
+        });
+      return failCall(
+        undefined,
+        call,
+        err instanceof Poisoned ? 'memory' : 'crash',
+        (err as Error).message,
+      );
     }
-    if (inst === 'missing-sources') return finish(call, { ok: false, error: { kind: 'missing-sources', message: 'release not loaded in this worker' } });
+    if (inst === 'missing-sources')
+      return finish(call, {
+        ok: false,
+        error: { kind: 'missing-sources', message: 'release not loaded in this worker' },
+      });
     if (inv.handler === 'load') return reportHandlers(inst, call);
     const { context: ctx, runtime } = inst;
     inst.inflight++;
-    const wall = setTimeout(() => failCall(inst, call, 'timeout', 'wall-clock limit reached'), inv.limits.wallMs);
+    const wall = setTimeout(
+      () => failCall(inst, call, 'timeout', 'wall-clock limit reached'),
+      inv.limits.wallMs,
+    );
     try {
       let started;
       {
-        const kind = inv.handler === 'fetch' ? (inst.fetchKind ??= ctx.newString('fetch')) : ctx.newString(inv.handler);
+        const kind =
+          inv.handler === 'fetch'
+            ? (inst.fetchKind ??= ctx.newString('fetch'))
+            : ctx.newString(inv.handler);
         using meta = newGuestString(ctx, inv.input);
         using body = inv.body ? ctx.newArrayBuffer(inv.body) : ctx.undefined;
         try {
           started = segment(state, inst, call, () => {
-            const r = callFunctionFast(ctx, inst.dispatch, ctx.undefined, [inst.handlers, kind, meta, body]);
+            const r = callFunctionFast(ctx, inst.dispatch, ctx.undefined, [
+              inst.handlers,
+              kind,
+              meta,
+              body,
+            ]);
             runJobs(inst);
             return r;
           });
@@ -386,7 +528,8 @@ export function createCalls(state: WorkerState) {
       const next = outcomeOf(inst, call, started);
       const outcome = next instanceof Promise ? await next : next;
       if (!outcome) return;
-      if ('error' in outcome) return failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
+      if ('error' in outcome)
+        return failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
       let streamId: number | undefined;
       {
         using value = outcome.value;
@@ -414,13 +557,18 @@ export function createCalls(state: WorkerState) {
    */
   async function warmUp(): Promise<void> {
     const releaseId = '\u0000warm-up';
-    const source = "export default { fetch(request) { return new Response(request.url + request.headers.get('host'), { headers: { 'content-type': 'text/plain' } }); } };";
+    const source =
+      "export default { fetch(request) { return new Response(request.url + request.headers.get('host'), { headers: { 'content-type': 'text/plain' } }); } };";
     await invoke({
       id: -1,
       handler: 'fetch',
       app: { app_id: 'warm-up', origin: 'http://warm-up.invalid', release_id: releaseId },
       release: { releaseId, entry: 'server.js', sources: { 'server.js': source } },
-      input: requestInput({ method: 'GET', url: 'http://warm-up.invalid/', headers: [['host', 'warm-up.invalid']] }),
+      input: requestInput({
+        method: 'GET',
+        url: 'http://warm-up.invalid/',
+        headers: [['host', 'warm-up.invalid']],
+      }),
       secrets: {},
       limits: { cpuMs: 1000, wallMs: 5000, ...state.spareLimits },
     });

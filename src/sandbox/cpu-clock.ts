@@ -46,7 +46,8 @@ function moves(now: () => number): boolean {
 }
 
 function threadCpuUsage(): CpuClock | undefined {
-  const usage = (process as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage;
+  const usage = (process as { threadCpuUsage?: () => { user: number; system: number } })
+    .threadCpuUsage;
   if (typeof usage !== 'function') return undefined;
   try {
     usage();

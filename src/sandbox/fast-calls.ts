@@ -55,7 +55,12 @@ export function newGuestString(ctx: QuickJSContext, s: string): QuickJSHandle {
 }
 
 /** `ctx.callFunction(fn, thisVal, ...args)`, as a `{ value }` or `{ error }` the caller disposes. */
-export function callFunctionFast(ctx: QuickJSContext, fn: QuickJSHandle, thisVal: QuickJSHandle, args: QuickJSHandle[]): { value?: QuickJSHandle; error?: QuickJSHandle } {
+export function callFunctionFast(
+  ctx: QuickJSContext,
+  fn: QuickJSHandle,
+  thisVal: QuickJSHandle,
+  args: QuickJSHandle[],
+): { value?: QuickJSHandle; error?: QuickJSHandle } {
   if (args.length > MAX_ARGS) return ctx.callFunction(fn, thisVal, args);
   const { ctx: ctxPtr, ffi, memory } = ctx as unknown as Internals;
   const module = memory.module;
@@ -63,7 +68,13 @@ export function callFunctionFast(ctx: QuickJSContext, fn: QuickJSHandle, thisVal
   // QTS_Call copies the values out of this array before any guest code runs, so a nested call may reuse it
   const argv = new Int32Array(module.HEAPU8.buffer, b.argv, args.length);
   for (let i = 0; i < args.length; i++) argv[i] = (args[i] as unknown as { value: number }).value;
-  const result = ffi.QTS_Call(ctxPtr.value, (fn as unknown as { value: number }).value, (thisVal as unknown as { value: number }).value, args.length, b.argv);
+  const result = ffi.QTS_Call(
+    ctxPtr.value,
+    (fn as unknown as { value: number }).value,
+    (thisVal as unknown as { value: number }).value,
+    args.length,
+    b.argv,
+  );
   const error = ffi.QTS_ResolveException(ctxPtr.value, result);
   if (error) {
     ffi.QTS_FreeValuePointer(ctxPtr.value, result);

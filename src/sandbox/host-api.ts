@@ -65,7 +65,19 @@ export type HostApi = {
   call(method: string, argsJson: string, bytes?: ArrayBuffer): Promise<string>;
 };
 
-export type UrlParts = { href: string; origin: string; protocol: string; username: string; password: string; host: string; hostname: string; port: string; pathname: string; search: string; hash: string };
+export type UrlParts = {
+  href: string;
+  origin: string;
+  protocol: string;
+  username: string;
+  password: string;
+  host: string;
+  hostname: string;
+  port: string;
+  pathname: string;
+  search: string;
+  hash: string;
+};
 
 /** What the prelude hands a chunk's install function. */
 export type ChunkPlatform = {

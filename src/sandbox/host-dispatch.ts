@@ -12,11 +12,21 @@
  * platform then works as before, only slower; test/runtime/host-dispatch.test.ts fails in that case
  * so an upgrade that loses the fast path is noticed.
  */
-import { Lifetime, WeakLifetime, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten';
+import {
+  Lifetime,
+  WeakLifetime,
+  type QuickJSContext,
+  type QuickJSHandle,
+} from 'quickjs-emscripten';
 
 type Pointer = number;
 /** What a host function may return: a handle or `{ value }` (the result), `{ error }` (thrown in the guest), or nothing. */
-type HostResult = QuickJSHandle | { value: QuickJSHandle } | { error: QuickJSHandle } | undefined | void;
+type HostResult =
+  | QuickJSHandle
+  | { value: QuickJSHandle }
+  | { error: QuickJSHandle }
+  | undefined
+  | void;
 type HostFn = (this: QuickJSHandle, ...args: QuickJSHandle[]) => HostResult;
 
 /** The parts of a QuickJSContext this relies on (quickjs-emscripten 0.32's `context.ts`). */
@@ -29,7 +39,15 @@ type ContextInternals = {
   };
   memory?: { copyJSValue?: (v: Pointer) => Pointer; freeJSValue?: (v: Pointer) => void };
   getFunction?(id: number): HostFn;
-  cToHostCallbacks?: { callFunction?: (ctx: Pointer, thisPtr: Pointer, argc: number, argv: Pointer, fnId: number) => Pointer };
+  cToHostCallbacks?: {
+    callFunction?: (
+      ctx: Pointer,
+      thisPtr: Pointer,
+      argc: number,
+      argv: Pointer,
+      fnId: number,
+    ) => Pointer;
+  };
 };
 
 /** Installs the direct dispatcher on `context`; false (and nothing changed) where the library's internals are not as expected. */
@@ -67,25 +85,32 @@ export function installDirectDispatch(context: QuickJSContext): boolean {
     }
   };
   callbacks.callFunction = (ctx, thisPtr, argc, argvPtr, fnId) => {
-    if (ctx !== ctxPtr) throw new Error('QuickJSContext instance received C -> JS call with mismatched ctx');
+    if (ctx !== ctxPtr)
+      throw new Error('QuickJSContext instance received C -> JS call with mismatched ctx');
     const fn = getFunction(fnId);
     // borrowed from the caller: a WeakLifetime never frees its value (the library passes the same)
     const self = new WeakLifetime(thisPtr, copy, free, owner) as unknown as QuickJSHandle;
     const args = new Array<QuickJSHandle>(argc);
-    for (let i = 0; i < argc; i++) args[i] = new WeakLifetime(argv(argvPtr, i), copy, free, owner) as unknown as QuickJSHandle;
+    for (let i = 0; i < argc; i++)
+      args[i] = new WeakLifetime(argv(argvPtr, i), copy, free, owner) as unknown as QuickJSHandle;
     try {
       const result = fn.apply(self, args);
       if (!result) return 0;
       if ('error' in result && result.error) return raise(result.error);
       // a handle, or `{ value: handle }` (a call result), as the library takes either
-      const handle = result instanceof Lifetime ? (result as QuickJSHandle) : (result as unknown as { value: QuickJSHandle }).value;
+      const handle =
+        result instanceof Lifetime
+          ? (result as QuickJSHandle)
+          : (result as unknown as { value: QuickJSHandle }).value;
       try {
         return dup(ctxPtr, handle.value as unknown as Pointer);
       } finally {
         if (handle.alive) handle.dispose();
       }
     } catch (error) {
-      return raise(error instanceof Lifetime ? (error as QuickJSHandle) : context.newError(error as Error));
+      return raise(
+        error instanceof Lifetime ? (error as QuickJSHandle) : context.newError(error as Error),
+      );
     } finally {
       // borrowed values are only valid during the call: a handle kept past it fails loudly instead of reading freed memory
       self.dispose();

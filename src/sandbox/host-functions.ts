@@ -29,14 +29,26 @@ export const MAX_HOST_CALLS = 1000;
  * travel as JSON: they are copied out of the guest and hashed here (on the app's CPU) and handed
  * over whole, and count against their own 64 MiB per invocation.
  */
-export const HOST_CALL_ARGS = { maxChars: 1024 * 1024 + 64 * 1024, perInvocationChars: 8 * 1024 * 1024, uploadPerInvocationBytes: 64 * 1024 * 1024 } as const;
+export const HOST_CALL_ARGS = {
+  maxChars: 1024 * 1024 + 64 * 1024,
+  perInvocationChars: 8 * 1024 * 1024,
+  uploadPerInvocationBytes: 64 * 1024 * 1024,
+} as const;
 
 /** Why the arguments of a platform call are refused (too large), charging them to the call when not. */
-function argsRefusal(call: Call, method: string, args: string, uploadBytes: number): string | undefined {
+function argsRefusal(
+  call: Call,
+  method: string,
+  args: string,
+  uploadBytes: number,
+): string | undefined {
   const sent = (call.argsSent ??= { structured: 0, upload: 0 });
-  if (args.length > HOST_CALL_ARGS.maxChars) return `the arguments of ${method} are ${args.length} characters of JSON; at most ${HOST_CALL_ARGS.maxChars}`;
-  if (sent.structured + args.length > HOST_CALL_ARGS.perInvocationChars) return `platform calls may send at most ${HOST_CALL_ARGS.perInvocationChars / 1024 / 1024} MiB of JSON per request (file bytes apart)`;
-  if (sent.upload + uploadBytes > HOST_CALL_ARGS.uploadPerInvocationBytes) return `file uploads may send at most ${HOST_CALL_ARGS.uploadPerInvocationBytes / 1024 / 1024} MiB per request`;
+  if (args.length > HOST_CALL_ARGS.maxChars)
+    return `the arguments of ${method} are ${args.length} characters of JSON; at most ${HOST_CALL_ARGS.maxChars}`;
+  if (sent.structured + args.length > HOST_CALL_ARGS.perInvocationChars)
+    return `platform calls may send at most ${HOST_CALL_ARGS.perInvocationChars / 1024 / 1024} MiB of JSON per request (file bytes apart)`;
+  if (sent.upload + uploadBytes > HOST_CALL_ARGS.uploadPerInvocationBytes)
+    return `file uploads may send at most ${HOST_CALL_ARGS.uploadPerInvocationBytes / 1024 / 1024} MiB per request`;
   sent.structured += args.length;
   sent.upload += uploadBytes;
   return undefined;
@@ -70,9 +82,20 @@ function urlParts(u: URL): string {
 export type HostHooks = {
   fireTimer(inst: Instance, id: number): void;
   /** Settles a guest promise begun by a host function (as the main thread's host-result does). */
-  settle(result: { callId: number; ok: boolean; value?: string; bytes?: ArrayBuffer; error?: { code: string; message: string } }): void;
+  settle(result: {
+    callId: number;
+    ok: boolean;
+    value?: string;
+    bytes?: ArrayBuffer;
+    error?: { code: string; message: string };
+  }): void;
   /** Reads the next chunk of a guest stream through one of the prelude's pull functions. */
-  pullGuest(inst: Instance, call: Call, name: string, id: number): Promise<{ done: boolean; bytes?: ArrayBuffer }>;
+  pullGuest(
+    inst: Instance,
+    call: Call,
+    name: string,
+    id: number,
+  ): Promise<{ done: boolean; bytes?: ArrayBuffer }>;
 };
 
 function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTable {
@@ -82,12 +105,14 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     const s = ctx.getString(h);
     return s.charCodeAt(0) === 2 ? (JSON.parse(s.slice(1)) as string) : s;
   };
-  const str = (h: QuickJSHandle | undefined) => (h === undefined ? undefined : ctx.typeof(h) === 'undefined' ? undefined : text(h));
+  const str = (h: QuickJSHandle | undefined) =>
+    h === undefined ? undefined : ctx.typeof(h) === 'undefined' ? undefined : text(h);
   const bytes = (h: QuickJSHandle) => {
     using lt = ctx.getArrayBuffer(h);
     return Buffer.from(lt.value);
   };
-  const arrayBuffer = (b: Buffer) => ctx.newArrayBuffer(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+  const arrayBuffer = (b: Buffer) =>
+    ctx.newArrayBuffer(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
   const json = (v: unknown) => ctx.newString(JSON.stringify(v));
   /** A guest promise settled later by `hooks.settle` (also when the main thread or a worker-side operation answers). */
   const pending = (call: Call) => {
@@ -105,7 +130,13 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
   };
   return {
     utf8Encode: (s) => arrayBuffer(Buffer.from(JSON.parse(ctx.getString(s)) as string, 'utf8')),
-    utf8Decode: (ab, fatal, ignoreBom) => json(new TextDecoder('utf-8', { fatal: ctx.dump(fatal) === true, ignoreBOM: ctx.dump(ignoreBom) === true }).decode(bytes(ab))),
+    utf8Decode: (ab, fatal, ignoreBom) =>
+      json(
+        new TextDecoder('utf-8', {
+          fatal: ctx.dump(fatal) === true,
+          ignoreBOM: ctx.dump(ignoreBom) === true,
+        }).decode(bytes(ab)),
+      ),
     urlParse: (href, base) => {
       const b = str(base);
       return withUrl(() => (b === undefined ? new URL(text(href)) : new URL(text(href), b)));
@@ -118,15 +149,20 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       });
     },
     qsParse: (s) => json([...new URLSearchParams(text(s))]),
-    qsStringify: (s) => ctx.newString(new URLSearchParams(JSON.parse(ctx.getString(s)) as [string, string][]).toString()),
+    qsStringify: (s) =>
+      ctx.newString(
+        new URLSearchParams(JSON.parse(ctx.getString(s)) as [string, string][]).toString(),
+      ),
     atob: (s) => {
       const input = text(s).replace(/[\t\n\f\r ]/g, '');
-      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(input) || input.length % 4 === 1) throw new Error('atob: invalid base64');
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(input) || input.length % 4 === 1)
+        throw new Error('atob: invalid base64');
       return json(Buffer.from(input, 'base64').toString('latin1'));
     },
     btoa: (s) => {
       const input = JSON.parse(ctx.getString(s)) as string;
-      if (/[^\u0000-\u00ff]/.test(input)) throw new Error('btoa: the string has characters outside Latin1');
+      if (/[^\u0000-\u00ff]/.test(input))
+        throw new Error('btoa: the string has characters outside Latin1');
       return ctx.newString(Buffer.from(input, 'latin1').toString('base64'));
     },
     randomBytes: (n) => arrayBuffer(randomBytes(Math.min(65536, Math.max(0, ctx.getNumber(n))))),
@@ -153,7 +189,11 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
           meta = raw;
         }
       }
-      call.logs.push({ level: ctx.getString(level) as LogEntry['level'], message: text(message), metadata: meta });
+      call.logs.push({
+        level: ctx.getString(level) as LogEntry['level'],
+        message: text(message),
+        metadata: meta,
+      });
       return ctx.undefined;
     },
     console: (level, parts) => {
@@ -165,7 +205,11 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       } catch {
         list = ['[unprintable console arguments]'];
       }
-      call.logs.push({ level: ctx.getString(level) as LogEntry['level'], message: '', parts: Array.isArray(list) ? list : [String(list)] });
+      call.logs.push({
+        level: ctx.getString(level) as LogEntry['level'],
+        message: '',
+        parts: Array.isArray(list) ? list : [String(list)],
+      });
       return ctx.undefined;
     },
     setTimer: (id, ms) => {
@@ -187,12 +231,22 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     fetch: (id, requestJson, body) => {
       const call = inst.current;
       if (!call || call.done) throw new Error('fetch is only possible during a call');
-      const o = (call.outbound ??= { count: 0, inFlight: 0, queue: [] as (() => void)[], running: new Map<number, AbortController>(), bodies: new Map() });
-      if (o.count >= OUTBOUND.maxRequests) throw new Error(`fetch refused: at most ${OUTBOUND.maxRequests} requests per invocation`);
+      const o = (call.outbound ??= {
+        count: 0,
+        inFlight: 0,
+        queue: [] as (() => void)[],
+        running: new Map<number, AbortController>(),
+        bodies: new Map(),
+      });
+      if (o.count >= OUTBOUND.maxRequests)
+        throw new Error(`fetch refused: at most ${OUTBOUND.maxRequests} requests per invocation`);
       o.count++;
       const guestId = ctx.getNumber(id);
-      const request = JSON.parse(ctx.getString(requestJson)) as OutboundRequest & { streamBody?: boolean };
-      if (body !== undefined && ctx.typeof(body) !== 'undefined') request.body = new Uint8Array(bytes(body)).buffer;
+      const request = JSON.parse(ctx.getString(requestJson)) as OutboundRequest & {
+        streamBody?: boolean;
+      };
+      if (body !== undefined && ctx.typeof(body) !== 'undefined')
+        request.body = new Uint8Array(bytes(body)).buffer;
       if (request.streamBody) {
         // the app's stream goes out as undici asks for it, one guest chunk per pull
         request.body = new ReadableStream<Uint8Array>({
@@ -215,12 +269,20 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
               // the head answers the fetch; the body stays with the host until the app reads it (fetchRead)
               if (reader) o.bodies.set(guestId, { reader, host: new URL(head.url).host });
               else o.running.delete(guestId);
-              hooks.settle({ callId, ok: true, value: JSON.stringify({ ...head, body: !!reader }) });
+              hooks.settle({
+                callId,
+                ok: true,
+                value: JSON.stringify({ ...head, body: !!reader }),
+              });
             });
         settled
           .catch((err: unknown) => {
             o.running.delete(guestId);
-            hooks.settle({ callId, ok: false, error: { code: 'fetch_failed', message: fetchFailure(err, controller) } });
+            hooks.settle({
+              callId,
+              ok: false,
+              error: { code: 'fetch_failed', message: fetchFailure(err, controller) },
+            });
           })
           .finally(() => {
             o.inFlight--;
@@ -237,7 +299,15 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       const { handle, callId } = pending(call);
       state.subtle.run(inst, call, ctx.getString(method), ctx.getString(argsJson)).then(
         (r) => hooks.settle({ callId, ok: true, value: r.value, bytes: r.bytes }),
-        (err: unknown) => hooks.settle({ callId, ok: false, error: { code: err instanceof SubtleError ? err.domName : 'OperationError', message: (err as Error).message } }),
+        (err: unknown) =>
+          hooks.settle({
+            callId,
+            ok: false,
+            error: {
+              code: err instanceof SubtleError ? err.domName : 'OperationError',
+              message: (err as Error).message,
+            },
+          }),
       );
       return handle;
     },
@@ -255,15 +325,27 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
         o.bodies.delete(guestId);
         o.running.delete(guestId);
       };
-      const read = ctx.dump(whole) === true ? readRest(body.reader, body.host).then((bytes) => ({ done: true, bytes })) : readChunk(body.reader);
+      const read =
+        ctx.dump(whole) === true
+          ? readRest(body.reader, body.host).then((bytes) => ({ done: true, bytes }))
+          : readChunk(body.reader);
       read.then(
         (r) => {
           if (r.done) over();
-          hooks.settle({ callId, ok: true, value: JSON.stringify({ done: r.done }), bytes: r.bytes });
+          hooks.settle({
+            callId,
+            ok: true,
+            value: JSON.stringify({ done: r.done }),
+            bytes: r.bytes,
+          });
         },
         (err: unknown) => {
           over();
-          hooks.settle({ callId, ok: false, error: { code: 'fetch_failed', message: fetchFailure(err, controller) } });
+          hooks.settle({
+            callId,
+            ok: false,
+            error: { code: 'fetch_failed', message: fetchFailure(err, controller) },
+          });
         },
       );
       return handle;
@@ -287,7 +369,8 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     call: (method, args, bytesHandle) => {
       const call = inst.current;
       if (!call || call.done) throw new Error('host calls are only possible during a call');
-      if (call.hostCalls >= MAX_HOST_CALLS) throw new Error(`at most ${MAX_HOST_CALLS} platform calls per invocation`);
+      if (call.hostCalls >= MAX_HOST_CALLS)
+        throw new Error(`at most ${MAX_HOST_CALLS} platform calls per invocation`);
       call.hostCalls++;
       const m = ctx.getString(method);
       const a = ctx.getString(args);
@@ -296,14 +379,20 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       let hashed: { bytes: ArrayBuffer; sha256: string } | undefined;
       let tooLarge: string | undefined;
       {
-        using view = m === 'files.upload' && bytesHandle !== undefined && ctx.typeof(bytesHandle) === 'object' ? ctx.getArrayBuffer(bytesHandle) : undefined;
+        using view =
+          m === 'files.upload' && bytesHandle !== undefined && ctx.typeof(bytesHandle) === 'object'
+            ? ctx.getArrayBuffer(bytesHandle)
+            : undefined;
         tooLarge = argsRefusal(call, m, a, view?.value.byteLength ?? 0);
         if (view && !tooLarge) hashed = ownedCopy(view.value);
       }
       const deferred = ctx.newPromise();
       if (tooLarge) {
         // refused here, before the main thread parses anything: app code gets a PlatformError with this code
-        using e = ctx.newError({ name: 'PlatformError', message: JSON.stringify({ code: 'payload_too_large', message: tooLarge }) });
+        using e = ctx.newError({
+          name: 'PlatformError',
+          message: JSON.stringify({ code: 'payload_too_large', message: tooLarge }),
+        });
         deferred.reject(e);
         const rejected = deferred.handle.dup();
         deferred.dispose();
@@ -311,7 +400,18 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       }
       const callId = state.nextHostCallId++;
       state.hostCalls.set(callId, { deferred, inst, call });
-      state.outbox.push({ t: 'host-call', invocationId: call.inv.id, callId, method: m, args: a, ...(hashed && { upload: hashed }) }, hashed ? [hashed.bytes] : [], call.inv.release.releaseId);
+      state.outbox.push(
+        {
+          t: 'host-call',
+          invocationId: call.inv.id,
+          callId,
+          method: m,
+          args: a,
+          ...(hashed && { upload: hashed }),
+        },
+        hashed ? [hashed.bytes] : [],
+        call.inv.release.releaseId,
+      );
       return deferred.handle;
     },
   };

@@ -5,7 +5,16 @@
  */
 import type { Invocation } from './protocol.ts';
 import { installHost, type HostHooks } from './host-functions.ts';
-import { errorText, installInterrupt, isPoison, JobFailure, loadBudgetMs, runJobs, segment, usedBytes } from './limits.ts';
+import {
+  errorText,
+  installInterrupt,
+  isPoison,
+  JobFailure,
+  loadBudgetMs,
+  runJobs,
+  segment,
+  usedBytes,
+} from './limits.ts';
 import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
 
 /** A normaliser result that makes the loader fail with this message (its own errors lose theirs). */
@@ -29,7 +38,8 @@ function resolveImport(sources: Record<string, string>, base: string, requested:
     } else parts.push(seg);
   }
   const resolved = parts.join('/');
-  if (!(resolved in sources)) return `${DENIED}Cannot find module "${requested}" (resolved to ${resolved}) in this release`;
+  if (!(resolved in sources))
+    return `${DENIED}Cannot find module "${requested}" (resolved to ${resolved}) in this release`;
   return resolved;
 }
 
@@ -54,9 +64,24 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
    * kept ready and a release's first request takes it.
    */
   function blank(limits: { memoryBytes: number; stackBytes: number }): Instance {
-    const runtime = state.quickjs.newRuntime({ memoryLimitBytes: limits.memoryBytes, maxStackSizeBytes: limits.stackBytes });
+    const runtime = state.quickjs.newRuntime({
+      memoryLimitBytes: limits.memoryBytes,
+      maxStackSizeBytes: limits.stackBytes,
+    });
     const context = runtime.newContext();
-    const inst: Instance = { releaseId: '', dispatch: context.undefined, runtime, context, handlers: context.undefined, current: undefined, timers: new Map(), inflight: 0, cpuSinceMeasureMs: 0, measuredAtWasmBytes: 0, usedBytes: 0 };
+    const inst: Instance = {
+      releaseId: '',
+      dispatch: context.undefined,
+      runtime,
+      context,
+      handlers: context.undefined,
+      current: undefined,
+      timers: new Map(),
+      inflight: 0,
+      cpuSinceMeasureMs: 0,
+      measuredAtWasmBytes: 0,
+      usedBytes: 0,
+    };
     installInterrupt(inst);
     installHost(state, inst, hooks);
     // The prelude is platform code, not guest code: no app's budget applies to it.
@@ -126,7 +151,8 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
       (name) => {
         if (name.startsWith(DENIED)) return { error: new Error(name.slice(DENIED.length)) };
         const source = sources[name];
-        if (source === undefined) return { error: new Error(`Cannot find module "${name}" in this release`) };
+        if (source === undefined)
+          return { error: new Error(`Cannot find module "${name}" in this release`) };
         return source;
       },
       (base, requested) => resolveImport(sources, base, requested),
@@ -134,7 +160,9 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     {
       using setApp = context.getProp(context.global, '__setApp');
       using appJson = context.newString(JSON.stringify(inv.app));
-      using flags = context.newString(JSON.stringify(inv.flags ?? { appUsers: false, publicStores: [] }));
+      using flags = context.newString(
+        JSON.stringify(inv.flags ?? { appUsers: false, publicStores: [] }),
+      );
       const set = context.callFunction(setApp, context.undefined, appJson, flags);
       if (set.error) {
         set.error.dispose();
@@ -145,7 +173,16 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     inst.dispatch = context.getProp(context.global, '__dispatch');
     // Loading the module's top-level code has its own, larger budget: a cold worker's first
     // evaluation is slow, but a top-level infinite loop is still stopped.
-    const loadCall: Call = { inv: { ...inv, limits: { ...inv.limits, cpuMs: loadBudgetMs(inv.limits.cpuMs) } }, hostCalls: 0, logs: [], secretsRead: new Set(), cpuUsedMs: 0, segmentStart: 0, segmentCpuStart: 0, done: false };
+    const loadCall: Call = {
+      inv: { ...inv, limits: { ...inv.limits, cpuMs: loadBudgetMs(inv.limits.cpuMs) } },
+      hostCalls: 0,
+      logs: [],
+      secretsRead: new Set(),
+      cpuUsedMs: 0,
+      segmentStart: 0,
+      segmentCpuStart: 0,
+      done: false,
+    };
     const entry = inv.release.entry;
     const loaded = segment(state, inst, loadCall, () => {
       const r = context.evalCode(sources[entry]!, entry, { type: 'module' });
@@ -163,7 +200,9 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
       // Top-level await: the module namespace arrives through a promise.
       if (promised.type === 'pending') {
         ns.dispose();
-        throw new LoadError('The server module is still waiting on top-level await; it must finish loading without timers or I/O.');
+        throw new LoadError(
+          'The server module is still waiting on top-level await; it must finish loading without timers or I/O.',
+        );
       }
       if (promised.type === 'rejected') {
         const e = errorText(context, promised.error);
@@ -278,7 +317,8 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     },
     /** Disposes a retired instance once no call is running in it (its handles are all released). */
     disposeIfRetired(inst: Instance): void {
-      if (inst.retired && inst.inflight === 0 && inst.runtime.alive && !state.poisoned) dispose(inst);
+      if (inst.retired && inst.inflight === 0 && inst.runtime.alive && !state.poisoned)
+        dispose(inst);
     },
     dispose,
     /** Makes the first blank instance (at boot). */

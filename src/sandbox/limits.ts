@@ -15,12 +15,20 @@ export function loadBudgetMs(cpuMs: number): number {
 
 /** An error message that means the WASM module itself is broken. */
 export function isPoison(message: string): boolean {
-  return /out of memory|stack overflow|call stack|Aborted|unreachable|memory access out of bounds/i.test(message);
+  return /out of memory|stack overflow|call stack|Aborted|unreachable|memory access out of bounds/i.test(
+    message,
+  );
 }
 
 /** The kind a failure is reported as, from what the error says. */
 export function failureKind(kind: FailureKind, message: string): FailureKind {
-  return /out of memory/i.test(message) ? 'memory' : /stack overflow|call stack/i.test(message) ? 'stack' : /interrupted/i.test(message) ? 'timeout' : kind;
+  return /out of memory/i.test(message)
+    ? 'memory'
+    : /stack overflow|call stack/i.test(message)
+      ? 'stack'
+      : /interrupted/i.test(message)
+        ? 'timeout'
+        : kind;
 }
 
 /**
@@ -94,7 +102,9 @@ export function platformWork<T>(inst: Instance, fn: () => T): T {
 /** What a call over its CPU budget fails with (a `timeout` by its kind). */
 function overBudget(call: Call): JobFailure {
   const subtle = call.subtleMs ? `, ${Math.round(call.subtleMs)} ms of it in crypto.subtle` : '';
-  return new JobFailure(`InternalError: interrupted (the call used its ${call.inv.limits.cpuMs} ms of CPU${subtle})`);
+  return new JobFailure(
+    `InternalError: interrupted (the call used its ${call.inv.limits.cpuMs} ms of CPU${subtle})`,
+  );
 }
 
 /**
@@ -166,7 +176,8 @@ export const MEASURE_AFTER_CPU_MS = 2;
 export function overMemoryCap(state: WorkerState, inst: Instance, call: Call): string | undefined {
   inst.cpuSinceMeasureMs += call.cpuUsedMs;
   const wasmBytes = state.wasmMemory.buffer.byteLength;
-  if (inst.cpuSinceMeasureMs < MEASURE_AFTER_CPU_MS && wasmBytes === inst.measuredAtWasmBytes) return undefined;
+  if (inst.cpuSinceMeasureMs < MEASURE_AFTER_CPU_MS && wasmBytes === inst.measuredAtWasmBytes)
+    return undefined;
   inst.cpuSinceMeasureMs = 0;
   inst.measuredAtWasmBytes = wasmBytes;
   const used = usedBytes(inst);
@@ -201,7 +212,10 @@ export function runJobs(inst: Instance): void {
 }
 
 /** An error handle as a message and the guest's stack. */
-export function errorText(ctx: QuickJSContext, handle: QuickJSHandle): { message: string; stack?: string } {
+export function errorText(
+  ctx: QuickJSContext,
+  handle: QuickJSHandle,
+): { message: string; stack?: string } {
   try {
     const v = ctx.dump(handle) as unknown;
     if (v && typeof v === 'object') {

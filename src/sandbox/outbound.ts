@@ -41,10 +41,24 @@ export type FetchPolicy = {
 /** How long one DNS question may take at first (c-ares doubles it for the retry), and how often it is asked: a zone that never answers fails in ~5 s, inside a call's 10 s. */
 export const DNS = { timeoutMs: 1500, tries: 2 } as const;
 
-export type OutboundRequest = { url: string; method: string; headers: [string, string][]; body?: ArrayBuffer | ReadableStream<Uint8Array>; redirect: 'follow' | 'manual' | 'error' };
-export type OutboundHead = { status: number; statusText: string; headers: [string, string][]; url: string; redirected: boolean };
+export type OutboundRequest = {
+  url: string;
+  method: string;
+  headers: [string, string][];
+  body?: ArrayBuffer | ReadableStream<Uint8Array>;
+  redirect: 'follow' | 'manual' | 'error';
+};
+export type OutboundHead = {
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  url: string;
+  redirected: boolean;
+};
 /** The head, and the body as it arrives (read by the app chunk by chunk or whole). */
-export type OutboundResponse = OutboundHead & { body: ReadableStreamDefaultReader<Uint8Array> | null };
+export type OutboundResponse = OutboundHead & {
+  body: ReadableStreamDefaultReader<Uint8Array> | null;
+};
 
 /** A refused or failed fetch: becomes a TypeError in app code. */
 export class FetchRefused extends Error {}
@@ -66,7 +80,10 @@ function allowance(policy: FetchPolicy): Allowance {
   const names = new Set<string>();
   const ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
   for (const raw of policy.allow) {
-    const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, '');
+    const entry = raw
+      .trim()
+      .toLowerCase()
+      .replace(/^\[|\]$/g, '');
     if (!entry) continue;
     if (entry.includes('/') && ipaddr.isValidCIDR(entry)) ranges.push(ipaddr.parseCIDR(entry));
     else if (ipaddr.isValid(entry)) {
@@ -85,7 +102,8 @@ function inRanges(addr: ipaddr.IPv4 | ipaddr.IPv6, ranges: Allowance['ranges']):
 export function refusedAddress(address: string, allowed: Allowance): string | null {
   if (!ipaddr.isValid(address)) return 'not an IP address';
   let addr = ipaddr.parse(address);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress())
+    addr = (addr as ipaddr.IPv6).toIPv4Address();
   if (inRanges(addr, allowed.ranges)) return null;
   const range = addr.range();
   if (range === 'unicast') return null;
@@ -102,10 +120,21 @@ export function createOutbound(policy: FetchPolicy) {
   if (policy.dnsServers?.length) resolver.setServers(policy.dnsServers);
 
   /** A and AAAA asked at once; either may be missing. Fails only when neither gives an address. */
-  function resolveName(hostname: string, family: number, callback: (err: Error | null, addresses: LookupAddress[]) => void): void {
+  function resolveName(
+    hostname: string,
+    family: number,
+    callback: (err: Error | null, addresses: LookupAddress[]) => void,
+  ): void {
     const name = hostname.toLowerCase().replace(/\.$/, '');
-    if (name === 'localhost' || name.endsWith('.localhost')) return process.nextTick(callback, null, [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }]);
-    if (allowed.names.has(name)) return void dnsLookup(hostname, { all: true, family }, (err, addresses) => callback(err, addresses));
+    if (name === 'localhost' || name.endsWith('.localhost'))
+      return process.nextTick(callback, null, [
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ]);
+    if (allowed.names.has(name))
+      return void dnsLookup(hostname, { all: true, family }, (err, addresses) =>
+        callback(err, addresses),
+      );
     const out: LookupAddress[] = [];
     let failure: Error | null = null;
     let waiting = 0;
@@ -126,27 +155,45 @@ export function createOutbound(policy: FetchPolicy) {
   }
 
   /** Resolves a name and refuses it unless every address it resolves to may be reached. */
-  const lookup = (hostname: string, options: { all?: boolean; family?: number }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  const lookup = (
+    hostname: string,
+    options: { all?: boolean; family?: number },
+    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     resolveName(hostname, options.family ?? 0, (err, addresses) => {
       if (err) return callback(err, []);
       const list = addresses as LookupAddress[];
       if (!allowed.names.has(hostname.toLowerCase())) {
         for (const a of list) {
           const why = refusedAddress(a.address, allowed);
-          if (why) return callback(new FetchRefused(`fetch to ${hostname} refused: it resolves to ${a.address}, a ${why}`), []);
+          if (why)
+            return callback(
+              new FetchRefused(
+                `fetch to ${hostname} refused: it resolves to ${a.address}, a ${why}`,
+              ),
+              [],
+            );
         }
       }
       if (options.all) return callback(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
   };
-  const agent = new Agent({ connect: { lookup: lookup as never }, maxHeaderSize: OUTBOUND.maxHeaderBytes, connections: 64 });
+  const agent = new Agent({
+    connect: { lookup: lookup as never },
+    maxHeaderSize: OUTBOUND.maxHeaderBytes,
+    connections: 64,
+  });
 
   /** Refuses a URL before anything is sent: scheme, the platform's hosts, and IP literals. */
   function check(url: URL): void {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchRefused(`fetch to ${url.protocol} URLs is not supported (only http and https)`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new FetchRefused(
+        `fetch to ${url.protocol} URLs is not supported (only http and https)`,
+      );
     const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
-    if (denied.some((d) => host === d || host.endsWith(`.${d}`))) throw new FetchRefused(`fetch to ${host} refused: that is this platform's own host`);
+    if (denied.some((d) => host === d || host.endsWith(`.${d}`)))
+      throw new FetchRefused(`fetch to ${host} refused: that is this platform's own host`);
     if (allowed.names.has(host)) return;
     if (ipaddr.isValid(host)) {
       const why = refusedAddress(host, allowed);
@@ -164,29 +211,52 @@ export function createOutbound(policy: FetchPolicy) {
       check(url);
       let res;
       try {
-        res = await undiciFetch(url, { method, headers, body: body as UndiciBody, redirect: 'manual', signal, dispatcher: agent, ...(body instanceof ReadableStream ? { duplex: 'half' as const } : {}) });
+        res = await undiciFetch(url, {
+          method,
+          headers,
+          body: body as UndiciBody,
+          redirect: 'manual',
+          signal,
+          dispatcher: agent,
+          ...(body instanceof ReadableStream ? { duplex: 'half' as const } : {}),
+        });
       } catch (err) {
         if (signal.aborted) throw err;
         const cause = (err as { cause?: unknown }).cause;
         if (cause instanceof FetchRefused) throw cause;
-        throw new FetchRefused(`fetch to ${url.host} failed: ${cause instanceof Error ? cause.message : (err as Error).message}`);
+        throw new FetchRefused(
+          `fetch to ${url.host} failed: ${cause instanceof Error ? cause.message : (err as Error).message}`,
+        );
       }
       const location = res.headers.get('location');
       if (req.redirect !== 'manual' && [301, 302, 303, 307, 308].includes(res.status) && location) {
         await res.body?.cancel().catch(() => {});
-        if (req.redirect === 'error') throw new FetchRefused(`fetch to ${url.host} was redirected, and redirect is "error"`);
-        if (hop >= OUTBOUND.maxRedirects) throw new FetchRefused(`fetch to ${req.url} was redirected more than ${OUTBOUND.maxRedirects} times`);
+        if (req.redirect === 'error')
+          throw new FetchRefused(`fetch to ${url.host} was redirected, and redirect is "error"`);
+        if (hop >= OUTBOUND.maxRedirects)
+          throw new FetchRefused(
+            `fetch to ${req.url} was redirected more than ${OUTBOUND.maxRedirects} times`,
+          );
         const next = new URL(location, url);
         // 303, and 301/302 after a POST, continue as a GET without a body (the fetch standard)
-        const dropsBody = res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST');
-        if (!dropsBody && body instanceof ReadableStream) throw new FetchRefused(`fetch to ${url.host} was redirected (${res.status}), and a streamed request body cannot be sent again`);
+        const dropsBody =
+          res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST');
+        if (!dropsBody && body instanceof ReadableStream)
+          throw new FetchRefused(
+            `fetch to ${url.host} was redirected (${res.status}), and a streamed request body cannot be sent again`,
+          );
         if (dropsBody) {
           if (method !== 'HEAD') method = 'GET';
           body = undefined;
-          headers = headers.filter(([n]) => !/^content-(type|length|encoding|language|location)$/i.test(n));
+          headers = headers.filter(
+            ([n]) => !/^content-(type|length|encoding|language|location)$/i.test(n),
+          );
         }
         // credentials do not follow a redirect to another origin
-        if (next.origin !== url.origin) headers = headers.filter(([n]) => !/^(authorization|cookie|proxy-authorization)$/i.test(n));
+        if (next.origin !== url.origin)
+          headers = headers.filter(
+            ([n]) => !/^(authorization|cookie|proxy-authorization)$/i.test(n),
+          );
         url = next;
         continue;
       }
@@ -196,7 +266,14 @@ export function createOutbound(policy: FetchPolicy) {
         out.push([name, value]);
       });
       for (const c of res.headers.getSetCookie()) out.push(['set-cookie', c]);
-      return { status: res.status, statusText: res.statusText, headers: out, url: url.href, redirected: hop > 0, body: res.body ? (res.body.getReader() as ReadableStreamDefaultReader<Uint8Array>) : null };
+      return {
+        status: res.status,
+        statusText: res.statusText,
+        headers: out,
+        url: url.href,
+        redirected: hop > 0,
+        body: res.body ? (res.body.getReader() as ReadableStreamDefaultReader<Uint8Array>) : null,
+      };
     }
   }
 
@@ -204,14 +281,28 @@ export function createOutbound(policy: FetchPolicy) {
 }
 
 /** The next chunk of a response body (empty at its end). */
-export async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<{ done: boolean; bytes: ArrayBuffer }> {
+export async function readChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<{ done: boolean; bytes: ArrayBuffer }> {
   const { done, value } = await reader.read();
   if (done) return { done: true, bytes: new ArrayBuffer(0) };
-  return { done: false, bytes: value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? (value.buffer as ArrayBuffer) : value.slice().buffer };
+  return {
+    done: false,
+    bytes:
+      value.byteOffset === 0 && value.byteLength === value.buffer.byteLength
+        ? (value.buffer as ArrayBuffer)
+        : value.slice().buffer,
+  };
 }
 
 /** The rest of a response body, at most `OUTBOUND.maxResponseBytes` (then the read fails and the body is cancelled). */
-export async function readRest(reader: ReadableStreamDefaultReader<Uint8Array>, host: string): Promise<ArrayBuffer> {
-  const tooLarge = () => new FetchRefused(`the response from ${host} is larger than ${OUTBOUND.maxResponseBytes / 1024 / 1024} MiB (read its body as a stream instead)`);
+export async function readRest(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  host: string,
+): Promise<ArrayBuffer> {
+  const tooLarge = () =>
+    new FetchRefused(
+      `the response from ${host} is larger than ${OUTBOUND.maxResponseBytes / 1024 / 1024} MiB (read its body as a stream instead)`,
+    );
   return (await readLimited(reader, OUTBOUND.maxResponseBytes, tooLarge)).buffer as ArrayBuffer;
 }

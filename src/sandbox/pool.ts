@@ -7,7 +7,17 @@
 import { Worker } from 'node:worker_threads';
 import { taskCpuMs } from './cpu-clock.ts';
 import { Outbox } from './outbox.ts';
-import { TIME_ORIGIN, type CallRequest, type FetchPolicy, type Invocation, type InvocationResult, type Limits, type StreamEnd, type WorkerInbound, type WorkerOutbound } from './protocol.ts';
+import {
+  TIME_ORIGIN,
+  type CallRequest,
+  type FetchPolicy,
+  type Invocation,
+  type InvocationResult,
+  type Limits,
+  type StreamEnd,
+  type WorkerInbound,
+  type WorkerOutbound,
+} from './protocol.ts';
 import { decodeResult, encodeInvocation, requestInput } from './wire.ts';
 
 export type SandboxOptions = {
@@ -30,14 +40,19 @@ export type SandboxOptions = {
 };
 
 /** The WASM memory cap of one worker, in bytes: a whole number of 64 KiB pages, at most the 2 GiB the build allows. */
-export function workerMemoryBytes(options: Pick<SandboxOptions, 'workerMemoryBytes' | 'limits'>): number {
-  const wanted = options.workerMemoryBytes ?? Math.max(256 * 1024 * 1024, 8 * options.limits.memoryBytes);
+export function workerMemoryBytes(
+  options: Pick<SandboxOptions, 'workerMemoryBytes' | 'limits'>,
+): number {
+  const wanted =
+    options.workerMemoryBytes ?? Math.max(256 * 1024 * 1024, 8 * options.limits.memoryBytes);
   const page = 64 * 1024;
   return Math.min(2048 * 1024 * 1024, Math.max(32 * 1024 * 1024, Math.ceil(wanted / page) * page));
 }
 
 /** The memory one worker's warm instances may hold: what the WASM cap leaves after room for three calls at their limit. */
-export function instanceBudgetBytes(options: Pick<SandboxOptions, 'instanceBudgetBytes' | 'workerMemoryBytes' | 'limits'>): number {
+export function instanceBudgetBytes(
+  options: Pick<SandboxOptions, 'instanceBudgetBytes' | 'workerMemoryBytes' | 'limits'>,
+): number {
   if (options.instanceBudgetBytes !== undefined) return options.instanceBudgetBytes;
   const cap = workerMemoryBytes(options);
   return Math.max(cap / 4, cap - 3 * options.limits.memoryBytes);
@@ -55,7 +70,13 @@ export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release' | 'input'
 };
 
 /** `changed`: the call made a platform call that changes something, so it must not run twice. */
-type Pending = { resolve: (r: InvocationResult) => void; releaseId: string; id: number; onHostCall?: HostCallHandler; changed?: boolean };
+type Pending = {
+  resolve: (r: InvocationResult) => void;
+  releaseId: string;
+  id: number;
+  onHostCall?: HostCallHandler;
+  changed?: boolean;
+};
 
 /** Platform calls that only read: a call that made no other may safely run again after its worker died under it. */
 const READ_ONLY_CALLS = new Set(['data.get', 'data.list', 'files.signedUrl']);
@@ -65,7 +86,13 @@ const READ_ONLY_CALLS = new Set(['data.get', 'data.list', 'files.signedUrl']);
  * `forMs` (it keeps serving, and its crashes no longer touch other apps' calls), or, when
  * `maxIsolated` releases already have one, its calls are refused for `cooldownMs`.
  */
-export const QUARANTINE = { kills: 3, withinMs: 60_000, forMs: 600_000, cooldownMs: 60_000, maxIsolated: 2 };
+export const QUARANTINE = {
+  kills: 3,
+  withinMs: 60_000,
+  forMs: 600_000,
+  cooldownMs: 60_000,
+  maxIsolated: 2,
+};
 export type Quarantine = { mode: 'own_worker' | 'refused'; seconds: number };
 
 /**
@@ -76,13 +103,27 @@ export type Quarantine = { mode: 'own_worker' | 'refused'; seconds: number };
  * reach the worker at once. A release whose queue is full, or whose call waited longer than its
  * wall-clock limit, gets `overloaded` (a 503 with Retry-After for its own visitor).
  */
-export const FAIRNESS = { cpuBudgetMs: 100, minPerWorker: 2, maxPerWorker: 64, unmeasuredPerWorker: 8, maxQueued: 256 };
-type AppQueue = { running: number; /** average CPU per call, 0 until one finished */ cpuMs: number; waiting: { start: () => void; timer: ReturnType<typeof setTimeout> }[] };
+export const FAIRNESS = {
+  cpuBudgetMs: 100,
+  minPerWorker: 2,
+  maxPerWorker: 64,
+  unmeasuredPerWorker: 8,
+  maxQueued: 256,
+};
+type AppQueue = {
+  running: number /** average CPU per call, 0 until one finished */;
+  cpuMs: number;
+  waiting: { start: () => void; timer: ReturnType<typeof setTimeout> }[];
+};
 
 /** A file upload's bytes, copied and hashed by the sandbox worker (never parsed from JSON on this thread). */
 export type HostUpload = { bytes: Buffer; sha256: Buffer };
 /** Answers the guest's asynchronous platform calls (ctx.jobs, ...). Throw `{ code, message }` to fail one. */
-export type HostCallHandler = (method: string, args: unknown[], upload?: HostUpload) => Promise<unknown>;
+export type HostCallHandler = (
+  method: string,
+  args: unknown[],
+  upload?: HostUpload,
+) => Promise<unknown>;
 
 /** A streamed answer arriving from a worker. */
 type StreamIn = { chunk(bytes: ArrayBuffer): void; end(end: StreamEnd): void };
@@ -162,7 +203,10 @@ export class SandboxPool {
 
   constructor(private readonly options: SandboxOptions) {
     for (let i = 0; i < options.workers; i++) this.slots.push(this.spawn(i));
-    this.watchdog = setInterval(() => this.check(), Math.max(25, Math.min(100, options.hardKillMs / 4)));
+    this.watchdog = setInterval(
+      () => this.check(),
+      Math.max(25, Math.min(100, options.hardKillMs / 4)),
+    );
     this.watchdog.unref();
   }
 
@@ -170,7 +214,14 @@ export class SandboxPool {
     // Each worker gets its own state block, so a retired worker's can still be read after it is replaced.
     const state = new Float64Array(new SharedArrayBuffer(48));
     const worker = new Worker(WORKER_URL, {
-      workerData: { state: state.buffer, maxInstances: this.options.maxInstancesPerWorker ?? 10_000, instanceBudgetBytes: instanceBudgetBytes(this.options), limits: this.options.limits, memoryBytes: workerMemoryBytes(this.options), fetchPolicy: this.options.fetchPolicy },
+      workerData: {
+        state: state.buffer,
+        maxInstances: this.options.maxInstancesPerWorker ?? 10_000,
+        instanceBudgetBytes: instanceBudgetBytes(this.options),
+        limits: this.options.limits,
+        memoryBytes: workerMemoryBytes(this.options),
+        fetchPolicy: this.options.fetchPolicy,
+      },
       // Generous V8 limits for the thread itself: guest memory lives in the capped WASM memory.
       resourceLimits: { maxOldGenerationSizeMb: 512 },
     });
@@ -229,7 +280,8 @@ export class SandboxPool {
     if (!p) return;
     slot.pending.delete(id);
     if (result.cpuMs !== undefined) slot.callMs += (result.cpuMs - slot.callMs) / 16;
-    if (result.response?.streaming) result.response = { ...result.response, ...this.streamIn(slot, id) };
+    if (result.response?.streaming)
+      result.response = { ...result.response, ...this.streamIn(slot, id) };
     // Out of memory, stack overflow or a crash poisons the worker's WASM module: retire it now,
     // before another invocation is routed to it. The calls beside it run again elsewhere.
     if (result.poisoned) {
@@ -246,7 +298,10 @@ export class SandboxPool {
    * read (so nothing piles up faster than the visitor takes it) and tells it when the visitor goes
    * away, and a promise of how the stream ended.
    */
-  private streamIn(slot: Slot, id: number): { stream: ReadableStream<Uint8Array>; streamEnd: Promise<StreamEnd> } {
+  private streamIn(
+    slot: Slot,
+    id: number,
+  ): { stream: ReadableStream<Uint8Array>; streamEnd: Promise<StreamEnd> } {
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let waiting: (() => void) | undefined;
     let endWith!: (end: StreamEnd) => void;
@@ -272,7 +327,14 @@ export class SandboxPool {
         over = true;
         slot.streams.delete(id);
         // the HTTP server prints a failed body's error: name the kind only, never what the app said
-        if (!gone) settle(() => (end.ok ? controller.close() : controller.error(new Error(`app response stream ended early (${end.error?.kind ?? 'failed'})`))));
+        if (!gone)
+          settle(() =>
+            end.ok
+              ? controller.close()
+              : controller.error(
+                  new Error(`app response stream ended early (${end.error?.kind ?? 'failed'})`),
+                ),
+          );
         waiting?.();
         endWith(end);
       },
@@ -305,19 +367,35 @@ export class SandboxPool {
       slot.outbox.push({ t: 'host-result', callId: msg.callId, ...r });
     };
     if (pending && !READ_ONLY_CALLS.has(msg.method)) pending.changed = true;
-    if (!pending?.onHostCall) return reply({ ok: false, error: { code: 'not_available', message: `${msg.method} is not available here` } });
+    if (!pending?.onHostCall)
+      return reply({
+        ok: false,
+        error: { code: 'not_available', message: `${msg.method} is not available here` },
+      });
     let args: unknown[];
     try {
       args = JSON.parse(msg.args) as unknown[];
     } catch {
-      return reply({ ok: false, error: { code: 'invalid_request', message: 'arguments must be JSON' } });
+      return reply({
+        ok: false,
+        error: { code: 'invalid_request', message: 'arguments must be JSON' },
+      });
     }
-    const upload = msg.upload && { bytes: Buffer.from(msg.upload.bytes), sha256: Buffer.from(msg.upload.sha256, 'hex') };
+    const upload = msg.upload && {
+      bytes: Buffer.from(msg.upload.bytes),
+      sha256: Buffer.from(msg.upload.sha256, 'hex'),
+    };
     pending.onHostCall(msg.method, args, upload).then(
       (value) => reply({ ok: true, value: JSON.stringify(value ?? null) }),
       (err: unknown) => {
         const e = err as { code?: unknown; message?: unknown };
-        reply({ ok: false, error: { code: typeof e?.code === 'string' ? e.code : 'internal_error', message: typeof e?.message === 'string' ? e.message : 'platform call failed' } });
+        reply({
+          ok: false,
+          error: {
+            code: typeof e?.code === 'string' ? e.code : 'internal_error',
+            message: typeof e?.message === 'string' ? e.message : 'platform call failed',
+          },
+        });
       },
     );
   }
@@ -334,19 +412,29 @@ export class SandboxPool {
     const running = slot.state[2] || undefined;
     const pending = [...slot.pending.values()];
     slot.pending.clear();
-    for (const s of [...slot.streams.values()]) s.end({ ok: false, error: { kind: 'killed', message: `its sandbox worker stopped (${reason})` } });
+    for (const s of [...slot.streams.values()])
+      s.end({
+        ok: false,
+        error: { kind: 'killed', message: `its sandbox worker stopped (${reason})` },
+      });
     this.options.onWorkerExit?.({ index: slot.index, reason });
     if (slot.isolatedFor) {
       const own = this.isolated.get(slot.isolatedFor);
       if (own?.slot === slot) own.slot = this.spawn(-1, slot.isolatedFor);
     } else this.slots[slot.index] = this.spawn(slot.index);
-    const culprit = runningFailure && running !== undefined ? pending.find((p) => p.id === running) : undefined;
+    const culprit =
+      runningFailure && running !== undefined ? pending.find((p) => p.id === running) : undefined;
     const quarantine = culprit ? this.killedBy(culprit.releaseId) : undefined;
     void slot.worker.terminate().finally(() => {
       const lastStarted = slot.state[1]!;
       for (const p of pending) {
-        if (p === culprit) p.resolve({ ok: false, error: runningFailure!, ...(quarantine ? { quarantine } : {}) });
-        else if (p.id > lastStarted || !p.changed) p.resolve({ ok: false, error: { kind: 'retry', message: `its worker was replaced (${reason})` } });
+        if (p === culprit)
+          p.resolve({ ok: false, error: runningFailure!, ...(quarantine ? { quarantine } : {}) });
+        else if (p.id > lastStarted || !p.changed)
+          p.resolve({
+            ok: false,
+            error: { kind: 'retry', message: `its worker was replaced (${reason})` },
+          });
         else p.resolve({ ok: false, error: { kind: 'killed', message: reason } });
       }
     });
@@ -367,7 +455,10 @@ export class SandboxPool {
     if (recent.length < QUARANTINE.kills) return undefined;
     this.kills.delete(releaseId);
     if (this.isolated.size < QUARANTINE.maxIsolated) {
-      this.isolated.set(releaseId, { slot: this.spawn(-1, releaseId), until: now + QUARANTINE.forMs });
+      this.isolated.set(releaseId, {
+        slot: this.spawn(-1, releaseId),
+        until: now + QUARANTINE.forMs,
+      });
       return { mode: 'own_worker', seconds: QUARANTINE.forMs / 1000 };
     }
     this.quarantinedUntil.set(releaseId, now + QUARANTINE.cooldownMs);
@@ -399,7 +490,8 @@ export class SandboxPool {
     for (const slot of this.allSlots()) {
       const since = slot.state[0]!;
       if (!since) continue;
-      if (slot.watched?.since !== since) slot.watched = { since, seenAt: now, cpuMs: taskCpuMs(slot.state[4]!) };
+      if (slot.watched?.since !== since)
+        slot.watched = { since, seenAt: now, cpuMs: taskCpuMs(slot.state[4]!) };
       if (now - since <= this.options.hardKillMs || !slot.alive) continue;
       const { seenAt, cpuMs } = slot.watched;
       const cpuNow = cpuMs === undefined ? undefined : taskCpuMs(slot.state[4]!);
@@ -443,15 +535,30 @@ export class SandboxPool {
     return preferredMs > leastMs + SPILL_MS ? least : preferred;
   }
 
-  private async send(slot: Slot, inv: Invocation, onHostCall?: HostCallHandler): Promise<InvocationResult> {
+  private async send(
+    slot: Slot,
+    inv: Invocation,
+    onHostCall?: HostCallHandler,
+  ): Promise<InvocationResult> {
     try {
       await slot.ready;
     } catch (err) {
-      return { ok: false, error: { kind: 'crash', message: `sandbox worker failed to start: ${(err as Error).message}` } };
+      return {
+        ok: false,
+        error: {
+          kind: 'crash',
+          message: `sandbox worker failed to start: ${(err as Error).message}`,
+        },
+      };
     }
     if (!slot.alive) return { ok: false, error: { kind: 'killed', message: 'worker is gone' } };
     return new Promise((resolve) => {
-      slot.pending.set(inv.id, { resolve, releaseId: inv.release.releaseId, id: inv.id, onHostCall });
+      slot.pending.set(inv.id, {
+        resolve,
+        releaseId: inv.release.releaseId,
+        id: inv.id,
+        onHostCall,
+      });
       slot.sent++;
       slot.outbox.push(encodeInvocation(inv), inv.body ? [inv.body] : []);
     });
@@ -464,13 +571,20 @@ export class SandboxPool {
     if (!q) this.queues.set(releaseId, (q = { running: 0, cpuMs: 0, waiting: [] }));
     if (q.running >= this.capOf(q)) {
       const wallMs = input.limits?.wallMs ?? this.options.limits.wallMs;
-      const overloaded = (why: string): InvocationResult => ({ ok: false, error: { kind: 'overloaded', message: why } });
-      if (q.waiting.length >= FAIRNESS.maxQueued) return overloaded(`${q.waiting.length} calls of this release are already waiting`);
+      const overloaded = (why: string): InvocationResult => ({
+        ok: false,
+        error: { kind: 'overloaded', message: why },
+      });
+      if (q.waiting.length >= FAIRNESS.maxQueued)
+        return overloaded(`${q.waiting.length} calls of this release are already waiting`);
       // woken by a finishing call of the same release, which hands over its place (running stays counted)
       const started = await new Promise<boolean>((resolve) => {
         const entry = {
           start: () => (clearTimeout(entry.timer), resolve(true)),
-          timer: setTimeout(() => (q.waiting.splice(q.waiting.indexOf(entry), 1), resolve(false)), wallMs),
+          timer: setTimeout(
+            () => (q.waiting.splice(q.waiting.indexOf(entry), 1), resolve(false)),
+            wallMs,
+          ),
         };
         q.waiting.push(entry);
       });
@@ -478,7 +592,8 @@ export class SandboxPool {
     } else q.running++;
     try {
       const result = await this.invokeOnce(input);
-      if (typeof result.cpuMs === 'number') q.cpuMs = q.cpuMs === 0 ? result.cpuMs : q.cpuMs * 0.8 + result.cpuMs * 0.2;
+      if (typeof result.cpuMs === 'number')
+        q.cpuMs = q.cpuMs === 0 ? result.cpuMs : q.cpuMs * 0.8 + result.cpuMs * 0.2;
       return result;
     } catch (err) {
       return { ok: false, error: { kind: 'crash', message: (err as Error).message } };
@@ -488,7 +603,9 @@ export class SandboxPool {
       else q.running--;
       if (this.queues.size > 10_000) {
         // the CPU history of idle releases is what goes first
-        for (const [id, other] of this.queues) if (other.running === 0 && other.waiting.length === 0 && id !== releaseId) this.queues.delete(id);
+        for (const [id, other] of this.queues)
+          if (other.running === 0 && other.waiting.length === 0 && id !== releaseId)
+            this.queues.delete(id);
       }
     }
   }
@@ -499,13 +616,24 @@ export class SandboxPool {
   private capOf(q: AppQueue): number {
     if (q.cpuMs === 0) return FAIRNESS.unmeasuredPerWorker * this.slots.length;
     const perWorker = Math.floor(FAIRNESS.cpuBudgetMs / Math.max(q.cpuMs, 0.5));
-    return Math.min(FAIRNESS.maxPerWorker, Math.max(FAIRNESS.minPerWorker, perWorker)) * this.slots.length;
+    return (
+      Math.min(FAIRNESS.maxPerWorker, Math.max(FAIRNESS.minPerWorker, perWorker)) *
+      this.slots.length
+    );
   }
 
   private async invokeOnce(input: InvokeInput): Promise<InvocationResult> {
-    if (this.closed) return { ok: false, error: { kind: 'killed', message: 'sandbox pool is closed' } };
+    if (this.closed)
+      return { ok: false, error: { kind: 'killed', message: 'sandbox pool is closed' } };
     const left = this.quarantineLeft(input.release.releaseId);
-    if (left) return { ok: false, error: { kind: 'quarantined', message: `this release stopped its sandbox worker ${QUARANTINE.kills} times within ${QUARANTINE.withinMs / 1000} s; its calls are refused for ${left} s more` } };
+    if (left)
+      return {
+        ok: false,
+        error: {
+          kind: 'quarantined',
+          message: `this release stopped its sandbox worker ${QUARANTINE.kills} times within ${QUARANTINE.withinMs / 1000} s; its calls are refused for ${left} s more`,
+        },
+      };
     const limits = { ...this.options.limits, ...input.limits };
     const releaseId = input.release.releaseId;
     const callInput = input.event ?? requestInput(input.request);
@@ -527,7 +655,16 @@ export class SandboxPool {
         // server call cost ~6 µs more of main-thread CPU under load (`bench:origin`).
         const release: Invocation['release'] = { releaseId, entry: input.release.entry };
         if (needSources) release.sources = sources;
-        const inv: Invocation = { id: this.nextId++, handler: input.handler, input: callInput, app: input.app, flags: input.flags, secrets: input.secrets, limits, release };
+        const inv: Invocation = {
+          id: this.nextId++,
+          handler: input.handler,
+          input: callInput,
+          app: input.app,
+          flags: input.flags,
+          secrets: input.secrets,
+          limits,
+          release,
+        };
         // The body is transferred to the worker, so each attempt sends its own copy.
         if (input.request.body) inv.body = input.request.body.slice(0);
         result = await this.send(slot, inv, input.onHostCall);
@@ -540,7 +677,8 @@ export class SandboxPool {
       if (needSources && !(slot.alive && result.ok)) slot.loaded.delete(releaseId);
       const kind = result.error?.kind;
       if ((kind === 'missing-sources' || kind === 'retry') && attempt < 3) continue;
-      if (kind === 'timeout' || kind === 'killed' || kind === 'memory' || kind === 'stack') slot.loaded.delete(releaseId);
+      if (kind === 'timeout' || kind === 'killed' || kind === 'memory' || kind === 'stack')
+        slot.loaded.delete(releaseId);
       return result;
     }
   }
@@ -548,7 +686,10 @@ export class SandboxPool {
   /** Whether some worker was sent this release's sources (its next call may still find it evicted). */
   holds(releaseId: string): boolean {
     // on every server call: no array of all slots made for it
-    return this.slots.some((s) => s.loaded.has(releaseId)) || this.isolated.get(releaseId)?.slot.loaded.has(releaseId) === true;
+    return (
+      this.slots.some((s) => s.loaded.has(releaseId)) ||
+      this.isolated.get(releaseId)?.slot.loaded.has(releaseId) === true
+    );
   }
 
   /** Drops a release's warm instances (e.g. after a rollback made it not live). */
@@ -566,7 +707,9 @@ export class SandboxPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.watchdog);
-    for (const slot of this.allSlots()) for (const s of [...slot.streams.values()]) s.end({ ok: false, error: { kind: 'killed', message: 'the sandbox is shutting down' } });
+    for (const slot of this.allSlots())
+      for (const s of [...slot.streams.values()])
+        s.end({ ok: false, error: { kind: 'killed', message: 'the sandbox is shutting down' } });
     await Promise.all(this.allSlots().map((s) => s.worker.terminate()));
   }
 }

@@ -14,7 +14,13 @@ export type SandboxFlags = { appUsers: boolean; publicStores: string[] };
 export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; wallMs: number };
 
 /** The request a `fetch` handler answers (jobs and webhooks are given one too, which they do not read). */
-export type CallRequest = { method: string; url: string; headers: [string, string][]; body?: ArrayBuffer; user?: { id: string; email: string; roles: string[]; verified: boolean } | null };
+export type CallRequest = {
+  method: string;
+  url: string;
+  headers: [string, string][];
+  body?: ArrayBuffer;
+  user?: { id: string; email: string; roles: string[]; verified: boolean } | null;
+};
 
 /** A call as the worker runs it (it crosses as an `InvocationWire`). */
 export type Invocation = {
@@ -33,13 +39,34 @@ export type Invocation = {
   limits: Limits;
 };
 
-export type FailureKind = 'exception' | 'timeout' | 'memory' | 'stack' | 'crash' | 'load' | 'no-handler' | 'missing-sources' | 'killed' | 'retry' | 'quarantined' | 'overloaded' | 'stream_too_large';
+export type FailureKind =
+  | 'exception'
+  | 'timeout'
+  | 'memory'
+  | 'stack'
+  | 'crash'
+  | 'load'
+  | 'no-handler'
+  | 'missing-sources'
+  | 'killed'
+  | 'retry'
+  | 'quarantined'
+  | 'overloaded'
+  | 'stream_too_large';
 
 /** Bytes one streamed response may carry. */
 export const MAX_STREAMED_BYTES = 64 * 1024 * 1024;
 
 /** How a streamed response ended (after its head was answered). */
-export type StreamEnd = { ok: boolean; error?: { kind: FailureKind; message: string; stack?: string }; logs?: LogEntry[]; cpuMs?: number; fetches?: number; bytes?: number; poisoned?: boolean };
+export type StreamEnd = {
+  ok: boolean;
+  error?: { kind: FailureKind; message: string; stack?: string };
+  logs?: LogEntry[];
+  cpuMs?: number;
+  fetches?: number;
+  bytes?: number;
+  poisoned?: boolean;
+};
 
 export type InvocationResult = {
   ok: boolean;
@@ -48,7 +75,15 @@ export type InvocationResult = {
    * answered a stream, `streaming` from the worker, which the pool turns into `stream` (the bytes as
    * the visitor pulls them) and `streamEnd` (how it ended: logs, CPU and any failure come then).
    */
-  response?: { status: number; headers: [string, string][]; body?: ArrayBuffer; text?: string; streaming?: boolean; stream?: ReadableStream<Uint8Array>; streamEnd?: Promise<StreamEnd> };
+  response?: {
+    status: number;
+    headers: [string, string][];
+    body?: ArrayBuffer;
+    text?: string;
+    streaming?: boolean;
+    stream?: ReadableStream<Uint8Array>;
+    streamEnd?: Promise<StreamEnd>;
+  };
   error?: { kind: FailureKind; message: string; stack?: string };
   logs?: LogEntry[];
   cpuMs?: number;
@@ -81,7 +116,9 @@ export type InvocationWire = [
 ];
 
 /** What a result carries beside its response head and body, sent only when one of them is there. */
-export type Rare = Pick<InvocationResult, 'error' | 'logs' | 'poisoned' | 'quarantine'> & { streaming?: true };
+export type Rare = Pick<InvocationResult, 'error' | 'logs' | 'poisoned' | 'quarantine'> & {
+  streaming?: true;
+};
 
 /** A result as it crosses back to the pool. */
 export type ResultWire = [
@@ -104,7 +141,14 @@ export type WorkerInbound =
   /** The visitor wants the next chunk of a streamed response / went away. */
   | { t: 'pull'; id: number }
   | { t: 'cancel'; id: number }
-  | { t: 'host-result'; callId: number; ok: boolean; value?: string; bytes?: ArrayBuffer; error?: { code: string; message: string } };
+  | {
+      t: 'host-result';
+      callId: number;
+      ok: boolean;
+      value?: string;
+      bytes?: ArrayBuffer;
+      error?: { code: string; message: string };
+    };
 export type WorkerOutbound =
   | { t: 'ready' }
   | { t: 'batch'; msgs: WorkerOutbound[] }
@@ -113,4 +157,11 @@ export type WorkerOutbound =
   | { t: 'chunk'; id: number; bytes: ArrayBuffer }
   | { t: 'end'; id: number; end: StreamEnd }
   /** Guest code awaits the answer of an asynchronous host function (args and value are JSON). */
-  | { t: 'host-call'; invocationId: number; callId: number; method: string; args: string; upload?: { bytes: ArrayBuffer; sha256: string } };
+  | {
+      t: 'host-call';
+      invocationId: number;
+      callId: number;
+      method: string;
+      args: string;
+      upload?: { bytes: ArrayBuffer; sha256: string };
+    };

@@ -13,7 +13,8 @@ export type LogEntry = {
 };
 
 export const REDACTED = '[redacted]';
-const SECRET_KEY = /token|secret|password|passwd|api[_-]?key|authorization|cookie|credential|private[_-]?key/i;
+const SECRET_KEY =
+  /token|secret|password|passwd|api[_-]?key|authorization|cookie|credential|private[_-]?key/i;
 const TOKEN_LIKE = /^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9_\-+/=.~:]{32,}$/;
 const MAX_MESSAGE = 2000;
 const MAX_META_JSON = 8192;
@@ -36,7 +37,10 @@ export function secretForms(values: Iterable<string>): string[] {
 export function scrubString(s: string, secrets: string[]): string {
   let out = s;
   for (const v of secrets) if (out.includes(v)) out = out.split(v).join(REDACTED);
-  return out.split(/(\s+)/).map((w) => (TOKEN_LIKE.test(w) ? REDACTED : w)).join('');
+  return out
+    .split(/(\s+)/)
+    .map((w) => (TOKEN_LIKE.test(w) ? REDACTED : w))
+    .join('');
 }
 
 function scrub(value: unknown, secrets: string[], depth: number): unknown {
@@ -68,9 +72,16 @@ function truncate(message: string): string {
 }
 
 export function redactLog(entry: LogEntry, secretValues: string[]): LogEntry {
-  const message = truncate(entry.parts ? formatParts(entry.parts, secretValues) : scrubString(entry.message, secretValues));
+  const message = truncate(
+    entry.parts ? formatParts(entry.parts, secretValues) : scrubString(entry.message, secretValues),
+  );
   let metadata = entry.metadata === undefined ? undefined : scrub(entry.metadata, secretValues, 0);
-  if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) metadata = { value: metadata };
-  if (metadata !== undefined && JSON.stringify(metadata).length > MAX_META_JSON) metadata = { truncated: true };
+  if (
+    metadata !== undefined &&
+    (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+  )
+    metadata = { value: metadata };
+  if (metadata !== undefined && JSON.stringify(metadata).length > MAX_META_JSON)
+    metadata = { truncated: true };
   return { level: entry.level, message, metadata };
 }

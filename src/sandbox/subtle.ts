@@ -27,10 +27,21 @@ export const MAX_KEYS = 10_000;
  * larger imported keys it grows with the cube of the size. Argon2 (Node 24 and later): its memory
  * (KiB) is allocated on the host for the operation, and 64 MiB × 10 passes takes ~0.5 s here.
  */
-export const COST_LIMITS = { pbkdf2Iterations: 100_000, rsaGenerateBits: 4096, rsaKeyBits: 8192, argon2MemoryKib: 65_536, argon2Passes: 10, argon2Parallelism: 4 } as const;
+export const COST_LIMITS = {
+  pbkdf2Iterations: 100_000,
+  rsaGenerateBits: 4096,
+  rsaKeyBits: 8192,
+  argon2MemoryKib: 65_536,
+  argon2Passes: 10,
+  argon2Parallelism: 4,
+} as const;
 
 /** Operations one call may have waiting or running, and the bytes of their arguments (the host holds a copy of each). */
-export const QUEUE_LIMITS = { perCallOps: 16, perCallBytes: 64 * 1024 * 1024, perWorkerBytes: 256 * 1024 * 1024 } as const;
+export const QUEUE_LIMITS = {
+  perCallOps: 16,
+  perCallBytes: 64 * 1024 * 1024,
+  perWorkerBytes: 256 * 1024 * 1024,
+} as const;
 
 export type SubtleResult = { value: string; bytes: ArrayBuffer };
 
@@ -60,32 +71,70 @@ function decode(inst: Instance, v: unknown): unknown {
 }
 
 function encode(v: unknown): unknown {
-  if (v instanceof Uint8Array || v instanceof ArrayBuffer) return { $b64: Buffer.from(v instanceof ArrayBuffer ? new Uint8Array(v) : v).toString('base64') };
+  if (v instanceof Uint8Array || v instanceof ArrayBuffer)
+    return {
+      $b64: Buffer.from(v instanceof ArrayBuffer ? new Uint8Array(v) : v).toString('base64'),
+    };
   if (Array.isArray(v)) return v.map(encode);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encode(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encode(x)]));
   return v;
 }
 
 function keep(inst: Instance, key: CryptoKey): unknown {
   const keys = (inst.keys ??= new Map());
-  if (keys.size >= MAX_KEYS) throw new SubtleError('QuotaExceededError', `at most ${MAX_KEYS} keys per app instance`);
+  if (keys.size >= MAX_KEYS)
+    throw new SubtleError('QuotaExceededError', `at most ${MAX_KEYS} keys per app instance`);
   const id = (inst.nextKeyId = (inst.nextKeyId ?? 0) + 1);
   keys.set(id, key);
-  return { $key: id, type: key.type, extractable: key.extractable, algorithm: encode(key.algorithm), usages: key.usages };
+  return {
+    $key: id,
+    type: key.type,
+    extractable: key.extractable,
+    algorithm: encode(key.algorithm),
+    usages: key.usages,
+  };
 }
 
 const NO_BYTES = new ArrayBuffer(0);
-const answer = (value: unknown, bytes: ArrayBuffer = NO_BYTES): SubtleResult => ({ value: JSON.stringify(value), bytes });
+const answer = (value: unknown, bytes: ArrayBuffer = NO_BYTES): SubtleResult => ({
+  value: JSON.stringify(value),
+  bytes,
+});
 
 /** The SubtleCrypto methods, called with arguments app code chose (Node validates them, as a browser would). */
-const METHODS = ['digest', 'sign', 'verify', 'encrypt', 'decrypt', 'deriveBits', 'deriveKey', 'generateKey', 'importKey', 'exportKey', 'wrapKey', 'unwrapKey'] as const;
+const METHODS = [
+  'digest',
+  'sign',
+  'verify',
+  'encrypt',
+  'decrypt',
+  'deriveBits',
+  'deriveKey',
+  'generateKey',
+  'importKey',
+  'exportKey',
+  'wrapKey',
+  'unwrapKey',
+] as const;
 type Method = (typeof METHODS)[number];
 const call = subtle as unknown as Record<Method, (...args: unknown[]) => Promise<unknown>>;
 
-const nameOf = (alg: unknown): string => (typeof alg === 'string' ? alg : alg && typeof alg === 'object' ? String((alg as { name?: unknown }).name) : '').toUpperCase();
+const nameOf = (alg: unknown): string =>
+  (typeof alg === 'string'
+    ? alg
+    : alg && typeof alg === 'object'
+      ? String((alg as { name?: unknown }).name)
+      : ''
+  ).toUpperCase();
 
 /** A parameter as Web IDL reads a number from JSON (a numeric string counts too); NaN otherwise. */
-const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' || typeof v === 'boolean' ? Number(v) : Number.NaN);
+const num = (v: unknown): number =>
+  typeof v === 'number'
+    ? v
+    : typeof v === 'string' || typeof v === 'boolean'
+      ? Number(v)
+      : Number.NaN;
 
 /** Refuses, before it starts, an operation whose parameters ask for more work than `COST_LIMITS` allow. */
 function checkCost(method: string, args: unknown[]): void {
@@ -96,13 +145,25 @@ function checkCost(method: string, args: unknown[]): void {
     throw new SubtleError('NotSupportedError', message);
   };
   if (method === 'generateKey') {
-    if (name.startsWith('RSA') && num(p.modulusLength) > COST_LIMITS.rsaGenerateBits) refuse(`RSA keys above ${COST_LIMITS.rsaGenerateBits} bits cannot be generated here (requested ${p.modulusLength})`);
+    if (name.startsWith('RSA') && num(p.modulusLength) > COST_LIMITS.rsaGenerateBits)
+      refuse(
+        `RSA keys above ${COST_LIMITS.rsaGenerateBits} bits cannot be generated here (requested ${p.modulusLength})`,
+      );
   } else if (name === 'PBKDF2') {
-    if (num(p.iterations) > COST_LIMITS.pbkdf2Iterations) refuse(`PBKDF2 iteration counts above ${COST_LIMITS.pbkdf2Iterations} are not supported (requested ${p.iterations})`);
+    if (num(p.iterations) > COST_LIMITS.pbkdf2Iterations)
+      refuse(
+        `PBKDF2 iteration counts above ${COST_LIMITS.pbkdf2Iterations} are not supported (requested ${p.iterations})`,
+      );
   } else if (name.startsWith('ARGON2')) {
-    const { argon2MemoryKib: memory, argon2Passes: passes, argon2Parallelism: parallelism } = COST_LIMITS;
+    const {
+      argon2MemoryKib: memory,
+      argon2Passes: passes,
+      argon2Parallelism: parallelism,
+    } = COST_LIMITS;
     if (num(p.memory) > memory || num(p.passes) > passes || num(p.parallelism) > parallelism) {
-      refuse(`Argon2 is limited to memory ${memory} (KiB), passes ${passes} and parallelism ${parallelism} (requested ${p.memory}, ${p.passes}, ${p.parallelism})`);
+      refuse(
+        `Argon2 is limited to memory ${memory} (KiB), passes ${passes} and parallelism ${parallelism} (requested ${p.memory}, ${p.passes}, ${p.parallelism})`,
+      );
     }
   }
 }
@@ -110,12 +171,21 @@ function checkCost(method: string, args: unknown[]): void {
 /** An imported or unwrapped RSA key larger than `COST_LIMITS.rsaKeyBits` is refused (every use of it would cost too much). */
 function checkKey(key: CryptoKey): void {
   const bits = (key.algorithm as { modulusLength?: number }).modulusLength;
-  if (typeof bits === 'number' && bits > COST_LIMITS.rsaKeyBits) throw new SubtleError('NotSupportedError', `RSA keys above ${COST_LIMITS.rsaKeyBits} bits are not supported (this one has ${bits})`);
+  if (typeof bits === 'number' && bits > COST_LIMITS.rsaKeyBits)
+    throw new SubtleError(
+      'NotSupportedError',
+      `RSA keys above ${COST_LIMITS.rsaKeyBits} bits are not supported (this one has ${bits})`,
+    );
 }
 
 /** Runs `method` with the decoded arguments. */
-export async function runSubtle(inst: Instance, method: string, argsJson: string): Promise<SubtleResult> {
-  if (!(METHODS as readonly string[]).includes(method)) throw new SubtleError('NotSupportedError', `crypto.subtle.${method} is not supported`);
+export async function runSubtle(
+  inst: Instance,
+  method: string,
+  argsJson: string,
+): Promise<SubtleResult> {
+  if (!(METHODS as readonly string[]).includes(method))
+    throw new SubtleError('NotSupportedError', `crypto.subtle.${method} is not supported`);
   const args = decode(inst, JSON.parse(argsJson)) as unknown[];
   checkCost(method, args);
   let out: unknown;
@@ -126,7 +196,8 @@ export async function runSubtle(inst: Instance, method: string, argsJson: string
     const e = err as { name?: string; message?: string };
     // Node answers some bad arguments with TypeError and others with DOMExceptions; both keep their
     // name, with Node's misspellings (`InvalidAccessException`) put as the standard names them
-    const name = e.name && e.name !== 'Error' ? e.name.replace(/Exception$/, 'Error') : 'OperationError';
+    const name =
+      e.name && e.name !== 'Error' ? e.name.replace(/Exception$/, 'Error') : 'OperationError';
     throw new SubtleError(name, e.message ?? String(err));
   }
   if (out instanceof ArrayBuffer) return answer({ bytes: true }, out);
@@ -137,12 +208,21 @@ export async function runSubtle(inst: Instance, method: string, argsJson: string
   }
   if (out && typeof out === 'object' && 'privateKey' in out) {
     const pair = out as webcrypto.CryptoKeyPair;
-    return answer({ pair: { publicKey: keep(inst, pair.publicKey), privateKey: keep(inst, pair.privateKey) } });
+    return answer({
+      pair: { publicKey: keep(inst, pair.publicKey), privateKey: keep(inst, pair.privateKey) },
+    });
   }
   return answer({ jwk: out }); // exportKey('jwk')
 }
 
-type Job = { inst: Instance; call: Call; method: string; argsJson: string; resolve(r: SubtleResult): void; reject(e: unknown): void };
+type Job = {
+  inst: Instance;
+  call: Call;
+  method: string;
+  argsJson: string;
+  resolve(r: SubtleResult): void;
+  reject(e: unknown): void;
+};
 
 /**
  * Runs a worker's Web Crypto operations one at a time, taking turns between releases (each release's
@@ -210,8 +290,23 @@ export function createSubtleRunner(busyMs: () => number) {
       let c = perCall.get(call);
       if (!c) perCall.set(call, (c = { ops: 0, bytes: 0 }));
       const bytes = argsJson.length;
-      if (c.ops >= QUEUE_LIMITS.perCallOps) return Promise.reject(new SubtleError('QuotaExceededError', `at most ${QUEUE_LIMITS.perCallOps} crypto.subtle operations may wait at once in one call`));
-      if (c.bytes + bytes > QUEUE_LIMITS.perCallBytes || queuedBytes + bytes > QUEUE_LIMITS.perWorkerBytes) return Promise.reject(new SubtleError('QuotaExceededError', 'too much data is waiting for crypto.subtle operations'));
+      if (c.ops >= QUEUE_LIMITS.perCallOps)
+        return Promise.reject(
+          new SubtleError(
+            'QuotaExceededError',
+            `at most ${QUEUE_LIMITS.perCallOps} crypto.subtle operations may wait at once in one call`,
+          ),
+        );
+      if (
+        c.bytes + bytes > QUEUE_LIMITS.perCallBytes ||
+        queuedBytes + bytes > QUEUE_LIMITS.perWorkerBytes
+      )
+        return Promise.reject(
+          new SubtleError(
+            'QuotaExceededError',
+            'too much data is waiting for crypto.subtle operations',
+          ),
+        );
       c.ops++;
       c.bytes += bytes;
       queuedBytes += bytes;

@@ -6,7 +6,14 @@
  * invocation and decodes its result; the worker does the opposite. Messages that are rare or
  * carry little (host calls, stream chunks, eviction) stay objects (`protocol.ts`).
  */
-import type { CallRequest, Invocation, InvocationResult, InvocationWire, Rare, ResultWire } from './protocol.ts';
+import type {
+  CallRequest,
+  Invocation,
+  InvocationResult,
+  InvocationWire,
+  Rare,
+  ResultWire,
+} from './protocol.ts';
 
 /**
  * What a `fetch` handler is given of its request (the body travels beside it), in the guest
@@ -19,7 +26,8 @@ import type { CallRequest, Invocation, InvocationResult, InvocationWire, Rare, R
  */
 export function requestInput(request: CallRequest): string {
   let headers = '';
-  for (const [name, value] of request.headers) headers += `${headers ? '\n' : ''}${oneLine(name)}\n${oneLine(value)}`;
+  for (const [name, value] of request.headers)
+    headers += `${headers ? '\n' : ''}${oneLine(name)}\n${oneLine(value)}`;
   return `${request.method}\n${request.url}\n${request.user ? JSON.stringify(request.user) : ''}\n${headers}`;
 }
 
@@ -27,7 +35,24 @@ const oneLine = (s: string): string => (s.includes('\n') ? s.replace(/[\r\n]/g, 
 
 export function encodeInvocation(inv: Invocation): InvocationWire {
   const { app, release, limits } = inv;
-  return [inv.id, inv.handler, inv.input, inv.body, app.app_id, app.origin, app.release_id, release.releaseId, release.entry, release.sources, inv.flags, inv.secrets, limits.cpuMs, limits.memoryBytes, limits.stackBytes, limits.wallMs];
+  return [
+    inv.id,
+    inv.handler,
+    inv.input,
+    inv.body,
+    app.app_id,
+    app.origin,
+    app.release_id,
+    release.releaseId,
+    release.entry,
+    release.sources,
+    inv.flags,
+    inv.secrets,
+    limits.cpuMs,
+    limits.memoryBytes,
+    limits.stackBytes,
+    limits.wallMs,
+  ];
 }
 
 export function decodeInvocation(w: InvocationWire): Invocation {
@@ -64,7 +89,10 @@ export function encodeResult(id: number, r: InvocationResult): ResultWire {
 export function decodeResult(w: ResultWire): InvocationResult {
   const r: InvocationResult = { ok: w[1] };
   if (w[2] !== undefined) {
-    const response: NonNullable<InvocationResult['response']> = { status: w[2], headers: w[3] ?? [] };
+    const response: NonNullable<InvocationResult['response']> = {
+      status: w[2],
+      headers: w[3] ?? [],
+    };
     if (w[4] !== undefined) response.text = w[4];
     if (w[5] !== undefined) response.body = w[5];
     if (w[8]?.streaming) response.streaming = true;

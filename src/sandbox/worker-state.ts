@@ -3,7 +3,12 @@
  * use it (no module-level mutable state): its QuickJS module and capped WASM memory, the memory it
  * shares with the pool, its outgoing message batch, and the guest calls waiting on the host.
  */
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
+import type {
+  QuickJSContext,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten';
 import type { GuestChunks } from './guest/build.ts';
 import type { Outbound } from './outbound.ts';
 import type { Outbox } from './outbox.ts';
@@ -71,7 +76,11 @@ export type Call = {
   };
 };
 
-export type PendingHostCall = { deferred: ReturnType<QuickJSContext['newPromise']>; inst: Instance; call: Call };
+export type PendingHostCall = {
+  deferred: ReturnType<QuickJSContext['newPromise']>;
+  inst: Instance;
+  call: Call;
+};
 
 export type WorkerState = {
   quickjs: QuickJSWASMModule;
@@ -98,7 +107,14 @@ export type WorkerState = {
   /** App code's outbound fetch (policy from the pool). */
   outbound: Outbound;
   /** App code's crypto.subtle operations, one at a time (`createSubtleRunner` in subtle.ts, which imports this file). */
-  subtle: { run(inst: Instance, call: Call, method: string, argsJson: string): Promise<{ value: string; bytes: ArrayBuffer }> };
+  subtle: {
+    run(
+      inst: Instance,
+      call: Call,
+      method: string,
+      argsJson: string,
+    ): Promise<{ value: string; bytes: ArrayBuffer }>;
+  };
   /** The limits the next blank instance is made with (the last release's). */
   spareLimits: { memoryBytes: number; stackBytes: number };
 };

@@ -27,7 +27,10 @@ const port = parentPort!;
  * This worker's WASM memory, shared by all its instances and capped: when a guest's allocations
  * reach the cap, QuickJS fails them with "out of memory" instead of growing the host process.
  */
-const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: (workerData.memoryBytes as number) / 65536 });
+const wasmMemory = new WebAssembly.Memory({
+  initial: 256,
+  maximum: (workerData.memoryBytes as number) / 65536,
+});
 
 const state: WorkerState = {
   quickjs: await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory })),
@@ -45,14 +48,18 @@ const state: WorkerState = {
     (msg, transfer) => port.postMessage(msg, transfer),
     (msgs) => ({ t: 'batch', msgs }),
   ),
-  outbound: createOutbound((workerData.fetchPolicy as FetchPolicy | undefined) ?? { allow: [], denyHosts: [] }),
+  outbound: createOutbound(
+    (workerData.fetchPolicy as FetchPolicy | undefined) ?? { allow: [], denyHosts: [] },
+  ),
   subtle: createSubtleRunner(() => state.busyMs),
   hostCalls: new Map(),
   nextHostCallId: 1,
   poisoned: false,
   lastActivity: 0,
   busyMs: 0,
-  spareLimits: workerData.limits ? { memoryBytes: workerData.limits.memoryBytes, stackBytes: workerData.limits.stackBytes } : { memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024 },
+  spareLimits: workerData.limits
+    ? { memoryBytes: workerData.limits.memoryBytes, stackBytes: workerData.limits.stackBytes }
+    : { memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024 },
 };
 const calls = createCalls(state);
 // the pool's watchdog reads this thread's CPU time by its id (cpu-clock.ts); this thread's own clock

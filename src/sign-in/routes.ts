@@ -15,9 +15,32 @@ import type { Env } from '../http/env.ts';
 import { mark, operation } from '../http/operation.ts';
 import { bodyOf, jsonBody } from '../http/validate.ts';
 import { publicUrl } from '../config.ts';
-import { EmailConfirmRequest, EmailLinkRequest, EmailLinkSent, PlatformSession, SignedIn, SignedOut, SignupCompleteRequest, SignupRequired } from './schemas.ts';
-import { completeSignup, confirmToken, PENDING_SIGNUP_MINUTES, requestLink, type Signed } from './service.ts';
-import { cookieValues, hostCookie, PENDING_SIGNUP_COOKIE, revokeSession, SESSION_ABSOLUTE_MS, SESSION_COOKIE, sessionEnds } from './sessions.ts';
+import {
+  EmailConfirmRequest,
+  EmailLinkRequest,
+  EmailLinkSent,
+  PlatformSession,
+  SignedIn,
+  SignedOut,
+  SignupCompleteRequest,
+  SignupRequired,
+} from './schemas.ts';
+import {
+  completeSignup,
+  confirmToken,
+  PENDING_SIGNUP_MINUTES,
+  requestLink,
+  type Signed,
+} from './service.ts';
+import {
+  cookieValues,
+  hostCookie,
+  PENDING_SIGNUP_COOKIE,
+  revokeSession,
+  SESSION_ABSOLUTE_MS,
+  SESSION_COOKIE,
+  sessionEnds,
+} from './sessions.ts';
 
 const tags = ['Sign-in'];
 const request = operation({
@@ -43,13 +66,27 @@ const confirm = operation({
 const signup = operation({
   operationId: 'completeSignup',
   summary: 'Finish signing up: username, own account, session (console host)',
-  description: 'Needs the pending-signup cookie from `confirmEmailLink`. `account_name` defaults to the username.',
+  description:
+    'Needs the pending-signup cookie from `confirmEmailLink`. `account_name` defaults to the username.',
   tags,
   security: 'none',
   responses: { 201: SignedIn },
-  errors: ['invalid_pending_signup', 'email_already_registered', 'username_taken', 'csrf_rejected', 'abuse_throttled', 'not_found'],
+  errors: [
+    'invalid_pending_signup',
+    'email_already_registered',
+    'username_taken',
+    'csrf_rejected',
+    'abuse_throttled',
+    'not_found',
+  ],
 });
-const readSession = operation({ operationId: 'getPlatformSession', summary: 'Read the current console session', tags, security: 'session', responses: { 200: PlatformSession } });
+const readSession = operation({
+  operationId: 'getPlatformSession',
+  summary: 'Read the current console session',
+  tags,
+  security: 'session',
+  responses: { 200: PlatformSession },
+});
 const endSession = operation({
   operationId: 'deletePlatformSession',
   summary: 'Sign out: revoke this console session only',
@@ -62,17 +99,27 @@ const endSession = operation({
 /** These routes exist on the console host only: its cookies are the point of them. */
 function consoleOnly(onConsole: boolean) {
   return mark(async (c, next) => {
-    if (!onConsole) throw errors.notFound(`This route is on the console (${publicUrl(c.var.deps.config, c.var.deps.config.hosts.console)}); it`);
+    if (!onConsole)
+      throw errors.notFound(
+        `This route is on the console (${publicUrl(c.var.deps.config, c.var.deps.config.hosts.console)}); it`,
+      );
     await next();
   }, {});
 }
 
 function signedInBody(s: Signed): SignedIn {
-  return { status: 'signed_in', user: { id: s.userId, email: s.email, username: s.username }, default_account_id: s.defaultAccountId, csrf_token: s.csrfToken };
+  return {
+    status: 'signed_in',
+    user: { id: s.userId, email: s.email, username: s.username },
+    default_account_id: s.defaultAccountId,
+    csrf_token: s.csrfToken,
+  };
 }
 
 function setSessionCookie(c: Context<Env>, token: string): void {
-  c.header('Set-Cookie', hostCookie(SESSION_COOKIE, token, SESSION_ABSOLUTE_MS / 1000), { append: true });
+  c.header('Set-Cookie', hostCookie(SESSION_COOKIE, token, SESSION_ABSOLUTE_MS / 1000), {
+    append: true,
+  });
   c.header('Cache-Control', 'no-store');
 }
 
@@ -91,29 +138,52 @@ export function signInRoutes(options: { console: boolean }): Hono<Env> {
     return request.reply(c, 202, { status: 'sent' });
   });
 
-  r.post('/auth/email/confirm', confirm, consoleOnly(options.console), jsonBody(EmailConfirmRequest), async (c) => {
-    refuseCrossSite(c);
-    await enforce(c.var.deps.db, 'sign-in attempts', [[`email-confirm:ip:${clientAddress(c)}`, LIMITS.emailConfirmPerClient]]);
-    const result = await confirmToken(c.var.deps.db, bodyOf(c, EmailConfirmRequest).token);
-    c.header('Cache-Control', 'no-store');
-    if ('signedIn' in result) {
-      setSessionCookie(c, result.signedIn.token);
-      return confirm.reply(c, 200, signedInBody(result.signedIn));
-    }
-    c.header('Set-Cookie', hostCookie(PENDING_SIGNUP_COOKIE, result.pending.token, PENDING_SIGNUP_MINUTES * 60), { append: true });
-    return confirm.reply(c, 200, { status: 'signup_required', email: result.pending.email });
-  });
+  r.post(
+    '/auth/email/confirm',
+    confirm,
+    consoleOnly(options.console),
+    jsonBody(EmailConfirmRequest),
+    async (c) => {
+      refuseCrossSite(c);
+      await enforce(c.var.deps.db, 'sign-in attempts', [
+        [`email-confirm:ip:${clientAddress(c)}`, LIMITS.emailConfirmPerClient],
+      ]);
+      const result = await confirmToken(c.var.deps.db, bodyOf(c, EmailConfirmRequest).token);
+      c.header('Cache-Control', 'no-store');
+      if ('signedIn' in result) {
+        setSessionCookie(c, result.signedIn.token);
+        return confirm.reply(c, 200, signedInBody(result.signedIn));
+      }
+      c.header(
+        'Set-Cookie',
+        hostCookie(PENDING_SIGNUP_COOKIE, result.pending.token, PENDING_SIGNUP_MINUTES * 60),
+        { append: true },
+      );
+      return confirm.reply(c, 200, { status: 'signup_required', email: result.pending.email });
+    },
+  );
 
-  r.post('/auth/signup/complete', signup, consoleOnly(options.console), jsonBody(SignupCompleteRequest), async (c) => {
-    refuseCrossSite(c);
-    await enforce(c.var.deps.db, 'sign-ups', [[`signup:ip:${clientAddress(c)}`, LIMITS.signupPerClient]]);
-    const body = bodyOf(c, SignupCompleteRequest);
-    const pending = cookieValues(c.req.header('cookie'), PENDING_SIGNUP_COOKIE)[0];
-    const signed = await completeSignup(c.var.deps.db, pending, { username: body.username, accountName: body.account_name });
-    setSessionCookie(c, signed.token);
-    c.header('Set-Cookie', hostCookie(PENDING_SIGNUP_COOKIE, '', 0), { append: true });
-    return signup.reply(c, 201, signedInBody(signed));
-  });
+  r.post(
+    '/auth/signup/complete',
+    signup,
+    consoleOnly(options.console),
+    jsonBody(SignupCompleteRequest),
+    async (c) => {
+      refuseCrossSite(c);
+      await enforce(c.var.deps.db, 'sign-ups', [
+        [`signup:ip:${clientAddress(c)}`, LIMITS.signupPerClient],
+      ]);
+      const body = bodyOf(c, SignupCompleteRequest);
+      const pending = cookieValues(c.req.header('cookie'), PENDING_SIGNUP_COOKIE)[0];
+      const signed = await completeSignup(c.var.deps.db, pending, {
+        username: body.username,
+        accountName: body.account_name,
+      });
+      setSessionCookie(c, signed.token);
+      c.header('Set-Cookie', hostCookie(PENDING_SIGNUP_COOKIE, '', 0), { append: true });
+      return signup.reply(c, 201, signedInBody(signed));
+    },
+  );
 
   return r;
 }

@@ -5,9 +5,15 @@ import { component, DateTime } from '../openapi/components.ts';
 import { Email, Username } from '../users/service.ts';
 
 export const EmailLinkRequest = component('EmailLinkRequest', v.strictObject({ email: Email }));
-export const EmailLinkSent = component('EmailLinkSent', v.strictObject({ status: v.literal('sent') }));
+export const EmailLinkSent = component(
+  'EmailLinkSent',
+  v.strictObject({ status: v.literal('sent') }),
+);
 
-export const EmailConfirmRequest = component('EmailConfirmRequest', v.strictObject({ token: v.pipe(v.string(), v.maxLength(200)) }));
+export const EmailConfirmRequest = component(
+  'EmailConfirmRequest',
+  v.strictObject({ token: v.pipe(v.string(), v.maxLength(200)) }),
+);
 
 export const PlatformUser = component(
   'PlatformUser',
@@ -16,17 +22,32 @@ export const PlatformUser = component(
 
 export const SignedIn = component(
   'SignedIn',
-  v.strictObject({ status: v.literal('signed_in'), user: PlatformUser, default_account_id: v.nullable(v.string()), csrf_token: v.string() }),
+  v.strictObject({
+    status: v.literal('signed_in'),
+    user: PlatformUser,
+    default_account_id: v.nullable(v.string()),
+    csrf_token: v.string(),
+  }),
 );
 export type SignedIn = v.InferOutput<typeof SignedIn>;
 
-export const SignupRequired = component('SignupRequired', v.strictObject({ status: v.literal('signup_required'), email: v.string() }));
+export const SignupRequired = component(
+  'SignupRequired',
+  v.strictObject({ status: v.literal('signup_required'), email: v.string() }),
+);
 
 export const SignupCompleteRequest = component(
   'SignupCompleteRequest',
   v.strictObject({
     username: Username,
-    account_name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must be 1 to 120 characters'), v.maxLength(120, 'must be 1 to 120 characters'))),
+    account_name: v.optional(
+      v.pipe(
+        v.string(),
+        v.trim(),
+        v.minLength(1, 'must be 1 to 120 characters'),
+        v.maxLength(120, 'must be 1 to 120 characters'),
+      ),
+    ),
   }),
 );
 
@@ -42,4 +63,7 @@ export const PlatformSession = component(
 );
 export type PlatformSession = v.InferOutput<typeof PlatformSession>;
 
-export const SignedOut = component('SignedOut', v.strictObject({ status: v.literal('signed_out') }));
+export const SignedOut = component(
+  'SignedOut',
+  v.strictObject({ status: v.literal('signed_out') }),
+);

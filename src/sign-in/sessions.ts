@@ -17,26 +17,58 @@ export const SESSION_ABSOLUTE_MS = 30 * 86_400_000;
 /** last_seen_at is written at most this often per session. */
 const TOUCH_MS = 60_000;
 
-export type ConsoleSession = { id: string; userId: string; email: string; defaultAccountId: string | null; csrfToken: string; expiresAt: Date };
+export type ConsoleSession = {
+  id: string;
+  userId: string;
+  email: string;
+  defaultAccountId: string | null;
+  csrfToken: string;
+  expiresAt: Date;
+};
 
-export async function createSession(db: Executor, userId: string): Promise<{ token: string; session: { id: string; csrfToken: string; expiresAt: Date } }> {
+export async function createSession(
+  db: Executor,
+  userId: string,
+): Promise<{ token: string; session: { id: string; csrfToken: string; expiresAt: Date } }> {
   const token = newSecretToken();
   const id = newId('sess');
   const csrfToken = newSecretToken();
   const now = clock.now();
   const expiresAt = fromNow(SESSION_ABSOLUTE_MS);
-  await db.insertInto('console_sessions').values({ id, token_hash: tokenHash(token), user_id: userId, csrf_token: csrfToken, created_at: now, last_seen_at: now, expires_at: expiresAt }).execute();
+  await db
+    .insertInto('console_sessions')
+    .values({
+      id,
+      token_hash: tokenHash(token),
+      user_id: userId,
+      csrf_token: csrfToken,
+      created_at: now,
+      last_seen_at: now,
+      expires_at: expiresAt,
+    })
+    .execute();
   return { token, session: { id, csrfToken, expiresAt } };
 }
 
 /** The live session behind a cookie value, or undefined (unknown, revoked, idle too long or past its end). */
-export async function findSession(db: Executor, token: string | undefined): Promise<ConsoleSession | undefined> {
+export async function findSession(
+  db: Executor,
+  token: string | undefined,
+): Promise<ConsoleSession | undefined> {
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const now = clock.now();
   const row = await db
     .selectFrom('console_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.user_id', 's.csrf_token', 's.expires_at', 's.last_seen_at', 'u.email', 'u.default_account_id'])
+    .select([
+      's.id',
+      's.user_id',
+      's.csrf_token',
+      's.expires_at',
+      's.last_seen_at',
+      'u.email',
+      'u.default_account_id',
+    ])
     .where('s.token_hash', '=', tokenHash(token))
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', now)
@@ -44,13 +76,29 @@ export async function findSession(db: Executor, token: string | undefined): Prom
     .executeTakeFirst();
   if (!row) return undefined;
   if (now.getTime() - row.last_seen_at.getTime() > TOUCH_MS) {
-    await db.updateTable('console_sessions').set({ last_seen_at: now }).where('id', '=', row.id).execute();
+    await db
+      .updateTable('console_sessions')
+      .set({ last_seen_at: now })
+      .where('id', '=', row.id)
+      .execute();
   }
-  return { id: row.id, userId: row.user_id, email: row.email, defaultAccountId: row.default_account_id, csrfToken: row.csrf_token, expiresAt: row.expires_at };
+  return {
+    id: row.id,
+    userId: row.user_id,
+    email: row.email,
+    defaultAccountId: row.default_account_id,
+    csrfToken: row.csrf_token,
+    expiresAt: row.expires_at,
+  };
 }
 
 export async function revokeSession(db: Executor, id: string): Promise<void> {
-  await db.updateTable('console_sessions').set({ revoked_at: clock.now() }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('console_sessions')
+    .set({ revoked_at: clock.now() })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** When the session ends if it stays in use: the earlier of its absolute end and a week of idleness. */

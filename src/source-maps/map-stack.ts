@@ -24,13 +24,20 @@ export function parseMap(text: string): TraceMap | undefined {
 const POSITION = /([^\s()]+):(\d+):(\d+)/g;
 
 /** One `file:line:column` in terms of the original source, or undefined when the map has no answer. */
-export function originalOf(lookup: MapLookup, file: string, line: number, column: number): { file: string; line: number; column: number; name: string | null } | undefined {
+export function originalOf(
+  lookup: MapLookup,
+  file: string,
+  line: number,
+  column: number,
+): { file: string; line: number; column: number; name: string | null } | undefined {
   const map = lookup(file);
   if (!map) return undefined;
   const pos = originalPositionFor(map, { line, column: Math.max(0, column - 1) });
   if (pos.source === null || pos.line === null || pos.column === null) return undefined;
   // sources are relative to the map's folder: `../../src/server.ts` from `.platform/build/`
-  const source = path.posix.normalize(path.posix.join(path.posix.dirname(file), pos.source)).replace(/^(\.\.\/)+/, '');
+  const source = path.posix
+    .normalize(path.posix.join(path.posix.dirname(file), pos.source))
+    .replace(/^(\.\.\/)+/, '');
   return { file: source, line: pos.line, column: pos.column + 1, name: pos.name };
 }
 
@@ -46,13 +53,17 @@ export function mapStack(stack: string, lookup: MapLookup): string {
         return mapped ? `${mapped.file}:${mapped.line}:${mapped.column}` : whole;
       });
       // the minifier-free bundle keeps names, but a map's own name wins when it has one
-      return mapped?.name ? rewritten.replace(/^(\s*at\s+)[^\s(]+(\s+\()/, `$1${mapped.name}$2`) : rewritten;
+      return mapped?.name
+        ? rewritten.replace(/^(\s*at\s+)[^\s(]+(\s+\()/, `$1${mapped.name}$2`)
+        : rewritten;
     })
     .join('\n');
 }
 
 /** The first frame of a mapped stack that is the user's own code (not node_modules), for one-line summaries. */
 export function firstOwnFrame(stack: string): string | undefined {
-  for (const m of stack.matchAll(POSITION)) if (!m[1]!.includes('node_modules/') && !m[1]!.startsWith('.platform/')) return `${m[1]}:${m[2]}:${m[3]}`;
+  for (const m of stack.matchAll(POSITION))
+    if (!m[1]!.includes('node_modules/') && !m[1]!.startsWith('.platform/'))
+      return `${m[1]}:${m[2]}:${m[3]}`;
   return undefined;
 }

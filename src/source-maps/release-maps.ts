@@ -13,11 +13,16 @@ const parsed = new LRUCache<string, { map: TraceMap | null }>({ max: 64 });
 /** The files a stack names that have a source map in the release. */
 function mappedFiles(release: ReleaseView, stack: string): string[] {
   const files = new Set<string>();
-  for (const m of stack.matchAll(/([^\s()]+):\d+:\d+/g)) if (release.files.has(mapPathOf(m[1]!))) files.add(m[1]!);
+  for (const m of stack.matchAll(/([^\s()]+):\d+:\d+/g))
+    if (release.files.has(mapPathOf(m[1]!))) files.add(m[1]!);
   return [...files];
 }
 
-export async function mapReleaseStack(caches: Pick<RuntimeCaches, 'bytes'>, release: ReleaseView, stack: string | undefined): Promise<string | undefined> {
+export async function mapReleaseStack(
+  caches: Pick<RuntimeCaches, 'bytes'>,
+  release: ReleaseView,
+  stack: string | undefined,
+): Promise<string | undefined> {
   if (!stack) return stack;
   const files = mappedFiles(release, stack);
   if (!files.length) return stack;
@@ -26,7 +31,9 @@ export async function mapReleaseStack(caches: Pick<RuntimeCaches, 'bytes'>, rele
     const key = `${release.releaseId}:${file}`;
     let hit = parsed.get(key);
     if (!hit) {
-      const bytes = await caches.bytes(release.accountId, release.files.get(mapPathOf(file))!).catch(() => undefined);
+      const bytes = await caches
+        .bytes(release.accountId, release.files.get(mapPathOf(file))!)
+        .catch(() => undefined);
       hit = { map: (bytes && parseMap(bytes.toString('utf8'))) || null };
       parsed.set(key, hit);
     }
@@ -36,7 +43,10 @@ export async function mapReleaseStack(caches: Pick<RuntimeCaches, 'bytes'>, rele
 }
 
 /** The same for a release being published, whose files are still in hand. */
-export function mapBundleStack(files: { path: string; bytes: Buffer }[], stack: string | undefined): string | undefined {
+export function mapBundleStack(
+  files: { path: string; bytes: Buffer }[],
+  stack: string | undefined,
+): string | undefined {
   if (!stack) return stack;
   const byPath = new Map(files.map((f) => [f.path, f]));
   const maps = new Map<string, TraceMap | undefined>();

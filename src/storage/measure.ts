@@ -27,7 +27,11 @@ export async function measureStorage(db: Executor, accountId: string): Promise<M
 
 /** One collection's or store's share of an app's storage: rows (data) or files (files), and their bytes. */
 export type Share = { count: number; bytes: number };
-export type AppStorage = { bytes: number; collections: Map<string, Share>; stores: Map<string, Share> };
+export type AppStorage = {
+  bytes: number;
+  collections: Map<string, Share>;
+  stores: Map<string, Share>;
+};
 
 /**
  * What one app stores, measured as measureStorage() measures an account, split by collection and
@@ -35,7 +39,12 @@ export type AppStorage = { bytes: number; collections: Map<string, Share>; store
  * (their data is kept and still counts).
  */
 export async function measureApp(db: Executor, appId: string): Promise<AppStorage> {
-  const { rows } = await sql<{ kind: 'data' | 'files'; name: string; count: string; bytes: string }>`
+  const { rows } = await sql<{
+    kind: 'data' | 'files';
+    name: string;
+    count: string;
+    bytes: string;
+  }>`
     select 'data' as kind, collection as name, count(*) as count, coalesce(sum(octet_length(data::text)), 0) as bytes
       from app_rows where app_id = ${appId} and deleted_at is null group by collection
     union all
@@ -51,7 +60,12 @@ export async function measureApp(db: Executor, appId: string): Promise<AppStorag
 }
 
 /** The resources view's entries for collections and stores, each with what it holds (none yet: zero). */
-export function withUsage(resources: ResourceState[], stored: AppStorage): (ResourceState & { usage?: { rows: number; bytes: number } | { files: number; bytes: number } })[] {
+export function withUsage(
+  resources: ResourceState[],
+  stored: AppStorage,
+): (ResourceState & {
+  usage?: { rows: number; bytes: number } | { files: number; bytes: number };
+})[] {
   const none: Share = { count: 0, bytes: 0 };
   return resources.map((r) => {
     if (r.resource_type === 'data') {

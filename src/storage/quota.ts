@@ -47,7 +47,8 @@ function createStorageQuota(deps: Pick<Deps, 'db' | 'config'>): StorageQuota {
     if (entries.size >= MAX_ACCOUNTS) entries.delete(entries.keys().next().value!);
     entries.set(accountId, { ...measured, at: Date.now() });
   };
-  const measure = async (accountId: string, db: Executor = deps.db) => remember(accountId, await measureStorage(db, accountId));
+  const measure = async (accountId: string, db: Executor = deps.db) =>
+    remember(accountId, await measureStorage(db, accountId));
   async function current(accountId: string, db: Executor): Promise<Entry> {
     const e = entries.get(accountId);
     if (!e) {
@@ -70,11 +71,20 @@ function createStorageQuota(deps: Pick<Deps, 'db' | 'config'>): StorageQuota {
       const limit = plan.limits['storage.bytes.max'];
       if (e.bytes + increment <= limit) return;
       const next = upgradeFor(plans, plan, 'storage.bytes.max');
-      const upgrade = next ? ` or upgrade to ${plans[next].display_name} (${formatBytes(plans[next].limits['storage.bytes.max'])})` : '';
+      const upgrade = next
+        ? ` or upgrade to ${plans[next].display_name} (${formatBytes(plans[next].limits['storage.bytes.max'])})`
+        : '';
       throw new ApiError(
         'quota_exceeded',
         `Your ${plan.display_name} plan stores ${formatBytes(limit)} of app data and files; this account has ${formatBytes(e.bytes)}, and this would add ${formatBytes(increment)}. Delete rows or files it no longer needs${upgrade}.`,
-        { metric: STORAGE_METRIC, plan_key: plan.key, limit, current: e.bytes, increment, upgrade_required: next !== null },
+        {
+          metric: STORAGE_METRIC,
+          plan_key: plan.key,
+          limit,
+          current: e.bytes,
+          increment,
+          upgrade_required: next !== null,
+        },
       );
     },
     added(accountId, increment) {

@@ -44,7 +44,12 @@ export type RequestFact = { accountId: string; appId: string; status: number };
 
 export type RequestMeter = ReturnType<typeof createRequestMeter>;
 
-export function createRequestMeter(options: { db: Db; log: Logger; flushMs: number; now?: () => Date }) {
+export function createRequestMeter(options: {
+  db: Db;
+  log: Logger;
+  flushMs: number;
+  now?: () => Date;
+}) {
   const now = options.now ?? (() => new Date());
   const counts = new Map<string, AccountCount>();
   let period = monthOf(now()).start;
@@ -122,7 +127,10 @@ export function createRequestMeter(options: { db: Db; log: Logger; flushMs: numb
         e.pending += b.n;
         for (const [appId, n] of b.apps) e.apps.set(appId, (e.apps.get(appId) ?? 0) + n);
       }
-      options.log.warn('usage flush failed; will retry', { accounts: batch.length, error: String(err) });
+      options.log.warn('usage flush failed; will retry', {
+        accounts: batch.length,
+        error: String(err),
+      });
       return;
     }
     try {
@@ -130,7 +138,9 @@ export function createRequestMeter(options: { db: Db; log: Logger; flushMs: numb
       const p = currentPeriod();
       const totals = await sql<{ account_id: string; value: string }>`
         select account_id, value from account_usage
-        where account_id = any(${watched}::text[]) and period_start = ${p}::date and metric = ${REQUESTS_METRIC}`.execute(options.db);
+        where account_id = any(${watched}::text[]) and period_start = ${p}::date and metric = ${REQUESTS_METRIC}`.execute(
+        options.db,
+      );
       for (const row of totals.rows) {
         const e = counts.get(row.account_id);
         if (e && e.period === p) e.total = Number(row.value);
@@ -141,20 +151,26 @@ export function createRequestMeter(options: { db: Db; log: Logger; flushMs: numb
   }
 
   /** One flush's counts, added to the monthly account totals and the per-app daily counters in one transaction. */
-  async function addBatch(batch: { accountId: string; period: string; n: number; apps: Map<string, number> }[]): Promise<void> {
+  async function addBatch(
+    batch: { accountId: string; period: string; n: number; apps: Map<string, number> }[],
+  ): Promise<void> {
     await options.db.transaction().execute(async (trx) => {
       await sql`
         insert into account_usage (account_id, period_start, metric, value)
         select a, p::date, ${REQUESTS_METRIC}, n from unnest(${batch.map((b) => b.accountId)}::text[], ${batch.map((b) => b.period)}::text[], ${batch.map((b) => b.n)}::bigint[]) as t(a, p, n)
-        on conflict (account_id, period_start, metric) do update set value = account_usage.value + excluded.value`.execute(trx);
+        on conflict (account_id, period_start, metric) do update set value = account_usage.value + excluded.value`.execute(
+        trx,
+      );
       const day = now().toISOString().slice(0, 10);
       const appIds: string[] = [];
       const appCounts: number[] = [];
-      for (const b of batch) for (const [appId, n] of b.apps) (appIds.push(appId), appCounts.push(n));
+      for (const b of batch) for (const [appId, n] of b.apps) appIds.push(appId), appCounts.push(n);
       await sql`
         insert into usage_counters (app_id, day, metric, value)
         select a, ${day}::date, 'requests', n from unnest(${appIds}::text[], ${appCounts}::bigint[]) as t(a, n)
-        on conflict (app_id, day, metric) do update set value = usage_counters.value + excluded.value`.execute(trx);
+        on conflict (app_id, day, metric) do update set value = usage_counters.value + excluded.value`.execute(
+        trx,
+      );
     });
   }
 

@@ -9,19 +9,41 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 
 export type Provider = 'none' | 'generic_hmac' | 'code_host';
-export type Verdict = { ok: true; deliveryId: string | null } | { ok: false; reason: 'missing' | 'wrong' | 'stale' | 'secret_not_set' };
+export type Verdict =
+  | { ok: true; deliveryId: string | null }
+  | { ok: false; reason: 'missing' | 'wrong' | 'stale' | 'secret_not_set' };
 
 /** Headers that carry signatures: verified here, never shown to app code. */
-export const SIGNATURE_HEADERS = ['webhook-signature', 'x-hub-signature', 'x-hub-signature-256', 'stripe-signature'];
+export const SIGNATURE_HEADERS = [
+  'webhook-signature',
+  'x-hub-signature',
+  'x-hub-signature-256',
+  'stripe-signature',
+];
 
-export function verifyWebhook(provider: Provider, secret: string | undefined, body: Buffer, headers: Headers): Verdict {
+export function verifyWebhook(
+  provider: Provider,
+  secret: string | undefined,
+  body: Buffer,
+  headers: Headers,
+): Verdict {
   const deliveryId = headers.get('webhook-id') ?? headers.get('x-github-delivery');
   if (provider === 'none') return { ok: true, deliveryId };
   if (!secret) return { ok: false, reason: 'secret_not_set' };
   if (provider === 'generic_hmac') {
-    const wh = secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(secret, { format: 'raw' });
+    const wh = secret.startsWith('whsec_')
+      ? new Webhook(secret)
+      : new Webhook(secret, { format: 'raw' });
     try {
-      wh.verify(body, { 'webhook-id': headers.get('webhook-id') ?? '', 'webhook-timestamp': headers.get('webhook-timestamp') ?? '', 'webhook-signature': headers.get('webhook-signature') ?? '' }, { jsonParse: false });
+      wh.verify(
+        body,
+        {
+          'webhook-id': headers.get('webhook-id') ?? '',
+          'webhook-timestamp': headers.get('webhook-timestamp') ?? '',
+          'webhook-signature': headers.get('webhook-signature') ?? '',
+        },
+        { jsonParse: false },
+      );
       return { ok: true, deliveryId: headers.get('webhook-id') };
     } catch (err) {
       const msg = err instanceof WebhookVerificationError ? err.message : '';
@@ -36,5 +58,7 @@ export function verifyWebhook(provider: Provider, secret: string | undefined, bo
   if (!match) return { ok: false, reason: 'wrong' };
   const expected = createHmac('sha256', secret).update(body).digest();
   const given = Buffer.from(match[1]!, 'hex');
-  return timingSafeEqual(expected, given) ? { ok: true, deliveryId: headers.get('x-github-delivery') } : { ok: false, reason: 'wrong' };
+  return timingSafeEqual(expected, given)
+    ? { ok: true, deliveryId: headers.get('x-github-delivery') }
+    : { ok: false, reason: 'wrong' };
 }

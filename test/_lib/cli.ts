@@ -10,13 +10,23 @@ export type CliOptions = { cwd?: string; env?: Record<string, string | undefined
 /** A CLI bound to a server and a key, working in `work`. */
 export function cliFor(target: { url: string; key: string; work: string }) {
   const envOf = (extra: Record<string, string | undefined> = {}) => {
-    const env: Record<string, string | undefined> = { ...process.env, PLATFORM_API_URL: target.url, PLATFORM_API_KEY: target.key, XDG_CONFIG_HOME: path.join(target.work, 'config'), NO_COLOR: '1', ...extra };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      PLATFORM_API_URL: target.url,
+      PLATFORM_API_KEY: target.key,
+      XDG_CONFIG_HOME: path.join(target.work, 'config'),
+      NO_COLOR: '1',
+      ...extra,
+    };
     for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
     return env as NodeJS.ProcessEnv;
   };
   function cli(args: string[], opts: CliOptions = {}): Promise<Run> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? target.work, env: envOf(opts.env) });
+      const child = spawn(process.execPath, [BIN, ...args], {
+        cwd: opts.cwd ?? target.work,
+        env: envOf(opts.env),
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
@@ -27,17 +37,29 @@ export function cliFor(target: { url: string; key: string; work: string }) {
   }
   /** A long-running command (`dev`, `events --follow`): its output so far, and a way to wait for a line. */
   function start(args: string[], opts: CliOptions = {}) {
-    const child: ChildProcess = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? target.work, env: envOf(opts.env) });
+    const child: ChildProcess = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd ?? target.work,
+      env: envOf(opts.env),
+    });
     const out = { stdout: '', stderr: '' };
     child.stdout!.on('data', (d) => (out.stdout += d));
     child.stderr!.on('data', (d) => (out.stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
-    async function waitForOutput(pattern: RegExp, ms = 30_000, from = 0): Promise<RegExpMatchArray> {
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))),
+    );
+    async function waitForOutput(
+      pattern: RegExp,
+      ms = 30_000,
+      from = 0,
+    ): Promise<RegExpMatchArray> {
       const end = Date.now() + ms;
       for (;;) {
         const m = out.stdout.slice(from).match(pattern);
         if (m) return m;
-        if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}; stdout:\n${out.stdout}\nstderr:\n${out.stderr}`);
+        if (Date.now() > end)
+          throw new Error(
+            `timed out waiting for ${pattern}; stdout:\n${out.stdout}\nstderr:\n${out.stderr}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     }
@@ -47,7 +69,12 @@ export function cliFor(target: { url: string; key: string; work: string }) {
 }
 
 /** Writes a folder with a manifest and files (replacing what was there). */
-export async function writeSite(work: string, name: string, manifest: unknown, files: Record<string, string>): Promise<string> {
+export async function writeSite(
+  work: string,
+  name: string,
+  manifest: unknown,
+  files: Record<string, string>,
+): Promise<string> {
   const dir = path.join(work, name);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });

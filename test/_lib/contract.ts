@@ -28,11 +28,16 @@ export type ContractChecker = {
 function routesOf(doc: OpenApiDocument): Route[] {
   const routes: Route[] = [];
   for (const [template, ops] of Object.entries(doc.paths)) {
-    const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
-    for (const [method, op] of Object.entries(ops)) routes.push({ method: method.toUpperCase(), template, pattern, op });
+    const pattern = new RegExp(
+      `^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`,
+    );
+    for (const [method, op] of Object.entries(ops))
+      routes.push({ method: method.toUpperCase(), template, pattern, op });
   }
   // Literal segments win over parameters, as in the router.
-  return routes.sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
+  return routes.sort(
+    (a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0),
+  );
 }
 
 /** Replaces raw credentials in a recorded example with an obvious stand-in of the same shape. */
@@ -40,20 +45,30 @@ function scrub(value: unknown): unknown {
   if (typeof value === 'string') {
     if (/^ap_[A-Za-z0-9_-]{43}$/.test(value)) return `ap_${'EXAMPLE'.padEnd(43, '0')}`;
     // long values (file contents in base64, mostly) are cut: an example shows the shape
-    return (value.length > 120 ? value.slice(0, 120) : value).replace(/#token=[^&\s"]+/g, '#token=EXAMPLE');
+    return (value.length > 120 ? value.slice(0, 120) : value).replace(
+      /#token=[^&\s"]+/g,
+      '#token=EXAMPLE',
+    );
   }
   if (Array.isArray(value)) return value.slice(0, 2).map(scrub);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrub(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrub(v)]));
   return value;
 }
 
-export function createContractChecker(doc: OpenApiDocument, options: { record?: boolean } = {}): ContractChecker {
+export function createContractChecker(
+  doc: OpenApiDocument,
+  options: { record?: boolean } = {},
+): ContractChecker {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
   addFormats(ajv);
   const routes = routesOf(doc);
   const validators = new Map<string, ValidateFunction>();
   const components = doc.components.schemas as Record<string, Json>;
-  const seen = { components: {} as Record<string, unknown[]>, responses: {} as Record<string, unknown> };
+  const seen = {
+    components: {} as Record<string, unknown[]>,
+    responses: {} as Record<string, unknown>,
+  };
 
   const validator = (key: string, schema: Json): ValidateFunction => {
     let fn = validators.get(key);
@@ -75,13 +90,22 @@ export function createContractChecker(doc: OpenApiDocument, options: { record?: 
     }
     for (const branch of schema.allOf ?? []) collect(value, branch);
     // of a union, only the branch the value is
-    for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) if (validator(`branch ${JSON.stringify(branch)}`, branch)(value)) collect(value, branch);
-    if (Array.isArray(value) && schema.items) for (const item of value.slice(0, 2)) collect(item, schema.items);
+    for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])])
+      if (validator(`branch ${JSON.stringify(branch)}`, branch)(value)) collect(value, branch);
+    if (Array.isArray(value) && schema.items)
+      for (const item of value.slice(0, 2)) collect(item, schema.items);
     if (schema.properties && typeof value === 'object' && !Array.isArray(value)) {
-      for (const [key, sub] of Object.entries<Json>(schema.properties)) collect((value as Json)[key], sub);
+      for (const [key, sub] of Object.entries<Json>(schema.properties))
+        collect((value as Json)[key], sub);
     }
-    if (schema.additionalProperties && typeof schema.additionalProperties === 'object' && typeof value === 'object' && !Array.isArray(value)) {
-      for (const [key, item] of Object.entries(value as Json)) if (!schema.properties?.[key]) collect(item, schema.additionalProperties);
+    if (
+      schema.additionalProperties &&
+      typeof schema.additionalProperties === 'object' &&
+      typeof value === 'object' &&
+      !Array.isArray(value)
+    ) {
+      for (const [key, item] of Object.entries(value as Json))
+        if (!schema.properties?.[key]) collect(item, schema.additionalProperties);
     }
   };
 
@@ -91,9 +115,13 @@ export function createContractChecker(doc: OpenApiDocument, options: { record?: 
       if (!route) return null; // an undocumented path or method: the router answers 404 for it
       const label = `${method} ${route.template} (${route.op.operationId})`;
       const response = route.op.responses[String(status)];
-      if (!response) return `${label} answered ${status}, which the document does not list for it (it lists ${Object.keys(route.op.responses).join(', ')})`;
+      if (!response)
+        return `${label} answered ${status}, which the document does not list for it (it lists ${Object.keys(route.op.responses).join(', ')})`;
       const schema = response.content?.['application/json']?.schema as Json | undefined;
-      if (!schema) return body === undefined ? null : `${label} answered ${status} with a JSON body, but the document lists none`;
+      if (!schema)
+        return body === undefined
+          ? null
+          : `${label} answered ${status} with a JSON body, but the document lists none`;
       if (method === 'HEAD') return null;
       const validate = validator(`${route.op.operationId} ${status}`, schema);
       if (!validate(body)) {
@@ -110,7 +138,9 @@ export function createContractChecker(doc: OpenApiDocument, options: { record?: 
     },
     recordRequest(method, pathname, body) {
       const route = routes.find((r) => r.method === method && r.pattern.test(pathname));
-      const schema = route?.op.requestBody?.content?.['application/json']?.schema as Json | undefined;
+      const schema = route?.op.requestBody?.content?.['application/json']?.schema as
+        | Json
+        | undefined;
       if (options.record && schema) collect(body, schema);
     },
     recorded: () => seen,

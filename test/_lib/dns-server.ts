@@ -7,7 +7,12 @@ import dns2 from 'dns2';
 
 const { Packet } = dns2;
 
-export type Rr = { type: 'A' | 'AAAA' | 'CNAME' | 'TXT' | 'CAA'; value: string; tag?: 'issue' | 'issuewild' | 'iodef'; flags?: number };
+export type Rr = {
+  type: 'A' | 'AAAA' | 'CNAME' | 'TXT' | 'CAA';
+  value: string;
+  tag?: 'issue' | 'issuewild' | 'iodef';
+  flags?: number;
+};
 
 export type TestDns = {
   /** `127.0.0.1:<port>`, for PLATFORM_DNS_SERVERS */
@@ -33,7 +38,12 @@ export async function startDns(): Promise<TestDns> {
     const out: any[] = [];
     const base = { name, class: Packet.CLASS.IN, ttl: 60 };
     for (const rr of rrs) {
-      if (rr.type === 'CNAME' && type !== Packet.TYPE.CNAME && (type === Packet.TYPE.A || type === Packet.TYPE.AAAA) && depth < 5) {
+      if (
+        rr.type === 'CNAME' &&
+        type !== Packet.TYPE.CNAME &&
+        (type === Packet.TYPE.A || type === Packet.TYPE.AAAA) &&
+        depth < 5
+      ) {
         out.push({ ...base, type: Packet.TYPE.CNAME, domain: rr.value });
         out.push(...answersFor(rr.value, type, depth + 1));
         continue;
@@ -42,7 +52,8 @@ export async function startDns(): Promise<TestDns> {
       if (rr.type === 'A' || rr.type === 'AAAA') out.push({ ...base, type, address: rr.value });
       else if (rr.type === 'CNAME') out.push({ ...base, type, domain: rr.value });
       else if (rr.type === 'TXT') out.push({ ...base, type, data: rr.value });
-      else if (rr.type === 'CAA') out.push({ ...base, type, flags: rr.flags ?? 0, tag: rr.tag ?? 'issue', value: rr.value });
+      else if (rr.type === 'CAA')
+        out.push({ ...base, type, flags: rr.flags ?? 0, tag: rr.tag ?? 'issue', value: rr.value });
     }
     return out;
   };

@@ -18,7 +18,13 @@ import { publicUrl } from '../../src/config.ts';
 import { generateOpenApi } from '../../src/openapi/generate.ts';
 import { addMember, createUser } from '../../src/users/service.ts';
 import { createContractChecker, saveRecorded, type ContractChecker } from './contract.ts';
-import { createV0Client, type Answer, type CallOptions as V0CallOptions, type ResponseOf, type Route } from '../../src/client/v0.ts';
+import {
+  createV0Client,
+  type Answer,
+  type CallOptions as V0CallOptions,
+  type ResponseOf,
+  type Route,
+} from '../../src/client/v0.ts';
 
 export type Harness = {
   deps: Deps;
@@ -34,12 +40,28 @@ export type Harness = {
 };
 
 /** `client`: the peer address the server sees (abuse limits are keyed on it); unset, it sees none. */
-export type CallOptions = { key?: string | null; body?: unknown; rawBody?: BodyInit; headers?: Record<string, string>; host?: string; account?: string; client?: string };
+export type CallOptions = {
+  key?: string | null;
+  body?: unknown;
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+  host?: string;
+  account?: string;
+  client?: string;
+};
 export type Called = { status: number; headers: Headers; body: any; text: string };
 /** The typed client's options plus who calls: `key`, `account` and the peer address (`client`). */
-export type ApiOptions<K extends Route> = V0CallOptions<K> & { key?: string | null; account?: string; client?: string };
-type OptionsFor<K extends Route> = [ParamsOf<K>] extends [never] ? [ApiOptions<K>?] : [ApiOptions<K>];
-type ParamsOf<K extends string> = K extends `${string}{${infer P}}${infer Rest}` ? P | ParamsOf<Rest> : never;
+export type ApiOptions<K extends Route> = V0CallOptions<K> & {
+  key?: string | null;
+  account?: string;
+  client?: string;
+};
+type OptionsFor<K extends Route> = [ParamsOf<K>] extends [never]
+  ? [ApiOptions<K>?]
+  : [ApiOptions<K>];
+type ParamsOf<K extends string> = K extends `${string}{${infer P}}${infer Rest}`
+  ? P | ParamsOf<Rest>
+  : never;
 
 /**
  * Tests run on Free with room to spare (test/fixtures/plans-roomy.json: more apps and requests,
@@ -66,7 +88,14 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   const config = testConfig(env);
   const pool = createPool(config.databaseUrl!, 10);
   const db = createDb(pool);
-  const deps: Deps = { config, pool, db, log: createLogger(config.logLevel), secretsKey: Buffer.from(config.secretsKey!, 'hex'), signals: createSignals() };
+  const deps: Deps = {
+    config,
+    pool,
+    db,
+    log: createLogger(config.logLevel),
+    secretsKey: Buffer.from(config.secretsKey!, 'hex'),
+    signals: createSignals(),
+  };
   const server = createServer(deps);
   const contract = holdToContract(server, config);
   async function answer<K extends Route>(route: K, options?: ApiOptions<K>): Promise<Answer<K>> {
@@ -74,7 +103,12 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
     await server.apps.events.flush();
     const { key, account, client, ...rest } = options ?? ({} as ApiOptions<K>);
     const env = client ? { incoming: { socket: { remoteAddress: client } } } : undefined;
-    const v0 = createV0Client({ baseUrl: `http://${config.hosts.api}`, apiKey: key, accountId: account, fetch: async (url, init) => server.request(url, init, env) });
+    const v0 = createV0Client({
+      baseUrl: `http://${config.hosts.api}`,
+      apiKey: key,
+      accountId: account,
+      fetch: async (url, init) => server.request(url, init, env),
+    });
     return v0.call(route, rest as never);
   }
   return {
@@ -98,7 +132,9 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
         headers['content-type'] ??= 'application/json';
       }
       const host = options.host ?? config.hosts.api;
-      const env = options.client ? { incoming: { socket: { remoteAddress: options.client } } } : undefined;
+      const env = options.client
+        ? { incoming: { socket: { remoteAddress: options.client } } }
+        : undefined;
       const res = await server.request(`http://${host}${path}`, { method, headers, body }, env);
       const text = await res.text();
       let parsed: unknown = undefined;
@@ -129,14 +165,41 @@ function holdToContract(server: Server, config: Config): { finish(): void } {
   const hosts = new Set([config.hosts.api, config.hosts.console, 'localhost', '127.0.0.1']);
   const inner = server.fetch;
   server.fetch = (async (req: Request, ...rest: unknown[]) => {
-    const sent = recordDir && /^application\/json/i.test(req.headers.get('content-type') ?? '') ? req.clone().text().catch(() => undefined) : undefined; // a body the client aborts is simply not recorded
-    const res = await (inner as (r: Request, ...a: unknown[]) => Response | Promise<Response>)(req, ...rest);
+    const sent =
+      recordDir && /^application\/json/i.test(req.headers.get('content-type') ?? '')
+        ? req
+            .clone()
+            .text()
+            .catch(() => undefined)
+        : undefined; // a body the client aborts is simply not recorded
+    const res = await (inner as (r: Request, ...a: unknown[]) => Response | Promise<Response>)(
+      req,
+      ...rest,
+    );
     const url = new URL(req.url);
-    if (!hosts.has(url.hostname) || !(url.pathname.startsWith('/v0/') || url.pathname.startsWith('/schemas/') || url.pathname.startsWith('/_internal/') || url.pathname === '/healthz' || url.pathname === '/openapi.json')) return res;
-    checker ??= createContractChecker(generateOpenApi(server.api, { serverUrl: publicUrl(config, config.hosts.api) }), { record: Boolean(recordDir) });
+    if (
+      !hosts.has(url.hostname) ||
+      !(
+        url.pathname.startsWith('/v0/') ||
+        url.pathname.startsWith('/schemas/') ||
+        url.pathname.startsWith('/_internal/') ||
+        url.pathname === '/healthz' ||
+        url.pathname === '/openapi.json'
+      )
+    )
+      return res;
+    checker ??= createContractChecker(
+      generateOpenApi(server.api, { serverUrl: publicUrl(config, config.hosts.api) }),
+      { record: Boolean(recordDir) },
+    );
     const isJson = /^application\/json/i.test(res.headers.get('content-type') ?? '');
     const text = isJson && req.method !== 'HEAD' ? await res.clone().text() : '';
-    const problem = checker.check(req.method, url.pathname, res.status, text ? JSON.parse(text) : undefined);
+    const problem = checker.check(
+      req.method,
+      url.pathname,
+      res.status,
+      text ? JSON.parse(text) : undefined,
+    );
     if (sent && res.ok) {
       try {
         const body = await sent;
@@ -156,7 +219,10 @@ function holdToContract(server: Server, config: Config): { finish(): void } {
   return {
     finish() {
       if (recordDir && checker) saveRecorded(recordDir, checker);
-      if (mismatches.length) console.error(`${mismatches.length} response(s) did not match /openapi.json:\n${mismatches.join('\n')}`);
+      if (mismatches.length)
+        console.error(
+          `${mismatches.length} response(s) did not match /openapi.json:\n${mismatches.join('\n')}`,
+        );
     },
   };
 }
@@ -172,7 +238,11 @@ export async function newUser(h: Harness, tag?: string) {
 }
 
 /** A user added to `accountId` with `role`, with their own API key. */
-export async function newMember(h: Harness, accountId: string, role: 'owner' | 'admin' | 'developer' | 'viewer') {
+export async function newMember(
+  h: Harness,
+  accountId: string,
+  role: 'owner' | 'admin' | 'developer' | 'viewer',
+) {
   return addMember(h.deps.db, { accountId, email: uniqueEmail(role), role });
 }
 
@@ -180,19 +250,31 @@ export async function newMember(h: Harness, accountId: string, role: 'owner' | '
 export { freePort } from '../../src/lib/ports.ts';
 
 /** Starts a real HTTP listener on a loopback port (a free one unless given) for tests that need real sockets; with a config, its server timeouts as `npm start` sets them. */
-export async function listen(server: Server, port = 0, config?: Config): Promise<{ url: string; port: number; close(): Promise<void> }> {
+export async function listen(
+  server: Server,
+  port = 0,
+  config?: Config,
+): Promise<{ url: string; port: number; close(): Promise<void> }> {
   return new Promise((resolve) => {
-    const s = serve({ fetch: server.fetch, port, hostname: '127.0.0.1', serverOptions: config ? serverOptions(config) : {} }, (info: AddressInfo) => {
-      resolve({
-        url: `http://127.0.0.1:${info.port}`,
-        port: info.port,
-        close: () =>
-          new Promise<void>((r) => {
-            (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-            s.close(() => r());
-          }),
-      });
-    });
+    const s = serve(
+      {
+        fetch: server.fetch,
+        port,
+        hostname: '127.0.0.1',
+        serverOptions: config ? serverOptions(config) : {},
+      },
+      (info: AddressInfo) => {
+        resolve({
+          url: `http://127.0.0.1:${info.port}`,
+          port: info.port,
+          close: () =>
+            new Promise<void>((r) => {
+              (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+              s.close(() => r());
+            }),
+        });
+      },
+    );
   });
 }
 
@@ -204,12 +286,22 @@ export function wireRequest(
   options: { method?: string; agent?: http.Agent } = {},
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host: hostHeader }, agent: options.agent }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: options.method ?? 'GET',
+        headers: { host: hostHeader },
+        agent: options.agent,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -11,7 +11,9 @@ dns.lookup = function (host, options, callback) {
   }
   if (typeof host === 'string' && (host === 'localhost' || host.endsWith('.localhost'))) {
     const all = typeof options === 'object' && options !== null && options.all;
-    process.nextTick(() => (all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)));
+    process.nextTick(() =>
+      all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4),
+    );
     return {};
   }
   return lookup.call(this, host, options, callback);

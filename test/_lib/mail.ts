@@ -10,9 +10,17 @@ import type { Harness } from './harness.ts';
 export type Received = { to: string[]; text: string };
 
 /** Quoted-printable soft breaks and escapes undone, to read a message as a person would. */
-export const decodeQP = (s: string) => s.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hx: string) => String.fromCharCode(parseInt(hx, 16)));
+export const decodeQP = (s: string) =>
+  s
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_m, hx: string) => String.fromCharCode(parseInt(hx, 16)));
 
-export async function startSmtp(): Promise<{ url: string; received: Received[]; next(to: string): Promise<Received>; close(): Promise<void> }> {
+export async function startSmtp(): Promise<{
+  url: string;
+  received: Received[];
+  next(to: string): Promise<Received>;
+  close(): Promise<void>;
+}> {
   const received: Received[] = [];
   const smtp = new SMTPServer({
     authOptional: true,
@@ -46,7 +54,14 @@ export async function startSmtp(): Promise<{ url: string; received: Received[]; 
 
 /** The job worker, as `npm start` runs it, so queued mail is sent. */
 export function startWorker(h: Harness): Promise<Runner> {
-  return run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 50, logger: workerLogger(), preset: WORKER_PRESET });
+  return run({
+    pgPool: h.deps.pool,
+    taskList: taskList(h.deps, h.server.apps),
+    noHandleSignals: true,
+    pollInterval: 50,
+    logger: workerLogger(),
+    preset: WORKER_PRESET,
+  });
 }
 
 /** The link token in a message: `/auth/confirm#token=…`. */

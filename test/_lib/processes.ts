@@ -18,7 +18,10 @@ export function processesOf(dataDir: string): string[] {
       }
     };
     const cmdline = read('cmdline');
-    if (cmdline.split('\0').some((arg) => arg.includes(dataDir)) || read('environ').split('\0').includes(`PLATFORM_DATA_DIR=${dataDir}`)) {
+    if (
+      cmdline.split('\0').some((arg) => arg.includes(dataDir)) ||
+      read('environ').split('\0').includes(`PLATFORM_DATA_DIR=${dataDir}`)
+    ) {
       found.push(`${pid} ${cmdline.replaceAll('\0', ' ').trim()}`);
     }
   }

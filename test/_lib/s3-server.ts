@@ -8,14 +8,35 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 // @ts-expect-error s3rver ships no types
 import S3rver from 's3rver';
 
-export type S3Server = { endpoint: string; bucket: string; env: Record<string, string>; keys(): Promise<string[]>; close(): Promise<void> };
+export type S3Server = {
+  endpoint: string;
+  bucket: string;
+  env: Record<string, string>;
+  keys(): Promise<string[]>;
+  close(): Promise<void>;
+};
 
 export async function startS3(name = 'platform-blobs'): Promise<S3Server> {
-  const directory = path.resolve('.data', 'test-scratch', `s3-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name }] });
+  const directory = path.resolve(
+    '.data',
+    'test-scratch',
+    `s3-${process.pid}-${Math.random().toString(36).slice(2)}`,
+  );
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    configureBuckets: [{ name }],
+  });
   const info = (await server.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${info.port}`;
-  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   return {
     endpoint,
     bucket: name,
@@ -31,7 +52,9 @@ export async function startS3(name = 'platform-blobs'): Promise<S3Server> {
       const out: string[] = [];
       let token: string | undefined;
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: name, ContinuationToken: token }));
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: name, ContinuationToken: token }),
+        );
         out.push(...(page.Contents ?? []).map((o) => o.Key!));
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);

@@ -13,7 +13,13 @@ test('GET /v0/accounts lists memberships with roles and the default account', as
   assert.is(asDev.status, 200);
   assert.equal(asDev.body.default_account_id, alice.account_id);
   assert.equal(asDev.body.accounts, [
-    { id: alice.account_id, account_id: alice.account_id, name: asDev.body.accounts[0].name, owner_user_id: alice.user_id, role: 'owner' },
+    {
+      id: alice.account_id,
+      account_id: alice.account_id,
+      name: asDev.body.accounts[0].name,
+      owner_user_id: alice.user_id,
+      role: 'owner',
+    },
   ]);
   // Bob joins Alice's account as a developer: he sees both, his own stays default.
   const again = await newMember(h, alice.account_id, 'developer');
@@ -22,7 +28,10 @@ test('GET /v0/accounts lists memberships with roles and the default account', as
   assert.ok(joined.accounts.some((a) => a.id === alice.account_id && a.role === 'developer'));
   assert.is.not(joined.default_account_id, alice.account_id);
   const bobs = await h.api('GET /v0/accounts', { key: bob.api_key });
-  assert.not.ok(bobs.accounts.some((a) => a.id === alice.account_id), 'no other account leaks');
+  assert.not.ok(
+    bobs.accounts.some((a) => a.id === alice.account_id),
+    'no other account leaks',
+  );
 });
 
 test('GET /v0/accounts auth matrix', async () => {
@@ -31,13 +40,25 @@ test('GET /v0/accounts auth matrix', async () => {
 
 test('API keys: create returns the raw key once; list, rename and revoke never do', async () => {
   const u = await newUser(h);
-  const created = await h.call('POST', '/v0/auth/api-keys', { key: u.api_key, body: { name: '  laptop  ' } });
+  const created = await h.call('POST', '/v0/auth/api-keys', {
+    key: u.api_key,
+    body: { name: '  laptop  ' },
+  });
   assert.is(created.status, 201);
   assert.match(created.body.api_key, /^ap_[A-Za-z0-9_-]{43}$/);
   assert.is(created.body.name, 'laptop');
   assert.is(created.body.id, created.body.api_key_id);
   assert.ok(created.body.api_key.startsWith(created.body.key_prefix));
-  assert.equal(Object.keys(created.body).sort(), ['api_key', 'api_key_id', 'created_at', 'id', 'key_prefix', 'last_used_at', 'name', 'revoked_at']);
+  assert.equal(Object.keys(created.body).sort(), [
+    'api_key',
+    'api_key_id',
+    'created_at',
+    'id',
+    'key_prefix',
+    'last_used_at',
+    'name',
+    'revoked_at',
+  ]);
   // The new key works.
   const me = await h.call('GET', '/v0/accounts', { key: created.body.api_key });
   assert.is(me.status, 200);
@@ -51,7 +72,10 @@ test('API keys: create returns the raw key once; list, rename and revoke never d
   const used = (list.body as ApiKeyList).api_keys.find((k) => k.id === created.body.id);
   assert.ok(used?.last_used_at, 'last_used_at is recorded');
 
-  const renamed = await h.call('PATCH', `/v0/auth/api-keys/${created.body.id}`, { key: u.api_key, body: { name: ' ci ' } });
+  const renamed = await h.call('PATCH', `/v0/auth/api-keys/${created.body.id}`, {
+    key: u.api_key,
+    body: { name: ' ci ' },
+  });
   assert.is(renamed.status, 200);
   assert.is(renamed.body.name, 'ci');
   assert.is(renamed.body.api_key, undefined);
@@ -84,26 +108,43 @@ test('API keys: bad names, unknown ids and other users keys', async () => {
     assert.is(r.status, 400, JSON.stringify(name));
     assert.ok(r.body.error.details.fields.name);
   }
-  const ok120 = await h.call('POST', '/v0/auth/api-keys', { key: u.api_key, body: { name: ` ${'y'.repeat(120)} ` } });
+  const ok120 = await h.call('POST', '/v0/auth/api-keys', {
+    key: u.api_key,
+    body: { name: ` ${'y'.repeat(120)} ` },
+  });
   assert.is(ok120.status, 201);
-  const missing = await h.call('PATCH', '/v0/auth/api-keys/key_00000000000000000000', { key: u.api_key, body: { name: 'x' } });
+  const missing = await h.call('PATCH', '/v0/auth/api-keys/key_00000000000000000000', {
+    key: u.api_key,
+    body: { name: 'x' },
+  });
   assert.is(missing.status, 404);
   const garbage = await h.call('DELETE', '/v0/auth/api-keys/../../accounts', { key: u.api_key });
   assert.is(garbage.status, 404);
-  const theirs = (await h.call('GET', '/v0/auth/api-keys', { key: other.api_key })).body.api_keys[0].id;
+  const theirs = (await h.call('GET', '/v0/auth/api-keys', { key: other.api_key })).body.api_keys[0]
+    .id;
   const steal = await h.call('DELETE', `/v0/auth/api-keys/${theirs}`, { key: u.api_key });
   assert.is(steal.status, 404);
   const stillWorks = await h.call('GET', '/v0/accounts', { key: other.api_key });
   assert.is(stillWorks.status, 200);
-  const renameMissingName = await h.call('PATCH', `/v0/auth/api-keys/${theirs}`, { key: other.api_key, body: {} });
+  const renameMissingName = await h.call('PATCH', `/v0/auth/api-keys/${theirs}`, {
+    key: other.api_key,
+    body: {},
+  });
   assert.is(renameMissingName.status, 400);
 });
 
 test('API key routes auth matrix', async () => {
   await checkAuthMatrix(h, { method: 'GET', path: '/v0/auth/api-keys' });
   await checkAuthMatrix(h, { method: 'POST', path: '/v0/auth/api-keys', body: { name: 'x' } });
-  await checkAuthMatrix(h, { method: 'PATCH', path: '/v0/auth/api-keys/key_00000000000000000000', body: { name: 'x' } });
-  await checkAuthMatrix(h, { method: 'DELETE', path: '/v0/auth/api-keys/key_00000000000000000000' });
+  await checkAuthMatrix(h, {
+    method: 'PATCH',
+    path: '/v0/auth/api-keys/key_00000000000000000000',
+    body: { name: 'x' },
+  });
+  await checkAuthMatrix(h, {
+    method: 'DELETE',
+    path: '/v0/auth/api-keys/key_00000000000000000000',
+  });
 });
 
 test('legacy password routes answer 410 with their codes', async () => {

@@ -29,12 +29,26 @@ async function owner(plan: string) {
   if (plan !== 'free') await setPlan(h.deps, { accountId: u.account_id, planKey: plan });
   return u;
 }
-async function publish(key: string, body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', '<h1>home</h1>'), file('server.js', SERVER, 'text/javascript')] })) {
+async function publish(
+  key: string,
+  body = site({
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    files: [
+      file('public/index.html', '<h1>home</h1>'),
+      file('server.js', SERVER, 'text/javascript'),
+    ],
+  }),
+) {
   const r = await h.call('PUT', '/v0/apps', { key, body });
   assert.is(r.status, 200, r.text);
   return r.body.app_id as string;
 }
-const analytics = (key: string, appId: string, range?: '7d' | '30d' | '90d') => h.answer('GET /v0/apps/{app_id}/analytics', { key, params: { app_id: appId }, ...(range ? { query: { range } } : {}) });
+const analytics = (key: string, appId: string, range?: '7d' | '30d' | '90d') =>
+  h.answer('GET /v0/apps/{app_id}/analytics', {
+    key,
+    params: { app_id: appId },
+    ...(range ? { query: { range } } : {}),
+  });
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0';
 
@@ -44,26 +58,43 @@ test('a Free account is told which plan has analytics', async () => {
   const r = await analytics(u.api_key, appId);
   assert.is(r.status, 402);
   assert.is(r.error?.code, 'entitlement_required');
-  assert.equal(r.error?.details, { plan_key: 'free', feature_key: 'app_analytics', required_plan_key: 'starter' });
+  assert.equal(r.error?.details, {
+    plan_key: 'free',
+    feature_key: 'app_analytics',
+    required_plan_key: 'starter',
+  });
 });
 
 test('requests on every route kind and runtime target show up, normalised, with bots apart', async () => {
   const u = await owner('starter');
   const appId = await publish(u.api_key);
   const staticOnly = await publish(u.api_key, site({ files: [file('public/index.html', 'x')] }));
-  await h.api('POST /v0/apps/{app_id}/slugs', { key: u.api_key, params: { app_id: appId }, body: { slug: 'stats-shop' } });
-  await h.api('POST /v0/apps/{app_id}/domains', { key: u.api_key, params: { app_id: appId }, body: { hostname: 'www.stats-one.test' } });
+  await h.api('POST /v0/apps/{app_id}/slugs', {
+    key: u.api_key,
+    params: { app_id: appId },
+    body: { slug: 'stats-shop' },
+  });
+  await h.api('POST /v0/apps/{app_id}/domains', {
+    key: u.api_key,
+    params: { app_id: appId },
+    body: { hostname: 'www.stats-one.test' },
+  });
   await operatorVerify(h.deps, 'www.stats-one.test');
   const canonical = `${appId}.apps.localhost`;
-  const get = async (host: string, path: string, headers: Record<string, string> = {}) => (await h.call('GET', path, { host, headers: { 'user-agent': FIREFOX, ...headers } })).status;
+  const get = async (host: string, path: string, headers: Record<string, string> = {}) =>
+    (await h.call('GET', path, { host, headers: { 'user-agent': FIREFOX, ...headers } })).status;
 
-  for (let i = 0; i < 3; i++) assert.is(await get(canonical, '/', { referer: 'https://www.News.example/story?id=1' }), 200);
+  for (let i = 0; i < 3; i++)
+    assert.is(await get(canonical, '/', { referer: 'https://www.News.example/story?id=1' }), 200);
   assert.is(await get(canonical, '/users/42?tab=posts'), 200);
   assert.is(await get(canonical, '/users/123e4567-e89b-12d3-a456-426614174000/posts'), 200);
   assert.is(await get(canonical, '/boom'), 500);
   assert.is(await get('stats-shop.apps.localhost', '/'), 200);
   assert.is(await get('stats-shop.apps.localhost', '/about', { referer: 'not a url' }), 200);
-  assert.is(await get('www.stats-one.test', '/', { referer: 'https://www.stats-one.test/elsewhere' }), 200);
+  assert.is(
+    await get('www.stats-one.test', '/', { referer: 'https://www.stats-one.test/elsewhere' }),
+    200,
+  );
   assert.is(await get(canonical, '/', { 'user-agent': GOOGLEBOT }), 200);
   assert.is(await get(canonical, '/secret-bot-path', { 'user-agent': GOOGLEBOT }), 200);
   assert.is(await get(`${staticOnly}.apps.localhost`, '/missing'), 404);
@@ -78,7 +109,10 @@ test('requests on every route kind and runtime target show up, normalised, with 
   assert.is(a.daily.length, 7);
   assert.is(a.daily.at(-1)!.date, new Date().toISOString().slice(0, 10));
   assert.is(a.daily.at(-1)!.requests, 9);
-  assert.ok(a.daily.slice(0, 6).every((d) => d.requests === 0), 'zero-filled');
+  assert.ok(
+    a.daily.slice(0, 6).every((d) => d.requests === 0),
+    'zero-filled',
+  );
   assert.equal(a.status_buckets, { '2xx': 8, '3xx': 0, '4xx': 0, '5xx': 1 });
   assert.equal(a.routes, { canonical: 6, slug: 2, custom_domain: 1 });
   assert.equal(a.runtime_targets, { static: 5, server: 4, not_found: 0 });
@@ -102,8 +136,13 @@ test('requests on every route kind and runtime target show up, normalised, with 
   assert.equal(other.runtime_targets, { static: 0, server: 0, not_found: 1 });
   assert.equal(other.status_buckets['4xx'], 1);
   // nothing identifying was stored
-  const stored = await sql<{ t: string }>`select string_agg(t::text, ' ') as t from (select * from analytics_traffic union all select app_id, day, path, '', '', false, requests from analytics_paths union all select app_id, day, domain, '', '', false, requests from analytics_referrers) t`.execute(h.deps.db);
-  for (const secret of ['Firefox', 'Googlebot', 'tab=posts', '127.0.0.1', 'story?id']) assert.not.match(stored.rows[0]!.t, secret);
+  const stored = await sql<{
+    t: string;
+  }>`select string_agg(t::text, ' ') as t from (select * from analytics_traffic union all select app_id, day, path, '', '', false, requests from analytics_paths union all select app_id, day, domain, '', '', false, requests from analytics_referrers) t`.execute(
+    h.deps.db,
+  );
+  for (const secret of ['Firefox', 'Googlebot', 'tab=posts', '127.0.0.1', 'story?id'])
+    assert.not.match(stored.rows[0]!.t, secret);
 });
 
 test('the range is clamped to the plan, and says so', async () => {
@@ -154,7 +193,16 @@ test('app users, jobs and webhooks are counted per app and day', async () => {
 test('two nodes add to the same rows; a node flushes what it counted when it stops', async () => {
   const u = await owner('starter');
   const appId = await publish(u.api_key, site());
-  const visit = { appId, status: 200, via: 'canonical' as const, target: 'static' as const, pathname: '/two-nodes', host: 'x', referrer: 'https://ref.example/', userAgent: FIREFOX };
+  const visit = {
+    appId,
+    status: 200,
+    via: 'canonical' as const,
+    target: 'static' as const,
+    pathname: '/two-nodes',
+    host: 'x',
+    referrer: 'https://ref.example/',
+    userAgent: FIREFOX,
+  };
   const a = createAnalyticsCollector({ db: h.deps.db, log: h.deps.log, flushMs: 3_600_000 });
   const b = createAnalyticsCollector({ db: h.deps.db, log: h.deps.log, flushMs: 3_600_000 });
   for (let i = 0; i < 5; i++) a.add(visit);
@@ -173,14 +221,25 @@ test('a flush that fails keeps its counts for the next one, and nothing is count
   const u = await owner('starter');
   const appId = await publish(u.api_key, site());
   const c = createAnalyticsCollector({ db: h.deps.db, log: h.deps.log, flushMs: 3_600_000 });
-  const visit = { appId, status: 200, via: 'canonical' as const, target: 'static' as const, pathname: '/kept', host: 'x', referrer: 'https://kept.example/', userAgent: FIREFOX };
+  const visit = {
+    appId,
+    status: 200,
+    via: 'canonical' as const,
+    target: 'static' as const,
+    pathname: '/kept',
+    host: 'x',
+    referrer: 'https://kept.example/',
+    userAgent: FIREFOX,
+  };
   for (let i = 0; i < 4; i++) c.add(visit);
   // the referrers table is unavailable for one flush: traffic and paths go in, referrers stay in memory
   await sql`alter table analytics_referrers rename to analytics_referrers_away`.execute(h.deps.db);
   try {
     await c.flush();
   } finally {
-    await sql`alter table analytics_referrers_away rename to analytics_referrers`.execute(h.deps.db);
+    await sql`alter table analytics_referrers_away rename to analytics_referrers`.execute(
+      h.deps.db,
+    );
   }
   assert.is(c.pending(), 1, 'the failed chunk is back in memory');
   c.add(visit);
@@ -197,7 +256,15 @@ test('a count the database can never take is dropped alone; the counts beside it
   const errors: string[] = [];
   const log = { ...h.deps.log, error: (msg: string) => void errors.push(msg) };
   const c = createAnalyticsCollector({ db: h.deps.db, log, flushMs: 3_600_000 });
-  const visit = { appId, status: 200, via: 'canonical' as const, target: 'static' as const, host: 'x', referrer: null, userAgent: FIREFOX };
+  const visit = {
+    appId,
+    status: 200,
+    via: 'canonical' as const,
+    target: 'static' as const,
+    host: 'x',
+    referrer: null,
+    userAgent: FIREFOX,
+  };
   // Postgres stores no NUL in text: this path's row is refused with a data error (no request line carries one
   // today; the collector must not let one row hold back the chunk it shares with others)
   c.add({ ...visit, pathname: '/before' });
@@ -212,7 +279,10 @@ test('a count the database can never take is dropped alone; the counts beside it
   assert.is(r.totals.requests, 4, 'every request is counted in traffic');
   assert.equal(
     r.top_paths.map((p: { path: string; requests: number }) => [p.path, p.requests]).sort(),
-    [['/after', 2], ['/before', 1]],
+    [
+      ['/after', 2],
+      ['/before', 1],
+    ],
   );
 });
 
@@ -235,9 +305,23 @@ test('a day keeps its top 100 paths; the rest fold into (other)', async () => {
   const u = await owner('starter');
   const appId = await publish(u.api_key, site());
   const c = createAnalyticsCollector({ db: h.deps.db, log: h.deps.log, flushMs: 3_600_000 });
-  for (let i = 0; i < 130; i++) c.add({ appId, status: 200, via: 'canonical', target: 'static', pathname: `/page-${i}`, host: 'x', referrer: null, userAgent: FIREFOX });
+  for (let i = 0; i < 130; i++)
+    c.add({
+      appId,
+      status: 200,
+      via: 'canonical',
+      target: 'static',
+      pathname: `/page-${i}`,
+      host: 'x',
+      referrer: null,
+      userAgent: FIREFOX,
+    });
   await c.close();
-  const rows = await h.deps.db.selectFrom('analytics_paths').select(['path', 'requests']).where('app_id', '=', appId).execute();
+  const rows = await h.deps.db
+    .selectFrom('analytics_paths')
+    .select(['path', 'requests'])
+    .where('app_id', '=', appId)
+    .execute();
   assert.is(rows.length, 101);
   assert.is(Number(rows.find((r) => r.path === '(other)')!.requests), 30);
 });
@@ -246,12 +330,18 @@ test('retention deletes aggregates older than the longest plan window', async ()
   const u = await owner('starter');
   const appId = await publish(u.api_key, site());
   await sql`insert into analytics_traffic (app_id, day, route_kind, target, status_bucket, bot, requests) values
-    (${appId}, current_date - 120, 'canonical', 'static', '2xx', false, 5), (${appId}, current_date - 10, 'canonical', 'static', '2xx', false, 7)`.execute(h.deps.db);
-  await sql`insert into analytics_paths (app_id, day, path, requests) values (${appId}, current_date - 120, '/old', 5)`.execute(h.deps.db);
+    (${appId}, current_date - 120, 'canonical', 'static', '2xx', false, 5), (${appId}, current_date - 10, 'canonical', 'static', '2xx', false, 7)`.execute(
+    h.deps.db,
+  );
+  await sql`insert into analytics_paths (app_id, day, path, requests) values (${appId}, current_date - 120, '/old', 5)`.execute(
+    h.deps.db,
+  );
   const r = await analyticsRetention(h.deps);
   assert.is(r.days, 90);
   assert.ok(r.deleted >= 2);
-  const left = await sql<{ n: number }>`select count(*)::int as n from analytics_traffic where app_id = ${appId}`.execute(h.deps.db);
+  const left = await sql<{
+    n: number;
+  }>`select count(*)::int as n from analytics_traffic where app_id = ${appId}`.execute(h.deps.db);
   assert.is(left.rows[0]!.n, 1);
 });
 

@@ -46,20 +46,45 @@ const shots = process.env.SCREENSHOTS ?? path.resolve('.data', 'screenshots');
 await mkdir(shots, { recursive: true });
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-if (!existsSync(executablePath)) throw new Error(`The browser tests need Chromium at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH).`);
+if (!existsSync(executablePath))
+  throw new Error(
+    `The browser tests need Chromium at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH).`,
+  );
 const browser: Browser = await chromium.launch({
   executablePath,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP *.localhost 127.0.0.1'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--host-resolver-rules=MAP *.localhost 127.0.0.1',
+  ],
 });
 const context = await browser.newContext();
 const page = await context.newPage();
-const shot = async (name: string, fullPage = true) => void (await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage }));
+const shot = async (name: string, fullPage = true) =>
+  void (await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage }));
 
-function cli(args: string[], cwd = work): { child: ChildProcess; out: () => string; done: Promise<number> } {
+function cli(
+  args: string[],
+  cwd = work,
+): { child: ChildProcess; out: () => string; done: Promise<number> } {
   let out = '';
   const child = spawn(process.execPath, [path.resolve('src/cli/bin.mjs'), ...args], {
     cwd,
-    env: { ...process.env, PLATFORM_API_URL: live.url, PLATFORM_API_KEY: '', XDG_CONFIG_HOME: path.join(work, 'config'), NO_COLOR: '1', DISPLAY: '', WAYLAND_DISPLAY: '', BROWSER: '' },
+    env: {
+      ...process.env,
+      PLATFORM_API_URL: live.url,
+      PLATFORM_API_KEY: '',
+      XDG_CONFIG_HOME: path.join(work, 'config'),
+      NO_COLOR: '1',
+      DISPLAY: '',
+      WAYLAND_DISPLAY: '',
+      BROWSER: '',
+    },
   });
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -76,7 +101,9 @@ test('sign up from the e-mail link in Chromium; the session cookie is __Host-, S
   await shot('1-sign-in-sent');
 
   const mail = await smtp.next(email);
-  const link = /http:\/\/console\.localhost:\d+\/auth\/confirm#token=[A-Za-z0-9_-]{43}/.exec(mail.text)![0];
+  const link = /http:\/\/console\.localhost:\d+\/auth\/confirm#token=[A-Za-z0-9_-]{43}/.exec(
+    mail.text,
+  )![0];
   await page.goto(link);
   await shot('2-confirm');
   assert.not.match(page.url(), 'token=', 'the token leaves the address bar');
@@ -90,12 +117,24 @@ test('sign up from the e-mail link in Chromium; the session cookie is __Host-, S
   await page.locator('#who', { hasText: email }).waitFor();
   await page.getByRole('heading', { name: 'No apps yet' }).waitFor();
   assert.match(await page.locator('pre').innerText(), 'platform publish my-site');
-  assert.is(await page.getByLabel('Account').locator('option:checked').innerText(), 'Browser Co · owner');
+  assert.is(
+    await page.getByLabel('Account').locator('option:checked').innerText(),
+    'Browser Co · owner',
+  );
   await shot('4-apps-empty');
 
   const cookie = (await context.cookies(CONSOLE)).find((c) => c.name === '__Host-platform_session');
   assert.ok(cookie, 'Chromium kept the session cookie on http://console.localhost');
-  assert.equal({ secure: cookie!.secure, httpOnly: cookie!.httpOnly, sameSite: cookie!.sameSite, path: cookie!.path, domain: cookie!.domain }, { secure: true, httpOnly: true, sameSite: 'Lax', path: '/', domain: 'console.localhost' });
+  assert.equal(
+    {
+      secure: cookie!.secure,
+      httpOnly: cookie!.httpOnly,
+      sameSite: cookie!.sameSite,
+      path: cookie!.path,
+      domain: cookie!.domain,
+    },
+    { secure: true, httpOnly: true, sameSite: 'Lax', path: '/', domain: 'console.localhost' },
+  );
   assert.is(await page.evaluate(() => document.cookie), '', 'page script cannot read it');
 });
 
@@ -115,7 +154,9 @@ test('approve the device code the real CLI is waiting on; the CLI then runs whoa
 
   await page.goto(url);
   await page.getByRole('button', { name: 'Continue' }).click();
-  await page.getByRole('heading', { name: /Allow platform CLI on .+ to use your account\?/ }).waitFor();
+  await page
+    .getByRole('heading', { name: /Allow platform CLI on .+ to use your account\?/ })
+    .waitFor();
   await shot('5-device');
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.getByText('Approved. Return to your terminal').waitFor();
@@ -127,7 +168,6 @@ test('approve the device code the real CLI is waiting on; the CLI then runs whoa
   assert.is(await whoami.done, 0, whoami.out());
   assert.match(whoami.out(), 'Browser Co');
   assert.match(whoami.out(), 'owner');
-
 });
 
 const run = async (args: string[], cwd = work, expected = 0) => {
@@ -174,7 +214,10 @@ test('a release waiting for a secret says so; setting the secret from the consol
   await page.getByLabel('Value').fill('s3cret-value');
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByText('Saved API_TOKEN.').waitFor();
-  await page.getByRole('row', { name: /API_TOKEN/ }).getByText('set').waitFor();
+  await page
+    .getByRole('row', { name: /API_TOKEN/ })
+    .getByText('set')
+    .waitFor();
   assert.not.match(await page.content(), 's3cret-value', 'the value is not shown again');
   await shot('8-secrets');
   await page.getByRole('link', { name: 'Resources' }).click();
@@ -189,9 +232,17 @@ test('run a job now from the resources page, with a payload; its run shows in th
   const site = path.join(work, 'site');
   const manifest = JSON.parse(await readFile(path.join(site, 'manifest.platform.json'), 'utf8'));
   manifest.runtime = { ...manifest.runtime, server_entry: 'server.js' };
-  manifest.resources = { ...manifest.resources, jobs: { report: { max_attempts: 1 } }, data: { collections: { reports: { fields: { team: 'string' } } } }, files: { stores: { uploads: {} } } };
+  manifest.resources = {
+    ...manifest.resources,
+    jobs: { report: { max_attempts: 1 } },
+    data: { collections: { reports: { fields: { team: 'string' } } } },
+    files: { stores: { uploads: {} } },
+  };
   await writeFile(path.join(site, 'manifest.platform.json'), JSON.stringify(manifest));
-  await writeFile(path.join(site, 'server.js'), `export default { async job(event, ctx) { await ctx.data.collection('reports').create({ team: event.payload.team }); ctx.log.info('report for ' + event.payload.team); } };`);
+  await writeFile(
+    path.join(site, 'server.js'),
+    `export default { async job(event, ctx) { await ctx.data.collection('reports').create({ team: event.payload.team }); ctx.log.info('report for ' + event.payload.team); } };`,
+  );
   await run(['publish', '--message', 'with a job'], site);
   await page.reload();
   const row = page.getByRole('row', { name: /report/ });
@@ -235,7 +286,10 @@ test('API keys: the raw key once, rename, revoke', async () => {
   assert.is((await h.call('GET', '/v0/accounts', { key: raw })).status, 200, 'the key shown works');
   await shot('11-keys');
   page.once('dialog', (d) => void d.accept());
-  await page.getByRole('row', { name: /CI deploys/ }).getByRole('button', { name: 'Revoke' }).click();
+  await page
+    .getByRole('row', { name: /CI deploys/ })
+    .getByRole('button', { name: 'Revoke' })
+    .click();
   await page.getByText('Revoked CI deploys.').waitFor();
   assert.is((await h.call('GET', '/v0/accounts', { key: raw })).status, 401);
   await page.reload();
@@ -243,27 +297,57 @@ test('API keys: the raw key once, rename, revoke', async () => {
 });
 
 test('the account page: plan, usage bars with a warning colour, flags with reasons, a plan-change preview', async () => {
-  const account = await h.deps.db.selectFrom('accounts').select('id').where('name', '=', 'Browser Co').executeTakeFirstOrThrow();
-  const app = await h.deps.db.selectFrom('apps').select('id').where('account_id', '=', account.id).where('name', '=', 'site').executeTakeFirstOrThrow();
+  const account = await h.deps.db
+    .selectFrom('accounts')
+    .select('id')
+    .where('name', '=', 'Browser Co')
+    .executeTakeFirstOrThrow();
+  const app = await h.deps.db
+    .selectFrom('apps')
+    .select('id')
+    .where('account_id', '=', account.id)
+    .where('name', '=', 'site')
+    .executeTakeFirstOrThrow();
   await setPlan(h.deps, { accountId: account.id, planKey: 'starter' });
   // usage as the request meter and the domains feature record it: 900 000 of Starter's 1 000 000 requests, one slug
   const month = new Date().toISOString().slice(0, 7) + '-01';
-  await sql`insert into account_usage (account_id, period_start, metric, value) values (${account.id}, ${month}::date, 'requests.monthly', 900000)`.execute(h.deps.db);
-  await sql`insert into app_routes (id, app_id, account_id, route_type, hostname, status) values ('route_browsertest', ${app.id}, ${account.id}, 'slug', 'browser-site.apps.localhost', 'active')`.execute(h.deps.db);
-  await setFlag(h.deps, { appId: app.id, flag: 'suspended', reason: 'Reported as spam (ticket 7)', clear: false });
+  await sql`insert into account_usage (account_id, period_start, metric, value) values (${account.id}, ${month}::date, 'requests.monthly', 900000)`.execute(
+    h.deps.db,
+  );
+  await sql`insert into app_routes (id, app_id, account_id, route_type, hostname, status) values ('route_browsertest', ${app.id}, ${account.id}, 'slug', 'browser-site.apps.localhost', 'active')`.execute(
+    h.deps.db,
+  );
+  await setFlag(h.deps, {
+    appId: app.id,
+    flag: 'suspended',
+    reason: 'Reported as spam (ticket 7)',
+    clear: false,
+  });
 
   await page.getByRole('link', { name: 'Account' }).click();
   await page.locator('#plan-name', { hasText: 'Starter' }).waitFor();
   const requests = page.locator('.usage', { hasText: 'Requests this month' });
   assert.match(await requests.innerText(), '900,000 of 1,000,000 (90%)');
   assert.match((await requests.getAttribute('class'))!, 'warn', 'over 80%: the warning colour');
-  assert.match((await page.locator('.usage', { hasText: 'Published apps' }).getAttribute('class'))!, 'good');
+  assert.match(
+    (await page.locator('.usage', { hasText: 'Published apps' }).getAttribute('class'))!,
+    'good',
+  );
   // stored bytes read as bytes, against Starter's 10 GiB
-  assert.match(await page.locator('.usage', { hasText: 'App data and files' }).innerText(), /[\d.]+ (bytes|KiB|MiB) of 10 GiB \(0%\)/);
+  assert.match(
+    await page.locator('.usage', { hasText: 'App data and files' }).innerText(),
+    /[\d.]+ (bytes|KiB|MiB) of 10 GiB \(0%\)/,
+  );
   assert.match(await page.locator('#flags').innerText(), 'Reported as spam (ticket 7)');
-  assert.match(await page.locator('#warnings').innerText(), /900,000 of 1,000,000 monthly requests used \(90%\)/);
+  assert.match(
+    await page.locator('#warnings').innerText(),
+    /900,000 of 1,000,000 monthly requests used \(90%\)/,
+  );
   await page.getByRole('cell', { name: 'webhooks' }).waitFor();
-  assert.is(await page.getByRole('row', { name: /storage\.bytes\.max/ }).innerText(), 'storage.bytes.max\t10 GiB');
+  assert.is(
+    await page.getByRole('row', { name: /storage\.bytes\.max/ }).innerText(),
+    'storage.bytes.max\t10 GiB',
+  );
   await shot('12a-account');
 
   await page.getByLabel('Plan').selectOption('free');
@@ -281,7 +365,11 @@ test('the account page: plan, usage bars with a warning colour, flags with reaso
 });
 
 test('domains: add a slug and a domain, the records with copy buttons, the diagnosis in plain words, verify, disable, remove', async () => {
-  const account = await h.deps.db.selectFrom('accounts').select('id').where('name', '=', 'Browser Co').executeTakeFirstOrThrow();
+  const account = await h.deps.db
+    .selectFrom('accounts')
+    .select('id')
+    .where('name', '=', 'Browser Co')
+    .executeTakeFirstOrThrow();
   await setPlan(h.deps, { accountId: account.id, planKey: 'starter' });
   await page.goto(`${CONSOLE}/`);
   await page.getByRole('link', { name: 'site' }).click();
@@ -289,7 +377,9 @@ test('domains: add a slug and a domain, the records with copy buttons, the diagn
   await page.getByText('No slugs or custom domains yet.').waitFor();
   await page.getByLabel('Slug').fill('browser-shop');
   await page.getByRole('button', { name: 'Add slug' }).click();
-  await page.getByText(`The app now also serves at http://browser-shop.apps.localhost:${port}/`).waitFor();
+  await page
+    .getByText(`The app now also serves at http://browser-shop.apps.localhost:${port}/`)
+    .waitFor();
   await page.getByRole('link', { name: 'browser-shop.apps.localhost' }).waitFor();
 
   await page.getByLabel('Domain').fill('www.browser-shop.test');
@@ -297,16 +387,31 @@ test('domains: add a slug and a domain, the records with copy buttons, the diagn
   const card = page.locator('article[data-hostname="www.browser-shop.test"]');
   await card.getByText('waiting for DNS').waitFor();
   await card.getByRole('cell', { name: '_platform-challenge.www.browser-shop.test' }).waitFor();
-  assert.ok((await card.getByRole('button', { name: 'Copy' }).count()) >= 4, 'a copy button for each name and value');
+  assert.ok(
+    (await card.getByRole('button', { name: 'Copy' }).count()) >= 4,
+    'a copy button for each name and value',
+  );
   await card.getByText('Not checked yet.').waitFor();
   await card.getByRole('button', { name: 'Verify' }).click();
-  await page.getByText(/^www\.browser-shop\.test is not verified yet: No TXT record at _platform-challenge\.www\.browser-shop\.test/).waitFor();
-  await card.getByText(/✗ No TXT record at _platform-challenge\.www\.browser-shop\.test: create TXT/).waitFor();
+  await page
+    .getByText(
+      /^www\.browser-shop\.test is not verified yet: No TXT record at _platform-challenge\.www\.browser-shop\.test/,
+    )
+    .waitFor();
+  await card
+    .getByText(/✗ No TXT record at _platform-challenge\.www\.browser-shop\.test: create TXT/)
+    .waitFor();
   await card.getByText(/No CNAME at www\.browser-shop\.test/).waitFor();
   await shot('16-domains-pending');
 
-  const token = await h.deps.db.selectFrom('app_routes').select('verification_token').where('hostname', '=', 'www.browser-shop.test').executeTakeFirstOrThrow();
-  dns.set('_platform-challenge.www.browser-shop.test', [{ type: 'TXT', value: token.verification_token! }]);
+  const token = await h.deps.db
+    .selectFrom('app_routes')
+    .select('verification_token')
+    .where('hostname', '=', 'www.browser-shop.test')
+    .executeTakeFirstOrThrow();
+  dns.set('_platform-challenge.www.browser-shop.test', [
+    { type: 'TXT', value: token.verification_token! },
+  ]);
   dns.set('www.browser-shop.test', [{ type: 'CNAME', value: 'apps.localhost' }]);
   await card.getByRole('button', { name: 'Verify' }).click();
   await page.getByText('www.browser-shop.test is verified and serves the app.').waitFor();
@@ -315,7 +420,9 @@ test('domains: add a slug and a domain, the records with copy buttons, the diagn
 
   const slugCard = page.locator('article[data-hostname="browser-shop.apps.localhost"]');
   await slugCard.getByRole('button', { name: 'Disable' }).click();
-  await page.getByText('browser-shop.apps.localhost is disabled; the app still serves at its own origin.').waitFor();
+  await page
+    .getByText('browser-shop.apps.localhost is disabled; the app still serves at its own origin.')
+    .waitFor();
   assert.is((await h.call('GET', '/', { host: 'browser-shop.apps.localhost' })).status, 404);
   await slugCard.getByRole('button', { name: 'Enable' }).click();
   await page.getByText('browser-shop.apps.localhost serves the app again.').waitFor();
@@ -327,11 +434,21 @@ test('domains: add a slug and a domain, the records with copy buttons, the diagn
 });
 
 test('analytics: the chart, breakdowns and top paths; the plan clamp; a Free account sees what it would get', async () => {
-  const account = await h.deps.db.selectFrom('accounts').select('id').where('name', '=', 'Browser Co').executeTakeFirstOrThrow();
-  const app = await h.deps.db.selectFrom('apps').select('id').where('account_id', '=', account.id).where('name', '=', 'site').executeTakeFirstOrThrow();
+  const account = await h.deps.db
+    .selectFrom('accounts')
+    .select('id')
+    .where('name', '=', 'Browser Co')
+    .executeTakeFirstOrThrow();
+  const app = await h.deps.db
+    .selectFrom('apps')
+    .select('id')
+    .where('account_id', '=', account.id)
+    .where('name', '=', 'site')
+    .executeTakeFirstOrThrow();
   await setPlan(h.deps, { accountId: account.id, planKey: 'starter' });
   const host = `${app.id}.apps.localhost`;
-  for (let i = 0; i < 4; i++) await h.call('GET', '/', { host, headers: { referer: 'https://news.example/story' } });
+  for (let i = 0; i < 4; i++)
+    await h.call('GET', '/', { host, headers: { referer: 'https://news.example/story' } });
   await h.call('GET', '/orders/12345', { host });
   await h.server.apps.analytics.flush();
   await page.goto(`${CONSOLE}/apps/${app.id}/analytics`);
@@ -362,14 +479,26 @@ test("an app user's session on a custom domain is not the canonical origin's, an
       runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
       resources: { auth: { mode: 'app_users', public_signup: true } },
       files: [
-        { path: 'public/index.html', content_type: 'text/html; charset=utf-8', content_base64: Buffer.from('<h1>members</h1>').toString('base64') },
-        { path: 'server.js', content_type: 'text/javascript', content_base64: Buffer.from(server).toString('base64') },
+        {
+          path: 'public/index.html',
+          content_type: 'text/html; charset=utf-8',
+          content_base64: Buffer.from('<h1>members</h1>').toString('base64'),
+        },
+        {
+          path: 'server.js',
+          content_type: 'text/javascript',
+          content_base64: Buffer.from(server).toString('base64'),
+        },
       ],
     },
   });
   assert.is(pub.status, 200, pub.text);
   const appId = pub.body.app_id as string;
-  await h.api('POST /v0/apps/{app_id}/domains', { key: u.api_key, params: { app_id: appId }, body: { hostname: 'members-shop.localhost' } });
+  await h.api('POST /v0/apps/{app_id}/domains', {
+    key: u.api_key,
+    params: { app_id: appId },
+    body: { hostname: 'members-shop.localhost' },
+  });
   await operatorVerify(h.deps, 'members-shop.localhost');
 
   const visitor = await browser.newContext();
@@ -377,26 +506,57 @@ test("an app user's session on a custom domain is not the canonical origin's, an
   const custom = `http://members-shop.localhost:${port}`;
   const canonical = `http://${appId}.apps.localhost:${port}`;
   const session = () => tab.evaluate(async () => (await fetch('/_platform/auth/session')).status);
-  const post = (path: string, body: unknown) => tab.evaluate(async ([p, b]) => (await fetch(p as string, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) })).status, [path, body] as const);
+  const post = (path: string, body: unknown) =>
+    tab.evaluate(
+      async ([p, b]) =>
+        (
+          await fetch(p as string, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(b),
+          })
+        ).status,
+      [path, body] as const,
+    );
   await tab.goto(custom + '/');
   await tab.getByRole('heading', { name: 'members' }).waitFor();
-  assert.is(await post('/_platform/auth/signup', { email: 'visitor@example.com', password: 'correct horse battery' }), 201);
+  assert.is(
+    await post('/_platform/auth/signup', {
+      email: 'visitor@example.com',
+      password: 'correct horse battery',
+    }),
+    201,
+  );
   assert.is(await session(), 200, 'signed in on the custom domain');
   await tab.goto(canonical + '/');
   assert.is(await session(), 401, 'not signed in on the canonical origin');
-  assert.is(await post('/_platform/auth/login', { email: 'visitor@example.com', password: 'correct horse battery' }), 200);
+  assert.is(
+    await post('/_platform/auth/login', {
+      email: 'visitor@example.com',
+      password: 'correct horse battery',
+    }),
+    200,
+  );
   assert.is(await session(), 200);
   assert.is(await post('/_platform/auth/logout', {}), 200);
   assert.is(await session(), 401, 'signed out on the canonical origin');
   await tab.goto(custom + '/');
   assert.is(await session(), 200, 'still signed in on the custom domain');
   const cookies = (await visitor.cookies()).filter((c) => c.name === '__Host-platform_app_session');
-  assert.equal(cookies.map((c) => c.domain), ['members-shop.localhost'], 'the cookie is bound to the host that set it');
+  assert.equal(
+    cookies.map((c) => c.domain),
+    ['members-shop.localhost'],
+    'the cookie is bound to the host that set it',
+  );
   await visitor.close();
 });
 
 test('billing: upgrade through Checkout; the plan changes when Stripe says so, not on the way back', async () => {
-  const account = await h.deps.db.selectFrom('accounts').select('id').where('name', '=', 'Browser Co').executeTakeFirstOrThrow();
+  const account = await h.deps.db
+    .selectFrom('accounts')
+    .select('id')
+    .where('name', '=', 'Browser Co')
+    .executeTakeFirstOrThrow();
   await page.getByRole('link', { name: 'Billing' }).click();
   await page.locator('#current-plan', { hasText: 'Free' }).waitFor();
   assert.is(await page.locator('#plan-source').innerText(), 'Nothing bought yet.');
@@ -409,11 +569,40 @@ test('billing: upgrade through Checkout; the plan changes when Stripe says so, n
   // back from Checkout before Stripe's event: the page waits; then the signed event arrives
   await page.goto(`${CONSOLE}/billing?checkout=success&session_id=${session.id}`);
   await page.getByText('your plan changes as soon as Stripe confirms it').waitFor();
-  assert.is(await page.locator('#current-plan').innerText(), 'Free', 'the redirect alone grants nothing');
-  const event = { id: 'evt_browser1', object: 'event', type: 'checkout.session.completed', created: Math.floor(Date.now() / 1000), data: { object: { id: session.id, object: 'checkout.session', customer: subscription.customer, client_reference_id: account.id, subscription: subscription.id } } };
+  assert.is(
+    await page.locator('#current-plan').innerText(),
+    'Free',
+    'the redirect alone grants nothing',
+  );
+  const event = {
+    id: 'evt_browser1',
+    object: 'event',
+    type: 'checkout.session.completed',
+    created: Math.floor(Date.now() / 1000),
+    data: {
+      object: {
+        id: session.id,
+        object: 'checkout.session',
+        customer: subscription.customer,
+        client_reference_id: account.id,
+        subscription: subscription.id,
+      },
+    },
+  };
   const payload = JSON.stringify(event);
-  const header = new Stripe(STRIPE_KEY).webhooks.generateTestHeaderString({ payload, secret: WHSEC });
-  assert.is((await h.call('POST', '/v0/payments/webhook', { rawBody: payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } })).status, 200);
+  const header = new Stripe(STRIPE_KEY).webhooks.generateTestHeaderString({
+    payload,
+    secret: WHSEC,
+  });
+  assert.is(
+    (
+      await h.call('POST', '/v0/payments/webhook', {
+        rawBody: payload,
+        headers: { 'content-type': 'application/json', 'stripe-signature': header },
+      })
+    ).status,
+    200,
+  );
   await page.locator('#current-plan', { hasText: 'Starter' }).waitFor({ timeout: 20_000 });
   await page.getByText('You are on Starter now.').waitFor();
   assert.is(await page.locator('#plan-source').innerText(), 'From your Stripe subscription.');
@@ -436,7 +625,9 @@ test('members: invite someone; at 360 px wide the page still works; sign out kee
   await page.setViewportSize({ width: 360, height: 740 });
   await page.goto(`${CONSOLE}/`);
   await page.getByRole('link', { name: 'site' }).waitFor();
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   assert.ok(overflow <= 0, `no sideways scrolling at 360 px (${overflow}px)`);
   await shot('13-apps-360');
   await page.setViewportSize({ width: 1280, height: 720 });
@@ -455,7 +646,11 @@ test('members: invite someone; at 360 px wide the page still works; sign out kee
   await page.waitForURL(/\/sign-in\?next=/);
   await run(['whoami']);
   await run(['logout', '--revoke']);
-  const after = await h.deps.db.selectFrom('api_keys').select(['name', 'revoked_at']).where('name', 'like', 'platform CLI on %').execute();
+  const after = await h.deps.db
+    .selectFrom('api_keys')
+    .select(['name', 'revoked_at'])
+    .where('name', 'like', 'platform CLI on %')
+    .execute();
   assert.ok(after.length === 1 && after[0]!.revoked_at, 'logout --revoke revoked the key');
 });
 

@@ -19,9 +19,14 @@ const u = await newUser(h);
 const work = path.resolve('.data', 'test-scratch', `cli-${process.pid}`);
 
 const { cli, start } = cliFor({ url: live.url, key: u.api_key, work });
-const site = (name: string, manifest: unknown, files: Record<string, string>) => writeSite(work, name, manifest, files);
+const site = (name: string, manifest: unknown, files: Record<string, string>) =>
+  writeSite(work, name, manifest, files);
 
-const MANIFEST = { app: { name: 'CLI site' }, runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, resources: { secrets: { required: ['GREETING'] } } };
+const MANIFEST = {
+  app: { name: 'CLI site' },
+  runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+  resources: { secrets: { required: ['GREETING'] } },
+};
 let dir = '';
 let appId = '';
 
@@ -30,7 +35,8 @@ test.before(async () => {
   dir = await site('app', MANIFEST, {
     'public/index.html': '<h1>from the cli</h1>',
     'public/style.css': 'body{}',
-    'server.js': "export default { fetch(req, ctx) { return new Response('hello ' + (ctx.secrets.get('GREETING') ?? 'nobody')) } };",
+    'server.js':
+      "export default { fetch(req, ctx) { return new Response('hello ' + (ctx.secrets.get('GREETING') ?? 'nobody')) } };",
     '.env': 'SECRET=1',
     '.git/HEAD': 'ref',
     'node_modules/x/index.js': 'x',
@@ -48,13 +54,32 @@ test('publish a folder (static + server): stored until its secret is set, files 
   const link = JSON.parse(await readFile(path.join(dir, '.platform', 'app.json'), 'utf8'));
   appId = link.app_id;
   assert.match(appId, /^[a-z0-9]{12,24}$/);
-  const rel = await h.deps.db.selectFrom('release_files').innerJoin('releases', 'releases.id', 'release_files.release_id').select(['release_files.path', 'release_files.content_type']).where('releases.app_id', '=', appId).execute();
-  assert.equal(rel.map((f) => f.path).sort(), ['public/index.html', 'public/style.css', 'server.js']);
-  assert.is(rel.find((f) => f.path === 'public/style.css')!.content_type, 'text/css; charset=utf-8');
+  const rel = await h.deps.db
+    .selectFrom('release_files')
+    .innerJoin('releases', 'releases.id', 'release_files.release_id')
+    .select(['release_files.path', 'release_files.content_type'])
+    .where('releases.app_id', '=', appId)
+    .execute();
+  assert.equal(rel.map((f) => f.path).sort(), [
+    'public/index.html',
+    'public/style.css',
+    'server.js',
+  ]);
+  assert.is(
+    rel.find((f) => f.path === 'public/style.css')!.content_type,
+    'text/css; charset=utf-8',
+  );
 });
 
 test('a release whose server module does not load: exit 5, and the reason is printed', async () => {
-  const broken = await site('broken', { app: { name: 'Broken' }, runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' } }, { 'public/index.html': 'hi', 'server.js': 'export default { fetch( {' });
+  const broken = await site(
+    'broken',
+    {
+      app: { name: 'Broken' },
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    },
+    { 'public/index.html': 'hi', 'server.js': 'export default { fetch( {' },
+  );
   // the CLI's own check would catch this syntax error (test/cli/build.test.ts); unchecked, the server's does
   const r = await cli(['publish', broken, '--no-bundle']);
   assert.is(r.code, 5, r.stdout + r.stderr);
@@ -115,12 +140,19 @@ test('events prints the log; --type filters; --follow prints new events until in
   const parsed = JSON.parse(typed.stdout);
   assert.ok(parsed.events.length === 1 && parsed.events[0].type === 'release.rolled_back');
   // --follow: start it, cause an event, see it printed, interrupt.
-  const child = spawn(process.execPath, [BIN, 'events', '--follow', '--interval', '100'], { cwd: dir, env: { ...process.env, PLATFORM_API_URL: live.url, PLATFORM_API_KEY: u.api_key, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [BIN, 'events', '--follow', '--interval', '100'], {
+    cwd: dir,
+    env: { ...process.env, PLATFORM_API_URL: live.url, PLATFORM_API_KEY: u.api_key, NO_COLOR: '1' },
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await new Promise((r) => setTimeout(r, 1500));
-  await h.call('PUT', `/v0/apps/${appId}/secrets/FOLLOW_ME`, { key: u.api_key, body: { value: 'x' } });
-  for (let i = 0; i < 50 && !out.includes('FOLLOW_ME'); i++) await new Promise((r) => setTimeout(r, 100));
+  await h.call('PUT', `/v0/apps/${appId}/secrets/FOLLOW_ME`, {
+    key: u.api_key,
+    body: { value: 'x' },
+  });
+  for (let i = 0; i < 50 && !out.includes('FOLLOW_ME'); i++)
+    await new Promise((r) => setTimeout(r, 100));
   child.kill('SIGINT');
   const code = await new Promise((r) => child.on('close', r));
   assert.match(out, 'Secret FOLLOW_ME was set');
@@ -128,13 +160,19 @@ test('events prints the log; --type filters; --follow prints new events until in
 });
 
 test('publish sends again, after the wait the platform asks for, when it is too busy with large publishes to take this one', async () => {
-  const busy = await site('busy', { app: { name: 'Busy' }, runtime: { static_root: 'public' } }, { 'public/index.html': '<h1>patient</h1>' });
+  const busy = await site(
+    'busy',
+    { app: { name: 'Busy' }, runtime: { static_root: 'public' } },
+    { 'public/index.html': '<h1>patient</h1>' },
+  );
   // two publishes of this account declaring 80 MiB each whose senders stall: the account's 160 MiB of room is taken
   const stalled = await Promise.all(
     [0, 1].map(async () => {
       const s = net.connect(live.port, '127.0.0.1');
       await once(s, 'connect');
-      s.write(`PUT /v0/apps HTTP/1.1\r\nHost: ${h.config.hosts.api}\r\nAuthorization: Bearer ${u.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${80 * 1024 * 1024}\r\n\r\n{"app":`);
+      s.write(
+        `PUT /v0/apps HTTP/1.1\r\nHost: ${h.config.hosts.api}\r\nAuthorization: Bearer ${u.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${80 * 1024 * 1024}\r\n\r\n{"app":`,
+      );
       return s;
     }),
   );
@@ -144,35 +182,58 @@ test('publish sends again, after the wait the platform asks for, when it is too 
     let ended = false;
     void run.exited.then(() => (ended = true));
     const end = Date.now() + 30_000;
-    while (!/busy/.test(run.out.stderr) && !ended && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    assert.match(run.out.stderr, 'The platform is busy with other publishes; sending again in 5 s (retry 1 of 3).');
+    while (!/busy/.test(run.out.stderr) && !ended && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 50));
+    assert.match(
+      run.out.stderr,
+      'The platform is busy with other publishes; sending again in 5 s (retry 1 of 3).',
+    );
     for (const s of stalled) s.destroy(); // the senders give up: the room comes back before the retry
     assert.is(await run.exited, 0, run.out.stdout + run.out.stderr);
     assert.match(run.out.stdout, '✔ published');
     const link = JSON.parse(await readFile(path.join(busy, '.platform', 'app.json'), 'utf8'));
-    assert.is((await h.call('GET', `/v0/apps/${link.app_id}/releases`, { key: u.api_key })).body.releases.length, 1, 'one release: the refused attempt stored nothing');
+    assert.is(
+      (await h.call('GET', `/v0/apps/${link.app_id}/releases`, { key: u.api_key })).body.releases
+        .length,
+      1,
+      'one release: the refused attempt stored nothing',
+    );
   } finally {
     for (const s of stalled) s.destroy();
   }
 });
 
 test('an invalid manifest exits non-zero with the contract code on stderr', async () => {
-  const bad = await site('bad', { app: { name: 'bad' }, runtime: { static_root: 'dist' } }, { 'public/index.html': 'x' });
+  const bad = await site(
+    'bad',
+    { app: { name: 'bad' }, runtime: { static_root: 'dist' } },
+    { 'public/index.html': 'x' },
+  );
   const r = await cli(['publish', bad]);
   assert.is(r.code, 1);
   assert.match(r.stderr, 'missing_static_root');
   assert.not.match(r.stderr, '    at ', 'no stack trace');
-  const extra = await site('extra', { app: { name: 'x' }, runtime: { static_root: 'public' }, files: [] }, { 'public/index.html': 'x' });
+  const extra = await site(
+    'extra',
+    { app: { name: 'x' }, runtime: { static_root: 'public' }, files: [] },
+    { 'public/index.html': 'x' },
+  );
   const e = await cli(['publish', extra]);
   assert.is(e.code, 1);
   assert.match(e.stderr, 'invalid_manifest');
   // a syntax error is shown where it is: file, line and column, the line, a caret
   const typo = await site('typo', {}, { 'public/index.html': 'x' });
-  await writeFile(path.join(typo, 'manifest.platform.json'), '{\n  "app": { "name": "typo" },\n  "runtime": { "static_root": "public" }\n  "resources": {}\n}\n');
+  await writeFile(
+    path.join(typo, 'manifest.platform.json'),
+    '{\n  "app": { "name": "typo" },\n  "runtime": { "static_root": "public" }\n  "resources": {}\n}\n',
+  );
   const t = await cli(['publish', typo]);
   assert.is(t.code, 1);
   assert.match(t.stderr, 'invalid_manifest');
-  assert.match(t.stderr, /manifest\.platform\.json:4:3: not valid JSON: Expected ',' or '}' after property value/);
+  assert.match(
+    t.stderr,
+    /manifest\.platform\.json:4:3: not valid JSON: Expected ',' or '}' after property value/,
+  );
   assert.match(t.stderr, /\n\s+4 \|   "resources": \{\}\n\s+\|   \^/);
   const none = await cli(['publish', path.join(work, 'nowhere')]);
   assert.is(none.code, 1);
@@ -180,7 +241,9 @@ test('an invalid manifest exits non-zero with the contract code on stderr', asyn
 });
 
 test('no key, a bad key and a server that is down each get a one-line hint', async () => {
-  const noKey = await cli(['apps'], { env: { PLATFORM_API_KEY: undefined, XDG_CONFIG_HOME: path.join(work, 'empty-config') } });
+  const noKey = await cli(['apps'], {
+    env: { PLATFORM_API_KEY: undefined, XDG_CONFIG_HOME: path.join(work, 'empty-config') },
+  });
   assert.is(noKey.code, 1);
   assert.match(noKey.stderr, 'no_api_key');
   assert.match(noKey.stderr, 'platform login');
@@ -238,19 +301,50 @@ test('init writes a starter that publishes as it is; open prints the origin; unp
   // `platform --help` lists every command, subcommands included, each with a one-line description
   const all = await cli(['--help']);
   const listed = all.stdout.split('\n').filter((l) => l.startsWith('  platform '));
-  for (const cmd of ['init [dir]', 'publish [dir]', 'dev [dir]', 'jobs run <job_name>', 'secrets set <NAME> [VALUE]', 'secrets list', 'domains verify <HOSTNAME>', 'billing upgrade <plan>', 'slugs rm <SLUG>', 'events', 'analytics', 'resources', 'login']) {
+  for (const cmd of [
+    'init [dir]',
+    'publish [dir]',
+    'dev [dir]',
+    'jobs run <job_name>',
+    'secrets set <NAME> [VALUE]',
+    'secrets list',
+    'domains verify <HOSTNAME>',
+    'billing upgrade <plan>',
+    'slugs rm <SLUG>',
+    'events',
+    'analytics',
+    'resources',
+    'login',
+  ]) {
     const line = listed.find((l) => l.startsWith(`  platform ${cmd} `));
-    assert.ok(line && /\S\s{2,}\S/.test(line.trim()), `platform --help lists ${cmd} with a description`);
+    assert.ok(
+      line && /\S\s{2,}\S/.test(line.trim()),
+      `platform --help lists ${cmd} with a description`,
+    );
   }
 });
 
 test('platform account: plan, usage bars, warnings and a plan-change preview; --json', async () => {
   const owner = await newUser(h);
   await setPlan(h.deps, { accountId: owner.account_id, planKey: 'starter' });
-  for (let i = 0; i < 8; i++) assert.is((await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle() })).status, 200);
+  for (let i = 0; i < 8; i++)
+    assert.is(
+      (await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle() })).status,
+      200,
+    );
   // one app with 6 collections: Starter allows 20, Free 5
-  const collections = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`c${i}`, { fields: { title: 'string' } }]));
-  assert.is((await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle({ app: { name: 'Data app' }, resources: { data: { collections } } }) })).status, 200);
+  const collections = Object.fromEntries(
+    Array.from({ length: 6 }, (_, i) => [`c${i}`, { fields: { title: 'string' } }]),
+  );
+  assert.is(
+    (
+      await h.call('PUT', '/v0/apps', {
+        key: owner.api_key,
+        body: bundle({ app: { name: 'Data app' }, resources: { data: { collections } } }),
+      })
+    ).status,
+    200,
+  );
   const env = { PLATFORM_API_KEY: owner.api_key };
   const r = await cli(['account', '--preview', 'free'], { env });
   assert.is(r.code, 0, r.stderr);
@@ -276,7 +370,8 @@ test('platform account: plan, usage bars, warnings and a plan-change preview; --
 test('slugs and domains: add prints the records to create, verify says what to fix (exit 1) until DNS is right (exit 0)', async () => {
   const owner = await newUser(h);
   await setPlan(h.deps, { accountId: owner.account_id, planKey: 'starter' });
-  const app = (await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle() })).body.app_id as string;
+  const app = (await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle() })).body
+    .app_id as string;
   const env = { PLATFORM_API_KEY: owner.api_key };
   const slug = await cli(['slugs', 'add', 'cli-shop', '--app', app], { env });
   assert.is(slug.code, 0, slug.stderr);
@@ -294,19 +389,28 @@ test('slugs and domains: add prints the records to create, verify says what to f
   const pending = await cli(['domains', 'verify', 'shop.cli-one.test', '--app', app], { env });
   assert.is(pending.code, 1);
   assert.match(pending.stdout, 'not verified yet');
-  assert.match(pending.stdout, `✗ No TXT record at _platform-challenge.shop.cli-one.test: create TXT _platform-challenge.shop.cli-one.test with the value "${txt![1]}"`);
+  assert.match(
+    pending.stdout,
+    `✗ No TXT record at _platform-challenge.shop.cli-one.test: create TXT _platform-challenge.shop.cli-one.test with the value "${txt![1]}"`,
+  );
   dns.set('_platform-challenge.shop.cli-one.test', [{ type: 'TXT', value: txt![1]! }]);
   const ok = await cli(['domains', 'verify', 'shop.cli-one.test', '--app', app], { env });
   assert.is(ok.code, 0, ok.stdout + ok.stderr);
   assert.match(ok.stdout, '✔ verified shop.cli-one.test serves the app');
-  assert.match((await cli(['domains', 'ls', '--app', app], { env })).stdout, /shop\.cli-one\.test\s+active/);
+  assert.match(
+    (await cli(['domains', 'ls', '--app', app], { env })).stdout,
+    /shop\.cli-one\.test\s+active/,
+  );
   assert.is((await h.call('GET', '/', { host: 'shop.cli-one.test' })).status, 200);
   assert.is((await cli(['domains', 'rm', 'shop.cli-one.test', '--app', app], { env })).code, 0);
   assert.is((await cli(['slugs', 'rm', 'cli-shop', '--app', app], { env })).code, 0);
   assert.is((await h.call('GET', '/', { host: 'shop.cli-one.test' })).status, 410);
   const free = await newUser(h);
-  const freeApp = (await h.call('PUT', '/v0/apps', { key: free.api_key, body: bundle() })).body.app_id as string;
-  const refused = await cli(['domains', 'add', 'x.cli-two.test', '--app', freeApp], { env: { PLATFORM_API_KEY: free.api_key } });
+  const freeApp = (await h.call('PUT', '/v0/apps', { key: free.api_key, body: bundle() })).body
+    .app_id as string;
+  const refused = await cli(['domains', 'add', 'x.cli-two.test', '--app', freeApp], {
+    env: { PLATFORM_API_KEY: free.api_key },
+  });
   assert.is(refused.code, 1);
   assert.match(refused.stderr, 'entitlement_required');
 });
@@ -314,8 +418,18 @@ test('slugs and domains: add prints the records to create, verify says what to f
 test('platform analytics: what visits did, after a flush; the plan clamp; --json; Free gets the upgrade hint', async () => {
   const owner = await newUser(h);
   await setPlan(h.deps, { accountId: owner.account_id, planKey: 'starter' });
-  const app = (await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle() })).body.app_id as string;
-  for (let i = 0; i < 3; i++) assert.is((await h.call('GET', '/', { host: `${app}.apps.localhost`, headers: { referer: 'https://news.example/a' } })).status, 200);
+  const app = (await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle() })).body
+    .app_id as string;
+  for (let i = 0; i < 3; i++)
+    assert.is(
+      (
+        await h.call('GET', '/', {
+          host: `${app}.apps.localhost`,
+          headers: { referer: 'https://news.example/a' },
+        })
+      ).status,
+      200,
+    );
   assert.is((await h.call('GET', '/app.js', { host: `${app}.apps.localhost` })).status, 200);
   await h.server.apps.analytics.flush();
   const env = { PLATFORM_API_KEY: owner.api_key };
@@ -331,8 +445,11 @@ test('platform analytics: what visits did, after a flush; the plan clamp; --json
   assert.is(j.totals.requests, 4);
   assert.is((await cli(['analytics', '--app', app, '--range', '1y'], { env })).code, 1);
   const free = await newUser(h);
-  const freeApp = (await h.call('PUT', '/v0/apps', { key: free.api_key, body: bundle() })).body.app_id as string;
-  const refused = await cli(['analytics', '--app', freeApp], { env: { PLATFORM_API_KEY: free.api_key } });
+  const freeApp = (await h.call('PUT', '/v0/apps', { key: free.api_key, body: bundle() })).body
+    .app_id as string;
+  const refused = await cli(['analytics', '--app', freeApp], {
+    env: { PLATFORM_API_KEY: free.api_key },
+  });
   assert.is(refused.code, 1);
   assert.match(refused.stderr, 'entitlement_required');
   assert.match(refused.stderr, 'Starter');
@@ -341,13 +458,29 @@ test('platform analytics: what visits did, after a flush; the plan clamp; --json
 test('platform resources: what the live release declares and what each collection and store holds; --json', async () => {
   const owner = await newUser(h);
   const resources = {
-    data: { collections: { notes: { fields: { body: 'string' }, access: { read: 'public', write: 'public' } }, tags: { fields: { label: 'string' } } } },
+    data: {
+      collections: {
+        notes: { fields: { body: 'string' }, access: { read: 'public', write: 'public' } },
+        tags: { fields: { label: 'string' } },
+      },
+    },
     files: { stores: { photos: { public: true } } },
     jobs: { nightly: { trigger: 'schedule', schedule: 'daily' } },
   };
-  const app = (await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle({ resources }) })).body.app_id as string;
+  const app = (await h.call('PUT', '/v0/apps', { key: owner.api_key, body: bundle({ resources }) }))
+    .body.app_id as string;
   const host = `${app}.apps.localhost`;
-  for (const body of ['first', 'second']) assert.is((await h.call('POST', '/_platform/data/notes', { host, body: { body }, headers: { origin: `http://${host}` } })).status, 201);
+  for (const body of ['first', 'second'])
+    assert.is(
+      (
+        await h.call('POST', '/_platform/data/notes', {
+          host,
+          body: { body },
+          headers: { origin: `http://${host}` },
+        })
+      ).status,
+      201,
+    );
   const env = { PLATFORM_API_KEY: owner.api_key };
   const r = await cli(['resources', '--app', app], { env });
   assert.is(r.code, 0, r.stderr);
@@ -359,7 +492,10 @@ test('platform resources: what the live release declares and what each collectio
   assert.match(r.stdout, /^nightly\s+on schedule: daily$/m);
   const j = JSON.parse((await cli(['resources', '--app', app, '--json'], { env })).stdout);
   assert.equal(j.usage, { 'storage.bytes': 35 });
-  assert.equal(j.resources.find((x: { resource_name: string }) => x.resource_name === 'notes').usage, { rows: 2, bytes: 35 });
+  assert.equal(
+    j.resources.find((x: { resource_name: string }) => x.resource_name === 'notes').usage,
+    { rows: 2, bytes: 35 },
+  );
 });
 
 test.after(async () => {

@@ -16,7 +16,9 @@ const dataDir = path.join(work, 'platform-data');
 // no platform of the suite's own: `platform dev` starts one; the key below is never used
 const { cli, start } = cliFor({ url: 'http://127.0.0.1:9', key: 'ap_unused', work });
 
-const SERVER = (version: string) => `type Ctx = { secrets: { get(n: string): string | undefined }; log: { info(m: string, md?: unknown): void } };
+const SERVER = (
+  version: string,
+) => `type Ctx = { secrets: { get(n: string): string | undefined }; log: { info(m: string, md?: unknown): void } };
 export default {
   fetch(req: Request, ctx: Ctx) {
     ctx.log.info('hello from dev', { path: new URL(req.url).pathname });
@@ -51,8 +53,16 @@ test('platform dev serves the folder, picks up an edit, reads .env, prints ctx.l
   const dir = await writeSite(
     work,
     'app',
-    { app: { name: 'Dev app' }, runtime: { static_root: 'public', fallback: 'server', server_entry: 'src/server.ts' }, resources: { secrets: { required: ['GREETING'] }, jobs: { tick: {} } } },
-    { 'public/index.html': '<h1>dev</h1>', 'src/server.ts': SERVER('v1'), '.env': '# local secrets\nGREETING="howdy partner"\n' },
+    {
+      app: { name: 'Dev app' },
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'src/server.ts' },
+      resources: { secrets: { required: ['GREETING'] }, jobs: { tick: {} } },
+    },
+    {
+      'public/index.html': '<h1>dev</h1>',
+      'src/server.ts': SERVER('v1'),
+      '.env': '# local secrets\nGREETING="howdy partner"\n',
+    },
   );
   const run = start(['dev', dir, '--data-dir', dataDir, '--port', '0']);
   try {
@@ -63,11 +73,19 @@ test('platform dev serves the folder, picks up an edit, reads .env, prints ctx.l
     /** Waits until /x answers `text`; if it never does, says what it answered and what platform dev printed (CI saw one such timeout). */
     let last = '';
     const answers = (text: string) =>
-      until(async () => (last = (await get(port, host, '/x')).text) === text).catch((err: Error) => {
-        // without the app's own log line, which each poll prints
-        const printed = run.out.stdout.split('\n').filter((l) => !l.includes('hello from dev')).slice(-40).join('\n');
-        throw new Error(`${err.message} waiting for "${text}"; /x answered "${last}"; platform dev printed:\n${printed}\n${run.out.stderr.slice(-2000)}`);
-      });
+      until(async () => (last = (await get(port, host, '/x')).text) === text).catch(
+        (err: Error) => {
+          // without the app's own log line, which each poll prints
+          const printed = run.out.stdout
+            .split('\n')
+            .filter((l) => !l.includes('hello from dev'))
+            .slice(-40)
+            .join('\n');
+          throw new Error(
+            `${err.message} waiting for "${text}"; /x answered "${last}"; platform dev printed:\n${printed}\n${run.out.stderr.slice(-2000)}`,
+          );
+        },
+      );
 
     // .env became the secret, so the first release is live and reads it
     assert.equal(await get(port, host, '/hello'), { status: 200, text: 'v1 howdy partner' });
@@ -99,16 +117,29 @@ test('platform dev serves the folder, picks up an edit, reads .env, prints ctx.l
     await run.waitForOutput(/tick ran \{"payload":\{"n":7\}\}/);
     await run.waitForOutput(/Job tick succeeded/);
     // .env is a secret, never a file of the release
-    assert.is((await get(port, host, '/.env')).text, 'v3 changed', 'the server answered: no such static file');
+    assert.is(
+      (await get(port, host, '/.env')).text,
+      'v3 changed',
+      'the server answered: no such static file',
+    );
   } finally {
-    const postmaster = await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => '');
+    const postmaster = await readFile(
+      path.join(dataDir, 'postgres', 'postmaster.pid'),
+      'utf8',
+    ).catch(() => '');
     const pgPid = Number(postmaster.split('\n')[0]);
     run.child.kill('SIGINT');
-    const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('hung'), 20_000).unref())]);
+    const code = await Promise.race([
+      run.exited,
+      new Promise((r) => setTimeout(() => r('hung'), 20_000).unref()),
+    ]);
     assert.is(code, 0, `exit after SIGINT: ${run.out.stderr}`);
     assert.ok(pgPid > 0, 'Postgres was running');
     await until(async () => !alive(pgPid), 5_000);
-    const left = execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((l) => l.includes(dataDir));
+    const left = execFileSync('ps', ['-eo', 'pid,args'])
+      .toString()
+      .split('\n')
+      .filter((l) => l.includes(dataDir));
     assert.equal(left, [], 'no process of the dev platform is left');
   }
 });
@@ -125,12 +156,21 @@ test('a second run reuses the data directory, the dev key and the development ap
     await run.waitForOutput(/^watching /m, 30_000);
     const appId = Object.values(before)[0] as string;
     // the release that was live when the last run stopped still serves
-    assert.equal(await get(Number(local[1]), `${appId}.apps.localhost`, '/x'), { status: 200, text: 'v3 changed' });
+    assert.equal(await get(Number(local[1]), `${appId}.apps.localhost`, '/x'), {
+      status: 200,
+      text: 'v3 changed',
+    });
     await writeFile(path.join(dir, 'src/server.ts'), SERVER('v4'));
     const m = await run.waitForOutput(/http:\/\/([a-z0-9]+)\.apps\.localhost:(\d+)/, 15_000);
-    assert.equal(JSON.parse(await readFile(path.join(dir, '.platform', 'dev.json'), 'utf8')), before);
+    assert.equal(
+      JSON.parse(await readFile(path.join(dir, '.platform', 'dev.json'), 'utf8')),
+      before,
+    );
     assert.is(m[1], appId, 'the same development app');
-    assert.equal(await get(Number(m[2]), `${m[1]}.apps.localhost`, '/x'), { status: 200, text: 'v4 changed' });
+    assert.equal(await get(Number(m[2]), `${m[1]}.apps.localhost`, '/x'), {
+      status: 200,
+      text: 'v4 changed',
+    });
   } finally {
     run.child.kill('SIGINT');
     assert.is(await run.exited, 0);
@@ -148,9 +188,15 @@ test('Ctrl-C while the local platform is still starting stops it anyway, Postgre
   const run = start(['dev', dir, '--data-dir', early, '--port', '0']);
   await run.waitForOutput(/starting a local platform/, 30_000);
   run.child.kill('SIGINT');
-  const code = await Promise.race([run.exited, new Promise((r) => setTimeout(() => r('hung'), 60_000).unref())]);
+  const code = await Promise.race([
+    run.exited,
+    new Promise((r) => setTimeout(() => r('hung'), 60_000).unref()),
+  ]);
   assert.is(code, 0, run.out.stderr);
-  const left = execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((l) => l.includes(early));
+  const left = execFileSync('ps', ['-eo', 'pid,args'])
+    .toString()
+    .split('\n')
+    .filter((l) => l.includes(early));
   assert.equal(left, [], 'no Postgres of the interrupted start is left');
 });
 

@@ -32,7 +32,8 @@ const page = http.createServer((req, res) => {
 await new Promise<void>((r) => page.listen(0, '127.0.0.1', () => r()));
 const pageUrl = `http://127.0.0.1:${(page.address() as { port: number }).port}/watched`;
 
-const get = (appId: string, p: string, init?: RequestInit) => h.server.request(`http://${appId}.apps.localhost${p}`, init);
+const get = (appId: string, p: string, init?: RequestInit) =>
+  h.server.request(`http://${appId}.apps.localhost${p}`, init);
 
 async function fromTemplate(template: string, folder: string): Promise<string> {
   const dir = path.join(work, folder);
@@ -46,12 +47,25 @@ async function fromTemplate(template: string, folder: string): Promise<string> {
 async function publishJson(dir: string, expectCode = 0) {
   const r = await cli(['publish', dir, '--json']);
   assert.is(r.code, expectCode, r.stdout + r.stderr);
-  return JSON.parse(r.stdout) as { app_id: string; release_id: string; status: string; activation: { missing_secrets: string[] } };
+  return JSON.parse(r.stdout) as {
+    app_id: string;
+    release_id: string;
+    status: string;
+    activation: { missing_secrets: string[] };
+  };
 }
 
 test.before(async () => {
   await mkdir(work, { recursive: true });
-  runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 100, concurrency: 2, logger: workerLogger(), preset: WORKER_PRESET });
+  runner = await run({
+    pgPool: h.deps.pool,
+    taskList: taskList(h.deps, h.server.apps),
+    noHandleSignals: true,
+    pollInterval: 100,
+    concurrency: 2,
+    logger: workerLogger(),
+    preset: WORKER_PRESET,
+  });
 });
 
 test('static: a site with a 404 page', async () => {
@@ -83,17 +97,40 @@ test('hono: the guestbook form and JSON API store messages in the collection', a
   assert.ok(JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')).dependencies.hono);
   const p = await publishJson(dir);
   assert.is(p.status, 'published');
-  const form = await get(p.app_id, '/api/messages', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: 'name=Ada&message=Hello+from+the+form' });
+  const form = await get(p.app_id, '/api/messages', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    body: 'name=Ada&message=Hello+from+the+form',
+  });
   assert.is(form.status, 303);
   assert.is(form.headers.get('location'), '/');
-  const json = await get(p.app_id, '/api/messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Grace', message: 'Hello from a script' }) });
+  const json = await get(p.app_id, '/api/messages', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Grace', message: 'Hello from a script' }),
+  });
   assert.is(json.status, 201);
-  const bad = await get(p.app_id, '/api/messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x' }) });
+  const bad = await get(p.app_id, '/api/messages', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'x' }),
+  });
   assert.is(bad.status, 400);
-  const list = (await (await get(p.app_id, '/api/messages')).json()) as { messages: { name: string; message: string }[] };
-  assert.equal(list.messages.map((m) => [m.name, m.message]), [['Grace', 'Hello from a script'], ['Ada', 'Hello from the form']]);
+  const list = (await (await get(p.app_id, '/api/messages')).json()) as {
+    messages: { name: string; message: string }[];
+  };
+  assert.equal(
+    list.messages.map((m) => [m.name, m.message]),
+    [
+      ['Grace', 'Hello from a script'],
+      ['Ada', 'Hello from the form'],
+    ],
+  );
   assert.is((await get(p.app_id, '/')).status, 200);
-  assert.is(((await (await get(p.app_id, '/api/health')).json()) as { release: string }).release, p.release_id);
+  assert.is(
+    ((await (await get(p.app_id, '/api/health')).json()) as { release: string }).release,
+    p.release_id,
+  );
 });
 
 test('cron: the scheduled job fetches TARGET_URL and stores what it got; jobs run runs it now', async () => {
@@ -107,7 +144,9 @@ test('cron: the scheduled job fetches TARGET_URL and stores what it got; jobs ru
   const ran = await cli(['jobs', 'run', 'snapshot'], { cwd: dir });
   assert.is(ran.code, 0, ran.stderr);
   await waitFor(async () => (await eventsOf(h, u.api_key, p.app_id, 'job.succeeded'))[0]);
-  const { snapshots } = (await (await get(p.app_id, '/api/snapshots')).json()) as { snapshots: { url: string; status: number; title: string }[] };
+  const { snapshots } = (await (await get(p.app_id, '/api/snapshots')).json()) as {
+    snapshots: { url: string; status: number; title: string }[];
+  };
   assert.is(snapshots.length, 1);
   assert.is(snapshots[0]!.url, pageUrl);
   assert.is(snapshots[0]!.status, 200);
@@ -124,7 +163,17 @@ test('webhook: send-test.mjs sends a signed delivery; the job stores it once; a 
   const p = await publishJson(dir);
   const origin = `http://${p.app_id}.apps.localhost:${live.port}`;
   const send = (body?: string, extraEnv: Record<string, string> = {}) =>
-    promisify(execFile)(process.execPath, ['--import', path.resolve('test/_lib/localhost-resolver.mjs'), path.join(dir, 'send-test.mjs'), origin, ...(body ? [body] : [])], { env: { ...process.env, ...extraEnv } }).then(
+    promisify(execFile)(
+      process.execPath,
+      [
+        '--import',
+        path.resolve('test/_lib/localhost-resolver.mjs'),
+        path.join(dir, 'send-test.mjs'),
+        origin,
+        ...(body ? [body] : []),
+      ],
+      { env: { ...process.env, ...extraEnv } },
+    ).then(
       (r) => ({ code: 0, out: r.stdout }),
       (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
     );
@@ -132,9 +181,16 @@ test('webhook: send-test.mjs sends a signed delivery; the job stores it once; a 
   assert.is(sent.code, 0, sent.out);
   assert.match(sent.out, /^202 .*"queued":true/);
   await waitFor(async () => (await eventsOf(h, u.api_key, p.app_id, 'job.succeeded'))[0]);
-  const { deliveries } = (await (await get(p.app_id, '/api/deliveries')).json()) as { deliveries: { event_type: string; payload: unknown }[] };
-  assert.equal(deliveries.map((d) => [d.event_type, d.payload]), [['order.paid', { type: 'order.paid', order: 42 }]]);
-  const forged = await send(undefined, { WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` });
+  const { deliveries } = (await (await get(p.app_id, '/api/deliveries')).json()) as {
+    deliveries: { event_type: string; payload: unknown }[];
+  };
+  assert.equal(
+    deliveries.map((d) => [d.event_type, d.payload]),
+    [['order.paid', { type: 'order.paid', order: 42 }]],
+  );
+  const forged = await send(undefined, {
+    WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+  });
   assert.is(forged.code, 1);
   assert.match(forged.out, /^401 /);
 });

@@ -30,21 +30,45 @@ test('a Postgres restart under load loses no acknowledged publish or job, and th
   let pg: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir, port: pgPort });
   const url = pg.url('postgres');
   await prepareDatabase(url);
-  const config = loadConfig({ DATABASE_URL: url, PORT: String(await freePort()), PLATFORM_DATA_DIR: dataDir, PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'), PLATFORM_LOG_LEVEL: 'silent', PLATFORM_PLANS_FILE: path.resolve('test/fixtures/plans-roomy.json') });
+  const config = loadConfig({
+    DATABASE_URL: url,
+    PORT: String(await freePort()),
+    PLATFORM_DATA_DIR: dataDir,
+    PLATFORM_SECRETS_KEY: randomBytes(32).toString('hex'),
+    PLATFORM_LOG_LEVEL: 'silent',
+    PLATFORM_PLANS_FILE: path.resolve('test/fixtures/plans-roomy.json'),
+  });
   const log = createLogger((process.env.TEST_LOG_LEVEL as 'warn' | undefined) ?? 'silent');
   const service = await startService(config, log, await boot(config, { log }));
   const port = service.port!;
   try {
-    const { api_key: key } = await createUser(service.booted.deps.db, { email: `restart-${process.pid}@example.com` });
-    const body = (n: number) => site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', `<h1>v${n}</h1>`), file('server.js', 'export default { job() {} };', 'text/javascript')], resources: { jobs: { noop: {} } } });
+    const { api_key: key } = await createUser(service.booted.deps.db, {
+      email: `restart-${process.pid}@example.com`,
+    });
+    const body = (n: number) =>
+      site({
+        runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+        files: [
+          file('public/index.html', `<h1>v${n}</h1>`),
+          file('server.js', 'export default { job() {} };', 'text/javascript'),
+        ],
+        resources: { jobs: { noop: {} } },
+      });
     const first = await request(port, 'PUT', '/v0/apps', { key, body: body(0) });
     assert.is(first.status, 200, JSON.stringify(first.body));
     const appId = first.body.app_id as string;
     // a second app nobody republishes during the test: what a node has cached for it keeps serving
     // (the app being republished cannot: each publish makes its node look its live release up again)
-    const quiet = await request(port, 'PUT', '/v0/apps', { key, body: site({ files: [file('public/index.html', '<h1>quiet</h1>')] }) });
+    const quiet = await request(port, 'PUT', '/v0/apps', {
+      key,
+      body: site({ files: [file('public/index.html', '<h1>quiet</h1>')] }),
+    });
     const quietHost = `${quiet.body.app_id}.apps.localhost`;
-    assert.is((await request(port, 'GET', '/', { host: quietHost })).text, '<h1>quiet</h1>', 'the static page is cached before the outage');
+    assert.is(
+      (await request(port, 'GET', '/', { host: quietHost })).text,
+      '<h1>quiet</h1>',
+      'the static page is cached before the outage',
+    );
 
     const releases: string[] = [];
     const jobs: string[] = [];
@@ -63,7 +87,10 @@ test('a Postgres restart under load loses no acknowledged publish or job, and th
       })(),
       (async () => {
         while (loading) {
-          const r = await request(port, 'POST', `/v0/apps/${appId}/jobs/noop/runs`, { key, body: {} });
+          const r = await request(port, 'POST', `/v0/apps/${appId}/jobs/noop/runs`, {
+            key,
+            body: {},
+          });
           if (r.status === 202) jobs.push(r.body.job_id);
           await sleep(30);
         }
@@ -97,27 +124,69 @@ test('a Postgres restart under load loses no acknowledged publish or job, and th
     await Promise.all(loops);
 
     assert.ok(beforeOutage.releases > 0 && beforeOutage.jobs > 0, 'load ran before the outage');
-    assert.ok(releases.length > atRecovery.releases && jobs.length > atRecovery.jobs, 'publishes and jobs are accepted again after it');
-    assert.ok(staticDuringOutage > 0, `static hits answered while Postgres was down (statuses seen: ${staticStatuses.join(' ')})`);
-    assert.ok(health.has('unavailable') && health.has('ok'), `/healthz said: ${[...health].join(', ')}`);
+    assert.ok(
+      releases.length > atRecovery.releases && jobs.length > atRecovery.jobs,
+      'publishes and jobs are accepted again after it',
+    );
+    assert.ok(
+      staticDuringOutage > 0,
+      `static hits answered while Postgres was down (statuses seen: ${staticStatuses.join(' ')})`,
+    );
+    assert.ok(
+      health.has('unavailable') && health.has('ok'),
+      `/healthz said: ${[...health].join(', ')}`,
+    );
 
     const db = service.booted.deps.db;
-    const stored = new Set((await db.selectFrom('releases').select('id').where('app_id', '=', appId).execute()).map((r) => r.id));
-    assert.equal(releases.filter((id) => !stored.has(id)), [], 'every acknowledged publish is stored');
+    const stored = new Set(
+      (await db.selectFrom('releases').select('id').where('app_id', '=', appId).execute()).map(
+        (r) => r.id,
+      ),
+    );
+    assert.equal(
+      releases.filter((id) => !stored.has(id)),
+      [],
+      'every acknowledged publish is stored',
+    );
     // every acknowledged job run happens (the worker recovers too)
     const deadline = Date.now() + 60_000;
     let missing: string[] = jobs;
     while (missing.length && Date.now() < deadline) {
-      const done = await db.selectFrom('app_events').select('metadata').where('app_id', '=', appId).where('type', '=', 'job.succeeded').execute();
+      const done = await db
+        .selectFrom('app_events')
+        .select('metadata')
+        .where('app_id', '=', appId)
+        .where('type', '=', 'job.succeeded')
+        .execute();
       const ids = new Set(done.map((e) => (e.metadata as { job_id?: string }).job_id));
       missing = jobs.filter((id) => !ids.has(id));
       if (missing.length) await sleep(250);
     }
     if (missing.length) {
-      const state = await sql<{ job_id: string; locked_by: string | null; attempts: number; last_error: string | null; run_at: Date }>`
-        select payload->>'job_id' as job_id, locked_by, attempts, last_error, run_at from graphile_worker._private_jobs where payload->>'job_id' = any(${missing}::text[]) limit 5`.execute(db);
-      const events = await db.selectFrom('app_events').select(['type', 'metadata']).where('app_id', '=', appId).where('type', 'like', 'job.%').where('type', '!=', 'job.enqueued').where('type', '!=', 'job.succeeded').limit(5).execute();
-      assert.equal(missing, [], `all ${jobs.length} acknowledged job runs ran; ${missing.length} did not: ${JSON.stringify(state.rows)} ${JSON.stringify(events)}`);
+      const state = await sql<{
+        job_id: string;
+        locked_by: string | null;
+        attempts: number;
+        last_error: string | null;
+        run_at: Date;
+      }>`
+        select payload->>'job_id' as job_id, locked_by, attempts, last_error, run_at from graphile_worker._private_jobs where payload->>'job_id' = any(${missing}::text[]) limit 5`.execute(
+        db,
+      );
+      const events = await db
+        .selectFrom('app_events')
+        .select(['type', 'metadata'])
+        .where('app_id', '=', appId)
+        .where('type', 'like', 'job.%')
+        .where('type', '!=', 'job.enqueued')
+        .where('type', '!=', 'job.succeeded')
+        .limit(5)
+        .execute();
+      assert.equal(
+        missing,
+        [],
+        `all ${jobs.length} acknowledged job runs ran; ${missing.length} did not: ${JSON.stringify(state.rows)} ${JSON.stringify(events)}`,
+      );
     }
   } finally {
     await service.stop();

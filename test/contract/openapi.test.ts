@@ -21,8 +21,17 @@ import { createHarness } from '../_lib/harness.ts';
 const h = await createHarness();
 const served = await h.call('GET', '/openapi.json');
 const doc = served.body;
-type Op = { operationId: string; summary: string; tags: string[]; security: unknown[]; responses: Record<string, any>; requestBody?: any };
-const operations: { method: string; path: string; op: Op }[] = Object.entries<Record<string, Op>>(doc.paths).flatMap(([p, ops]) =>
+type Op = {
+  operationId: string;
+  summary: string;
+  tags: string[];
+  security: unknown[];
+  responses: Record<string, any>;
+  requestBody?: any;
+};
+const operations: { method: string; path: string; op: Op }[] = Object.entries<Record<string, Op>>(
+  doc.paths,
+).flatMap(([p, ops]) =>
   Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path: p, op })),
 );
 
@@ -37,15 +46,25 @@ test('is valid OpenAPI 3.1, and the docs host serves the same document', async (
 
 test("lints clean with @redocly/cli's recommended rules", async () => {
   const config = await createConfig({ extends: ['recommended'] });
-  const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
+  const problems = await lintFromString({
+    source: JSON.stringify(doc),
+    absoluteRef: 'openapi.json',
+    config,
+  });
   // Each exception is a fact of the service, not of the document (docs/decisions.md, "The OpenAPI document"):
   const expected = (ruleId: string, pointer: string) =>
     // /healthz, /openapi.json and the manifest schema answer 200 to anyone, with no input to refuse
-    (ruleId === 'operation-4xx-response' && ['#/paths/~1healthz/get/responses', '#/paths/~1openapi.json/get/responses', '#/paths/~1schemas~1manifest.v0.json/get/responses'].includes(pointer)) ||
+    (ruleId === 'operation-4xx-response' &&
+      [
+        '#/paths/~1healthz/get/responses',
+        '#/paths/~1openapi.json/get/responses',
+        '#/paths/~1schemas~1manifest.v0.json/get/responses',
+      ].includes(pointer)) ||
     // the server URL is the operator's API host: api.localhost in development and tests, by design
     (ruleId === 'no-server-example.com' && pointer === '#/servers/0/url');
   // a recording run (npm run openapi:examples) is replacing the examples, so they are not judged then
-  const recording = (ruleId: string) => Boolean(process.env.PLATFORM_RECORD_EXAMPLES) && ruleId.includes('examples');
+  const recording = (ruleId: string) =>
+    Boolean(process.env.PLATFORM_RECORD_EXAMPLES) && ruleId.includes('examples');
   const shown = problems
     .filter((p) => !expected(p.ruleId, p.location[0]?.pointer ?? '') && !recording(p.ruleId))
     .map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`);
@@ -53,9 +72,14 @@ test("lints clean with @redocly/cli's recommended rules", async () => {
 });
 
 test('every route is documented and every documented operation is routed', () => {
-  const routed = new Set(h.server.api.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`));
+  const routed = new Set(
+    h.server.api.routes
+      .filter((r) => r.method !== 'ALL')
+      .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`),
+  );
   const documented = new Set(operations.map((o) => `${o.method} ${o.path}`));
-  for (const route of routed) if (route.includes(' /v0/')) assert.ok(documented.has(route), `${route} is documented`);
+  for (const route of routed)
+    if (route.includes(' /v0/')) assert.ok(documented.has(route), `${route} is documented`);
   for (const op of documented) assert.ok(routed.has(op), `${op} is routed`);
   assert.ok(operations.length >= 25);
 });
@@ -70,43 +94,116 @@ test('every operation has an id, a tag, a summary, its security, and a schema fo
     assert.ok(op.summary && op.tags.length, `${label} summary and tag`);
     assert.ok(Array.isArray(op.security), `${label} declares its security`);
     // signed by their sender instead of an API key: the payments webhook
-    const open = ['requestEmailLink', 'confirmEmailLink', 'completeSignup', 'startDeviceAuthorization', 'pollDeviceAuthorization', 'paymentsWebhook', 'stripeWebhook'];
-    assert.is(op.security.length === 0, !p.startsWith('/v0/') || op.tags.includes('Legacy') || open.includes(op.operationId), `${label}: only service, sign-in, signed-webhook and retired routes are open`);
-    assert.is(op.responses.default?.content['application/json'].schema.$ref, '#/components/schemas/Error', `${label} default`);
+    const open = [
+      'requestEmailLink',
+      'confirmEmailLink',
+      'completeSignup',
+      'startDeviceAuthorization',
+      'pollDeviceAuthorization',
+      'paymentsWebhook',
+      'stripeWebhook',
+    ];
+    assert.is(
+      op.security.length === 0,
+      !p.startsWith('/v0/') || op.tags.includes('Legacy') || open.includes(op.operationId),
+      `${label}: only service, sign-in, signed-webhook and retired routes are open`,
+    );
+    assert.is(
+      op.responses.default?.content['application/json'].schema.$ref,
+      '#/components/schemas/Error',
+      `${label} default`,
+    );
     for (const [status, response] of Object.entries<any>(op.responses)) {
-      assert.ok(response.content?.['application/json']?.schema, `${label} ${status} has a body schema`);
+      assert.ok(
+        response.content?.['application/json']?.schema,
+        `${label} ${status} has a body schema`,
+      );
       if (Number(status) >= 400) {
-        const codes: string[] = response.content['application/json'].schema.properties.error.properties.code.enum;
+        const codes: string[] =
+          response.content['application/json'].schema.properties.error.properties.code.enum;
         assert.ok(codes.length > 0, `${label} ${status} names its codes`);
-        assert.ok(codes.every((c) => response.description.includes(`\`${c}\``)), `${label} ${status} describes its codes`);
+        assert.ok(
+          codes.every((c) => response.description.includes(`\`${c}\``)),
+          `${label} ${status} describes its codes`,
+        );
       }
     }
     if (op.security.length) {
       assert.ok(op.responses['401'], `${label} documents 401`);
-      if (method !== 'GET') assert.ok(op.responses['403']?.description.includes('csrf_rejected'), `${label} documents the CSRF refusal`);
+      if (method !== 'GET')
+        assert.ok(
+          op.responses['403']?.description.includes('csrf_rejected'),
+          `${label} documents the CSRF refusal`,
+        );
     }
-    if (op.requestBody) assert.ok(op.responses['400'], `${label} takes a body, so it documents 400`);
+    if (op.requestBody)
+      assert.ok(op.responses['400'], `${label} takes a body, so it documents 400`);
   }
   // a few the contract names, checked by hand
   const publish = doc.paths['/v0/apps'].put;
-  assert.equal(publish.responses['400'].content['application/json'].schema.properties.error.properties.code.enum, [
-    'invalid_bundle', 'invalid_json', 'invalid_path', 'invalid_request', 'invalid_resource_manifest', 'missing_server_entry', 'missing_static_root', 'unsupported_media_type',
-  ]);
+  assert.equal(
+    publish.responses['400'].content['application/json'].schema.properties.error.properties.code
+      .enum,
+    [
+      'invalid_bundle',
+      'invalid_json',
+      'invalid_path',
+      'invalid_request',
+      'invalid_resource_manifest',
+      'missing_server_entry',
+      'missing_static_root',
+      'unsupported_media_type',
+    ],
+  );
   assert.ok(publish.responses['413'].description.includes('bundle_too_large'));
-  assert.is(publish.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/PublishAppResponse');
+  assert.is(
+    publish.responses['200'].content['application/json'].schema.$ref,
+    '#/components/schemas/PublishAppResponse',
+  );
   assert.ok(publish.parameters.some((p: { name: string }) => p.name === 'X-Platform-Account-Id'));
-  assert.ok(doc.paths['/v0/apps/{app_id}/secrets/{name}'].put.responses['403'], 'a viewer cannot set secrets: 403 documented');
-  assert.not.ok(doc.paths['/v0/apps/{app_id}/events'].get.responses['403'], 'every role reads events: no 403');
+  assert.ok(
+    doc.paths['/v0/apps/{app_id}/secrets/{name}'].put.responses['403'],
+    'a viewer cannot set secrets: 403 documented',
+  );
+  assert.not.ok(
+    doc.paths['/v0/apps/{app_id}/events'].get.responses['403'],
+    'every role reads events: no 403',
+  );
 });
 
 test("the contract's records are named components", () => {
-  for (const name of ['AppSummary', 'ReleaseSummary', 'PublishAppResponse', 'ActivationResult', 'ResourceState', 'EventSummary', 'SecretSummary', 'AdminInviteRequest', 'AdminInviteResponse', 'HealthResponse', 'AccountMembership', 'AccountList', 'ApiKeyMetadata', 'Error']) {
+  for (const name of [
+    'AppSummary',
+    'ReleaseSummary',
+    'PublishAppResponse',
+    'ActivationResult',
+    'ResourceState',
+    'EventSummary',
+    'SecretSummary',
+    'AdminInviteRequest',
+    'AdminInviteResponse',
+    'HealthResponse',
+    'AccountMembership',
+    'AccountList',
+    'ApiKeyMetadata',
+    'Error',
+  ]) {
     assert.ok(doc.components.schemas[name], `components.schemas.${name}`);
   }
-  assert.equal(doc.components.schemas.ActivationResult.required.sort(), ['missing_secrets', 'previous_release_id', 'reasons', 'status']);
+  assert.equal(doc.components.schemas.ActivationResult.required.sort(), [
+    'missing_secrets',
+    'previous_release_id',
+    'reasons',
+    'status',
+  ]);
   // the release-path rule, checked in code, is stated as a pattern for clients
   const pathRule = new RegExp(doc.components.schemas.ReleaseFileInput.properties.path.pattern);
-  assert.equal(['public/index.html', 'a.b/c.js', '/abs', 'a/../b', '_platform/x', 'a\\b', 'a//b'].map((p) => pathRule.test(p)), [true, true, false, false, false, false, false]);
+  assert.equal(
+    ['public/index.html', 'a.b/c.js', '/abs', 'a/../b', '_platform/x', 'a\\b', 'a//b'].map((p) =>
+      pathRule.test(p),
+    ),
+    [true, true, false, false, false, false, false],
+  );
 });
 
 /** Documents whose example would be a copy of themselves. */
@@ -119,17 +216,28 @@ test('every record and every success answer has an example that fits its schema'
   (ajvFormats as unknown as (a: unknown) => void)(ajv);
   const check = (schema: object, example: unknown, label: string) => {
     const fn = ajv.compile({ ...schema, components: doc.components });
-    assert.ok(fn(example), `${label}: ${JSON.stringify(fn.errors?.[0])} (run npm run openapi:examples)`);
+    assert.ok(
+      fn(example),
+      `${label}: ${JSON.stringify(fn.errors?.[0])} (run npm run openapi:examples)`,
+    );
   };
   for (const [name, schema] of Object.entries<any>(doc.components.schemas)) {
-    assert.ok(Array.isArray(schema.examples) && schema.examples.length, `${name} has an example (run npm run openapi:examples)`);
+    assert.ok(
+      Array.isArray(schema.examples) && schema.examples.length,
+      `${name} has an example (run npm run openapi:examples)`,
+    );
     check(schema, schema.examples[0], `example of ${name}`);
   }
   for (const { method, path: p, op } of operations) {
     for (const [status, response] of Object.entries<any>(op.responses)) {
       const media = response.content['application/json'];
-      if (Number(status) < 300 && !SELF_DESCRIBING.includes(op.operationId)) assert.ok(media.example !== undefined, `${method} ${p} ${status} has an example (run npm run openapi:examples)`);
-      if (media.example !== undefined) check(media.schema, media.example, `example of ${op.operationId} ${status}`);
+      if (Number(status) < 300 && !SELF_DESCRIBING.includes(op.operationId))
+        assert.ok(
+          media.example !== undefined,
+          `${method} ${p} ${status} has an example (run npm run openapi:examples)`,
+        );
+      if (media.example !== undefined)
+        check(media.schema, media.example, `example of ${op.operationId} ${status}`);
     }
   }
 });
@@ -142,13 +250,29 @@ test('openapi-typescript gives every operation a typed success body', async () =
     const probes: string[] = [];
     for (const { op } of operations) {
       for (const status of Object.keys(op.responses).filter((s) => Number(s) < 300)) {
-        probes.push(`export type ${op.operationId}_${status} = operations['${op.operationId}']['responses'][${status}]['content']['application/json'];`);
+        probes.push(
+          `export type ${op.operationId}_${status} = operations['${op.operationId}']['responses'][${status}]['content']['application/json'];`,
+        );
       }
     }
     assert.ok(probes.length >= 20);
-    writeFileSync(path.join(dir, 'probe.ts'), `import type { operations } from './api.ts';\n${probes.join('\n')}\n`);
-    const program = ts.createProgram([path.join(dir, 'probe.ts')], { strict: true, noEmit: true, types: [], skipLibCheck: true, allowImportingTsExtensions: true, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, target: ts.ScriptTarget.ES2022 });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    writeFileSync(
+      path.join(dir, 'probe.ts'),
+      `import type { operations } from './api.ts';\n${probes.join('\n')}\n`,
+    );
+    const program = ts.createProgram([path.join(dir, 'probe.ts')], {
+      strict: true,
+      noEmit: true,
+      types: [],
+      skipLibCheck: true,
+      allowImportingTsExtensions: true,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      target: ts.ScriptTarget.ES2022,
+    });
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     assert.equal(diagnostics, []);
     const checker = program.getTypeChecker();
     const probe = program.getSourceFile(path.join(dir, 'probe.ts'))!;
@@ -156,7 +280,8 @@ test('openapi-typescript gives every operation a typed success body', async () =
     probe.forEachChild((node) => {
       if (!ts.isTypeAliasDeclaration(node)) return;
       const type = checker.getTypeAtLocation(node.name);
-      if (type.flags & (ts.TypeFlags.Never | ts.TypeFlags.Unknown | ts.TypeFlags.Any)) blind.push(`${node.name.text}: ${checker.typeToString(type)}`);
+      if (type.flags & (ts.TypeFlags.Never | ts.TypeFlags.Unknown | ts.TypeFlags.Any))
+        blind.push(`${node.name.text}: ${checker.typeToString(type)}`);
     });
     assert.equal(blind, []);
     // a record comes through with its fields
@@ -174,12 +299,43 @@ test('the typed client (src/client/v0.ts) names exactly the documented operation
 test('the checker refuses what the document does not say', () => {
   const checker = createContractChecker(doc);
   assert.is(checker.check('GET', '/v0/apps', 200, { apps: [] }), null);
-  assert.match(checker.check('GET', '/v0/apps', 200, { apps: [{ app_id: 'x' }] }) ?? '', "/apps/0 must have required property 'name'");
-  assert.match(checker.check('GET', '/v0/apps/abc', 200, { app_id: 'x', name: 'n', visibility: 'public', origin: 'http://x', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', live_release_id: null, extra: 1 }) ?? '', 'additional properties');
-  assert.match(checker.check('GET', '/v0/apps/abc', 418, undefined) ?? '', 'answered 418, which the document does not list');
-  assert.match(checker.check('GET', '/v0/apps/abc', 404, { error: { code: 'app_takedown', message: 'x' } }) ?? '', 'must be equal to one of the allowed values');
-  assert.is(checker.check('GET', '/v0/apps/abc', 404, { error: { code: 'not_found', message: 'App not found.' } }), null);
-  assert.is(checker.check('GET', '/v0/nowhere', 404, { error: { code: 'not_found', message: 'x' } }), null, 'undocumented paths are the router 404');
+  assert.match(
+    checker.check('GET', '/v0/apps', 200, { apps: [{ app_id: 'x' }] }) ?? '',
+    "/apps/0 must have required property 'name'",
+  );
+  assert.match(
+    checker.check('GET', '/v0/apps/abc', 200, {
+      app_id: 'x',
+      name: 'n',
+      visibility: 'public',
+      origin: 'http://x',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+      live_release_id: null,
+      extra: 1,
+    }) ?? '',
+    'additional properties',
+  );
+  assert.match(
+    checker.check('GET', '/v0/apps/abc', 418, undefined) ?? '',
+    'answered 418, which the document does not list',
+  );
+  assert.match(
+    checker.check('GET', '/v0/apps/abc', 404, { error: { code: 'app_takedown', message: 'x' } }) ??
+      '',
+    'must be equal to one of the allowed values',
+  );
+  assert.is(
+    checker.check('GET', '/v0/apps/abc', 404, {
+      error: { code: 'not_found', message: 'App not found.' },
+    }),
+    null,
+  );
+  assert.is(
+    checker.check('GET', '/v0/nowhere', 404, { error: { code: 'not_found', message: 'x' } }),
+    null,
+    'undocumented paths are the router 404',
+  );
 });
 
 test.after(() => h.close());

@@ -26,7 +26,10 @@ const [httpPort, httpsPort] = [await freePort(), await freePort()];
 
 // the shipped file, with what a test needs in its global block: the internal CA, its own ports and storage, no admin API
 const shipped = readFileSync('docs/Caddyfile', 'utf8');
-const caddyfile = shipped.replace(/^\{\n/m, `{\n\tadmin off\n\tlocal_certs\n\tskip_install_trust\n\thttp_port ${httpPort}\n\thttps_port ${httpsPort}\n\tstorage file_system ${dir}/data\n`);
+const caddyfile = shipped.replace(
+  /^\{\n/m,
+  `{\n\tadmin off\n\tlocal_certs\n\tskip_install_trust\n\thttp_port ${httpPort}\n\thttps_port ${httpsPort}\n\tstorage file_system ${dir}/data\n`,
+);
 assert.ok(caddyfile !== shipped, 'the Caddyfile has a global options block');
 writeFileSync(path.join(dir, 'Caddyfile'), caddyfile);
 
@@ -34,13 +37,28 @@ let caddy: ChildProcess | undefined;
 let caddyLog = '';
 
 async function startCaddy(): Promise<void> {
-  caddy = spawn('caddy', ['run', '--config', path.join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
-    env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, PLATFORM_UPSTREAM: `127.0.0.1:${upstream.port}`, PLATFORM_ASK_URL: `http://127.0.0.1:${upstream.port}/_internal/tls/permission?token=${TOKEN}` },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  caddy = spawn(
+    'caddy',
+    ['run', '--config', path.join(dir, 'Caddyfile'), '--adapter', 'caddyfile'],
+    {
+      env: {
+        ...process.env,
+        HOME: dir,
+        XDG_DATA_HOME: dir,
+        XDG_CONFIG_HOME: dir,
+        PLATFORM_UPSTREAM: `127.0.0.1:${upstream.port}`,
+        PLATFORM_ASK_URL: `http://127.0.0.1:${upstream.port}/_internal/tls/permission?token=${TOKEN}`,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   caddy.stdout!.on('data', (d) => (caddyLog += d));
   caddy.stderr!.on('data', (d) => (caddyLog += d));
-  caddy.on('error', (err) => (caddyLog += `\nspawn failed: ${err.message} (install Debian's caddy package: apt-get install caddy)`));
+  caddy.on(
+    'error',
+    (err) =>
+      (caddyLog += `\nspawn failed: ${err.message} (install Debian's caddy package: apt-get install caddy)`),
+  );
   await waitFor(
     () =>
       new Promise<boolean>((resolve) => {
@@ -55,12 +73,25 @@ async function startCaddy(): Promise<void> {
 function fetchTls(servername: string): Promise<{ status: number; body: string; issuer: string }> {
   const root = path.join(dir, 'data/pki/authorities/local/root.crt');
   return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port: httpsPort, servername, path: '/', headers: { host: servername }, ca: readFileSync(root), timeout: 10_000 }, (res) => {
-      let body = '';
-      const issuer = String((res.socket as import('node:tls').TLSSocket).getPeerCertificate().issuer?.CN ?? '');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, issuer }));
-    });
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port: httpsPort,
+        servername,
+        path: '/',
+        headers: { host: servername },
+        ca: readFileSync(root),
+        timeout: 10_000,
+      },
+      (res) => {
+        let body = '';
+        const issuer = String(
+          (res.socket as import('node:tls').TLSSocket).getPeerCertificate().issuer?.CN ?? '',
+        );
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, issuer }));
+      },
+    );
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.end();
@@ -78,12 +109,22 @@ async function refused(servername: string): Promise<void> {
 
 test('a verified custom domain gets a certificate and serves the app over HTTPS; other names get none', async () => {
   await startCaddy();
-  await waitFor(async () => existsSync(path.join(dir, 'data/pki/authorities/local/root.crt')), 10_000);
+  await waitFor(
+    async () => existsSync(path.join(dir, 'data/pki/authorities/local/root.crt')),
+    10_000,
+  );
   const u = await newUser(h);
   await setPlan(h.deps, { accountId: u.account_id, planKey: 'starter' });
-  const pub = await h.call('PUT', '/v0/apps', { key: u.api_key, body: site({ files: [file('public/index.html', '<h1>served over https</h1>')] }) });
+  const pub = await h.call('PUT', '/v0/apps', {
+    key: u.api_key,
+    body: site({ files: [file('public/index.html', '<h1>served over https</h1>')] }),
+  });
   const appId = pub.body.app_id as string;
-  await h.api('POST /v0/apps/{app_id}/domains', { key: u.api_key, params: { app_id: appId }, body: { hostname: 'shop.caddy-one.test' } });
+  await h.api('POST /v0/apps/{app_id}/domains', {
+    key: u.api_key,
+    params: { app_id: appId },
+    body: { hostname: 'shop.caddy-one.test' },
+  });
 
   // pending: the platform says no, so Caddy has no certificate to offer
   await refused('shop.caddy-one.test');

@@ -18,20 +18,34 @@ import { startDns } from '../_lib/dns-server.ts';
 
 const dns = await startDns();
 const TARGET = 'edge.platform.test';
-const h = await createHarness({ PLATFORM_PLANS_FILE: '', PLATFORM_DNS_SERVERS: dns.server, PLATFORM_CNAME_TARGET: TARGET, PLATFORM_TLS_ASK_TOKEN: 'ask-token-0123456789' });
+const h = await createHarness({
+  PLATFORM_PLANS_FILE: '',
+  PLATFORM_DNS_SERVERS: dns.server,
+  PLATFORM_CNAME_TARGET: TARGET,
+  PLATFORM_TLS_ASK_TOKEN: 'ask-token-0123456789',
+});
 dns.set(TARGET, [{ type: 'A', value: '127.0.0.1' }]);
 
 /** An owner on `plan` with one published app whose page says `text`. */
 async function owner(plan: string, text = 'hello from the app') {
   const u = await newUser(h);
   if (plan !== 'free') await setPlan(h.deps, { accountId: u.account_id, planKey: plan });
-  const pub = await h.call('PUT', '/v0/apps', { key: u.api_key, body: site({ files: [file('public/index.html', `<h1>${text}</h1>`)] }) });
+  const pub = await h.call('PUT', '/v0/apps', {
+    key: u.api_key,
+    body: site({ files: [file('public/index.html', `<h1>${text}</h1>`)] }),
+  });
   assert.is(pub.status, 200, pub.text);
   return { ...u, appId: pub.body.app_id as string };
 }
 
-const slugOf = (key: string, appId: string, slug: string) => h.answer('POST /v0/apps/{app_id}/slugs', { key, params: { app_id: appId }, body: { slug } });
-const domainOf = (key: string, appId: string, hostname: string) => h.answer('POST /v0/apps/{app_id}/domains', { key, params: { app_id: appId }, body: { hostname } });
+const slugOf = (key: string, appId: string, slug: string) =>
+  h.answer('POST /v0/apps/{app_id}/slugs', { key, params: { app_id: appId }, body: { slug } });
+const domainOf = (key: string, appId: string, hostname: string) =>
+  h.answer('POST /v0/apps/{app_id}/domains', {
+    key,
+    params: { app_id: appId },
+    body: { hostname },
+  });
 const visit = (host: string, path = '/') => h.call('GET', path, { host });
 
 test('Free has neither feature: 402 entitlement_required naming the plan that has it', async () => {
@@ -39,11 +53,18 @@ test('Free has neither feature: 402 entitlement_required naming the plan that ha
   const s = await slugOf(u.api_key, u.appId, 'my-free-site');
   assert.is(s.status, 402);
   assert.is(s.error?.code, 'entitlement_required');
-  assert.equal(s.error?.details, { plan_key: 'free', feature_key: 'app_slugs', required_plan_key: 'starter' });
+  assert.equal(s.error?.details, {
+    plan_key: 'free',
+    feature_key: 'app_slugs',
+    required_plan_key: 'starter',
+  });
   const d = await domainOf(u.api_key, u.appId, 'shop.free-example.test');
   assert.is(d.status, 402);
   assert.is(d.error?.details?.feature_key, 'custom_domains');
-  const routes = await h.api('GET /v0/apps/{app_id}/routes', { key: u.api_key, params: { app_id: u.appId } });
+  const routes = await h.api('GET /v0/apps/{app_id}/routes', {
+    key: u.api_key,
+    params: { app_id: u.appId },
+  });
   assert.equal(routes.routes, []);
 });
 
@@ -68,11 +89,23 @@ test('a slug serves the app exactly as its canonical origin does, until it is re
   assert.ok(viaSlug.text.includes('slug page'));
   assert.is(viaSlug.headers.get('etag'), canonical.headers.get('etag'));
   // /_platform/* is the app's too
-  assert.is((await visit('my-shop.apps.localhost', '/_platform/auth/session')).status, (await visit(`${u.appId}.apps.localhost`, '/_platform/auth/session')).status);
+  assert.is(
+    (await visit('my-shop.apps.localhost', '/_platform/auth/session')).status,
+    (await visit(`${u.appId}.apps.localhost`, '/_platform/auth/session')).status,
+  );
 
-  const slugs = await h.api('GET /v0/apps/{app_id}/slugs', { key: u.api_key, params: { app_id: u.appId } });
-  assert.equal(slugs.slugs.map((s) => s.slug), ['my-shop']);
-  const status = await h.api('GET /v0/accounts/{account_id}/status', { key: u.api_key, params: { account_id: u.account_id } });
+  const slugs = await h.api('GET /v0/apps/{app_id}/slugs', {
+    key: u.api_key,
+    params: { app_id: u.appId },
+  });
+  assert.equal(
+    slugs.slugs.map((s) => s.slug),
+    ['my-shop'],
+  );
+  const status = await h.api('GET /v0/accounts/{account_id}/status', {
+    key: u.api_key,
+    params: { account_id: u.account_id },
+  });
   assert.equal(status.route_counts, { slugs: 1, custom_domains: 0 });
   assert.is(status.usage.app_slugs, 1);
 
@@ -83,19 +116,39 @@ test('a slug serves the app exactly as its canonical origin does, until it is re
   assert.is(clash.error?.code, 'conflict');
   assert.is((await slugOf(u.api_key, u.appId, 'my-shop')).status, 409);
 
-  const removed = await h.api('DELETE /v0/apps/{app_id}/slugs/{slug}', { key: u.api_key, params: { app_id: u.appId, slug: 'my-shop' } });
+  const removed = await h.api('DELETE /v0/apps/{app_id}/slugs/{slug}', {
+    key: u.api_key,
+    params: { app_id: u.appId, slug: 'my-shop' },
+  });
   assert.is(removed.status, 'deleted');
   const gone = await visit('my-shop.apps.localhost');
   assert.is(gone.status, 410);
   assert.is(gone.body.error.code, 'route_disabled');
-  assert.equal(gone.body.error.details, { route_id: route.route_id, route_type: 'slug', hostname: 'my-shop.apps.localhost', status: 'deleted' });
+  assert.equal(gone.body.error.details, {
+    route_id: route.route_id,
+    route_type: 'slug',
+    hostname: 'my-shop.apps.localhost',
+    status: 'deleted',
+  });
   assert.ok(!gone.text.includes('slug page'));
-  assert.is((await visit(`${u.appId}.apps.localhost`)).status, 200, 'the canonical origin keeps serving');
+  assert.is(
+    (await visit(`${u.appId}.apps.localhost`)).status,
+    200,
+    'the canonical origin keeps serving',
+  );
   // the name is free again
   const again = await slugOf(other.api_key, other.appId, 'my-shop');
   assert.is(again.status, 201, again.text);
   assert.is((await visit('my-shop.apps.localhost')).status, 200);
-  assert.is((await h.answer('DELETE /v0/apps/{app_id}/slugs/{slug}', { key: u.api_key, params: { app_id: u.appId, slug: 'my-shop' } })).status, 404);
+  assert.is(
+    (
+      await h.answer('DELETE /v0/apps/{app_id}/slugs/{slug}', {
+        key: u.api_key,
+        params: { app_id: u.appId, slug: 'my-shop' },
+      })
+    ).status,
+    404,
+  );
   // an unknown slug host is simply not found
   const unknown = await visit('never-made.apps.localhost');
   assert.is(unknown.status, 404);
@@ -104,7 +157,21 @@ test('a slug serves the app exactly as its canonical origin does, until it is re
 
 test('slug names: DNS labels, not app-id shaped, not reserved', async () => {
   const u = await owner('starter');
-  for (const bad of ['ab', '-abc', 'abc-', 'a_b_c', 'has space', 'x'.repeat(64), 'abcdefghijkl', 'www', 'api', 'console', 'admin', 'xn--abc', 'ü-shop']) {
+  for (const bad of [
+    'ab',
+    '-abc',
+    'abc-',
+    'a_b_c',
+    'has space',
+    'x'.repeat(64),
+    'abcdefghijkl',
+    'www',
+    'api',
+    'console',
+    'admin',
+    'xn--abc',
+    'ü-shop',
+  ]) {
     const r = await slugOf(u.api_key, u.appId, bad);
     assert.is(r.status, 400, `${bad}: ${r.text}`);
     assert.is(r.error?.code, 'invalid_request');
@@ -115,7 +182,10 @@ test('slug names: DNS labels, not app-id shaped, not reserved', async () => {
   }
   const missing = await h.call('POST', `/v0/apps/${u.appId}/slugs`, { key: u.api_key, body: {} });
   assert.is(missing.status, 400);
-  const extra = await h.call('POST', `/v0/apps/${u.appId}/slugs`, { key: u.api_key, body: { slug: 'fine-one', x: 1 } });
+  const extra = await h.call('POST', `/v0/apps/${u.appId}/slugs`, {
+    key: u.api_key,
+    body: { slug: 'fine-one', x: 1 },
+  });
   assert.is(extra.status, 400);
 });
 
@@ -132,27 +202,70 @@ test('a custom domain starts pending_dns with a TXT challenge and the records to
   assert.ok(d.verification!.value.includes(d.route_id), 'the value identifies the route');
   assert.is(d.verification!.verified_at, null);
   const recs = d.dns_instructions!.records;
-  assert.equal(recs.find((x) => x.purpose === 'traffic'), { type: 'CNAME', name: 'shop.example-one.test', value: TARGET, purpose: 'traffic', required: true, note: null });
-  assert.ok(recs.some((x) => x.type === 'TXT' && x.name === d.verification!.name && x.value === d.verification!.value));
+  assert.equal(
+    recs.find((x) => x.purpose === 'traffic'),
+    {
+      type: 'CNAME',
+      name: 'shop.example-one.test',
+      value: TARGET,
+      purpose: 'traffic',
+      required: true,
+      note: null,
+    },
+  );
+  assert.ok(
+    recs.some(
+      (x) =>
+        x.type === 'TXT' && x.name === d.verification!.name && x.value === d.verification!.value,
+    ),
+  );
   assert.is(d.dns_instructions!.traffic_note, null);
 
   const pending = await visit('shop.example-one.test');
   assert.is(pending.status, 404);
   assert.is(pending.body.error.code, 'route_disabled');
-  assert.equal(pending.body.error.details, { route_id: d.route_id, route_type: 'custom_domain', hostname: 'shop.example-one.test', status: 'pending_dns' });
+  assert.equal(pending.body.error.details, {
+    route_id: d.route_id,
+    route_type: 'custom_domain',
+    hostname: 'shop.example-one.test',
+    status: 'pending_dns',
+  });
   assert.ok(!pending.text.includes('domain page'));
 
-  const one = await h.api('GET /v0/apps/{app_id}/domains/{hostname}', { key: u.api_key, params: { app_id: u.appId, hostname: 'SHOP.example-one.test' } });
+  const one = await h.api('GET /v0/apps/{app_id}/domains/{hostname}', {
+    key: u.api_key,
+    params: { app_id: u.appId, hostname: 'SHOP.example-one.test' },
+  });
   assert.is(one.route_id, d.route_id);
-  const list = await h.api('GET /v0/apps/{app_id}/domains', { key: u.api_key, params: { app_id: u.appId } });
-  assert.equal(list.domains.map((x) => x.hostname), ['shop.example-one.test']);
-  assert.is((await h.answer('GET /v0/apps/{app_id}/domains/{hostname}', { key: u.api_key, params: { app_id: u.appId, hostname: 'nope.example-one.test' } })).status, 404);
+  const list = await h.api('GET /v0/apps/{app_id}/domains', {
+    key: u.api_key,
+    params: { app_id: u.appId },
+  });
+  assert.equal(
+    list.domains.map((x) => x.hostname),
+    ['shop.example-one.test'],
+  );
+  assert.is(
+    (
+      await h.answer('GET /v0/apps/{app_id}/domains/{hostname}', {
+        key: u.api_key,
+        params: { app_id: u.appId, hostname: 'nope.example-one.test' },
+      })
+    ).status,
+    404,
+  );
 
   // Starter allows one custom domain
   const second = await domainOf(u.api_key, u.appId, 'www.example-one.test');
   assert.is(second.status, 402);
   assert.is(second.error?.code, 'plan_limit_exceeded');
-  assert.equal(second.error?.details, { limit_key: 'custom_domains.max', plan_key: 'starter', allowed: 1, current: 2, required_plan_key: 'business' });
+  assert.equal(second.error?.details, {
+    limit_key: 'custom_domains.max',
+    plan_key: 'starter',
+    allowed: 1,
+    current: 2,
+    required_plan_key: 'business',
+  });
   // claimed by another app
   const other = await owner('starter');
   const clash = await domainOf(other.api_key, other.appId, 'shop.example-one.test');
@@ -164,9 +277,25 @@ test('an apex gets flattening or ALIAS/ANAME and the www record, never a plain a
   const apex = (await domainOf(u.api_key, u.appId, 'example-apex.co.uk')).body!;
   const traffic = apex.dns_instructions!.records.filter((x) => x.purpose === 'traffic');
   assert.ok(traffic.length >= 1);
-  assert.ok(traffic.every((x) => x.type !== 'CNAME'), 'no CNAME at the apex');
-  assert.ok(/flattening/i.test(apex.dns_instructions!.traffic_note!) && /ALIAS|ANAME/.test(apex.dns_instructions!.traffic_note!));
-  assert.equal(apex.dns_instructions!.records.find((x) => x.purpose === 'www'), { type: 'CNAME', name: 'www.example-apex.co.uk', value: TARGET, purpose: 'www', required: false, note: 'Add www.example-apex.co.uk as a domain of this app too, so both names serve it.' });
+  assert.ok(
+    traffic.every((x) => x.type !== 'CNAME'),
+    'no CNAME at the apex',
+  );
+  assert.ok(
+    /flattening/i.test(apex.dns_instructions!.traffic_note!) &&
+      /ALIAS|ANAME/.test(apex.dns_instructions!.traffic_note!),
+  );
+  assert.equal(
+    apex.dns_instructions!.records.find((x) => x.purpose === 'www'),
+    {
+      type: 'CNAME',
+      name: 'www.example-apex.co.uk',
+      value: TARGET,
+      purpose: 'www',
+      required: false,
+      note: 'Add www.example-apex.co.uk as a domain of this app too, so both names serve it.',
+    },
+  );
   const idn = await domainOf(u.api_key, u.appId, 'Bücher.example-idn.test');
   assert.is(idn.status, 201, idn.text);
   assert.is(idn.body!.hostname, 'xn--bcher-kva.example-idn.test');
@@ -176,7 +305,21 @@ test('an apex gets flattening or ALIAS/ANAME and the www record, never a plain a
     assert.is(read.status, 200, `${spelled}: ${read.text}`);
     assert.is(read.body.hostname, 'xn--bcher-kva.example-idn.test');
   }
-  for (const bad of ['localhost', 'api.localhost', 'console.localhost', 'x.apps.localhost', 'apps.localhost', '127.0.0.1', '[::1]', 'co.uk', 'https://shop.example.test/', 'shop.example.test:8443', 'a..b.test', '*.example.test', 'under_score-.test']) {
+  for (const bad of [
+    'localhost',
+    'api.localhost',
+    'console.localhost',
+    'x.apps.localhost',
+    'apps.localhost',
+    '127.0.0.1',
+    '[::1]',
+    'co.uk',
+    'https://shop.example.test/',
+    'shop.example.test:8443',
+    'a..b.test',
+    '*.example.test',
+    'under_score-.test',
+  ]) {
     const r = await domainOf(u.api_key, u.appId, bad);
     assert.is(r.status, 400, `${bad}: ${r.text}`);
   }
@@ -185,12 +328,23 @@ test('an apex gets flattening or ALIAS/ANAME and the www record, never a plain a
 test('verify: 409 with what each check expected and found, then active once DNS is right', async () => {
   const u = await owner('starter', 'verified page');
   const d = (await domainOf(u.api_key, u.appId, 'www.verify-one.test')).body!;
-  const verify = () => h.answer('POST /v0/apps/{app_id}/domains/{hostname}/verify', { key: u.api_key, params: { app_id: u.appId, hostname: d.hostname }, body: {} });
+  const verify = () =>
+    h.answer('POST /v0/apps/{app_id}/domains/{hostname}/verify', {
+      key: u.api_key,
+      params: { app_id: u.appId, hostname: d.hostname },
+      body: {},
+    });
 
   let r = await verify();
   assert.is(r.status, 409);
   assert.is(r.error?.code, 'domain_pending_verification');
-  let checks = r.error!.details!.checks as { check: string; ok: boolean; expected: string; found: string[]; message: string }[];
+  let checks = r.error!.details!.checks as {
+    check: string;
+    ok: boolean;
+    expected: string;
+    found: string[];
+    message: string;
+  }[];
   const txt = checks.find((c) => c.check === 'txt')!;
   assert.is(txt.ok, false);
   assert.is(txt.expected, d.verification!.value);
@@ -215,12 +369,17 @@ test('verify: 409 with what each check expected and found, then active once DNS 
   assert.equal(caa.found, ['digicert.com']);
   assert.ok(caa.message.includes('letsencrypt.org'), caa.message);
   // the record keeps the last diagnosis
-  const read = await h.api('GET /v0/apps/{app_id}/domains/{hostname}', { key: u.api_key, params: { app_id: u.appId, hostname: d.hostname } });
+  const read = await h.api('GET /v0/apps/{app_id}/domains/{hostname}', {
+    key: u.api_key,
+    params: { app_id: u.appId, hostname: d.hostname },
+  });
   assert.is(read.verification!.checks.length, 3);
   assert.ok(read.verification!.last_checked_at);
 
   // the right TXT, but CAA still forbids issuance: still pending
-  dns.set('_platform-challenge.www.verify-one.test', [{ type: 'TXT', value: d.verification!.value }]);
+  dns.set('_platform-challenge.www.verify-one.test', [
+    { type: 'TXT', value: d.verification!.value },
+  ]);
   r = await verify();
   assert.is(r.status, 409);
   assert.ok(r.error!.message.includes('CAA'), r.error!.message);
@@ -239,16 +398,25 @@ test('verify: 409 with what each check expected and found, then active once DNS 
   assert.is((await eventsOf(h, u.api_key, u.appId, 'route.verified')).length, 1);
 });
 
-test('dns_verified is the operator\'s: 403 through the API; the admin command verifies without DNS', async () => {
+test("dns_verified is the operator's: 403 through the API; the admin command verifies without DNS", async () => {
   const u = await owner('starter', 'operator page');
   const d = (await domainOf(u.api_key, u.appId, 'intranet.operator-one.test')).body!;
-  const r = await h.answer('POST /v0/apps/{app_id}/domains/{hostname}/verify', { key: u.api_key, params: { app_id: u.appId, hostname: d.hostname }, body: { dns_verified: true } });
+  const r = await h.answer('POST /v0/apps/{app_id}/domains/{hostname}/verify', {
+    key: u.api_key,
+    params: { app_id: u.appId, hostname: d.hostname },
+    body: { dns_verified: true },
+  });
   assert.is(r.status, 403);
   assert.is(r.error?.code, 'forbidden');
   assert.ok(r.error!.message.includes('verify-domain'));
   assert.is((await visit(d.hostname)).status, 404);
   const out = await operatorVerify(h.deps, 'Intranet.Operator-One.test');
-  assert.equal(out, { route_id: d.route_id, app_id: u.appId, hostname: d.hostname, status: 'active' });
+  assert.equal(out, {
+    route_id: d.route_id,
+    app_id: u.appId,
+    hostname: d.hostname,
+    status: 'active',
+  });
   assert.is((await visit(d.hostname)).status, 200);
   const ev = (await eventsOf(h, u.api_key, u.appId, 'route.verified'))[0]!;
   assert.is(ev.metadata.operator, true);
@@ -257,7 +425,12 @@ test('dns_verified is the operator\'s: 403 through the API; the admin command ve
 test('owners disable and enable an alias; the canonical origin serves throughout', async () => {
   const u = await owner('starter', 'toggle page');
   const s = (await slugOf(u.api_key, u.appId, 'toggle-me')).body!;
-  const patch = (status: string, id = s.route_id) => h.answer('PATCH /v0/apps/{app_id}/routes/{route_id}', { key: u.api_key, params: { app_id: u.appId, route_id: id }, body: { status: status as 'active' } });
+  const patch = (status: string, id = s.route_id) =>
+    h.answer('PATCH /v0/apps/{app_id}/routes/{route_id}', {
+      key: u.api_key,
+      params: { app_id: u.appId, route_id: id },
+      body: { status: status as 'active' },
+    });
   const off = await patch('disabled');
   assert.is(off.status, 200);
   assert.is(off.body!.status, 'disabled');
@@ -265,50 +438,83 @@ test('owners disable and enable an alias; the canonical origin serves throughout
   assert.is(v.status, 404);
   assert.is(v.body.error.details.status, 'disabled');
   assert.is((await visit(`${u.appId}.apps.localhost`)).status, 200);
-  const status = await h.api('GET /v0/accounts/{account_id}/status', { key: u.api_key, params: { account_id: u.account_id } });
+  const status = await h.api('GET /v0/accounts/{account_id}/status', {
+    key: u.api_key,
+    params: { account_id: u.account_id },
+  });
   assert.is(status.route_counts.slugs, 0, 'a disabled route does not count');
   const on = await patch('active');
   assert.is(on.body!.status, 'active');
   assert.is((await visit('toggle-me.apps.localhost')).status, 200);
-  for (const bad of ['disabled_downgrade', 'pending_dns', 'deleted']) assert.is((await patch(bad)).status, 400, bad);
+  for (const bad of ['disabled_downgrade', 'pending_dns', 'deleted'])
+    assert.is((await patch(bad)).status, 400, bad);
   assert.is((await patch('active', 'route_nothere')).status, 404);
   // a never-verified domain comes back pending
   const d = (await domainOf(u.api_key, u.appId, 'toggle.example-two.test')).body!;
   assert.is((await patch('disabled', d.route_id)).body!.status, 'disabled');
   assert.is((await patch('active', d.route_id)).body!.status, 'pending_dns');
-  const all = await h.api('GET /v0/apps/{app_id}/routes', { key: u.api_key, params: { app_id: u.appId } });
-  assert.equal(all.routes.map((x) => [x.route_type, x.hostname, x.status]), [
-    ['slug', 'toggle-me.apps.localhost', 'active'],
-    ['custom_domain', 'toggle.example-two.test', 'pending_dns'],
-  ]);
+  const all = await h.api('GET /v0/apps/{app_id}/routes', {
+    key: u.api_key,
+    params: { app_id: u.appId },
+  });
+  assert.equal(
+    all.routes.map((x) => [x.route_type, x.hostname, x.status]),
+    [
+      ['slug', 'toggle-me.apps.localhost', 'active'],
+      ['custom_domain', 'toggle.example-two.test', 'pending_dns'],
+    ],
+  );
   assert.equal((await eventsOf(h, u.api_key, u.appId, 'route.disabled')).length, 2);
 });
 
 test('a downgrade disables exactly the routes its preview named; they answer route_disabled and need room to come back', async () => {
   const u = await owner('business', 'downgrade page');
   const slugs = [];
-  for (const name of ['down-a', 'down-b']) slugs.push((await slugOf(u.api_key, u.appId, name)).body!);
+  for (const name of ['down-a', 'down-b'])
+    slugs.push((await slugOf(u.api_key, u.appId, name)).body!);
   const doms = [];
   for (const name of ['a.down-one.test', 'b.down-one.test']) {
     const d = (await domainOf(u.api_key, u.appId, name)).body!;
     await operatorVerify(h.deps, name);
     doms.push(d);
   }
-  const preview = await h.api('GET /v0/accounts/{account_id}/downgrade-preview', { key: u.api_key, params: { account_id: u.account_id }, query: { plan: 'starter' } });
-  assert.equal(preview.actions.map((a) => a.route_id), [doms[1]!.route_id], 'Starter keeps 10 slugs and 1 domain: the newest domain goes');
+  const preview = await h.api('GET /v0/accounts/{account_id}/downgrade-preview', {
+    key: u.api_key,
+    params: { account_id: u.account_id },
+    query: { plan: 'starter' },
+  });
+  assert.equal(
+    preview.actions.map((a) => a.route_id),
+    [doms[1]!.route_id],
+    'Starter keeps 10 slugs and 1 domain: the newest domain goes',
+  );
   const done = await setPlan(h.deps, { accountId: u.account_id, planKey: 'starter' });
-  assert.equal((done as { actions: { route_id: string }[] }).actions.map((a) => a.route_id), preview.actions.map((a) => a.route_id));
+  assert.equal(
+    (done as { actions: { route_id: string }[] }).actions.map((a) => a.route_id),
+    preview.actions.map((a) => a.route_id),
+  );
   const v = await visit('b.down-one.test');
   assert.is(v.status, 404);
   assert.is(v.body.error.details.status, 'disabled_downgrade');
   assert.is((await visit('a.down-one.test')).status, 200);
   assert.is((await visit('down-b.apps.localhost')).status, 200);
-  const back = await h.answer('PATCH /v0/apps/{app_id}/routes/{route_id}', { key: u.api_key, params: { app_id: u.appId, route_id: doms[1]!.route_id }, body: { status: 'active' } });
+  const back = await h.answer('PATCH /v0/apps/{app_id}/routes/{route_id}', {
+    key: u.api_key,
+    params: { app_id: u.appId, route_id: doms[1]!.route_id },
+    body: { status: 'active' },
+  });
   assert.is(back.status, 402);
   assert.is(back.error?.code, 'plan_limit_exceeded');
   // with room (the other domain removed) it comes back, verified, so active
-  await h.api('DELETE /v0/apps/{app_id}/domains/{hostname}', { key: u.api_key, params: { app_id: u.appId, hostname: 'a.down-one.test' } });
-  const again = await h.api('PATCH /v0/apps/{app_id}/routes/{route_id}', { key: u.api_key, params: { app_id: u.appId, route_id: doms[1]!.route_id }, body: { status: 'active' } });
+  await h.api('DELETE /v0/apps/{app_id}/domains/{hostname}', {
+    key: u.api_key,
+    params: { app_id: u.appId, hostname: 'a.down-one.test' },
+  });
+  const again = await h.api('PATCH /v0/apps/{app_id}/routes/{route_id}', {
+    key: u.api_key,
+    params: { app_id: u.appId, route_id: doms[1]!.route_id },
+    body: { status: 'active' },
+  });
   assert.is(again.status, 'active');
   assert.is((await visit('b.down-one.test')).status, 200);
 });
@@ -328,7 +534,12 @@ test('unpublishing an app removes its aliases (410) and frees their names', asyn
 test('pending domains are re-checked in the background with growing gaps, for 7 days', async () => {
   const u = await owner('starter', 'rechecked page');
   const d = (await domainOf(u.api_key, u.appId, 'later.recheck-one.test')).body!;
-  const row = () => h.deps.db.selectFrom('app_routes').select(['status', 'next_check_at', 'check_attempts']).where('id', '=', d.route_id).executeTakeFirstOrThrow();
+  const row = () =>
+    h.deps.db
+      .selectFrom('app_routes')
+      .select(['status', 'next_check_at', 'check_attempts'])
+      .where('id', '=', d.route_id)
+      .executeTakeFirstOrThrow();
   const first = await row();
   assert.ok(first.next_check_at, 'a check is scheduled');
   // not due yet: nothing happens
@@ -342,19 +553,32 @@ test('pending domains are re-checked in the background with growing gaps, for 7 
   assert.is(second.check_attempts, 1);
   assert.is(second.status, 'pending_dns');
   // the DNS arrives: the next due check activates it
-  dns.set('_platform-challenge.later.recheck-one.test', [{ type: 'TXT', value: d.verification!.value }]);
+  dns.set('_platform-challenge.later.recheck-one.test', [
+    { type: 'TXT', value: d.verification!.value },
+  ]);
   await recheckDueDomains(h.deps, new Date(second.next_check_at!.getTime() + 1000));
   assert.is((await row()).status, 'active');
   assert.is((await visit('later.recheck-one.test')).status, 200);
 
   // another that never verifies: checks stop after 7 days, with an event
-  const never = (await h.api('GET /v0/apps/{app_id}/routes', { key: u.api_key, params: { app_id: u.appId } })).routes.length;
+  const never = (
+    await h.api('GET /v0/apps/{app_id}/routes', { key: u.api_key, params: { app_id: u.appId } })
+  ).routes.length;
   assert.is(never, 1);
-  await h.api('DELETE /v0/apps/{app_id}/domains/{hostname}', { key: u.api_key, params: { app_id: u.appId, hostname: 'later.recheck-one.test' } });
+  await h.api('DELETE /v0/apps/{app_id}/domains/{hostname}', {
+    key: u.api_key,
+    params: { app_id: u.appId, hostname: 'later.recheck-one.test' },
+  });
   const n = (await domainOf(u.api_key, u.appId, 'never.recheck-one.test')).body!;
-  await sql`update app_routes set created_at = now() - interval '7 days', next_check_at = now() - interval '1 second' where id = ${n.route_id}`.execute(h.deps.db);
+  await sql`update app_routes set created_at = now() - interval '7 days', next_check_at = now() - interval '1 second' where id = ${n.route_id}`.execute(
+    h.deps.db,
+  );
   await recheckDueDomains(h.deps, new Date());
-  const stopped = await h.deps.db.selectFrom('app_routes').select(['status', 'next_check_at']).where('id', '=', n.route_id).executeTakeFirstOrThrow();
+  const stopped = await h.deps.db
+    .selectFrom('app_routes')
+    .select(['status', 'next_check_at'])
+    .where('id', '=', n.route_id)
+    .executeTakeFirstOrThrow();
   assert.is(stopped.status, 'pending_dns');
   assert.is(stopped.next_check_at, null);
   assert.is((await eventsOf(h, u.api_key, u.appId, 'route.verification_stopped')).length, 1);
@@ -364,7 +588,8 @@ test('the TLS ask endpoint says yes only for names this platform serves', async 
   const u = await owner('starter');
   await slugOf(u.api_key, u.appId, 'tls-slug');
   const d = (await domainOf(u.api_key, u.appId, 'secure.tls-one.test')).body!;
-  const ask = (domain: string, token = 'ask-token-0123456789') => h.call('GET', `/_internal/tls/permission?domain=${encodeURIComponent(domain)}&token=${token}`);
+  const ask = (domain: string, token = 'ask-token-0123456789') =>
+    h.call('GET', `/_internal/tls/permission?domain=${encodeURIComponent(domain)}&token=${token}`);
   assert.is((await ask('secure.tls-one.test')).status, 404, 'pending: no certificate yet');
   await operatorVerify(h.deps, d.hostname);
   const yes = await ask('secure.tls-one.test');
@@ -373,18 +598,38 @@ test('the TLS ask endpoint says yes only for names this platform serves', async 
   assert.is((await ask('tls-slug.apps.localhost')).body.kind, 'slug');
   assert.is((await ask(`${u.appId}.apps.localhost`)).body.kind, 'app_origin');
   assert.is((await ask('api.localhost')).body.kind, 'platform');
-  for (const no of ['unknown.example.test', 'zzzzzzzzzzzzzzzz.apps.localhost', 'nope-slug.apps.localhost', 'a.b.apps.localhost']) assert.is((await ask(no)).status, 404, no);
+  for (const no of [
+    'unknown.example.test',
+    'zzzzzzzzzzzzzzzz.apps.localhost',
+    'nope-slug.apps.localhost',
+    'a.b.apps.localhost',
+  ])
+    assert.is((await ask(no)).status, 404, no);
   assert.is((await ask('secure.tls-one.test', 'wrong-token-000000000')).status, 403);
-  assert.is((await h.call('GET', '/_internal/tls/permission?domain=secure.tls-one.test')).status, 403);
+  assert.is(
+    (await h.call('GET', '/_internal/tls/permission?domain=secure.tls-one.test')).status,
+    403,
+  );
   assert.is((await h.call('GET', '/_internal/tls/permission?token=x')).status, 400);
 });
 
 test('who may manage routes: members read, developers and up write, strangers see nothing', async () => {
   const u = await owner('starter');
-  await checkAuthMatrix(h, { method: 'POST', path: `/v0/apps/${u.appId}/slugs`, body: { slug: 'auth-matrix' } }, { ownerAccountId: u.account_id, deniedRoles: ['viewer'] });
-  await checkAuthMatrix(h, { method: 'GET', path: `/v0/apps/${u.appId}/routes` }, { ownerAccountId: u.account_id });
+  await checkAuthMatrix(
+    h,
+    { method: 'POST', path: `/v0/apps/${u.appId}/slugs`, body: { slug: 'auth-matrix' } },
+    { ownerAccountId: u.account_id, deniedRoles: ['viewer'] },
+  );
+  await checkAuthMatrix(
+    h,
+    { method: 'GET', path: `/v0/apps/${u.appId}/routes` },
+    { ownerAccountId: u.account_id },
+  );
   const viewer = await newMember(h, u.account_id, 'viewer');
-  assert.is((await h.call('GET', `/v0/apps/${u.appId}/domains`, { key: viewer.api_key })).status, 200);
+  assert.is(
+    (await h.call('GET', `/v0/apps/${u.appId}/domains`, { key: viewer.api_key })).status,
+    200,
+  );
   const dev = await newMember(h, u.account_id, 'developer');
   assert.is((await slugOf(dev.api_key, u.appId, 'dev-made')).status, 201);
 });

@@ -15,16 +15,35 @@ import { startFakeCloudflare } from '../_lib/fake-cloudflare.ts';
 const TOKEN = 'cf-test-token-0123456789';
 const ZONE = '0123456789abcdef0123456789abcdef';
 const cf = await startFakeCloudflare({ token: TOKEN, zoneId: ZONE });
-const h = await createHarness({ PLATFORM_PLANS_FILE: '', CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ZONE_ID: ZONE, CLOUDFLARE_API_BASE: cf.apiBase, PLATFORM_CNAME_TARGET: 'customers.platform.test' });
+const h = await createHarness({
+  PLATFORM_PLANS_FILE: '',
+  CLOUDFLARE_API_TOKEN: TOKEN,
+  CLOUDFLARE_ZONE_ID: ZONE,
+  CLOUDFLARE_API_BASE: cf.apiBase,
+  PLATFORM_CNAME_TARGET: 'customers.platform.test',
+});
 
 async function owner() {
   const u = await newUser(h);
   await setPlan(h.deps, { accountId: u.account_id, planKey: 'business' });
-  const pub = await h.call('PUT', '/v0/apps', { key: u.api_key, body: site({ files: [file('public/index.html', '<h1>provider page</h1>')] }) });
+  const pub = await h.call('PUT', '/v0/apps', {
+    key: u.api_key,
+    body: site({ files: [file('public/index.html', '<h1>provider page</h1>')] }),
+  });
   return { ...u, appId: pub.body.app_id as string };
 }
-const add = (u: { api_key: string; appId: string }, hostname: string) => h.answer('POST /v0/apps/{app_id}/domains', { key: u.api_key, params: { app_id: u.appId }, body: { hostname } });
-const routeRows = (hostname: string) => h.deps.db.selectFrom('app_routes').select(['id', 'status']).where('hostname', '=', hostname).execute();
+const add = (u: { api_key: string; appId: string }, hostname: string) =>
+  h.answer('POST /v0/apps/{app_id}/domains', {
+    key: u.api_key,
+    params: { app_id: u.appId },
+    body: { hostname },
+  });
+const routeRows = (hostname: string) =>
+  h.deps.db
+    .selectFrom('app_routes')
+    .select(['id', 'status'])
+    .where('hostname', '=', hostname)
+    .execute();
 
 test('creating a domain creates the custom hostname; verify follows the provider; removing removes it there', async () => {
   const u = await owner();
@@ -42,8 +61,16 @@ test('creating a domain creates the custom hostname; verify follows the provider
     status: 'pending',
     ssl_status: 'pending_validation',
     validation_records: [
-      { type: 'TXT', name: `_cf-custom-hostname.shop.cf-one.test`, value: held.ownership_verification.value },
-      { type: 'TXT', name: `_acme-challenge.shop.cf-one.test`, value: held.ssl.validation_records[0]!.txt_value },
+      {
+        type: 'TXT',
+        name: `_cf-custom-hostname.shop.cf-one.test`,
+        value: held.ownership_verification.value,
+      },
+      {
+        type: 'TXT',
+        name: `_acme-challenge.shop.cf-one.test`,
+        value: held.ssl.validation_records[0]!.txt_value,
+      },
     ],
     verification_errors: ['custom hostname does not CNAME to this zone.'],
   });
@@ -51,14 +78,27 @@ test('creating a domain creates the custom hostname; verify follows the provider
   assert.is(d.verification!.value, held.ownership_verification.value);
   const recs = d.dns_instructions!.records;
   assert.ok(recs.some((x) => x.type === 'CNAME' && x.value === 'customers.platform.test'));
-  assert.ok(recs.some((x) => x.purpose === 'certificate' && x.name === '_acme-challenge.shop.cf-one.test'));
-  assert.ok(recs.some((x) => x.purpose === 'verification' && x.name === '_cf-custom-hostname.shop.cf-one.test'));
+  assert.ok(
+    recs.some((x) => x.purpose === 'certificate' && x.name === '_acme-challenge.shop.cf-one.test'),
+  );
+  assert.ok(
+    recs.some(
+      (x) => x.purpose === 'verification' && x.name === '_cf-custom-hostname.shop.cf-one.test',
+    ),
+  );
 
-  const verify = () => h.answer('POST /v0/apps/{app_id}/domains/{hostname}/verify', { key: u.api_key, params: { app_id: u.appId, hostname: d.hostname }, body: {} });
+  const verify = () =>
+    h.answer('POST /v0/apps/{app_id}/domains/{hostname}/verify', {
+      key: u.api_key,
+      params: { app_id: u.appId, hostname: d.hostname },
+      body: {},
+    });
   const pending = await verify();
   assert.is(pending.status, 409);
   assert.is(pending.error?.code, 'domain_pending_verification');
-  const check = (pending.error!.details!.checks as { check: string; ok: boolean; found: string[] }[])[0]!;
+  const check = (
+    pending.error!.details!.checks as { check: string; ok: boolean; found: string[] }[]
+  )[0]!;
   assert.is(check.check, 'provider');
   assert.ok(check.found.includes('hostname pending'));
   assert.ok(pending.error!.message.includes('does not CNAME'), pending.error!.message);
@@ -71,12 +111,15 @@ test('creating a domain creates the custom hostname; verify follows the provider
   assert.is(ok.body!.provider!.ssl_status, 'active');
   assert.is((await h.call('GET', '/', { host: 'shop.cf-one.test' })).status, 200);
 
-  const removed = await h.api('DELETE /v0/apps/{app_id}/domains/{hostname}', { key: u.api_key, params: { app_id: u.appId, hostname: d.hostname } });
+  const removed = await h.api('DELETE /v0/apps/{app_id}/domains/{hostname}', {
+    key: u.api_key,
+    params: { app_id: u.appId, hostname: d.hostname },
+  });
   assert.is(removed.status, 'deleted');
   assert.not.ok(cf.hostnames.has('shop.cf-one.test'), 'gone at the provider too');
 });
 
-test("a hostname that exists at the provider and is not ours is 409; nothing is created here", async () => {
+test('a hostname that exists at the provider and is not ours is 409; nothing is created here', async () => {
   const u = await owner();
   cf.claim('taken.cf-two.test');
   const r = await add(u, 'taken.cf-two.test');
@@ -105,16 +148,26 @@ test('a provider failure or a dropped connection is 502 and leaves no half-creat
   assert.is(cf.calls.length, calls + 1);
   // removal is refused (and the route kept) while the provider fails
   cf.failNext('status');
-  const del = await h.answer('DELETE /v0/apps/{app_id}/domains/{hostname}', { key: u.api_key, params: { app_id: u.appId, hostname: 'fail.cf-three.test' } });
+  const del = await h.answer('DELETE /v0/apps/{app_id}/domains/{hostname}', {
+    key: u.api_key,
+    params: { app_id: u.appId, hostname: 'fail.cf-three.test' },
+  });
   assert.is(del.status, 502);
-  assert.equal((await routeRows('fail.cf-three.test')).map((x) => x.status), ['pending_dns']);
+  assert.equal(
+    (await routeRows('fail.cf-three.test')).map((x) => x.status),
+    ['pending_dns'],
+  );
 });
 
 test('a non-entitled account never reaches the provider', async () => {
   const u = await newUser(h);
   const pub = await h.call('PUT', '/v0/apps', { key: u.api_key, body: site() });
   const calls = cf.calls.length;
-  const r = await h.answer('POST /v0/apps/{app_id}/domains', { key: u.api_key, params: { app_id: pub.body.app_id }, body: { hostname: 'free.cf-four.test' } });
+  const r = await h.answer('POST /v0/apps/{app_id}/domains', {
+    key: u.api_key,
+    params: { app_id: pub.body.app_id },
+    body: { hostname: 'free.cf-four.test' },
+  });
   assert.is(r.status, 402);
   assert.is(cf.calls.length, calls);
 });

@@ -35,7 +35,9 @@ test('config: defaults, and a bad value names the variable', () => {
 });
 
 test('npm start refuses a bad variable with a message naming it', async () => {
-  const err = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, PORT: 'abc' } }).catch((e) => e);
+  const err = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: 'abc' },
+  }).catch((e) => e);
   assert.is(err.code, 2);
   assert.match(err.stderr, 'PORT');
 });
@@ -47,7 +49,10 @@ test('migrations are recorded once; re-running is a no-op', async () => {
   await c.connect();
   const { rows } = await c.query('select id from platform_migrations order by id');
   const files = await readMigrations();
-  assert.equal(rows.map((r) => r.id), files.map((f) => f.id));
+  assert.equal(
+    rows.map((r) => r.id),
+    files.map((f) => f.id),
+  );
   await c.end();
 });
 
@@ -62,13 +67,24 @@ test('concurrent migrators on an empty database do not collide: one applies ever
     fresh.pathname = `/${name}`;
     const results = await Promise.all([1, 2, 3, 4].map(() => migrate(fresh.toString())));
     const all = (await readMigrations()).map((m) => m.id);
-    assert.equal(results.filter((r) => r.length).length, 1, 'exactly one migrator applied anything');
-    assert.equal(results.find((r) => r.length), all, 'and it applied every migration, once');
+    assert.equal(
+      results.filter((r) => r.length).length,
+      1,
+      'exactly one migrator applied anything',
+    );
+    assert.equal(
+      results.find((r) => r.length),
+      all,
+      'and it applied every migration, once',
+    );
     const c = new pg.Client({ connectionString: fresh.toString() });
     await c.connect();
     const { rows } = await c.query('select id from platform_migrations order by id');
     await c.end();
-    assert.equal(rows.map((r) => r.id), all);
+    assert.equal(
+      rows.map((r) => r.id),
+      all,
+    );
   } finally {
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
@@ -76,7 +92,9 @@ test('concurrent migrators on an empty database do not collide: one applies ever
 });
 
 test('npm run migrate applies pending migrations and prints them (none left on a migrated database)', async () => {
-  const out = await run(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], { env: { ...process.env, DATABASE_URL: url, PLATFORM_LOG_LEVEL: 'silent' } });
+  const out = await run(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
+    env: { ...process.env, DATABASE_URL: url, PLATFORM_LOG_LEVEL: 'silent' },
+  });
   assert.equal(JSON.parse(out.stdout.trim()), { applied: [] });
 });
 
@@ -94,7 +112,10 @@ test('an edited landed migration stops start-up', async () => {
     const fix = new pg.Client({ connectionString: url });
     await fix.connect();
     const files = await readMigrations();
-    await fix.query('update platform_migrations set checksum = $1 where id = $2', [files[0]!.checksum, files[0]!.id]);
+    await fix.query('update platform_migrations set checksum = $1 where id = $2', [
+      files[0]!.checksum,
+      files[0]!.id,
+    ]);
     await fix.end();
   }
 });
@@ -102,17 +123,45 @@ test('an edited landed migration stops start-up', async () => {
 test('admin command: create-user and add-member print one JSON object; the key works', async () => {
   const env = { ...process.env, DATABASE_URL: url, PLATFORM_LOG_LEVEL: 'silent' };
   const email = `admin-${process.pid}@example.com`;
-  const out = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-user', '--email', email, '--username', `op-${process.pid}`], { env });
+  const out = await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'scripts/admin.ts',
+      'create-user',
+      '--email',
+      email,
+      '--username',
+      `op-${process.pid}`,
+    ],
+    { env },
+  );
   const created = JSON.parse(out.stdout.trim().split('\n').pop()!);
   assert.match(created.user_id, /^usr_/);
   assert.match(created.account_id, /^acct_/);
   assert.match(created.api_key, /^ap_/);
-  const again = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-user', '--email', email.toUpperCase()], { env }).catch((e) => e);
+  const again = await run(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/admin.ts', 'create-user', '--email', email.toUpperCase()],
+    { env },
+  ).catch((e) => e);
   assert.is(again.code, 1);
   assert.is(JSON.parse(again.stdout.trim()).error.code, 'email_already_registered');
   const member = await run(
     process.execPath,
-    ['--import', 'tsx', 'scripts/admin.ts', 'add-member', '--account', created.account_id, '--email', `viewer-${process.pid}@example.com`, '--role', 'viewer'],
+    [
+      '--import',
+      'tsx',
+      'scripts/admin.ts',
+      'add-member',
+      '--account',
+      created.account_id,
+      '--email',
+      `viewer-${process.pid}@example.com`,
+      '--role',
+      'viewer',
+    ],
     { env },
   );
   const added = JSON.parse(member.stdout.trim().split('\n').pop()!);
@@ -122,10 +171,29 @@ test('admin command: create-user and add-member print one JSON object; the key w
   const accounts = await h.api('GET /v0/accounts', { key: added.api_key });
   assert.ok(accounts.accounts.some((a) => a.id === created.account_id && a.role === 'viewer'));
   await h.close();
-  const badRole = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'add-member', '--account', created.account_id, '--email', 'x@example.com', '--role', 'god'], { env }).catch((e) => e);
+  const badRole = await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'scripts/admin.ts',
+      'add-member',
+      '--account',
+      created.account_id,
+      '--email',
+      'x@example.com',
+      '--role',
+      'god',
+    ],
+    { env },
+  ).catch((e) => e);
   assert.is.not(badRole.code, 0);
   assert.match(badRole.stdout, 'role');
-  const missing = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-user'], { env }).catch((e) => e);
+  const missing = await run(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/admin.ts', 'create-user'],
+    { env },
+  ).catch((e) => e);
   assert.is(missing.code, 2);
   assert.match(missing.stdout, '--email is required');
 });

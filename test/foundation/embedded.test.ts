@@ -23,13 +23,16 @@ async function query(url: string, text: string) {
 }
 
 async function reachable(url: string): Promise<boolean> {
-  return query(url, 'select 1').then(() => true, () => false);
+  return query(url, 'select 1').then(
+    () => true,
+    () => false,
+  );
 }
 
 test('first start initialises; data survives a stop and a second start', async () => {
   const a = await startEmbeddedPostgres({ dataDir, port });
   assert.ok(a.owned);
-  await query(a.url(), 'create table kept (v text); insert into kept values (\'hello\')');
+  await query(a.url(), "create table kept (v text); insert into kept values ('hello')");
   await a.stop();
   assert.not.ok(await reachable(a.url()), 'stopped: nothing listens any more');
   const b = await startEmbeddedPostgres({ dataDir, port: port + 1 });
@@ -82,9 +85,24 @@ test('a running cluster is borrowed (takeOver false) or taken over, never starte
 
 test('the admin command works while the service holds the embedded cluster, and leaves it running', async () => {
   const service = await startEmbeddedPostgres({ dataDir, port });
-  const env = { ...process.env, PLATFORM_DATA_DIR: dataDir, PLATFORM_LOG_LEVEL: 'silent' } as Record<string, string>;
+  const env = {
+    ...process.env,
+    PLATFORM_DATA_DIR: dataDir,
+    PLATFORM_LOG_LEVEL: 'silent',
+  } as Record<string, string>;
   delete env.DATABASE_URL;
-  const out = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-user', '--email', `emb-${process.pid}@example.com`], { env });
+  const out = await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'scripts/admin.ts',
+      'create-user',
+      '--email',
+      `emb-${process.pid}@example.com`,
+    ],
+    { env },
+  );
   const result = JSON.parse(out.stdout.trim().split('\n').pop()!);
   assert.match(result.api_key, /^ap_/);
   assert.ok(await reachable(service.url()), 'still running for the service');
@@ -92,7 +110,18 @@ test('the admin command works while the service holds the embedded cluster, and 
   assert.is(rows.length, 1);
   await service.stop();
   // With nothing running, the admin command starts the cluster, works, and stops it again.
-  const again = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-user', '--email', `emb2-${process.pid}@example.com`], { env });
+  const again = await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'scripts/admin.ts',
+      'create-user',
+      '--email',
+      `emb2-${process.pid}@example.com`,
+    ],
+    { env },
+  );
   assert.match(again.stdout, /"api_key":"ap_/);
   assert.not.ok(await reachable(service.url()), 'the admin command stopped what it started');
 });

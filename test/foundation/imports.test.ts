@@ -8,7 +8,11 @@ import madge from 'madge';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
-const graph = await madge(['src', 'worker'], { fileExtensions: ['ts'], tsConfig: 'tsconfig.json', detectiveOptions: { ts: { skipTypeImports: false } } });
+const graph = await madge(['src', 'worker'], {
+  fileExtensions: ['ts'],
+  tsConfig: 'tsconfig.json',
+  detectiveOptions: { ts: { skipTypeImports: false } },
+});
 const imports = graph.obj();
 
 test('no import circle in src/ or worker/', () => {
@@ -27,18 +31,41 @@ function reachingOut(from: string, allowed: string[]): string[] {
 }
 
 test('lower layers never import features', () => {
-  assert.ok(Object.keys(imports).some((f) => f.startsWith('src/sandbox/')), 'the sandbox is in the graph');
+  assert.ok(
+    Object.keys(imports).some((f) => f.startsWith('src/sandbox/')),
+    'the sandbox is in the graph',
+  );
   assert.equal(reachingOut('src/lib/', ['src/lib/']), [], 'lib/ imports nothing of ours');
-  assert.equal(reachingOut('src/sandbox/', ['src/sandbox/', 'src/lib/']), [], 'the sandbox knows no platform feature');
-  assert.equal(reachingOut('src/db/', ['src/db/', 'src/lib/', 'src/errors.ts', 'src/config.ts', 'src/logger.ts']), [], 'db/ knows no feature');
+  assert.equal(
+    reachingOut('src/sandbox/', ['src/sandbox/', 'src/lib/']),
+    [],
+    'the sandbox knows no platform feature',
+  );
+  assert.equal(
+    reachingOut('src/db/', [
+      'src/db/',
+      'src/lib/',
+      'src/errors.ts',
+      'src/config.ts',
+      'src/logger.ts',
+    ]),
+    [],
+    'db/ knows no feature',
+  );
 });
 
 test('no SQL in route tables, the app origin, the sandbox, the HTTP layer, the console or the CLI', async () => {
   const { readFileSync } = await import('node:fs');
   const SQL = /\b(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`/;
-  const holders = Object.keys(imports).filter((f) => /(^|\/)routes\.ts$/.test(f) || /^src\/(origin|sandbox|http|console|cli)\//.test(f));
+  const holders = Object.keys(imports).filter(
+    (f) => /(^|\/)routes\.ts$/.test(f) || /^src\/(origin|sandbox|http|console|cli)\//.test(f),
+  );
   assert.ok(holders.length > 20, 'the rule covers the route files');
-  assert.equal(holders.filter((f) => SQL.test(readFileSync(f, 'utf8'))), [], 'SQL belongs in queries.ts (or a service)');
+  assert.equal(
+    holders.filter((f) => SQL.test(readFileSync(f, 'utf8'))),
+    [],
+    'SQL belongs in queries.ts (or a service)',
+  );
 });
 
 test.run();

@@ -22,12 +22,17 @@ test('freePort gives a port below the range outgoing connections use, and it can
     sockets.push(s);
     outgoing.push(s.localPort!);
   }
-  assert.ok(outgoing.every((p) => p >= ephemeralStart()), `outgoing ports ${outgoing.join(', ')} start at ${ephemeralStart()}`);
+  assert.ok(
+    outgoing.every((p) => p >= ephemeralStart()),
+    `outgoing ports ${outgoing.join(', ')} start at ${ephemeralStart()}`,
+  );
   for (let i = 0; i < 20; i++) {
     const port = await freePort();
     assert.ok(port >= 10_000 && port < ephemeralStart(), `${port} is below ${ephemeralStart()}`);
     const server = createServer();
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) =>
+      server.once('error', reject).listen(port, '127.0.0.1', resolve),
+    );
     await new Promise((r) => server.close(r));
   }
   for (const s of [...sockets, ...held]) s.destroy();

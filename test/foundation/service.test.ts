@@ -34,11 +34,21 @@ test('healthz reports db unavailable instead of failing when Postgres is down', 
 });
 
 test('host dispatch: API on api host, localhost and 127.0.0.1 with any port; console and docs hosts', async () => {
-  for (const host of ['api.localhost', 'api.localhost:9999', 'localhost', 'localhost:8787', '127.0.0.1:8787', 'API.LOCALHOST']) {
+  for (const host of [
+    'api.localhost',
+    'api.localhost:9999',
+    'localhost',
+    'localhost:8787',
+    '127.0.0.1:8787',
+    'API.LOCALHOST',
+  ]) {
     const r = await h.call('GET', '/healthz', { host });
     assert.is(r.status, 200, host);
   }
-  const consoleV0 = await h.call('GET', '/v0/accounts', { host: 'console.localhost:8787', key: owner.api_key });
+  const consoleV0 = await h.call('GET', '/v0/accounts', {
+    host: 'console.localhost:8787',
+    key: owner.api_key,
+  });
   assert.is(consoleV0.status, 200);
   const docs = await h.call('GET', '/openapi.json', { host: 'docs.localhost' });
   assert.is(docs.status, 200);
@@ -63,13 +73,24 @@ test('unknown routes are 404 not_found with the error body', async () => {
 });
 
 test('malformed JSON, a non-JSON content type and an invalid body are 400 with details', async () => {
-  const bad = await h.call('POST', '/v0/auth/api-keys', { key: owner.api_key, rawBody: '{"name": ', headers: { 'content-type': 'application/json' } });
+  const bad = await h.call('POST', '/v0/auth/api-keys', {
+    key: owner.api_key,
+    rawBody: '{"name": ',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(bad.status, 400);
   assert.is(bad.body.error.code, 'invalid_json');
-  const text = await h.call('POST', '/v0/auth/api-keys', { key: owner.api_key, rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const text = await h.call('POST', '/v0/auth/api-keys', {
+    key: owner.api_key,
+    rawBody: 'name=x',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   assert.is(text.status, 400);
   assert.is(text.body.error.code, 'unsupported_media_type');
-  const invalid = await h.call('POST', '/v0/auth/api-keys', { key: owner.api_key, body: { name: 42, extra: true } });
+  const invalid = await h.call('POST', '/v0/auth/api-keys', {
+    key: owner.api_key,
+    body: { name: 42, extra: true },
+  });
   assert.is(invalid.status, 400);
   assert.is(invalid.body.error.code, 'invalid_request');
   assert.ok(invalid.body.error.details.fields.name);
@@ -78,14 +99,19 @@ test('malformed JSON, a non-JSON content type and an invalid body are 400 with d
 
 test('an oversized body is 413 without reading it all', async () => {
   const big = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
-  const r = await h.call('POST', '/v0/auth/api-keys', { key: owner.api_key, rawBody: big, headers: { 'content-type': 'application/json' } });
+  const r = await h.call('POST', '/v0/auth/api-keys', {
+    key: owner.api_key,
+    rawBody: big,
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(r.status, 413);
   assert.is(r.body.error.code, 'payload_too_large');
   // Chunked (no Content-Length) over a real socket is cut off by counting.
   const live = await listen(h.server);
   const stream = new ReadableStream({
     start(controller) {
-      for (let i = 0; i < 40; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(64 * 1024)));
+      for (let i = 0; i < 40; i++)
+        controller.enqueue(new TextEncoder().encode('x'.repeat(64 * 1024)));
       controller.close();
     },
   });

@@ -17,20 +17,42 @@ test('__proto__, constructor and toString keys are refused as unknown fields', a
   ];
   for (const key of ['__proto__', 'constructor', 'toString']) {
     for (const [method, path] of routes) {
-      const r = await h.call(method, path, { key: u.api_key, rawBody: `{"${key}": 1}`, headers: { 'content-type': 'application/json' } });
+      const r = await h.call(method, path, {
+        key: u.api_key,
+        rawBody: `{"${key}": 1}`,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.is(r.status, 400, `${method} ${path} with ${key}: ${r.text}`);
-      assert.ok(Object.keys(r.body.error.details.fields).includes(key) || r.body.error.details.fields['(root)'], `${key} is named`);
+      assert.ok(
+        Object.keys(r.body.error.details.fields).includes(key) ||
+          r.body.error.details.fields['(root)'],
+        `${key} is named`,
+      );
     }
   }
 });
 
 test('a body nested deeper than 64 levels is a 400 naming where', async () => {
-  const body = JSON.stringify({ ...site({ provenance: {} }) }).replace('"provenance":{}', `"provenance":${deep(5000)}`);
-  const r = await h.call('PUT', '/v0/apps', { key: u.api_key, rawBody: body, headers: { 'content-type': 'application/json' } });
+  const body = JSON.stringify({ ...site({ provenance: {} }) }).replace(
+    '"provenance":{}',
+    `"provenance":${deep(5000)}`,
+  );
+  const r = await h.call('PUT', '/v0/apps', {
+    key: u.api_key,
+    rawBody: body,
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(r.status, 400, r.text);
   assert.is(r.body.error.code, 'invalid_request');
-  assert.ok(Object.keys(r.body.error.details.fields)[0]!.startsWith('provenance.a.a'), JSON.stringify(r.body.error.details));
-  const fine = await h.call('PUT', '/v0/apps', { key: u.api_key, rawBody: `${JSON.stringify(site()).slice(0, -1)},"provenance":${deep(20)}}`, headers: { 'content-type': 'application/json' } });
+  assert.ok(
+    Object.keys(r.body.error.details.fields)[0]!.startsWith('provenance.a.a'),
+    JSON.stringify(r.body.error.details),
+  );
+  const fine = await h.call('PUT', '/v0/apps', {
+    key: u.api_key,
+    rawBody: `${JSON.stringify(site()).slice(0, -1)},"provenance":${deep(20)}}`,
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(fine.status, 200, `20 levels are fine: ${fine.text}`);
 });
 
@@ -58,18 +80,31 @@ test('app data: a deep json value from the browser or from server code is refuse
     key: u.api_key,
     body: site({
       runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
-      resources: { data: { collections: { notes: { fields: { body: 'json' }, access: { read: 'public', write: 'public' } } } } },
+      resources: {
+        data: {
+          collections: {
+            notes: { fields: { body: 'json' }, access: { read: 'public', write: 'public' } },
+          },
+        },
+      },
       files: [file('public/index.html', 'hi'), file('server.js', server, 'text/javascript')],
     }),
   });
   assert.is(app.status, 200, app.text);
   const host = `${app.body.app_id}.apps.localhost`;
-  const fromBrowser = await h.call('POST', '/_platform/data/notes', { host, rawBody: `{"body":${deep(5000)}}`, headers: { 'content-type': 'application/json' } });
+  const fromBrowser = await h.call('POST', '/_platform/data/notes', {
+    host,
+    rawBody: `{"body":${deep(5000)}}`,
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(fromBrowser.status, 400, fromBrowser.text);
   const fromServer = await h.call('GET', '/x', { host });
   assert.is(fromServer.status, 400, fromServer.text);
   assert.equal(fromServer.body, { code: 'invalid_value' });
-  const ok = await h.call('POST', '/_platform/data/notes', { host, body: { body: { nested: { fine: true } } } });
+  const ok = await h.call('POST', '/_platform/data/notes', {
+    host,
+    body: { body: { nested: { fine: true } } },
+  });
   assert.is(ok.status, 201, ok.text);
 });
 

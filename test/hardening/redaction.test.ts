@@ -46,35 +46,67 @@ test('no secret value reaches any event a viewer can read', async () => {
   const u = await newUser(h);
   const bundle = site({
     runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
-    resources: { secrets: { required: ['API_TOKEN'] }, jobs: { boom: { max_attempts: 1 } }, webhooks: { hook: { provider: 'none', deliver_to: 'server' } } },
+    resources: {
+      secrets: { required: ['API_TOKEN'] },
+      jobs: { boom: { max_attempts: 1 } },
+      webhooks: { hook: { provider: 'none', deliver_to: 'server' } },
+    },
     files: [file('public/index.html', 'hi'), file('server.js', server, 'text/javascript')],
   });
   const first = await h.call('PUT', '/v0/apps', { key: u.api_key, body: bundle });
   const appId = first.body.app_id;
-  assert.is((await h.call('PUT', `/v0/apps/${appId}/secrets/API_TOKEN`, { key: u.api_key, body: { value: SECRET } })).status, 200);
-  assert.is((await h.call('PUT', `/v0/apps/${appId}`, { key: u.api_key, body: bundle })).body.status, 'published');
+  assert.is(
+    (
+      await h.call('PUT', `/v0/apps/${appId}/secrets/API_TOKEN`, {
+        key: u.api_key,
+        body: { value: SECRET },
+      })
+    ).status,
+    200,
+  );
+  assert.is(
+    (await h.call('PUT', `/v0/apps/${appId}`, { key: u.api_key, body: bundle })).body.status,
+    'published',
+  );
   const host = `${appId}.apps.localhost`;
-  for (const path of ['/throw', '/reject', '/throw-object']) assert.is((await h.call('GET', path, { host })).status, 500, path);
+  for (const path of ['/throw', '/reject', '/throw-object'])
+    assert.is((await h.call('GET', path, { host })).status, 500, path);
   assert.is((await h.call('GET', '/cache', { host })).text, 'cached');
   assert.is((await h.call('GET', '/later', { host })).status, 200);
   assert.is((await h.call('GET', '/shapes', { host })).status, 200);
   assert.is((await h.call('GET', '/enqueue', { host })).text, 'queued');
-  assert.is((await h.call('POST', '/_platform/webhooks/hook', { host, body: { x: 1 } })).status, 500);
+  assert.is(
+    (await h.call('POST', '/_platform/webhooks/hook', { host, body: { x: 1 } })).status,
+    500,
+  );
 
   const viewer = await newMember(h, u.account_id, 'viewer');
   let events: EventSummary[] = [];
   for (let i = 0; i < 100; i++) {
-    events = (await h.api('GET /v0/apps/{app_id}/events', { key: viewer.api_key, params: { app_id: appId }, query: { limit: '100' } })).events;
+    events = (
+      await h.api('GET /v0/apps/{app_id}/events', {
+        key: viewer.api_key,
+        params: { app_id: appId },
+        query: { limit: '100' },
+      })
+    ).events;
     if (events.some((e) => e.type === 'job.failed')) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   const types = new Set(events.map((e) => e.type));
-  for (const t of ['runtime.request_error', 'runtime.log.info', 'job.failed', 'webhook.delivery_failed']) assert.ok(types.has(t), `${t} was recorded`);
+  for (const t of [
+    'runtime.request_error',
+    'runtime.log.info',
+    'job.failed',
+    'webhook.delivery_failed',
+  ])
+    assert.ok(types.has(t), `${t} was recorded`);
   // every key and string value of every event, as stored
   const strings: string[] = [];
   const walk = (v: unknown): void => {
     if (typeof v === 'string') strings.push(v);
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (strings.push(k), walk(x));
+    else if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) strings.push(k), walk(x);
   };
   walk(events);
   for (const [label, needle] of [
@@ -90,8 +122,14 @@ test('no secret value reaches any event a viewer can read', async () => {
   const later = events.find((e) => e.message.startsWith('later too'));
   assert.is(later?.message, 'later too [redacted]');
   const consoleLine = events.find((e) => e.message.startsWith('x '));
-  assert.equal(JSON.parse(consoleLine?.message.slice(2) ?? 'null'), { password: '[redacted]', authorization: '[redacted]', nested: { note: '[redacted]' } });
-  const thrown = events.find((e) => e.type === 'runtime.request_error' && e.metadata.path === '/throw');
+  assert.equal(JSON.parse(consoleLine?.message.slice(2) ?? 'null'), {
+    password: '[redacted]',
+    authorization: '[redacted]',
+    nested: { note: '[redacted]' },
+  });
+  const thrown = events.find(
+    (e) => e.type === 'runtime.request_error' && e.metadata.path === '/throw',
+  );
   assert.match(String(thrown?.metadata.error), 'failed with [redacted]');
 });
 

@@ -19,7 +19,12 @@ const exec = promisify(execFile);
 const dataDir = path.resolve('.data', 'test-scratch', `stop-${process.pid}`);
 
 function env(port: number): Record<string, string> {
-  const e: Record<string, string> = { ...(process.env as Record<string, string>), PLATFORM_DATA_DIR: dataDir, PORT: String(port), PLATFORM_LOG_LEVEL: 'info' };
+  const e: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PLATFORM_DATA_DIR: dataDir,
+    PORT: String(port),
+    PLATFORM_LOG_LEVEL: 'info',
+  };
   delete e.DATABASE_URL;
   delete e.TEST_DATABASE_URL;
   return e;
@@ -30,13 +35,25 @@ const leftovers = () => processesOf(dataDir);
 
 const children: ChildProcess[] = [];
 /** `npm`: the command started, npm unless told otherwise. */
-type Started = { npm: ChildProcess; port: number; output: () => string; exited: Promise<number | null> };
+type Started = {
+  npm: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+};
 
 /** `npm start` (or `command`, which starts the service some other way) on a free port; resolves once it is up. */
-async function start(command: [string, string[]] = ['npm', ['start']], extraEnv: Record<string, string> = {}): Promise<Started> {
+async function start(
+  command: [string, string[]] = ['npm', ['start']],
+  extraEnv: Record<string, string> = {},
+): Promise<Started> {
   const port = await freePort();
   // detached: npm leads a process group of its own, as under a supervisor or in a container
-  const npm = spawn(command[0], command[1], { env: { ...env(port), ...extraEnv }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const npm = spawn(command[0], command[1], {
+    env: { ...env(port), ...extraEnv },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(npm);
   let out = '';
   npm.stdout!.on('data', (d) => (out += d));
@@ -55,7 +72,12 @@ async function start(command: [string, string[]] = ['npm', ['start']], extraEnv:
   return { npm, port, output: () => out, exited };
 }
 
-function request(port: number, method: string, pathname: string, opts: { host?: string; key?: string; body?: unknown } = {}): Promise<{ status: number; body: string }> {
+function request(
+  port: number,
+  method: string,
+  pathname: string,
+  opts: { host?: string; key?: string; body?: unknown } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const data = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const req = http.request(
@@ -93,7 +115,18 @@ const SERVER = `export default {
 
 /** A publish, then a burst of server requests, jobs and events: a service that has been busy. */
 async function serveTraffic(s: Started): Promise<() => Promise<void>> {
-  const admin = await exec(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-user', '--email', `stop-${Date.now()}@example.com`], { env: env(s.port) });
+  const admin = await exec(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'scripts/admin.ts',
+      'create-user',
+      '--email',
+      `stop-${Date.now()}@example.com`,
+    ],
+    { env: env(s.port) },
+  );
   const key = JSON.parse(admin.stdout.trim().split('\n').pop()!).api_key as string;
   const body = site({
     runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
@@ -108,19 +141,31 @@ async function serveTraffic(s: Started): Promise<() => Promise<void>> {
     if (warm.status !== 200) {
       // what the owner would read: the failure's event carries its kind and detail
       await new Promise((r) => setTimeout(r, 1500));
-      const events = await request(s.port, 'GET', `/v0/apps/${JSON.parse(published.body).app_id}/events?severity=error`, { key });
-      assert.unreachable(`GET /warm-${i} answered ${warm.status} ${warm.body}\nerror events: ${events.body}\n${s.output().slice(-3000)}`);
+      const events = await request(
+        s.port,
+        'GET',
+        `/v0/apps/${JSON.parse(published.body).app_id}/events?severity=error`,
+        { key },
+      );
+      assert.unreachable(
+        `GET /warm-${i} answered ${warm.status} ${warm.body}\nerror events: ${events.body}\n${s.output().slice(-3000)}`,
+      );
     }
   }
   // keep server requests and publishes (work on the main thread) in flight while the signal arrives
   let going = true;
-  const many = site({ files: Array.from({ length: 300 }, (_, i) => file(`public/p${i}.html`, `<p>${i} ${'x'.repeat(2000)}</p>`)) });
+  const many = site({
+    files: Array.from({ length: 300 }, (_, i) =>
+      file(`public/p${i}.html`, `<p>${i} ${'x'.repeat(2000)}</p>`),
+    ),
+  });
   const load = Promise.all([
     ...Array.from({ length: 6 }, async () => {
       while (going) await request(s.port, 'GET', '/busy', { host }).catch(() => (going = false));
     }),
     ...Array.from({ length: 3 }, async () => {
-      while (going) await request(s.port, 'PUT', '/v0/apps', { key, body: many }).catch(() => (going = false));
+      while (going)
+        await request(s.port, 'PUT', '/v0/apps', { key, body: many }).catch(() => (going = false));
     }),
   ]);
   await new Promise((r) => setTimeout(r, 300));
@@ -131,7 +176,10 @@ async function serveTraffic(s: Started): Promise<() => Promise<void>> {
 }
 
 async function assertAllStopped(s: Started, how: string) {
-  const code = await Promise.race([s.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000).unref())]);
+  const code = await Promise.race([
+    s.exited,
+    new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000).unref()),
+  ]);
   assert.is.not(code, 'hung', `npm start did not return after ${how}:\n${s.output()}`);
   // checked the moment the command returns: nothing of this data dir may still be running
   assert.equal(leftovers(), [], `left running after ${how}:\n${s.output()}`);
@@ -174,9 +222,15 @@ test('a service whose output was closed (the terminal or supervisor reading it w
     s.npm.stdout!.destroy();
     s.npm.stderr!.destroy();
     // a sign-in link without SMTP_URL is written to the output: the write that finds the pipe closed
-    const sent = await request(s.port, 'POST', '/v0/auth/email/request', { host: `console.localhost:${s.port}`, body: { email: 'gone@example.com' } });
+    const sent = await request(s.port, 'POST', '/v0/auth/email/request', {
+      host: `console.localhost:${s.port}`,
+      body: { email: 'gone@example.com' },
+    });
     assert.is(sent.status, 202, sent.body);
-    const code = await Promise.race([s.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000).unref())]);
+    const code = await Promise.race([
+      s.exited,
+      new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000).unref()),
+    ]);
     assert.is.not(code, 'hung', 'npm start did not return after its output closed');
     assert.equal(leftovers(), [], 'left running after the output closed');
   } finally {
@@ -187,10 +241,15 @@ test('a service whose output was closed (the terminal or supervisor reading it w
 test('with PLATFORM_EXIT_WITH_PARENT=1 (as npm run cluster starts it), a service whose parent is killed outright stops, Postgres with it', async () => {
   try {
     // bash stays the parent (`; true` keeps it from exec'ing node), and is what gets SIGKILL
-    const s = await start(['bash', ['-c', 'node --import tsx src/main.ts; true']], { PLATFORM_EXIT_WITH_PARENT: '1' });
+    const s = await start(['bash', ['-c', 'node --import tsx src/main.ts; true']], {
+      PLATFORM_EXIT_WITH_PARENT: '1',
+    });
     s.npm.kill('SIGKILL');
     for (const killed = Date.now(); leftovers().length; ) {
-      assert.ok(Date.now() - killed < 30_000, `left running after its parent was killed:\n${leftovers().join('\n')}\n${s.output()}`);
+      assert.ok(
+        Date.now() - killed < 30_000,
+        `left running after its parent was killed:\n${leftovers().join('\n')}\n${s.output()}`,
+      );
       await new Promise((r) => setTimeout(r, 200));
     }
     // it stopped as on a signal, output still open: drained, Postgres last
@@ -212,7 +271,11 @@ async function secondRefused(first: Started) {
   assert.match(second.stderr, `another platform instance (pid `);
   assert.match(second.stderr, 'PLATFORM_DATA_DIR');
   assert.not.match(second.stdout + second.stderr, 'taking it over');
-  assert.is((await request(first.port, 'GET', '/healthz')).status, 200, 'the first instance and its Postgres still serve');
+  assert.is(
+    (await request(first.port, 'GET', '/healthz')).status,
+    200,
+    'the first instance and its Postgres still serve',
+  );
   process.kill(-first.npm.pid!, 'SIGTERM');
   await assertAllStopped(first, 'SIGTERM after a refused second start');
 }

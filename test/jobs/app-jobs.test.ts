@@ -35,8 +35,15 @@ const SERVER = `export default {
   },
 };`;
 
-async function publishJobsApp(source = SERVER, jobs: Record<string, unknown> = { hello: {}, flaky: { max_attempts: 2 }, chain: {} }) {
-  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')], resources: { jobs } });
+async function publishJobsApp(
+  source = SERVER,
+  jobs: Record<string, unknown> = { hello: {}, flaky: { max_attempts: 2 }, chain: {} },
+) {
+  const body = site({
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')],
+    resources: { jobs },
+  });
   const r = await h.call('PUT', '/v0/apps', { key, body });
   assert.is(r.body.status, 'published', r.text);
   return { appId: r.body.app_id as string, host: `${r.body.app_id}.apps.localhost` };
@@ -45,7 +52,15 @@ async function publishJobsApp(source = SERVER, jobs: Record<string, unknown> = {
 const eventsOf = (appId: string, type: string) => eventsOfApp(h, key, appId, type);
 
 test.before(async () => {
-  runner = await run({ pgPool: h.deps.pool, taskList: taskList(h.deps, h.server.apps), noHandleSignals: true, pollInterval: 100, concurrency: 4, logger: workerLogger(), preset: WORKER_PRESET });
+  runner = await run({
+    pgPool: h.deps.pool,
+    taskList: taskList(h.deps, h.server.apps),
+    noHandleSignals: true,
+    pollInterval: 100,
+    concurrency: 4,
+    logger: workerLogger(),
+    preset: WORKER_PRESET,
+  });
 });
 
 test('ctx.jobs.enqueue returns a job id, records job.enqueued, and the job handler runs with its event and ctx', async () => {
@@ -60,14 +75,26 @@ test('ctx.jobs.enqueue returns a job id, records job.enqueued, and the job handl
   assert.is(ok.metadata.job_id, r.body.job_id);
   assert.is(ok.metadata.attempt, 1);
   const log = (await eventsOf(a.appId, 'runtime.log.info'))[0]!;
-  assert.equal(log.metadata, { job_name: 'hello', payload: { n: 7 }, attempt: 1, max: 3, has_scheduled_for: true, job_id: r.body.job_id, secret: '[redacted]' });
+  assert.equal(log.metadata, {
+    job_name: 'hello',
+    payload: { n: 7 },
+    attempt: 1,
+    max: 3,
+    has_scheduled_for: true,
+    job_id: r.body.job_id,
+    secret: '[redacted]',
+  });
 });
 
 test('an undeclared job is a catchable error with a stable code and records job.enqueue_failed', async () => {
   const a = await publishJobsApp();
   const r = await h.call('GET', '/go?job=nope', { host: a.host });
   assert.is(r.status, 400);
-  assert.equal(r.body, { error: 'Job "nope" is not declared in this release\'s resources.jobs.', code: 'job_not_declared', name: 'PlatformError' });
+  assert.equal(r.body, {
+    error: 'Job "nope" is not declared in this release\'s resources.jobs.',
+    code: 'job_not_declared',
+    name: 'PlatformError',
+  });
   const failed = await eventsOf(a.appId, 'job.enqueue_failed');
   assert.is(failed[0]!.metadata.code, 'job_not_declared');
   const bad = await h.call('GET', '/go?job=hello&delay=-1', { host: a.host });
@@ -83,13 +110,22 @@ test('a throwing job is retried with job.retry and ends with job.failed at max_a
   assert.ok(Date.parse(retry.metadata.next_run_at) > Date.now() - 1000);
   assert.match(retry.metadata.error, 'flaky failure 1');
   // Tests drive time: run the retry now instead of waiting out the backoff.
-  await sql`select graphile_worker.reschedule_jobs(array(select id from graphile_worker.jobs where task_identifier = 'app_job' and attempts > 0), run_at => now())`.execute(h.deps.db);
+  await sql`select graphile_worker.reschedule_jobs(array(select id from graphile_worker.jobs where task_identifier = 'app_job' and attempts > 0), run_at => now())`.execute(
+    h.deps.db,
+  );
   const failed = await waitFor(async () => (await eventsOf(a.appId, 'job.failed'))[0]);
   assert.is(failed.metadata.attempt, 2);
   assert.match(failed.metadata.error, 'flaky failure 2');
   // graphile-worker keeps a job that failed for good; retention deletes it after a day, not before
-  const row = () => sql<{ attempts: number }>`select attempts from graphile_worker._private_jobs where payload->>'job_id' = ${failed.metadata.job_id} and locked_at is null`.execute(h.deps.db).then((r) => r.rows);
-  assert.equal(await waitFor(async () => ((await row()).length ? await row() : undefined)), [{ attempts: 2 }]);
+  const row = () =>
+    sql<{
+      attempts: number;
+    }>`select attempts from graphile_worker._private_jobs where payload->>'job_id' = ${failed.metadata.job_id} and locked_at is null`
+      .execute(h.deps.db)
+      .then((r) => r.rows);
+  assert.equal(await waitFor(async () => ((await row()).length ? await row() : undefined)), [
+    { attempts: 2 },
+  ]);
   await pruneFailedJobs(h.deps);
   assert.is((await row()).length, 1, 'kept for a day');
   assert.ok((await pruneFailedJobs(h.deps, new Date(Date.now() + 25 * 3600_000))) >= 1);
@@ -99,8 +135,12 @@ test('a throwing job is retried with job.retry and ends with job.failed at max_a
 test('jobs enqueue jobs; an unpublished app or a missing job handler is job.blocked', async () => {
   const a = await publishJobsApp();
   await h.call('GET', '/go?job=chain&n=1', { host: a.host });
-  await waitFor(async () => ((await eventsOf(a.appId, 'job.succeeded')).length >= 3 ? true : undefined));
-  const noHandler = await publishJobsApp(`export default { async fetch(req, ctx) { return Response.json(await ctx.jobs.enqueue('hello', {})) } };`);
+  await waitFor(async () =>
+    (await eventsOf(a.appId, 'job.succeeded')).length >= 3 ? true : undefined,
+  );
+  const noHandler = await publishJobsApp(
+    `export default { async fetch(req, ctx) { return Response.json(await ctx.jobs.enqueue('hello', {})) } };`,
+  );
   await h.call('GET', '/go', { host: noHandler.host });
   const blocked = await waitFor(async () => (await eventsOf(noHandler.appId, 'job.blocked'))[0]);
   assert.match(blocked.metadata.reason, 'no job() handler');
@@ -113,15 +153,39 @@ test('jobs enqueue jobs; an unpublished app or a missing job handler is job.bloc
 
 test('a job added in a transaction that rolls back leaves no job behind', async () => {
   const a = await publishJobsApp();
-  const count = async () => Number((await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where payload->>'app_id' = ${a.appId}`.execute(h.deps.db)).rows[0]!.n);
+  const count = async () =>
+    Number(
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from graphile_worker._private_jobs where payload->>'app_id' = ${a.appId}`.execute(
+          h.deps.db,
+        )
+      ).rows[0]!.n,
+    );
   const before = await count();
   const ROLL_BACK = new Error('roll back');
   let seenInside = -1;
   const outcome = await h.deps.db
     .transaction()
     .execute(async (trx) => {
-      await addAppJob(trx, { app_id: a.appId, job_name: 'hello', payload: {}, source: 'enqueue', maxAttempts: 3, delaySeconds: 3600 });
-      seenInside = Number((await sql<{ n: number }>`select count(*)::int as n from graphile_worker._private_jobs where payload->>'app_id' = ${a.appId}`.execute(trx)).rows[0]!.n);
+      await addAppJob(trx, {
+        app_id: a.appId,
+        job_name: 'hello',
+        payload: {},
+        source: 'enqueue',
+        maxAttempts: 3,
+        delaySeconds: 3600,
+      });
+      seenInside = Number(
+        (
+          await sql<{
+            n: number;
+          }>`select count(*)::int as n from graphile_worker._private_jobs where payload->>'app_id' = ${a.appId}`.execute(
+            trx,
+          )
+        ).rows[0]!.n,
+      );
       throw ROLL_BACK;
     })
     .catch((err: unknown) => err);
@@ -132,19 +196,35 @@ test('a job added in a transaction that rolls back leaves no job behind', async 
 
 test('POST /jobs/<name>/runs runs a declared job of the live release now, with its payload and the usual events', async () => {
   const a = await publishJobsApp();
-  const run = await h.api('POST /v0/apps/{app_id}/jobs/{job_name}/runs', { key, params: { app_id: a.appId, job_name: 'hello' }, body: { payload: { n: 42 } } });
+  const run = await h.api('POST /v0/apps/{app_id}/jobs/{job_name}/runs', {
+    key,
+    params: { app_id: a.appId, job_name: 'hello' },
+    body: { payload: { n: 42 } },
+  });
   assert.is(run.status, 'queued');
   assert.is(run.job_name, 'hello');
   assert.match(run.job_id, /^job_/);
   assert.match(String(run.worker_job_id), /^\d+$/, 'the graphile-worker job id');
-  const queued = await sql<{ id: string; payload: { job_id: string; source: string } }>`select id::text, payload from graphile_worker._private_jobs where id = ${run.worker_job_id}::bigint`.execute(h.deps.db);
+  const queued = await sql<{
+    id: string;
+    payload: { job_id: string; source: string };
+  }>`select id::text, payload from graphile_worker._private_jobs where id = ${run.worker_job_id}::bigint`.execute(
+    h.deps.db,
+  );
   // the worker may already have run it (a finished job's row is gone): while queued, its row is this job
-  if (queued.rows[0]) assert.is(queued.rows[0].payload.job_id, run.job_id, 'the worker job id names the queued job');
-  const enq = (await eventsOf(a.appId, 'job.enqueued')).find((e) => e.metadata.job_id === run.job_id);
+  if (queued.rows[0])
+    assert.is(queued.rows[0].payload.job_id, run.job_id, 'the worker job id names the queued job');
+  const enq = (await eventsOf(a.appId, 'job.enqueued')).find(
+    (e) => e.metadata.job_id === run.job_id,
+  );
   assert.is(enq?.metadata.source, 'api');
-  const ok = await waitFor(async () => (await eventsOf(a.appId, 'job.succeeded')).find((e) => e.metadata.job_id === run.job_id));
+  const ok = await waitFor(async () =>
+    (await eventsOf(a.appId, 'job.succeeded')).find((e) => e.metadata.job_id === run.job_id),
+  );
   assert.is(ok.metadata.source, 'api');
-  const log = (await eventsOf(a.appId, 'runtime.log.info')).find((e) => e.metadata.job_id === run.job_id);
+  const log = (await eventsOf(a.appId, 'runtime.log.info')).find(
+    (e) => e.metadata.job_id === run.job_id,
+  );
   assert.equal(log?.metadata.payload, { n: 42 });
 
   // no body at all: payload null
@@ -153,18 +233,34 @@ test('POST /jobs/<name>/runs runs a declared job of the live release now, with i
   const undeclared = await h.call('POST', `/v0/apps/${a.appId}/jobs/nope/runs`, { key, body: {} });
   assert.is(undeclared.status, 404);
   assert.is(undeclared.body.error.code, 'not_found');
-  const badName = await h.call('POST', `/v0/apps/${a.appId}/jobs/Not%20A%20Name/runs`, { key, body: {} });
+  const badName = await h.call('POST', `/v0/apps/${a.appId}/jobs/Not%20A%20Name/runs`, {
+    key,
+    body: {},
+  });
   assert.is(badName.status, 400);
-  const extra = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, { key, body: { payload: 1, delay: 3 } });
+  const extra = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, {
+    key,
+    body: { payload: 1, delay: 3 },
+  });
   assert.is(extra.status, 400);
   assert.is(extra.body.error.code, 'invalid_request');
-  const big = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, { key, body: { payload: 'x'.repeat(70 * 1024) } });
+  const big = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, {
+    key,
+    body: { payload: 'x'.repeat(70 * 1024) },
+  });
   assert.is(big.status, 413);
 
   const viewer = await newMember(h, u.account_id, 'viewer');
-  const denied = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, { key: viewer.api_key, body: {} });
+  const denied = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, {
+    key: viewer.api_key,
+    body: {},
+  });
   assert.is(denied.status, 403);
-  await checkAuthMatrix(h, { method: 'POST', path: `/v0/apps/${a.appId}/jobs/hello/runs`, body: {} }, { ownerAccountId: u.account_id, deniedRoles: ['viewer'] });
+  await checkAuthMatrix(
+    h,
+    { method: 'POST', path: `/v0/apps/${a.appId}/jobs/hello/runs`, body: {} },
+    { ownerAccountId: u.account_id, deniedRoles: ['viewer'] },
+  );
 
   await h.call('DELETE', `/v0/apps/${a.appId}`, { key });
   const gone = await h.call('POST', `/v0/apps/${a.appId}/jobs/hello/runs`, { key, body: {} });
@@ -204,12 +300,24 @@ test("a job's log lines share its app's allowance: past it they are counted in o
     { loud: {} },
   );
   assert.is((await h.call('GET', '/go', { host: a.host })).text, 'queued');
-  await waitFor(async () => ((await eventsOf(a.appId, 'job.succeeded')).length === 25 ? true : undefined));
+  await waitFor(async () =>
+    (await eventsOf(a.appId, 'job.succeeded')).length === 25 ? true : undefined,
+  );
   // what a stop does: the writer reports every drop not yet reported (this is the file's last test)
   await h.server.apps.events.close();
   const warnings = await eventsOf(a.appId, 'runtime.log.warn');
   const dropped = warnings.reduce((n, w) => n + (w.metadata.dropped as number), 0);
-  const count = async (type: string) => Number((await h.deps.db.selectFrom('app_events').select((eb) => eb.fn.countAll<string>().as('n')).where('app_id', '=', a.appId).where('type', '=', type).executeTakeFirstOrThrow()).n);
+  const count = async (type: string) =>
+    Number(
+      (
+        await h.deps.db
+          .selectFrom('app_events')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('app_id', '=', a.appId)
+          .where('type', '=', type)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const kept = await count('runtime.log.info');
   assert.ok(kept >= 2000 && kept < 5000, `kept ${kept}`);
   assert.ok(warnings.length >= 1 && dropped > 0, JSON.stringify(warnings));

@@ -37,20 +37,42 @@ test('two nodes share one monthly total; past it the origins answer 402 and the 
     const refused = await node.call('GET', '/', { host });
     assert.is(refused.status, 402, refused.text);
     assert.is(refused.body.error.code, 'quota_exceeded');
-    assert.equal(refused.body.error.details, { metric: 'requests.monthly', plan_key: 'free', limit: 20, current: 20, increment: 1, upgrade_required: true });
+    assert.equal(refused.body.error.details, {
+      metric: 'requests.monthly',
+      plan_key: 'free',
+      limit: 20,
+      current: 20,
+      increment: 1,
+      upgrade_required: true,
+    });
     assert.is(refused.headers.get('cache-control'), 'no-store');
   }
   // refused requests are not counted, and the control plane is not metered
   assert.is((await a.answer('GET /v0/apps', { key: u.api_key })).status, 200);
   await a.server.apps.meter.flush();
   await b.server.apps.meter.flush();
-  const status = await b.api('GET /v0/accounts/{account_id}/status', { key: u.api_key, params: { account_id: u.account_id } });
+  const status = await b.api('GET /v0/accounts/{account_id}/status', {
+    key: u.api_key,
+    params: { account_id: u.account_id },
+  });
   assert.is(status.usage['requests.monthly'], 20);
   assert.is(status.limits['requests.monthly'], 20);
   assert.is(status.restricted, true);
-  assert.ok(status.warnings.some((w) => w.code === 'limit_reached' && /monthly requests/.test(w.message)), JSON.stringify(status.warnings));
-  const daily = await a.deps.db.selectFrom('usage_counters').select('value').where('app_id', '=', published.body.app_id).where('metric', '=', 'requests').execute();
-  assert.is(daily.reduce((n, r) => n + Number(r.value), 0), 20, 'the per-app daily count adds up too');
+  assert.ok(
+    status.warnings.some((w) => w.code === 'limit_reached' && /monthly requests/.test(w.message)),
+    JSON.stringify(status.warnings),
+  );
+  const daily = await a.deps.db
+    .selectFrom('usage_counters')
+    .select('value')
+    .where('app_id', '=', published.body.app_id)
+    .where('metric', '=', 'requests')
+    .execute();
+  assert.is(
+    daily.reduce((n, r) => n + Number(r.value), 0),
+    20,
+    'the per-app daily count adds up too',
+  );
 });
 
 test('a node that starts later reads the shared total before its first flush', async () => {
@@ -78,7 +100,9 @@ test('a failed flush keeps its counts and adds them on the next one', async () =
   const meter = slow.server.apps.meter;
   for (let i = 0; i < 5; i++) assert.is((await slow.call('GET', '/', { host })).status, 200);
   // Postgres refuses every write to the totals for a moment (a real failed statement)
-  await sql`alter table account_usage add constraint flush_fails check (value < 0) not valid`.execute(slow.deps.db);
+  await sql`alter table account_usage add constraint flush_fails check (value < 0) not valid`.execute(
+    slow.deps.db,
+  );
   try {
     await meter.flush();
   } finally {
@@ -88,7 +112,10 @@ test('a failed flush keeps its counts and adds them on the next one', async () =
   for (let i = 0; i < 2; i++) assert.is((await slow.call('GET', '/', { host })).status, 200);
   await meter.flush();
   assert.is(meter.pending(u.account_id), 0);
-  const status = await slow.api('GET /v0/accounts/{account_id}/status', { key: u.api_key, params: { account_id: u.account_id } });
+  const status = await slow.api('GET /v0/accounts/{account_id}/status', {
+    key: u.api_key,
+    params: { account_id: u.account_id },
+  });
   assert.is(status.usage['requests.monthly'], 7);
   await slow.close();
 });

@@ -6,12 +6,18 @@ import { answerText, invokeSource } from '../_lib/sandbox.ts';
 // A worker keeps one blank instance (prelude evaluated, no app) ready for the next release's
 // first request. These check that a blank instance is never shared and takes each call's limits.
 let workerExits = 0;
-const pool = new SandboxPool({ workers: 1, limits: { cpuMs: 200, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 5000 }, hardKillMs: 2000, onWorkerExit: () => workerExits++ });
+const pool = new SandboxPool({
+  workers: 1,
+  limits: { cpuMs: 200, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 5000 },
+  hardKillMs: 2000,
+  onWorkerExit: () => workerExits++,
+});
 await pool.warm();
 
 const quiet = () => new Promise((r) => setTimeout(r, 150)); // long enough for the worker to make its next blank instance
 
-const call = (releaseId: string, source: string, path = '/', limits?: InvokeInput['limits']) => invokeSource(pool, releaseId, source, path, limits);
+const call = (releaseId: string, source: string, path = '/', limits?: InvokeInput['limits']) =>
+  invokeSource(pool, releaseId, source, path, limits);
 const text = answerText;
 
 test('each release gets its own fresh globals, however quickly releases follow each other', async () => {
@@ -86,14 +92,26 @@ test('URLSearchParams, console, timers and crypto work alike in a spare that loa
       random: crypto.getRandomValues(new Uint8Array(4)).length, uuid: crypto.randomUUID().length, digest,
       proto: Object.getPrototypeOf(crypto) === Crypto.prototype, names: [setTimeout.name, clearInterval.name, URLSearchParams.name] });
   } };`;
-  const expected = { sp: 'a=1&b=2&c=3+4', form: ['application/x-www-form-urlencoded;charset=UTF-8', 'q=x+y'], fired: 'fired', random: 4, uuid: 36, digest: 32, proto: true, names: ['setTimeout', 'clearInterval', 'URLSearchParams'] };
+  const expected = {
+    sp: 'a=1&b=2&c=3+4',
+    form: ['application/x-www-form-urlencoded;charset=UTF-8', 'q=x+y'],
+    fired: 'fired',
+    random: 4,
+    uuid: 36,
+    digest: 32,
+    proto: true,
+    names: ['setTimeout', 'clearInterval', 'URLSearchParams'],
+  };
   const seen = new Set<string>();
   const check = async (releaseId: string) => {
     const r = await call(releaseId, app);
     assert.is(r.ok, true, JSON.stringify(r.error));
     const { state, ...rest } = JSON.parse(text(r));
     assert.equal(rest, expected);
-    assert.equal(r.logs?.map((l) => l.message), ['hello {"n":1}']);
+    assert.equal(
+      r.logs?.map((l) => l.message),
+      ['hello {"n":1}'],
+    );
     seen.add(state.join(','));
   };
   // Three new releases at once: the second and third reach the worker while the first holds its

@@ -14,7 +14,8 @@ const source = (name: string) => `const token = Math.random().toString(36).slice
   let calls = 0;
   export default { fetch() { calls++; return Response.json({ release: ${JSON.stringify(name)}, token, calls }); } };`;
 
-const caller = (pool: SandboxPool) => jsonCaller<{ release: string; token: string; calls: number }>(pool, source);
+const caller = (pool: SandboxPool) =>
+  jsonCaller<{ release: string; token: string; calls: number }>(pool, source);
 
 test('back-to-back cold starts over two workers: every release keeps answering from the instance it started in', async () => {
   const pool = new SandboxPool({ workers: 2, limits: LIMITS, hardKillMs: 3000 });
@@ -50,7 +51,11 @@ test('the first calls of a new release, arriving together, all reach one instanc
     for (let i = 0; i < 20; i++) {
       const name = `rel_burst_${i}`;
       const answers = await Promise.all([call(name), call(name), call(name)]);
-      assert.equal(new Set(answers.map((a) => a.token)).size, 1, `${name}: one instance for its first calls`);
+      assert.equal(
+        new Set(answers.map((a) => a.token)).size,
+        1,
+        `${name}: one instance for its first calls`,
+      );
       assert.equal(answers.map((a) => a.calls).sort(), [1, 2, 3]);
       const later = await call(name);
       assert.is(later.token, answers[0]!.token);

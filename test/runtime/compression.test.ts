@@ -15,7 +15,9 @@ import { publishServerApp } from '../_lib/apps.ts';
 const h = await createHarness();
 const u = await newUser(h);
 const page = `<!doctype html><title>Big</title>${'<p>The same words compress very well. '.repeat(600)}</p>`;
-const json = JSON.stringify({ items: Array.from({ length: 300 }, (_, i) => ({ id: i, name: `item ${i}` })) });
+const json = JSON.stringify({
+  items: Array.from({ length: 300 }, (_, i) => ({ id: i, name: `item ${i}` })),
+});
 const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(4000, 7)]);
 const body = site({
   files: [
@@ -27,7 +29,8 @@ const body = site({
 });
 const published = await h.call('PUT', '/v0/apps', { key: u.api_key, body });
 const host = `${published.body.app_id}.apps.localhost`;
-const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => h.server.request(`http://${host}${path}`, { method, headers });
+const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+  h.server.request(`http://${host}${path}`, { method, headers });
 
 test('brotli for a browser, gzip for an older client, the bytes decompress to the file; Vary and a distinct ETag each', async () => {
   const plain = await get('/');
@@ -52,7 +55,10 @@ test('brotli for a browser, gzip for an older client, the bytes decompress to th
   assert.is(etags.size, 3, 'identity, br and gzip each have their own strong ETag');
   const data = await get('/data.json', { 'accept-encoding': 'br' });
   assert.is(data.headers.get('content-encoding'), 'br');
-  assert.equal(JSON.parse(zlib.brotliDecompressSync(Buffer.from(await data.arrayBuffer())).toString()), JSON.parse(json));
+  assert.equal(
+    JSON.parse(zlib.brotliDecompressSync(Buffer.from(await data.arrayBuffer())).toString()),
+    JSON.parse(json),
+  );
 });
 
 test('q-values decide; identity;q=0 is respected; * means anything', async () => {
@@ -69,7 +75,11 @@ test('q-values decide; identity;q=0 is respected; * means anything', async () =>
   assert.is(await enc('*;q=0, gzip'), 'gzip');
   assert.is(await enc('identity;q=0, gzip'), 'gzip');
   assert.is(await enc('deflate'), 'identity');
-  assert.is(await enc('identity;q=0, br', '/logo.png'), 'identity', 'nothing to choose from: the file as it is');
+  assert.is(
+    await enc('identity;q=0, br', '/logo.png'),
+    'identity',
+    'nothing to choose from: the file as it is',
+  );
   assert.is(await enc('identity;q=0', '/'), 406);
 });
 
@@ -103,20 +113,48 @@ test('304 per variant, and HEAD gives the variant length', async () => {
 });
 
 test('variants are made once per content: an identical republish or another app with the same file compresses nothing', async () => {
-  const rows = async () => (await h.deps.db.selectFrom('blob_variants').select('encoding').where('account_id', '=', u.account_id).execute()).length;
+  const rows = async () =>
+    (
+      await h.deps.db
+        .selectFrom('blob_variants')
+        .select('encoding')
+        .where('account_id', '=', u.account_id)
+        .execute()
+    ).length;
   const before = await rows();
   assert.is(before, 4, 'br and gzip for the page and the JSON');
-  assert.is((await h.call('PUT', `/v0/apps/${published.body.app_id}`, { key: u.api_key, body })).status, 200);
-  assert.is((await h.call('PUT', '/v0/apps', { key: u.api_key, body: site({ app: { name: 'Twin' }, files: [file('public/index.html', page)] }) })).status, 200);
+  assert.is(
+    (await h.call('PUT', `/v0/apps/${published.body.app_id}`, { key: u.api_key, body })).status,
+    200,
+  );
+  assert.is(
+    (
+      await h.call('PUT', '/v0/apps', {
+        key: u.api_key,
+        body: site({ app: { name: 'Twin' }, files: [file('public/index.html', page)] }),
+      })
+    ).status,
+    200,
+  );
   assert.is(await rows(), before);
   const valid = validateBundle(JSON.parse(JSON.stringify(body)));
-  assert.equal(await prepareVariants(h.deps.db, u.account_id, valid.files), [], 'nothing left to compress');
+  assert.equal(
+    await prepareVariants(h.deps.db, u.account_id, valid.files),
+    [],
+    'nothing left to compress',
+  );
   const other = await newUser(h);
-  assert.is((await prepareVariants(h.deps.db, other.account_id, valid.files)).length, 2, 'another account compresses its own');
+  assert.is(
+    (await prepareVariants(h.deps.db, other.account_id, valid.files)).length,
+    2,
+    'another account compresses its own',
+  );
 });
 
 test('server answers are compressed on the fly, unless small, already encoded, no-transform, or refused', async () => {
-  const big = JSON.stringify({ rows: Array.from({ length: 200 }, (_, i) => ({ i, text: 'compress me please' })) });
+  const big = JSON.stringify({
+    rows: Array.from({ length: 200 }, (_, i) => ({ i, text: 'compress me please' })),
+  });
   const app = await publishServerApp(
     h,
     u.api_key,
@@ -131,7 +169,10 @@ test('server answers are compressed on the fly, unless small, already encoded, n
       return new Response('?', { status: 404 });
     } };`,
   );
-  const call = (path: string, accept?: string) => h.server.request(`http://${app.host}${path}`, { headers: accept ? { 'accept-encoding': accept } : {} });
+  const call = (path: string, accept?: string) =>
+    h.server.request(`http://${app.host}${path}`, {
+      headers: accept ? { 'accept-encoding': accept } : {},
+    });
   const br = await call('/big', 'gzip, br');
   assert.is(br.status, 200);
   assert.is(br.headers.get('content-encoding'), 'br');

@@ -18,10 +18,14 @@ import { invokeSource } from '../_lib/sandbox.ts';
 
 test('the CPU clock is the thread’s own: sleeping does not advance it, working does', () => {
   const clock = cpuClock();
-  if (process.platform === 'linux') assert.is.not(clock.source, 'wall', 'Linux has a per-thread CPU clock');
+  if (process.platform === 'linux')
+    assert.is.not(clock.source, 'wall', 'Linux has a per-thread CPU clock');
   const slept = clock.now();
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 150);
-  assert.ok(clock.now() - slept < 30, `150 ms asleep counted as ${(clock.now() - slept).toFixed(1)} ms of CPU`);
+  assert.ok(
+    clock.now() - slept < 30,
+    `150 ms asleep counted as ${(clock.now() - slept).toFixed(1)} ms of CPU`,
+  );
   const worked = clock.now();
   let x = 0;
   while (clock.now() - worked < 20) x += Math.sqrt(x + 1);
@@ -44,7 +48,9 @@ function firstCpu(): string {
 function slowCore(): { busy(): Promise<void>; idle(): void; end(): void } {
   const cpu = firstCpu();
   execFileSync('taskset', ['-a', '-p', '-c', cpu, String(process.pid)], { stdio: 'ignore' });
-  const programs = Array.from({ length: 3 }, () => spawn('taskset', ['-c', cpu, process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  const programs = Array.from({ length: 3 }, () =>
+    spawn('taskset', ['-c', cpu, process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
   for (const p of programs) p.kill('SIGSTOP');
   setPriority(10);
   return {
@@ -73,10 +79,20 @@ test('on a busy core, a handler inside its CPU budget answers; one that loops fo
   if (!core) return;
   // CPU time itself grows on a shared core (caches), and each stretch may be billed a tick more: 5x headroom
   const budgetMs = 25;
-  const pool = new SandboxPool({ workers: 1, limits: { cpuMs: budgetMs, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 20_000 }, hardKillMs: 20_000 });
+  const pool = new SandboxPool({
+    workers: 1,
+    limits: {
+      cpuMs: budgetMs,
+      memoryBytes: 64 * 1024 * 1024,
+      stackBytes: 512 * 1024,
+      wallMs: 20_000,
+    },
+    hardKillMs: 20_000,
+  });
   try {
     await pool.warm();
-    const work = (n: number) => `export default { fetch() { let x = 0; for (let i = 0; i < ${n}; i++) x += i % 7; return Response.json({ x }); } };`;
+    const work = (n: number) =>
+      `export default { fetch() { let x = 0; for (let i = 0; i < ${n}; i++) x += i % 7; return Response.json({ x }); } };`;
     // a handler of about 5 ms of CPU on this machine, measured while the core is still free
     const probe = await invokeSource(pool, 'probe', work(100_000));
     assert.ok(probe.ok && probe.cpuMs! > 0, JSON.stringify(probe.error));
@@ -92,7 +108,10 @@ test('on a busy core, a handler inside its CPU budget answers; one that loops fo
       assert.ok(r.cpuMs! < budgetMs, `call ${i} billed ${r.cpuMs} ms`);
     }
     // the core really was busy: on the wall clock, most calls took longer than their whole budget
-    assert.ok(slowerThanBudget >= 5, `only ${slowerThanBudget} of 8 calls outlasted ${budgetMs} ms on the wall clock`);
+    assert.ok(
+      slowerThanBudget >= 5,
+      `only ${slowerThanBudget} of 8 calls outlasted ${budgetMs} ms on the wall clock`,
+    );
 
     const loop = await invokeSource(pool, 'loop', 'export default { fetch() { for (;;) {} } };');
     assert.is(loop.ok, false);
@@ -108,8 +127,18 @@ test('on a busy core, the watchdog spares a long native operation inside its CPU
   if (!core) return;
   const hardKillMs = 150;
   // JSON.stringify of a large array is one native operation: QuickJS's interrupt never sees it, only the watchdog does
-  const pool = new SandboxPool({ workers: 1, limits: { cpuMs: 10_000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 60_000 }, hardKillMs });
-  const stringify = (n: number) => `export default { fetch() { return new Response(String(JSON.stringify(new Array(${n}).fill(1.5)).length)); } };`;
+  const pool = new SandboxPool({
+    workers: 1,
+    limits: {
+      cpuMs: 10_000,
+      memoryBytes: 64 * 1024 * 1024,
+      stackBytes: 512 * 1024,
+      wallMs: 60_000,
+    },
+    hardKillMs,
+  });
+  const stringify = (n: number) =>
+    `export default { fetch() { return new Response(String(JSON.stringify(new Array(${n}).fill(1.5)).length)); } };`;
   try {
     await pool.warm();
     const probe = await invokeSource(pool, 'probe', stringify(100_000));

@@ -16,7 +16,8 @@ const lines: string[] = [];
 h.deps.log = createLogger('warn', (line) => lines.push(line));
 const u = await newUser(h);
 
-const publish = (source: string, resources?: Record<string, unknown>) => publishServerApp(h, u.api_key, source, { resources });
+const publish = (source: string, resources?: Record<string, unknown>) =>
+  publishServerApp(h, u.api_key, source, { resources });
 
 const culprit = await publish(`export default {
   async fetch(req) {
@@ -49,51 +50,102 @@ const writer = await publish(
 );
 
 const replaced = () => lines.filter((l) => l.includes('sandbox worker replaced')).length;
-const victims = (n: number, ms: number) => Array.from({ length: n }, () => h.call('GET', `/v?ms=${ms}`, { host: victim.host }));
-const later = <T>(ms: number, fn: () => Promise<T>) => new Promise<T>((r) => setTimeout(() => r(fn()), ms));
+const victims = (n: number, ms: number) =>
+  Array.from({ length: n }, () => h.call('GET', `/v?ms=${ms}`, { host: victim.host }));
+const later = <T>(ms: number, fn: () => Promise<T>) =>
+  new Promise<T>((r) => setTimeout(() => r(fn()), ms));
 
 test('JSON nested 100,000 deep ends that request only: no worker is replaced, requests to other apps all succeed', async () => {
   const before = replaced();
   const deep = '['.repeat(100_000) + ']'.repeat(100_000);
   const answers = await Promise.all([
     ...victims(12, 300),
-    ...[50, 100, 150].map((ms) => later(ms, () => h.call('POST', '/json', { host: culprit.host, rawBody: deep, headers: { 'content-type': 'application/json' } }))),
+    ...[50, 100, 150].map((ms) =>
+      later(ms, () =>
+        h.call('POST', '/json', {
+          host: culprit.host,
+          rawBody: deep,
+          headers: { 'content-type': 'application/json' },
+        }),
+      ),
+    ),
   ]);
   const victimAnswers = answers.slice(0, 12);
-  assert.equal(victimAnswers.map((a) => a.status), Array(12).fill(200), 'every victim request was served');
-  for (const a of answers.slice(12)) assert.is(a.status, 500, 'the deep request is a runtime_error');
+  assert.equal(
+    victimAnswers.map((a) => a.status),
+    Array(12).fill(200),
+    'every victim request was served',
+  );
+  for (const a of answers.slice(12))
+    assert.is(a.status, 500, 'the deep request is a runtime_error');
   assert.is(replaced(), before, 'a guest stack overflow does not replace the worker');
-  assert.is((await h.call('GET', '/ok', { host: culprit.host })).text, 'culprit ok', 'the culprit app itself keeps serving');
+  assert.is(
+    (await h.call('GET', '/ok', { host: culprit.host })).text,
+    'culprit ok',
+    'the culprit app itself keeps serving',
+  );
 });
 
 test('a call that kills the shared worker: the calls beside it run again, no visitor of another app sees it', async () => {
   const before = replaced();
-  const answers = await Promise.all([...victims(12, 400), later(100, () => h.call('GET', '/bomb', { host: culprit.host }))]);
+  const answers = await Promise.all([
+    ...victims(12, 400),
+    later(100, () => h.call('GET', '/bomb', { host: culprit.host })),
+  ]);
   assert.ok(replaced() > before, 'the worker was replaced');
-  assert.equal(answers.slice(0, 12).map((a) => a.status), Array(12).fill(200), 'every victim request was served');
+  assert.equal(
+    answers.slice(0, 12).map((a) => a.status),
+    Array(12).fill(200),
+    'every victim request was served',
+  );
   assert.is(answers[12]!.status, 500);
 });
 
 test('a call beside the crash that had already written is not run again (it fails; the write happened once)', async () => {
-  const [wrote] = await Promise.all([h.call('GET', '/w', { host: writer.host }), later(150, () => h.call('GET', '/bomb', { host: culprit.host }))]);
+  const [wrote] = await Promise.all([
+    h.call('GET', '/w', { host: writer.host }),
+    later(150, () => h.call('GET', '/bomb', { host: culprit.host })),
+  ]);
   assert.is(wrote.status, 500, 'not retried: it had changed something');
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from app_rows where app_id = ${writer.appId}`.execute(h.deps.db);
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*)::int as n from app_rows where app_id = ${writer.appId}`.execute(h.deps.db);
   assert.is(rows[0]!.n, 1, 'written exactly once');
 });
 
 test('a release that keeps killing workers is quarantined on a worker of its own, with an event; others are unaffected', async () => {
   // the bombs above were two kills in this minute; one more makes three
   for (let i = 0; i < 1; i++) {
-    const answers = await Promise.all([...victims(6, 300), later(50, () => h.call('GET', '/bomb', { host: culprit.host }))]);
-    assert.equal(answers.slice(0, 6).map((a) => a.status), Array(6).fill(200));
+    const answers = await Promise.all([
+      ...victims(6, 300),
+      later(50, () => h.call('GET', '/bomb', { host: culprit.host })),
+    ]);
+    assert.equal(
+      answers.slice(0, 6).map((a) => a.status),
+      Array(6).fill(200),
+    );
   }
-  const { rows } = await sql<{ metadata: { kind: string; mode: string } }>`select metadata from app_events where app_id = ${culprit.appId} and type = 'runtime.request_error' and metadata->>'kind' = 'quarantined'`.execute(h.deps.db);
+  const { rows } = await sql<{
+    metadata: { kind: string; mode: string };
+  }>`select metadata from app_events where app_id = ${culprit.appId} and type = 'runtime.request_error' and metadata->>'kind' = 'quarantined'`.execute(
+    h.deps.db,
+  );
   assert.is(rows.length, 1, 'one event says the release was quarantined');
   assert.is(rows[0]!.metadata.mode, 'own_worker');
   // from now on its crashes replace only its own worker
-  const answers = await Promise.all([...victims(12, 300), later(50, () => h.call('GET', '/bomb', { host: culprit.host }))]);
-  assert.equal(answers.slice(0, 12).map((a) => a.status), Array(12).fill(200));
-  assert.is((await h.call('GET', '/ok', { host: culprit.host })).text, 'culprit ok', 'and it keeps serving');
+  const answers = await Promise.all([
+    ...victims(12, 300),
+    later(50, () => h.call('GET', '/bomb', { host: culprit.host })),
+  ]);
+  assert.equal(
+    answers.slice(0, 12).map((a) => a.status),
+    Array(12).fill(200),
+  );
+  assert.is(
+    (await h.call('GET', '/ok', { host: culprit.host })).text,
+    'culprit ok',
+    'and it keeps serving',
+  );
 });
 
 test.after(() => h.close());

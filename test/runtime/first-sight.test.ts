@@ -21,13 +21,21 @@ const poolB = createPool(a.config.databaseUrl!, 5);
 const sent: string[] = [];
 poolB.on('connect', (client) => {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (
+    ...args: unknown[]
+  ) => {
     const q = args[0] as string | { text?: string };
     sent.push(typeof q === 'string' ? q : (q?.text ?? ''));
     return query(...args);
   };
 });
-const depsB: Deps = { ...a.deps, pool: poolB, db: createDb(poolB), signals: createSignals(), log: createLogger('silent') };
+const depsB: Deps = {
+  ...a.deps,
+  pool: poolB,
+  db: createDb(poolB),
+  signals: createSignals(),
+  log: createLogger('silent'),
+};
 const nodeB = createServer(depsB);
 
 const CSS = `body { color: black; }\n`.repeat(400);
@@ -48,12 +56,22 @@ const bundle = (n: number) =>
   });
 
 /** Statements of the separate reads a first request made before (release, files, variants, secrets, blob bytes). */
-const separateReads = (texts: string[]) => texts.filter((t) => /from "(releases|release_files|blob_variants|app_secrets|blobs)"/.test(t));
+const separateReads = (texts: string[]) =>
+  texts.filter((t) => /from "(releases|release_files|blob_variants|app_secrets|blobs)"/.test(t));
 
 test("an app's first request on a fresh node: one statement brings its release, modules and secrets; the answer is the same", async () => {
   const u = await newUser(a);
-  const appId = (await a.call('PUT', '/v0/apps', { key: u.api_key, body: bundle(1) })).body.app_id as string;
-  assert.is((await a.call('PUT', `/v0/apps/${appId}/secrets/WORD`, { key: u.api_key, body: { value: 'bird' } })).status, 200);
+  const appId = (await a.call('PUT', '/v0/apps', { key: u.api_key, body: bundle(1) })).body
+    .app_id as string;
+  assert.is(
+    (
+      await a.call('PUT', `/v0/apps/${appId}/secrets/WORD`, {
+        key: u.api_key,
+        body: { value: 'bird' },
+      })
+    ).status,
+    200,
+  );
   const host = `${appId}.apps.localhost`;
   // Node B's change feed is started (as its first request would) and connected first: connecting
   // forgets every cached pointer and secret, which could otherwise land between this request's reads
@@ -64,15 +82,24 @@ test("an app's first request on a fresh node: one statement brings its release, 
   const first = await nodeB.request(`http://${host}/api`);
   assert.is(first.status, 200);
   assert.is(await first.text(), 'v1 bird round handy');
-  assert.equal(separateReads(sent), [], `no separate read on the first request:\n${sent.join('\n')}`);
+  assert.equal(
+    separateReads(sent),
+    [],
+    `no separate read on the first request:\n${sent.join('\n')}`,
+  );
 
   // its files' compressed forms came with it: the stylesheet goes out as brotli
-  const css = await nodeB.request(`http://${host}/style.css`, { headers: { 'accept-encoding': 'br' } });
+  const css = await nodeB.request(`http://${host}/style.css`, {
+    headers: { 'accept-encoding': 'br' },
+  });
   assert.is(css.headers.get('content-encoding'), 'br');
   assert.is(brotliDecompressSync(Buffer.from(await css.arrayBuffer())).toString(), CSS);
 
   // a new release, published on node A, is read the same way on node B's next request
-  assert.is((await a.call('PUT', `/v0/apps/${appId}`, { key: u.api_key, body: bundle(2) })).status, 200);
+  assert.is(
+    (await a.call('PUT', `/v0/apps/${appId}`, { key: u.api_key, body: bundle(2) })).status,
+    200,
+  );
   let text = '';
   for (let i = 0; i < 200 && !text.startsWith('v2'); i++) {
     sent.length = 0;
@@ -85,7 +112,8 @@ test("an app's first request on a fresh node: one statement brings its release, 
 
 test('a static app, an app without server code and an unknown app on first sight', async () => {
   const u = await newUser(a);
-  const appId = (await a.call('PUT', '/v0/apps', { key: u.api_key, body: site() })).body.app_id as string;
+  const appId = (await a.call('PUT', '/v0/apps', { key: u.api_key, body: site() })).body
+    .app_id as string;
   const page = await nodeB.request(`http://${appId}.apps.localhost/`);
   assert.is(page.status, 200);
   assert.is(await page.text(), '<h1>Hello</h1>');

@@ -7,7 +7,12 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle } from 'quickjs-emscripten';
+import {
+  newQuickJSWASMModule,
+  RELEASE_SYNC,
+  type QuickJSContext,
+  type QuickJSHandle,
+} from 'quickjs-emscripten';
 import { installDirectDispatch } from '../../src/sandbox/host-dispatch.ts';
 
 const qjs = await newQuickJSWASMModule(RELEASE_SYNC);
@@ -15,16 +20,42 @@ const qjs = await newQuickJSWASMModule(RELEASE_SYNC);
 /** A context with the same host functions, through the direct path or the library's; runs `code` and gives what it returns as JSON. */
 function scenario(direct: boolean) {
   const ctx: QuickJSContext = qjs.newRuntime().newContext();
-  if (direct) assert.ok(installDirectDispatch(ctx), 'the dispatcher finds the library internals it needs');
+  if (direct)
+    assert.ok(installDirectDispatch(ctx), 'the dispatcher finds the library internals it needs');
   let kept: QuickJSHandle | undefined;
-  const fns: Record<string, (this: QuickJSHandle, ...a: QuickJSHandle[]) => QuickJSHandle | { error: QuickJSHandle } | undefined> = {
-    concat(...args) { return ctx.newString(`${ctx.typeof(this)}:${args.map((a) => ctx.dump(a) as unknown).join('|')}`); },
-    nothing() { return undefined; },
-    refuse() { return { error: ctx.newError({ name: 'TypeError', message: 'refused' }) }; },
-    explode() { throw new Error('exploded'); },
-    keep(a) { kept = a; return ctx.undefined; },
-    obj() { const o = ctx.newObject(); ctx.setProp(o, 'n', ctx.newNumber(7)); return o; },
-    wrapped() { return { value: ctx.newString('wrapped') } as unknown as QuickJSHandle; },
+  const fns: Record<
+    string,
+    (
+      this: QuickJSHandle,
+      ...a: QuickJSHandle[]
+    ) => QuickJSHandle | { error: QuickJSHandle } | undefined
+  > = {
+    concat(...args) {
+      return ctx.newString(
+        `${ctx.typeof(this)}:${args.map((a) => ctx.dump(a) as unknown).join('|')}`,
+      );
+    },
+    nothing() {
+      return undefined;
+    },
+    refuse() {
+      return { error: ctx.newError({ name: 'TypeError', message: 'refused' }) };
+    },
+    explode() {
+      throw new Error('exploded');
+    },
+    keep(a) {
+      kept = a;
+      return ctx.undefined;
+    },
+    obj() {
+      const o = ctx.newObject();
+      ctx.setProp(o, 'n', ctx.newNumber(7));
+      return o;
+    },
+    wrapped() {
+      return { value: ctx.newString('wrapped') } as unknown as QuickJSHandle;
+    },
   };
   for (const [name, fn] of Object.entries(fns)) {
     using f = ctx.newFunction(name, fn);

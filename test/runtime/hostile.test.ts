@@ -37,7 +37,18 @@ const hostile = await serverApp(HOSTILE);
 const innocent = await serverApp(`export default { fetch() { return new Response('innocent') } };`);
 const staticApp = (await h.call('PUT', '/v0/apps', { key, body: site() })).body;
 
-for (const path of ['/loop', '/while-true-async', '/memory', '/string-pile', '/buffer-pile', '/recursion', '/giant-string', '/giant-repeat', '/regex', '/timer-flood']) {
+for (const path of [
+  '/loop',
+  '/while-true-async',
+  '/memory',
+  '/string-pile',
+  '/buffer-pile',
+  '/recursion',
+  '/giant-string',
+  '/giant-repeat',
+  '/regex',
+  '/timer-flood',
+]) {
   test(`${path}: that request ends with runtime_error; the same app, other apps and the platform keep serving`, async () => {
     // The innocent app and the platform are called while the hostile request is running.
     const [bad, other, api, plain] = await Promise.all([
@@ -48,7 +59,10 @@ for (const path of ['/loop', '/while-true-async', '/memory', '/string-pile', '/b
     ]);
     if (path === '/timer-flood') {
       // Creating timers is allowed; the limit is on CPU. Whatever it answers, it answers.
-      assert.ok(bad.status === 200 || bad.body?.error?.code === 'runtime_error', `${path}: ${bad.status}`);
+      assert.ok(
+        bad.status === 200 || bad.body?.error?.code === 'runtime_error',
+        `${path}: ${bad.status}`,
+      );
     } else {
       assert.is(bad.status, 500, `${path}: ${bad.text}`);
       assert.is(bad.body.error.code, 'runtime_error', path);
@@ -78,13 +92,24 @@ test('memory an instance keeps between calls counts against its cap: the call th
   // A fresh instance: nothing kept from before.
   assert.is((await h.call('GET', '/retain', { host: hostile.host })).text, 'kept 1');
   const events = await eventsOf(h, key, hostile.appId, 'runtime.request_error');
-  assert.ok(events.some((e) => e.metadata.kind === 'memory' && /memory limit exceeded/.test(e.metadata.error)), JSON.stringify(events.slice(0, 3)));
+  assert.ok(
+    events.some(
+      (e) => e.metadata.kind === 'memory' && /memory limit exceeded/.test(e.metadata.error),
+    ),
+    JSON.stringify(events.slice(0, 3)),
+  );
 });
 
 test('a handler that never settles ends at the wall-clock limit with runtime_error', async () => {
-  const h2 = await createHarness({ PLATFORM_SANDBOX_WALL_MS: '300', PLATFORM_SANDBOX_WORKERS: '1' });
+  const h2 = await createHarness({
+    PLATFORM_SANDBOX_WALL_MS: '300',
+    PLATFORM_SANDBOX_WORKERS: '1',
+  });
   const u2 = await newUser(h2);
-  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', HOSTILE, 'text/javascript')] });
+  const body = site({
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    files: [file('public/index.html', 'x'), file('server.js', HOSTILE, 'text/javascript')],
+  });
   const app = (await h2.call('PUT', '/v0/apps', { key: u2.api_key, body })).body;
   const r = await h2.call('GET', '/never', { host: `${app.app_id}.apps.localhost` });
   assert.is(r.status, 500);
@@ -103,7 +128,9 @@ test('each failure is recorded for the owner with its kind, on the request that 
     kindOf[r.headers.get('x-request-id')!] = path;
   }
   const events = await eventsOf(h, key, own.appId, 'runtime.request_error');
-  const byPath = Object.fromEntries(events.map((e) => [kindOf[e.request_id ?? ''], e.metadata.kind]));
+  const byPath = Object.fromEntries(
+    events.map((e) => [kindOf[e.request_id ?? ''], e.metadata.kind]),
+  );
   assert.equal(byPath, { '/loop': 'timeout', '/recursion': 'stack' });
 });
 
@@ -127,7 +154,17 @@ test("line breaks written into a Response's internals change only that app's own
 });
 
 test('a top-level infinite loop is stopped at publish: the release is failed and the live one keeps serving', async () => {
-  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', 'for (;;) {} export default { fetch() { return new Response("never") } };', 'text/javascript')] });
+  const body = site({
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    files: [
+      file('public/index.html', 'x'),
+      file(
+        'server.js',
+        'for (;;) {} export default { fetch() { return new Response("never") } };',
+        'text/javascript',
+      ),
+    ],
+  });
   const r = await h.call('PUT', `/v0/apps/${innocent.appId}`, { key, body });
   assert.is(r.body.activation.status, 'failed');
   assert.is((await h.call('GET', '/x', { host: innocent.host })).text, 'innocent');
@@ -148,7 +185,10 @@ test('CPU spent in promise jobs (after a timer or a platform answer) ends the ca
     const r = await h.call('GET', path, { host: app.host });
     assert.is(r.status, 500, path);
   }
-  const kinds = (await eventsOf(h, key, app.appId, 'runtime.request_error')).map((e) => [e.metadata.kind, e.metadata.error]);
+  const kinds = (await eventsOf(h, key, app.appId, 'runtime.request_error')).map((e) => [
+    e.metadata.kind,
+    e.metadata.error,
+  ]);
   assert.is(kinds.length, 2);
   for (const [kind, error] of kinds) {
     assert.is(kind, 'timeout');
@@ -177,8 +217,15 @@ test("crypto.subtle's time counts against the call's CPU budget, one operation r
     after(5).then(() => h.call('GET', '/x', { host: digest.host })),
   ]);
   for (const r of floods) assert.is(r.body?.error?.code, 'runtime_error', r.text);
-  assert.is(other.text, String(createHash('sha256').update('x').digest()[0]), 'the other app was answered');
-  const errors = (await eventsOf(h, key, flood.appId, 'runtime.request_error')).map((e) => [e.metadata.kind, e.metadata.error]);
+  assert.is(
+    other.text,
+    String(createHash('sha256').update('x').digest()[0]),
+    'the other app was answered',
+  );
+  const errors = (await eventsOf(h, key, flood.appId, 'runtime.request_error')).map((e) => [
+    e.metadata.kind,
+    e.metadata.error,
+  ]);
   assert.is(errors.length, 4);
   for (const [kind, error] of errors) {
     assert.is(kind, 'timeout', error);
@@ -216,14 +263,22 @@ test("platform calls' arguments are bounded before the main thread parses them, 
       JSON.stringify = stringify;
       return Response.json({ forged: await forged });
     } };`,
-    { resources: { data: { collections: { notes: { fields: { body: 'string', meta: 'json' } } } }, files: { stores: { blobs: { public: false, max_file_size_bytes: 5000000 } } } } },
+    {
+      resources: {
+        data: { collections: { notes: { fields: { body: 'string', meta: 'json' } } } },
+        files: { stores: { blobs: { public: false, max_file_size_bytes: 5000000 } } },
+      },
+    },
   );
   const forged = await h.call('GET', '/forged', { host: app.host });
   assert.is(forged.status, 200, forged.text);
   assert.equal(forged.body, { forged: 'payload_too_large' });
   const rows = await h.call('GET', '/rows', { host: app.host });
   assert.is(rows.status, 200, rows.text);
-  assert.equal(rows.body, { tooLarge: 'payload_too_large', rows: [...Array(8).fill('ok'), 'payload_too_large'] });
+  assert.equal(rows.body, {
+    tooLarge: 'payload_too_large',
+    rows: [...Array(8).fill('ok'), 'payload_too_large'],
+  });
   const upload = await h.call('GET', '/upload', { host: app.host });
   assert.is(upload.status, 200, upload.text);
   assert.equal(upload.body, { upload: 'ok' });

@@ -15,7 +15,8 @@ const source = (name: string, ballastKiB = 0) => `const token = Math.random().to
   export default { fetch(req) { return Response.json({ release: ${JSON.stringify(name)}, token, ballast: ballast.length }); } };`;
 
 function caller(pool: SandboxPool) {
-  return (name: string, ballastKiB = 0) => jsonCaller<{ release: string; token: string }>(pool, (n) => source(n, ballastKiB))(name);
+  return (name: string, ballastKiB = 0) =>
+    jsonCaller<{ release: string; token: string }>(pool, (n) => source(n, ballastKiB))(name);
 }
 
 test('300 small releases all stay warm on one worker (no count cap), each answering from its own instance', async () => {
@@ -41,18 +42,28 @@ test('300 small releases all stay warm on one worker (no count cap), each answer
 
 test('under memory pressure the least recently used idle instances go, and come back fresh', async () => {
   // room for about five instances of ~1 MiB each
-  const pool = new SandboxPool({ workers: 1, limits: LIMITS, hardKillMs: 3000, instanceBudgetBytes: 6 * 1024 * 1024 });
+  const pool = new SandboxPool({
+    workers: 1,
+    limits: LIMITS,
+    hardKillMs: 3000,
+    instanceBudgetBytes: 6 * 1024 * 1024,
+  });
   try {
     const call = caller(pool);
     const tokens = new Map<string, string>();
-    for (let i = 0; i < 12; i++) tokens.set(`rel_big_${i}`, (await call(`rel_big_${i}`, 1024)).token);
+    for (let i = 0; i < 12; i++)
+      tokens.set(`rel_big_${i}`, (await call(`rel_big_${i}`, 1024)).token);
     // the newest ones are still warm ...
     const newest = await call('rel_big_11', 1024);
     assert.is(newest.token, tokens.get('rel_big_11'));
     // ... the oldest were evicted: a new instance, a new token, the same release
     const oldest = await call('rel_big_0', 1024);
     assert.is(oldest.release, 'rel_big_0');
-    assert.is.not(oldest.token, tokens.get('rel_big_0'), 'evicted under pressure, then loaded afresh');
+    assert.is.not(
+      oldest.token,
+      tokens.get('rel_big_0'),
+      'evicted under pressure, then loaded afresh',
+    );
     // a release that keeps being used stays warm while others come and go
     const hot = await call('rel_hot', 1024);
     for (let i = 20; i < 30; i++) {

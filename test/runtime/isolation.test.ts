@@ -13,7 +13,10 @@ import { createHarness, listen, newUser } from '../_lib/harness.ts';
 
 const after = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const h = await createHarness({ PLATFORM_HEADERS_TIMEOUT_SECONDS: '1', PLATFORM_REQUEST_TIMEOUT_SECONDS: '2' });
+const h = await createHarness({
+  PLATFORM_HEADERS_TIMEOUT_SECONDS: '1',
+  PLATFORM_REQUEST_TIMEOUT_SECONDS: '2',
+});
 const wire = await listen(h.server, 0, h.config);
 const u = await newUser(h);
 
@@ -44,32 +47,80 @@ const HOSTILE = `export default {
   },
 };`;
 
-async function publish(source: string, resources: Record<string, unknown> = {}, secrets: Record<string, string> = {}) {
-  const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')], resources });
+async function publish(
+  source: string,
+  resources: Record<string, unknown> = {},
+  secrets: Record<string, string> = {},
+) {
+  const body = site({
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')],
+    resources,
+  });
   let r = await h.call('PUT', '/v0/apps', { key: u.api_key, body });
   if (Object.keys(secrets).length) {
-    for (const [name, value] of Object.entries(secrets)) await h.call('PUT', `/v0/apps/${r.body.app_id}/secrets/${name}`, { key: u.api_key, body: { value } });
+    for (const [name, value] of Object.entries(secrets))
+      await h.call('PUT', `/v0/apps/${r.body.app_id}/secrets/${name}`, {
+        key: u.api_key,
+        body: { value },
+      });
     r = await h.call('PUT', `/v0/apps/${r.body.app_id}`, { key: u.api_key, body });
   }
   assert.is(r.body.activation?.status, 'live', r.text);
   return { appId: r.body.app_id as string, host: `${r.body.app_id}.apps.localhost` };
 }
 
-const hostile = await publish(HOSTILE, { webhooks: { hook: { provider: 'code_host', secret: 'HOOK_SECRET', deliver_to: 'server' } }, secrets: { required: ['HOOK_SECRET'] } }, { HOOK_SECRET: 'hook-secret-value' });
-const victim = await publish(`export default { async fetch(req) { return new Response('victim ok'); } };`, {
-  auth: { mode: 'app_users', public_signup: true },
-  data: { collections: { notes: { access: { read: 'authenticated', write: 'authenticated' }, fields: { title: 'string' } } } },
-});
+const hostile = await publish(
+  HOSTILE,
+  {
+    webhooks: { hook: { provider: 'code_host', secret: 'HOOK_SECRET', deliver_to: 'server' } },
+    secrets: { required: ['HOOK_SECRET'] },
+  },
+  { HOOK_SECRET: 'hook-secret-value' },
+);
+const victim = await publish(
+  `export default { async fetch(req) { return new Response('victim ok'); } };`,
+  {
+    auth: { mode: 'app_users', public_signup: true },
+    data: {
+      collections: {
+        notes: {
+          access: { read: 'authenticated', write: 'authenticated' },
+          fields: { title: 'string' },
+        },
+      },
+    },
+  },
+);
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
-function send(host: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {}): Promise<Answer> {
+function send(
+  host: string,
+  path: string,
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    agent?: http.Agent;
+  } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: wire.port, path, method: options.method ?? 'GET', headers: { host, ...options.headers }, agent: options.agent }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: wire.port,
+        path,
+        method: options.method ?? 'GET',
+        headers: { host, ...options.headers },
+        agent: options.agent,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -78,17 +129,36 @@ function send(host: string, path: string, options: { method?: string; headers?: 
 test('cookies an app sets stay on its own host: no Domain, no nameless cookie, nothing in the platform namespace', async () => {
   const r = await send(hostile.host, '/cookies');
   assert.is(r.status, 200);
-  assert.equal(r.headers['set-cookie'], ['planted=1; Path=/', 'wide=1; Path=/; HttpOnly', 'mine=1; Path=/; SameSite=Lax']);
+  assert.equal(r.headers['set-cookie'], [
+    'planted=1; Path=/',
+    'wide=1; Path=/; HttpOnly',
+    'mine=1; Path=/; SameSite=Lax',
+  ]);
   // the app-user session cookie is __Host- prefixed: no sibling app can set or shadow it
-  const signup = await send(victim.host, '/_platform/auth/signup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'v@example.com', password: 'a long password' }) });
+  const signup = await send(victim.host, '/_platform/auth/signup', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'v@example.com', password: 'a long password' }),
+  });
   assert.is(signup.status, 201, signup.body);
-  assert.match(signup.headers['set-cookie']![0]!, /^__Host-platform_app_session=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax/);
+  assert.match(
+    signup.headers['set-cookie']![0]!,
+    /^__Host-platform_app_session=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax/,
+  );
 });
 
 test('a status outside 200-599 (or not a number) is a runtime_error, and the connection stays in step for the next app', async () => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    for (const status of ['101', '100', '103', '199', '600', '999', encodeURIComponent('200\r\nX-Inj: 1')]) {
+    for (const status of [
+      '101',
+      '100',
+      '103',
+      '199',
+      '600',
+      '999',
+      encodeURIComponent('200\r\nX-Inj: 1'),
+    ]) {
       const r = await send(hostile.host, `/status?s=${status}`, { agent });
       assert.is(r.status, 500, `status ${status}`);
       assert.match(r.body, '"runtime_error"');
@@ -100,8 +170,16 @@ test('a status outside 200-599 (or not a number) is a runtime_error, and the con
   } finally {
     agent.destroy();
   }
-  const events = await h.call('GET', `/v0/apps/${hostile.appId}/events?type=runtime.request_error`, { key: u.api_key });
-  assert.ok(events.body.events.some((e: { metadata: { kind: string } }) => e.metadata.kind === 'bad_status'));
+  const events = await h.call(
+    'GET',
+    `/v0/apps/${hostile.appId}/events?type=runtime.request_error`,
+    { key: u.api_key },
+  );
+  assert.ok(
+    events.body.events.some(
+      (e: { metadata: { kind: string } }) => e.metadata.kind === 'bad_status',
+    ),
+  );
 });
 
 test('response headers are capped in count and size', async () => {
@@ -110,25 +188,49 @@ test('response headers are capped in count and size', async () => {
     assert.is(r.status, 500, path);
     assert.match(r.body, '"runtime_error"');
   }
-  const events = await h.call('GET', `/v0/apps/${hostile.appId}/events?type=runtime.request_error`, { key: u.api_key });
-  assert.is(events.body.events.filter((e: { metadata: { kind: string } }) => e.metadata.kind === 'headers_too_large').length, 2);
+  const events = await h.call(
+    'GET',
+    `/v0/apps/${hostile.appId}/events?type=runtime.request_error`,
+    { key: u.api_key },
+  );
+  assert.is(
+    events.body.events.filter(
+      (e: { metadata: { kind: string } }) => e.metadata.kind === 'headers_too_large',
+    ).length,
+    2,
+  );
 });
 
 test('a flood of webhook deliveries is refused with 429 and logged as one summary event, not one each', async () => {
-  const answers = await Promise.all(Array.from({ length: 400 }, () => send(hostile.host, '/_platform/webhooks/hook', { method: 'POST', body: 'junk' })));
+  const answers = await Promise.all(
+    Array.from({ length: 400 }, () =>
+      send(hostile.host, '/_platform/webhooks/hook', { method: 'POST', body: 'junk' }),
+    ),
+  );
   const throttled = answers.filter((a) => a.status === 429);
   assert.ok(throttled.length > 100, `${throttled.length} refused with 429`);
   assert.ok(throttled.every((a) => Number(a.headers['retry-after']) >= 1));
-  const { rows } = await sql<{ reason: string; n: number }>`select metadata->>'reason' as reason, count(*)::int as n from app_events where app_id = ${hostile.appId} and type = 'webhook.rejected' group by 1`.execute(h.deps.db);
+  const { rows } = await sql<{
+    reason: string;
+    n: number;
+  }>`select metadata->>'reason' as reason, count(*)::int as n from app_events where app_id = ${hostile.appId} and type = 'webhook.rejected' group by 1`.execute(
+    h.deps.db,
+  );
   const byReason = Object.fromEntries(rows.map((r) => [r.reason, r.n]));
   assert.is(byReason.rate_limited, 1, JSON.stringify(byReason));
-  assert.is(byReason.missing, 400 - throttled.length, 'each delivery under the limit is still its own event');
+  assert.is(
+    byReason.missing,
+    400 - throttled.length,
+    'each delivery under the limit is still its own event',
+  );
 });
 
 test('a client that trickles its request is cut off by the request timeout', async () => {
   const socket = net.connect(wire.port, '127.0.0.1');
   await new Promise((r) => socket.once('connect', r));
-  socket.write(`POST / HTTP/1.1\r\nHost: ${victim.host}\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\nsome`);
+  socket.write(
+    `POST / HTTP/1.1\r\nHost: ${victim.host}\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\nsome`,
+  );
   const started = Date.now();
   const closed = await new Promise<boolean>((resolve) => {
     const t = setTimeout(() => resolve(false), 10_000);
@@ -142,23 +244,59 @@ test('a client that trickles its request is cut off by the request timeout', asy
 });
 
 test("a sibling app's page cannot post to another app with the visitor's cookies", async () => {
-  const signup = await send(victim.host, '/_platform/auth/signup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'sib@example.com', password: 'a long password' }) });
+  const signup = await send(victim.host, '/_platform/auth/signup', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'sib@example.com', password: 'a long password' }),
+  });
   const cookie = signup.headers['set-cookie']![0]!.split(';')[0]!;
   const own = `http://${victim.host}`; // the Host this client sends, as a browser's Origin matches its Host
-  const post = (headers: Record<string, string>, body = JSON.stringify({ title: 'x' })) => send(victim.host, '/_platform/data/notes', { method: 'POST', headers: { cookie, ...headers }, body });
+  const post = (headers: Record<string, string>, body = JSON.stringify({ title: 'x' })) =>
+    send(victim.host, '/_platform/data/notes', {
+      method: 'POST',
+      headers: { cookie, ...headers },
+      body,
+    });
   // a form or no-cors fetch from another app: cookies, no Origin (or the sibling's), text/plain
   assert.is((await post({ 'content-type': 'text/plain' })).status, 403, 'cookie, no Origin');
-  assert.is((await post({ 'content-type': 'application/json' })).status, 403, 'cookie and JSON, still no Origin');
-  assert.is((await post({ 'content-type': 'application/json', origin: `http://${hostile.host}` })).status, 403, "the sibling's Origin");
-  assert.is((await post({ 'content-type': 'application/json', 'sec-fetch-site': 'same-site' })).status, 403, 'same-site is not same-origin');
+  assert.is(
+    (await post({ 'content-type': 'application/json' })).status,
+    403,
+    'cookie and JSON, still no Origin',
+  );
+  assert.is(
+    (await post({ 'content-type': 'application/json', origin: `http://${hostile.host}` })).status,
+    403,
+    "the sibling's Origin",
+  );
+  assert.is(
+    (await post({ 'content-type': 'application/json', 'sec-fetch-site': 'same-site' })).status,
+    403,
+    'same-site is not same-origin',
+  );
   const plain = await post({ 'content-type': 'text/plain', origin: own });
-  assert.is(plain.status, 400, 'the app\'s own page must send JSON');
+  assert.is(plain.status, 400, "the app's own page must send JSON");
   assert.match(plain.body, 'unsupported_media_type');
-  assert.is((await post({ 'content-type': 'application/json', origin: own })).status, 201, "the app's own page");
-  assert.is((await post({ 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' })).status, 201, 'Fetch Metadata says same-origin');
-  const logout = await send(victim.host, '/_platform/auth/logout', { method: 'POST', headers: { cookie } });
+  assert.is(
+    (await post({ 'content-type': 'application/json', origin: own })).status,
+    201,
+    "the app's own page",
+  );
+  assert.is(
+    (await post({ 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' })).status,
+    201,
+    'Fetch Metadata says same-origin',
+  );
+  const logout = await send(victim.host, '/_platform/auth/logout', {
+    method: 'POST',
+    headers: { cookie },
+  });
   assert.is(logout.status, 403, 'no forced sign-out from a sibling');
-  const login = await send(victim.host, '/_platform/auth/login', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ email: 'sib@example.com', password: 'a long password' }) });
+  const login = await send(victim.host, '/_platform/auth/login', {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain' },
+    body: JSON.stringify({ email: 'sib@example.com', password: 'a long password' }),
+  });
   assert.is(login.status, 400, 'login takes JSON only');
 });
 
@@ -167,11 +305,26 @@ test('login limits are shared by every node and survive a flood of junk keys (no
   try {
     const creds = (email: string, password: string) => ({ email, password });
     const login = (node: typeof h, email: string, password: string, client: string) =>
-      node.call('POST', '/_platform/auth/login', { host: victim.host, body: creds(email, password), client });
-    await h.call('POST', '/_platform/auth/signup', { host: victim.host, body: creds('limited@example.com', 'the right password') });
-    for (let i = 0; i < 10; i++) assert.is((await login(h, 'limited@example.com', `wrong guess ${i}`, '10.9.0.1')).status, 401);
+      node.call('POST', '/_platform/auth/login', {
+        host: victim.host,
+        body: creds(email, password),
+        client,
+      });
+    await h.call('POST', '/_platform/auth/signup', {
+      host: victim.host,
+      body: creds('limited@example.com', 'the right password'),
+    });
+    for (let i = 0; i < 10; i++)
+      assert.is(
+        (await login(h, 'limited@example.com', `wrong guess ${i}`, '10.9.0.1')).status,
+        401,
+      );
     // junk from elsewhere, through the other node: many distinct keys
-    await Promise.all(Array.from({ length: 100 }, (_, i) => login(nodeB, `junk${i}@example.com`, 'whatever password', `10.9.1.${i % 250}`)));
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        login(nodeB, `junk${i}@example.com`, 'whatever password', `10.9.1.${i % 250}`),
+      ),
+    );
     const next = await login(nodeB, 'limited@example.com', 'the right password', '10.9.0.2');
     assert.is(next.status, 429, 'the e-mail is still throttled, on the other node too');
     assert.ok(Number(next.headers.get('retry-after')) > 0);
@@ -180,7 +333,7 @@ test('login limits are shared by every node and survive a flood of junk keys (no
   }
 });
 
-test("request bodies held at once are bounded per app: past its share a visitor gets 503 and Retry-After before the body is read; another app is served", async () => {
+test('request bodies held at once are bounded per app: past its share a visitor gets 503 and Retry-After before the body is read; another app is served', async () => {
   // the handler holds its call (and so its body's room) for a while; it does not copy the body again
   const HOLD = `export default { async fetch(req) {
     if (new URL(req.url).pathname === '/size') return new Response('got ' + (await req.arrayBuffer()).byteLength);
@@ -190,24 +343,45 @@ test("request bodies held at once are bounded per app: past its share a visitor 
   const [a, b] = [await publish(HOLD), await publish(HOLD)];
   const eightMiB = 'x'.repeat(8 * 1024 * 1024 - 1024);
   // over the wire, as browsers send them: with Content-Length
-  const post = (host: string, path: string, body: string) => send(host, path, { method: 'POST', headers: { 'content-type': 'text/plain', 'content-length': String(Buffer.byteLength(body)) }, body });
+  const post = (host: string, path: string, body: string) =>
+    send(host, path, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'content-length': String(Buffer.byteLength(body)) },
+      body,
+    });
   // five 8 MiB bodies at once: an app's share is 32 MiB; then, while four are held, one more sent chunked
   // (no declared length: it takes room as it arrives) to the same app, and one to another app
-  const chunked = (host: string) => send(host, '/size', { method: 'POST', headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' }, body: 'x'.repeat(1024 * 1024) });
+  const chunked = (host: string) =>
+    send(host, '/size', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'transfer-encoding': 'chunked' },
+      body: 'x'.repeat(1024 * 1024),
+    });
   const [many, late, other] = await Promise.all([
     Promise.all(Array.from({ length: 5 }, () => post(a.host, '/hold', eightMiB))),
     after(300).then(() => chunked(a.host)),
     after(300).then(() => post(b.host, '/size', 'x'.repeat(1024 * 1024))),
   ]);
   assert.is(late.status, 503, 'a chunked body past the room left is refused as it arrives');
-  assert.equal(many.filter((r) => r.status === 200).map((r) => r.body), Array(4).fill('held'));
+  assert.equal(
+    many.filter((r) => r.status === 200).map((r) => r.body),
+    Array(4).fill('held'),
+  );
   const refused = many.filter((r) => r.status === 503);
   assert.is(refused.length, 1);
   assert.is(JSON.parse(refused[0]!.body).error.code, 'service_unavailable');
   assert.is(refused[0]!.headers['retry-after'], '1');
   assert.is(other.body, `got ${1024 * 1024}`, 'another app was served meanwhile');
-  assert.is((await post(a.host, '/size', eightMiB)).body, `got ${eightMiB.length}`, 'the room is given back when the calls have their bodies');
-  assert.is((await chunked(a.host)).body, `got ${1024 * 1024}`, 'a chunked body that fits is taken');
+  assert.is(
+    (await post(a.host, '/size', eightMiB)).body,
+    `got ${eightMiB.length}`,
+    'the room is given back when the calls have their bodies',
+  );
+  assert.is(
+    (await chunked(a.host)).body,
+    `got ${1024 * 1024}`,
+    'a chunked body that fits is taken',
+  );
 });
 
 test.after(async () => {

@@ -9,7 +9,11 @@ import * as assert from 'uvu/assert';
 import { createHarness, newUser } from '../_lib/harness.ts';
 import { eventsOf, publishServerApp, waitFor } from '../_lib/apps.ts';
 
-const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '1', PLATFORM_SANDBOX_MEMORY_MB: '16', PLATFORM_SANDBOX_WORKER_MEMORY_MB: '512' });
+const h = await createHarness({
+  PLATFORM_SANDBOX_WORKERS: '1',
+  PLATFORM_SANDBOX_MEMORY_MB: '16',
+  PLATFORM_SANDBOX_WORKER_MEMORY_MB: '512',
+});
 const u = await newUser(h);
 const key = u.api_key;
 const MiB = 2 ** 20;
@@ -28,7 +32,11 @@ const SOURCE = `export default { fetch(req) {
 
 const cheap = await publishServerApp(h, key, SOURCE);
 const thrower = await publishServerApp(h, key, SOURCE);
-const bystander = await publishServerApp(h, key, `export default { fetch() { globalThis.n = (globalThis.n ?? 0) + 1; return new Response(String(globalThis.n)); } };`);
+const bystander = await publishServerApp(
+  h,
+  key,
+  `export default { fetch() { globalThis.n = (globalThis.n ?? 0) + 1; return new Response(String(globalThis.n)); } };`,
+);
 
 test('memory kept by calls that then throw counts against the cap: the call that crosses it says so, the next gets a fresh instance', async () => {
   assert.is((await h.call('GET', '/n', { host: bystander.host })).text, '1');
@@ -38,10 +46,19 @@ test('memory kept by calls that then throw counts against the cap: the call that
     assert.is(r.status, 500, r.text);
     assert.is(r.body.error.code, 'runtime_error');
   }
-  const memory = await waitFor(async () => (await eventsOf(h, key, thrower.appId, 'runtime.request_error')).find((e) => e.metadata.kind === 'memory'));
-  assert.match(String(memory.metadata.error), /^memory limit exceeded: [\d.]+ MiB in use, the limit is 16\.0 MiB$/);
+  const memory = await waitFor(async () =>
+    (await eventsOf(h, key, thrower.appId, 'runtime.request_error')).find(
+      (e) => e.metadata.kind === 'memory',
+    ),
+  );
+  assert.match(
+    String(memory.metadata.error),
+    /^memory limit exceeded: [\d.]+ MiB in use, the limit is 16\.0 MiB$/,
+  );
   // a fresh instance took over after that call, so it keeps less than the cap (the old one would hold 24 MiB)
-  const now = Number(/^kept (\d+) MiB$/.exec((await h.call('GET', '/state', { host: thrower.host })).text)?.[1]);
+  const now = Number(
+    /^kept (\d+) MiB$/.exec((await h.call('GET', '/state', { host: thrower.host })).text)?.[1],
+  );
   assert.ok(now < 16, `the instance now keeps ${now} MiB`);
   // the worker was not replaced: the bystander's warm instance counts on
   assert.is((await h.call('GET', '/n', { host: bystander.host })).text, '2');
@@ -63,7 +80,10 @@ test('many cheap calls that each keep a little, in WASM memory already grown, ar
   // measured every 32nd call, as before, it reached 60 MiB.
   assert.ok(kept >= 14 && kept <= 44, `stopped with ${kept} MiB kept under a 16 MiB cap`);
   const events = await eventsOf(h, key, cheap.appId, 'runtime.request_error');
-  assert.ok(events.some((e) => e.metadata.kind === 'memory'), JSON.stringify(events.slice(0, 2)));
+  assert.ok(
+    events.some((e) => e.metadata.kind === 'memory'),
+    JSON.stringify(events.slice(0, 2)),
+  );
   assert.is((await h.call('GET', '/state', { host: cheap.host })).text, 'kept 0 MiB');
 });
 

@@ -16,7 +16,15 @@ import { startDns } from '../_lib/dns-server.ts';
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer };
 
 /** A loopback server that records what reaches it; `/hang` never answers, `/r/<n>` redirects n times, `/to?url=` redirects there. */
-async function server(host: string): Promise<{ url: string; seen: Seen[]; hanging: http.IncomingMessage[]; concurrency: { now: number; max: number }; close(): Promise<void> }> {
+async function server(
+  host: string,
+): Promise<{
+  url: string;
+  seen: Seen[];
+  hanging: http.IncomingMessage[];
+  concurrency: { now: number; max: number };
+  close(): Promise<void>;
+}> {
   const seen: Seen[] = [];
   const hanging: http.IncomingMessage[] = [];
   const concurrency = { now: 0, max: 0 };
@@ -53,11 +61,29 @@ async function server(host: string): Promise<{ url: string; seen: Seen[]; hangin
         }, 40);
       }
       const hop = /^\/r\/(\d+)$/.exec(u.pathname);
-      if (hop) return void res.writeHead(302, { location: Number(hop[1]) > 1 ? `/r/${Number(hop[1]) - 1}` : '/echo' }).end();
-      if (u.pathname === '/to') return void res.writeHead(307, { location: u.searchParams.get('url')! }).end();
-      if (u.pathname === '/bytes') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from([0, 1, 2, 253, 254, 255]));
-      res.writeHead(200, { 'content-type': 'application/json', 'x-server': 'yes', 'set-cookie': ['a=1', 'b=2'] });
-      res.end(JSON.stringify({ method: req.method, path: req.url, headers: req.headers, body: body.toString('base64') }));
+      if (hop)
+        return void res
+          .writeHead(302, { location: Number(hop[1]) > 1 ? `/r/${Number(hop[1]) - 1}` : '/echo' })
+          .end();
+      if (u.pathname === '/to')
+        return void res.writeHead(307, { location: u.searchParams.get('url')! }).end();
+      if (u.pathname === '/bytes')
+        return void res
+          .writeHead(200, { 'content-type': 'application/octet-stream' })
+          .end(Buffer.from([0, 1, 2, 253, 254, 255]));
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'x-server': 'yes',
+        'set-cookie': ['a=1', 'b=2'],
+      });
+      res.end(
+        JSON.stringify({
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+          body: body.toString('base64'),
+        }),
+      );
     });
   });
   await new Promise<void>((r) => s.listen(0, host, r));
@@ -78,16 +104,23 @@ async function server(host: string): Promise<{ url: string; seen: Seen[]; hangin
 const allowed = await server('127.0.0.1');
 const other = await server('127.0.0.2');
 // a generous CPU limit (Free's, raised by a plans file): these calls wait on sockets under a loaded suite
-const h = await createHarness({ PLATFORM_FETCH_ALLOW: '127.0.0.1', PLATFORM_PLANS_FILE: 'test/fixtures/plans-roomy-cpu.json' });
+const h = await createHarness({
+  PLATFORM_FETCH_ALLOW: '127.0.0.1',
+  PLATFORM_PLANS_FILE: 'test/fixtures/plans-roomy-cpu.json',
+});
 // a short wall-clock limit, for the server that never answers
-const short = await createHarness({ PLATFORM_FETCH_ALLOW: '127.0.0.1', PLATFORM_SANDBOX_WALL_MS: '1500' });
+const short = await createHarness({
+  PLATFORM_FETCH_ALLOW: '127.0.0.1',
+  PLATFORM_SANDBOX_WALL_MS: '1500',
+});
 const strict = await createHarness();
 const key = (await newUser(h)).api_key;
 const strictKey = (await newUser(strict)).api_key;
 const shortKey = (await newUser(short)).api_key;
 
 /** Publishes `body` as the inside of `async fetch(request)` and calls it once. */
-const run = (on: Harness, k: string, body: string, headers: Record<string, string> = {}) => callNewApp(on, k, `export default { async fetch(request) { ${body} } };`, { headers });
+const run = (on: Harness, k: string, body: string, headers: Record<string, string> = {}) =>
+  callNewApp(on, k, `export default { async fetch(request) { ${body} } };`, { headers });
 
 test('GET: headers go out as the app set them and come back, set-cookie included; nothing of the visitor or the platform goes along', async () => {
   const r = await run(
@@ -99,15 +132,30 @@ test('GET: headers go out as the app set them and come back, set-cookie included
     { cookie: 'visitor=secret', authorization: 'Bearer visitor-token' },
   );
   assert.is(r.status, 200, r.text);
-  assert.equal([r.json.status, r.json.ok, r.json.server, r.json.cookies, r.json.redirected], [200, true, 'yes', ['a=1', 'b=2'], false]);
+  assert.equal(
+    [r.json.status, r.json.ok, r.json.server, r.json.cookies, r.json.redirected],
+    [200, true, 'yes', ['a=1', 'b=2'], false],
+  );
   assert.is(r.json.url, `${allowed.url}/echo?q=1`);
   assert.is(r.json.echo.method, 'GET');
   assert.is(r.json.echo.headers['x-app'], 'hello');
   const sent = JSON.stringify(r.json.echo.headers);
-  for (const leak of ['visitor=secret', 'visitor-token', 'x-request-id', 'x-forwarded', 'apps.localhost']) assert.not.match(sent, leak, `${leak} did not go out`);
+  for (const leak of [
+    'visitor=secret',
+    'visitor-token',
+    'x-request-id',
+    'x-forwarded',
+    'apps.localhost',
+  ])
+    assert.not.match(sent, leak, `${leak} did not go out`);
   // counted for the app, by UTC day (what plans and analytics read)
   const today = new Date().toISOString().slice(0, 10);
-  assert.equal(await waitFor(async () => (await usageByDay(h.deps.db, r.appId, 'outbound.requests', today))[0]), { day: today, value: 1 });
+  assert.equal(
+    await waitFor(
+      async () => (await usageByDay(h.deps.db, r.appId, 'outbound.requests', today))[0],
+    ),
+    { day: today, value: 1 },
+  );
 });
 
 test('POST with a binary body; a binary answer comes back byte for byte', async () => {
@@ -119,7 +167,12 @@ test('POST with a binary body; a binary answer comes back byte for byte', async 
      return Response.json({ method: sent.method, body: sent.body, type: sent.headers['content-type'], back: [...back] });`,
   );
   assert.is(r.status, 200, r.text);
-  assert.equal(r.json, { method: 'POST', body: Buffer.from([0, 255, 10, 13]).toString('base64'), type: 'application/octet-stream', back: [0, 1, 2, 253, 254, 255] });
+  assert.equal(r.json, {
+    method: 'POST',
+    body: Buffer.from([0, 255, 10, 13]).toString('base64'),
+    type: 'application/octet-stream',
+    back: [0, 1, 2, 253, 254, 255],
+  });
 });
 
 test('a response body is read as it arrives: the first part before the server sends the rest; past 10 MiB only as a stream', async () => {
@@ -145,12 +198,34 @@ test('a response body is read as it arrives: the first part before the server se
 });
 
 test('a fetched response handed back to the visitor streams through', async () => {
-  const app = await publishServerApp(h, key, `export default { fetch() { return fetch('${allowed.url}/drip'); } };`);
+  const app = await publishServerApp(
+    h,
+    key,
+    `export default { fetch() { return fetch('${allowed.url}/drip'); } };`,
+  );
   const served = await listen(h.server);
   try {
-    const res = await new Promise<http.IncomingMessage>((resolve, reject) => http.get({ host: '127.0.0.1', port: new URL(served.url).port, path: '/p', headers: { host: app.host } }, resolve).on('error', reject));
-    const first = await new Promise<string>((resolve) => res.once('data', (d: Buffer) => resolve(d.toString())));
-    assert.is(first, 'one;', 'the first part arrived while the upstream server still held the rest');
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http
+        .get(
+          {
+            host: '127.0.0.1',
+            port: new URL(served.url).port,
+            path: '/p',
+            headers: { host: app.host },
+          },
+          resolve,
+        )
+        .on('error', reject),
+    );
+    const first = await new Promise<string>((resolve) =>
+      res.once('data', (d: Buffer) => resolve(d.toString())),
+    );
+    assert.is(
+      first,
+      'one;',
+      'the first part arrived while the upstream server still held the rest',
+    );
     await fetch(`${allowed.url}/release`);
     let rest = '';
     for await (const d of res) rest += d;
@@ -192,7 +267,14 @@ test('redirects are followed (and reported), or handed back with redirect: "manu
   assert.is(r.status, 200, r.text);
   assert.match(r.json.tooMany, 'redirected more than 20 times');
   delete r.json.tooMany;
-  assert.equal(r.json, { url: `${allowed.url}/echo`, redirected: true, path: '/echo', manual: [302, '/echo'], error: 'TypeError', twenty: 200 });
+  assert.equal(r.json, {
+    url: `${allowed.url}/echo`,
+    redirected: true,
+    path: '/echo',
+    manual: [302, '/echo'],
+    error: 'TypeError',
+    twenty: 200,
+  });
 });
 
 test('an AbortSignal aborts a fetch in flight: the app sees the reason, the server sees the connection close', async () => {
@@ -209,7 +291,9 @@ test('an AbortSignal aborts a fetch in flight: the app sees the reason, the serv
   assert.equal(r.json, { name: 'AbortError' });
   const req = allowed.hanging[before];
   assert.ok(req, 'the request reached the server');
-  await new Promise<void>((ok) => (req!.socket.destroyed ? ok() : req!.socket.once('close', () => ok())));
+  await new Promise<void>((ok) =>
+    req!.socket.destroyed ? ok() : req!.socket.once('close', () => ok()),
+  );
 });
 
 test('of 51 requests at once, 6 run at a time and the 51st is refused; a server that never answers ends the call at its wall-clock limit', async () => {
@@ -225,19 +309,37 @@ test('of 51 requests at once, 6 run at a time and the 51st is refused; a server 
   assert.is(capped.json.ok, 50);
   assert.equal(capped.json.refused.length, 1);
   assert.match(capped.json.refused[0], /^TypeError: .*at most 50 requests/);
-  assert.ok(allowed.concurrency.max <= 6 && allowed.concurrency.max >= 2, `at most 6 at once (saw ${allowed.concurrency.max})`);
+  assert.ok(
+    allowed.concurrency.max <= 6 && allowed.concurrency.max >= 2,
+    `at most 6 at once (saw ${allowed.concurrency.max})`,
+  );
 
-  const stuck = await run(short, shortKey, `await fetch('${allowed.url}/hang'); return new Response('answered');`);
+  const stuck = await run(
+    short,
+    shortKey,
+    `await fetch('${allowed.url}/hang'); return new Response('answered');`,
+  );
   assert.is(stuck.status, 500);
   assert.is(stuck.json.error.code, 'runtime_error');
-  const kinds = (await eventsOf(short, shortKey, stuck.appId, 'runtime.request_error')).map((e) => e.metadata.kind);
+  const kinds = (await eventsOf(short, shortKey, stuck.appId, 'runtime.request_error')).map(
+    (e) => e.metadata.kind,
+  );
   assert.equal(kinds, ['timeout']);
 });
 
 test('without an allowance every spelling of loopback is refused, and the server receives nothing', async () => {
   const port = new URL(allowed.url).port;
   const received = allowed.seen.length;
-  const targets = [`127.0.0.1:${port}`, `127.5.5.5:${port}`, `localhost:${port}`, `[::1]:${port}`, `[::ffff:127.0.0.1]:${port}`, `2130706433:${port}`, `0x7f000001:${port}`, `0177.0.0.1:${port}`];
+  const targets = [
+    `127.0.0.1:${port}`,
+    `127.5.5.5:${port}`,
+    `localhost:${port}`,
+    `[::1]:${port}`,
+    `[::ffff:127.0.0.1]:${port}`,
+    `2130706433:${port}`,
+    `0x7f000001:${port}`,
+    `0177.0.0.1:${port}`,
+  ];
   const r = await run(
     strict,
     strictKey,
@@ -248,11 +350,16 @@ test('without an allowance every spelling of loopback is refused, and the server
      return Response.json(out);`,
   );
   assert.is(r.status, 200, r.text);
-  for (const t of targets) assert.match(r.json[t], /^TypeError: fetch to .* refused: .*(loopback|unspecified)/, `${t}: ${r.json[t]}`);
+  for (const t of targets)
+    assert.match(
+      r.json[t],
+      /^TypeError: fetch to .* refused: .*(loopback|unspecified)/,
+      `${t}: ${r.json[t]}`,
+    );
   assert.is(allowed.seen.length, received, 'nothing reached the server');
 });
 
-test('a redirect from an allowed host to a refused one is refused at that hop; so are other schemes and the platform\'s own hosts', async () => {
+test("a redirect from an allowed host to a refused one is refused at that hop; so are other schemes and the platform's own hosts", async () => {
   const received = other.seen.length;
   const r = await run(
     h,
@@ -277,7 +384,11 @@ test("app code's names are asked of the DNS servers directly (PLATFORM_DNS_SERVE
   dns.set('echo.test', [{ type: 'A', value: '127.0.0.1' }]);
   dns.set('inside.test', [{ type: 'A', value: '127.0.0.2' }]);
   dns.silence('silent.test');
-  const d = await createHarness({ PLATFORM_FETCH_ALLOW: '127.0.0.1', PLATFORM_DNS_SERVERS: dns.server, PLATFORM_PLANS_FILE: 'test/fixtures/plans-roomy-cpu.json' });
+  const d = await createHarness({
+    PLATFORM_FETCH_ALLOW: '127.0.0.1',
+    PLATFORM_DNS_SERVERS: dns.server,
+    PLATFORM_PLANS_FILE: 'test/fixtures/plans-roomy-cpu.json',
+  });
   try {
     const dk = (await newUser(d)).api_key;
     const port = (u: string) => new URL(u).port;
@@ -292,27 +403,47 @@ test("app code's names are asked of the DNS servers directly (PLATFORM_DNS_SERVE
     );
     assert.is(names.status, 200, names.text);
     assert.is(names.json[0], 200, 'a name the test server answers is fetched');
-    assert.match(names.json[1], /fetch to inside\.test refused: it resolves to 127\.0\.0\.2, a loopback address/);
-    assert.match(names.json[2], /^fetch to missing\.test failed: .*(ENOTFOUND|ENODATA)/, names.json[2]);
+    assert.match(
+      names.json[1],
+      /fetch to inside\.test refused: it resolves to 127\.0\.0\.2, a loopback address/,
+    );
+    assert.match(
+      names.json[2],
+      /^fetch to missing\.test failed: .*(ENOTFOUND|ENODATA)/,
+      names.json[2],
+    );
 
     // four requests with six fetches each to names nobody answers, while another app uses the thread pool
-    const silent = await publishServerApp(d, dk, `export default { async fetch() {
+    const silent = await publishServerApp(
+      d,
+      dk,
+      `export default { async fetch() {
       const r = await Promise.allSettled([1, 2, 3, 4, 5, 6].map((i) => fetch('http://n' + i + '.silent.test/')));
       return Response.json(r.map((x) => x.reason?.message ?? 'fetched'));
-    } };`, { index: 'x' });
-    const digest = await publishServerApp(d, dk, `export default { async fetch() {
+    } };`,
+      { index: 'x' },
+    );
+    const digest = await publishServerApp(
+      d,
+      dk,
+      `export default { async fetch() {
       return new Response(String(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode('x')))[0]));
-    } };`, { index: 'x' });
+    } };`,
+      { index: 'x' },
+    );
     const asked = dns.questions();
     let silentDone = false;
-    const stuck = Promise.all([1, 2, 3, 4].map(() => d.call('GET', '/x', { host: silent.host }))).finally(() => (silentDone = true));
+    const stuck = Promise.all(
+      [1, 2, 3, 4].map(() => d.call('GET', '/x', { host: silent.host })),
+    ).finally(() => (silentDone = true));
     await waitFor(async () => dns.questions() - asked >= 24); // every look-up has begun
     const answered = await d.call('GET', '/x', { host: digest.host });
     assert.is(answered.text, String(createHash('sha256').update('x').digest()[0]));
     assert.is(silentDone, false, 'answered while the 24 look-ups waited');
     for (const r of await stuck) {
       assert.is(r.status, 200, r.text);
-      for (const message of r.body) assert.match(message, /^fetch to n\d\.silent\.test failed: .*ETIMEOUT/, message);
+      for (const message of r.body)
+        assert.match(message, /^fetch to n\d\.silent\.test failed: .*ETIMEOUT/, message);
     }
   } finally {
     await d.close();

@@ -10,7 +10,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Invocation, InvocationResult } from '../../src/sandbox/protocol.ts';
 import { readAnswer } from '../../src/sandbox/answer.ts';
-import { decodeInvocation, decodeResult, encodeInvocation, encodeResult, requestInput } from '../../src/sandbox/wire.ts';
+import {
+  decodeInvocation,
+  decodeResult,
+  encodeInvocation,
+  encodeResult,
+  requestInput,
+} from '../../src/sandbox/wire.ts';
 
 /** One real crossing: postMessage through a MessageChannel, with the given buffers transferred. */
 async function cross<T>(value: T, transfer: ArrayBuffer[] = []): Promise<T> {
@@ -25,7 +31,15 @@ async function cross<T>(value: T, transfer: ArrayBuffer[] = []): Promise<T> {
 const base: Invocation = {
   id: 7,
   handler: 'fetch',
-  input: requestInput({ method: 'POST', url: 'http://a.apps.localhost/x?y=1', headers: [['content-type', 'text/plain'], ['x-two', 'a, b']], user: { id: 'u1', email: 'e@x.test', roles: ['admin'], verified: true } }),
+  input: requestInput({
+    method: 'POST',
+    url: 'http://a.apps.localhost/x?y=1',
+    headers: [
+      ['content-type', 'text/plain'],
+      ['x-two', 'a, b'],
+    ],
+    user: { id: 'u1', email: 'e@x.test', roles: ['admin'], verified: true },
+  }),
   app: { app_id: 'app_1', origin: 'http://app_1.apps.localhost', release_id: 'rel_1' },
   release: { releaseId: 'rel_1', entry: 'server.js' },
   secrets: {},
@@ -35,7 +49,13 @@ const base: Invocation = {
 test('an invocation crosses unchanged, with or without its optional parts', async () => {
   assert.equal(decodeInvocation(await cross(encodeInvocation(base))), base);
   const body = new TextEncoder().encode('hello').buffer as ArrayBuffer;
-  const full: Invocation = { ...base, body, release: { ...base.release, sources: { 'server.js': 'export default {}' } }, flags: { appUsers: true, publicStores: ['avatars'] }, secrets: { API_KEY: 'k' } };
+  const full: Invocation = {
+    ...base,
+    body,
+    release: { ...base.release, sources: { 'server.js': 'export default {}' } },
+    flags: { appUsers: true, publicStores: ['avatars'] },
+    secrets: { API_KEY: 'k' },
+  };
   const back = decodeInvocation(await cross(encodeInvocation(full), [body]));
   assert.is(body.byteLength, 0, 'the body was transferred, not copied');
   assert.is(new TextDecoder().decode(back.body), 'hello');
@@ -45,31 +65,67 @@ test('an invocation crosses unchanged, with or without its optional parts', asyn
 test("the request input is the guest prelude's lines: method, URL, user, then header names and values", () => {
   const lines = base.input.split('\n');
   assert.equal(lines.slice(0, 2), ['POST', 'http://a.apps.localhost/x?y=1']);
-  assert.equal(JSON.parse(lines[2]!), { id: 'u1', email: 'e@x.test', roles: ['admin'], verified: true });
+  assert.equal(JSON.parse(lines[2]!), {
+    id: 'u1',
+    email: 'e@x.test',
+    roles: ['admin'],
+    verified: true,
+  });
   assert.equal(lines.slice(3), ['content-type', 'text/plain', 'x-two', 'a, b']);
   // no user, no headers: the user's line is empty and nothing follows it
   assert.is(requestInput({ method: 'GET', url: 'http://a/', headers: [] }), 'GET\nhttp://a/\n\n');
   // a header value no HTTP parser would pass cannot add lines
-  assert.is(requestInput({ method: 'GET', url: 'http://a/', headers: [['x', 'a\r\nb']] }), 'GET\nhttp://a/\n\nx\na  b');
+  assert.is(
+    requestInput({ method: 'GET', url: 'http://a/', headers: [['x', 'a\r\nb']] }),
+    'GET\nhttp://a/\n\nx\na  b',
+  );
 });
 
 test("the guest's answer head is read as the prelude writes it", () => {
-  assert.equal(readAnswer('200\n2\ncontent-type\ntext/plain\nset-cookie\na=1', false), { status: 200, headers: [['content-type', 'text/plain'], ['set-cookie', 'a=1']] });
-  assert.equal(readAnswer('404\n1\nx-empty\n\nnot\nfound\n', true), { status: 404, headers: [['x-empty', '']], text: 'not\nfound\n' });
+  assert.equal(readAnswer('200\n2\ncontent-type\ntext/plain\nset-cookie\na=1', false), {
+    status: 200,
+    headers: [
+      ['content-type', 'text/plain'],
+      ['set-cookie', 'a=1'],
+    ],
+  });
+  assert.equal(readAnswer('404\n1\nx-empty\n\nnot\nfound\n', true), {
+    status: 404,
+    headers: [['x-empty', '']],
+    text: 'not\nfound\n',
+  });
   assert.equal(readAnswer('204\n0\n', true), { status: 204, headers: [], text: '' });
   assert.equal(readAnswer('200\n0', false), { status: 200, headers: [] });
-  for (const bad of ['', '200', '200\nx', '200\n2\na\nb', '200\n-1']) assert.throws(() => readAnswer(bad, false), /malformed/, bad);
+  for (const bad of ['', '200', '200\nx', '200\n2\na\nb', '200\n-1'])
+    assert.throws(() => readAnswer(bad, false), /malformed/, bad);
   // not a status: NaN, which the origin answers as a bad status
-  for (const status of ['NaN', '1.5', '1e+21', '200\r', ' 200', '1000']) assert.ok(Number.isNaN(readAnswer(`${status}\n0`, false).status), status);
+  for (const status of ['NaN', '1.5', '1e+21', '200\r', ' 200', '1000'])
+    assert.ok(Number.isNaN(readAnswer(`${status}\n0`, false).status), status);
 });
 
 test('a result crosses unchanged, whatever it carries', async () => {
   const results: InvocationResult[] = [
-    { ok: true, response: { status: 200, headers: [['content-type', 'text/plain']], text: 'hi' }, cpuMs: 0.02, fetches: 0 },
+    {
+      ok: true,
+      response: { status: 200, headers: [['content-type', 'text/plain']], text: 'hi' },
+      cpuMs: 0.02,
+      fetches: 0,
+    },
     { ok: true, response: { status: 204, headers: [] }, cpuMs: 1 },
     { ok: true, response: { status: 200, headers: [['x', 'y']], streaming: true } },
-    { ok: false, error: { kind: 'exception', message: 'boom', stack: 'at x' }, logs: [{ level: 'error', message: 'boom', metadata: { n: 1 } }], cpuMs: 3, fetches: 2 },
-    { ok: false, error: { kind: 'memory', message: 'out of memory' }, poisoned: true, quarantine: { mode: 'own_worker', seconds: 600 } },
+    {
+      ok: false,
+      error: { kind: 'exception', message: 'boom', stack: 'at x' },
+      logs: [{ level: 'error', message: 'boom', metadata: { n: 1 } }],
+      cpuMs: 3,
+      fetches: 2,
+    },
+    {
+      ok: false,
+      error: { kind: 'memory', message: 'out of memory' },
+      poisoned: true,
+      quarantine: { mode: 'own_worker', seconds: 600 },
+    },
   ];
   for (const r of results) assert.equal(decodeResult(await cross(encodeResult(9, r))), r);
   const body = new Uint8Array([1, 2, 3]).buffer as ArrayBuffer;

@@ -11,7 +11,10 @@ const u = await newUser(h);
 const key = u.api_key;
 
 /** Publishes a server app; its host carries the port, as browsers send it. */
-async function serverApp(source: string, extra: { files?: ReturnType<typeof file>[]; resources?: unknown } = {}) {
+async function serverApp(
+  source: string,
+  extra: { files?: ReturnType<typeof file>[]; resources?: unknown } = {},
+) {
   const app = await publishServerApp(h, key, source, { index: '<h1>static</h1>', ...extra });
   return { ...app, host: `${app.host}:8787` };
 }
@@ -38,7 +41,9 @@ export default {
 };`;
 
 test('fetch runs for paths static routing did not answer, with the request and ctx.app', async () => {
-  const a = await serverApp(ECHO, { files: [file('lib/greet.js', 'export const greet = (n) => `hi ${n}`;', 'text/javascript')] });
+  const a = await serverApp(ECHO, {
+    files: [file('lib/greet.js', 'export const greet = (n) => `hi ${n}`;', 'text/javascript')],
+  });
   const stat = await h.call('GET', '/', { host: a.host });
   assert.is(stat.text, '<h1>static</h1>', 'static wins over the server');
   const r = await h.call('GET', '/api/x?q=1', { host: a.host });
@@ -48,14 +53,24 @@ test('fetch runs for paths static routing did not answer, with the request and c
   assert.is(r.body.path, '/api/x');
   assert.is(r.body.q, '1');
   assert.is(r.body.greet, 'hi x', 'relative imports of release files work');
-  assert.equal(r.body.app, { app_id: a.appId, origin: `http://${a.appId}.apps.localhost:8787`, release_id: a.releaseId });
-  const post = await h.call('POST', '/api/echo', { host: a.host, rawBody: 'payload', headers: { 'content-type': 'text/plain' } });
+  assert.equal(r.body.app, {
+    app_id: a.appId,
+    origin: `http://${a.appId}.apps.localhost:8787`,
+    release_id: a.releaseId,
+  });
+  const post = await h.call('POST', '/api/echo', {
+    host: a.host,
+    rawBody: 'payload',
+    headers: { 'content-type': 'text/plain' },
+  });
   assert.is(post.body.body, 'payload');
   assert.ok(r.headers.get('x-request-id'));
 });
 
 test('platform headers, cookies and credentials are removed before app code runs', async () => {
-  const a = await serverApp(ECHO, { files: [file('lib/greet.js', 'export const greet = (n) => n;', 'text/javascript')] });
+  const a = await serverApp(ECHO, {
+    files: [file('lib/greet.js', 'export const greet = (n) => n;', 'text/javascript')],
+  });
   const r = await h.call('GET', '/api', {
     host: a.host,
     headers: {
@@ -71,7 +86,15 @@ test('platform headers, cookies and credentials are removed before app code runs
     },
   });
   const names = Object.keys(r.body.headers);
-  for (const gone of ['cookie', 'authorization', 'x-platform-account-id', 'x-platform-internal', 'x-api-key', 'x-forwarded-for', 'proxy-authorization']) {
+  for (const gone of [
+    'cookie',
+    'authorization',
+    'x-platform-account-id',
+    'x-platform-internal',
+    'x-api-key',
+    'x-forwarded-for',
+    'proxy-authorization',
+  ]) {
     assert.not.ok(names.includes(gone), gone);
   }
   assert.not.match(JSON.stringify(r.body), key);
@@ -79,7 +102,7 @@ test('platform headers, cookies and credentials are removed before app code runs
   assert.is(r.body.headers['x-custom'], 'kept');
 });
 
-test('an app response: cookies stay separate lines, platform cookies and hop-by-hop headers are dropped, the request id is the platform\'s', async () => {
+test("an app response: cookies stay separate lines, platform cookies and hop-by-hop headers are dropped, the request id is the platform's", async () => {
   const a = await serverApp(`export default { fetch() {
     const h = new Headers({ 'content-type': 'text/plain', 'x-request-id': 'forged', connection: 'close', 'x-platform-account': 'acct_x' });
     h.append('set-cookie', 'a=1; Path=/');
@@ -100,7 +123,9 @@ test('an app response: cookies stay separate lines, platform cookies and hop-by-
     assert.is.not(res.headers['connection'], 'close');
     assert.ok(res.headers['x-request-id'] && res.headers['x-request-id'] !== 'forged');
     // One cookie takes the plain-object path: still a single, intact line.
-    const one = await serverApp(`export default { fetch() { return new Response('ok', { headers: { 'set-cookie': 'only=1; HttpOnly' } }); } };`);
+    const one = await serverApp(
+      `export default { fetch() { return new Response('ok', { headers: { 'set-cookie': 'only=1; HttpOnly' } }); } };`,
+    );
     const r1 = await wireRequest(live.port, one.host, '/x', { agent });
     assert.equal(r1.headers['set-cookie'], ['only=1; HttpOnly']);
     // Header names that are also names on Object.prototype are ordinary headers.
@@ -111,14 +136,20 @@ test('an app response: cookies stay separate lines, platform cookies and hop-by-
       return new Response('ok', { headers: h });
     } };`);
     const raw = await new Promise<string[]>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: live.port, path: '/x', headers: { host: odd.host }, agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.rawHeaders));
-      }).on('error', reject);
+      http
+        .get(
+          { host: '127.0.0.1', port: live.port, path: '/x', headers: { host: odd.host }, agent },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.rawHeaders));
+          },
+        )
+        .on('error', reject);
     });
     const sent = (name: string) => {
       const values: string[] = [];
-      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) values.push(raw[i + 1]!);
+      for (let i = 0; i < raw.length; i += 2)
+        if (raw[i]!.toLowerCase() === name) values.push(raw[i + 1]!);
       return values;
     };
     assert.equal(sent('constructor'), ['c']);
@@ -143,14 +174,22 @@ test('ctx.secrets.get/require and ctx.log: events with secret values and token-l
       const nul = ctx.secrets.get('API_KEY\\u0000x');
       return Response.json({ len: k.length, missing: missing === undefined, required, nul: nul === undefined });
     } };`);
-  await h.call('PUT', `/v0/apps/${a.appId}/secrets/API_KEY`, { key, body: { value: 'sk_live_abcdefgh' } });
+  await h.call('PUT', `/v0/apps/${a.appId}/secrets/API_KEY`, {
+    key,
+    body: { value: 'sk_live_abcdefgh' },
+  });
   const r = await h.call('GET', '/x', { host: a.host });
   assert.is(r.status, 200, r.text);
   assert.equal(r.body, { len: 16, missing: true, required: 'Secret NOPE is not set', nul: true });
   const info = await events(a.appId, 'runtime.log.info');
   assert.is(info.length, 1);
   assert.is(info[0].message, 'using key [redacted]');
-  assert.equal(info[0].metadata, { key_used: '[redacted]', password: '[redacted]', nested: { authorization: '[redacted]', fine: 'visible' }, blob: '[redacted]' });
+  assert.equal(info[0].metadata, {
+    key_used: '[redacted]',
+    password: '[redacted]',
+    nested: { authorization: '[redacted]', fine: 'visible' },
+    blob: '[redacted]',
+  });
   assert.is(info[0].severity, 'info');
   assert.is(info[0].release_id, a.releaseId);
   assert.ok(info[0].request_id);
@@ -168,7 +207,9 @@ test('a thrown exception or a 5xx gives the visitor runtime_error; the owner get
   } };`);
   const r = await h.call('GET', '/boom', { host: a.host });
   assert.is(r.status, 500);
-  assert.equal(r.body, { error: { code: 'runtime_error', message: 'The app could not handle this request.' } });
+  assert.equal(r.body, {
+    error: { code: 'runtime_error', message: 'The app could not handle this request.' },
+  });
   assert.not.match(r.text, 'exploded');
   const ev = await events(a.appId, 'runtime.request_error');
   assert.is(ev[0].severity, 'error');
@@ -182,19 +223,50 @@ test('a thrown exception or a 5xx gives the visitor runtime_error; the owner get
 });
 
 test('only source from the release can be imported: no host modules, packages or globals', async () => {
-  const probe = await serverApp(`export default { fetch() { return Response.json({ process: typeof process, require: typeof require, Deno: typeof Deno, host: typeof __host, Bun: typeof Bun }); } };`);
+  const probe = await serverApp(
+    `export default { fetch() { return Response.json({ process: typeof process, require: typeof require, Deno: typeof Deno, host: typeof __host, Bun: typeof Bun }); } };`,
+  );
   const r = await h.call('GET', '/x', { host: probe.host });
-  assert.equal(r.body, { process: 'undefined', require: 'undefined', Deno: 'undefined', host: 'undefined', Bun: 'undefined' });
+  assert.equal(r.body, {
+    process: 'undefined',
+    require: 'undefined',
+    Deno: 'undefined',
+    host: 'undefined',
+    Bun: 'undefined',
+  });
   // A module importing anything but release files does not load, so publishing it never goes live.
-  for (const spec of ['node:fs', 'fs', 'hono', '/etc/passwd', '../../outside.js', 'https://example.com/x.js']) {
-    const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', `import x from '${spec}'; export default { fetch() { return new Response('loaded') } };`, 'text/javascript')] });
+  for (const spec of [
+    'node:fs',
+    'fs',
+    'hono',
+    '/etc/passwd',
+    '../../outside.js',
+    'https://example.com/x.js',
+  ]) {
+    const body = site({
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+      files: [
+        file('public/index.html', 'x'),
+        file(
+          'server.js',
+          `import x from '${spec}'; export default { fetch() { return new Response('loaded') } };`,
+          'text/javascript',
+        ),
+      ],
+    });
     const r = await h.call('PUT', `/v0/apps/${probe.appId}`, { key, body });
     assert.is(r.body.status, 'stored', spec);
     assert.is(r.body.activation.status, 'failed', spec);
     assert.match(r.body.activation.reasons[0], /Cannot (import|find module)/, spec);
-    assert.is((await h.call('GET', '/x', { host: probe.host })).status, 200, `${spec}: the live release keeps serving`);
+    assert.is(
+      (await h.call('GET', '/x', { host: probe.host })).status,
+      200,
+      `${spec}: the live release keeps serving`,
+    );
   }
-  const dyn = await serverApp(`export default { async fetch() { const m = await import('node:child_process'); return new Response(typeof m) } };`);
+  const dyn = await serverApp(
+    `export default { async fetch() { const m = await import('node:child_process'); return new Response(typeof m) } };`,
+  );
   assert.is((await h.call('GET', '/x', { host: dyn.host })).status, 500);
 });
 
@@ -218,31 +290,94 @@ test('a log line holding NUL or a lone surrogate is kept whole and recorded (Pos
 
 test('URL and URLSearchParams answer as Node does for a table of inputs (queries split in the sandbox or parsed by the host)', async () => {
   const urls: [string, string?][] = [
-    ['http://a.apps.localhost/api/x?y=1'], ['../c?d=2#h', 'https://example.com/a/b'], ['https://user:pa%20ss@EXAMPLE.com:8443/p%61th/\u00fc?q=\u00fc#frag'],
-    ['http://[::1]:80/'], ['file:///tmp/x'], ['http://a.b/\u0000x?\u0000=\u0001#\u0000'], ['HTTP://A.B:0080/./x/../y'], ['foo://a\u0001b/x\u0001?q\u0001#f\u0001'], ['http://u\u0001:p\u0001@a.b/'], ['\u0000http://a.b/x\uD800y'], ['\u0002x', 'http://a.b/'], ['foo://a\u0000b/'], ['not a url'], ['http://a b/'], ['?q', 'http://a.b/p'],
+    ['http://a.apps.localhost/api/x?y=1'],
+    ['../c?d=2#h', 'https://example.com/a/b'],
+    ['https://user:pa%20ss@EXAMPLE.com:8443/p%61th/\u00fc?q=\u00fc#frag'],
+    ['http://[::1]:80/'],
+    ['file:///tmp/x'],
+    ['http://a.b/\u0000x?\u0000=\u0001#\u0000'],
+    ['HTTP://A.B:0080/./x/../y'],
+    ['foo://a\u0001b/x\u0001?q\u0001#f\u0001'],
+    ['http://u\u0001:p\u0001@a.b/'],
+    ['\u0000http://a.b/x\uD800y'],
+    ['\u0002x', 'http://a.b/'],
+    ['foo://a\u0000b/'],
+    ['not a url'],
+    ['http://a b/'],
+    ['?q', 'http://a.b/p'],
   ];
-  const queries = ['', '?', '?a=1', 'a=1&&b=2&', 'a==b', 'a', '=x', 'a=1&a=2', 'x=%20y', 'x=a+b', 'x=%zz', 'x=%E2%82%AC', '\u00e9=\u00fc', 'x=\uD800', '?a=1?b=2', 'a=b=c', '&&', '??a=1', 'a\u0000b=c', '\u0002=1', 'x=%00&y=\uDC00'];
-  const PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
-  const describe = (URLClass: typeof URL, Params: typeof URLSearchParams, PARTS: readonly string[], urls: [string, string?][], queries: string[]) => ({
+  const queries = [
+    '',
+    '?',
+    '?a=1',
+    'a=1&&b=2&',
+    'a==b',
+    'a',
+    '=x',
+    'a=1&a=2',
+    'x=%20y',
+    'x=a+b',
+    'x=%zz',
+    'x=%E2%82%AC',
+    '\u00e9=\u00fc',
+    'x=\uD800',
+    '?a=1?b=2',
+    'a=b=c',
+    '&&',
+    '??a=1',
+    'a\u0000b=c',
+    '\u0002=1',
+    'x=%00&y=\uDC00',
+  ];
+  const PARTS = [
+    'href',
+    'origin',
+    'protocol',
+    'username',
+    'password',
+    'host',
+    'hostname',
+    'port',
+    'pathname',
+    'search',
+    'hash',
+  ] as const;
+  const describe = (
+    URLClass: typeof URL,
+    Params: typeof URLSearchParams,
+    PARTS: readonly string[],
+    urls: [string, string?][],
+    queries: string[],
+  ) => ({
     urls: urls.map(([u, base]) => {
       try {
         const url = base === undefined ? new URLClass(u) : new URLClass(u, base);
-        return [...PARTS.map((p) => (url as unknown as Record<string, string>)[p]), [...url.searchParams], String(url)];
+        return [
+          ...PARTS.map((p) => (url as unknown as Record<string, string>)[p]),
+          [...url.searchParams],
+          String(url),
+        ];
       } catch (e) {
         return (e as Error).constructor.name;
       }
     }),
-    queries: queries.map((q) => { const p = new Params(q); return [[...p], p.toString(), p.size]; }),
+    queries: queries.map((q) => {
+      const p = new Params(q);
+      return [[...p], p.toString(), p.size];
+    }),
   });
   const a = await serverApp(`const describe = ${describe.toString()};
     export default { fetch() { return Response.json(describe(URL, URLSearchParams, ${JSON.stringify(PARTS)}, ${JSON.stringify(urls)}, ${JSON.stringify(queries)})); } };`);
   const r = await h.call('GET', '/x', { host: a.host });
   assert.is(r.status, 200, r.text);
   // what Node answers, through the same JSON (a lone surrogate arrives as U+FFFD either way)
-  assert.equal(r.body, JSON.parse(JSON.stringify(describe(URL, URLSearchParams, PARTS, urls, queries))));
+  assert.equal(
+    r.body,
+    JSON.parse(JSON.stringify(describe(URL, URLSearchParams, PARTS, urls, queries))),
+  );
 });
 
-test('Response.json answers as Node\'s does: its content type unless the init names one, the init\'s status and headers, a value JSON cannot hold refused', async () => {
+test("Response.json answers as Node's does: its content type unless the init names one, the init's status and headers, a value JSON cannot hold refused", async () => {
   // one source for both sides (a TypeScript function's own text would carry the compiler's helpers)
   const DESCRIBE = `async (R, H) => {
     const show = async (r) => [r.status, r.statusText, r.headers.get('content-type'), r.headers.get('x-a'), await r.text()];
@@ -259,7 +394,10 @@ test('Response.json answers as Node\'s does: its content type unless the init na
     export default { async fetch() { return Response.json(await describe(Response, Headers)); } };`);
   const r = await h.call('GET', '/x', { host: a.host });
   assert.is(r.status, 200, r.text);
-  const describe = (0, eval)(DESCRIBE) as (r: typeof Response, h: typeof Headers) => Promise<unknown>;
+  const describe = (0, eval)(DESCRIBE) as (
+    r: typeof Response,
+    h: typeof Headers,
+  ) => Promise<unknown>;
   assert.equal(r.body, await describe(Response, Headers));
 });
 
@@ -293,34 +431,68 @@ test('web platform inside: Headers, Request/Response bodies, URL, TextEncoder/De
   assert.is(r.status, 200, r.text);
   assert.is(r.headers.get('x-app'), 'yes');
   assert.equal(r.body, {
-    h: '1, 2', ct: 'text/x', back: 'héllo', parsed: { z: 1 }, href: 'https://example.com/c?d=2&e=f+g#h', all: ['1', '2'], b: ' x',
-    rnd: 8, uuid: true, b64: 'aGk=', unb64: 'hi', waited: 1, ab: 3, bad: 'TypeError',
-    names: ['TypeError', 'TypeError'], mixed: ['m', 'm'], trimmed: 'v w', crlf: ['TypeError', 'TypeError', 'TypeError'],
+    h: '1, 2',
+    ct: 'text/x',
+    back: 'héllo',
+    parsed: { z: 1 },
+    href: 'https://example.com/c?d=2&e=f+g#h',
+    all: ['1', '2'],
+    b: ' x',
+    rnd: 8,
+    uuid: true,
+    b64: 'aGk=',
+    unb64: 'hi',
+    waited: 1,
+    ab: 3,
+    bad: 'TypeError',
+    names: ['TypeError', 'TypeError'],
+    mixed: ['m', 'm'],
+    trimmed: 'v w',
+    crlf: ['TypeError', 'TypeError', 'TypeError'],
     hidden: [[], [], [], '[{},{},{}]'],
   });
-  const binary = await serverApp(`export default { fetch() { return new Response(new Uint8Array([0, 255, 1]), { headers: { 'content-type': 'application/octet-stream' } }) } };`);
+  const binary = await serverApp(
+    `export default { fetch() { return new Response(new Uint8Array([0, 255, 1]), { headers: { 'content-type': 'application/octet-stream' } }) } };`,
+  );
   const res = await h.server.request(`http://${binary.host}/x`);
   assert.equal([...new Uint8Array(await res.arrayBuffer())], [0, 255, 1]);
 });
 
 test('a server module that does not load is stored as failed, records runtime.deploy_failed and never goes live', async () => {
   const good = await serverApp(`export default { fetch() { return new Response('good') } };`);
-  const cases = ['export default { fetch() { return new Response("x") }', 'throw new Error("top-level boom"); export default {};', "import { nope } from './missing.js'; export default {};"];
+  const cases = [
+    'export default { fetch() { return new Response("x") }',
+    'throw new Error("top-level boom"); export default {};',
+    "import { nope } from './missing.js'; export default {};",
+  ];
   for (const source of cases) {
-    const body = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')] });
+    const body = site({
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+      files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')],
+    });
     const r = await h.call('PUT', `/v0/apps/${good.appId}`, { key, body });
     assert.is(r.status, 200, r.text);
     assert.is(r.body.status, 'stored', source);
     assert.is(r.body.activation.status, 'failed', source);
     assert.is(r.body.previous_release_id, good.releaseId);
-    assert.is((await h.call('GET', '/x', { host: good.host })).text, 'good', 'the working release keeps serving');
-    const rb = await h.call('POST', `/v0/apps/${good.appId}/rollback`, { key, body: { release_id: r.body.release_id } });
+    assert.is(
+      (await h.call('GET', '/x', { host: good.host })).text,
+      'good',
+      'the working release keeps serving',
+    );
+    const rb = await h.call('POST', `/v0/apps/${good.appId}/rollback`, {
+      key,
+      body: { release_id: r.body.release_id },
+    });
     assert.is(rb.status, 409, 'a failed release cannot be made live');
   }
   const ev = await events(good.appId, 'runtime.deploy_failed');
   assert.ok(ev.length >= 1);
   assert.is(ev[0].severity, 'error');
-  const rels = await h.api('GET /v0/apps/{app_id}/releases', { key, params: { app_id: good.appId } });
+  const rels = await h.api('GET /v0/apps/{app_id}/releases', {
+    key,
+    params: { app_id: good.appId },
+  });
   const failed = rels.releases.filter((x) => x.activation_status === 'failed');
   assert.is(failed.length, 3);
   assert.is(failed[0]!.activation_error?.code, 'failed');
@@ -332,14 +504,25 @@ test('strings with NUL characters cross the sandbox boundary intact', async () =
     const round = new TextDecoder().decode(new TextEncoder().encode('x\\u0000y'));
     return new Response(JSON.stringify({ s: s.length, round: round.length, body: await req.text() }) + '\\u0000end');
   } };`);
-  const r = await h.call('POST', '/x', { host: a.host, rawBody: 'in\u0000put', headers: { 'content-type': 'text/plain' } });
+  const r = await h.call('POST', '/x', {
+    host: a.host,
+    rawBody: 'in\u0000put',
+    headers: { 'content-type': 'text/plain' },
+  });
   assert.is(r.status, 200, r.text);
   assert.ok(r.text.endsWith('\u0000end'), 'a text response keeps its NUL and what follows');
   assert.equal(JSON.parse(r.text.slice(0, -4)), { s: 3, round: 3, body: 'in\u0000put' });
 });
 
 test('a Hono app bundled into one file runs unchanged', async () => {
-  const bundle = await build({ entryPoints: ['test/fixtures/hono-app/server.ts'], bundle: true, format: 'esm', platform: 'neutral', write: false, target: 'es2022' });
+  const bundle = await build({
+    entryPoints: ['test/fixtures/hono-app/server.ts'],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    write: false,
+    target: 'es2022',
+  });
   const source = bundle.outputFiles[0]!.text;
   const a = await serverApp(source);
   const hello = await h.call('GET', '/api/hello/world?q=z', { host: a.host });
@@ -363,10 +546,23 @@ test('a Hono app bundled into one file runs unchanged', async () => {
 
 test('rollback switches which server code answers', async () => {
   const v1 = await serverApp(`export default { fetch() { return new Response('one') } };`);
-  const body2 = site({ runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' }, files: [file('public/index.html', 'x'), file('server.js', `export default { fetch() { return new Response('two') } };`, 'text/javascript')] });
+  const body2 = site({
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    files: [
+      file('public/index.html', 'x'),
+      file(
+        'server.js',
+        `export default { fetch() { return new Response('two') } };`,
+        'text/javascript',
+      ),
+    ],
+  });
   await h.call('PUT', `/v0/apps/${v1.appId}`, { key, body: body2 });
   assert.is((await h.call('GET', '/x', { host: v1.host })).text, 'two');
-  await h.call('POST', `/v0/apps/${v1.appId}/rollback`, { key, body: { release_id: v1.releaseId } });
+  await h.call('POST', `/v0/apps/${v1.appId}/rollback`, {
+    key,
+    body: { release_id: v1.releaseId },
+  });
   assert.is((await h.call('GET', '/x', { host: v1.host })).text, 'one');
 });
 

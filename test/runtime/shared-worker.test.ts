@@ -10,7 +10,9 @@ const key = u.api_key;
 
 const serverApp = async (source: string) => (await publishServerApp(h, key, source)).host;
 
-const innocent = await serverApp(`export default { fetch(req) { return new Response('innocent ' + new URL(req.url).pathname) } };`);
+const innocent = await serverApp(
+  `export default { fetch(req) { return new Response('innocent ' + new URL(req.url).pathname) } };`,
+);
 const hostile = await serverApp(`export default { fetch(req) {
   return new Response(new URL(req.url).pathname === '/boom' ? new Array(1e9).join('x') : 'warm');
 } };`);
@@ -33,7 +35,9 @@ test('answers another app finished just before a guest got the worker terminated
 });
 
 test('many concurrent calls to one worker all get their own answer', async () => {
-  const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => h.call('GET', `/c${i}`, { host: innocent })));
+  const answers = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => h.call('GET', `/c${i}`, { host: innocent })),
+  );
   answers.forEach((a, i) => assert.is(a.text, `innocent /c${i}`));
 });
 

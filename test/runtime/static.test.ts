@@ -20,7 +20,8 @@ const files = [
 ];
 const published = (await h.call('PUT', '/v0/apps', { key, body: site({ files }) })).body;
 const host = `${published.app_id}.apps.localhost:8787`;
-const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => h.call(method, path, { host, headers });
+const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+  h.call(method, path, { host, headers });
 
 test('serves static files with their content type, a strong ETag, Cache-Control and nosniff', async () => {
   const r = await get('/css/site.css');
@@ -28,7 +29,10 @@ test('serves static files with their content type, a strong ETag, Cache-Control 
   assert.is(r.text, 'body{}');
   assert.is(r.headers.get('content-type'), 'text/css');
   // Strong (no W/) and the SHA-256 of the bytes served, so any edit to the file changes it.
-  assert.is(r.headers.get('etag'), `"${createHash('sha256').update('body{}').digest('base64url')}"`);
+  assert.is(
+    r.headers.get('etag'),
+    `"${createHash('sha256').update('body{}').digest('base64url')}"`,
+  );
   assert.is(r.headers.get('cache-control'), 'no-cache');
   assert.is(r.headers.get('x-content-type-options'), 'nosniff');
   assert.ok(r.headers.get('x-request-id'));
@@ -51,7 +55,13 @@ test('over real HTTP, a static hit carries Content-Length and the same headers t
     const head = await wireRequest(live.port, host, '/css/site.css', { method: 'HEAD' });
     assert.is(head.headers['content-length'], '6');
     assert.is(head.body, '');
-    const ids = new Set(await Promise.all([1, 2, 3].map(async () => (await wireRequest(live.port, host, '/')).headers['x-request-id'])));
+    const ids = new Set(
+      await Promise.all(
+        [1, 2, 3].map(
+          async () => (await wireRequest(live.port, host, '/')).headers['x-request-id'],
+        ),
+      ),
+    );
     assert.is(ids.size, 3, 'every response gets its own request id');
   } finally {
     await live.close();
@@ -91,7 +101,19 @@ test('If-None-Match gives 304; HEAD has headers and no body; query strings do no
 test('percent-encoded names resolve; traversal and encoded separators never escape the release', async () => {
   assert.is((await get('/with%20space.txt')).text, 'spaced');
   assert.is((await get(`/${encodeURIComponent('ünï.txt')}`)).text, 'unicode');
-  for (const path of ['/../secret.txt', '/%2e%2e/secret.txt', '/css/..%2f..%2fsecret.txt', '/%2E%2E%2Fsecret.txt', '/css%2fsite.css', '/css%5csite.css', '/%00', '/%zz', '/css//site.css', '/..%5csecret.txt', '/%2e%2e%2f%2e%2e%2fsecret.txt']) {
+  for (const path of [
+    '/../secret.txt',
+    '/%2e%2e/secret.txt',
+    '/css/..%2f..%2fsecret.txt',
+    '/%2E%2E%2Fsecret.txt',
+    '/css%2fsite.css',
+    '/css%5csite.css',
+    '/%00',
+    '/%zz',
+    '/css//site.css',
+    '/..%5csecret.txt',
+    '/%2e%2e%2f%2e%2e%2fsecret.txt',
+  ]) {
     const r = await get(path);
     assert.is(r.status, 404, path);
     assert.is.not(r.text, 'outside the static root', path);
@@ -116,7 +138,12 @@ test('fallback 404 serves 404.html with status 404; reserved /_platform paths ar
 });
 
 test('fallback index.html serves the root index for unknown paths (single-page apps)', async () => {
-  const spa = (await h.call('PUT', '/v0/apps', { key, body: site({ runtime: { static_root: 'public', fallback: 'index.html' } }) })).body;
+  const spa = (
+    await h.call('PUT', '/v0/apps', {
+      key,
+      body: site({ runtime: { static_root: 'public', fallback: 'index.html' } }),
+    })
+  ).body;
   const r = await h.call('GET', '/some/client/route', { host: `${spa.app_id}.apps.localhost` });
   assert.is(r.status, 200);
   assert.is(r.text, '<h1>Hello</h1>');
@@ -129,16 +156,35 @@ test('fallback index.html serves the root index for unknown paths (single-page a
 test('unknown and unpublished apps answer 404; a new release and a rollback switch what is served', async () => {
   assert.is((await h.call('GET', '/', { host: 'nosuchapp0000000.apps.localhost' })).status, 404);
   assert.is((await h.call('GET', '/', { host: 'a.b.apps.localhost' })).status, 404);
-  const a = (await h.call('PUT', '/v0/apps', { key, body: site({ files: [file('public/index.html', 'v1')] }) })).body;
+  const a = (
+    await h.call('PUT', '/v0/apps', {
+      key,
+      body: site({ files: [file('public/index.html', 'v1')] }),
+    })
+  ).body;
   const appHost = `${a.app_id}.apps.localhost`;
   assert.is((await h.call('GET', '/', { host: appHost })).text, 'v1');
-  const b = (await h.call('PUT', `/v0/apps/${a.app_id}`, { key, body: site({ files: [file('public/index.html', 'v2')] }) })).body;
+  const b = (
+    await h.call('PUT', `/v0/apps/${a.app_id}`, {
+      key,
+      body: site({ files: [file('public/index.html', 'v2')] }),
+    })
+  ).body;
   assert.is((await h.call('GET', '/', { host: appHost })).text, 'v2');
-  await h.call('POST', `/v0/apps/${a.app_id}/rollback`, { key, body: { release_id: a.release_id } });
+  await h.call('POST', `/v0/apps/${a.app_id}/rollback`, {
+    key,
+    body: { release_id: a.release_id },
+  });
   assert.is((await h.call('GET', '/', { host: appHost })).text, 'v1');
   void b;
   // A stored (pending) release does not change what is served.
-  await h.call('PUT', `/v0/apps/${a.app_id}`, { key, body: site({ files: [file('public/index.html', 'v3')], resources: { secrets: { required: ['NOPE'] } } }) });
+  await h.call('PUT', `/v0/apps/${a.app_id}`, {
+    key,
+    body: site({
+      files: [file('public/index.html', 'v3')],
+      resources: { secrets: { required: ['NOPE'] } },
+    }),
+  });
   assert.is((await h.call('GET', '/', { host: appHost })).text, 'v1');
   await h.call('DELETE', `/v0/apps/${a.app_id}`, { key });
   const gone = await h.call('GET', '/', { host: appHost });

@@ -18,13 +18,23 @@ const h = await createHarness({ PLATFORM_PLANS_FILE: 'test/fixtures/plans-cpu-as
 const key = (await newUser(h)).api_key;
 
 /** Publishes a module (bundled when it imports packages) and calls it; a failure's message comes along. */
-async function call(source: string, path = '/run', init: { method?: string; body?: string; headers?: Record<string, string> } = {}) {
-  return callNewApp(h, key, /\bimport\b/.test(source) ? await bundleModule(source) : source, { path, method: init.method, rawBody: init.body, headers: init.headers });
+async function call(
+  source: string,
+  path = '/run',
+  init: { method?: string; body?: string; headers?: Record<string, string> } = {},
+) {
+  return callNewApp(h, key, /\bimport\b/.test(source) ? await bundleModule(source) : source, {
+    path,
+    method: init.method,
+    rawBody: init.body,
+    headers: init.headers,
+  });
 }
 
-const hex = (b: ArrayBuffer | Uint8Array) => Buffer.from(b instanceof ArrayBuffer ? new Uint8Array(b) : b).toString('hex');
+const hex = (b: ArrayBuffer | Uint8Array) =>
+  Buffer.from(b instanceof ArrayBuffer ? new Uint8Array(b) : b).toString('hex');
 
-test('digests equal Node\'s; HMAC, AES-GCM, ECDSA, Ed25519, RSA-PSS, ECDH, X25519, PBKDF2, HKDF and AES-KW work, and keys cross formats', async () => {
+test("digests equal Node's; HMAC, AES-GCM, ECDSA, Ed25519, RSA-PSS, ECDH, X25519, PBKDF2, HKDF and AES-KW work, and keys cross formats", async () => {
   const r = await call(`export default { async fetch() {
     const s = crypto.subtle, te = new TextEncoder(), data = te.encode('hello platform');
     const hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
@@ -67,21 +77,78 @@ test('digests equal Node\'s; HMAC, AES-GCM, ECDSA, Ed25519, RSA-PSS, ECDH, X2551
   const o = r.json;
   const data = new TextEncoder().encode('hello platform');
   const s = webcrypto.subtle;
-  for (const a of ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512']) assert.is(o[a], hex(await s.digest(a, data)), a);
-  const hk = await s.importKey('raw', new TextEncoder().encode('k'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  for (const a of ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'])
+    assert.is(o[a], hex(await s.digest(a, data)), a);
+  const hk = await s.importKey(
+    'raw',
+    new TextEncoder().encode('k'),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   assert.equal(o.hmac, [hex(await s.sign('HMAC', hk, data)), true, false]);
-  const aes = await s.importKey('raw', Buffer.from(o.aes.key, 'hex'), 'AES-GCM', false, ['decrypt']);
-  assert.is(Buffer.from(await s.decrypt({ name: 'AES-GCM', iv: new Uint8Array(12) }, aes, Buffer.from(o.aes.sealed, 'hex'))).toString(), 'hello platform', 'Node opens what the sandbox sealed');
+  const aes = await s.importKey('raw', Buffer.from(o.aes.key, 'hex'), 'AES-GCM', false, [
+    'decrypt',
+  ]);
+  assert.is(
+    Buffer.from(
+      await s.decrypt(
+        { name: 'AES-GCM', iv: new Uint8Array(12) },
+        aes,
+        Buffer.from(o.aes.sealed, 'hex'),
+      ),
+    ).toString(),
+    'hello platform',
+    'Node opens what the sandbox sealed',
+  );
   assert.is(o.aes.back, 'hello platform');
-  const ecPub = await s.importKey('jwk', o.ecdsa.jwk, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
-  assert.ok(await s.verify({ name: 'ECDSA', hash: 'SHA-256' }, ecPub, Buffer.from(o.ecdsa.sig, 'hex'), data), 'Node verifies the sandbox\'s ECDSA signature');
-  assert.equal([o.ecdsa.ok, o.ecdsa.type, o.ecdsa.alg, o.ecdsa.usages], [true, 'private', { name: 'ECDSA', namedCurve: 'P-256' }, ['sign']]);
-  const edPub = await s.importKey('spki', Buffer.from(o.ed25519.spki, 'hex'), 'Ed25519', false, ['verify']);
-  assert.ok(await s.verify('Ed25519', edPub, Buffer.from(o.ed25519.sig, 'hex'), data), 'Node verifies the sandbox\'s Ed25519 signature');
+  const ecPub = await s.importKey(
+    'jwk',
+    o.ecdsa.jwk,
+    { name: 'ECDSA', namedCurve: 'P-256' },
+    false,
+    ['verify'],
+  );
+  assert.ok(
+    await s.verify(
+      { name: 'ECDSA', hash: 'SHA-256' },
+      ecPub,
+      Buffer.from(o.ecdsa.sig, 'hex'),
+      data,
+    ),
+    "Node verifies the sandbox's ECDSA signature",
+  );
+  assert.equal(
+    [o.ecdsa.ok, o.ecdsa.type, o.ecdsa.alg, o.ecdsa.usages],
+    [true, 'private', { name: 'ECDSA', namedCurve: 'P-256' }, ['sign']],
+  );
+  const edPub = await s.importKey('spki', Buffer.from(o.ed25519.spki, 'hex'), 'Ed25519', false, [
+    'verify',
+  ]);
+  assert.ok(
+    await s.verify('Ed25519', edPub, Buffer.from(o.ed25519.sig, 'hex'), data),
+    "Node verifies the sandbox's Ed25519 signature",
+  );
   assert.equal(o.rsa, { ok: true, exponent: [1, 0, 1], pkcs8: true });
   assert.equal([o.ecdh, o.x25519, o.kw], [true, true, true]);
-  const pw = await s.importKey('raw', new TextEncoder().encode('password'), 'PBKDF2', false, ['deriveBits']);
-  assert.is(o.pbkdf2, hex(await s.deriveBits({ name: 'PBKDF2', salt: new TextEncoder().encode('salt'), iterations: 1000, hash: 'SHA-256' }, pw, 256)));
+  const pw = await s.importKey('raw', new TextEncoder().encode('password'), 'PBKDF2', false, [
+    'deriveBits',
+  ]);
+  assert.is(
+    o.pbkdf2,
+    hex(
+      await s.deriveBits(
+        {
+          name: 'PBKDF2',
+          salt: new TextEncoder().encode('salt'),
+          iterations: 1000,
+          hash: 'SHA-256',
+        },
+        pw,
+        256,
+      ),
+    ),
+  );
   assert.equal(o.bad, ['InvalidAccessError', true]);
   assert.equal(o.instances, [true, true, true]);
 });
@@ -107,18 +174,52 @@ test('AES-CBC, AES-CTR and RSA-OAEP ciphertexts Node opens; RSASSA-PKCS1-v1_5 si
   const data = 'sixteen byte msg and more';
   const iv = new Uint8Array(16).fill(1);
   const open = async (alg: string, params: object, [k, c]: [string, string]) =>
-    Buffer.from(await s.decrypt({ name: alg, ...params }, await s.importKey('raw', Buffer.from(k, 'hex'), alg, false, ['decrypt']), Buffer.from(c, 'hex'))).toString();
+    Buffer.from(
+      await s.decrypt(
+        { name: alg, ...params },
+        await s.importKey('raw', Buffer.from(k, 'hex'), alg, false, ['decrypt']),
+        Buffer.from(c, 'hex'),
+      ),
+    ).toString();
   assert.is(await open('AES-CBC', { iv }, r.json.cbc), data);
   assert.is(await open('AES-CTR', { counter: iv, length: 64 }, r.json.ctr), data);
-  const oaepKey = await s.importKey('jwk', r.json.oaep[0], { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['decrypt']);
-  assert.is(Buffer.from(await s.decrypt({ name: 'RSA-OAEP' }, oaepKey, Buffer.from(r.json.oaep[1], 'hex'))).toString(), data);
-  const pkcsKey = await s.importKey('jwk', r.json.pkcs[0], { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['verify']);
-  assert.ok(await s.verify('RSASSA-PKCS1-v1_5', pkcsKey, Buffer.from(r.json.pkcs[1], 'hex'), new TextEncoder().encode(data)));
+  const oaepKey = await s.importKey(
+    'jwk',
+    r.json.oaep[0],
+    { name: 'RSA-OAEP', hash: 'SHA-256' },
+    false,
+    ['decrypt'],
+  );
+  assert.is(
+    Buffer.from(
+      await s.decrypt({ name: 'RSA-OAEP' }, oaepKey, Buffer.from(r.json.oaep[1], 'hex')),
+    ).toString(),
+    data,
+  );
+  const pkcsKey = await s.importKey(
+    'jwk',
+    r.json.pkcs[0],
+    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+    false,
+    ['verify'],
+  );
+  assert.ok(
+    await s.verify(
+      'RSASSA-PKCS1-v1_5',
+      pkcsKey,
+      Buffer.from(r.json.pkcs[1], 'hex'),
+      new TextEncoder().encode(data),
+    ),
+  );
 });
 
-test('jose signs HS256 and ES256 tokens that Node\'s jose verifies, and verifies one Node signed', async () => {
+test("jose signs HS256 and ES256 tokens that Node's jose verifies, and verifies one Node signed", async () => {
   const secret = new TextEncoder().encode('a-string-secret-at-least-256-bits-long');
-  const fromNode = await new jose.SignJWT({ from: 'node' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
+  const fromNode = await new jose.SignJWT({ from: 'node' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(secret);
   const r = await call(
     `import * as jose from 'jose';
      const secret = new TextEncoder().encode('a-string-secret-at-least-256-bits-long');
@@ -134,7 +235,10 @@ test('jose signs HS256 and ES256 tokens that Node\'s jose verifies, and verifies
   assert.is(r.status, 200, r.text);
   assert.is(r.json.verified, 'node');
   assert.is((await jose.jwtVerify(r.json.hs, secret)).payload.sub, 'u1');
-  assert.is((await jose.jwtVerify(r.json.es, await jose.importJWK(r.json.jwk, 'ES256'))).payload.sub, 'u2');
+  assert.is(
+    (await jose.jwtVerify(r.json.es, await jose.importJWK(r.json.jwk, 'ES256'))).payload.sub,
+    'u2',
+  );
 });
 
 test('hono/jwt signs and its middleware verifies', async () => {
@@ -155,7 +259,12 @@ test('hono/jwt signs and its middleware verifies', async () => {
 
 test("the stripe SDK's constructEventAsync verifies a payload the real SDK signed (SubtleCrypto provider)", async () => {
   const secret = 'whsec_test_secret';
-  const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'invoice.paid', data: { object: { id: 'in_1' } } });
+  const payload = JSON.stringify({
+    id: 'evt_1',
+    object: 'event',
+    type: 'invoice.paid',
+    data: { object: { id: 'in_1' } },
+  });
   const stripe = new Stripe('sk_test_x');
   const header = stripe.webhooks.generateTestHeaderString({ payload, secret });
   const r = await call(
@@ -170,7 +279,11 @@ test("the stripe SDK's constructEventAsync verifies a payload the real SDK signe
        } catch (e) { return Response.json({ ok: false, error: e.message }, { status: 400 }); }
      } };`,
     '/hook',
-    { method: 'POST', body: payload, headers: { 'stripe-signature': header, 'content-type': 'application/json' } },
+    {
+      method: 'POST',
+      body: payload,
+      headers: { 'stripe-signature': header, 'content-type': 'application/json' },
+    },
   );
   assert.is(r.status, 200, r.text);
   assert.equal(r.json, { ok: true, type: 'invoice.paid' });
@@ -205,19 +318,66 @@ test('an operation asking for too much work is refused before it starts (NotSupp
     });
   } };`);
   assert.is(r.status, 200, r.text);
-  const pw = await webcrypto.subtle.importKey('raw', new TextEncoder().encode('password'), 'PBKDF2', false, ['deriveBits']);
-  assert.is(r.json.atLimit, hex(await webcrypto.subtle.deriveBits({ name: 'PBKDF2', salt: new TextEncoder().encode('salt'), iterations: 100_000, hash: 'SHA-256' }, pw, 256)));
-  assert.equal(r.json.over, ['NotSupportedError', true, 'PBKDF2 iteration counts above 100000 are not supported (requested 100001)']);
-  assert.equal(r.json.overAsText, ['NotSupportedError', true, 'PBKDF2 iteration counts above 100000 are not supported (requested 20000000)']);
-  assert.equal(r.json.overKey, ['NotSupportedError', true, 'PBKDF2 iteration counts above 100000 are not supported (requested 500000000)']);
-  assert.equal(r.json.rsaGenerate, ['NotSupportedError', true, 'RSA keys above 4096 bits cannot be generated here (requested 8192)']);
-  assert.is(r.json.rsaImport8192.modulusLength, 8192);
-  assert.equal(r.json.rsaImport16384, ['NotSupportedError', true, 'RSA keys above 8192 bits are not supported (this one has 16384)']);
-  const argon2 = await webcrypto.subtle.importKey('raw-secret' as 'raw', new Uint8Array(1), 'Argon2id', false, ['deriveBits']).then(
-    () => true,
-    () => false,
+  const pw = await webcrypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode('password'),
+    'PBKDF2',
+    false,
+    ['deriveBits'],
   );
-  if (argon2) assert.equal(r.json.argon2, ['NotSupportedError', true, 'Argon2 is limited to memory 65536 (KiB), passes 10 and parallelism 4 (requested 4194304, 1, 1)']);
+  assert.is(
+    r.json.atLimit,
+    hex(
+      await webcrypto.subtle.deriveBits(
+        {
+          name: 'PBKDF2',
+          salt: new TextEncoder().encode('salt'),
+          iterations: 100_000,
+          hash: 'SHA-256',
+        },
+        pw,
+        256,
+      ),
+    ),
+  );
+  assert.equal(r.json.over, [
+    'NotSupportedError',
+    true,
+    'PBKDF2 iteration counts above 100000 are not supported (requested 100001)',
+  ]);
+  assert.equal(r.json.overAsText, [
+    'NotSupportedError',
+    true,
+    'PBKDF2 iteration counts above 100000 are not supported (requested 20000000)',
+  ]);
+  assert.equal(r.json.overKey, [
+    'NotSupportedError',
+    true,
+    'PBKDF2 iteration counts above 100000 are not supported (requested 500000000)',
+  ]);
+  assert.equal(r.json.rsaGenerate, [
+    'NotSupportedError',
+    true,
+    'RSA keys above 4096 bits cannot be generated here (requested 8192)',
+  ]);
+  assert.is(r.json.rsaImport8192.modulusLength, 8192);
+  assert.equal(r.json.rsaImport16384, [
+    'NotSupportedError',
+    true,
+    'RSA keys above 8192 bits are not supported (this one has 16384)',
+  ]);
+  const argon2 = await webcrypto.subtle
+    .importKey('raw-secret' as 'raw', new Uint8Array(1), 'Argon2id', false, ['deriveBits'])
+    .then(
+      () => true,
+      () => false,
+    );
+  if (argon2)
+    assert.equal(r.json.argon2, [
+      'NotSupportedError',
+      true,
+      'Argon2 is limited to memory 65536 (KiB), passes 10 and parallelism 4 (requested 4194304, 1, 1)',
+    ]);
   else assert.ok(Array.isArray(r.json.argon2), 'no Argon2 in this Node: the import fails');
 });
 

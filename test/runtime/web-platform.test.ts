@@ -13,34 +13,96 @@ const h = await createHarness();
 const key = (await newUser(h)).api_key;
 
 /** Publishes `body` as the inside of `async fetch(request)` (or a whole module that imports packages, bundled) and calls it. */
-async function run(body: string, init: { method?: string; rawBody?: BodyInit; headers?: Record<string, string> } = {}) {
-  return callNewApp(h, key, /^\s*import\b/.test(body) ? await bundleModule(body) : `export default { async fetch(request) { ${body} } };`, init);
+async function run(
+  body: string,
+  init: { method?: string; rawBody?: BodyInit; headers?: Record<string, string> } = {},
+) {
+  return callNewApp(
+    h,
+    key,
+    /^\s*import\b/.test(body)
+      ? await bundleModule(body)
+      : `export default { async fetch(request) { ${body} } };`,
+    init,
+  );
 }
 
 /** The WinterTC Minimum Common Web Platform API's interfaces and globals (2024 list). */
 const WINTERTC = [
-  'AbortController', 'AbortSignal', 'Blob', 'ByteLengthQueuingStrategy', 'CompressionStream', 'CountQueuingStrategy', 'Crypto', 'CryptoKey',
-  'DecompressionStream', 'DOMException', 'Event', 'EventTarget', 'File', 'FormData', 'Headers', 'ReadableByteStreamController', 'ReadableStream',
-  'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest', 'ReadableStreamDefaultController', 'ReadableStreamDefaultReader', 'Request', 'Response',
-  'SubtleCrypto', 'TextDecoder', 'TextDecoderStream', 'TextEncoder', 'TextEncoderStream', 'TransformStream', 'TransformStreamDefaultController',
-  'URL', 'URLPattern', 'URLSearchParams', 'WebAssembly', 'WritableStream', 'WritableStreamDefaultController', 'WritableStreamDefaultWriter',
-  'atob', 'btoa', 'console', 'crypto', 'fetch', 'navigator', 'performance', 'queueMicrotask', 'reportError', 'self', 'setInterval', 'setTimeout',
-  'clearInterval', 'clearTimeout', 'structuredClone', 'CustomEvent',
+  'AbortController',
+  'AbortSignal',
+  'Blob',
+  'ByteLengthQueuingStrategy',
+  'CompressionStream',
+  'CountQueuingStrategy',
+  'Crypto',
+  'CryptoKey',
+  'DecompressionStream',
+  'DOMException',
+  'Event',
+  'EventTarget',
+  'File',
+  'FormData',
+  'Headers',
+  'ReadableByteStreamController',
+  'ReadableStream',
+  'ReadableStreamBYOBReader',
+  'ReadableStreamBYOBRequest',
+  'ReadableStreamDefaultController',
+  'ReadableStreamDefaultReader',
+  'Request',
+  'Response',
+  'SubtleCrypto',
+  'TextDecoder',
+  'TextDecoderStream',
+  'TextEncoder',
+  'TextEncoderStream',
+  'TransformStream',
+  'TransformStreamDefaultController',
+  'URL',
+  'URLPattern',
+  'URLSearchParams',
+  'WebAssembly',
+  'WritableStream',
+  'WritableStreamDefaultController',
+  'WritableStreamDefaultWriter',
+  'atob',
+  'btoa',
+  'console',
+  'crypto',
+  'fetch',
+  'navigator',
+  'performance',
+  'queueMicrotask',
+  'reportError',
+  'self',
+  'setInterval',
+  'setTimeout',
+  'clearInterval',
+  'clearTimeout',
+  'structuredClone',
+  'CustomEvent',
 ];
 /** WebAssembly is the one QuickJS cannot give (the divergence the docs name). */
-const NOT_YET = [
-  'WebAssembly',
-];
+const NOT_YET = ['WebAssembly'];
 
 test('inventory: every WinterTC global is there but WebAssembly', async () => {
-  const r = await run(`return Response.json(${JSON.stringify(WINTERTC)}.filter((n) => !(n in globalThis)));`);
+  const r = await run(
+    `return Response.json(${JSON.stringify(WINTERTC)}.filter((n) => !(n in globalThis)));`,
+  );
   assert.is(r.status, 200, r.text);
   assert.equal(r.json, NOT_YET);
 });
 
 test('the platform classes and functions carry their own names, as in a browser', async () => {
-  const names = WINTERTC.filter((n) => n !== 'WebAssembly' && /^[A-Z]/.test(n) || ['fetch', 'atob', 'btoa', 'structuredClone', 'setTimeout', 'queueMicrotask'].includes(n));
-  const r = await run(`return Response.json(${JSON.stringify(names)}.map((n) => [n, globalThis[n].name]).filter(([n, name]) => n !== name));`);
+  const names = WINTERTC.filter(
+    (n) =>
+      (n !== 'WebAssembly' && /^[A-Z]/.test(n)) ||
+      ['fetch', 'atob', 'btoa', 'structuredClone', 'setTimeout', 'queueMicrotask'].includes(n),
+  );
+  const r = await run(
+    `return Response.json(${JSON.stringify(names)}.map((n) => [n, globalThis[n].name]).filter(([n, name]) => n !== name));`,
+  );
   assert.is(r.status, 200, r.text);
   assert.equal(r.json, []);
 });
@@ -63,7 +125,16 @@ test('events: EventTarget listeners, CustomEvent detail, AbortController and Abo
     return Response.json({ seen, aborted: c.signal.aborted, threw, timeout: [timed.reason.name, timed.reason.code], pre: [pre.aborted, pre.reason.name, pre.reason instanceof DOMException] });
   `);
   assert.is(r.status, 200, r.text);
-  assert.equal(r.json, { seen: [['ping', 42], ['any', 'stop']], aborted: true, threw: 'stop', timeout: ['TimeoutError', 23], pre: [true, 'AbortError', true] });
+  assert.equal(r.json, {
+    seen: [
+      ['ping', 42],
+      ['any', 'stop'],
+    ],
+    aborted: true,
+    threw: 'stop',
+    timeout: ['TimeoutError', 23],
+    pre: [true, 'AbortError', true],
+  });
 });
 
 test('structuredClone follows the HTML algorithm: cycles, Date, Map, Set, RegExp, typed arrays; functions refuse', async () => {
@@ -82,7 +153,16 @@ test('structuredClone follows the HTML algorithm: cycles, Date, Map, Set, RegExp
     });
   `);
   assert.is(r.status, 200, r.text);
-  assert.equal(r.json, { distinct: true, cycle: true, mapCycle: true, date: true, set: [1, 2], re: ['a+', 'gi'], bytes: [1, 2, 3], refused: true });
+  assert.equal(r.json, {
+    distinct: true,
+    cycle: true,
+    mapCycle: true,
+    date: true,
+    set: [1, 2],
+    re: ['a+', 'gi'],
+    bytes: [1, 2, 3],
+    refused: true,
+  });
 });
 
 test('URLPattern matches and extracts groups; queueMicrotask, self and performance.timeOrigin are there', async () => {
@@ -98,7 +178,13 @@ test('URLPattern matches and extracts groups; queueMicrotask, self and performan
     });
   `);
   assert.is(r.status, 200, r.text);
-  assert.equal(r.json, { match: { id: '42' }, miss: false, order: ['sync', 'micro'], self: true, origin: 'number' });
+  assert.equal(r.json, {
+    match: { id: '42' },
+    miss: false,
+    order: ['sync', 'micro'],
+    self: true,
+    origin: 'number',
+  });
 });
 
 test('fetch reads data: URLs in the sandbox, nothing leaves it', async () => {
@@ -126,16 +212,27 @@ test('a Hono app reads urlencoded and multipart forms (c.req.parseBody) sent by 
       return c.json(out);
     });
     export default { fetch: (req) => app.fetch(req) };`;
-  const urlencoded = await run(app, { method: 'POST', rawBody: 'a=1&b=h%C3%A9llo&b=2', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const urlencoded = await run(app, {
+    method: 'POST',
+    rawBody: 'a=1&b=h%C3%A9llo&b=2',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   assert.is(urlencoded.status, 200, urlencoded.text);
   assert.equal(urlencoded.json, { a: '1', b: ['héllo', '2'] });
   const form = new FormData();
   form.append('title', 'ünïcode "quoted"');
   form.append('upload', new File(['line one\r\nline two'], 'notes.txt', { type: 'text/plain' }));
   const sent = new Request('http://x/', { method: 'POST', body: form });
-  const multipart = await run(app, { method: 'POST', rawBody: await sent.arrayBuffer(), headers: { 'content-type': sent.headers.get('content-type')! } });
+  const multipart = await run(app, {
+    method: 'POST',
+    rawBody: await sent.arrayBuffer(),
+    headers: { 'content-type': sent.headers.get('content-type')! },
+  });
   assert.is(multipart.status, 200, multipart.text);
-  assert.equal(multipart.json, { title: 'ünïcode "quoted"', upload: { name: 'notes.txt', type: 'text/plain', size: 18, text: 'line one\r\nline two' } });
+  assert.equal(multipart.json, {
+    title: 'ünïcode "quoted"',
+    upload: { name: 'notes.txt', type: 'text/plain', size: 18, text: 'line one\r\nline two' },
+  });
 });
 
 test('FormData, Blob and File make bodies both ways; a multipart body the sandbox encodes is one Node parses', async () => {
@@ -148,8 +245,18 @@ test('FormData, Blob and File make bodies both ways; a multipart body the sandbo
     return new Response(f, { headers: { 'x-roundtrip': JSON.stringify([back.get('name'), back.get('file').name, back.get('file').size, blob.type, await blob.slice(1, 3).text(), blob instanceof Blob, back.get('file') instanceof File]) } });
   `);
   assert.is(r.status, 200, r.text);
-  assert.equal(JSON.parse(r.headers.get('x-roundtrip')!), ['x', 'b.bin', 3, 'text/plain', 'el', true, true]);
-  const parsed = await new Response(r.text, { headers: { 'content-type': r.headers.get('content-type')! } }).formData();
+  assert.equal(JSON.parse(r.headers.get('x-roundtrip')!), [
+    'x',
+    'b.bin',
+    3,
+    'text/plain',
+    'el',
+    true,
+    true,
+  ]);
+  const parsed = await new Response(r.text, {
+    headers: { 'content-type': r.headers.get('content-type')! },
+  }).formData();
   assert.is(parsed.get('name'), 'x');
   assert.equal([...new Uint8Array(await (parsed.get('file') as File).arrayBuffer())], [1, 2, 3]);
 });
@@ -205,7 +312,8 @@ test('Intl and the locale methods answer exactly as Node does, for a table of lo
     resolved: new Intl.NumberFormat(L).resolvedOptions().locale,
   })`;
   const locales = ['en-US', 'de-DE', 'fr-FR', 'ja-JP', 'ar-EG', 'hi-IN', 'pt-BR', 'zh-CN'];
-  const r = await run(`const f = ${table}; let bad = null; try { new Intl.NumberFormat('en', { style: 'currency' }); } catch (e) { bad = e.constructor.name; }
+  const r =
+    await run(`const f = ${table}; let bad = null; try { new Intl.NumberFormat('en', { style: 'currency' }); } catch (e) { bad = e.constructor.name; }
     return Response.json({ rows: ${JSON.stringify(locales)}.map(f), bad, canonical: Intl.getCanonicalLocales('EN-us') });`);
   assert.is(r.status, 200, r.text);
   const f = new Function(`return ${table}`)() as (l: string) => unknown;

@@ -9,7 +9,12 @@ import * as assert from 'uvu/assert';
 import { SandboxPool } from '../../src/sandbox/pool.ts';
 import { answerText, invokeSource } from '../_lib/sandbox.ts';
 
-const limits = { cpuMs: 5000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 10_000 };
+const limits = {
+  cpuMs: 5000,
+  memoryBytes: 64 * 1024 * 1024,
+  stackBytes: 512 * 1024,
+  wallMs: 10_000,
+};
 const pool = new SandboxPool({ workers: 2, limits, hardKillMs: 8000 });
 await pool.warm();
 
@@ -36,7 +41,10 @@ test('calls that wait on timers or fetches stay with the warm instance, however 
   }
   const counts = (await Promise.all(calls)).map((a) => Number(answerText(a))).sort((a, b) => a - b);
   // one instance counted them all (an instance on the other worker would have started again from 1)
-  assert.equal(counts, Array.from({ length: 12 }, (_, i) => i + 2));
+  assert.equal(
+    counts,
+    Array.from({ length: 12 }, (_, i) => i + 2),
+  );
 });
 
 test('a call does not wait behind a long call on its warm worker while another worker is free', async () => {

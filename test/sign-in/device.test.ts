@@ -16,10 +16,16 @@ async function browser(userId?: string) {
   const { token, session } = await createSession(h.deps.db, id);
   const cookie = `__Host-platform_session=${token}`;
   const call = (method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
-    h.call(method, path, { host: CONSOLE, body, headers: { cookie, 'x-platform-csrf': session.csrfToken, ...extra }, client: `127.0.2.${(client++ % 250) + 1}` });
+    h.call(method, path, {
+      host: CONSOLE,
+      body,
+      headers: { cookie, 'x-platform-csrf': session.csrfToken, ...extra },
+      client: `127.0.2.${(client++ % 250) + 1}`,
+    });
   return { userId: id, call };
 }
-const cli = (path: string, body: unknown, address = '127.0.3.1'): Promise<Called> => h.call('POST', `/v0/auth/device${path}`, { body, client: address });
+const cli = (path: string, body: unknown, address = '127.0.3.1'): Promise<Called> =>
+  h.call('POST', `/v0/auth/device${path}`, { body, client: address });
 const at = (seconds: number) => (clock.now = () => new Date(realNow().getTime() + seconds * 1000));
 
 test('start → approve in the browser → the poller gets the key exactly once, then consumed', async () => {
@@ -28,19 +34,32 @@ test('start → approve in the browser → the poller gets the key exactly once,
   assert.match(start.body.user_code, /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
   assert.match(start.body.device_code, /^[A-Za-z0-9_-]{43}$/);
   assert.is(start.body.verification_uri, 'http://console.localhost:8787/device');
-  assert.is(start.body.verification_uri_complete, `http://console.localhost:8787/device?user_code=${start.body.user_code}`);
+  assert.is(
+    start.body.verification_uri_complete,
+    `http://console.localhost:8787/device?user_code=${start.body.user_code}`,
+  );
   assert.is(start.body.expires_in, 600);
   assert.is(start.body.interval, 5);
   try {
     at(0);
-    assert.equal((await cli('/poll', { device_code: start.body.device_code })).body, { status: 'authorization_pending', interval: 5 });
+    assert.equal((await cli('/poll', { device_code: start.body.device_code })).body, {
+      status: 'authorization_pending',
+      interval: 5,
+    });
 
     const b = await browser();
     // the code can be typed in lower case, without the dash
     const typed = start.body.user_code.toLowerCase().replace('-', '');
     const seen = await b.call('GET', `/v0/auth/device/approval?user_code=${typed}`);
     assert.is(seen.status, 200, seen.text);
-    assert.equal({ user_code: seen.body.user_code, client_name: seen.body.client_name, status: seen.body.status }, { user_code: start.body.user_code, client_name: 'platform CLI on laptop', status: 'pending' });
+    assert.equal(
+      {
+        user_code: seen.body.user_code,
+        client_name: seen.body.client_name,
+        status: seen.body.status,
+      },
+      { user_code: start.body.user_code, client_name: 'platform CLI on laptop', status: 'pending' },
+    );
     const ok = await b.call('POST', '/v0/auth/device/approve', { user_code: typed });
     assert.is(ok.status, 200, ok.text);
     assert.equal(ok.body, { user_code: start.body.user_code, status: 'approved' });
@@ -55,10 +74,18 @@ test('start → approve in the browser → the poller gets the key exactly once,
     assert.is(me.status, 200);
     assert.is(got.body.account_id, me.body.default_account_id);
     const keys = await h.call('GET', '/v0/auth/api-keys', { key: got.body.api_key });
-    assert.ok(keys.body.api_keys.some((k: { id: string; name: string }) => k.id === got.body.api_key_id && k.name === 'platform CLI on laptop'), 'named after the client');
+    assert.ok(
+      keys.body.api_keys.some(
+        (k: { id: string; name: string }) =>
+          k.id === got.body.api_key_id && k.name === 'platform CLI on laptop',
+      ),
+      'named after the client',
+    );
 
     at(12);
-    assert.equal((await cli('/poll', { device_code: start.body.device_code })).body, { status: 'consumed' });
+    assert.equal((await cli('/poll', { device_code: start.body.device_code })).body, {
+      status: 'consumed',
+    });
     const twice = await b.call('POST', '/v0/auth/device/approve', { user_code: typed });
     assert.is(twice.status, 400);
     assert.is(twice.body.error.code, 'invalid_device_authorization');
@@ -71,13 +98,26 @@ test('polling faster than the interval: slow_down, and the longer interval is ke
   const start = await cli('/start', {});
   try {
     at(0);
-    assert.equal((await cli('/poll', { device_code: start.body.device_code })).body, { status: 'authorization_pending', interval: 5 });
+    assert.equal((await cli('/poll', { device_code: start.body.device_code })).body, {
+      status: 'authorization_pending',
+      interval: 5,
+    });
     at(2);
-    assert.equal((await cli('/poll', { device_code: start.body.device_code })).body, { status: 'slow_down', interval: 10 });
+    assert.equal((await cli('/poll', { device_code: start.body.device_code })).body, {
+      status: 'slow_down',
+      interval: 10,
+    });
     at(9);
-    assert.equal((await cli('/poll', { device_code: start.body.device_code })).body, { status: 'slow_down', interval: 15 }, '7 s is too soon for 10');
+    assert.equal(
+      (await cli('/poll', { device_code: start.body.device_code })).body,
+      { status: 'slow_down', interval: 15 },
+      '7 s is too soon for 10',
+    );
     at(25);
-    assert.equal((await cli('/poll', { device_code: start.body.device_code })).body, { status: 'authorization_pending', interval: 15 });
+    assert.equal((await cli('/poll', { device_code: start.body.device_code })).body, {
+      status: 'authorization_pending',
+      interval: 15,
+    });
   } finally {
     clock.now = realNow;
   }
@@ -88,17 +128,29 @@ test('denied, expired, unknown', async () => {
   const denied = await cli('/start', { client_name: 'suspicious' });
   const d = await b.call('POST', '/v0/auth/device/deny', { user_code: denied.body.user_code });
   assert.equal(d.body, { user_code: denied.body.user_code, status: 'denied' });
-  assert.equal((await cli('/poll', { device_code: denied.body.device_code })).body, { status: 'denied' });
-  assert.is((await b.call('GET', `/v0/auth/device/approval?user_code=${denied.body.user_code}`)).body.status, 'denied');
+  assert.equal((await cli('/poll', { device_code: denied.body.device_code })).body, {
+    status: 'denied',
+  });
+  assert.is(
+    (await b.call('GET', `/v0/auth/device/approval?user_code=${denied.body.user_code}`)).body
+      .status,
+    'denied',
+  );
 
   const late = await cli('/start', {});
   try {
     at(601);
-    assert.equal((await cli('/poll', { device_code: late.body.device_code })).body, { status: 'expired' });
+    assert.equal((await cli('/poll', { device_code: late.body.device_code })).body, {
+      status: 'expired',
+    });
     const r = await b.call('POST', '/v0/auth/device/approve', { user_code: late.body.user_code });
     assert.is(r.status, 400);
     assert.is(r.body.error.code, 'device_authorization_expired');
-    assert.is((await b.call('GET', `/v0/auth/device/approval?user_code=${late.body.user_code}`)).body.status, 'expired');
+    assert.is(
+      (await b.call('GET', `/v0/auth/device/approval?user_code=${late.body.user_code}`)).body
+        .status,
+      'expired',
+    );
   } finally {
     clock.now = realNow;
   }
@@ -114,19 +166,33 @@ test('denied, expired, unknown', async () => {
 test('approval needs a console session with CSRF, and the account chosen must be yours', async () => {
   const start = await cli('/start', {});
   const owner = await newUser(h);
-  const asKey = await h.call('POST', '/v0/auth/device/approve', { key: owner.api_key, body: { user_code: start.body.user_code } });
+  const asKey = await h.call('POST', '/v0/auth/device/approve', {
+    key: owner.api_key,
+    body: { user_code: start.body.user_code },
+  });
   assert.is(asKey.status, 401, 'an API key cannot approve');
   const b = await browser(owner.user_id);
-  const noCsrf = await b.call('POST', '/v0/auth/device/approve', { user_code: start.body.user_code }, { 'x-platform-csrf': '' });
+  const noCsrf = await b.call(
+    'POST',
+    '/v0/auth/device/approve',
+    { user_code: start.body.user_code },
+    { 'x-platform-csrf': '' },
+  );
   assert.is(noCsrf.body.error.code, 'csrf_rejected');
   const stranger = await newUser(h);
-  const notMine = await b.call('POST', '/v0/auth/device/approve', { user_code: start.body.user_code, account_id: stranger.account_id });
+  const notMine = await b.call('POST', '/v0/auth/device/approve', {
+    user_code: start.body.user_code,
+    account_id: stranger.account_id,
+  });
   assert.is(notMine.status, 404);
   // a team account the person belongs to can be chosen
   const team = await newUser(h);
   await newMember(h, team.account_id, 'developer').then(async (m) => {
     const member = await browser(m.user_id);
-    const ok = await member.call('POST', '/v0/auth/device/approve', { user_code: start.body.user_code, account_id: team.account_id });
+    const ok = await member.call('POST', '/v0/auth/device/approve', {
+      user_code: start.body.user_code,
+      account_id: team.account_id,
+    });
     assert.is(ok.status, 200, ok.text);
   });
   try {
@@ -142,7 +208,11 @@ test('guessing user codes: refused with 429 once over the limit, even for a real
   const b = await browser();
   const real = await cli('/start', {});
   const statuses: number[] = [];
-  for (let i = 0; i < 11; i++) statuses.push((await b.call('GET', `/v0/auth/device/approval?user_code=BBBB-BB${'BCDFGHJKLMN'[i]}B`)).status);
+  for (let i = 0; i < 11; i++)
+    statuses.push(
+      (await b.call('GET', `/v0/auth/device/approval?user_code=BBBB-BB${'BCDFGHJKLMN'[i]}B`))
+        .status,
+    );
   assert.equal(statuses.slice(0, 10), Array(10).fill(400));
   assert.is(statuses[10], 429);
   const blocked = await b.call('GET', `/v0/auth/device/approval?user_code=${real.body.user_code}`);
@@ -150,7 +220,14 @@ test('guessing user codes: refused with 429 once over the limit, even for a real
   assert.is(blocked.body.error.code, 'abuse_throttled');
   assert.ok(Number(blocked.headers.get('retry-after')) > 0);
   // another person is not blocked by it
-  assert.is((await (await browser()).call('GET', `/v0/auth/device/approval?user_code=${real.body.user_code}`)).status, 200);
+  assert.is(
+    (
+      await (
+        await browser()
+      ).call('GET', `/v0/auth/device/approval?user_code=${real.body.user_code}`)
+    ).status,
+    200,
+  );
 });
 
 test.after(() => h.close());

@@ -9,7 +9,9 @@ import { deleteOldAggregates } from '../../src/analytics/queries.ts';
 import { PLAN_KEYS } from '../../src/plans/catalogue.ts';
 
 export async function analyticsRetention(deps: Deps): Promise<{ days: number; deleted: number }> {
-  const days = Math.max(...PLAN_KEYS.map((k) => deps.config.plans[k].limits['analytics.retention_days']));
+  const days = Math.max(
+    ...PLAN_KEYS.map((k) => deps.config.plans[k].limits['analytics.retention_days']),
+  );
   return { days, deleted: await deleteOldAggregates(deps.db, days) };
 }
 

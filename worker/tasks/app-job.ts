@@ -54,7 +54,10 @@ export function appJobTask(deps: Deps, plane: AppsPlane): Task {
       done = helpers.job.attempts >= helpers.job.max_attempts;
       throw err;
     } finally {
-      if (done && p.source === 'enqueue') await releaseWaitingSlot(deps.db, p.app_id).catch((err) => helpers.logger.error(`app_job: could not count a finished job: ${String(err)}`));
+      if (done && p.source === 'enqueue')
+        await releaseWaitingSlot(deps.db, p.app_id).catch((err) =>
+          helpers.logger.error(`app_job: could not count a finished job: ${String(err)}`),
+        );
     }
   };
 }
@@ -66,44 +69,105 @@ function runAppJob(deps: Deps, plane: AppsPlane) {
     const app = await appPointer(deps.db, p.app_id);
     if (!app) return; // the app row is gone: nothing to run or report
     const base = { app_id: app.id, account_id: app.account_id };
-    const meta = { job_id: p.job_id, job_name: p.job_name, attempt, max_attempts: maxAttempts, source: p.source };
+    const meta = {
+      job_id: p.job_id,
+      job_name: p.job_name,
+      attempt,
+      max_attempts: maxAttempts,
+      source: p.source,
+    };
     const record = (events: NewEvent[]) => recordEvents(deps.db, events);
     const blocked = (reason: string) =>
-      record([{ ...base, release_id: app.live_release_id, type: 'job.blocked', severity: 'warn', message: `Job ${p.job_name} is blocked: ${reason}.`, metadata: { ...meta, reason } }]);
+      record([
+        {
+          ...base,
+          release_id: app.live_release_id,
+          type: 'job.blocked',
+          severity: 'warn',
+          message: `Job ${p.job_name} is blocked: ${reason}.`,
+          metadata: { ...meta, reason },
+        },
+      ]);
 
     if (!app.live_release_id || app.deleted_at) return blocked('the app is not published');
     const block = servingBlock(app);
     if (block) return blocked(BLOCK_REASONS[block]);
     const release = await plane.caches.release(app.live_release_id);
     if (!release) return blocked('the live release could not be loaded');
-    if (!release.manifest.resources.jobs || !Object.hasOwn(release.manifest.resources.jobs, p.job_name)) return blocked('the live release does not declare this job');
-    if (!release.manifest.runtime.server_entry) return blocked('the live release has no server_entry');
+    if (
+      !release.manifest.resources.jobs ||
+      !Object.hasOwn(release.manifest.resources.jobs, p.job_name)
+    )
+      return blocked('the live release does not declare this job');
+    if (!release.manifest.runtime.server_entry)
+      return blocked('the live release has no server_entry');
 
-    const event = { job_id: p.job_id, job_name: p.job_name, payload: p.payload, attempt, max_attempts: maxAttempts, scheduled_for: p.scheduled_for };
+    const event = {
+      job_id: p.job_id,
+      job_name: p.job_name,
+      payload: p.payload,
+      attempt,
+      max_attempts: maxAttempts,
+      scheduled_for: p.scheduled_for,
+    };
     const result = await invokeRelease(deps, plane, {
       handler: 'job',
       app: { appId: app.id, accountId: app.account_id, planKey: app.plan_key },
       release,
       event: JSON.stringify(event),
-      request: { method: 'POST', url: `${appOrigin(deps.config, app.id)}/_platform/jobs/${p.job_name}`, headers: [] },
+      request: {
+        method: 'POST',
+        url: `${appOrigin(deps.config, app.id)}/_platform/jobs/${p.job_name}`,
+        headers: [],
+      },
     });
     const rel = { ...base, release_id: release.releaseId };
     // the job's log lines share the app's allowance with its requests' (src/events/writer.ts); its outcome is always written
     const logs = plane.events.admit(logEvents(rel, result.logs));
     if (result.ok) {
-      await record([...logs, { ...rel, type: 'job.succeeded', message: `Job ${p.job_name} succeeded.`, metadata: { ...meta, cpu_ms: result.cpuMs ?? null } }]);
+      await record([
+        ...logs,
+        {
+          ...rel,
+          type: 'job.succeeded',
+          message: `Job ${p.job_name} succeeded.`,
+          metadata: { ...meta, cpu_ms: result.cpuMs ?? null },
+        },
+      ]);
       return;
     }
     if (result.error?.kind === 'no-handler') {
       await record(logs);
       return blocked('the server module has no job() handler');
     }
-    const error = { kind: result.error?.kind ?? 'crash', error: result.error?.message ?? null, stack: result.error?.stack?.slice(0, 4000) ?? null };
+    const error = {
+      kind: result.error?.kind ?? 'crash',
+      error: result.error?.message ?? null,
+      stack: result.error?.stack?.slice(0, 4000) ?? null,
+    };
     if (attempt < maxAttempts) {
       const next = new Date(Date.now() + retryDelaySeconds(attempt) * 1000).toISOString();
-      await record([...logs, { ...rel, type: 'job.retry', severity: 'warn', message: `Job ${p.job_name} failed (attempt ${attempt} of ${maxAttempts}); it will run again.`, metadata: { ...meta, ...error, next_run_at: next } }]);
+      await record([
+        ...logs,
+        {
+          ...rel,
+          type: 'job.retry',
+          severity: 'warn',
+          message: `Job ${p.job_name} failed (attempt ${attempt} of ${maxAttempts}); it will run again.`,
+          metadata: { ...meta, ...error, next_run_at: next },
+        },
+      ]);
     } else {
-      await record([...logs, { ...rel, type: 'job.failed', severity: 'error', message: `Job ${p.job_name} failed after ${attempt} attempts.`, metadata: { ...meta, ...error } }]);
+      await record([
+        ...logs,
+        {
+          ...rel,
+          type: 'job.failed',
+          severity: 'error',
+          message: `Job ${p.job_name} failed after ${attempt} attempts.`,
+          metadata: { ...meta, ...error },
+        },
+      ]);
     }
     throw new Error(`app job ${p.job_id} failed: ${error.kind}: ${error.error}`);
   };

@@ -8,7 +8,10 @@ import type { Deps } from '../../src/deps.ts';
 import { accountsWithCustomers, billingRow } from '../../src/billing/queries.ts';
 import { syncAccount } from '../../src/billing/sync.ts';
 
-export async function reconcileBilling(deps: Deps, now = new Date()): Promise<{ accounts: number; changed: number; failed: number }> {
+export async function reconcileBilling(
+  deps: Deps,
+  now = new Date(),
+): Promise<{ accounts: number; changed: number; failed: number }> {
   const out = { accounts: 0, changed: 0, failed: 0 };
   if (!deps.config.stripe.secretKey) return out;
   for (const accountId of await accountsWithCustomers(deps.db)) {
@@ -16,11 +19,19 @@ export async function reconcileBilling(deps: Deps, now = new Date()): Promise<{ 
     try {
       const row = await billingRow(deps.db, accountId);
       if (!row) continue;
-      const r = await syncAccount(deps, { accountId, customerId: row.stripe_customer_id, source: 'reconcile', now });
+      const r = await syncAccount(deps, {
+        accountId,
+        customerId: row.stripe_customer_id,
+        source: 'reconcile',
+        now,
+      });
       if (r.changed) out.changed++;
     } catch (err) {
       out.failed++;
-      deps.log.warn('billing reconcile failed for an account', { account_id: accountId, error: String(err) });
+      deps.log.warn('billing reconcile failed for an account', {
+        account_id: accountId,
+        error: String(err),
+      });
     }
   }
   return out;

@@ -3,7 +3,12 @@ import * as v from 'valibot';
 import type { Deps } from '../../src/deps.ts';
 import { sendMail } from '../../src/mail/mailer.ts';
 
-const Payload = v.object({ to: v.string(), subject: v.string(), text: v.string(), link: v.optional(v.string()) });
+const Payload = v.object({
+  to: v.string(),
+  subject: v.string(),
+  text: v.string(),
+  link: v.optional(v.string()),
+});
 
 /** `platform_email`: sends one message (retried by graphile-worker when the mail server fails). */
 export function platformEmailTask(deps: Deps): Task {

@@ -10,7 +10,8 @@ const Payload = v.object({ _cron: v.optional(v.object({ ts: v.string() })) });
 export function schedulesTickTask(deps: Deps): Task {
   return async (raw, helpers) => {
     const parsed = v.safeParse(Payload, raw ?? {});
-    const ts = parsed.success && parsed.output._cron ? new Date(parsed.output._cron.ts) : new Date();
+    const ts =
+      parsed.success && parsed.output._cron ? new Date(parsed.output._cron.ts) : new Date();
     const n = await fanOutSchedules(deps, Number.isNaN(ts.getTime()) ? new Date() : ts);
     if (n) helpers.logger.info(`enqueued ${n} scheduled app jobs`);
   };

@@ -7,7 +7,9 @@ export async function apps(opts: { json?: boolean }): Promise<void> {
   const api = await createApi();
   const r = await api.request('GET /v0/apps');
   if (opts.json) return printJson(r);
-  process.stdout.write(table(r.apps, ['app_id', 'name', 'live_release_id', 'updated_at', 'origin']) + '\n');
+  process.stdout.write(
+    table(r.apps, ['app_id', 'name', 'live_release_id', 'updated_at', 'origin']) + '\n',
+  );
 }
 
 export async function releases(opts: { app?: string; json?: boolean }): Promise<void> {
@@ -15,25 +17,52 @@ export async function releases(opts: { app?: string; json?: boolean }): Promise<
   const appId = await resolveAppId(opts.app);
   const r = await api.request('GET /v0/apps/{app_id}/releases', { params: { app_id: appId } });
   if (opts.json) return printJson(r);
-  const rows = r.releases.map((x) => ({ ...x, live: x.is_live ? c.green('●') : '', by: x.created_by.key_prefix ?? '-', message: x.message ?? '' }));
-  process.stdout.write(table(rows, ['live', 'release_id', 'activation_status', 'created_at', 'by', 'message']) + '\n');
+  const rows = r.releases.map((x) => ({
+    ...x,
+    live: x.is_live ? c.green('●') : '',
+    by: x.created_by.key_prefix ?? '-',
+    message: x.message ?? '',
+  }));
+  process.stdout.write(
+    table(rows, ['live', 'release_id', 'activation_status', 'created_at', 'by', 'message']) + '\n',
+  );
 }
 
-export async function rollback(releaseId: string, opts: { app?: string; json?: boolean }): Promise<void> {
+export async function rollback(
+  releaseId: string,
+  opts: { app?: string; json?: boolean },
+): Promise<void> {
   const api = await createApi();
   const appId = await resolveAppId(opts.app);
-  const r = await api.request('POST /v0/apps/{app_id}/rollback', { params: { app_id: appId }, body: { release_id: releaseId } });
+  const r = await api.request('POST /v0/apps/{app_id}/rollback', {
+    params: { app_id: appId },
+    body: { release_id: releaseId },
+  });
   if (opts.json) return printJson(r);
-  process.stdout.write(`${c.green('✔ rolled back')} ${appId} to ${r.release_id} ${c.dim(`(was ${r.previous_release_id})`)}\n  ${r.origin}\n`);
+  process.stdout.write(
+    `${c.green('✔ rolled back')} ${appId} to ${r.release_id} ${c.dim(`(was ${r.previous_release_id})`)}\n  ${r.origin}\n`,
+  );
 }
 
-export async function unpublish(opts: { app?: string; yes?: boolean; json?: boolean }): Promise<void> {
+export async function unpublish(opts: {
+  app?: string;
+  yes?: boolean;
+  json?: boolean;
+}): Promise<void> {
   const appId = await resolveAppId(opts.app);
-  if (!opts.yes) throw new CliError(`Unpublishing takes ${appId} offline.`, 'confirmation_required', undefined, 'Run again with --yes to confirm. Data, releases and secrets are kept.');
+  if (!opts.yes)
+    throw new CliError(
+      `Unpublishing takes ${appId} offline.`,
+      'confirmation_required',
+      undefined,
+      'Run again with --yes to confirm. Data, releases and secrets are kept.',
+    );
   const api = await createApi();
   const r = await api.request('DELETE /v0/apps/{app_id}', { params: { app_id: appId } });
   if (opts.json) return printJson(r);
-  process.stdout.write(`${c.yellow('● unpublished')} ${appId} at ${r.deleted_at}; its data is kept. Publish again to bring it back.\n`);
+  process.stdout.write(
+    `${c.yellow('● unpublished')} ${appId} at ${r.deleted_at}; its data is kept. Publish again to bring it back.\n`,
+  );
 }
 
 export async function open(opts: { app?: string; json?: boolean }): Promise<void> {
@@ -43,8 +72,13 @@ export async function open(opts: { app?: string; json?: boolean }): Promise<void
   if (opts.json) return printJson({ app_id: appId, origin: r.origin });
   process.stdout.write(`${r.origin}\n`);
   // On a desktop, also open it; anywhere else printing is enough.
-  if (process.stdout.isTTY && (process.env.DISPLAY || process.env.WAYLAND_DISPLAY || process.platform === 'darwin')) {
+  if (
+    process.stdout.isTTY &&
+    (process.env.DISPLAY || process.env.WAYLAND_DISPLAY || process.platform === 'darwin')
+  ) {
     const cmd = process.platform === 'darwin' ? 'open' : 'xdg-open';
-    spawn(cmd, [r.origin], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+    spawn(cmd, [r.origin], { stdio: 'ignore', detached: true })
+      .on('error', () => {})
+      .unref();
   }
 }

@@ -21,14 +21,23 @@ import { c, CliError, printError } from '../output.ts';
 import { preparePublish } from '../prepare.ts';
 import { busyMessage, sendRelease } from './publish.ts';
 
-export type DevOptions = { api?: string; port?: string; dataDir?: string; bundle?: boolean; debounce?: string };
+export type DevOptions = {
+  api?: string;
+  port?: string;
+  dataDir?: string;
+  bundle?: boolean;
+  debounce?: string;
+};
 
 const IGNORED_DIRS = new Set(['node_modules', '.git', '.platform']);
 
 /** `.platform/dev.json`: the development app of this folder, per platform it was made on. */
 async function devApps(dir: string): Promise<Record<string, string>> {
   try {
-    return JSON.parse(await readFile(path.join(dir, '.platform', 'dev.json'), 'utf8')) as Record<string, string>;
+    return JSON.parse(await readFile(path.join(dir, '.platform', 'dev.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
   } catch {
     return {};
   }
@@ -69,14 +78,34 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
   let originOf: (r: PublishAppResponse) => string = (r) => r.origin;
   if (opts.api) {
     const target = await resolveTarget();
-    if (!target.apiKey) throw new CliError('Not logged in.', 'no_api_key', undefined, `Run \`platform login --api-url ${opts.api}\` first, or leave out --api to run a local platform.`);
-    api = createApiFor({ apiUrl: opts.api.replace(/\/+$/, ''), apiKey: target.apiKey, accountId: target.accountId });
+    if (!target.apiKey)
+      throw new CliError(
+        'Not logged in.',
+        'no_api_key',
+        undefined,
+        `Run \`platform login --api-url ${opts.api}\` first, or leave out --api to run a local platform.`,
+      );
+    api = createApiFor({
+      apiUrl: opts.api.replace(/\/+$/, ''),
+      apiKey: target.apiKey,
+      accountId: target.accountId,
+    });
     linkKey = api.url;
   } else {
-    const dataDir = path.resolve(opts.dataDir ?? process.env.PLATFORM_DEV_DATA_DIR ?? defaultDataDir());
-    if (dataDir === dir || dataDir.startsWith(dir + path.sep)) throw new CliError('The data directory must not be inside the app folder.', 'invalid_request');
+    const dataDir = path.resolve(
+      opts.dataDir ?? process.env.PLATFORM_DEV_DATA_DIR ?? defaultDataDir(),
+    );
+    if (dataDir === dir || dataDir.startsWith(dir + path.sep))
+      throw new CliError(
+        'The data directory must not be inside the app folder.',
+        'invalid_request',
+      );
     try {
-      starting = startLocalService({ dataDir, port: Number(opts.port ?? 8790), log: (l) => say(c.dim(l)) });
+      starting = startLocalService({
+        dataDir,
+        port: Number(opts.port ?? 8790),
+        log: (l) => say(c.dim(l)),
+      });
       local = await starting;
     } catch (err) {
       if (stopping) return;
@@ -104,16 +133,25 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
     const wanted = parseEnv(text);
     for (const [name, value] of Object.entries(wanted)) {
       if (!v.is(SecretName, name)) {
-        say(c.yellow(`.env: ${name} is not a secret name (A-Z, 0-9, _; starting with a letter): skipped`));
+        say(
+          c.yellow(
+            `.env: ${name} is not a secret name (A-Z, 0-9, _; starting with a letter): skipped`,
+          ),
+        );
         continue;
       }
       if (secretsSet.get(name) === value) continue;
-      await api.request('PUT /v0/apps/{app_id}/secrets/{name}', { params: { app_id: appId, name }, body: { value } });
+      await api.request('PUT /v0/apps/{app_id}/secrets/{name}', {
+        params: { app_id: appId, name },
+        body: { value },
+      });
       secretsSet.set(name, value);
     }
     for (const name of [...secretsSet.keys()]) {
       if (Object.hasOwn(wanted, name)) continue;
-      await api.request('DELETE /v0/apps/{app_id}/secrets/{name}', { params: { app_id: appId, name } });
+      await api.request('DELETE /v0/apps/{app_id}/secrets/{name}', {
+        params: { app_id: appId, name },
+      });
       secretsSet.delete(name);
     }
   }
@@ -123,7 +161,11 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
     const started = performance.now();
     let prepared;
     try {
-      prepared = await preparePublish(dir, { bundle: opts.bundle, color: c.isColorSupported, message: `platform dev: ${reason}` });
+      prepared = await preparePublish(dir, {
+        bundle: opts.bundle,
+        color: c.isColorSupported,
+        message: `platform dev: ${reason}`,
+      });
     } catch (err) {
       if (err instanceof BuildError) process.stdout.write(err.pretty);
       printError(err);
@@ -147,13 +189,19 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
         await saveDevApp(dir, linkKey, appId);
         await syncSecrets();
         // the first release could not see .env yet
-        if (result.activation.status === 'pending_secrets' && secretsSet.size) result = await sendRelease(api, appId, prepared, undefined, busy);
+        if (result.activation.status === 'pending_secrets' && secretsSet.size)
+          result = await sendRelease(api, appId, prepared, undefined, busy);
       }
       const ms = Math.round(performance.now() - started);
       const a = result.activation;
-      if (result.status === 'published') say(`${c.green('✔ live')}  ${result.release_id}  ${c.dim(`${ms} ms, ${prepared.files.length} files${prepared.build ? ', bundled' : ''} (${reason})`)}`);
+      if (result.status === 'published')
+        say(
+          `${c.green('✔ live')}  ${result.release_id}  ${c.dim(`${ms} ms, ${prepared.files.length} files${prepared.build ? ', bundled' : ''} (${reason})`)}`,
+        );
       else {
-        say(`${c.yellow(`● not live (${a.status})`)}  ${result.release_id}  ${c.dim('the last good release keeps serving')}`);
+        say(
+          `${c.yellow(`● not live (${a.status})`)}  ${result.release_id}  ${c.dim('the last good release keeps serving')}`,
+        );
         for (const r of a.reasons) say(`  ${r}`);
         if (a.missing_secrets.length) say(`  add ${a.missing_secrets.join(', ')} to .env`);
       }
@@ -197,15 +245,26 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
       const rel = path.relative(dir, file);
       if (!rel) return false;
       const parts = rel.split(path.sep);
-      return parts.some((p) => IGNORED_DIRS.has(p) || (p.startsWith('.') && p !== '.env' && p !== '.platformignore'));
+      return parts.some(
+        (p) =>
+          IGNORED_DIRS.has(p) || (p.startsWith('.') && p !== '.env' && p !== '.platformignore'),
+      );
     },
   });
   watcher.on('all', (_event, file) => changed(file));
   await new Promise<void>((resolve) => watcher!.once('ready', () => resolve()));
-  say(c.dim(`watching ${dir} — save to publish; \`platform jobs run <name>\` runs a job; Ctrl-C stops${local ? ' (and the local platform)' : ''}`));
+  say(
+    c.dim(
+      `watching ${dir} — save to publish; \`platform jobs run <name>\` runs a job; Ctrl-C stops${local ? ' (and the local platform)' : ''}`,
+    ),
+  );
 
   // the app's events as they happen, from now on
-  const page = (extra: { limit?: string; cursor?: string }) => api.request('GET /v0/apps/{app_id}/events', { params: { app_id: appId! }, query: { ...extra } });
+  const page = (extra: { limit?: string; cursor?: string }) =>
+    api.request('GET /v0/apps/{app_id}/events', {
+      params: { app_id: appId! },
+      query: { ...extra },
+    });
   while (!appId && !stopping) await new Promise((r) => setTimeout(r, 200));
   if (stopping) return;
   const first = await page({ limit: '1' });
@@ -217,6 +276,11 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
         if (line) say(line);
       }
     },
-    { after: first.events[0]?.app_event_id, intervalMs: 200, stopped: () => stopping, onError: () => {} },
+    {
+      after: first.events[0]?.app_event_id,
+      intervalMs: 200,
+      stopped: () => stopping,
+      onError: () => {},
+    },
   );
 }

@@ -6,24 +6,45 @@ import { c, CliError } from '../output.ts';
 
 const SEVERITIES = ['debug', 'info', 'warn', 'error'] as const;
 type EventSeverity = (typeof SEVERITIES)[number];
-const COLORS: Record<string, (s: string) => string> = { debug: c.dim, info: c.cyan, warn: c.yellow, error: c.red };
+const COLORS: Record<string, (s: string) => string> = {
+  debug: c.dim,
+  info: c.cyan,
+  warn: c.yellow,
+  error: c.red,
+};
 
 function line(e: EventSummary): string {
-  const meta = e.metadata && Object.keys(e.metadata).length ? ` ${c.dim(JSON.stringify(e.metadata))}` : '';
+  const meta =
+    e.metadata && Object.keys(e.metadata).length ? ` ${c.dim(JSON.stringify(e.metadata))}` : '';
   return `${c.dim(e.created_at)} ${(COLORS[e.severity] ?? String)(e.severity.padEnd(5))} ${e.type.padEnd(24)} ${e.message}${meta}`;
 }
 
-export async function events(opts: { app?: string; type?: string; severity?: string; limit?: string; follow?: boolean; json?: boolean; interval?: string }): Promise<void> {
+export async function events(opts: {
+  app?: string;
+  type?: string;
+  severity?: string;
+  limit?: string;
+  follow?: boolean;
+  json?: boolean;
+  interval?: string;
+}): Promise<void> {
   const api = await createApi();
   const appId = await resolveAppId(opts.app);
   const severity = opts.severity as EventSeverity | undefined;
-  if (severity !== undefined && !SEVERITIES.includes(severity)) throw new CliError(`--severity must be one of ${SEVERITIES.join(', ')}.`, 'invalid_request');
-  const page = (extra: { limit?: string; cursor?: string }) => api.request('GET /v0/apps/{app_id}/events', { params: { app_id: appId }, query: { type: opts.type, severity, ...extra } });
-  if (opts.limit !== undefined && !/^\d+$/.test(opts.limit)) throw new CliError('--limit must be a number from 1 to 100.', 'invalid_request');
+  if (severity !== undefined && !SEVERITIES.includes(severity))
+    throw new CliError(`--severity must be one of ${SEVERITIES.join(', ')}.`, 'invalid_request');
+  const page = (extra: { limit?: string; cursor?: string }) =>
+    api.request('GET /v0/apps/{app_id}/events', {
+      params: { app_id: appId },
+      query: { type: opts.type, severity, ...extra },
+    });
+  if (opts.limit !== undefined && !/^\d+$/.test(opts.limit))
+    throw new CliError('--limit must be a number from 1 to 100.', 'invalid_request');
   const first = await page({ limit: opts.limit });
   // Newest first from the API; print oldest first so the newest is at the bottom, like a log.
   const print = (list: EventSummary[]) => {
-    for (const e of [...list].reverse()) process.stdout.write(opts.json ? JSON.stringify(e) + '\n' : line(e) + '\n');
+    for (const e of [...list].reverse())
+      process.stdout.write(opts.json ? JSON.stringify(e) + '\n' : line(e) + '\n');
   };
   if (!opts.follow) {
     if (opts.json) process.stdout.write(JSON.stringify(first, null, 2) + '\n');
@@ -34,5 +55,9 @@ export async function events(opts: { app?: string; type?: string; severity?: str
   let stop = false;
   process.once('SIGINT', () => (stop = true));
   process.once('SIGTERM', () => (stop = true));
-  await followEvents(page, print, { after: first.events[0]?.app_event_id, intervalMs: Number(opts.interval ?? 1000), stopped: () => stop });
+  await followEvents(page, print, {
+    after: first.events[0]?.app_event_id,
+    intervalMs: Number(opts.interval ?? 1000),
+    stopped: () => stop,
+  });
 }

@@ -8,12 +8,21 @@ import { linkApp, readLinkedApp, type LocalFile } from '../bundle.ts';
 import { c, CliError, printJson } from '../output.ts';
 
 /** Exit codes of `platform publish` when the release is stored but not live (README, decisions.md). */
-export const NOT_LIVE_EXIT: Partial<Record<string, number>> = { pending_secrets: 3, requires_migration: 4, failed: 5 };
+export const NOT_LIVE_EXIT: Partial<Record<string, number>> = {
+  pending_secrets: 3,
+  requires_migration: 4,
+  failed: 5,
+};
 
 /** The publish body as a stream: files are read and base64-encoded one at a time. */
-function bodyStream(head: Record<string, unknown>, files: LocalFile[], onFile: (bytes: number) => void): ReadableStream<Uint8Array> {
+function bodyStream(
+  head: Record<string, unknown>,
+  files: LocalFile[],
+  onFile: (bytes: number) => void,
+): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
-  const prefix = JSON.stringify(head).slice(0, -1) + (Object.keys(head).length ? ',' : '') + '"files":[';
+  const prefix =
+    JSON.stringify(head).slice(0, -1) + (Object.keys(head).length ? ',' : '') + '"files":[';
   let i = -1;
   return new ReadableStream({
     async pull(controller) {
@@ -28,8 +37,14 @@ function bodyStream(head: Record<string, unknown>, files: LocalFile[], onFile: (
         return;
       }
       const f = files[i]!;
-      const bytes = f.bytes ? Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength) : await readFile(f.abs);
-      const entry = JSON.stringify({ path: f.path, content_type: f.contentType, content_base64: bytes.toString('base64') });
+      const bytes = f.bytes
+        ? Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength)
+        : await readFile(f.abs);
+      const entry = JSON.stringify({
+        path: f.path,
+        content_type: f.contentType,
+        content_base64: bytes.toString('base64'),
+      });
       controller.enqueue(enc.encode((i > 0 ? ',' : '') + entry));
       onFile(f.size);
       i++;
@@ -42,7 +57,8 @@ export const BUSY_RETRIES = 3;
 const MAX_RETRY_WAIT_S = 30;
 
 /** What the CLI says before sending a busy-refused publish again. */
-export const busyMessage = (seconds: number, attempt: number) => `${c.yellow('The platform is busy with other publishes')}; sending again in ${seconds} s (retry ${attempt} of ${BUSY_RETRIES}).`;
+export const busyMessage = (seconds: number, attempt: number) =>
+  `${c.yellow('The platform is busy with other publishes')}; sending again in ${seconds} s (retry ${attempt} of ${BUSY_RETRIES}).`;
 
 /** Seconds to wait before sending again when the platform refused a publish as busy (503 with `retry_after`). */
 function busyFor(err: unknown): number | undefined {
@@ -56,13 +72,22 @@ function busyFor(err: unknown): number | undefined {
  * refused because the platform is taking too many large ones at once (nothing was stored) is sent
  * again after the wait it asks for, up to BUSY_RETRIES times; `onBusy` hears of each wait.
  */
-export async function sendRelease(api: Api, appId: string | undefined, prepared: Prepared, onProgress: (sent: number) => void = () => {}, onBusy: (seconds: number, attempt: number) => void = () => {}): Promise<PublishAppResponse> {
+export async function sendRelease(
+  api: Api,
+  appId: string | undefined,
+  prepared: Prepared,
+  onProgress: (sent: number) => void = () => {},
+  onBusy: (seconds: number, attempt: number) => void = () => {},
+): Promise<PublishAppResponse> {
   for (let attempt = 1; ; attempt++) {
     let sent = 0;
     const stream = bodyStream(prepared.head, prepared.files, (n) => onProgress((sent += n)));
     try {
       return appId
-        ? await api.request('PUT /v0/apps/{app_id}', { params: { app_id: appId }, bodyStream: stream })
+        ? await api.request('PUT /v0/apps/{app_id}', {
+            params: { app_id: appId },
+            bodyStream: stream,
+          })
         : await api.request('PUT /v0/apps', { bodyStream: stream });
     } catch (err) {
       const wait = busyFor(err);
@@ -73,14 +98,23 @@ export async function sendRelease(api: Api, appId: string | undefined, prepared:
   }
 }
 
-export async function publish(dir: string, opts: { app?: string; message?: string; json?: boolean; bundle?: boolean }): Promise<void> {
+export async function publish(
+  dir: string,
+  opts: { app?: string; message?: string; json?: boolean; bundle?: boolean },
+): Promise<void> {
   const prepared = await preparePublishOrExit(dir, opts);
   const { manifest, files, total } = prepared;
   const api = await createApi();
   const appId = opts.app ?? (await readLinkedApp(dir));
 
   const showBar = Boolean(process.stderr.isTTY) && !opts.json && total > 1024 * 1024;
-  const bar = showBar ? new SingleBar({ format: ' uploading [{bar}] {percentage}% | {value}/{total} KiB', hideCursor: true, stream: process.stderr }) : undefined;
+  const bar = showBar
+    ? new SingleBar({
+        format: ' uploading [{bar}] {percentage}% | {value}/{total} KiB',
+        hideCursor: true,
+        stream: process.stderr,
+      })
+    : undefined;
   bar?.start(Math.ceil(total / 1024), 0);
   let result: PublishAppResponse;
   try {
@@ -89,7 +123,8 @@ export async function publish(dir: string, opts: { app?: string; message?: strin
       appId,
       prepared,
       (sent) => bar?.update(Math.ceil(sent / 1024)),
-      (seconds, attempt) => process.stderr.write(`${bar ? '\n' : ''}${busyMessage(seconds, attempt)}\n`),
+      (seconds, attempt) =>
+        process.stderr.write(`${bar ? '\n' : ''}${busyMessage(seconds, attempt)}\n`),
     );
   } finally {
     bar?.stop();
@@ -100,12 +135,24 @@ export async function publish(dir: string, opts: { app?: string; message?: strin
   if (opts.json) return printJson(result);
 
   const a = result.activation;
-  const mark = result.status === 'published' ? c.green('✔ published') : c.yellow('● stored, not live');
-  process.stdout.write(`${mark} ${c.bold(String((manifest.app as { name?: string })?.name ?? result.app_id))}\n`);
-  process.stdout.write(`  app       ${result.app_id}${appId ? '' : c.dim('  (new; linked in .platform/app.json)')}\n`);
-  process.stdout.write(`  release   ${result.release_id}  ${c.dim(`${files.length} files, ${(total / 1024).toFixed(1)} KiB`)}\n`);
-  if (prepared.build) process.stdout.write(`  server    ${String((manifest.runtime as { server_entry?: string }).server_entry)} ${c.dim(`bundled (${prepared.build.provenance.inputs} modules)`)}\n`);
-  process.stdout.write(`  status    ${a.status}${result.previous_release_id ? c.dim(`  (previous live: ${result.previous_release_id})`) : ''}\n`);
+  const mark =
+    result.status === 'published' ? c.green('✔ published') : c.yellow('● stored, not live');
+  process.stdout.write(
+    `${mark} ${c.bold(String((manifest.app as { name?: string })?.name ?? result.app_id))}\n`,
+  );
+  process.stdout.write(
+    `  app       ${result.app_id}${appId ? '' : c.dim('  (new; linked in .platform/app.json)')}\n`,
+  );
+  process.stdout.write(
+    `  release   ${result.release_id}  ${c.dim(`${files.length} files, ${(total / 1024).toFixed(1)} KiB`)}\n`,
+  );
+  if (prepared.build)
+    process.stdout.write(
+      `  server    ${String((manifest.runtime as { server_entry?: string }).server_entry)} ${c.dim(`bundled (${prepared.build.provenance.inputs} modules)`)}\n`,
+    );
+  process.stdout.write(
+    `  status    ${a.status}${result.previous_release_id ? c.dim(`  (previous live: ${result.previous_release_id})`) : ''}\n`,
+  );
   if (a.status === 'pending_secrets') {
     process.stdout.write(`\n${c.yellow('Missing secrets:')} ${a.missing_secrets.join(', ')}\n`);
     for (const name of a.missing_secrets) process.stdout.write(`  platform secrets set ${name}\n`);
@@ -114,20 +161,31 @@ export async function publish(dir: string, opts: { app?: string; message?: strin
   if (a.status === 'failed') {
     process.stdout.write(`\n${c.red('The server module did not load:')}\n`);
     for (const r of a.reasons) process.stdout.write(`  ${r}\n`);
-    process.stdout.write('Fix it and publish again; the live release keeps serving meanwhile. `platform events --type runtime.deploy_failed` has the details.\n');
+    process.stdout.write(
+      'Fix it and publish again; the live release keeps serving meanwhile. `platform events --type runtime.deploy_failed` has the details.\n',
+    );
   }
   if (a.status === 'requires_migration') {
     process.stdout.write(`\n${c.yellow('This release changes resources incompatibly:')}\n`);
     for (const r of a.reasons) process.stdout.write(`  - ${r}\n`);
-    process.stdout.write('Add a new collection, field, store or job name instead, backfill it, then stop using the old one.\n');
+    process.stdout.write(
+      'Add a new collection, field, store or job name instead, backfill it, then stop using the old one.\n',
+    );
   }
   process.stdout.write(`\n  ${c.bold(result.origin)}\n`);
 }
 
 /** A build error is printed as the compiler prints it, and nothing is sent. */
-async function preparePublishOrExit(dir: string, opts: { message?: string; bundle?: boolean }): Promise<Prepared> {
+async function preparePublishOrExit(
+  dir: string,
+  opts: { message?: string; bundle?: boolean },
+): Promise<Prepared> {
   try {
-    return await preparePublish(dir, { bundle: opts.bundle, message: opts.message, color: c.isColorSupported });
+    return await preparePublish(dir, {
+      bundle: opts.bundle,
+      message: opts.message,
+      color: c.isColorSupported,
+    });
   } catch (err) {
     if (err instanceof BuildError) process.stderr.write(err.pretty);
     throw err;

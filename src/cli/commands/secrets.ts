@@ -17,7 +17,9 @@ async function readValue(name: string): Promise<string> {
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 export async function secretsList(opts: { app?: string; json?: boolean }): Promise<void> {
@@ -25,27 +27,56 @@ export async function secretsList(opts: { app?: string; json?: boolean }): Promi
   const appId = await resolveAppId(opts.app);
   const r = await api.request('GET /v0/apps/{app_id}/secrets', { params: { app_id: appId } });
   if (opts.json) return printJson(r);
-  const rows = r.secrets.map((s) => ({ ...s, present: s.present ? c.green('set') : c.yellow('missing') }));
+  const rows = r.secrets.map((s) => ({
+    ...s,
+    present: s.present ? c.green('set') : c.yellow('missing'),
+  }));
   process.stdout.write(table(rows, ['name', 'present', 'updated_at']) + '\n');
 }
 
-export async function secretsSet(name: string, value: string | undefined, opts: { app?: string; json?: boolean }): Promise<void> {
+export async function secretsSet(
+  name: string,
+  value: string | undefined,
+  opts: { app?: string; json?: boolean },
+): Promise<void> {
   const appId = await resolveAppId(opts.app);
   const api = await createApi();
   const v = value ?? (await readValue(name));
   if (value !== undefined && process.stdout.isTTY) {
-    process.stderr.write(c.dim('note: a value on the command line may stay in your shell history; omit it to be prompted.\n'));
+    process.stderr.write(
+      c.dim(
+        'note: a value on the command line may stay in your shell history; omit it to be prompted.\n',
+      ),
+    );
   }
-  if (!v && value === undefined) throw new CliError('No value was given on stdin.', 'invalid_request', undefined, `echo -n "value" | platform secrets set ${name}`);
-  const r = await api.request('PUT /v0/apps/{app_id}/secrets/{name}', { params: { app_id: appId, name }, body: { value: v } });
+  if (!v && value === undefined)
+    throw new CliError(
+      'No value was given on stdin.',
+      'invalid_request',
+      undefined,
+      `echo -n "value" | platform secrets set ${name}`,
+    );
+  const r = await api.request('PUT /v0/apps/{app_id}/secrets/{name}', {
+    params: { app_id: appId, name },
+    body: { value: v },
+  });
   if (opts.json) return printJson(r);
-  process.stdout.write(`${c.green('✔ set')} ${r.name} ${c.dim('(the value is never shown again)')}\n`);
+  process.stdout.write(
+    `${c.green('✔ set')} ${r.name} ${c.dim('(the value is never shown again)')}\n`,
+  );
 }
 
-export async function secretsRm(name: string, opts: { app?: string; json?: boolean }): Promise<void> {
+export async function secretsRm(
+  name: string,
+  opts: { app?: string; json?: boolean },
+): Promise<void> {
   const appId = await resolveAppId(opts.app);
   const api = await createApi();
-  const r = await api.request('DELETE /v0/apps/{app_id}/secrets/{name}', { params: { app_id: appId, name } });
+  const r = await api.request('DELETE /v0/apps/{app_id}/secrets/{name}', {
+    params: { app_id: appId, name },
+  });
   if (opts.json) return printJson(r);
-  process.stdout.write(r.deleted ? `${c.green('✔ deleted')} ${name}\n` : `${name} was not set; nothing to delete.\n`);
+  process.stdout.write(
+    r.deleted ? `${c.green('✔ deleted')} ${name}\n` : `${name} was not set; nothing to delete.\n`,
+  );
 }

@@ -7,7 +7,14 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { freePort, portIsFree } from '../../lib/ports.ts';
 
-export type LocalService = { apiUrl: string; apiKey: string; accountId: string; appsUrl: (appId: string) => string; dataDir: string; stop(): Promise<void> };
+export type LocalService = {
+  apiUrl: string;
+  apiKey: string;
+  accountId: string;
+  appsUrl: (appId: string) => string;
+  dataDir: string;
+  stop(): Promise<void>;
+};
 
 const DEV_EMAIL = 'dev@dev.localhost';
 export const RUNNING_FILE = 'dev-service.json';
@@ -18,17 +25,25 @@ export function defaultDataDir(): string {
   return path.join(base, 'platform', 'dev');
 }
 
-export async function startLocalService(options: { dataDir: string; port: number; log: (line: string) => void }): Promise<LocalService> {
+export async function startLocalService(options: {
+  dataDir: string;
+  port: number;
+  log: (line: string) => void;
+}): Promise<LocalService> {
   // the server's modules load only for this command
-  const [{ loadConfig }, { createLogger }, { boot }, { startService }, users, plans] = await Promise.all([
-    import('../../config.ts'),
-    import('../../logger.ts'),
-    import('../../boot.ts'),
-    import('../../service.ts'),
-    import('../../users/service.ts'),
-    import('../../plans/operator.ts'),
+  const [{ loadConfig }, { createLogger }, { boot }, { startService }, users, plans] =
+    await Promise.all([
+      import('../../config.ts'),
+      import('../../logger.ts'),
+      import('../../boot.ts'),
+      import('../../service.ts'),
+      import('../../users/service.ts'),
+      import('../../plans/operator.ts'),
+    ]);
+  const [{ hashApiKey }, { findActiveKeyByHash }] = await Promise.all([
+    import('../../api-keys/keys.ts'),
+    import('../../api-keys/queries.ts'),
   ]);
-  const [{ hashApiKey }, { findActiveKeyByHash }] = await Promise.all([import('../../api-keys/keys.ts'), import('../../api-keys/queries.ts')]);
   await mkdir(options.dataDir, { recursive: true });
   const port = options.port && (await portIsFree(options.port)) ? options.port : await freePort();
   const config = loadConfig({
@@ -40,10 +55,14 @@ export async function startLocalService(options: { dataDir: string; port: number
     PLATFORM_SANDBOX_WORKERS: '1',
     PLATFORM_WORKER_CONCURRENCY: '2',
     // outbound fetches from app code go where the developer's machine can go (the API is still refused)
-    ...(process.env.PLATFORM_FETCH_ALLOW ? { PLATFORM_FETCH_ALLOW: process.env.PLATFORM_FETCH_ALLOW } : {}),
+    ...(process.env.PLATFORM_FETCH_ALLOW
+      ? { PLATFORM_FETCH_ALLOW: process.env.PLATFORM_FETCH_ALLOW }
+      : {}),
   });
   const log = createLogger(config.logLevel);
-  options.log(`starting a local platform (embedded Postgres in ${path.join(options.dataDir, 'postgres')})`);
+  options.log(
+    `starting a local platform (embedded Postgres in ${path.join(options.dataDir, 'postgres')})`,
+  );
   const booted = await boot(config, { log });
   const service = await startService(config, log, booted);
   try {
@@ -68,8 +87,15 @@ export async function startLocalService(options: { dataDir: string; port: number
       // a revoked key, or a database made afresh: issue another
       if (!(await findActiveKeyByHash(deps.db, hashApiKey(apiKey)))) apiKey = undefined;
     }
-    if (!apiKey) apiKey = (await users.addMember(deps.db, { accountId: accountId!, email: DEV_EMAIL, role: 'owner' })).api_key;
-    await writeFile(keyFile, JSON.stringify({ api_key: apiKey, account_id: accountId }, null, 2) + '\n', { mode: 0o600 });
+    if (!apiKey)
+      apiKey = (
+        await users.addMember(deps.db, { accountId: accountId!, email: DEV_EMAIL, role: 'owner' })
+      ).api_key;
+    await writeFile(
+      keyFile,
+      JSON.stringify({ api_key: apiKey, account_id: accountId }, null, 2) + '\n',
+      { mode: 0o600 },
+    );
     const apiUrl = `http://127.0.0.1:${service.port}`;
     // where other commands (`platform jobs run --dev`) find this running service
     const running = path.join(options.dataDir, RUNNING_FILE);
@@ -92,11 +118,18 @@ export async function startLocalService(options: { dataDir: string; port: number
 }
 
 /** The running `platform dev` service of a data directory and its key, for other commands; undefined when none runs. */
-export async function runningLocalService(dataDir: string): Promise<{ apiUrl: string; apiKey: string } | undefined> {
+export async function runningLocalService(
+  dataDir: string,
+): Promise<{ apiUrl: string; apiKey: string } | undefined> {
   try {
-    const running = JSON.parse(await readFile(path.join(dataDir, RUNNING_FILE), 'utf8')) as { api_url: string; pid: number };
+    const running = JSON.parse(await readFile(path.join(dataDir, RUNNING_FILE), 'utf8')) as {
+      api_url: string;
+      pid: number;
+    };
     process.kill(running.pid, 0); // throws when that process is gone
-    const key = JSON.parse(await readFile(path.join(dataDir, KEY_FILE), 'utf8')) as { api_key: string };
+    const key = JSON.parse(await readFile(path.join(dataDir, KEY_FILE), 'utf8')) as {
+      api_key: string;
+    };
     return { apiUrl: running.api_url, apiKey: key.api_key };
   } catch {
     return undefined;

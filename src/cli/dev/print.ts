@@ -2,7 +2,12 @@
 import type { EventSummary } from '../../events/schemas.ts';
 import { c } from '../output.ts';
 
-const LEVEL: Record<string, (s: string) => string> = { debug: c.dim, info: c.cyan, warn: c.yellow, error: c.red };
+const LEVEL: Record<string, (s: string) => string> = {
+  debug: c.dim,
+  info: c.cyan,
+  warn: c.yellow,
+  error: c.red,
+};
 
 function time(iso: string): string {
   return new Date(iso).toTimeString().slice(0, 8);
@@ -26,7 +31,11 @@ export function formatEvent(e: EventSummary): string {
     text = `${meta.method ?? ''} ${meta.path ?? ''} → ${meta.status ?? ''}: ${meta.error ?? e.message}`;
   } else if (e.type.startsWith('job.') || e.type.startsWith('webhook.')) {
     if (meta.error) extra = ` ${c.dim(String(meta.error))}`;
-  } else if (e.type.startsWith('release.') || e.type === 'secret.set' || e.type === 'secret.deleted') {
+  } else if (
+    e.type.startsWith('release.') ||
+    e.type === 'secret.set' ||
+    e.type === 'secret.deleted'
+  ) {
     return ''; // the dev loop prints publishes and secrets itself
   }
   let out = `${c.dim(time(e.created_at))} ${color(e.severity.padEnd(5))} ${label(e.type).padEnd(8)} ${text}${extra}`;

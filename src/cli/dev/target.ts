@@ -12,18 +12,29 @@ import { runningLocalService } from './local.ts';
 export async function devTarget(dir = '.'): Promise<{ api: Api; appId: string }> {
   let links: Record<string, string> = {};
   try {
-    links = JSON.parse(await readFile(path.join(dir, '.platform', 'dev.json'), 'utf8')) as Record<string, string>;
+    links = JSON.parse(await readFile(path.join(dir, '.platform', 'dev.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
   } catch {
     // never run here
   }
   for (const [key, appId] of Object.entries(links)) {
     if (key.startsWith('local:')) {
       const running = await runningLocalService(key.slice('local:'.length));
-      if (running) return { api: createApiFor({ apiUrl: running.apiUrl, apiKey: running.apiKey }), appId };
+      if (running)
+        return { api: createApiFor({ apiUrl: running.apiUrl, apiKey: running.apiKey }), appId };
     }
   }
   const saved = await resolveTarget();
-  const remote = Object.entries(links).find(([key]) => !key.startsWith('local:') && key === saved.apiUrl);
+  const remote = Object.entries(links).find(
+    ([key]) => !key.startsWith('local:') && key === saved.apiUrl,
+  );
   if (remote) return { api: createApiFor(saved), appId: remote[1] };
-  throw new CliError('No `platform dev` is running for this folder.', 'no_dev_app', undefined, 'Start `platform dev` in this folder first (in another terminal).');
+  throw new CliError(
+    'No `platform dev` is running for this folder.',
+    'no_dev_app',
+    undefined,
+    'Start `platform dev` in this folder first (in another terminal).',
+  );
 }

@@ -7,7 +7,8 @@ export const appReleasesPage: ConsolePage = {
   path: '/apps/:app_id',
   title: 'App',
   signedIn: true,
-  body: (p) => html`${appTabs(p.app_id!, 'Releases')}<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading releases…</p></section>`,
+  body: (p) =>
+    html`${appTabs(p.app_id!, 'Releases')}<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading releases…</p></section>`,
   script: `import { api, appHeading, appIdOf, boot, el, failure, say, show, table, when } from '/assets/console.js';
 const id = appIdOf();
 const BADGE = { live: 'live', inactive: 'muted', pending_secrets: 'warn', requires_migration: 'warn', failed: 'bad' };

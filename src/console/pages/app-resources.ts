@@ -8,7 +8,8 @@ export const appResourcesPage: ConsolePage = {
   path: '/apps/:app_id/resources',
   title: 'Resources',
   signedIn: true,
-  body: (p) => html`${appTabs(p.app_id!, 'Resources')}<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading resources…</p></section>`,
+  body: (p) =>
+    html`${appTabs(p.app_id!, 'Resources')}<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading resources…</p></section>`,
   script: `import { api, appHeading, appIdOf, boot, copyButton, el, failure, show, table } from '/assets/console.js';
 const id = appIdOf();
 ${formatBytes.toString()}

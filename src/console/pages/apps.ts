@@ -8,7 +8,8 @@ export const appsPage: ConsolePage = {
   title: 'Apps',
   nav: 'Apps',
   signedIn: true,
-  body: () => html`<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading apps…</p></section>`,
+  body: () =>
+    html`<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading apps…</p></section>`,
   script: `import { api, boot, el, failure, show, table, when } from '/assets/console.js';
 const s = await boot(true);
 if (s) {

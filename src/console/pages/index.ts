@@ -18,6 +18,26 @@ import { membersPage } from './members.ts';
 import { signInPage } from './sign-in.ts';
 import { signupPage } from './signup.ts';
 
-export function consolePageList(options: { devOutbox: boolean; plans: PlanCatalogue }): ConsolePage[] {
-  return [appsPage, keysPage, membersPage, accountPage(options.plans), billingPage(options.plans), appReleasesPage, appResourcesPage, appSecretsPage, appDomainsPage, appAnalyticsPage, appEventsPage, appInvitesPage, signInPage(options.devOutbox), confirmPage, signupPage, devicePage];
+export function consolePageList(options: {
+  devOutbox: boolean;
+  plans: PlanCatalogue;
+}): ConsolePage[] {
+  return [
+    appsPage,
+    keysPage,
+    membersPage,
+    accountPage(options.plans),
+    billingPage(options.plans),
+    appReleasesPage,
+    appResourcesPage,
+    appSecretsPage,
+    appDomainsPage,
+    appAnalyticsPage,
+    appEventsPage,
+    appInvitesPage,
+    signInPage(options.devOutbox),
+    confirmPage,
+    signupPage,
+    devicePage,
+  ];
 }

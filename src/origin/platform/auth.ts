@@ -9,7 +9,20 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import { hit, LIMITS, type Limit } from '../../abuse/limits.ts';
 import { acceptInvite, INVITE_PAGE } from '../../app-auth/invites.ts';
-import { LinkToken, LoginCredentials, login, logout, NewCredentials, NewPassword, readCookie, SESSION_COOKIE, sessionCookie, sessionUser, signup, startSessionFor } from '../../app-auth/service.ts';
+import {
+  LinkToken,
+  LoginCredentials,
+  login,
+  logout,
+  NewCredentials,
+  NewPassword,
+  readCookie,
+  SESSION_COOKIE,
+  sessionCookie,
+  sessionUser,
+  signup,
+  startSessionFor,
+} from '../../app-auth/service.ts';
 import { sendVerification, VERIFY_PAGE, verifyEmail } from '../../app-auth/verification.ts';
 import type { Deps } from '../../deps.ts';
 import { ApiError } from '../../errors.ts';
@@ -27,19 +40,34 @@ const Verification = v.object({ token: LinkToken });
 async function throttle(deps: Deps, what: string, checks: [string, Limit][]): Promise<void> {
   for (const [key, limit] of checks) {
     const h = await hit(deps.db, key, limit);
-    if (h.limited) throw new ApiError('abuse_throttled', `${what}; try again in ${h.retryAfterSeconds} seconds.`, { retry_after: h.retryAfterSeconds });
+    if (h.limited)
+      throw new ApiError(
+        'abuse_throttled',
+        `${what}; try again in ${h.retryAfterSeconds} seconds.`,
+        { retry_after: h.retryAfterSeconds },
+      );
   }
 }
 
 function page(html: string, requestId: string): Response {
-  return new Response(html, { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', [REQUEST_ID_HEADER]: requestId } });
+  return new Response(html, {
+    status: 200,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      [REQUEST_ID_HEADER]: requestId,
+    },
+  });
 }
 
-const token = (c: { req: { raw: Request } }) => readCookie(c.req.raw.headers.get('cookie'), SESSION_COOKIE);
+const token = (c: { req: { raw: Request } }) =>
+  readCookie(c.req.raw.headers.get('cookie'), SESSION_COOKIE);
 
 export const authRoutes = new Hono<OriginEnv>({ strict: true })
   .use(async (c, next) => {
-    if (!appUsersEnabled(c.env.release)) throw new ApiError('not_found', 'This app has no app-user sign-in.');
+    if (!appUsersEnabled(c.env.release))
+      throw new ApiError('not_found', 'This app has no app-user sign-in.');
     await next();
   })
   .get('/invite', (c) => page(INVITE_PAGE, c.env.requestId))
@@ -60,10 +88,14 @@ export const authRoutes = new Hono<OriginEnv>({ strict: true })
     const { deps, app, release, client } = c.env;
     sameOrigin(c.req.raw);
     const { email, password } = await readBody(c.req.raw, NewCredentials, MAX_BODY, CREDENTIALS);
-    if (!release.manifest.resources.auth?.public_signup) throw new ApiError('forbidden', 'Sign-up is by invitation for this app.');
-    await throttle(deps, 'Too many sign-ups from here', [[`app-signup:ip:${app.appId}:${client}`, LIMITS.appSignupPerClient]]);
+    if (!release.manifest.resources.auth?.public_signup)
+      throw new ApiError('forbidden', 'Sign-up is by invitation for this app.');
+    await throttle(deps, 'Too many sign-ups from here', [
+      [`app-signup:ip:${app.appId}:${client}`, LIMITS.appSignupPerClient],
+    ]);
     const { user, token: t } = await signup(deps, app.appId, email, password);
-    if (release.manifest.resources.auth?.email_verification) await sendVerification(deps, app.appId, release.manifest.app.name, user);
+    if (release.manifest.resources.auth?.email_verification)
+      await sendVerification(deps, app.appId, release.manifest.app.name, user);
     return send(c, 201, { user }, { 'set-cookie': sessionCookie(t) });
   })
   .post('/login', async (c) => {

@@ -19,8 +19,13 @@ export function sameOrigin(req: Request): void {
 
 /** The parsed JSON body, at most `maxBytes`: 400 unless sent as application/json and valid JSON, 413 beyond. */
 export async function readJson(req: Request, maxBytes: number): Promise<unknown> {
-  if (!isJsonType(req.headers.get('content-type'))) throw new ApiError('unsupported_media_type', 'Send the body as application/json.');
-  const bytes = await readBodyLimited(req, maxBytes, () => new ApiError('payload_too_large', 'Body too large.'));
+  if (!isJsonType(req.headers.get('content-type')))
+    throw new ApiError('unsupported_media_type', 'Send the body as application/json.');
+  const bytes = await readBodyLimited(
+    req,
+    maxBytes,
+    () => new ApiError('payload_too_large', 'Body too large.'),
+  );
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch {
@@ -29,18 +34,35 @@ export async function readJson(req: Request, maxBytes: number): Promise<unknown>
 }
 
 /** The JSON body validated against `schema`; `what` names it in the 400 (`Invalid <what>.`). */
-export async function readBody<S extends v.GenericSchema>(req: Request, schema: S, maxBytes: number, what = 'request body'): Promise<v.InferOutput<S>> {
+export async function readBody<S extends v.GenericSchema>(
+  req: Request,
+  schema: S,
+  maxBytes: number,
+  what = 'request body',
+): Promise<v.InferOutput<S>> {
   return parseWith(schema, await readJson(req, maxBytes), what);
 }
 
 /** A 405 naming the methods this path takes, in the message and in `Allow`. */
 export function notAllowed(...methods: string[]) {
-  const words = methods.length > 1 ? `${methods.slice(0, -1).join(', ')} or ${methods[methods.length - 1]}` : methods[0];
+  const words =
+    methods.length > 1
+      ? `${methods.slice(0, -1).join(', ')} or ${methods[methods.length - 1]}`
+      : methods[0];
   const allowHeader = (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
-  return (c: Context<OriginEnv>) => originJson(405, errorBody('method_not_allowed', `Use ${words}.`), c.env.requestId, { 'cache-control': 'no-store', allow: allowHeader });
+  return (c: Context<OriginEnv>) =>
+    originJson(405, errorBody('method_not_allowed', `Use ${words}.`), c.env.requestId, {
+      'cache-control': 'no-store',
+      allow: allowHeader,
+    });
 }
 
 /** A JSON answer with the request id; `/_platform` answers are about one visitor, so never cached. */
-export function send(c: Context<OriginEnv>, status: number, body: unknown, extra?: Record<string, string>): Response {
+export function send(
+  c: Context<OriginEnv>,
+  status: number,
+  body: unknown,
+  extra?: Record<string, string>,
+): Response {
   return originJson(status, body, c.env.requestId, { 'cache-control': 'no-store', ...extra });
 }

@@ -9,7 +9,14 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { requestUser, type AppUser } from '../../app-auth/service.ts';
-import { createRow, declaredCollection, deleteRow, getRow, listRowsPage, updateRow } from '../../data/service.ts';
+import {
+  createRow,
+  declaredCollection,
+  deleteRow,
+  getRow,
+  listRowsPage,
+  updateRow,
+} from '../../data/service.ts';
 import { ApiError } from '../../errors.ts';
 import { lookupId } from '../../lib/text.ts';
 import { originError } from '../respond.ts';
@@ -66,24 +73,43 @@ const collectionAccess: MiddlewareHandler<OriginEnv> = async (c, next) => {
   const user = await requestUser(deps, app.appId, release, c.req.raw);
   const { onlyOwner } = decide(writing ? spec.access.write : spec.access.read, user);
   if (writing) sameOrigin(c.req.raw);
-  c.set('collection', { name, spec, user, target: { appId: app.appId, accountId: app.accountId, manifest: release.manifest, actorUserId: user?.id ?? null, onlyOwnerId: onlyOwner ? user!.id : undefined } });
+  c.set('collection', {
+    name,
+    spec,
+    user,
+    target: {
+      appId: app.appId,
+      accountId: app.accountId,
+      manifest: release.manifest,
+      actorUserId: user?.id ?? null,
+      onlyOwnerId: onlyOwner ? user!.id : undefined,
+    },
+  });
   await next();
 };
 
 /** `?field=value…&limit=&cursor=`: declared fields filter; anything else is refused by name. */
-function listQuery(url: string, fields: Record<string, { type: string }>): { where: Record<string, unknown>; limit: number; after?: { at: Date; id: string } } {
+function listQuery(
+  url: string,
+  fields: Record<string, { type: string }>,
+): { where: Record<string, unknown>; limit: number; after?: { at: Date; id: string } } {
   const where: Record<string, unknown> = {};
   let limit = BROWSER_DEFAULT_LIMIT;
   let after: { at: Date; id: string } | undefined;
   for (const [k, v] of new URL(url).searchParams) {
     if (k === 'limit') {
       limit = Number(v);
-      if (!Number.isInteger(limit) || limit < 1 || limit > BROWSER_MAX_LIMIT) throw new ApiError('invalid_request', `limit must be 1 to ${BROWSER_MAX_LIMIT}.`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > BROWSER_MAX_LIMIT)
+        throw new ApiError('invalid_request', `limit must be 1 to ${BROWSER_MAX_LIMIT}.`);
     } else if (k === 'cursor') {
       after = decodeCursor(v);
-      if (!after) throw new ApiError('invalid_request', 'cursor must be one this endpoint returned.');
+      if (!after)
+        throw new ApiError('invalid_request', 'cursor must be one this endpoint returned.');
     } else if (fields[k]) where[k] = coerce(fields[k]!.type, v);
-    else throw new ApiError('invalid_request', `Unknown filter "${k}".`, { fields: { [k]: ['is not a declared field'] } });
+    else
+      throw new ApiError('invalid_request', `Unknown filter "${k}".`, {
+        fields: { [k]: ['is not a declared field'] },
+      });
   }
   return { where, limit, after };
 }
@@ -96,13 +122,26 @@ for (const path of ['/:collection', '/:collection/']) {
       const { name, spec, target } = c.var.collection;
       const { where, limit, after } = listQuery(c.req.url, spec.fields);
       // one row more than asked tells whether there are more; a page cut at MAX_PAGE_BYTES has more too
-      const { rows, cut } = await listRowsPage(c.env.deps, target, name, { where, limit: limit + 1 }, { after });
+      const { rows, cut } = await listRowsPage(
+        c.env.deps,
+        target,
+        name,
+        { where, limit: limit + 1 },
+        { after },
+      );
       const page = rows.slice(0, limit);
-      return send(c, 200, { rows: page, cursor: cut || rows.length > limit ? encodeCursor(page[page.length - 1]!) : null });
+      return send(c, 200, {
+        rows: page,
+        cursor: cut || rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+      });
     })
     .post(path, async (c) => {
       const { name, target } = c.var.collection;
-      return send(c, 201, await createRow(c.env.deps, target, name, await readJson(c.req.raw, MAX_BODY)));
+      return send(
+        c,
+        201,
+        await createRow(c.env.deps, target, name, await readJson(c.req.raw, MAX_BODY)),
+      );
     })
     .all(path, notAllowed('GET', 'POST'));
 }
@@ -117,7 +156,17 @@ for (const path of ['/:collection/:id', '/:collection/:id/']) {
     })
     .patch(path, async (c) => {
       const { name, target } = c.var.collection;
-      return send(c, 200, await updateRow(c.env.deps, target, name, lookupId(c.req.param('id')), await readJson(c.req.raw, MAX_BODY)));
+      return send(
+        c,
+        200,
+        await updateRow(
+          c.env.deps,
+          target,
+          name,
+          lookupId(c.req.param('id')),
+          await readJson(c.req.raw, MAX_BODY),
+        ),
+      );
     })
     .delete(path, async (c) => {
       const { name, target } = c.var.collection;
@@ -129,4 +178,13 @@ for (const path of ['/:collection/:id', '/:collection/:id/']) {
 }
 dataRoutes
   // a row the caller may not see and a row that does not exist look the same
-  .onError((err, c) => originError(c.env.deps, err instanceof ApiError && err.code === 'not_found' ? new ApiError('not_found', 'Not found.') : err, c.env.requestId, { extra: { 'cache-control': 'no-store' } }));
+  .onError((err, c) =>
+    originError(
+      c.env.deps,
+      err instanceof ApiError && err.code === 'not_found'
+        ? new ApiError('not_found', 'Not found.')
+        : err,
+      c.env.requestId,
+      { extra: { 'cache-control': 'no-store' } },
+    ),
+  );

@@ -15,7 +15,17 @@ import { notAllowed } from './body.ts';
 import { compressAnswer } from '../compress-answer.ts';
 import type { OriginEnv } from './env.ts';
 
-const INLINE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'text/plain', 'application/pdf', 'audio/mpeg', 'video/mp4']);
+const INLINE = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+  'text/plain',
+  'application/pdf',
+  'audio/mpeg',
+  'video/mp4',
+]);
 
 export function contentDisposition(type: string, filename: string): string {
   const bare = type.split(';')[0]!.trim().toLowerCase();
@@ -32,12 +42,24 @@ export const fileRoutes = new Hono<OriginEnv>({ strict: true })
     if (!spec) throw new ApiError('not_found', 'Not found.');
     if (!spec.public) {
       const url = new URL(req.url);
-      const sig = verifySignature(deps, app.appId, url.pathname, url.searchParams.get('expires'), url.searchParams.get('sig'));
-      if (sig === 'invalid') throw new ApiError('forbidden', 'The signature of this URL is not valid.');
+      const sig = verifySignature(
+        deps,
+        app.appId,
+        url.pathname,
+        url.searchParams.get('expires'),
+        url.searchParams.get('sig'),
+      );
+      if (sig === 'invalid')
+        throw new ApiError('forbidden', 'The signature of this URL is not valid.');
       if (sig === 'expired') throw new ApiError('forbidden', 'This URL has expired.');
-      if (sig === 'missing' && !(await requestUser(deps, app.appId, release, req))) throw new ApiError('unauthorized', 'This file needs a signed-in user or a signed URL.');
+      if (sig === 'missing' && !(await requestUser(deps, app.appId, release, req)))
+        throw new ApiError('unauthorized', 'This file needs a signed-in user or a signed URL.');
     }
-    const file = await liveFile(deps.db, { appId: app.appId, store, fileId: c.req.param('file_id') });
+    const file = await liveFile(deps.db, {
+      appId: app.appId,
+      store,
+      fileId: c.req.param('file_id'),
+    });
     if (!file) throw new ApiError('not_found', 'Not found.');
     const etag = etagOf(file.sha256);
     const headers: Record<string, string> = {
@@ -49,12 +71,20 @@ export const fileRoutes = new Hono<OriginEnv>({ strict: true })
       'content-security-policy': "sandbox; default-src 'none'",
       [REQUEST_ID_HEADER]: c.env.requestId,
     };
-    if (matchesIfNoneMatch(req.headers.get('if-none-match') ?? undefined, etag)) return new Response(null, { status: 304, headers });
+    if (matchesIfNoneMatch(req.headers.get('if-none-match') ?? undefined, etag))
+      return new Response(null, { status: 304, headers });
     headers['content-length'] = String(file.size);
     if (req.method === 'HEAD') return new Response(null, { status: 200, headers });
-    const body = await caches.body(app.accountId, { sha256: file.sha256, etag, size: Number(file.size) });
+    const body = await caches.body(app.accountId, {
+      sha256: file.sha256,
+      etag,
+      size: Number(file.size),
+    });
     // a large file from the object store streams through as it is (not compressed on the fly)
     if (body instanceof ReadableStream) return new Response(body, { status: 200, headers });
-    return new Response((await compressAnswer(req, headers, body)) as Uint8Array<ArrayBuffer>, { status: 200, headers });
+    return new Response((await compressAnswer(req, headers, body)) as Uint8Array<ArrayBuffer>, {
+      status: 200,
+      headers,
+    });
   })
   .all('/:store/:file_id', notAllowed('GET'));

@@ -18,5 +18,12 @@ export const platformRoutes = new Hono<OriginEnv>({ strict: true })
   .route('/data', dataRoutes)
   .route('/files', fileRoutes)
   .route('/webhooks', webhookRoutes)
-  .notFound((c) => originJson(404, errorBody('not_found', 'Unknown reserved path.'), c.env.requestId))
-  .onError((err, c) => originError(c.env.deps, err, c.env.requestId, { app_id: c.env.app.appId, extra: { 'cache-control': 'no-store' } }));
+  .notFound((c) =>
+    originJson(404, errorBody('not_found', 'Unknown reserved path.'), c.env.requestId),
+  )
+  .onError((err, c) =>
+    originError(c.env.deps, err, c.env.requestId, {
+      app_id: c.env.app.appId,
+      extra: { 'cache-control': 'no-store' },
+    }),
+  );

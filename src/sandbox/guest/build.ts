@@ -8,7 +8,14 @@
  * `npm start` stay the whole set-up, on Node and on Deno).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,7 +30,11 @@ export type GuestCode = { prelude: string; chunks: GuestChunks };
 function sourceHash(files: string[]): string {
   const h = createHash('sha256');
   h.update(readFileSync(PRELUDE)).update('\0');
-  for (const f of files) h.update(f).update('\0').update(readFileSync(path.join(CHUNKS_DIR, f))).update('\0');
+  for (const f of files)
+    h.update(f)
+      .update('\0')
+      .update(readFileSync(path.join(CHUNKS_DIR, f)))
+      .update('\0');
   for (const lock of ['package-lock.json', 'package.json']) {
     const p = path.join(ROOT, lock);
     if (existsSync(p)) {
@@ -36,7 +47,9 @@ function sourceHash(files: string[]): string {
 
 /** The prelude, and each chunk's code: a script whose value is its install function. */
 export async function guestCode(): Promise<GuestCode> {
-  const files = readdirSync(CHUNKS_DIR).filter((f) => f.endsWith('.js')).sort();
+  const files = readdirSync(CHUNKS_DIR)
+    .filter((f) => f.endsWith('.js'))
+    .sort();
   const cached = path.join(CACHE_DIR, `${sourceHash(files)}.json`);
   if (existsSync(cached)) return JSON.parse(readFileSync(cached, 'utf8')) as GuestCode;
   const { build, transform } = await import('esbuild');
@@ -58,9 +71,17 @@ export async function guestCode(): Promise<GuestCode> {
       logLevel: 'silent',
     });
     // `var __chunk` is local to the wrapper: evaluating the script leaves nothing global behind.
-    chunks[f.slice(0, -3)] = `(function(){${result.outputFiles[0]!.text}\nreturn __chunk.default;})()`;
+    chunks[f.slice(0, -3)] =
+      `(function(){${result.outputFiles[0]!.text}\nreturn __chunk.default;})()`;
   }
-  const prelude = (await transform(readFileSync(PRELUDE, 'utf8'), { minifyWhitespace: true, minifySyntax: true, target: 'es2022', legalComments: 'none' })).code;
+  const prelude = (
+    await transform(readFileSync(PRELUDE, 'utf8'), {
+      minifyWhitespace: true,
+      minifySyntax: true,
+      target: 'es2022',
+      legalComments: 'none',
+    })
+  ).code;
   const out: GuestCode = { prelude, chunks };
   mkdirSync(CACHE_DIR, { recursive: true });
   const tmp = `${cached}.${process.pid}.${Date.now()}.tmp`;

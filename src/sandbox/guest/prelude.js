@@ -4,13 +4,18 @@
 // crypto, console, timers, fetch, TextEncoder and the rest as lazily loaded chunks) on top of `__host`, a small set
 // of synchronous functions the worker provides (Node's own URL, UTF-8, base64 and crypto), then
 // removes `__host` from the global scope. Nothing here can reach the network or file system.
-(/** @param {import('../host-api.ts').HostApi} host */ function (host) {
+/** @param {import('../host-api.ts').HostApi} host */ (function (host) {
   'use strict';
   var G = globalThis;
   var defineProperty = Object.defineProperty;
   var getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   var hide = function (obj, name, value) {
-    defineProperty(obj, name, { value: value, writable: true, configurable: true, enumerable: false });
+    defineProperty(obj, name, {
+      value: value,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
   };
 
   // ---- lazily loaded parts -----------------------------------------------------------------------
@@ -19,9 +24,15 @@
   var loadedChunks = {};
   var provided = {};
   var platform = {
-    define: function (name, value) { hide(G, name, value); },
-    load: function (chunk) { loadChunk(chunk); },
-    provide: function (name, value) { provided[name] = value; },
+    define: function (name, value) {
+      hide(G, name, value);
+    },
+    load: function (chunk) {
+      loadChunk(chunk);
+    },
+    provide: function (name, value) {
+      provided[name] = value;
+    },
     // set by the crypto chunk
     crypto: {},
     /** @type {Record<string, any>} what the chunks that are parts of the prelude (fetch, text, url-search-params, console, timers, crypto) use of it */
@@ -52,18 +63,42 @@
           if (!d || d.get) throw new Error('platform chunk ' + chunk + ' did not define ' + name);
           return d.value;
         },
-        set: function (v) { hide(G, name, v); },
+        set: function (v) {
+          hide(G, name, v);
+        },
       });
     });
   };
-  lazy('events', ['Event', 'EventTarget', 'CustomEvent', 'AbortController', 'AbortSignal', 'DOMException']);
+  lazy('events', [
+    'Event',
+    'EventTarget',
+    'CustomEvent',
+    'AbortController',
+    'AbortSignal',
+    'DOMException',
+  ]);
   lazy('structured-clone', ['structuredClone']);
   lazy('url-pattern', ['URLPattern']);
   lazy('subtle', ['CryptoKey', 'SubtleCrypto', 'Crypto']);
-  lazy('streams', ['ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest', 'ReadableStreamDefaultController',
-    'ReadableByteStreamController', 'WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController', 'TransformStream',
-    'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy', 'TextEncoderStream', 'TextDecoderStream',
-    'CompressionStream', 'DecompressionStream']);
+  lazy('streams', [
+    'ReadableStream',
+    'ReadableStreamDefaultReader',
+    'ReadableStreamBYOBReader',
+    'ReadableStreamBYOBRequest',
+    'ReadableStreamDefaultController',
+    'ReadableByteStreamController',
+    'WritableStream',
+    'WritableStreamDefaultWriter',
+    'WritableStreamDefaultController',
+    'TransformStream',
+    'TransformStreamDefaultController',
+    'ByteLengthQueuingStrategy',
+    'CountQueuingStrategy',
+    'TextEncoderStream',
+    'TextDecoderStream',
+    'CompressionStream',
+    'DecompressionStream',
+  ]);
   lazy('forms', ['Blob', 'File', 'FormData']);
   lazy('intl', ['Intl']);
   lazy('fetch', ['fetch']);
@@ -74,30 +109,58 @@
   lazy('crypto', ['crypto']);
   // Parts every instance had before they became chunks: the worker loads them into a spare instance
   // when it has time to spare (src/sandbox/instances.ts), and not when cold starts queue up.
-  hide(G, '__preload', function () { ['url-search-params', 'console', 'timers', 'crypto'].forEach(loadChunk); });
+  hide(G, '__preload', function () {
+    ['url-search-params', 'console', 'timers', 'crypto'].forEach(loadChunk);
+  });
   // The built-ins' locale methods answer as Node's do (QuickJS has no locale data).
-  var toLocale = function (method, args, locales, options) { loadChunk('intl'); return provided.toLocale(method, args, locales, options); };
-  hide(Number.prototype, 'toLocaleString', function (l, o) { return toLocale('number', [Number(this)], l, o); });
-  hide(BigInt.prototype, 'toLocaleString', function (l, o) { return toLocale('number', [BigInt(this)], l, o); });
-  hide(Date.prototype, 'toLocaleString', function (l, o) { return toLocale('date', [this], l, o); });
-  hide(Date.prototype, 'toLocaleDateString', function (l, o) { return toLocale('dateOnly', [this], l, o); });
-  hide(Date.prototype, 'toLocaleTimeString', function (l, o) { return toLocale('time', [this], l, o); });
-  hide(String.prototype, 'localeCompare', function (that, l, o) { return toLocale('compare', [String(this), String(that)], l, o); });
+  var toLocale = function (method, args, locales, options) {
+    loadChunk('intl');
+    return provided.toLocale(method, args, locales, options);
+  };
+  hide(Number.prototype, 'toLocaleString', function (l, o) {
+    return toLocale('number', [Number(this)], l, o);
+  });
+  hide(BigInt.prototype, 'toLocaleString', function (l, o) {
+    return toLocale('number', [BigInt(this)], l, o);
+  });
+  hide(Date.prototype, 'toLocaleString', function (l, o) {
+    return toLocale('date', [this], l, o);
+  });
+  hide(Date.prototype, 'toLocaleDateString', function (l, o) {
+    return toLocale('dateOnly', [this], l, o);
+  });
+  hide(Date.prototype, 'toLocaleTimeString', function (l, o) {
+    return toLocale('time', [this], l, o);
+  });
+  hide(String.prototype, 'localeCompare', function (that, l, o) {
+    return toLocale('compare', [String(this), String(that)], l, o);
+  });
   // A body may be a stream, a Blob or FormData only if app code made one, so their chunks are loaded by then.
-  var isLoaded = function (chunk) { return loadedChunks[chunk] === 'loaded'; };
+  var isLoaded = function (chunk) {
+    return loadedChunks[chunk] === 'loaded';
+  };
   // Strings cross to and from the host as JSON text, so a NUL inside them survives.
-  var utf8 = function (s) { return new Uint8Array(host.utf8Encode(JSON.stringify(String(s)))); };
-  var utf8Decode = function (buffer, fatal, ignoreBOM) { return JSON.parse(host.utf8Decode(buffer, fatal, ignoreBOM)); };
+  var utf8 = function (s) {
+    return new Uint8Array(host.utf8Encode(JSON.stringify(String(s))));
+  };
+  var utf8Decode = function (buffer, fatal, ignoreBOM) {
+    return JSON.parse(host.utf8Decode(buffer, fatal, ignoreBOM));
+  };
   var bytesOf = function (v) {
     if (v instanceof ArrayBuffer) return new Uint8Array(v.slice(0));
-    if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
+    if (ArrayBuffer.isView(v))
+      return new Uint8Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
     return null;
   };
 
   // ---- URL / URLSearchParams ------------------------------------------------------------------
   // Strings enter the host as C strings, which end at a NUL and carry a lone surrogate as three
   // bytes: one holding either crosses as JSON behind U+0002 (the host's `text()` reads it back).
-  var wire = function (s) { return /[\u0000\uD800-\uDFFF]/.test(s) || s.charCodeAt(0) === 2 ? '\u0002' + JSON.stringify(s) : s; };
+  var wire = function (s) {
+    return /[\u0000\uD800-\uDFFF]/.test(s) || s.charCodeAt(0) === 2
+      ? '\u0002' + JSON.stringify(s)
+      : s;
+  };
   // A query with nothing to decode (no `%`, no `+`, no lone surrogate for UTF-8 to replace) splits
   // here as the urlencoded parser would; anything else is Node's to parse (one host call).
   var queryPairs = function (s) {
@@ -112,14 +175,42 @@
     }
     return out;
   };
-  var URL_PARTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];
+  var URL_PARTS = [
+    'href',
+    'origin',
+    'protocol',
+    'username',
+    'password',
+    'host',
+    'hostname',
+    'port',
+    'pathname',
+    'search',
+    'hash',
+  ];
   /** @returns {import('../host-api.ts').UrlParts} */
   var urlParts = function (joined) {
     var a = joined.split('\u0001');
-    return { href: a[0], origin: a[1], protocol: a[2], username: a[3], password: a[4], host: a[5], hostname: a[6], port: a[7], pathname: a[8], search: a[9], hash: a[10] };
+    return {
+      href: a[0],
+      origin: a[1],
+      protocol: a[2],
+      username: a[3],
+      password: a[4],
+      host: a[5],
+      hostname: a[6],
+      port: a[7],
+      pathname: a[8],
+      search: a[9],
+      hash: a[10],
+    };
   };
   // without a base, one argument: the host then has no second value to inspect
-  var parseUrl = function (url, base) { return base === undefined ? host.urlParse(wire(String(url))) : host.urlParse(wire(String(url)), wire(String(base))); };
+  var parseUrl = function (url, base) {
+    return base === undefined
+      ? host.urlParse(wire(String(url)))
+      : host.urlParse(wire(String(url)), wire(String(base)));
+  };
   class URL {
     constructor(url, base) {
       var parts = parseUrl(url, base);
@@ -129,36 +220,83 @@
       hide(this, '_p', urlParts(parts));
       hide(this, '_sp', null);
     }
-    static canParse(url, base) { return parseUrl(url, base) !== undefined; }
-    static parse(url, base) { try { return new URL(url, base); } catch (e) { return null; } }
+    static canParse(url, base) {
+      return parseUrl(url, base) !== undefined;
+    }
+    static parse(url, base) {
+      try {
+        return new URL(url, base);
+      } catch (e) {
+        return null;
+      }
+    }
     _set(part, value) {
       var parts = host.urlSet(this._p.href, part, wire(String(value)));
       if (parts !== undefined) this._p = urlParts(parts);
       if (part === 'search' || part === 'href') this._sp = null;
     }
-    _setSearch(s) { this._set('search', s); }
+    _setSearch(s) {
+      this._set('search', s);
+    }
     get searchParams() {
-      if (!this._sp) { loadChunk('url-search-params'); var sp = new provided.URLSearchParams(this._p.search); sp._url = this; hide(this, '_sp', sp); }
+      if (!this._sp) {
+        loadChunk('url-search-params');
+        var sp = new provided.URLSearchParams(this._p.search);
+        sp._url = this;
+        hide(this, '_sp', sp);
+      }
       return this._sp;
     }
-    toString() { return this._p.href; }
-    toJSON() { return this._p.href; }
+    toString() {
+      return this._p.href;
+    }
+    toJSON() {
+      return this._p.href;
+    }
   }
   URL_PARTS.forEach(function (part) {
     Object.defineProperty(URL.prototype, part, {
-      get: function () { return this._p[part]; },
-      set: part === 'origin' ? undefined : function (v) { this._set(part, v); },
-      enumerable: true, configurable: true,
+      get: function () {
+        return this._p[part];
+      },
+      set:
+        part === 'origin'
+          ? undefined
+          : function (v) {
+              this._set(part, v);
+            },
+      enumerable: true,
+      configurable: true,
     });
   });
 
   // ---- base64 (crypto, timers and console are chunks) ----------------------------------------
-  var atob = function (s) { return JSON.parse(host.atob(wire(String(s)))); };
-  var btoa = function (s) { return host.btoa(JSON.stringify(String(s))); };
+  var atob = function (s) {
+    return JSON.parse(host.atob(wire(String(s))));
+  };
+  var btoa = function (s) {
+    return host.btoa(JSON.stringify(String(s)));
+  };
 
   // Internal slots of Headers, Request and Response: symbol keys stay out of Object.keys and JSON.stringify,
   // and cost a plain property store (defineProperty per slot was most of a Response's construction).
-  var $map = Symbol('map'), $used = Symbol('used'), $bytes = Symbol('bytes'), $text = Symbol('text'), $url = Symbol('url'), $method = Symbol('method'), $headerLines = Symbol('headerLines'), $headers = Symbol('headers'), $signal = Symbol('signal'), $user = Symbol('user'), $statusText = Symbol('statusText'), $status = Symbol('status'), $redirect = Symbol('redirect'), $redirected = Symbol('redirected'), $source = Symbol('source'), $stream = Symbol('stream'), $hostBody = Symbol('hostBody');
+  var $map = Symbol('map'),
+    $used = Symbol('used'),
+    $bytes = Symbol('bytes'),
+    $text = Symbol('text'),
+    $url = Symbol('url'),
+    $method = Symbol('method'),
+    $headerLines = Symbol('headerLines'),
+    $headers = Symbol('headers'),
+    $signal = Symbol('signal'),
+    $user = Symbol('user'),
+    $statusText = Symbol('statusText'),
+    $status = Symbol('status'),
+    $redirect = Symbol('redirect'),
+    $redirected = Symbol('redirected'),
+    $source = Symbol('source'),
+    $stream = Symbol('stream'),
+    $hostBody = Symbol('hostBody');
 
   // ---- Headers --------------------------------------------------------------------------------
   var TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -186,7 +324,10 @@
     constructor(init) {
       this[$map] = new Map();
       if (init === undefined || init === null) return;
-      if (init instanceof Headers) { for (var e of init[$map]) this[$map].set(e[0], e[1].slice()); return; }
+      if (init instanceof Headers) {
+        for (var e of init[$map]) this[$map].set(e[0], e[1].slice());
+        return;
+      }
       if (typeof init[Symbol.iterator] === 'function') {
         for (var pair of init) {
           var arr = Array.from(pair);
@@ -197,23 +338,48 @@
       }
       for (var k of Object.keys(init)) this.append(k, init[k]);
     }
-    append(n, v) { n = normName(n); var l = this[$map].get(n); if (l) l.push(normValue(v)); else this[$map].set(n, [normValue(v)]); }
-    set(n, v) { this[$map].set(normName(n), [normValue(v)]); }
-    get(n) { var l = this[$map].get(normName(n)); return l ? l.join(', ') : null; }
-    getSetCookie() { return (this[$map].get('set-cookie') || []).slice(); }
-    has(n) { return this[$map].has(normName(n)); }
-    delete(n) { this[$map].delete(normName(n)); }
-    forEach(cb, thisArg) { for (var e of this.entries()) cb.call(thisArg, e[1], e[0], this); }
+    append(n, v) {
+      n = normName(n);
+      var l = this[$map].get(n);
+      if (l) l.push(normValue(v));
+      else this[$map].set(n, [normValue(v)]);
+    }
+    set(n, v) {
+      this[$map].set(normName(n), [normValue(v)]);
+    }
+    get(n) {
+      var l = this[$map].get(normName(n));
+      return l ? l.join(', ') : null;
+    }
+    getSetCookie() {
+      return (this[$map].get('set-cookie') || []).slice();
+    }
+    has(n) {
+      return this[$map].has(normName(n));
+    }
+    delete(n) {
+      this[$map].delete(normName(n));
+    }
+    forEach(cb, thisArg) {
+      for (var e of this.entries()) cb.call(thisArg, e[1], e[0], this);
+    }
     *entries() {
       var names = Array.from(this[$map].keys()).sort();
       for (var n of names) {
-        if (n === 'set-cookie') { for (var c of this[$map].get(n)) yield [n, c]; }
-        else yield [n, this[$map].get(n).join(', ')];
+        if (n === 'set-cookie') {
+          for (var c of this[$map].get(n)) yield [n, c];
+        } else yield [n, this[$map].get(n).join(', ')];
       }
     }
-    *keys() { for (var e of this.entries()) yield e[0]; }
-    *values() { for (var e of this.entries()) yield e[1]; }
-    [Symbol.iterator]() { return this.entries(); }
+    *keys() {
+      for (var e of this.entries()) yield e[0];
+    }
+    *values() {
+      for (var e of this.entries()) yield e[1];
+    }
+    [Symbol.iterator]() {
+      return this.entries();
+    }
   }
 
   // ---- Body, Request, Response ----------------------------------------------------------------
@@ -224,7 +390,8 @@
       return utf8(body);
     }
     if (isLoaded('url-search-params') && body instanceof provided.URLSearchParams) {
-      if (!headers.has('content-type')) headers.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      if (!headers.has('content-type'))
+        headers.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
       return utf8(body.toString());
     }
     var b = bytesOf(body);
@@ -243,41 +410,73 @@
   };
   /** Sets a body from `extract`: bytes, or a stream read when the body is consumed. */
   var setBody = function (target, body) {
-    if (body && !(body instanceof Uint8Array)) { target[$source] = body; target[$bytes] = null; }
-    else target[$bytes] = body;
+    if (body && !(body instanceof Uint8Array)) {
+      target[$source] = body;
+      target[$bytes] = null;
+    } else target[$bytes] = body;
   };
   var MAX_STREAM_BODY = 16 * 1024 * 1024;
   /** A failed host read as the TypeError app code gets. */
   var fetchError = function (e) {
     var info;
-    try { info = JSON.parse(e.message); } catch (x) { info = { message: String(e && e.message) }; }
+    try {
+      info = JSON.parse(e.message);
+    } catch (x) {
+      info = { message: String(e && e.message) };
+    }
     return new TypeError(info.message);
   };
   var BodyMixin = {
     _take: function () {
-      if (this[$used] || (this[$stream] && this[$stream].locked)) return Promise.reject(new TypeError('Body has already been consumed'));
+      if (this[$used] || (this[$stream] && this[$stream].locked))
+        return Promise.reject(new TypeError('Body has already been consumed'));
       this[$used] = true;
       if (this[$hostBody]) {
         var hostId = this[$hostBody];
         this[$hostBody] = undefined;
-        return host.fetchRead(hostId, true).then(function (pair) { return new Uint8Array(pair[1]); }, function (e) { throw fetchError(e); });
+        return host.fetchRead(hostId, true).then(
+          function (pair) {
+            return new Uint8Array(pair[1]);
+          },
+          function (e) {
+            throw fetchError(e);
+          },
+        );
       }
       if (this[$source]) return provided.readAll(this[$source], MAX_STREAM_BODY);
       return Promise.resolve(this[$bytes] || new Uint8Array(0));
     },
-    arrayBuffer: function () { return this._take().then(function (b) { return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength); }); },
-    bytes: function () { return this._take().then(function (b) { return new Uint8Array(b); }); },
-    text: function () { return this._take().then(function (b) { return utf8Decode(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength), false, false); }); },
-    json: function () { return this.text().then(JSON.parse); },
+    arrayBuffer: function () {
+      return this._take().then(function (b) {
+        return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+      });
+    },
+    bytes: function () {
+      return this._take().then(function (b) {
+        return new Uint8Array(b);
+      });
+    },
+    text: function () {
+      return this._take().then(function (b) {
+        return utf8Decode(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength), false, false);
+      });
+    },
+    json: function () {
+      return this.text().then(JSON.parse);
+    },
     formData: function () {
       loadChunk('forms');
       var type = this.headers.get('content-type');
-      return this._take().then(function (b) { return provided.parseForm(b, type); });
+      return this._take().then(function (b) {
+        return provided.parseForm(b, type);
+      });
     },
     blob: function () {
       loadChunk('forms');
       var type = this.headers.get('content-type') || '';
-      return this._take().then(function (b) { return provided.newBlob(b, type); });
+      return this._take().then(function (b) {
+        return provided.newBlob(b, type);
+      });
     },
   };
   /** The body as a ReadableStream: the app's own stream, or one made (once) of the bytes. */
@@ -288,23 +487,43 @@
       loadChunk('streams');
       target[$source] = new G.ReadableStream({
         pull: function (c) {
-          return host.fetchRead(hostId, false).then(function (pair) {
-            if (JSON.parse(pair[0]).done) c.close();
-            else c.enqueue(new Uint8Array(pair[1]));
-          }, function (e) { throw fetchError(e); });
+          return host.fetchRead(hostId, false).then(
+            function (pair) {
+              if (JSON.parse(pair[0]).done) c.close();
+              else c.enqueue(new Uint8Array(pair[1]));
+            },
+            function (e) {
+              throw fetchError(e);
+            },
+          );
         },
-        cancel: function () { host.fetchAbort(hostId); },
+        cancel: function () {
+          host.fetchAbort(hostId);
+        },
       });
     }
     if (target[$source]) return target[$source];
     if (!bytes || !bytes.length) return null;
-    if (!target[$stream]) { loadChunk('streams'); target[$stream] = provided.streamOf(bytes); }
+    if (!target[$stream]) {
+      loadChunk('streams');
+      target[$stream] = provided.streamOf(bytes);
+    }
     return target[$stream];
   };
   var mixBody = function (C) {
     for (var k of Object.keys(BodyMixin)) hide(C.prototype, k, BodyMixin[k]);
-    Object.defineProperty(C.prototype, 'bodyUsed', { get: function () { return !!this[$used]; }, configurable: true });
-    Object.defineProperty(C.prototype, 'body', { get: function () { return bodyStream(this, this[$bytes]); }, configurable: true });
+    Object.defineProperty(C.prototype, 'bodyUsed', {
+      get: function () {
+        return !!this[$used];
+      },
+      configurable: true,
+    });
+    Object.defineProperty(C.prototype, 'body', {
+      get: function () {
+        return bodyStream(this, this[$bytes]);
+      },
+      configurable: true,
+    });
   };
 
   var METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];
@@ -318,41 +537,86 @@
       if (METHODS.indexOf(method.toUpperCase()) >= 0) method = method.toUpperCase();
       this[$url] = parsed.toString();
       this[$method] = method;
-      this[$headers] = new Headers(init.headers !== undefined ? init.headers : src ? src.headers : undefined);
-      var body = init.body !== undefined ? extract(init.body, this[$headers]) : src ? src[$source] || src[$bytes] : null;
-      if (body && (method === 'GET' || method === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body');
+      this[$headers] = new Headers(
+        init.headers !== undefined ? init.headers : src ? src.headers : undefined,
+      );
+      var body =
+        init.body !== undefined
+          ? extract(init.body, this[$headers])
+          : src
+            ? src[$source] || src[$bytes]
+            : null;
+      if (body && (method === 'GET' || method === 'HEAD'))
+        throw new TypeError('Request with GET/HEAD method cannot have body');
       setBody(this, body);
       this[$used] = false;
-      this[$signal] = init.signal || (src ? src.signal : null) || { aborted: false, addEventListener: function () {}, removeEventListener: function () {} };
-      var redirect = init.redirect !== undefined ? String(init.redirect) : src ? src.redirect : 'follow';
-      if (redirect !== 'follow' && redirect !== 'manual' && redirect !== 'error') throw new TypeError('Request redirect must be follow, manual or error');
+      this[$signal] = init.signal ||
+        (src ? src.signal : null) || {
+          aborted: false,
+          addEventListener: function () {},
+          removeEventListener: function () {},
+        };
+      var redirect =
+        init.redirect !== undefined ? String(init.redirect) : src ? src.redirect : 'follow';
+      if (redirect !== 'follow' && redirect !== 'manual' && redirect !== 'error')
+        throw new TypeError('Request redirect must be follow, manual or error');
       this[$redirect] = redirect;
     }
-    get url() { return this[$url]; }
-    get method() { return this[$method]; }
+    get url() {
+      return this[$url];
+    }
+    get method() {
+      return this[$method];
+    }
     get headers() {
       if (this[$headers] === null) this[$headers] = headersFromLines(this[$headerLines]);
       return this[$headers];
     }
-    get signal() { return this[$signal]; }
-    get redirect() { return this[$redirect] || 'follow'; }
+    get signal() {
+      return this[$signal];
+    }
+    get redirect() {
+      return this[$redirect] || 'follow';
+    }
     clone() {
       if (this[$used]) throw new TypeError('Body has already been consumed');
       var copy = new Request(this);
-      if (this[$source]) { var two = this[$source].tee(); this[$source] = two[0]; copy[$source] = two[1]; }
+      if (this[$source]) {
+        var two = this[$source].tee();
+        this[$source] = two[0];
+        copy[$source] = two[1];
+      }
       return copy;
     }
   }
   mixBody(Request);
 
-  var NOOP_SIGNAL = Object.freeze({ aborted: false, reason: undefined, addEventListener: function () {}, removeEventListener: function () {}, throwIfAborted: function () {} });
+  var NOOP_SIGNAL = Object.freeze({
+    aborted: false,
+    reason: undefined,
+    addEventListener: function () {},
+    removeEventListener: function () {},
+    throwIfAborted: function () {},
+  });
   // The host hands over an already parsed, normalised request: build it without re-validating.
   // Its headers arrive as text (name and value on lines of their own) and become a Headers object only if the handler reads them.
   var incomingRequest = function (url, method, headerLines, body, user) {
     var r = Object.create(Request.prototype);
-    r[$url] = url; r[$method] = method; r[$headers] = null; r[$headerLines] = headerLines;
-    r[$bytes] = body === undefined ? null : new Uint8Array(body); r[$used] = false; r[$signal] = NOOP_SIGNAL;
-    r[$user] = user ? Object.freeze({ id: user.id, email: user.email, roles: Object.freeze(user.roles.slice()), verified: user.verified }) : null;
+    r[$url] = url;
+    r[$method] = method;
+    r[$headers] = null;
+    r[$headerLines] = headerLines;
+    r[$bytes] = body === undefined ? null : new Uint8Array(body);
+    r[$used] = false;
+    r[$signal] = NOOP_SIGNAL;
+    r[$user] = user
+      ? Object.freeze({
+          id: user.id,
+          email: user.email,
+          roles: Object.freeze(user.roles.slice()),
+          verified: user.verified,
+        })
+      : null;
     return r;
   };
   // "name\nvalue\nname\nvalue": split is native in QuickJS, JSON.parse of the same pairs ~1.5x slower
@@ -362,7 +626,8 @@
     var a = text === '' ? [] : text.split('\n');
     for (var i = 0; i + 1 < a.length; i += 2) {
       var l = m.get(a[i]);
-      if (l) l.push(a[i + 1]); else m.set(a[i], [a[i + 1]]);
+      if (l) l.push(a[i + 1]);
+      else m.set(a[i], [a[i + 1]]);
     }
     h[$map] = m;
     return h;
@@ -372,14 +637,16 @@
     constructor(body, init) {
       init = init || {};
       var status = init.status === undefined ? 200 : Number(init.status);
-      if (!(status >= 200 && status <= 599) || Math.floor(status) !== status) throw new RangeError('Response status must be an integer from 200 to 599');
+      if (!(status >= 200 && status <= 599) || Math.floor(status) !== status)
+        throw new RangeError('Response status must be an integer from 200 to 599');
       this[$status] = status;
       // '' unless given, as the fetch standard (and Node, Deno, browsers) have it: the reason phrase is not the app's
       this[$statusText] = init.statusText !== undefined ? String(init.statusText) : '';
       this[$headers] = new Headers(init.headers);
       if (typeof body === 'string') {
         // Kept as text: most handlers answer strings, and the host encodes them natively.
-        if (!this[$headers].has('content-type')) this[$headers].set('content-type', 'text/plain;charset=UTF-8');
+        if (!this[$headers].has('content-type'))
+          this[$headers].set('content-type', 'text/plain;charset=UTF-8');
         this[$text] = body;
         this[$bytes] = null;
       } else setBody(this, extract(body, this[$headers]));
@@ -388,7 +655,8 @@
     static json(data, init) {
       var text = JSON.stringify(data);
       // as the standard says: a value JSON cannot represent (undefined, a function) is an error, not an empty body
-      if (text === undefined) throw new TypeError('Response.json: the value cannot be serialized as JSON');
+      if (text === undefined)
+        throw new TypeError('Response.json: the value cannot be serialized as JSON');
       // the init's headers are read once (building them first and passing them on copied them a second time)
       var res = new Response(null, init);
       if (!res[$headers].has('content-type')) res[$headers].set('content-type', 'application/json');
@@ -397,23 +665,48 @@
     }
     static redirect(url, status) {
       status = status === undefined ? 302 : status;
-      if ([301, 302, 303, 307, 308].indexOf(status) < 0) throw new RangeError('Invalid redirect status');
+      if ([301, 302, 303, 307, 308].indexOf(status) < 0)
+        throw new RangeError('Invalid redirect status');
       return new Response(null, { status: status, headers: { location: new URL(url).toString() } });
     }
-    static error() { return new Response(null, { status: 500 }); }
-    get status() { return this[$status]; }
-    get statusText() { return this[$statusText]; }
-    get ok() { return this[$status] >= 200 && this[$status] < 300; }
-    get headers() { return this[$headers]; }
-    get redirected() { return !!this[$redirected]; }
-    get type() { return 'default'; }
-    get url() { return this[$url] || ''; }
+    static error() {
+      return new Response(null, { status: 500 });
+    }
+    get status() {
+      return this[$status];
+    }
+    get statusText() {
+      return this[$statusText];
+    }
+    get ok() {
+      return this[$status] >= 200 && this[$status] < 300;
+    }
+    get headers() {
+      return this[$headers];
+    }
+    get redirected() {
+      return !!this[$redirected];
+    }
+    get type() {
+      return 'default';
+    }
+    get url() {
+      return this[$url] || '';
+    }
     clone() {
       if (this[$used]) throw new TypeError('Body has already been consumed');
       if (this[$hostBody]) bodyStream(this, null); // a fetched body becomes a stream, which tees
       var body = this[$text] !== undefined ? this[$text] : this[$bytes];
-      if (this[$source]) { var two = this[$source].tee(); this[$source] = two[0]; body = two[1]; }
-      var copy = new Response(body, { status: this[$status], statusText: this[$statusText], headers: this[$headers] });
+      if (this[$source]) {
+        var two = this[$source].tee();
+        this[$source] = two[0];
+        body = two[1];
+      }
+      var copy = new Response(body, {
+        status: this[$status],
+        statusText: this[$statusText],
+        headers: this[$headers],
+      });
       copy[$url] = this[$url];
       copy[$redirected] = this[$redirected];
       return copy;
@@ -423,12 +716,14 @@
   // Text bodies are encoded only when app code reads them back.
   var takeBytes = BodyMixin._take;
   hide(Response.prototype, '_take', function () {
-    if (this[$text] !== undefined && this[$bytes] === null && !this[$used]) this[$bytes] = utf8(this[$text]);
+    if (this[$text] !== undefined && this[$bytes] === null && !this[$used])
+      this[$bytes] = utf8(this[$text]);
     return takeBytes.call(this);
   });
   Object.defineProperty(Response.prototype, 'body', {
     get: function () {
-      if (this[$text] !== undefined && this[$bytes] === null && !this[$source]) this[$bytes] = utf8(this[$text]);
+      if (this[$text] !== undefined && this[$bytes] === null && !this[$source])
+        this[$bytes] = utf8(this[$text]);
       return bodyStream(this, this[$bytes]);
     },
     configurable: true,
@@ -446,41 +741,98 @@
     var reader = readers.get(id);
     if (!reader) return Promise.resolve({ done: true });
     return reader.read().then(function (r) {
-      if (r.done) { readers.delete(id); return { done: true }; }
+      if (r.done) {
+        readers.delete(id);
+        return { done: true };
+      }
       var b = chunkBytes(r.value);
       return { done: false, value: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) };
     });
   };
   // ---- globals --------------------------------------------------------------------------------
   var globals = {
-    URL: URL, Headers: Headers, Request: Request, Response: Response, atob: atob, btoa: btoa,
+    URL: URL,
+    Headers: Headers,
+    Request: Request,
+    Response: Response,
+    atob: atob,
+    btoa: btoa,
     queueMicrotask: function (fn) {
-      if (typeof fn !== 'function') throw new TypeError('queueMicrotask: the callback must be a function');
-      Promise.resolve().then(function () { fn(); });
+      if (typeof fn !== 'function')
+        throw new TypeError('queueMicrotask: the callback must be a function');
+      Promise.resolve().then(function () {
+        fn();
+      });
     },
-    performance: { now: function () { return host.now(); }, timeOrigin: Date.now() },
+    performance: {
+      now: function () {
+        return host.now();
+      },
+      timeOrigin: Date.now(),
+    },
     navigator: { userAgent: 'platform-runtime' },
     self: G,
-    reportError: function (e) { loadChunk('console'); provided.console.error(e); },
+    reportError: function (e) {
+      loadChunk('console');
+      provided.console.error(e);
+    },
   };
   for (var name of Object.keys(globals)) hide(G, name, globals[name]);
   platform.internals = {
-    Request: Request, Response: Response, $url: $url, $redirected: $redirected, $hostBody: $hostBody, $source: $source, $used: $used, $bytes: $bytes,
-    utf8: utf8, utf8Decode: utf8Decode, bytesOf: bytesOf, atob: atob, fetchError: fetchError, pullFrom: pullFrom,
-    queryPairs: queryPairs, qsStringify: host.qsStringify, hide: hide, hostConsole: host.console, setTimer: host.setTimer, clearTimer: host.clearTimer,
-    randomBytes: host.randomBytes, randomUUID: host.randomUUID, subtle: function () { loadChunk('subtle'); return provided.subtle; },
-    fetch: function (id, json, body) { return host.fetch(id, json, body); },
-    fetchAbort: function (id) { host.fetchAbort(id); },
+    Request: Request,
+    Response: Response,
+    $url: $url,
+    $redirected: $redirected,
+    $hostBody: $hostBody,
+    $source: $source,
+    $used: $used,
+    $bytes: $bytes,
+    utf8: utf8,
+    utf8Decode: utf8Decode,
+    bytesOf: bytesOf,
+    atob: atob,
+    fetchError: fetchError,
+    pullFrom: pullFrom,
+    queryPairs: queryPairs,
+    qsStringify: host.qsStringify,
+    hide: hide,
+    hostConsole: host.console,
+    setTimer: host.setTimer,
+    clearTimer: host.clearTimer,
+    randomBytes: host.randomBytes,
+    randomUUID: host.randomUUID,
+    subtle: function () {
+      loadChunk('subtle');
+      return provided.subtle;
+    },
+    fetch: function (id, json, body) {
+      return host.fetch(id, json, body);
+    },
+    fetchAbort: function (id) {
+      host.fetchAbort(id);
+    },
   };
 
   // ---- dispatch: called by the worker for each invocation ------------------------------------
-  var freezeDeep = function (o) { Object.freeze(o); for (var k of Object.keys(o)) if (o[k] && typeof o[k] === 'object') freezeDeep(o[k]); return o; };
-  var logFn = function (level) { return function (m, md) { host.log(level, wire(String(m)), md === undefined ? undefined : JSON.stringify(md)); }; };
+  var freezeDeep = function (o) {
+    Object.freeze(o);
+    for (var k of Object.keys(o)) if (o[k] && typeof o[k] === 'object') freezeDeep(o[k]);
+    return o;
+  };
+  var logFn = function (level) {
+    return function (m, md) {
+      host.log(level, wire(String(m)), md === undefined ? undefined : JSON.stringify(md));
+    };
+  };
   // Asynchronous platform calls: a failure arrives as an Error with a stable `code`.
   var hostCall = function (method, args, bytes) {
     return host.call(method, JSON.stringify(args), bytes).then(JSON.parse, function (e) {
       var info;
-      try { info = JSON.parse(e.message); } catch (x) { info = { code: 'internal_error', message: String(e && e.message) }; }
+      try {
+        info = JSON.parse(e.message);
+      } catch (x) {
+        info = { code: 'internal_error', message: String(e && e.message) };
+      }
       var err = new Error(info.message);
       Object.assign(err, { name: 'PlatformError', code: info.code });
       throw err;
@@ -488,8 +840,12 @@
   };
   var ctx = null;
   // Called once per instance: ctx is the same object for every call (host functions know the current call).
-  var authError = function (status, code, message) { return Object.assign(new Error(message), { name: 'AuthError', status: status, code: code }); };
-  var currentUser = function (request) { return request instanceof Request && request[$user] ? request[$user] : null; };
+  var authError = function (status, code, message) {
+    return Object.assign(new Error(message), { name: 'AuthError', status: status, code: code });
+  };
+  var currentUser = function (request) {
+    return request instanceof Request && request[$user] ? request[$user] : null;
+  };
   hide(G, '__setApp', function (appJson, flagsJson) {
     var flags = JSON.parse(flagsJson || '{}');
     var extra = {};
@@ -501,10 +857,21 @@
     var uploadBytes = function (data) {
       if (typeof data === 'string') return utf8(data).buffer;
       if (data instanceof ArrayBuffer) return data;
-      if (ArrayBuffer.isView(data)) return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data.buffer : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
+      if (ArrayBuffer.isView(data))
+        return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength
+          ? data.buffer
+          : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
       return null;
     };
-    var isBlob = function (data) { return data !== null && typeof data === 'object' && typeof data.arrayBuffer === 'function' && typeof data.type === 'string' && typeof data.size === 'number'; };
+    var isBlob = function (data) {
+      return (
+        data !== null &&
+        typeof data === 'object' &&
+        typeof data.arrayBuffer === 'function' &&
+        typeof data.type === 'string' &&
+        typeof data.size === 'number'
+      );
+    };
     extra.files = Object.freeze({
       store: function (name) {
         name = String(name);
@@ -512,23 +879,48 @@
           createUpload: function (data, options) {
             var opts = options || {};
             if (isBlob(data)) {
-              var defaults = { content_type: data.type || 'application/octet-stream', filename: typeof data.name === 'string' && data.name ? data.name : undefined };
+              var defaults = {
+                content_type: data.type || 'application/octet-stream',
+                filename: typeof data.name === 'string' && data.name ? data.name : undefined,
+              };
               var given = {};
               for (var k in opts) given[k] = opts[k];
               if (given.filename === undefined) given.filename = defaults.filename;
               if (given.content_type === undefined) given.content_type = defaults.content_type;
-              return Promise.resolve(data.arrayBuffer()).then(function (ab) { return hostCall('files.upload', [name, given], ab); });
+              return Promise.resolve(data.arrayBuffer()).then(function (ab) {
+                return hostCall('files.upload', [name, given], ab);
+              });
             }
             var bytes = uploadBytes(data);
-            if (!bytes) return Promise.reject(new TypeError('createUpload: bytes must be a string, an ArrayBuffer, a typed array or a Blob'));
+            if (!bytes)
+              return Promise.reject(
+                new TypeError(
+                  'createUpload: bytes must be a string, an ArrayBuffer, a typed array or a Blob',
+                ),
+              );
             return hostCall('files.upload', [name, opts], bytes);
           },
           getPublicUrl: function (fileId) {
-            if (publicStores.indexOf(name) < 0) { throw Object.assign(new Error('Store ' + name + ' is private; use createSignedUrl()'), { name: 'PlatformError', code: 'store_not_public' }); }
-            return ctx.app.origin + '/_platform/files/' + name + '/' + encodeURIComponent(String(fileId));
+            if (publicStores.indexOf(name) < 0) {
+              throw Object.assign(
+                new Error('Store ' + name + ' is private; use createSignedUrl()'),
+                { name: 'PlatformError', code: 'store_not_public' },
+              );
+            }
+            return (
+              ctx.app.origin + '/_platform/files/' + name + '/' + encodeURIComponent(String(fileId))
+            );
           },
-          createSignedUrl: function (fileId, options) { return hostCall('files.signedUrl', [name, String(fileId), options || {}]).then(function (r) { return r.url; }); },
-          delete: function (fileId) { return hostCall('files.delete', [name, String(fileId)]); },
+          createSignedUrl: function (fileId, options) {
+            return hostCall('files.signedUrl', [name, String(fileId), options || {}]).then(
+              function (r) {
+                return r.url;
+              },
+            );
+          },
+          delete: function (fileId) {
+            return hostCall('files.delete', [name, String(fileId)]);
+          },
         });
       },
     });
@@ -539,59 +931,101 @@
         requireRole: function (request, role) {
           var u = currentUser(request);
           if (!u) throw authError(401, 'unauthenticated', 'Sign in first.');
-          if (u.roles.indexOf(String(role)) < 0) throw authError(403, 'forbidden', 'This needs the role ' + String(role) + '.');
+          if (u.roles.indexOf(String(role)) < 0)
+            throw authError(403, 'forbidden', 'This needs the role ' + String(role) + '.');
           return u;
         },
       });
     }
-    ctx = Object.freeze(Object.assign({
-      app: freezeDeep(JSON.parse(appJson)),
-      secrets: Object.freeze({
-        get: function (name) { var v = host.secret(wire(String(name))); return v === undefined ? undefined : JSON.parse(v); },
-        require: function (name) {
-          var raw = host.secret(wire(String(name)));
-          var v = raw === undefined ? undefined : JSON.parse(raw);
-          if (v === undefined) throw new Error('Secret ' + String(name) + ' is not set');
-          return v;
+    ctx = Object.freeze(
+      Object.assign(
+        {
+          app: freezeDeep(JSON.parse(appJson)),
+          secrets: Object.freeze({
+            get: function (name) {
+              var v = host.secret(wire(String(name)));
+              return v === undefined ? undefined : JSON.parse(v);
+            },
+            require: function (name) {
+              var raw = host.secret(wire(String(name)));
+              var v = raw === undefined ? undefined : JSON.parse(raw);
+              if (v === undefined) throw new Error('Secret ' + String(name) + ' is not set');
+              return v;
+            },
+          }),
+          log: Object.freeze({
+            debug: logFn('debug'),
+            info: logFn('info'),
+            warn: logFn('warn'),
+            error: logFn('error'),
+          }),
+          data: Object.freeze({
+            collection: function (name) {
+              name = String(name);
+              return Object.freeze({
+                create: function (fields) {
+                  return hostCall('data.create', [name, fields === undefined ? {} : fields]);
+                },
+                update: function (id, fields) {
+                  return hostCall('data.update', [
+                    name,
+                    String(id),
+                    fields === undefined ? {} : fields,
+                  ]);
+                },
+                get: function (id) {
+                  return hostCall('data.get', [name, String(id)]);
+                },
+                delete: function (id) {
+                  return hostCall('data.delete', [name, String(id)]);
+                },
+                list: function (options) {
+                  return hostCall('data.list', [name, options === undefined ? {} : options]);
+                },
+              });
+            },
+          }),
+          jobs: Object.freeze({
+            enqueue: function (jobName, payload, options) {
+              return hostCall('jobs.enqueue', [
+                String(jobName),
+                payload === undefined ? null : payload,
+                options || {},
+              ]);
+            },
+          }),
         },
-      }),
-      log: Object.freeze({ debug: logFn('debug'), info: logFn('info'), warn: logFn('warn'), error: logFn('error') }),
-      data: Object.freeze({
-        collection: function (name) {
-          name = String(name);
-          return Object.freeze({
-            create: function (fields) { return hostCall('data.create', [name, fields === undefined ? {} : fields]); },
-            update: function (id, fields) { return hostCall('data.update', [name, String(id), fields === undefined ? {} : fields]); },
-            get: function (id) { return hostCall('data.get', [name, String(id)]); },
-            delete: function (id) { return hostCall('data.delete', [name, String(id)]); },
-            list: function (options) { return hostCall('data.list', [name, options === undefined ? {} : options]); },
-          });
-        },
-      }),
-      jobs: Object.freeze({
-        enqueue: function (jobName, payload, options) {
-          return hostCall('jobs.enqueue', [String(jobName), payload === undefined ? null : payload, options || {}]);
-        },
-      }),
-    }, extra));
+        extra,
+      ),
+    );
   });
   // Streamed answers being sent: the host pulls each chunk (`__pull`) as the visitor takes it.
   var outStreams = new Map();
   var nextOutStream = 1;
-  hide(G, '__pull', function (id) { return pullFrom(outStreams, id); });
+  hide(G, '__pull', function (id) {
+    return pullFrom(outStreams, id);
+  });
   hide(G, '__cancel', function (id) {
     var reader = outStreams.get(id);
     outStreams.delete(id);
-    return reader ? reader.cancel(new DOMException('The visitor went away', 'AbortError')) : undefined;
+    return reader
+      ? reader.cancel(new DOMException('The visitor went away', 'AbortError'))
+      : undefined;
   });
   var toResult = function (res, stream) {
-    if (!(res instanceof Response)) throw new TypeError('fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')');
+    if (!(res instanceof Response))
+      throw new TypeError(
+        'fetch() must return a Response (got ' + (res === null ? 'null' : typeof res) + ')',
+      );
     if (res[$hostBody]) bodyStream(res, null); // a fetched response passed on streams through
     if (res[$source] && !stream) {
       // where the answer cannot stream (a webhook's), the stream is read to its end first
       var source = res[$source];
       res[$source] = null;
-      return provided.readAll(source, MAX_STREAM_BODY).then(function (b) { res[$bytes] = b; return toResult(res); });
+      return provided.readAll(source, MAX_STREAM_BODY).then(function (b) {
+        res[$bytes] = b;
+        return toResult(res);
+      });
     }
     // The head as lines: status, the number of headers, then each name and value on a line of its own
     // (header values never hold a line break). Built by concatenation: JSON.stringify of the same
@@ -600,8 +1034,12 @@
     var lines = '';
     var n = 0;
     for (var e of res[$headers][$map]) {
-      if (e[0] === 'set-cookie') for (var i = 0; i < e[1].length; i++, n++) lines += '\n' + e[0] + '\n' + e[1][i];
-      else { lines += '\n' + e[0] + '\n' + (e[1].length === 1 ? e[1][0] : e[1].join(', ')); n++; }
+      if (e[0] === 'set-cookie')
+        for (var i = 0; i < e[1].length; i++, n++) lines += '\n' + e[0] + '\n' + e[1][i];
+      else {
+        lines += '\n' + e[0] + '\n' + (e[1].length === 1 ? e[1][0] : e[1].join(', '));
+        n++;
+      }
     }
     // the status as the app's Response reports it (a subclass may say anything): the host refuses what is not a number in range
     var status = res.status;
@@ -618,13 +1056,20 @@
     var text = res[$bytes] === null ? res[$text] : undefined;
     if (text !== undefined && text.indexOf('\0') < 0) return meta + '\n' + text;
     var bytes = text !== undefined ? utf8(text) : res[$bytes];
-    return { meta: meta, body: bytes ? bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) : undefined };
+    return {
+      meta: meta,
+      body: bytes
+        ? bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
+        : undefined,
+    };
   };
   hide(G, '__dispatch', function (handlers, kind, input, body) {
     if (!handlers || typeof handlers[kind] !== 'function') return { missing: true };
     if (kind === 'job') {
       // job(event, ctx): the result is not used; finishing (or throwing) is the outcome.
-      return Promise.resolve(handlers.job(JSON.parse(input), ctx)).then(function () { return { meta: '200\n0' }; });
+      return Promise.resolve(handlers.job(JSON.parse(input), ctx)).then(function () {
+        return { meta: '200\n0' };
+      });
     }
     if (kind === 'webhook') {
       return Promise.resolve(handlers.webhook(JSON.parse(input), ctx)).then(function (res) {
@@ -632,13 +1077,23 @@
       });
     }
     // "method\nurl\nuser JSON or nothing\nheader lines" (none of them holds a line break; see the host's requestInput)
-    var a = input.indexOf('\n'), b = input.indexOf('\n', a + 1), c = input.indexOf('\n', b + 1);
+    var a = input.indexOf('\n'),
+      b = input.indexOf('\n', a + 1),
+      c = input.indexOf('\n', b + 1);
     var user = c === b + 1 ? null : JSON.parse(input.slice(b + 1, c));
-    var req = incomingRequest(input.slice(a + 1, b), input.slice(0, a), input.slice(c + 1), body, user);
+    var req = incomingRequest(
+      input.slice(a + 1, b),
+      input.slice(0, a),
+      input.slice(c + 1),
+      body,
+      user,
+    );
     var res = handlers[kind](req, ctx);
     // A handler that answers synchronously is answered without a promise round trip.
     if (res instanceof Response) return toResult(res, true);
-    return Promise.resolve(res).then(function (r) { return toResult(r, true); });
+    return Promise.resolve(res).then(function (r) {
+      return toResult(r, true);
+    });
   });
 })(globalThis.__host);
 delete globalThis.__host;

@@ -25,7 +25,12 @@ const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
 const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${json}`).digest('base64');
 const res = await fetch(new URL('/_platform/webhooks/incoming', url), {
   method: 'POST',
-  headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` },
+  headers: {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': `v1,${signature}`,
+  },
   body: json,
 });
 console.log(res.status, await res.text());

@@ -5,23 +5,43 @@
 export default function install(platform) {
   const { hostConsole } = platform.internals;
   const fmt = (args) =>
-    Array.prototype.map.call(args, (a) => {
-      if (typeof a === 'string') return a;
-      if (a instanceof Error) return a.stack ? a.name + ': ' + a.message + '\n' + a.stack : a.name + ': ' + a.message;
-      try { const j = JSON.stringify(a); return j === undefined ? String(a) : j; } catch (e) { return String(a); }
-    }).join(' ');
+    Array.prototype.map
+      .call(args, (a) => {
+        if (typeof a === 'string') return a;
+        if (a instanceof Error)
+          return a.stack ? a.name + ': ' + a.message + '\n' + a.stack : a.name + ': ' + a.message;
+        try {
+          const j = JSON.stringify(a);
+          return j === undefined ? String(a) : j;
+        } catch (e) {
+          return String(a);
+        }
+      })
+      .join(' ');
   const consoleParts = (args) =>
     Array.prototype.map.call(args, (a) => {
       if (typeof a === 'string') return a;
-      if (a instanceof Error) return a.stack ? a.name + ': ' + a.message + '\n' + a.stack : a.name + ': ' + a.message;
+      if (a instanceof Error)
+        return a.stack ? a.name + ': ' + a.message + '\n' + a.stack : a.name + ': ' + a.message;
       if (a === null || typeof a === 'object') return { $v: a };
       return String(a);
     });
   const console = {};
-  for (const [name, level] of [['log', 'info'], ['info', 'info'], ['debug', 'debug'], ['trace', 'debug'], ['warn', 'warn'], ['error', 'error']]) {
+  for (const [name, level] of [
+    ['log', 'info'],
+    ['info', 'info'],
+    ['debug', 'debug'],
+    ['trace', 'debug'],
+    ['warn', 'warn'],
+    ['error', 'error'],
+  ]) {
     console[name] = function () {
       let json;
-      try { json = JSON.stringify(consoleParts(arguments)); } catch (e) { json = JSON.stringify([fmt(arguments)]); }
+      try {
+        json = JSON.stringify(consoleParts(arguments));
+      } catch (e) {
+        json = JSON.stringify([fmt(arguments)]);
+      }
       hostConsole(level, json);
     };
   }

@@ -6,12 +6,17 @@ export default function install(platform) {
   const { randomBytes, randomUUID, subtle } = platform.internals;
   const crypto = {
     getRandomValues(view) {
-      if (!ArrayBuffer.isView(view) || view instanceof Float32Array || view instanceof Float64Array) throw new TypeError('getRandomValues: expected an integer typed array');
+      if (!ArrayBuffer.isView(view) || view instanceof Float32Array || view instanceof Float64Array)
+        throw new TypeError('getRandomValues: expected an integer typed array');
       if (view.byteLength > 65536) throw new RangeError('getRandomValues: at most 65536 bytes');
-      new Uint8Array(view.buffer, view.byteOffset, view.byteLength).set(new Uint8Array(randomBytes(view.byteLength)));
+      new Uint8Array(view.buffer, view.byteOffset, view.byteLength).set(
+        new Uint8Array(randomBytes(view.byteLength)),
+      );
       return view;
     },
-    randomUUID() { return randomUUID(); },
+    randomUUID() {
+      return randomUUID();
+    },
   };
   Object.defineProperty(crypto, 'subtle', { configurable: true, enumerable: true, get: subtle });
   platform.crypto = crypto;

@@ -3,21 +3,47 @@
 import { Event, EventTarget } from 'event-target-shim';
 
 const CODES = {
-  IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4, InvalidCharacterError: 5, NoModificationAllowedError: 7,
-  NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11, SyntaxError: 12, InvalidModificationError: 13, NamespaceError: 14,
-  InvalidAccessError: 15, TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20, URLMismatchError: 21,
-  QuotaExceededError: 22, TimeoutError: 23, InvalidNodeTypeError: 24, DataCloneError: 25,
+  IndexSizeError: 1,
+  HierarchyRequestError: 3,
+  WrongDocumentError: 4,
+  InvalidCharacterError: 5,
+  NoModificationAllowedError: 7,
+  NotFoundError: 8,
+  NotSupportedError: 9,
+  InvalidStateError: 11,
+  SyntaxError: 12,
+  InvalidModificationError: 13,
+  NamespaceError: 14,
+  InvalidAccessError: 15,
+  TypeMismatchError: 17,
+  SecurityError: 18,
+  NetworkError: 19,
+  AbortError: 20,
+  URLMismatchError: 21,
+  QuotaExceededError: 22,
+  TimeoutError: 23,
+  InvalidNodeTypeError: 24,
+  DataCloneError: 25,
 };
 
 class DOMException extends Error {
   constructor(message = '', name = 'Error') {
     super(String(message));
-    Object.defineProperty(this, 'name', { value: String(name), configurable: true, writable: true });
+    Object.defineProperty(this, 'name', {
+      value: String(name),
+      configurable: true,
+      writable: true,
+    });
   }
-  get code() { return CODES[this.name] ?? 0; }
+  get code() {
+    return CODES[this.name] ?? 0;
+  }
 }
 for (const [name, code] of Object.entries(CODES)) {
-  const constant = name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase().replace(/_ERROR$/, '_ERR');
+  const constant = name
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
+    .toUpperCase()
+    .replace(/_ERROR$/, '_ERR');
   Object.defineProperty(DOMException, constant, { value: code, enumerable: true });
 }
 
@@ -26,7 +52,9 @@ class CustomEvent extends Event {
     super(type, init);
     this._detail = init && init.detail !== undefined ? init.detail : null;
   }
-  get detail() { return this._detail; }
+  get detail() {
+    return this._detail;
+  }
 }
 
 const ABORT = Symbol('abort');
@@ -38,13 +66,20 @@ class AbortSignal extends EventTarget {
     this._reason = undefined;
     this.onabort = null;
   }
-  get aborted() { return this._aborted; }
-  get reason() { return this._reason; }
-  throwIfAborted() { if (this._aborted) throw this._reason; }
+  get aborted() {
+    return this._aborted;
+  }
+  get reason() {
+    return this._reason;
+  }
+  throwIfAborted() {
+    if (this._aborted) throw this._reason;
+  }
   [ABORT](reason) {
     if (this._aborted) return;
     this._aborted = true;
-    this._reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
+    this._reason =
+      reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
     const event = new Event('abort');
     if (typeof this.onabort === 'function') this.onabort.call(this, event);
     this.dispatchEvent(event);
@@ -56,7 +91,10 @@ class AbortSignal extends EventTarget {
   }
   static timeout(ms) {
     const s = new AbortSignal(ABORT);
-    setTimeout(() => s[ABORT](new DOMException('The operation timed out.', 'TimeoutError')), Number(ms));
+    setTimeout(
+      () => s[ABORT](new DOMException('The operation timed out.', 'TimeoutError')),
+      Number(ms),
+    );
     return s;
   }
   static any(signals) {
@@ -67,15 +105,22 @@ class AbortSignal extends EventTarget {
         return s;
       }
     }
-    for (const other of signals) other.addEventListener('abort', () => s[ABORT](other.reason), { once: true });
+    for (const other of signals)
+      other.addEventListener('abort', () => s[ABORT](other.reason), { once: true });
     return s;
   }
 }
 
 class AbortController {
-  constructor() { this._signal = new AbortSignal(ABORT); }
-  get signal() { return this._signal; }
-  abort(reason) { this._signal[ABORT](reason); }
+  constructor() {
+    this._signal = new AbortSignal(ABORT);
+  }
+  get signal() {
+    return this._signal;
+  }
+  abort(reason) {
+    this._signal[ABORT](reason);
+  }
 }
 
 /** @param {{ define: (name: string, value: unknown) => void }} platform */

@@ -6,7 +6,20 @@ const NULL_BODY = [101, 103, 204, 205, 304];
 
 /** @param {{ define: (name: string, value: unknown) => void, internals: any }} platform */
 export default function install(platform) {
-  const { Request, Response, $url, $redirected, $hostBody, $source, $used, $bytes, utf8, atob, fetchError, pullFrom } = platform.internals;
+  const {
+    Request,
+    Response,
+    $url,
+    $redirected,
+    $hostBody,
+    $source,
+    $used,
+    $bytes,
+    utf8,
+    atob,
+    fetchError,
+    pullFrom,
+  } = platform.internals;
   // the host's outbound request and its abort, as the prelude passes them on
   const { fetch: hostFetch, fetchAbort: hostAbort } = platform.internals;
   // request bodies being sent as streams: the host pulls each chunk (`__upPull`)
@@ -49,7 +62,8 @@ export default function install(platform) {
       const signal = init && init.signal ? init.signal : req.signal;
       if (signal && signal.aborted) return reject(signal.reason);
       if (req.url.slice(0, 5) === 'data:') {
-        if (req.method !== 'GET') return reject(new TypeError('fetch: a data: URL answers only GET'));
+        if (req.method !== 'GET')
+          return reject(new TypeError('fetch: a data: URL answers only GET'));
         return resolve(dataResponse(req.url));
       }
       const id = ++fetchIds;
@@ -63,21 +77,38 @@ export default function install(platform) {
         req[$used] = true;
       }
       const b = req[$bytes];
-      const body = b && b.length ? b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) : undefined;
+      const body =
+        b && b.length ? b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) : undefined;
       const onAbort = () => {
         hostAbort(id);
         reject(signal.reason);
       };
-      if (signal && typeof signal.addEventListener === 'function') signal.addEventListener('abort', onAbort, { once: true });
+      if (signal && typeof signal.addEventListener === 'function')
+        signal.addEventListener('abort', onAbort, { once: true });
       const done = () => {
-        if (signal && typeof signal.removeEventListener === 'function') signal.removeEventListener('abort', onAbort);
+        if (signal && typeof signal.removeEventListener === 'function')
+          signal.removeEventListener('abort', onAbort);
       };
-      hostFetch(id, JSON.stringify({ url: req.url, method: req.method, headers, redirect: req.redirect, streamBody }), body).then(
+      hostFetch(
+        id,
+        JSON.stringify({
+          url: req.url,
+          method: req.method,
+          headers,
+          redirect: req.redirect,
+          streamBody,
+        }),
+        body,
+      ).then(
         (json) => {
           done();
           upStreams.delete(id);
           const meta = JSON.parse(json);
-          const res = new Response(null, { status: meta.status, statusText: meta.statusText, headers: meta.headers });
+          const res = new Response(null, {
+            status: meta.status,
+            statusText: meta.statusText,
+            headers: meta.headers,
+          });
           res[$url] = meta.url;
           res[$redirected] = meta.redirected;
           // the body stays with the host: read whole by text()/json()/..., or chunk by chunk through `body`

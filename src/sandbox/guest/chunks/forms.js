@@ -7,7 +7,8 @@ const enc = new TextEncoder();
 function toBytes(part) {
   if (part instanceof Blob) return part[BYTES];
   if (part instanceof ArrayBuffer) return new Uint8Array(part.slice(0));
-  if (ArrayBuffer.isView(part)) return new Uint8Array(part.buffer.slice(part.byteOffset, part.byteOffset + part.byteLength));
+  if (ArrayBuffer.isView(part))
+    return new Uint8Array(part.buffer.slice(part.byteOffset, part.byteOffset + part.byteLength));
   return enc.encode(String(part));
 }
 function concat(list) {
@@ -15,7 +16,10 @@ function concat(list) {
   for (const b of list) size += b.length;
   const out = new Uint8Array(size);
   let at = 0;
-  for (const b of list) { out.set(b, at); at += b.length; }
+  for (const b of list) {
+    out.set(b, at);
+    at += b.length;
+  }
   return out;
 }
 
@@ -25,18 +29,42 @@ class Blob {
     const type = options.type === undefined ? '' : String(options.type);
     this._type = /[^\u0020-\u007e]/.test(type) ? '' : type.toLowerCase();
   }
-  get size() { return this[BYTES].length; }
-  get type() { return this._type; }
+  get size() {
+    return this[BYTES].length;
+  }
+  get type() {
+    return this._type;
+  }
   slice(start = 0, end = this.size, type = '') {
     const b = new Blob([], { type });
-    b[BYTES] = this[BYTES].slice(start < 0 ? Math.max(this.size + start, 0) : start, end < 0 ? Math.max(this.size + end, 0) : end);
+    b[BYTES] = this[BYTES].slice(
+      start < 0 ? Math.max(this.size + start, 0) : start,
+      end < 0 ? Math.max(this.size + end, 0) : end,
+    );
     return b;
   }
-  arrayBuffer() { return Promise.resolve(this[BYTES].slice().buffer); }
-  bytes() { return Promise.resolve(this[BYTES].slice()); }
-  text() { return Promise.resolve(new TextDecoder().decode(this[BYTES])); }
-  stream() { const b = this[BYTES]; return new ReadableStream({ type: 'bytes', start(c) { if (b.length) c.enqueue(b.slice()); c.close(); } }); }
-  get [Symbol.toStringTag]() { return 'Blob'; }
+  arrayBuffer() {
+    return Promise.resolve(this[BYTES].slice().buffer);
+  }
+  bytes() {
+    return Promise.resolve(this[BYTES].slice());
+  }
+  text() {
+    return Promise.resolve(new TextDecoder().decode(this[BYTES]));
+  }
+  stream() {
+    const b = this[BYTES];
+    return new ReadableStream({
+      type: 'bytes',
+      start(c) {
+        if (b.length) c.enqueue(b.slice());
+        c.close();
+      },
+    });
+  }
+  get [Symbol.toStringTag]() {
+    return 'Blob';
+  }
 }
 
 class File extends Blob {
@@ -44,19 +72,32 @@ class File extends Blob {
     if (arguments.length < 2) throw new TypeError('File: a name is required');
     super(parts, options);
     this._name = String(name);
-    this._lastModified = options.lastModified === undefined ? Date.now() : Number(options.lastModified);
+    this._lastModified =
+      options.lastModified === undefined ? Date.now() : Number(options.lastModified);
   }
-  get name() { return this._name; }
-  get lastModified() { return this._lastModified; }
-  get webkitRelativePath() { return ''; }
-  get [Symbol.toStringTag]() { return 'File'; }
+  get name() {
+    return this._name;
+  }
+  get lastModified() {
+    return this._lastModified;
+  }
+  get webkitRelativePath() {
+    return '';
+  }
+  get [Symbol.toStringTag]() {
+    return 'File';
+  }
 }
 
 const ENTRIES = Symbol('entries');
 function entryValue(value, filename) {
   if (value instanceof Blob) {
     if (value instanceof File && filename === undefined) return value;
-    return new File([value], filename === undefined ? (value instanceof File ? value.name : 'blob') : String(filename), { type: value.type });
+    return new File(
+      [value],
+      filename === undefined ? (value instanceof File ? value.name : 'blob') : String(filename),
+      { type: value.type },
+    );
   }
   return String(value);
 }
@@ -65,7 +106,9 @@ class FormData {
     if (form !== undefined) throw new TypeError('FormData: a form element cannot be given here');
     this[ENTRIES] = [];
   }
-  append(name, value, filename) { this[ENTRIES].push([String(name), entryValue(value, filename)]); }
+  append(name, value, filename) {
+    this[ENTRIES].push([String(name), entryValue(value, filename)]);
+  }
   set(name, value, filename) {
     name = String(name);
     const v = entryValue(value, filename);
@@ -74,16 +117,37 @@ class FormData {
     this[ENTRIES][i] = [name, v];
     this[ENTRIES] = this[ENTRIES].filter((e, j) => e[0] !== name || j === i);
   }
-  get(name) { const e = this[ENTRIES].find((x) => x[0] === String(name)); return e ? e[1] : null; }
-  getAll(name) { return this[ENTRIES].filter((x) => x[0] === String(name)).map((x) => x[1]); }
-  has(name) { return this[ENTRIES].some((x) => x[0] === String(name)); }
-  delete(name) { this[ENTRIES] = this[ENTRIES].filter((x) => x[0] !== String(name)); }
-  forEach(cb, thisArg) { for (const [k, v] of this[ENTRIES]) cb.call(thisArg, v, k, this); }
-  *entries() { for (const e of this[ENTRIES]) yield [e[0], e[1]]; }
-  *keys() { for (const e of this[ENTRIES]) yield e[0]; }
-  *values() { for (const e of this[ENTRIES]) yield e[1]; }
-  [Symbol.iterator]() { return this.entries(); }
-  get [Symbol.toStringTag]() { return 'FormData'; }
+  get(name) {
+    const e = this[ENTRIES].find((x) => x[0] === String(name));
+    return e ? e[1] : null;
+  }
+  getAll(name) {
+    return this[ENTRIES].filter((x) => x[0] === String(name)).map((x) => x[1]);
+  }
+  has(name) {
+    return this[ENTRIES].some((x) => x[0] === String(name));
+  }
+  delete(name) {
+    this[ENTRIES] = this[ENTRIES].filter((x) => x[0] !== String(name));
+  }
+  forEach(cb, thisArg) {
+    for (const [k, v] of this[ENTRIES]) cb.call(thisArg, v, k, this);
+  }
+  *entries() {
+    for (const e of this[ENTRIES]) yield [e[0], e[1]];
+  }
+  *keys() {
+    for (const e of this[ENTRIES]) yield e[0];
+  }
+  *values() {
+    for (const e of this[ENTRIES]) yield e[1];
+  }
+  [Symbol.iterator]() {
+    return this.entries();
+  }
+  get [Symbol.toStringTag]() {
+    return 'FormData';
+  }
 }
 
 const quote = (s) => s.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
@@ -96,7 +160,8 @@ function encodeMultipart(form) {
     if (value instanceof File) {
       head += `; filename="${quote(value.name)}"\r\nContent-Type: ${value.type || 'application/octet-stream'}\r\n\r\n`;
       parts.push(enc.encode(head), value[BYTES], enc.encode('\r\n'));
-    } else parts.push(enc.encode(`${head}\r\n\r\n${value.replace(/\r(?!\n)|(?<!\r)\n/g, '\r\n')}\r\n`));
+    } else
+      parts.push(enc.encode(`${head}\r\n\r\n${value.replace(/\r(?!\n)|(?<!\r)\n/g, '\r\n')}\r\n`));
   }
   parts.push(enc.encode(`--${boundary}--\r\n`));
   return { bytes: concat(parts), type: `multipart/form-data; boundary=${boundary}` };
@@ -110,7 +175,9 @@ function indexOf(hay, needle, from) {
   return -1;
 }
 function param(header, name) {
-  const m = new RegExp(`;\\s*${name}="((?:[^"\\\\]|\\\\.)*)"|;\\s*${name}=([^;\\s]+)`, 'i').exec(header);
+  const m = new RegExp(`;\\s*${name}="((?:[^"\\\\]|\\\\.)*)"|;\\s*${name}=([^;\\s]+)`, 'i').exec(
+    header,
+  );
   return m ? (m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]) : undefined;
 }
 /** A multipart/form-data body (whole) as FormData. */
@@ -140,7 +207,13 @@ function parseMultipart(bytes, contentType) {
     const name = param(disposition, 'name');
     if (name !== undefined) {
       const filename = param(disposition, 'filename');
-      if (filename !== undefined) form.append(name, new File([body], filename, { type: headers['content-type'] || 'application/octet-stream' }));
+      if (filename !== undefined)
+        form.append(
+          name,
+          new File([body], filename, {
+            type: headers['content-type'] || 'application/octet-stream',
+          }),
+        );
       else form.append(name, dec.decode(body));
     }
     at = next + 2;
@@ -165,7 +238,9 @@ export default function install(platform) {
       for (const [k, v] of new URLSearchParams(new TextDecoder().decode(bytes))) form.append(k, v);
       return form;
     }
-    throw new TypeError('formData(): the body is neither multipart/form-data nor application/x-www-form-urlencoded');
+    throw new TypeError(
+      'formData(): the body is neither multipart/form-data nor application/x-www-form-urlencoded',
+    );
   });
   platform.provide('newBlob', (bytes, type) => new Blob([bytes], { type }));
 }

@@ -2,9 +2,19 @@
 // transform, queuing strategies); TextEncoderStream and TextDecoderStream on top of them; and
 // CompressionStream/DecompressionStream (gzip, deflate, deflate-raw) with fflate's streaming codecs.
 import {
-  ByteLengthQueuingStrategy, CountQueuingStrategy, ReadableByteStreamController, ReadableStream, ReadableStreamBYOBReader,
-  ReadableStreamBYOBRequest, ReadableStreamDefaultController, ReadableStreamDefaultReader, TransformStream,
-  TransformStreamDefaultController, WritableStream, WritableStreamDefaultController, WritableStreamDefaultWriter,
+  ByteLengthQueuingStrategy,
+  CountQueuingStrategy,
+  ReadableByteStreamController,
+  ReadableStream,
+  ReadableStreamBYOBReader,
+  ReadableStreamBYOBRequest,
+  ReadableStreamDefaultController,
+  ReadableStreamDefaultReader,
+  TransformStream,
+  TransformStreamDefaultController,
+  WritableStream,
+  WritableStreamDefaultController,
+  WritableStreamDefaultWriter,
 } from 'web-streams-polyfill';
 import { Deflate, Gunzip, Gzip, Inflate, Unzlib, Zlib } from 'fflate';
 
@@ -22,11 +32,18 @@ function incompleteTail(b) {
 class TextEncoderStream {
   constructor() {
     const encoder = new TextEncoder();
-    const t = new TransformStream({ transform: (chunk, c) => { const b = encoder.encode(String(chunk)); if (b.length) c.enqueue(b); } });
+    const t = new TransformStream({
+      transform: (chunk, c) => {
+        const b = encoder.encode(String(chunk));
+        if (b.length) c.enqueue(b);
+      },
+    });
     this.readable = t.readable;
     this.writable = t.writable;
   }
-  get encoding() { return 'utf-8'; }
+  get encoding() {
+    return 'utf-8';
+  }
 }
 
 class TextDecoderStream {
@@ -35,7 +52,10 @@ class TextDecoderStream {
     let pending = new Uint8Array(0);
     const t = new TransformStream({
       transform: (chunk, c) => {
-        const view = chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        const view =
+          chunk instanceof ArrayBuffer
+            ? new Uint8Array(chunk)
+            : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
         const all = new Uint8Array(pending.length + view.length);
         all.set(pending);
         all.set(view, pending.length);
@@ -46,7 +66,8 @@ class TextDecoderStream {
       },
       flush: (c) => {
         if (pending.length) {
-          if (decoder.fatal) throw new TypeError('TextDecoderStream: the stream ended inside a UTF-8 sequence');
+          if (decoder.fatal)
+            throw new TypeError('TextDecoderStream: the stream ended inside a UTF-8 sequence');
           c.enqueue(decoder.decode(pending));
         }
       },
@@ -62,36 +83,79 @@ class TextDecoderStream {
 const CODECS = { gzip: [Gzip, Gunzip], deflate: [Zlib, Unzlib], 'deflate-raw': [Deflate, Inflate] };
 function codecStream(format, index, name) {
   const pair = CODECS[format];
-  if (!pair) throw new TypeError(`${name}: unsupported format "${format}" (gzip, deflate or deflate-raw)`);
+  if (!pair)
+    throw new TypeError(`${name}: unsupported format "${format}" (gzip, deflate or deflate-raw)`);
   let controller;
-  const codec = new pair[index]((data) => { if (data.length) controller.enqueue(data); });
+  const codec = new pair[index]((data) => {
+    if (data.length) controller.enqueue(data);
+  });
   return new TransformStream({
-    start: (c) => { controller = c; },
+    start: (c) => {
+      controller = c;
+    },
     transform: (chunk) => {
-      const view = chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : null;
+      const view =
+        chunk instanceof ArrayBuffer
+          ? new Uint8Array(chunk)
+          : ArrayBuffer.isView(chunk)
+            ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+            : null;
       if (!view) throw new TypeError(`${name}: chunks must be ArrayBuffers or typed arrays`);
       codec.push(view.slice(), false);
     },
-    flush: () => { codec.push(new Uint8Array(0), true); },
+    flush: () => {
+      codec.push(new Uint8Array(0), true);
+    },
   });
 }
 class CompressionStream {
-  constructor(format) { const t = codecStream(format, 0, 'CompressionStream'); this.readable = t.readable; this.writable = t.writable; }
+  constructor(format) {
+    const t = codecStream(format, 0, 'CompressionStream');
+    this.readable = t.readable;
+    this.writable = t.writable;
+  }
 }
 class DecompressionStream {
-  constructor(format) { const t = codecStream(format, 1, 'DecompressionStream'); this.readable = t.readable; this.writable = t.writable; }
+  constructor(format) {
+    const t = codecStream(format, 1, 'DecompressionStream');
+    this.readable = t.readable;
+    this.writable = t.writable;
+  }
 }
 
 export default function install(platform) {
   const all = {
-    ByteLengthQueuingStrategy, CountQueuingStrategy, ReadableByteStreamController, ReadableStream, ReadableStreamBYOBReader,
-    ReadableStreamBYOBRequest, ReadableStreamDefaultController, ReadableStreamDefaultReader, TransformStream,
-    TransformStreamDefaultController, WritableStream, WritableStreamDefaultController, WritableStreamDefaultWriter,
-    TextEncoderStream, TextDecoderStream, CompressionStream, DecompressionStream,
+    ByteLengthQueuingStrategy,
+    CountQueuingStrategy,
+    ReadableByteStreamController,
+    ReadableStream,
+    ReadableStreamBYOBReader,
+    ReadableStreamBYOBRequest,
+    ReadableStreamDefaultController,
+    ReadableStreamDefaultReader,
+    TransformStream,
+    TransformStreamDefaultController,
+    WritableStream,
+    WritableStreamDefaultController,
+    WritableStreamDefaultWriter,
+    TextEncoderStream,
+    TextDecoderStream,
+    CompressionStream,
+    DecompressionStream,
   };
   for (const [name, value] of Object.entries(all)) platform.define(name, value);
   // for bodies: a stream of these bytes, and all of a stream's bytes
-  platform.provide('streamOf', (bytes) => new ReadableStream({ type: 'bytes', start(c) { if (bytes && bytes.length) c.enqueue(bytes.slice()); c.close(); } }));
+  platform.provide(
+    'streamOf',
+    (bytes) =>
+      new ReadableStream({
+        type: 'bytes',
+        start(c) {
+          if (bytes && bytes.length) c.enqueue(bytes.slice());
+          c.close();
+        },
+      }),
+  );
   platform.provide('isStream', (v) => v instanceof ReadableStream);
   platform.provide('readAll', async (stream, max) => {
     const reader = stream.getReader();
@@ -100,15 +164,28 @@ export default function install(platform) {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      const b = typeof value === 'string' ? new TextEncoder().encode(value) : value instanceof ArrayBuffer ? new Uint8Array(value) : ArrayBuffer.isView(value) ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : null;
+      const b =
+        typeof value === 'string'
+          ? new TextEncoder().encode(value)
+          : value instanceof ArrayBuffer
+            ? new Uint8Array(value)
+            : ArrayBuffer.isView(value)
+              ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength)
+              : null;
       if (!b) throw new TypeError('a body stream must yield bytes (Uint8Array)');
       size += b.length;
-      if (size > max) { reader.cancel(); throw new TypeError(`a body stream is larger than ${max} bytes`); }
+      if (size > max) {
+        reader.cancel();
+        throw new TypeError(`a body stream is larger than ${max} bytes`);
+      }
       chunks.push(b);
     }
     const out = new Uint8Array(size);
     let at = 0;
-    for (const c of chunks) { out.set(c, at); at += c.length; }
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
     return out;
   });
 }

@@ -5,12 +5,24 @@ const ID = Symbol('id');
 const INFO = Symbol('info');
 
 class CryptoKey {
-  constructor() { throw new TypeError('Illegal constructor'); }
-  get type() { return this[INFO].type; }
-  get extractable() { return this[INFO].extractable; }
-  get algorithm() { return this[INFO].algorithm; }
-  get usages() { return this[INFO].usages.slice(); }
-  get [Symbol.toStringTag]() { return 'CryptoKey'; }
+  constructor() {
+    throw new TypeError('Illegal constructor');
+  }
+  get type() {
+    return this[INFO].type;
+  }
+  get extractable() {
+    return this[INFO].extractable;
+  }
+  get algorithm() {
+    return this[INFO].algorithm;
+  }
+  get usages() {
+    return this[INFO].usages.slice();
+  }
+  get [Symbol.toStringTag]() {
+    return 'CryptoKey';
+  }
 }
 
 export default function install(platform) {
@@ -26,7 +38,8 @@ export default function install(platform) {
   const enc = (v) => {
     if (v instanceof CryptoKey) return { $key: v[ID] };
     if (v instanceof ArrayBuffer) return { $b64: b64(v.slice(0)) };
-    if (ArrayBuffer.isView(v)) return { $b64: b64(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength)) };
+    if (ArrayBuffer.isView(v))
+      return { $b64: b64(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength)) };
     if (Array.isArray(v)) return v.map(enc);
     if (v && typeof v === 'object') {
       const o = {};
@@ -48,7 +61,12 @@ export default function install(platform) {
   const key = (d) => {
     const k = Object.create(CryptoKey.prototype);
     k[ID] = d.$key;
-    k[INFO] = { type: d.type, extractable: d.extractable, algorithm: dec(d.algorithm), usages: d.usages };
+    k[INFO] = {
+      type: d.type,
+      extractable: d.extractable,
+      algorithm: dec(d.algorithm),
+      usages: d.usages,
+    };
     return k;
   };
   const run = (method, args) =>
@@ -60,35 +78,84 @@ export default function install(platform) {
           if (r.bytes) return bytes;
           if ('bool' in r) return r.bool;
           if (r.key) return key(r.key);
-          if (r.pair) return { publicKey: key(r.pair.publicKey), privateKey: key(r.pair.privateKey) };
+          if (r.pair)
+            return { publicKey: key(r.pair.publicKey), privateKey: key(r.pair.privateKey) };
           return r.jwk;
         },
         (e) => {
           let info;
-          try { info = JSON.parse(e.message); } catch { info = { code: 'OperationError', message: String(e && e.message) }; }
-          throw info.code === 'TypeError' ? new TypeError(info.message) : new DOMException(info.message, info.code);
+          try {
+            info = JSON.parse(e.message);
+          } catch {
+            info = { code: 'OperationError', message: String(e && e.message) };
+          }
+          throw info.code === 'TypeError'
+            ? new TypeError(info.message)
+            : new DOMException(info.message, info.code);
         },
       );
 
   class SubtleCrypto {
-    constructor() { throw new TypeError('Illegal constructor'); }
-    digest(algorithm, data) { return run('digest', [algorithm, data]); }
-    sign(algorithm, key, data) { return run('sign', [algorithm, key, data]); }
-    verify(algorithm, key, signature, data) { return run('verify', [algorithm, key, signature, data]); }
-    encrypt(algorithm, key, data) { return run('encrypt', [algorithm, key, data]); }
-    decrypt(algorithm, key, data) { return run('decrypt', [algorithm, key, data]); }
-    deriveBits(algorithm, baseKey, length) { return run('deriveBits', [algorithm, baseKey, length === undefined ? null : length]); }
-    deriveKey(algorithm, baseKey, derivedKeyType, extractable, usages) { return run('deriveKey', [algorithm, baseKey, derivedKeyType, extractable, usages]); }
-    generateKey(algorithm, extractable, usages) { return run('generateKey', [algorithm, extractable, usages]); }
-    importKey(format, keyData, algorithm, extractable, usages) { return run('importKey', [format, keyData, algorithm, extractable, usages]); }
-    exportKey(format, key) { return run('exportKey', [format, key]); }
-    wrapKey(format, key, wrappingKey, wrapAlgorithm) { return run('wrapKey', [format, key, wrappingKey, wrapAlgorithm]); }
-    unwrapKey(format, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, usages) {
-      return run('unwrapKey', [format, wrappedKey, unwrappingKey, unwrapAlgorithm, unwrappedKeyAlgorithm, extractable, usages]);
+    constructor() {
+      throw new TypeError('Illegal constructor');
+    }
+    digest(algorithm, data) {
+      return run('digest', [algorithm, data]);
+    }
+    sign(algorithm, key, data) {
+      return run('sign', [algorithm, key, data]);
+    }
+    verify(algorithm, key, signature, data) {
+      return run('verify', [algorithm, key, signature, data]);
+    }
+    encrypt(algorithm, key, data) {
+      return run('encrypt', [algorithm, key, data]);
+    }
+    decrypt(algorithm, key, data) {
+      return run('decrypt', [algorithm, key, data]);
+    }
+    deriveBits(algorithm, baseKey, length) {
+      return run('deriveBits', [algorithm, baseKey, length === undefined ? null : length]);
+    }
+    deriveKey(algorithm, baseKey, derivedKeyType, extractable, usages) {
+      return run('deriveKey', [algorithm, baseKey, derivedKeyType, extractable, usages]);
+    }
+    generateKey(algorithm, extractable, usages) {
+      return run('generateKey', [algorithm, extractable, usages]);
+    }
+    importKey(format, keyData, algorithm, extractable, usages) {
+      return run('importKey', [format, keyData, algorithm, extractable, usages]);
+    }
+    exportKey(format, key) {
+      return run('exportKey', [format, key]);
+    }
+    wrapKey(format, key, wrappingKey, wrapAlgorithm) {
+      return run('wrapKey', [format, key, wrappingKey, wrapAlgorithm]);
+    }
+    unwrapKey(
+      format,
+      wrappedKey,
+      unwrappingKey,
+      unwrapAlgorithm,
+      unwrappedKeyAlgorithm,
+      extractable,
+      usages,
+    ) {
+      return run('unwrapKey', [
+        format,
+        wrappedKey,
+        unwrappingKey,
+        unwrapAlgorithm,
+        unwrappedKeyAlgorithm,
+        extractable,
+        usages,
+      ]);
     }
   }
   class Crypto {
-    constructor() { throw new TypeError('Illegal constructor'); }
+    constructor() {
+      throw new TypeError('Illegal constructor');
+    }
   }
   platform.load('crypto'); // the object whose prototype Crypto.prototype becomes
   Object.setPrototypeOf(platform.crypto, Crypto.prototype);

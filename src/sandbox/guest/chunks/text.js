@@ -5,8 +5,12 @@
 export default function install(platform) {
   const { utf8, utf8Decode, bytesOf } = platform.internals;
   class TextEncoder {
-    get encoding() { return 'utf-8'; }
-    encode(s) { return utf8(s === undefined ? '' : s); }
+    get encoding() {
+      return 'utf-8';
+    }
+    encode(s) {
+      return utf8(s === undefined ? '' : s);
+    }
     encodeInto(s, dest) {
       const b = utf8(s);
       const n = Math.min(b.length, dest.length);
@@ -17,11 +21,14 @@ export default function install(platform) {
   class TextDecoder {
     constructor(label, options) {
       const l = String(label === undefined ? 'utf-8' : label).toLowerCase();
-      if (l !== 'utf-8' && l !== 'utf8') throw new RangeError('TextDecoder: only utf-8 is supported');
+      if (l !== 'utf-8' && l !== 'utf8')
+        throw new RangeError('TextDecoder: only utf-8 is supported');
       this.fatal = !!(options && options.fatal);
       this.ignoreBOM = !!(options && options.ignoreBOM);
     }
-    get encoding() { return 'utf-8'; }
+    get encoding() {
+      return 'utf-8';
+    }
     decode(input) {
       if (input === undefined) return '';
       const b = bytesOf(input);

@@ -14,15 +14,26 @@ export default function install(platform) {
     setTimer(id, delay);
     return id;
   };
-  const clear = (id) => { if (timers.delete(id)) hostClear(id); };
+  const clear = (id) => {
+    if (timers.delete(id)) hostClear(id);
+  };
   platform.define('__fireTimer', (id) => {
     const t = timers.get(id);
     if (!t) return;
-    if (t.repeat) setTimer(id, t.ms); else timers.delete(id);
+    if (t.repeat) setTimer(id, t.ms);
+    else timers.delete(id);
     t.fn.apply(undefined, t.args);
   });
-  platform.define('setTimeout', function setTimeout(fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), false); });
-  platform.define('setInterval', function setInterval(fn, ms) { return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), true); });
-  platform.define('clearTimeout', function clearTimeout(id) { clear(id); });
-  platform.define('clearInterval', function clearInterval(id) { clear(id); });
+  platform.define('setTimeout', function setTimeout(fn, ms) {
+    return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), false);
+  });
+  platform.define('setInterval', function setInterval(fn, ms) {
+    return addTimer(fn, ms, Array.prototype.slice.call(arguments, 2), true);
+  });
+  platform.define('clearTimeout', function clearTimeout(id) {
+    clear(id);
+  });
+  platform.define('clearInterval', function clearInterval(id) {
+    clear(id);
+  });
 }

@@ -9,6 +9,15 @@ export type Ctx = {
   app: { app_id: string; origin: string; release_id: string };
   data: { collection<T>(name: string): Collection<T> };
   secrets: { get(name: string): string | undefined; require(name: string): string };
-  jobs: { enqueue(name: string, payload?: unknown, options?: { delay_seconds?: number }): Promise<{ job_id: string }> };
-  log: Record<'debug' | 'info' | 'warn' | 'error', (message: string, metadata?: Record<string, unknown>) => void>;
+  jobs: {
+    enqueue(
+      name: string,
+      payload?: unknown,
+      options?: { delay_seconds?: number },
+    ): Promise<{ job_id: string }>;
+  };
+  log: Record<
+    'debug' | 'info' | 'warn' | 'error',
+    (message: string, metadata?: Record<string, unknown>) => void
+  >;
 };

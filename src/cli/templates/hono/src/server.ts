@@ -16,8 +16,12 @@ app.get('/api/messages', async (c) => {
 app.post('/api/messages', async (c) => {
   const isJson = (c.req.header('content-type') ?? '').includes('application/json');
   const input = isJson ? await c.req.json<Record<string, unknown>>() : await c.req.parseBody();
-  const name = String(input.name ?? '').trim().slice(0, 80);
-  const message = String(input.message ?? '').trim().slice(0, 1000);
+  const name = String(input.name ?? '')
+    .trim()
+    .slice(0, 80);
+  const message = String(input.message ?? '')
+    .trim()
+    .slice(0, 1000);
   if (!name || !message) return c.json({ error: 'name and message are both required' }, 400);
   const row = await messages(c).create({ name, message });
   c.env.log.info('message saved', { id: row.id });
