@@ -50,7 +50,7 @@ const starts = new Map<string, number[]>([
   ['noop', []],
   ['app', []],
 ]);
-let done = { noop: 0, app: 0 };
+const done = { noop: 0, app: 0 };
 const tasks = taskList(env.deps, plane);
 const appJob = tasks.app_job as Task;
 tasks.app_job = async (payload, helpers) => {

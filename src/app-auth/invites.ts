@@ -81,7 +81,7 @@ export function inviteRoutes(): Hono<Env> {
           ? await findRelease(c.var.deps.db, app.id, app.live_release_id)
           : undefined;
       const auth = live ? manifestOf(live.manifest).resources.auth : undefined;
-      if (!auth || auth.mode !== 'app_users')
+      if (auth?.mode !== 'app_users')
         throw new ApiError(
           'auth_disabled',
           'Invites need a published app whose live release declares auth.mode "app_users".',

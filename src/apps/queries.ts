@@ -200,15 +200,13 @@ export async function insertReleaseFiles(
     await db
       .insertInto('release_files')
       .values(
-        files
-          .slice(i, i + 500)
-          .map((f) => ({
-            release_id: releaseId,
-            path: f.path,
-            content_type: f.content_type,
-            sha256: f.sha256,
-            size: f.bytes.length,
-          })),
+        files.slice(i, i + 500).map((f) => ({
+          release_id: releaseId,
+          path: f.path,
+          content_type: f.content_type,
+          sha256: f.sha256,
+          size: f.bytes.length,
+        })),
       )
       .execute();
   }

@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import { compressible, compressVariants, type Variant } from './compress.ts';
-import { type BlobStore } from './store.ts';
+import type { BlobStore } from './store.ts';
 
 export type PreparedVariants = { sha256: Buffer; variants: Variant[] }[];
 

@@ -28,7 +28,7 @@ export type LocalFile = {
  * "Unexpected token" messages name no position (they quote the text instead), so they get none.
  */
 export function describeJsonError(file: string, text: string, message: string): string {
-  const token = /^Unexpected token '([^]*?)', [^]* is not valid JSON$/.exec(message);
+  const token = /^Unexpected token '([\s\S]*?)', [\s\S]* is not valid JSON$/.exec(message);
   if (token) return `${file}: not valid JSON: unexpected token ${JSON.stringify(token[1])}`;
   const pos = /at position (\d+)/.exec(message);
   if (!pos && !/Unexpected end of JSON input/.test(message))

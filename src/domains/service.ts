@@ -193,15 +193,13 @@ export async function addDomain(
     // the transaction did not commit: the provider's hostname must not outlive it
     const orphan = made as ProviderRecord | null;
     if (orphan && provider)
-      await provider
-        .remove(orphan.id)
-        .catch((e) =>
-          deps.log.error('could not remove a provider hostname after a failed create', {
-            hostname,
-            provider_id: orphan.id,
-            error: (e as Error).message,
-          }),
-        );
+      await provider.remove(orphan.id).catch((e) =>
+        deps.log.error('could not remove a provider hostname after a failed create', {
+          hostname,
+          provider_id: orphan.id,
+          error: (e as Error).message,
+        }),
+      );
     throw err;
   }
 }
@@ -281,7 +279,7 @@ export async function verifyDomain(
   const now = new Date();
   const saved = await deps.db.transaction().execute(async (trx) => {
     const locked = await findRoute(trx, app.id, { id: row.id }, { lock: true });
-    if (!locked || locked.status !== 'pending_dns') return locked ?? row;
+    if (locked?.status !== 'pending_dns') return locked ?? row;
     const verified = options.operator || result!.verified;
     const attempts = locked.check_attempts + (options.background ? 1 : 0);
     const updated = await updateRoute(trx, row.id, {

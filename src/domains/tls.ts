@@ -71,7 +71,7 @@ export function tlsPermissionRoutes(plane: AppsPlane): Hono<Env> {
       return ask.reply(c, 200, { domain, allowed: true, kind: 'app_origin' });
     }
     const route = await plane.routes.lookup(host.hostname);
-    if (!route || route.status !== 'active') throw deny();
+    if (route?.status !== 'active') throw deny();
     return ask.reply(c, 200, { domain, allowed: true, kind: route.routeType });
   });
   return r;

@@ -47,7 +47,7 @@ export function createEventWriter(options: {
   const maxBatch = options.maxBatch ?? 500;
   const maxQueued = options.maxQueued ?? 50_000;
   const perApp = options.perApp ?? EVENTS_PER_APP;
-  let queue: NewEvent[] = [];
+  const queue: NewEvent[] = [];
   const allowances = new Map<string, Allowance>();
   let summaryTimer: ReturnType<typeof setTimeout> | undefined;
 

@@ -5,7 +5,7 @@ import { accountAccess } from '../accounts/access.ts';
 import { errors } from '../errors.ts';
 import { requireRole } from '../http/auth.ts';
 import type { Env } from '../http/env.ts';
-import { mark, operation } from '../http/operation.ts';
+import { operation } from '../http/operation.ts';
 import { bodyOf, jsonBody } from '../http/validate.ts';
 import {
   ChangeRoleRequest,

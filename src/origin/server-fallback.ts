@@ -120,7 +120,7 @@ export async function runServerFallback(
     reads: HeaderReads;
   },
 ): Promise<Response> {
-  const { req, app, release } = input;
+  const { req, app } = input;
   let body: ArrayBuffer | undefined;
   let room: BodyRoom | undefined;
   if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -145,7 +145,7 @@ export function createRuntimeCaches(deps: Deps) {
         }
       | undefined,
   ): LiveApp | null {
-    return row && row.live_release_id && !row.deleted_at
+    return row?.live_release_id && !row.deleted_at
       ? {
           appId: row.id,
           accountId: row.account_id,

@@ -495,7 +495,7 @@ export function createCalls(state: WorkerState) {
         error: { kind: 'missing-sources', message: 'release not loaded in this worker' },
       });
     if (inv.handler === 'load') return reportHandlers(inst, call);
-    const { context: ctx, runtime } = inst;
+    const { context: ctx } = inst;
     inst.inflight++;
     const wall = setTimeout(
       () => failCall(inst, call, 'timeout', 'wall-clock limit reached'),

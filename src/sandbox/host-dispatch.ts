@@ -21,12 +21,7 @@ import {
 
 type Pointer = number;
 /** What a host function may return: a handle or `{ value }` (the result), `{ error }` (thrown in the guest), or nothing. */
-type HostResult =
-  | QuickJSHandle
-  | { value: QuickJSHandle }
-  | { error: QuickJSHandle }
-  | undefined
-  | void;
+type HostResult = QuickJSHandle | { value: QuickJSHandle } | { error: QuickJSHandle } | undefined;
 type HostFn = (this: QuickJSHandle, ...args: QuickJSHandle[]) => HostResult;
 
 /** The parts of a QuickJSContext this relies on (quickjs-emscripten 0.32's `context.ts`). */

@@ -180,7 +180,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     log: (level, message, metadata) => {
       const call = inst.current;
       if (!call || call.logs.length >= MAX_LOGS) return ctx.undefined;
-      let meta: unknown = undefined;
+      let meta: unknown;
       const raw = str(metadata);
       if (raw !== undefined) {
         try {

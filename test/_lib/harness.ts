@@ -137,7 +137,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
         : undefined;
       const res = await server.request(`http://${host}${path}`, { method, headers, body }, env);
       const text = await res.text();
-      let parsed: unknown = undefined;
+      let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;
       } catch {

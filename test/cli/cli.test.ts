@@ -234,7 +234,7 @@ test('an invalid manifest exits non-zero with the contract code on stderr', asyn
     t.stderr,
     /manifest\.platform\.json:4:3: not valid JSON: Expected ',' or '}' after property value/,
   );
-  assert.match(t.stderr, /\n\s+4 \|   "resources": \{\}\n\s+\|   \^/);
+  assert.match(t.stderr, /\n\s+4 \| {3}"resources": \{\}\n\s+\| {3}\^/);
   const none = await cli(['publish', path.join(work, 'nowhere')]);
   assert.is(none.code, 1);
   assert.match(none.stderr, 'platform init');

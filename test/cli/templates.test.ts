@@ -25,7 +25,7 @@ const work = path.resolve('.data', 'test-scratch', `cli-templates-${process.pid}
 const { cli } = cliFor({ url: live.url, key: u.api_key, work });
 let runner: Runner;
 
-const page = http.createServer((req, res) => {
+const page = http.createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'text/html' });
   res.end('<html><head><title> The watched page </title></head><body>hello</body></html>');
 });

@@ -12,7 +12,7 @@ import { setPlan } from '../../src/plans/operator.ts';
 import { operatorVerify, recheckDueDomains } from '../../src/domains/service.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newMember, newUser } from '../_lib/harness.ts';
-import { eventsOf, publishServerApp } from '../_lib/apps.ts';
+import { eventsOf } from '../_lib/apps.ts';
 import { checkAuthMatrix } from '../_lib/auth-matrix.ts';
 import { startDns } from '../_lib/dns-server.ts';
 

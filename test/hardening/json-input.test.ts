@@ -60,7 +60,7 @@ test('a NUL character (U+0000), which Postgres cannot store, is a 400 naming the
   const cases: [string, string, unknown, string][] = [
     ['PUT', '/v0/apps', site({ app: { name: 'a\u0000b' } }), 'app.name'],
     ['PUT', '/v0/apps', site({ provenance: { note: 'a\u0000b' } }), 'provenance.note'],
-    ['PUT', '/v0/apps', site({ provenance: { ['k\u0000']: 1 } }), 'provenance.k\u0000'],
+    ['PUT', '/v0/apps', site({ provenance: { 'k\u0000': 1 } }), 'provenance.k\u0000'],
     ['POST', '/v0/auth/api-keys', { name: 'a\u0000b' }, 'name'],
   ];
   for (const [method, path, body, field] of cases) {

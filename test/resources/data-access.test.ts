@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createRow } from '../../src/data/service.ts';
-import { file, site } from '../_lib/bundles.ts';
+import { site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 
 const h = await createHarness();

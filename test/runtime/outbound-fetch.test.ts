@@ -16,9 +16,7 @@ import { startDns } from '../_lib/dns-server.ts';
 type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer };
 
 /** A loopback server that records what reaches it; `/hang` never answers, `/r/<n>` redirects n times, `/to?url=` redirects there. */
-async function server(
-  host: string,
-): Promise<{
+async function server(host: string): Promise<{
   url: string;
   seen: Seen[];
   hanging: http.IncomingMessage[];

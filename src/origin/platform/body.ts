@@ -4,7 +4,7 @@
  * where its shape is fixed, validated with a valibot schema.
  */
 import type { Context } from 'hono';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { ApiError, errorBody } from '../../errors.ts';
 import { readBodyLimited, parseWith } from '../../http/validate.ts';
 import { originJson } from '../respond.ts';

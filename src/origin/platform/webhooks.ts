@@ -1,9 +1,3 @@
-/**
- * `POST /_platform/webhooks/<webhook_name>` on an app origin: bounded body, per-app rate limit,
- * signature verified on the raw bytes before parsing, de-duplicated by delivery id, then delivered
- * to the app's `webhook(event, ctx)` (its response goes back to the provider) or queued as a job (202).
- */
-import type { Deps } from '../../deps.ts';
 import { ApiError, errorBody } from '../../errors.ts';
 import { recordEvents, type NewEvent } from '../../events/record.ts';
 import { originJson } from '../respond.ts';

@@ -226,7 +226,7 @@
     static parse(url, base) {
       try {
         return new URL(url, base);
-      } catch (e) {
+      } catch (_e) {
         return null;
       }
     }
@@ -421,14 +421,14 @@
     var info;
     try {
       info = JSON.parse(e.message);
-    } catch (x) {
-      info = { message: String(e && e.message) };
+    } catch (_x) {
+      info = { message: String(e?.message) };
     }
     return new TypeError(info.message);
   };
   var BodyMixin = {
     _take: function () {
-      if (this[$used] || (this[$stream] && this[$stream].locked))
+      if (this[$used] || this[$stream]?.locked)
         return Promise.reject(new TypeError('Body has already been consumed'));
       this[$used] = true;
       if (this[$hostBody]) {
@@ -503,7 +503,7 @@
       });
     }
     if (target[$source]) return target[$source];
-    if (!bytes || !bytes.length) return null;
+    if (!bytes?.length) return null;
     if (!target[$stream]) {
       loadChunk('streams');
       target[$stream] = provided.streamOf(bytes);
@@ -830,8 +830,8 @@
       var info;
       try {
         info = JSON.parse(e.message);
-      } catch (x) {
-        info = { code: 'internal_error', message: String(e && e.message) };
+      } catch (_x) {
+        info = { code: 'internal_error', message: String(e?.message) };
       }
       var err = new Error(info.message);
       Object.assign(err, { name: 'PlatformError', code: info.code });

@@ -13,7 +13,7 @@ export default function install(platform) {
         try {
           const j = JSON.stringify(a);
           return j === undefined ? String(a) : j;
-        } catch (e) {
+        } catch (_e) {
           return String(a);
         }
       })
@@ -39,7 +39,7 @@ export default function install(platform) {
       let json;
       try {
         json = JSON.stringify(consoleParts(arguments));
-      } catch (e) {
+      } catch (_e) {
         json = JSON.stringify([fmt(arguments)]);
       }
       hostConsole(level, json);

@@ -59,8 +59,8 @@ export default function install(platform) {
   const fetch = function fetch(input, init) {
     return new Promise((resolve, reject) => {
       const req = new Request(input, init);
-      const signal = init && init.signal ? init.signal : req.signal;
-      if (signal && signal.aborted) return reject(signal.reason);
+      const signal = init?.signal ? init.signal : req.signal;
+      if (signal?.aborted) return reject(signal.reason);
       if (req.url.slice(0, 5) === 'data:') {
         if (req.method !== 'GET')
           return reject(new TypeError('fetch: a data: URL answers only GET'));
@@ -77,8 +77,9 @@ export default function install(platform) {
         req[$used] = true;
       }
       const b = req[$bytes];
-      const body =
-        b && b.length ? b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) : undefined;
+      const body = b?.length
+        ? b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)
+        : undefined;
       const onAbort = () => {
         hostAbort(id);
         reject(signal.reason);

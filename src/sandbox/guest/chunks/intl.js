@@ -50,8 +50,7 @@ export default function install(platform) {
     Object.defineProperty(C.prototype, name, {
       configurable: true,
       get() {
-        const self = this;
-        return (...args) => C.call$(self, method, map(args));
+        return (...args) => C.call$(this, method, map(args));
       },
     });
 

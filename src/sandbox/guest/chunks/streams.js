@@ -151,7 +151,7 @@ export default function install(platform) {
       new ReadableStream({
         type: 'bytes',
         start(c) {
-          if (bytes && bytes.length) c.enqueue(bytes.slice());
+          if (bytes?.length) c.enqueue(bytes.slice());
           c.close();
         },
       }),

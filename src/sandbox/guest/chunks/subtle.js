@@ -87,7 +87,7 @@ export default function install(platform) {
           try {
             info = JSON.parse(e.message);
           } catch {
-            info = { code: 'OperationError', message: String(e && e.message) };
+            info = { code: 'OperationError', message: String(e?.message) };
           }
           throw info.code === 'TypeError'
             ? new TypeError(info.message)

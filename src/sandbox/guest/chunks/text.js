@@ -23,8 +23,8 @@ export default function install(platform) {
       const l = String(label === undefined ? 'utf-8' : label).toLowerCase();
       if (l !== 'utf-8' && l !== 'utf8')
         throw new RangeError('TextDecoder: only utf-8 is supported');
-      this.fatal = !!(options && options.fatal);
-      this.ignoreBOM = !!(options && options.ignoreBOM);
+      this.fatal = !!options?.fatal;
+      this.ignoreBOM = !!options?.ignoreBOM;
     }
     get encoding() {
       return 'utf-8';

@@ -33,15 +33,13 @@ export default {
     const body = await res.text();
     // a failed fetch throws: the platform retries the job (max_attempts in the manifest)
     if (!res.ok) throw new Error(`GET ${url} answered ${res.status}`);
-    const row = await ctx.data
-      .collection('snapshots')
-      .create({
-        url,
-        status: res.status,
-        bytes: body.length,
-        title: titleOf(body),
-        fetched_at: new Date().toISOString(),
-      });
+    const row = await ctx.data.collection('snapshots').create({
+      url,
+      status: res.status,
+      bytes: body.length,
+      title: titleOf(body),
+      fetched_at: new Date().toISOString(),
+    });
     ctx.log.info('snapshot stored', { id: row.id, status: res.status, bytes: body.length });
   },
 };
