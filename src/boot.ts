@@ -23,12 +23,31 @@ export async function prepareDatabase(connectionString: string): Promise<string[
   return applied;
 }
 
-/** graphile-worker's logger routed to ours, keeping only warnings and errors. */
+/**
+ * graphile-worker's logger routed to ours, keeping only warnings and errors. Its metadata carries
+ * whole job rows, whose payloads hold sign-in links, recipients and whatever app code enqueued:
+ * only a job's id, task and attempt pass, and the message (whose error text the tasks redact).
+ */
 export function workerLogger(log?: Logger): WorkerLogger {
   return new WorkerLogger(() => (level, message, meta) => {
-    if (level === 'error') log?.error(`worker: ${message}`, meta);
-    else if (level === 'warning') log?.warn(`worker: ${message}`, meta);
+    if (level === 'error') log?.error(`worker: ${message}`, jobFields(meta));
+    else if (level === 'warning') log?.warn(`worker: ${message}`, jobFields(meta));
   });
+}
+
+function jobFields(meta: Record<string, unknown> | undefined): Record<string, unknown> {
+  const job = meta?.job as
+    | { id?: unknown; task_identifier?: unknown; attempts?: unknown; max_attempts?: unknown }
+    | undefined;
+  if (!job || typeof job !== 'object') return {};
+  return {
+    job: {
+      id: job.id,
+      task: job.task_identifier,
+      attempt: job.attempts,
+      max_attempts: job.max_attempts,
+    },
+  };
 }
 
 function decodeKey(text: string): Buffer {

@@ -15,7 +15,8 @@ export const decodeQP = (s: string) =>
     .replace(/=\r?\n/g, '')
     .replace(/=([0-9A-F]{2})/g, (_m, hx: string) => String.fromCharCode(parseInt(hx, 16)));
 
-export async function startSmtp(): Promise<{
+/** `port`: listen there (a relay that comes back up); a free one by default. */
+export async function startSmtp(port = 0): Promise<{
   url: string;
   received: Received[];
   next(to: string): Promise<Received>;
@@ -34,10 +35,10 @@ export async function startSmtp(): Promise<{
       });
     },
   });
-  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
-  const port = (smtp.server.address() as AddressInfo).port;
+  await new Promise<void>((r) => smtp.listen(port, '127.0.0.1', () => r()));
+  const bound = (smtp.server.address() as AddressInfo).port;
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://127.0.0.1:${bound}`,
     received,
     /** The next message to `to` not read before (waits up to 10 s). */
     async next(to) {
@@ -53,13 +54,13 @@ export async function startSmtp(): Promise<{
 }
 
 /** The job worker, as `npm start` runs it, so queued mail is sent. */
-export function startWorker(h: Harness): Promise<Runner> {
+export function startWorker(h: Harness, logger = workerLogger()): Promise<Runner> {
   return run({
     pgPool: h.deps.pool,
     taskList: taskList(h.deps, h.server.apps),
     noHandleSignals: true,
     pollInterval: 50,
-    logger: workerLogger(),
+    logger,
     preset: WORKER_PRESET,
   });
 }

@@ -18,6 +18,14 @@ export function platformEmailTask(deps: Deps): Task {
       helpers.logger.error('platform_email: invalid payload, dropped');
       return;
     }
-    await sendMail(deps, parsed.output);
+    try {
+      await sendMail(deps, parsed.output);
+    } catch (err) {
+      // the relay's answer may quote the recipient; the error reaches the process log
+      const { to, link } = parsed.output;
+      let text = err instanceof Error ? err.message : String(err);
+      for (const s of [to, link]) if (s) text = text.split(s).join('<redacted>');
+      throw new Error(`could not send mail: ${text}`);
+    }
   };
 }
