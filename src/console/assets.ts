@@ -119,7 +119,20 @@ export async function appHeading(id, what) {
   return r;
 }
 
-export const next = () => { const n = localStorage.getItem('platform.next'); localStorage.removeItem('platform.next'); return n && n.startsWith('/') && !n.startsWith('//') ? n : '/'; };
+/**
+ * Where to go after signing in: the stored \`next\`, only if it resolves to this console's own origin.
+ * Resolving as the browser will (backslashes, tabs, newlines, dot segments) is the only safe test;
+ * the absolute URL is returned so that no path is read again as protocol-relative.
+ */
+export const next = () => {
+  const n = localStorage.getItem('platform.next');
+  localStorage.removeItem('platform.next');
+  if (!n) return '/';
+  try {
+    const u = new URL(n, location.origin);
+    return u.origin === location.origin ? u.href : '/';
+  } catch { return '/'; }
+};
 /** The app id in /apps/<app_id>/… */
 export const appIdOf = () => location.pathname.split('/')[2];
 `;

@@ -6,10 +6,10 @@
  * Screenshots of every page go to SCREENSHOTS=<dir> (default .data/screenshots, git-ignored).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../_lib/browser.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHarness, freePort, listen, uniqueEmail } from '../_lib/harness.ts';
@@ -45,26 +45,13 @@ const work = path.resolve('.data', 'test-scratch', `browser-${process.pid}`);
 const shots = process.env.SCREENSHOTS ?? path.resolve('.data', 'screenshots');
 await mkdir(shots, { recursive: true });
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-if (!existsSync(executablePath))
-  throw new Error(
-    `The browser tests need Chromium at ${executablePath}: apt-get install chromium (or set CHROMIUM_PATH).`,
-  );
-const browser: Browser = await chromium.launch({
-  executablePath,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--host-resolver-rules=MAP *.localhost 127.0.0.1',
-  ],
-});
+const browser: Browser = await launchChromium();
 const context = await browser.newContext();
 const page = await context.newPage();
+// a script error on any page fails the tour, even when the page still looks right
+const pageErrors: string[] = [];
+context.on('page', (p) => p.on('pageerror', (e) => pageErrors.push(`${p.url()}: ${e.message}`)));
+page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
 const shot = async (name: string, fullPage = true) =>
   void (await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage }));
 
@@ -503,6 +490,7 @@ test("an app user's session on a custom domain is not the canonical origin's, an
 
   const visitor = await browser.newContext();
   const tab = await visitor.newPage();
+  tab.on('pageerror', (e) => pageErrors.push(`${tab.url()}: ${e.message}`));
   const custom = `http://members-shop.localhost:${port}`;
   const canonical = `http://${appId}.apps.localhost:${port}`;
   const session = () => tab.evaluate(async () => (await fetch('/_platform/auth/session')).status);
@@ -667,6 +655,10 @@ test('the docs host: reference and guides, readable in the browser', async () =>
   await shot('15-docs-quick-start');
   const schema = await page.goto(`${DOCS}/schemas/manifest.v0.json`);
   assert.is((await schema!.json()).title, 'manifest.platform.json (v0)');
+});
+
+test('no page of the tour threw a script error', () => {
+  assert.equal(pageErrors, []);
 });
 
 test.after(async () => {
