@@ -13,6 +13,7 @@ import type { Config } from '../config.ts';
 import type { DnsCheck } from './schemas.ts';
 
 export const CHALLENGE_PREFIX = '_platform-challenge';
+export const TAKEOVER_PREFIX = '_platform-takeover';
 const LOOKUP_TIMEOUT_MS = 3000;
 
 export type Diagnosis = { verified: boolean; checks: DnsCheck[] };
@@ -51,6 +52,12 @@ async function txtCheck(r: Resolver, hostname: string, value: string): Promise<D
       ? `TXT ${name} holds ${found.map((f) => JSON.stringify(f)).join(', ')}, not the verification value: set it to "${value}".`
       : `No TXT record at ${name}${failed(l)}: create TXT ${name} with the value "${value}".`;
   return { check: 'txt', name, ok, blocking: true, expected: value, found, message };
+}
+
+/** Whether TXT `name` holds `value` (a failed look-up is a no). */
+export async function txtHolds(config: Config, name: string, value: string): Promise<boolean> {
+  const l = await look(() => resolverFor(config).resolveTxt(name));
+  return l.records.some((chunks) => chunks.join('') === value);
 }
 
 async function addresses(r: Resolver, name: string): Promise<Lookup<string>> {

@@ -56,7 +56,7 @@ export async function findRoute(
 export async function hostnameHolder(db: Executor, hostname: string) {
   return db
     .selectFrom('app_routes')
-    .select(['id', 'app_id'])
+    .select(['id', 'app_id', 'account_id', 'hostname', 'route_type', 'provider'])
     .where('hostname', '=', hostname)
     .where('status', '<>', 'deleted')
     .executeTakeFirst();

@@ -3,6 +3,7 @@
  * verifying, enabling and disabling, removing. Every write commits before the provider or this
  * node's route table hears of it; other nodes hear it from the `app_routes` trigger.
  */
+import { createHmac } from 'node:crypto';
 import { randomToken, newId } from '../lib/ids.ts';
 import type { Deps } from '../deps.ts';
 import type { Executor } from '../db/database.ts';
@@ -10,9 +11,9 @@ import { ApiError, errors } from '../errors.ts';
 import { recordEvents } from '../events/record.ts';
 import { planOf } from '../plans/catalogue.ts';
 import { planLimitError, requireFeature } from '../plans/enforce.ts';
-import { accountPlanRow, enabledRoutes } from '../plans/queries.ts';
+import { accountPlanRow, enabledRoutes, heldRoutes } from '../plans/queries.ts';
 import { checkHostname, checkSlug, hostnameParam, isApex } from './names.ts';
-import { diagnose, type Diagnosis } from './dns-check.ts';
+import { diagnose, TAKEOVER_PREFIX, txtHolds, type Diagnosis } from './dns-check.ts';
 import { providerOf, type Provider } from './provider.ts';
 import {
   domainHolder,
@@ -45,23 +46,29 @@ const KINDS = {
     limit: 'app_slugs.max',
     what: 'Slugs',
     noun: 'slugs',
-    fix: 'Remove a slug you no longer use',
+    fix: 'Remove a slug you no longer use (disabled ones count: they keep their names)',
   },
   custom_domain: {
     feature: 'custom_domains',
     limit: 'custom_domains.max',
     what: 'Custom domains',
     noun: 'custom domains',
-    fix: 'Remove a custom domain you no longer use',
+    fix: 'Remove a custom domain you no longer use (disabled and unverified ones count: they keep their names)',
   },
 } as const;
 
-/** One more enabled route of `type` on the account: the plan's feature, billing access and count (caller holds the account lock). */
+/**
+ * One more route of `type` on the account: the plan's feature, billing access and count (caller
+ * holds the account lock). Adding counts every name the account holds, disabled or unverified ones
+ * too, since each keeps its name from everyone else; enabling one it already holds counts the
+ * enabled ones, what serves.
+ */
 async function checkRoom(
   deps: Deps,
   trx: Executor,
   accountId: string,
   type: 'slug' | 'custom_domain',
+  counting: 'held' | 'enabled' = 'held',
 ): Promise<void> {
   const account = await accountPlanRow(trx, accountId, { lock: true });
   if (!account) throw errors.notFound('Account');
@@ -69,7 +76,8 @@ async function checkRoom(
   const plan = planOf(plans, account.plan_key);
   const kind = KINDS[type];
   requireFeature(plans, plan, account, kind.feature, kind.what);
-  const count = (await enabledRoutes(trx, accountId)).filter((r) => r.route_type === type).length;
+  const routes = await (counting === 'held' ? heldRoutes : enabledRoutes)(trx, accountId);
+  const count = routes.filter((r) => r.route_type === type).length;
   const max = plan.limits[kind.limit];
   if (count + 1 > max)
     throw planLimitError(plans, plan, kind.limit, count + 1, max, kind.noun, kind.fix);
@@ -161,7 +169,10 @@ export async function addDomain(
       const id = newId('route');
       // the provider is asked last, inside the transaction: its failure leaves no route behind
       const holder = await hostnameHolder(trx, hostname);
-      if (holder) throw taken(hostname, holder.app_id === app.id);
+      if (holder) {
+        if (holder.account_id === app.account_id) throw taken(hostname, holder.app_id === app.id);
+        await takeOver(deps, trx, app, holder, who, provider);
+      }
       if (provider) made = await provider.create(hostname);
       const now = new Date();
       const created = await insertOrConflict(trx, app, {
@@ -202,6 +213,65 @@ export async function addDomain(
       );
     throw err;
   }
+}
+
+/** The TXT record that proves a name held by another account is the caller's: its value is fixed per account and name. */
+export function takeoverChallenge(
+  deps: Deps,
+  accountId: string,
+  hostname: string,
+): { method: 'dns_txt'; name: string; value: string } {
+  const mac = createHmac('sha256', deps.secretsKey)
+    .update(`route-takeover\0${accountId}\0${hostname}`)
+    .digest('base64url')
+    .slice(0, 32);
+  return {
+    method: 'dns_txt',
+    name: `${TAKEOVER_PREFIX}.${hostname}`,
+    value: `platform-takeover=${mac}`,
+  };
+}
+
+/**
+ * Another account holds `holder.hostname`, in any status. Whoever controls the name's DNS owns it:
+ * with the caller's takeover record in place the holder's route is released (an event tells its
+ * app) and the caller's is created; without it, 409 naming the record to create.
+ */
+async function takeOver(
+  deps: Deps,
+  trx: Executor,
+  app: App,
+  holder: NonNullable<Awaited<ReturnType<typeof hostnameHolder>>>,
+  who: Who,
+  provider: Provider | undefined,
+): Promise<void> {
+  const hostname = holder.hostname;
+  const challenge = takeoverChallenge(deps, app.account_id, hostname);
+  if (!(await txtHolds(deps.config, challenge.name, challenge.value)))
+    throw new ApiError(
+      'conflict',
+      `${hostname} is held by another account. If the domain is yours, create TXT ${challenge.name} with the value "${challenge.value}" and add it again: the record proves the name is yours and releases it from the other account.`,
+      { hostname, takeover: challenge },
+    );
+  const held = (holder.provider ?? null) as ProviderRecord | null;
+  if (held && provider) await provider.remove(held.id);
+  await updateRoute(trx, holder.id, {
+    status: 'deleted',
+    deleted_at: new Date(),
+    next_check_at: null,
+  });
+  await recordEvents(trx, [
+    {
+      app_id: holder.app_id,
+      account_id: holder.account_id,
+      type: 'route.taken_over',
+      severity: 'warn' as const,
+      message: `${hostname} was released: another account proved through DNS that the name is theirs.`,
+      metadata: { route_id: holder.id, route_type: holder.route_type, hostname },
+      api_key_id: null,
+      request_id: who.requestId,
+    },
+  ]);
 }
 
 export type VerifyOutcome = { row: RouteRow; diagnosis: Diagnosis | null };
@@ -298,18 +368,21 @@ export async function verifyDomain(
           }),
     });
     if (!verified && options.background && updated.next_check_at === null) {
+      // an unverified name is not held for ever: released at the end of its check window
+      const released = await updateRoute(trx, row.id, { status: 'deleted', deleted_at: now });
       await recordEvents(trx, [
         {
           ...event(
             app,
             who,
-            'route.verification_stopped',
-            `${hostname} was not verified within 7 days; automatic checks stopped. Fix the DNS records and verify again.`,
+            'route.released',
+            `${hostname} was not verified within ${RECHECK_FOR_MS / 86_400_000} days and was released; add it again once its DNS records are in place.`,
             { route_id: row.id, hostname },
           ),
           severity: 'warn' as const,
         },
       ]);
+      return released;
     }
     if (verified) {
       const how = options.operator
@@ -327,7 +400,18 @@ export async function verifyDomain(
     }
     return updated;
   });
-  if (saved.status === 'active') deps.signals.routeChanged(hostname);
+  if (saved.status === 'deleted') {
+    const held = (saved.provider ?? null) as ProviderRecord | null;
+    if (held && provider)
+      await provider.remove(held.id).catch((e) =>
+        deps.log.error('could not remove a released domain at the provider', {
+          hostname,
+          provider_id: held.id,
+          error: (e as Error).message,
+        }),
+      );
+  }
+  if (saved.status === 'active' || saved.status === 'deleted') deps.signals.routeChanged(hostname);
   return { row: saved, diagnosis: result?.diagnosis ?? null };
 }
 
@@ -437,7 +521,7 @@ export async function setRouteStatus(
       return updated;
     }
     if (enabled) return current;
-    await checkRoom(deps, trx, app.account_id, current.route_type);
+    await checkRoom(deps, trx, app.account_id, current.route_type, 'enabled');
     const now = new Date();
     const back = current.route_type === 'slug' || current.verified_at ? 'active' : 'pending_dns';
     const updated = await updateRoute(trx, routeId, {

@@ -96,6 +96,16 @@ export async function enabledRoutes(db: Executor, accountId: string) {
     .execute();
 }
 
+/** Every name the account holds, whatever its status (deleted ones are released): what adding counts. */
+export async function heldRoutes(db: Executor, accountId: string) {
+  return db
+    .selectFrom('app_routes')
+    .select(['id', 'route_type'])
+    .where('account_id', '=', accountId)
+    .where('status', '<>', 'deleted')
+    .execute();
+}
+
 export async function disableRoute(
   db: Executor,
   routeId: string,

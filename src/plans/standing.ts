@@ -18,7 +18,7 @@ import {
   accountPlanRow,
   accountUsage,
   countLiveApps,
-  enabledRoutes,
+  heldRoutes,
   flagsOf,
   unknownStripePrice,
   type AccountPlanRow,
@@ -65,7 +65,7 @@ export async function readStanding(
   const [apps, monthly, routes, compatibility, flags, unknownPrice, stored] = await Promise.all([
     countLiveApps(deps.db, accountId),
     accountUsage(deps.db, accountId, month.start),
-    enabledRoutes(deps.db, accountId),
+    heldRoutes(deps.db, accountId),
     planChangeFor(deps.db, deps.config.plans, accountId, plan.key, measuring),
     flagsOf(deps.db, accountId),
     unknownStripePrice(deps.db, accountId),

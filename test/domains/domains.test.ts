@@ -442,7 +442,7 @@ test('owners disable and enable an alias; the canonical origin serves throughout
     key: u.api_key,
     params: { account_id: u.account_id },
   });
-  assert.is(status.route_counts.slugs, 0, 'a disabled route does not count');
+  assert.is(status.route_counts.slugs, 1, 'a disabled route still holds its name, and counts');
   const on = await patch('active');
   assert.is(on.body!.status, 'active');
   assert.is((await visit('toggle-me.apps.localhost')).status, 200);
@@ -560,7 +560,7 @@ test('pending domains are re-checked in the background with growing gaps, for 7 
   assert.is((await row()).status, 'active');
   assert.is((await visit('later.recheck-one.test')).status, 200);
 
-  // another that never verifies: checks stop after 7 days, with an event
+  // another that never verifies: released after 7 days, with an event
   const never = (
     await h.api('GET /v0/apps/{app_id}/routes', { key: u.api_key, params: { app_id: u.appId } })
   ).routes.length;
@@ -579,9 +579,68 @@ test('pending domains are re-checked in the background with growing gaps, for 7 
     .select(['status', 'next_check_at'])
     .where('id', '=', n.route_id)
     .executeTakeFirstOrThrow();
-  assert.is(stopped.status, 'pending_dns');
+  assert.is(stopped.status, 'deleted', 'the name is released');
   assert.is(stopped.next_check_at, null);
-  assert.is((await eventsOf(h, u.api_key, u.appId, 'route.verification_stopped')).length, 1);
+  const released = await eventsOf(h, u.api_key, u.appId, 'route.released');
+  assert.is(released.length, 1);
+  assert.match(released[0]!.message, 'not verified within 7 days and was released');
+  // and anyone may add it now
+  const other = await owner('starter');
+  assert.is((await domainOf(other.api_key, other.appId, 'never.recheck-one.test')).status, 201);
+});
+
+test('every name an account holds counts against its plan, disabled or unverified (no squatting)', async () => {
+  const u = await owner('starter'); // 1 custom domain
+  const first = (await domainOf(u.api_key, u.appId, 'kept.squat-one.test')).body!;
+  const off = await h.answer('PATCH /v0/apps/{app_id}/routes/{route_id}', {
+    key: u.api_key,
+    params: { app_id: u.appId, route_id: first.route_id },
+    body: { status: 'disabled' },
+  });
+  assert.is(off.body!.status, 'disabled');
+  const second = await domainOf(u.api_key, u.appId, 'second.squat-one.test');
+  assert.is(second.status, 402, 'the disabled domain still holds a name');
+  assert.is(second.error?.code, 'plan_limit_exceeded');
+  assert.match(second.error!.message, 'disabled and unverified ones count');
+  // the one it holds can come back: enabling counts what serves
+  const on = await h.answer('PATCH /v0/apps/{app_id}/routes/{route_id}', {
+    key: u.api_key,
+    params: { app_id: u.appId, route_id: first.route_id },
+    body: { status: 'active' },
+  });
+  assert.is(on.body!.status, 'pending_dns');
+});
+
+test("the name's DNS owner takes it over from another account with a TXT record; the loser is told", async () => {
+  const squatter = await owner('starter');
+  const held = (await domainOf(squatter.api_key, squatter.appId, 'shop.takeover-one.test')).body!;
+  assert.is(held.status, 'pending_dns');
+  const realOwner = await owner('starter');
+  const refused = await domainOf(realOwner.api_key, realOwner.appId, 'shop.takeover-one.test');
+  assert.is(refused.status, 409);
+  const challenge = refused.error!.details!.takeover as { name: string; value: string };
+  assert.is(challenge.name, '_platform-takeover.shop.takeover-one.test');
+  assert.match(challenge.value, /^platform-takeover=[A-Za-z0-9_-]{32}$/);
+  assert.match(refused.error!.message, challenge.value);
+  // a record with another value proves nothing
+  dns.set(challenge.name, [{ type: 'TXT', value: 'platform-takeover=not-the-value' }]);
+  assert.is(
+    (await domainOf(realOwner.api_key, realOwner.appId, 'shop.takeover-one.test')).status,
+    409,
+  );
+  dns.set(challenge.name, [{ type: 'TXT', value: challenge.value }]);
+  const won = await domainOf(realOwner.api_key, realOwner.appId, 'shop.takeover-one.test');
+  assert.is(won.status, 201, won.text);
+  assert.is(won.body!.status, 'pending_dns', 'it still verifies as any new domain does');
+  const left = await h.api('GET /v0/apps/{app_id}/routes', {
+    key: squatter.api_key,
+    params: { app_id: squatter.appId },
+  });
+  assert.equal(left.routes, [], "the squatter's route is gone");
+  const told = await eventsOf(h, squatter.api_key, squatter.appId, 'route.taken_over');
+  assert.is(told.length, 1);
+  assert.is(told[0]!.severity, 'warn');
+  assert.match(told[0]!.message, 'proved through DNS');
 });
 
 test('the TLS ask endpoint says yes only for names this platform serves', async () => {

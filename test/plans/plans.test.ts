@@ -327,7 +327,8 @@ test('a downgrade does exactly what its preview said: routes over the limit disa
     params: { account_id: u.account_id },
   });
   assert.is(status.plan_key, 'free');
-  assert.equal(status.route_counts, { slugs: 0, custom_domains: 0 });
+  // disabled routes still hold their names: counted, though they no longer serve
+  assert.equal(status.route_counts, { slugs: 2, custom_domains: 2 });
   assert.equal(status.compatibility_warnings, []);
   const row = await h.deps.db
     .selectFrom('accounts')
