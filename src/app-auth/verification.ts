@@ -4,6 +4,7 @@
  * same transaction as the token); `POST /_platform/auth/verify {token}` marks the user verified.
  * Unverified users can sign in; `ctx.auth.currentUser` shows `verified: false`.
  */
+import { oneLine } from '../lib/one-line.ts';
 import { queueMail } from '../mail/queue.ts';
 import { appOrigin } from '../apps/mappers.ts';
 import { newSecretToken, tokenHash } from '../lib/tokens.ts';
@@ -31,10 +32,11 @@ export async function sendVerification(
         expires_at: new Date(Date.now() + VERIFY_HOURS * 3600_000),
       })
       .execute();
-    const text = `Confirm your e-mail address for ${appName}:\n\n${link}\n\nThe link works for ${VERIFY_HOURS} hours. If you did not sign up, ignore this message.\n`;
+    const name = oneLine(appName);
+    const text = `Confirm your e-mail address for ${name}:\n\n${link}\n\nThe link works for ${VERIFY_HOURS} hours. If you did not sign up, ignore this message.\n`;
     await queueMail(trx, {
       to: user.email,
-      subject: `Confirm your e-mail for ${appName}`,
+      subject: `Confirm your e-mail for ${name}`,
       text,
       link,
     });

@@ -83,10 +83,12 @@ export function memberRoutes(): Hono<Env> {
     jsonBody(InviteMemberRequest),
     async (c) => {
       const m = c.var.membership;
+      const body = bodyOf(c, InviteMemberRequest);
+      // an invitation is a mail to an address: it shares that address's budget with sign-in mails
       await enforce(c.var.deps.db, 'invitations', [
         [`invitations:account:${m.id}`, LIMITS.invitationsPerAccount],
+        [`email-request:addr:${body.email}`, LIMITS.emailRequestPerAddress],
       ]);
-      const body = bodyOf(c, InviteMemberRequest);
       const inv = await invite(c.var.deps, {
         accountId: m.id,
         accountName: m.name,

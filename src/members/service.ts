@@ -4,6 +4,7 @@
  * membership row on every request, so a removed member's sessions and keys stop reaching the
  * account at once.
  */
+import { oneLine } from '../lib/one-line.ts';
 import type { Db, Executor } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import type { Role } from '../db/schema.ts';
@@ -97,6 +98,21 @@ export async function invite(
       throw errors.conflict(`${input.email} is already a member of this account.`, {
         user_id: member.user_id,
       });
+    // one open invitation an address: a repeat would mail it again, past the per-address mail limit
+    const open = await trx
+      .selectFrom('account_invitations')
+      .select(['id', 'expires_at'])
+      .where('account_id', '=', input.accountId)
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', input.email.toLowerCase()))
+      .where('accepted_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', clock.now())
+      .executeTakeFirst();
+    if (open)
+      throw errors.conflict(
+        `${input.email} already has an open invitation (until ${open.expires_at.toISOString()}). Withdraw it to send a new one.`,
+        { invitation_id: open.id, expires_at: open.expires_at.toISOString() },
+      );
     const id = newId('inv');
     const expires = fromNow(INVITATION_DAYS * 86_400_000);
     await trx
@@ -123,12 +139,13 @@ export async function invite(
       })
       .execute();
     const link = confirmLink(deps, token);
+    const accountName = oneLine(input.accountName);
     await queueMail(trx, {
       to: input.email,
-      subject: `You are invited to ${input.accountName}`,
+      subject: `You are invited to ${accountName}`,
       link,
       text: [
-        `You are invited to join the account "${input.accountName}" as ${input.role}.`,
+        `You are invited to join the account "${accountName}" as ${input.role}.`,
         '',
         `Open this link within ${INVITATION_DAYS} days to accept; you will sign in, or sign up if you are new. It works once:`,
         link,

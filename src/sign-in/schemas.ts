@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { AccountMembership } from '../accounts/schemas.ts';
 import { component, DateTime } from '../openapi/components.ts';
+import { ONE_LINE } from '../lib/one-line.ts';
 import { Email, Username } from '../users/service.ts';
 
 export const EmailLinkRequest = component('EmailLinkRequest', v.strictObject({ email: Email }));
@@ -46,6 +47,7 @@ export const SignupCompleteRequest = component(
         v.trim(),
         v.minLength(1, 'must be 1 to 120 characters'),
         v.maxLength(120, 'must be 1 to 120 characters'),
+        v.regex(ONE_LINE, 'must be one line of printable text'),
       ),
     ),
   }),

@@ -113,6 +113,21 @@ test('a new address: link by e-mail, a GET of the confirm page consumes nothing,
   assert.is(bad.status, 400);
   assert.ok(bad.body.error.details.fields.username);
 
+  // an account name is mailed in invitations: one line of printable text, nothing that adds a header
+  for (const account_name of [
+    'Acme\r\nBcc: victim@example.com',
+    'Acme\nLine two',
+    'Acme\u2028Co',
+    'Acme\u0007',
+  ]) {
+    const r = await onConsole('POST', '/v0/auth/signup/complete', {
+      cookie: pending,
+      body: { username: 'newcomer-1', account_name },
+    });
+    assert.is(r.status, 400, JSON.stringify(account_name));
+    assert.match(JSON.stringify(r.body.error), "one line of printable text", r.text);
+  }
+
   const taken = await signUp('taken-name');
   const clash = await onConsole('POST', '/v0/auth/signup/complete', {
     cookie: pending,

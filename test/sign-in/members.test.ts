@@ -238,6 +238,52 @@ test('roles: an admin cannot make or remove an owner; the last owner stays; remo
   assert.is((await h.call('GET', base, { key: viewer.api_key })).status, 404);
 });
 
+test('inviting an open address again is refused with the open invitation; invitation mails share the per-address limit', async () => {
+  const owner = await newUser(h);
+  const base = `/v0/accounts/${owner.account_id}/members`;
+  const email = uniqueEmail('once');
+  const first = await h.call('POST', base, { key: owner.api_key, body: { email, role: 'viewer' } });
+  assert.is(first.status, 201, first.text);
+  const again = await h.call('POST', base, { key: owner.api_key, body: { email, role: 'admin' } });
+  assert.is(again.status, 409);
+  assert.is(again.body.error.code, 'conflict');
+  assert.is(again.body.error.details.invitation_id, first.body.invitation_id);
+  await smtp.next(email);
+  assert.is(
+    smtp.received.filter((m) => m.to.includes(email)).length,
+    0,
+    'one mail, not one per request',
+  );
+
+  // withdrawing and inviting again, over and over, is bounded by the address's mail budget
+  const target = uniqueEmail('cycled');
+  const statuses: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const r = await h.call('POST', base, {
+      key: owner.api_key,
+      body: { email: target, role: 'viewer' },
+    });
+    statuses.push(r.status);
+    if (r.status === 201)
+      await h.call(
+        'DELETE',
+        `/v0/accounts/${owner.account_id}/invitations/${r.body.invitation_id}`,
+        {
+          key: owner.api_key,
+        },
+      );
+  }
+  assert.equal(statuses.slice(0, 5), [201, 201, 201, 201, 201]);
+  assert.equal(statuses.slice(5), [429, 429, 429], "the sign-in mails' per-address limit");
+  // and a sign-in link to that address is refused too: the budget is shared
+  const link = await h.call('POST', '/v0/auth/email/request', {
+    host: CONSOLE,
+    body: { email: target },
+    client: '127.0.0.77',
+  });
+  assert.is(link.status, 429);
+});
+
 test.after(async () => {
   await worker.stop();
   await h.close();
