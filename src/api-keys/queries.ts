@@ -28,14 +28,34 @@ export async function insertKey(
   return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function listKeys(db: Executor, userId: string) {
-  return db
+/** A page of the user's keys, newest first; `after` is the last key of the previous page. */
+export async function listKeys(
+  db: Executor,
+  userId: string,
+  page: { limit: number; after?: { created_at: Date; id: string } },
+) {
+  let q = db.selectFrom('api_keys').selectAll().where('user_id', '=', userId);
+  const after = page.after;
+  if (after)
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.created_at),
+        eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
+      ]),
+    );
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+}
+
+/** How many unrevoked keys the user holds, after locking the user's row (creations take turns). */
+export async function lockAndCountLiveKeys(db: Executor, userId: string): Promise<number> {
+  await db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+  const row = await db
     .selectFrom('api_keys')
-    .selectAll()
+    .select((eb) => eb.fn.countAll<string>().as('n'))
     .where('user_id', '=', userId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .execute();
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export async function findKey(db: Executor, userId: string, id: string) {

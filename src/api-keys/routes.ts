@@ -2,10 +2,18 @@ import { Hono } from 'hono';
 import { errors } from '../errors.ts';
 import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
-import { bodyOf, jsonBody } from '../http/validate.ts';
+import * as v from 'valibot';
+import { bodyOf, jsonBody, query, queryOf } from '../http/validate.ts';
 import { newId } from '../lib/ids.ts';
-import { generateApiKey } from './keys.ts';
-import { type ApiKeyRow, insertKey, listKeys, renameKey, revokeKey } from './queries.ts';
+import { generateApiKey, MAX_LIVE_KEYS, tooManyKeys } from './keys.ts';
+import {
+  type ApiKeyRow,
+  insertKey,
+  listKeys,
+  lockAndCountLiveKeys,
+  renameKey,
+  revokeKey,
+} from './queries.ts';
 import {
   ApiKeyList,
   ApiKeyMetadata,
@@ -16,6 +24,40 @@ import {
 } from './schemas.ts';
 
 const KEY_ID = /^key_[0-9a-z]{20}$/;
+const CURSOR_PREFIX = 'k1.';
+
+function encodeCursor(row: ApiKeyRow): string {
+  return (
+    CURSOR_PREFIX + Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url')
+  );
+}
+function decodeCursor(cursor: string): { created_at: Date; id: string } | undefined {
+  if (!cursor.startsWith(CURSOR_PREFIX)) return undefined;
+  const text = Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString();
+  const [at, id] = text.split('|');
+  const created_at = new Date(at ?? '');
+  return id && KEY_ID.test(id) && !Number.isNaN(created_at.getTime())
+    ? { created_at, id }
+    : undefined;
+}
+
+export const ApiKeysQuery = v.strictObject({
+  cursor: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((s) => decodeCursor(s) !== undefined, 'must be a cursor returned by this endpoint'),
+    ),
+  ),
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,3}$/, 'must be an integer from 1 to 100'),
+      v.transform(Number),
+      v.minValue(1, 'must be an integer from 1 to 100'),
+      v.maxValue(100, 'must be an integer from 1 to 100'),
+    ),
+  ),
+});
 const tags = ['API keys'];
 
 /** The API shape of a key: never the hash, never the raw key. */
@@ -38,15 +80,19 @@ function keyId(raw: string): string {
 
 const list = operation({
   operationId: 'listApiKeys',
-  summary: 'List your API keys (metadata only)',
+  summary: 'List your API keys (metadata only), newest first, a page at a time',
+  description:
+    'At most `limit` keys (default and most 100). Pass the `cursor` of a page back to read the next (older) page; it is null on the last page.',
   tags,
   responses: { 200: ApiKeyList },
 });
 const create = operation({
   operationId: 'createApiKey',
   summary: 'Create an API key; the raw key is returned once',
+  description: `A user holds at most ${MAX_LIVE_KEYS} live (unrevoked) keys: past that, 409 \`conflict\` with \`details {live_keys, limit}\`.`,
   tags,
   responses: { 201: CreatedApiKey },
+  errors: ['conflict'],
 });
 const rename = operation({
   operationId: 'renameApiKey',
@@ -69,20 +115,31 @@ const revoke = operation({
 export function apiKeyRoutes(): Hono<Env> {
   const r = new Hono<Env>();
 
-  r.get('/', list, async (c) => {
-    const rows = await listKeys(c.var.deps.db, c.var.actor.userId);
-    return list.reply(c, 200, { api_keys: rows.map(toApiKeyMetadata) });
+  r.get('/', list, query(ApiKeysQuery), async (c) => {
+    const q = queryOf(c, ApiKeysQuery);
+    const limit = q.limit ?? 100;
+    const rows = await listKeys(c.var.deps.db, c.var.actor.userId, {
+      limit: limit + 1,
+      after: q.cursor ? decodeCursor(q.cursor) : undefined,
+    });
+    const page = rows.slice(0, limit);
+    const cursor = rows.length > limit ? encodeCursor(page[page.length - 1]!) : null;
+    return list.reply(c, 200, { api_keys: page.map(toApiKeyMetadata), cursor });
   });
 
   r.post('/', create, jsonBody(CreateApiKeyRequest, { optional: true }), async (c) => {
     const { name } = bodyOf(c, CreateApiKeyRequest);
     const key = generateApiKey();
-    const row = await insertKey(c.var.deps.db, {
-      id: newId('key'),
-      user_id: c.var.actor.userId,
-      name: name ?? 'API key',
-      key_prefix: key.prefix,
-      key_hash: key.hash,
+    const row = await c.var.deps.db.transaction().execute(async (trx) => {
+      const live = await lockAndCountLiveKeys(trx, c.var.actor.userId);
+      if (live >= MAX_LIVE_KEYS) throw tooManyKeys(live);
+      return insertKey(trx, {
+        id: newId('key'),
+        user_id: c.var.actor.userId,
+        name: name ?? 'API key',
+        key_prefix: key.prefix,
+        key_hash: key.hash,
+      });
     });
     return create.reply(c, 201, { ...toApiKeyMetadata(row), api_key: key.raw });
   });

@@ -32,7 +32,11 @@ export type ApiKeyMetadata = v.InferOutput<typeof ApiKeyMetadata>;
 
 export const ApiKeyList = component(
   'ApiKeyList',
-  v.strictObject({ api_keys: v.array(ApiKeyMetadata) }),
+  v.strictObject({
+    api_keys: v.array(ApiKeyMetadata),
+    /** Pass back as `?cursor=` for the next (older) page; null on the last. */
+    cursor: v.nullable(v.string()),
+  }),
 );
 export type ApiKeyList = v.InferOutput<typeof ApiKeyList>;
 

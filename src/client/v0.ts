@@ -39,6 +39,7 @@ import type {
 } from '../device-auth/schemas.ts';
 import type { ErrorBody } from '../errors.ts';
 import type { EventsQuery } from '../events/routes.ts';
+import type { ApiKeysQuery } from '../api-keys/routes.ts';
 import type { EventPage } from '../events/schemas.ts';
 import type { HealthResponse } from '../http/health.ts';
 import type { PublishBody } from '../manifest/schema.ts';
@@ -145,7 +146,7 @@ export type V0Routes = {
   'POST /v0/billing/portal-session': Op<Out<typeof PortalSession>>;
   'POST /v0/payments/webhook': Op<Out<typeof WebhookAck>, unknown>;
   'POST /v0/stripe/webhook': Op<Out<typeof WebhookAck>, unknown>;
-  'GET /v0/auth/api-keys': Op<Out<typeof ApiKeyList>>;
+  'GET /v0/auth/api-keys': Op<Out<typeof ApiKeyList>, never, In<typeof ApiKeysQuery>>;
   'POST /v0/auth/api-keys': Op<Out<typeof CreatedApiKey>, In<typeof CreateApiKeyRequest>>;
   'PATCH /v0/auth/api-keys/{api_key_id}': Op<
     Out<typeof ApiKeyMetadata>,

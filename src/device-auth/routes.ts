@@ -70,11 +70,12 @@ const approve = operation({
   operationId: 'approveDeviceAuthorization',
   summary: 'Approve a device authorization (console)',
   description:
-    'Creates an API key for you, named after the client, which only the polling client receives. `account_id` (default: your default account) is the account the CLI will act on.',
+    'Creates an API key for you, named after the client, which only the polling client receives. `account_id` (default: your default account) is the account the CLI will act on. A user who holds the most live keys allowed gets 409 `conflict` (`details {live_keys, limit}`).',
   tags,
   security: 'session',
   responses: { 200: DeviceDecision },
   errors: [
+    'conflict',
     'invalid_device_authorization',
     'device_authorization_expired',
     'abuse_throttled',

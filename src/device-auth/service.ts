@@ -3,6 +3,8 @@
  * enters the user code in the console and approves or denies. The API key is created when the
  * approved authorization is first polled, handed over exactly once, and never stored raw.
  */
+import { MAX_LIVE_KEYS, tooManyKeys } from '../api-keys/keys.ts';
+import { lockAndCountLiveKeys } from '../api-keys/queries.ts';
 import { randomInt } from 'node:crypto';
 import type { Db, Executor } from '../db/database.ts';
 import type { DeviceStatus } from '../db/schema.ts';
@@ -134,6 +136,9 @@ export async function decide(
             .executeTakeFirst()
         : undefined;
       if (!member) throw errors.notFound('Account');
+      // the key is made at the next poll; refuse now, where the approver reads why
+      const live = await lockAndCountLiveKeys(trx, input.userId);
+      if (live >= MAX_LIVE_KEYS) throw tooManyKeys(live);
     }
     await trx
       .updateTable('device_authorizations')

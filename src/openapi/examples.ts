@@ -175,7 +175,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "last_used_at": "2026-11-24T11:32:09.986Z",
           "revoked_at": null
         }
-      ]
+      ],
+      "cursor": null
     },
     "ApiKeyMetadata": {
       "id": "key_351v14q0ahjh8m37dd34",
@@ -2297,7 +2298,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "last_used_at": "2026-11-24T11:32:09.986Z",
           "revoked_at": null
         }
-      ]
+      ],
+      "cursor": null
     },
     "listApiKeys 401": {
       "error": {

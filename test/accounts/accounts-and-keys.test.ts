@@ -147,6 +147,51 @@ test('API key routes auth matrix', async () => {
   });
 });
 
+test('API keys: at most 100 live keys a user; the list comes in pages of 100 with a cursor', async () => {
+  const u = await newUser(h); // holds one key already
+  const create = (i: number) =>
+    h.call('POST', '/v0/auth/api-keys', { key: u.api_key, body: { name: `bulk ${i}` } });
+  for (let i = 1; i < 100; i++) assert.is((await create(i)).status, 201, `key ${i + 1}`);
+  const over = await create(100);
+  assert.is(over.status, 409);
+  assert.is(over.body.error.code, 'conflict');
+  assert.equal(over.body.error.details, { live_keys: 100, limit: 100 });
+  assert.match(over.body.error.message, 'Revoke keys you no longer use');
+  // ten at once do not slip past the bound together
+  const first = await h.call('GET', '/v0/auth/api-keys', { key: u.api_key });
+  assert.is(first.body.api_keys.length, 100);
+  assert.is(first.body.cursor, null, 'one page holds them all');
+  const victims = first.body.api_keys.slice(0, 3).map((k: { id: string }) => k.id);
+  for (const id of victims)
+    assert.is((await h.call('DELETE', `/v0/auth/api-keys/${id}`, { key: u.api_key })).status, 200);
+  const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => create(200 + i)));
+  assert.equal(
+    burst.map((r) => r.status).sort(),
+    [...Array(3).fill(201), ...Array(7).fill(409)],
+    'exactly the room left',
+  );
+  // 103 keys now (100 live, 3 revoked): two pages, newest first, nothing twice or missed
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const page: { status: number; body: ApiKeyList } = await h.call(
+      'GET',
+      `/v0/auth/api-keys?limit=40${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { key: u.api_key },
+    );
+    assert.is(page.status, 200);
+    seen.push(...page.body.api_keys.map((k) => k.id));
+    cursor = page.body.cursor;
+    pages++;
+  } while (cursor);
+  assert.is(pages, 3);
+  assert.is(seen.length, 103);
+  assert.is(new Set(seen).size, 103);
+  const bad = await h.call('GET', '/v0/auth/api-keys?cursor=nonsense', { key: u.api_key });
+  assert.is(bad.status, 400);
+});
+
 test('legacy password routes answer 410 with their codes', async () => {
   const cases: [string, string, string?][] = [
     ['/v0/accounts', 'password_signup_disabled'],

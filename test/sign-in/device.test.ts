@@ -204,6 +204,23 @@ test('approval needs a console session with CSRF, and the account chosen must be
   }
 });
 
+test('a user at the live-key bound cannot approve a device login: the approver reads why', async () => {
+  const u = await newUser(h);
+  for (let i = 1; i < 100; i++)
+    assert.is(
+      (await h.call('POST', '/v0/auth/api-keys', { key: u.api_key, body: { name: `k${i}` } }))
+        .status,
+      201,
+    );
+  const start = await cli('/start', { client_name: 'platform CLI on box' }, '127.0.3.9');
+  const b = await browser(u.user_id);
+  const r = await b.call('POST', '/v0/auth/device/approve', { user_code: start.body.user_code });
+  assert.is(r.status, 409);
+  assert.equal(r.body.error.details, { live_keys: 100, limit: 100 });
+  const seen = await b.call('GET', `/v0/auth/device/approval?user_code=${start.body.user_code}`);
+  assert.is(seen.body.status, 'pending', 'nothing was decided');
+});
+
 test('guessing user codes: refused with 429 once over the limit, even for a real code', async () => {
   const b = await browser();
   const real = await cli('/start', {});

@@ -125,7 +125,7 @@ test('a new address: link by e-mail, a GET of the confirm page consumes nothing,
       body: { username: 'newcomer-1', account_name },
     });
     assert.is(r.status, 400, JSON.stringify(account_name));
-    assert.match(JSON.stringify(r.body.error), "one line of printable text", r.text);
+    assert.match(JSON.stringify(r.body.error), 'one line of printable text', r.text);
   }
 
   const taken = await signUp('taken-name');

@@ -126,11 +126,13 @@ export async function logout(opts: { revoke?: boolean } = {}): Promise<void> {
       throw new CliError('Not logged in; there is no saved key to revoke.', 'no_api_key');
     delete process.env.PLATFORM_API_KEY; // revoke the saved key, not one from the environment
     const api = await createApi();
-    const id =
-      saved.api_key_id ??
-      (await api.request('GET /v0/auth/api-keys')).api_keys.find(
-        (k) => saved.api_key!.startsWith(k.key_prefix) && !k.revoked_at,
-      )?.id;
+    let id = saved.api_key_id;
+    for (let cursor: string | undefined, pages = 0; !id && pages < 50; pages++) {
+      const page = await api.request('GET /v0/auth/api-keys', { query: cursor ? { cursor } : {} });
+      id = page.api_keys.find((k) => saved.api_key!.startsWith(k.key_prefix) && !k.revoked_at)?.id;
+      if (!page.cursor) break;
+      cursor = page.cursor;
+    }
     if (!id)
       throw new CliError(
         'The saved key is not among your keys; it may be revoked already.',

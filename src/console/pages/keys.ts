@@ -13,11 +13,14 @@ export const keysPage: ConsolePage = {
 <div id="created" aria-live="polite"></div></section>
 <section class="card loading" id="content" aria-busy="true"><p class="muted">Loading keys…</p></section>`,
   script: `import { $, api, boot, copyButton, el, failure, say, show, table, when } from '/assets/console.js';
-async function load() {
-  const r = await api('GET', '/v0/auth/api-keys');
+let shown = [];
+async function load(cursor) {
+  const r = await api('GET', '/v0/auth/api-keys' + (cursor ? '?cursor=' + encodeURIComponent(cursor) : ''));
   if (!r.ok) return show('content', el('p', { class: 'error' }, failure(r)));
-  if (!r.data.api_keys.length) return show('content', el('p', { class: 'empty' }, 'No keys yet. platform login creates one for the CLI; create one here for CI.'));
-  show('content', el('h2', {}, 'Your keys'), table(r.data.api_keys, [
+  shown = cursor ? shown.concat(r.data.api_keys) : r.data.api_keys;
+  if (!shown.length) return show('content', el('p', { class: 'empty' }, 'No keys yet. platform login creates one for the CLI; create one here for CI.'));
+  const more = r.data.cursor ? el('p', {}, el('button', { type: 'button', class: 'small', id: 'older', onclick: () => load(r.data.cursor) }, 'Show older keys')) : '';
+  show('content', el('h2', {}, 'Your keys'), table(shown, [
     ['Name', (k) => k.name],
     ['Key', (k) => el('code', {}, k.key_prefix + '…')],
     ['Created', (k) => when(k.created_at)],
@@ -25,7 +28,7 @@ async function load() {
     ['', (k) => k.revoked_at ? el('span', { class: 'badge muted' }, 'revoked ' + when(k.revoked_at)) : el('span', { class: 'actions' },
       el('button', { type: 'button', class: 'small', onclick: () => rename(k) }, 'Rename'),
       el('button', { type: 'button', class: 'small danger', onclick: () => revoke(k) }, 'Revoke'))],
-  ]));
+  ]), more);
 }
 async function rename(k) {
   const name = prompt('New name for ' + k.name, k.name);
