@@ -191,6 +191,7 @@ export interface DeviceAuthorizationsTable {
   device_code_hash: Buffer;
   user_code: string;
   client_name: string;
+  client_address: string | null;
   status: Generated<DeviceStatus>;
   interval_seconds: Generated<number>;
   last_polled_at: NullableTimestamp;

@@ -102,6 +102,7 @@ export function deviceStartRoutes(): Hono<Env> {
     const { deviceCode, userCode } = await startDevice(
       c.var.deps.db,
       client_name ?? 'platform CLI',
+      clientAddress(c),
     );
     const page = `${publicUrl(c.var.deps.config, c.var.deps.config.hosts.console)}/device`;
     const shown = formatUserCode(userCode);
@@ -160,6 +161,7 @@ export function deviceApprovalRoutes(): Hono<Env> {
     return approval.reply(c, 200, {
       user_code: formatUserCode(row.user_code),
       client_name: row.client_name,
+      client_address: row.client_address,
       status: shownStatus(row),
       created_at: row.created_at.toISOString(),
       expires_at: row.expires_at.toISOString(),

@@ -41,7 +41,10 @@ export const DeviceApproval = component(
   'DeviceApproval',
   v.strictObject({
     user_code: v.string(),
+    /** What the requesting program calls itself: its claim, not a fact. */
     client_name: v.string(),
+    /** The address the request started from (the TCP peer; behind a proxy, the proxy's). */
+    client_address: v.nullable(v.string()),
     status: v.picklist(['pending', 'approved', 'denied', 'expired', 'consumed']),
     created_at: DateTime,
     expires_at: DateTime,

@@ -32,6 +32,7 @@ function newUserCode(): string {
 export async function startDevice(
   db: Db,
   clientName: string,
+  clientAddress: string | null = null,
 ): Promise<{ deviceCode: string; userCode: string }> {
   const deviceCode = newSecretToken();
   for (let attempt = 0; ; attempt++) {
@@ -44,6 +45,7 @@ export async function startDevice(
           device_code_hash: tokenHash(deviceCode),
           user_code: userCode,
           client_name: clientName,
+          client_address: clientAddress,
           created_at: clock.now(),
           expires_at: fromNow(DEVICE_LIFETIME_SECONDS * 1000),
         })
@@ -64,6 +66,7 @@ type Row = {
   id: string;
   user_code: string;
   client_name: string;
+  client_address: string | null;
   status: DeviceStatus;
   created_at: Date;
   expires_at: Date;
@@ -84,7 +87,15 @@ export async function findByUserCode(
   if (!/^[A-Z]{8}$/.test(userCode)) return undefined;
   let q = db
     .selectFrom('device_authorizations')
-    .select(['id', 'user_code', 'client_name', 'status', 'created_at', 'expires_at'])
+    .select([
+      'id',
+      'user_code',
+      'client_name',
+      'client_address',
+      'status',
+      'created_at',
+      'expires_at',
+    ])
     .where('user_code', '=', userCode)
     .orderBy('created_at', 'desc')
     .limit(1);

@@ -408,6 +408,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "DeviceApproval": {
       "user_code": "DNXD-BWNQ",
       "client_name": "platform CLI on vm",
+      "client_address": "127.0.0.1",
       "status": "pending",
       "created_at": "2026-11-24T05:37:46.812Z",
       "expires_at": "2026-11-24T05:47:46.812Z"
@@ -2110,6 +2111,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "getDeviceAuthorization 200": {
       "user_code": "DNXD-BWNQ",
       "client_name": "platform CLI on vm",
+      "client_address": "127.0.0.1",
       "status": "pending",
       "created_at": "2026-11-24T05:37:46.812Z",
       "expires_at": "2026-11-24T05:47:46.812Z"

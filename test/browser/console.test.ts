@@ -142,8 +142,11 @@ test('approve the device code the real CLI is waiting on; the CLI then runs whoa
   await page.goto(url);
   await page.getByRole('button', { name: 'Continue' }).click();
   await page
-    .getByRole('heading', { name: /Allow platform CLI on .+ to use your account\?/ })
+    .getByRole('heading', { name: /Allow “platform CLI on .+” to use your account\?/ })
     .waitFor();
+  // where and when the request started, and the warning (RFC 8628 section 5.4)
+  assert.match(await page.locator('#request').innerText(), /started \d+ s ago from 127\.0\.0\.1/);
+  await page.getByText('Only approve a code you started yourself.').waitFor();
   await shot('5-device');
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.getByText('Approved. Return to your terminal').waitFor();

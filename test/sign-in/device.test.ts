@@ -60,6 +60,7 @@ test('start → approve in the browser → the poller gets the key exactly once,
       },
       { user_code: start.body.user_code, client_name: 'platform CLI on laptop', status: 'pending' },
     );
+    assert.is(seen.body.client_address, '127.0.3.1', 'the approver sees where it started');
     const ok = await b.call('POST', '/v0/auth/device/approve', { user_code: typed });
     assert.is(ok.status, 200, ok.text);
     assert.equal(ok.body, { user_code: start.body.user_code, status: 'approved' });

@@ -14,7 +14,9 @@ export const devicePage: ConsolePage = {
 <button type="submit">Continue</button>
 </form>
 <section id="request" hidden aria-labelledby="request-title">
-<h2 id="request-title">Allow <span id="client"></span> to use your account?</h2>
+<h2 id="request-title" tabindex="-1">Allow “<span id="client"></span>” to use your account?</h2>
+<p>This request started <time id="started"></time> from <code id="address"></code>. The name is what the program calls itself; the address is where its request came from.</p>
+<p class="secret-once"><strong>Only approve a code you started yourself.</strong> If someone sent you this code or link, deny it: approving gives them access to your account.</p>
 <p>It gets an API key of its own, which you can revoke any time. Code <code id="shown-code"></code>, valid until <time id="expires"></time>.</p>
 <label for="account">Account it works in by default</label>
 <select id="account"></select>
@@ -40,11 +42,16 @@ if (!s) {
     if (r.data.status !== 'pending') return say('This code was already ' + r.data.status + '.', true);
     say('');
     $('client').textContent = r.data.client_name;
+    const secs = Math.max(0, Math.round((Date.now() - Date.parse(r.data.created_at)) / 1000));
+    $('started').textContent = secs < 90 ? secs + ' s ago' : Math.round(secs / 60) + ' min ago';
+    $('started').title = new Date(r.data.created_at).toLocaleString();
+    $('started').dateTime = r.data.created_at;
+    $('address').textContent = r.data.client_address || 'an unknown address';
     $('shown-code').textContent = r.data.user_code;
     $('expires').textContent = new Date(r.data.expires_at).toLocaleTimeString();
     $('code-form').hidden = true;
     $('request').hidden = false;
-    $('approve').focus();
+    $('request-title').focus(); // not Approve: Enter must not approve a code someone else sent
   });
   const decide = async (approve) => {
     const body = approve ? { user_code: code, account_id: $('account').value } : { user_code: code };
