@@ -86,7 +86,7 @@ export type Hostname = { hostname: string; apex: boolean; zone: string };
 /**
  * A custom hostname normalised (lowercase, trailing dot dropped, IDNA to its `xn--` form) and
  * checked: a DNS name of at least two labels under a known or private suffix, not an IP address,
- * not a public suffix itself, and not one of this platform's hosts or under its apps host.
+ * not a public suffix itself, and not one of this platform's hosts, under one, or above one.
  */
 export function checkHostname(config: Config, raw: string): Hostname {
   const bad = (why: string) =>
@@ -112,10 +112,12 @@ export function checkHostname(config: Config, raw: string): Hostname {
       throw bad(`the label "${label}" is not a DNS label`);
   }
   if (labels[0] === '*') throw bad('wildcards are not supported');
+  // at or under any of the platform's hosts (a page on evil.console.<host> would share cookies'
+  // parent domain and look like the console), or a parent of one of them
   const own = Object.values(config.hosts);
   if (
     own.includes(hostname) ||
-    hostname.endsWith(`.${config.hosts.apps}`) ||
+    own.some((h) => hostname.endsWith(`.${h}`)) ||
     own.some((h) => h.endsWith(`.${hostname}`))
   ) {
     throw bad("it is one of this platform's own hosts");
