@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import { serverOptions } from './http/listen.ts';
 import type { Logger } from './logger.ts';
 import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
+import { startNodeHeartbeat, type NodeHeartbeat } from './nodes/heartbeat.ts';
 import { createServer } from './server.ts';
 
 export type Service = {
@@ -31,6 +32,7 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
   let worker: JobWorker | undefined;
   let plane: AppsPlane | undefined;
   let port: number | undefined;
+  let heartbeat: NodeHeartbeat | undefined;
   let stopping: Promise<void> | undefined;
 
   const stop = () =>
@@ -48,6 +50,7 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
           if (r.status === 'rejected')
             log.error('error while stopping', { error: String(r.reason) });
         await plane?.close();
+        await heartbeat?.stop();
       } catch (err) {
         log.error('error while stopping', { error: String(err) });
       } finally {
@@ -86,6 +89,7 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
       });
     }
     if (config.role !== 'api') worker = await startWorker(deps, plane);
+    heartbeat = startNodeHeartbeat(deps, config.role);
   } catch (err) {
     await stop();
     throw err;

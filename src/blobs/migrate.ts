@@ -7,6 +7,8 @@
  */
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
+import { ApiError } from '../errors.ts';
+import { bucketIdentity, liveNodes } from '../nodes/heartbeat.ts';
 import { objectKey } from './s3.ts';
 import { objectStoreOf } from './store.ts';
 
@@ -20,6 +22,7 @@ export async function migrateBlobs(
 ): Promise<{ moved: number; bytes: number }> {
   const s3 = deps.config.blobs.s3;
   if (!s3) throw new Error('Set PLATFORM_S3_BUCKET (and the other PLATFORM_S3_* settings) first.');
+  if (to === 's3') await refuseWhileBlindNodes(deps, bucketIdentity(s3)!);
   const objects = objectStoreOf(s3);
   const from = to === 's3' ? 'postgres' : 's3';
   let moved = 0;
@@ -75,4 +78,23 @@ export async function migrateBlobs(
   }
   await sql`analyze blobs`.execute(deps.db).catch(() => {});
   return { moved, bytes };
+}
+
+/**
+ * A node serving without this bucket (no PLATFORM_S3_* settings, or another bucket) would answer
+ * 500 for every blob moved: refuse, naming them, until each reads the bucket or stops. Moving back
+ * to Postgres needs no check: every node reads rows.
+ */
+async function refuseWhileBlindNodes(deps: Deps, bucket: string): Promise<void> {
+  const blind = (await liveNodes(deps.db)).filter((n) => n.blob_bucket !== bucket);
+  if (!blind.length) return;
+  const names = blind.map(
+    (n) =>
+      `${n.host} pid ${n.pid} (${n.role}, ${n.blob_bucket ? `reads ${n.blob_bucket}` : 'no bucket'})`,
+  );
+  throw new ApiError(
+    'conflict',
+    `Not moving anything: ${blind.length === 1 ? 'a running node cannot' : `${blind.length} running nodes cannot`} read the bucket ${bucket}, and would answer 500 for every file moved: ${names.join('; ')}. Give ${blind.length === 1 ? 'it' : 'them'} the same PLATFORM_S3_* settings and restart, or stop ${blind.length === 1 ? 'it' : 'them'}, then run this again.`,
+    { nodes: blind.map((n) => ({ node_id: n.node_id, host: n.host, pid: n.pid, role: n.role })) },
+  );
 }

@@ -315,6 +315,7 @@ export interface Database {
   releases: ReleasesTable;
   release_files: ReleaseFilesTable;
   worker_heartbeats: WorkerHeartbeatsTable;
+  node_heartbeats: NodeHeartbeatsTable;
   app_resources: AppResourcesTable;
   app_secrets: AppSecretsTable;
   app_events: AppEventsTable;
@@ -459,6 +460,16 @@ export interface WorkerHeartbeatsTable {
   process_id: string;
   host: string;
   pid: number;
+  started_at: Generated<Date>;
+  beat_at: Generated<Date>;
+}
+
+export interface NodeHeartbeatsTable {
+  node_id: string;
+  host: string;
+  pid: number;
+  role: string;
+  blob_bucket: string | null;
   started_at: Generated<Date>;
   beat_at: Generated<Date>;
 }

@@ -17,6 +17,8 @@ import { pruneBlobs, sweepOrphanObjects } from '../../src/blobs/retention.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser, type Harness } from '../_lib/harness.ts';
 import { startS3 } from '../_lib/s3-server.ts';
+import { waitFor } from '../_lib/apps.ts';
+import { liveNodes, startNodeHeartbeat } from '../../src/nodes/heartbeat.ts';
 
 const s3 = await startS3();
 const h = await createHarness({ PLATFORM_BLOB_STORE: 's3', ...s3.env });
@@ -199,6 +201,55 @@ test('retention deletes rows and objects nothing needs (after the grace period);
   assert.not.ok((await s3.keys()).includes(orphan));
   assert.ok((await s3.keys()).includes(newKey));
   client.destroy();
+});
+
+test('migrate-blobs --to s3 refuses, naming them, while a live node cannot read the bucket; every file still serves', async () => {
+  const blind = await createHarness(); // serving with no PLATFORM_S3_* settings
+  const beat = startNodeHeartbeat(blind.deps, 'all');
+  try {
+    const w = await newUser(blind);
+    const pub = await blind.call('PUT', '/v0/apps', {
+      key: w.api_key,
+      body: site({ files: [file('public/index.html', '<h1>stays readable</h1>')] }),
+    });
+    const id = pub.body.app_id as string;
+    await waitFor(async () =>
+      (await liveNodes(blind.deps.db)).some((n) => n.node_id === beat.nodeId),
+    );
+    const refused = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/admin.ts', 'migrate-blobs', '--to', 's3'],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: h.config.databaseUrl,
+          PLATFORM_LOG_LEVEL: 'warn',
+          ...s3.env,
+        },
+      },
+    ).then(
+      () => assert.unreachable('migrate-blobs ran with a blind node serving') as never,
+      (err: { code: number; stdout: string }) => err,
+    );
+    assert.is(refused.code, 1);
+    const answer = JSON.parse(refused.stdout.trim().split('\n').pop()!);
+    assert.is(answer.error.code, 'conflict');
+    assert.match(answer.error.message, `pid ${process.pid} (all, no bucket)`);
+    assert.ok(
+      (await rowsOf(w.account_id)).every((r) => r.stored_in === 'postgres'),
+      'nothing was moved',
+    );
+    const page = await get(blind, id, '/');
+    assert.is(page.status, 200);
+    assert.is(page.text, '<h1>stays readable</h1>');
+  } finally {
+    await beat.stop();
+    await blind.close();
+  }
+  assert.not.ok(
+    (await liveNodes(h.deps.db)).some((n) => n.node_id === beat.nodeId),
+    'a node that stops removes its row',
+  );
 });
 
 test('migrate-blobs moves Postgres blobs to the bucket and back while they keep serving', async () => {
