@@ -4,6 +4,7 @@
  * then the fallback (`server`, `index.html` or `404`). Static hits are answered from memory.
  */
 import { appOrigin } from '../apps/mappers.ts';
+import type { ModuleCheck } from '../apps/module-check.ts';
 import type { Deps } from '../deps.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from '../http/request-id.ts';
 import { headerReads, type HeaderReads, type ParsedHeaders } from '../http/parsed-headers.ts';
@@ -65,12 +66,7 @@ export type AppsPlane = {
   /** Writes server requests' runtime events in batches, after the answers (flushed at close). */
   events: EventWriter;
   /** Loads a server module from a bundle's sources in the sandbox: ok, or why it does not load. */
-  checkModule(input: {
-    appId: string;
-    planKey: string;
-    entry: string;
-    sources: Record<string, string>;
-  }): Promise<{ ok: true } | { ok: false; error: string; stack?: string }>;
+  checkModule: ModuleCheck;
   close(): Promise<void>;
 };
 
@@ -479,12 +475,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     );
   }
 
-  async function checkModule(input: {
-    appId: string;
-    planKey: string;
-    entry: string;
-    sources: Record<string, string>;
-  }): Promise<{ ok: true } | { ok: false; error: string; stack?: string }> {
+  const checkModule: ModuleCheck = async (input) => {
     const checkId = `check_${crypto.randomUUID()}`;
     const result = await sandbox().invoke({
       handler: 'load',
@@ -500,13 +491,16 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       secrets: {},
     });
     sandbox().evict(checkId);
-    if (result.ok) return { ok: true };
+    if (result.ok) {
+      const listed = result.response?.headers.find(([n]) => n === 'x-handlers')?.[1] ?? '';
+      return { ok: true, handlers: listed ? listed.split(',') : [] };
+    }
     return {
       ok: false,
       error: result.error?.message ?? 'the server module did not load',
       ...(result.error?.stack ? { stack: result.error.stack } : {}),
     };
-  }
+  };
 
   return {
     handle,

@@ -1,15 +1,14 @@
 /**
  * Header hygiene at the sandbox boundary. Going in, app code never sees platform headers,
- * cookies, credentials or proxy internals. Coming out, hop-by-hop headers are dropped and an
+ * cookies, control-plane credentials or proxy internals; an app's own `Authorization` (Basic,
+ * Bearer JWTs) and `X-API-Key` reach it, unless they carry a platform API key. Coming out, hop-by-hop headers are dropped and an
  * app cannot set cookies in the platform's reserved namespace.
  */
 import type { HeaderReads } from '../http/parsed-headers.ts';
 
 const DROP_IN = new Set([
   'cookie',
-  'authorization',
   'proxy-authorization',
-  'x-api-key',
   'forwarded',
   'x-real-ip',
   'connection',
@@ -32,6 +31,22 @@ const DROP_OUT = new Set([
 ]);
 export const PLATFORM_COOKIE_PREFIXES = ['__host-platform', '__platform', 'platform_'];
 
+/** Headers an app's own auth scheme uses, kept unless they carry a platform credential. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key']);
+const PLATFORM_KEY = /ap_[A-Za-z0-9_-]{43}/;
+
+/** Whether a credential header's value holds a platform API key, as a Bearer token or inside Basic's base64. */
+export function carriesPlatformKey(value: string): boolean {
+  if (PLATFORM_KEY.test(value)) return true;
+  const basic = /^\s*basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(value);
+  if (!basic) return false;
+  try {
+    return PLATFORM_KEY.test(atob(basic[1]!.replace(/-/g, '+').replace(/_/g, '/')));
+  } catch {
+    return false; // not base64: then it holds no key either
+  }
+}
+
 export function scrubRequestHeaders(headers: Pick<HeaderReads, 'forEach'>): [string, string][] {
   const out: [string, string][] = [];
   // names arrive lowercase (Headers and Node's parsed headers both give them so)
@@ -40,7 +55,8 @@ export function scrubRequestHeaders(headers: Pick<HeaderReads, 'forEach'>): [str
       DROP_IN.has(name) ||
       name.startsWith('x-platform-') ||
       name.startsWith('x-forwarded-') ||
-      name.startsWith('proxy-')
+      name.startsWith('proxy-') ||
+      (CREDENTIAL_HEADERS.has(name) && carriesPlatformKey(value))
     )
       return;
     out.push([name, value]);

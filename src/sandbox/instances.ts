@@ -215,8 +215,18 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
         ns = promised.value;
       }
     }
-    inst.handlers = context.getProp(ns, 'default');
-    ns.dispose();
+    // the module's handlers in the contract's shape, whichever host's entry shape it uses
+    {
+      using handlersOf = context.getProp(context.global, '__handlersOf');
+      const h = context.callFunction(handlersOf, context.undefined, ns);
+      ns.dispose();
+      if (h.error) {
+        const e = errorText(context, h.error);
+        h.error.dispose();
+        throw new LoadError(e.message, e.stack);
+      }
+      inst.handlers = h.value;
+    }
   }
 
   function create(inv: Invocation): Instance {

@@ -78,7 +78,7 @@ test('platform headers, cookies and credentials are removed before app code runs
       authorization: `Bearer ${key}`,
       'x-platform-account-id': 'acct_1',
       'x-platform-internal': '1',
-      'x-api-key': 'k',
+      'x-api-key': key,
       'x-forwarded-for': '10.0.0.1',
       'proxy-authorization': 'Basic x',
       accept: 'application/json',
@@ -100,6 +100,30 @@ test('platform headers, cookies and credentials are removed before app code runs
   assert.not.match(JSON.stringify(r.body), key);
   assert.is(r.body.headers.accept, 'application/json');
   assert.is(r.body.headers['x-custom'], 'kept');
+});
+
+test("an app's own Authorization and X-API-Key reach it; a platform key in them never does, however it is wrapped", async () => {
+  const a = await serverApp(ECHO, {
+    files: [file('lib/greet.js', 'export const greet = (n) => n;', 'text/javascript')],
+  });
+  const seen = async (headers: Record<string, string>) =>
+    (await h.call('GET', '/api', { host: a.host, headers })).body.headers as Record<string, string>;
+  const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
+  assert.is((await seen({ authorization: `Bearer ${jwt}` })).authorization, `Bearer ${jwt}`);
+  const basic = `Basic ${btoa('alice:wonderland')}`;
+  assert.is((await seen({ authorization: basic })).authorization, basic);
+  assert.is((await seen({ 'x-api-key': 'app-own-key-123' }))['x-api-key'], 'app-own-key-123');
+  for (const wrapped of [
+    `Bearer ${key}`,
+    `bearer ${key}`,
+    `Token ${key}`,
+    `Basic ${btoa(`user:${key}`)}`,
+    `Basic ${btoa(`${key}:`).replace(/=+$/, '')}`,
+  ]) {
+    const got = await seen({ authorization: wrapped, 'x-api-key': wrapped });
+    assert.is(got.authorization, undefined, wrapped);
+    assert.is(got['x-api-key'], undefined, wrapped);
+  }
 });
 
 test("an app response: cookies stay separate lines, platform cookies and hop-by-hop headers are dropped, the request id is the platform's", async () => {
@@ -224,13 +248,15 @@ test('a thrown exception or a 5xx gives the visitor runtime_error; the owner get
 
 test('only source from the release can be imported: no host modules, packages or globals', async () => {
   const probe = await serverApp(
-    `export default { fetch() { return Response.json({ process: typeof process, require: typeof require, Deno: typeof Deno, host: typeof __host, Bun: typeof Bun }); } };`,
+    `export default { fetch() { return Response.json({ process: Object.keys(process).sort(), versions: typeof process.versions, require: typeof require, Deno: Object.keys(Deno).sort(), host: typeof __host, Bun: typeof Bun }); } };`,
   );
   const r = await h.call('GET', '/x', { host: probe.host });
+  // process and Deno are the compatibility objects for configuration (env) and entry (Deno.serve) only
   assert.equal(r.body, {
-    process: 'undefined',
+    process: ['env', 'nextTick'],
+    versions: 'undefined',
     require: 'undefined',
-    Deno: 'undefined',
+    Deno: ['env', 'serve'],
     host: 'undefined',
     Bun: 'undefined',
   });

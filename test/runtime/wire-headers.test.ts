@@ -173,6 +173,7 @@ test('server code is handed the same headers over the wire as through a Request:
   assert.equal(seen, [
     ['accept', 'text/html, application/json;q=0.9'],
     ['accept-language', 'en-GB'],
+    ['authorization', 'Bearer nope'],
     ['host', echoHost],
     ['user-agent', 'wire-test'],
     ['x-custom', 'one, two'],

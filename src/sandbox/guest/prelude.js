@@ -40,6 +40,11 @@
     subtle: host.subtle,
     b64encode: host.b64encode,
     intl: host.intl,
+    /** A secret's value (or undefined): what ctx.secrets.get, env.NAME, process.env and Deno.env read. */
+    secret: function (name) {
+      var v = host.secret(wire(String(name)));
+      return v === undefined ? undefined : JSON.parse(v);
+    },
   };
   var loadChunk = function (chunk) {
     if (loadedChunks[chunk]) return;
@@ -107,6 +112,7 @@
   lazy('console', ['console']);
   lazy('timers', ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval']);
   lazy('crypto', ['crypto']);
+  lazy('hosts', ['addEventListener', 'removeEventListener', 'Deno', 'process']);
   // Parts every instance had before they became chunks: the worker loads them into a spare instance
   // when it has time to spare (src/sandbox/instances.ts), and not when cold starts queue up.
   hide(G, '__preload', function () {
@@ -527,9 +533,17 @@
   };
 
   var METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];
+  // WebIDL: an init that is not an object (a string passed as the init) is a TypeError, as in
+  // workerd, Node and browsers, so a buggy handler fails loudly instead of answering 200 empty.
+  var dictionary = function (init, what) {
+    if (init === undefined || init === null) return {};
+    if (typeof init !== 'object' && typeof init !== 'function')
+      throw new TypeError("Failed to construct '" + what + "': the init argument is not an object");
+    return init;
+  };
   class Request {
     constructor(input, init) {
-      init = init || {};
+      init = dictionary(init, 'Request');
       var src = input instanceof Request ? input : null;
       var url = src ? src.url : String(input);
       var parsed = new URL(url);
@@ -635,7 +649,7 @@
 
   class Response {
     constructor(body, init) {
-      init = init || {};
+      init = dictionary(init, 'Response');
       var status = init.status === undefined ? 200 : Number(init.status);
       if (!(status >= 200 && status <= 599) || Math.floor(status) !== status)
         throw new RangeError('Response status must be an integer from 200 to 599');
@@ -839,6 +853,7 @@
     });
   };
   var ctx = null;
+  var SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
   // Called once per instance: ctx is the same object for every call (host functions know the current call).
   var authError = function (status, code, message) {
     return Object.assign(new Error(message), { name: 'AuthError', status: status, code: code });
@@ -942,10 +957,7 @@
         {
           app: freezeDeep(JSON.parse(appJson)),
           secrets: Object.freeze({
-            get: function (name) {
-              var v = host.secret(wire(String(name)));
-              return v === undefined ? undefined : JSON.parse(v);
-            },
+            get: platform.secret,
             require: function (name) {
               var raw = host.secret(wire(String(name)));
               var v = raw === undefined ? undefined : JSON.parse(raw);
@@ -998,6 +1010,15 @@
         extra,
       ),
     );
+    // A Workers app reads its configuration as env.NAME (Hono: c.env.NAME): ctx is passed where env
+    // is, and an uppercase name that is not a ctx member reads the secret of that name.
+    var members = ctx;
+    ctx = new Proxy(members, {
+      get: function (t, k) {
+        if (typeof k !== 'string' || k in t || !SECRET_NAME.test(k)) return t[k];
+        return platform.secret(k);
+      },
+    });
   });
   // Streamed answers being sent: the host pulls each chunk (`__pull`) as the visitor takes it.
   var outStreams = new Map();
@@ -1063,18 +1084,112 @@
         : undefined,
     };
   };
+  // ---- entry shapes: what a module offers, whatever host it was written for ----------------------
+  // `export default { fetch, job, webhook }` as the contract has it; a default function (Val Town,
+  // Netlify) for requests and jobs; Workers' `scheduled(controller, env, ctx)` for jobs; the
+  // service-worker `addEventListener('fetch' | 'scheduled')`; `Deno.serve(handler)`.
+  var scheduledController = function (event) {
+    return {
+      type: 'scheduled',
+      cron: '',
+      scheduledTime: Date.parse(event?.scheduled_for) || Date.now(),
+      noRetry: function () {},
+    };
+  };
+  hide(G, '__handlersOf', function (ns) {
+    var d = ns ? ns.default : undefined;
+    var h;
+    if (typeof d === 'function') h = { fetch: d, job: d };
+    else if (d !== null && typeof d === 'object') h = d;
+    else h = {};
+    var entry = loadedChunks.hosts ? platform.internals.entry : null;
+    /** @type {Record<string, Function>} */
+    var add = {};
+    if (typeof h.fetch !== 'function' && entry && entry.fetch.length) {
+      add.fetch = function (request, _ctx, exec) {
+        var responded = null;
+        var event = {
+          type: 'fetch',
+          request: request,
+          respondWith: function (r) {
+            if (responded)
+              throw new DOMException('respondWith() was already called', 'InvalidStateError');
+            responded = Promise.resolve(r);
+          },
+          waitUntil: exec.waitUntil,
+          passThroughOnException: function () {},
+        };
+        for (var i = 0; i < entry.fetch.length; i++) entry.fetch[i](event);
+        if (!responded) throw new Error('No fetch listener called event.respondWith()');
+        return responded;
+      };
+    } else if (typeof h.fetch !== 'function' && entry && entry.serve) {
+      add.fetch = function (request) {
+        return entry.serve(request, { remoteAddr: { transport: 'tcp', hostname: '', port: 0 } });
+      };
+    }
+    if (typeof h.job !== 'function' && typeof h.scheduled === 'function') {
+      add.job = function (event, c, exec) {
+        return h.scheduled(scheduledController(event), c, exec);
+      };
+    } else if (typeof h.job !== 'function' && entry && entry.scheduled.length) {
+      add.job = function (event, _c, exec) {
+        var e = scheduledController(event);
+        e.waitUntil = exec.waitUntil;
+        for (var i = 0; i < entry.scheduled.length; i++) entry.scheduled[i](e);
+      };
+    }
+    var names = Object.keys(add);
+    if (!names.length) return h;
+    var out = Object.create(h);
+    names.forEach(function (n) {
+      hide(out, n, add[n]);
+    });
+    return out;
+  });
+  // Workers' third argument: waitUntil's promises settle before the answer is sent (they run within
+  // the call's limits); there is no origin to pass through to.
+  var execContext = function () {
+    var pending = [];
+    return {
+      pending: pending,
+      ctx: {
+        waitUntil: function (p) {
+          pending.push(
+            Promise.resolve(p).then(undefined, function (e) {
+              console.error('waitUntil:', e);
+            }),
+          );
+        },
+        passThroughOnException: function () {},
+        props: {},
+      },
+    };
+  };
+  var settled = function (exec, value) {
+    return exec.pending.length
+      ? Promise.all(exec.pending).then(function () {
+          return value;
+        })
+      : value;
+  };
   hide(G, '__dispatch', function (handlers, kind, input, body) {
     if (!handlers || typeof handlers[kind] !== 'function') return { missing: true };
+    var exec = execContext();
     if (kind === 'job') {
       // job(event, ctx): the result is not used; finishing (or throwing) is the outcome.
-      return Promise.resolve(handlers.job(JSON.parse(input), ctx)).then(function () {
-        return { meta: '200\n0' };
+      return Promise.resolve(handlers.job(JSON.parse(input), ctx, exec.ctx)).then(function () {
+        return settled(exec, { meta: '200\n0' });
       });
     }
     if (kind === 'webhook') {
-      return Promise.resolve(handlers.webhook(JSON.parse(input), ctx)).then(function (res) {
-        return res === undefined ? { meta: '200\n0' } : toResult(res);
-      });
+      return Promise.resolve(handlers.webhook(JSON.parse(input), ctx, exec.ctx))
+        .then(function (res) {
+          return settled(exec, res);
+        })
+        .then(function (res) {
+          return res === undefined ? { meta: '200\n0' } : toResult(res);
+        });
     }
     // "method\nurl\nuser JSON or nothing\nheader lines" (none of them holds a line break; see the host's requestInput)
     var a = input.indexOf('\n'),
@@ -1088,11 +1203,15 @@
       body,
       user,
     );
-    var res = handlers[kind](req, ctx);
+    var res = handlers[kind](req, ctx, exec.ctx);
     // A handler that answers synchronously is answered without a promise round trip.
-    if (res instanceof Response) return toResult(res, true);
+    if (res instanceof Response && !exec.pending.length) return toResult(res, true);
     return Promise.resolve(res).then(function (r) {
-      return toResult(r, true);
+      return exec.pending.length
+        ? settled(exec, r).then(function (v) {
+            return toResult(v, true);
+          })
+        : toResult(r, true);
     });
   });
 })(globalThis.__host);

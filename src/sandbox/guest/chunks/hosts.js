@@ -1,0 +1,95 @@
+// What code written for other hosts reaches for, over the platform's own parts (loaded on first use):
+// - `addEventListener('fetch' | 'scheduled', ...)`: the service-worker syntax of Workers and Deno;
+// - `Deno.serve(handler)` and `Deno.env`; `process.env` (Node, Vercel, Netlify, Val Town).
+// Environment variables are the app's secrets, read-only, as `ctx.secrets.get` reads them.
+// `process` has `env` and `nextTick` only: no `versions.node`, so libraries do not take Node-only paths.
+
+/** @param {{ define: (name: string, value: unknown) => void, internals: any, secret: (name: string) => string | undefined }} platform */
+export default function install(platform) {
+  const entry = (platform.internals.entry = { fetch: [], scheduled: [], serve: null });
+  const NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+  platform.define('addEventListener', function addEventListener(type, listener) {
+    if (typeof listener !== 'function' && !(listener && typeof listener.handleEvent === 'function'))
+      return;
+    const fn = typeof listener === 'function' ? listener : (e) => listener.handleEvent(e);
+    if (type === 'fetch') entry.fetch.push(fn);
+    else if (type === 'scheduled') entry.scheduled.push(fn);
+  });
+  platform.define('removeEventListener', function removeEventListener() {});
+
+  const readOnly = (what) => {
+    throw new TypeError(
+      `${what}: environment variables are the app's secrets, read-only here; set them with platform secrets set`,
+    );
+  };
+  const env = Object.freeze({
+    get(name) {
+      return platform.secret(String(name));
+    },
+    has(name) {
+      return platform.secret(String(name)) !== undefined;
+    },
+    set() {
+      readOnly('Deno.env.set');
+    },
+    delete() {
+      readOnly('Deno.env.delete');
+    },
+    toObject() {
+      return {};
+    },
+  });
+  platform.define(
+    'Deno',
+    Object.freeze({
+      env,
+      serve(a, b) {
+        const handler =
+          typeof a === 'function' ? a : a && typeof a.handler === 'function' ? a.handler : b;
+        if (typeof handler !== 'function')
+          throw new TypeError('Deno.serve needs a handler function');
+        entry.serve = handler;
+        return Object.freeze({
+          finished: new Promise(() => {}),
+          addr: { transport: 'tcp', hostname: '0.0.0.0', port: 443 },
+          shutdown: () => Promise.resolve(),
+          ref() {},
+          unref() {},
+        });
+      },
+    }),
+  );
+
+  const processEnv = new Proxy(
+    {},
+    {
+      get(_t, name) {
+        if (typeof name !== 'string') return undefined;
+        if (NAME.test(name)) {
+          const v = platform.secret(name);
+          if (v !== undefined) return v;
+        }
+        return name === 'NODE_ENV' ? 'production' : undefined;
+      },
+      has(_t, name) {
+        return typeof name === 'string' && NAME.test(name) && platform.secret(name) !== undefined;
+      },
+      set() {
+        readOnly('process.env');
+      },
+      deleteProperty() {
+        readOnly('process.env');
+      },
+    },
+  );
+  platform.define(
+    'process',
+    Object.freeze({
+      env: processEnv,
+      nextTick(fn, ...args) {
+        queueMicrotask(() => fn(...args));
+      },
+    }),
+  );
+}

@@ -1,0 +1,208 @@
+/**
+ * Code written for another host runs as it is written there: the entry shapes of Workers (module
+ * `fetch(request, env, ctx)`, `scheduled`, service-worker `addEventListener`), Deno (`Deno.serve`,
+ * `Deno.env`), Val Town and Netlify (a default-exported function), Node-style `process.env`; and a
+ * publish whose manifest declares what the module has nothing to call for never goes live.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { eventsOf, publishServerApp, waitFor } from '../_lib/apps.ts';
+import { file, site } from '../_lib/bundles.ts';
+import { createHarness, newUser } from '../_lib/harness.ts';
+import { startWorker } from '../_lib/mail.ts';
+
+const h = await createHarness();
+const worker = await startWorker(h);
+const u = await newUser(h);
+const key = u.api_key;
+const get = (host: string, path = '/x') => h.call('GET', path, { host });
+
+test('a default-exported function answers requests (Val Town HTTP vals, Netlify functions)', async () => {
+  const a = await publishServerApp(
+    h,
+    key,
+    `export default async function (req, ctx) { return new Response('fn ' + new URL(req.url).pathname + ' ' + ctx.app.app_id); }`,
+  );
+  const r = await get(a.host, '/hello');
+  assert.is(r.status, 200, r.text);
+  assert.is(r.text, `fn /hello ${a.appId}`);
+});
+
+test("addEventListener('fetch') with respondWith answers requests (service-worker syntax)", async () => {
+  const a = await publishServerApp(
+    h,
+    key,
+    `addEventListener('fetch', (event) => event.respondWith(handle(event.request)));
+     async function handle(request) { return new Response('sw ' + request.method + ' ' + new URL(request.url).pathname); }`,
+  );
+  const r = await get(a.host, '/sw');
+  assert.is(r.text, 'sw GET /sw');
+});
+
+test('Deno.serve(handler) and Deno.serve(options, handler) answer requests', async () => {
+  const one = await publishServerApp(
+    h,
+    key,
+    `Deno.serve((req) => new Response('deno ' + new URL(req.url).pathname));`,
+  );
+  assert.is((await get(one.host, '/d')).text, 'deno /d');
+  const two = await publishServerApp(
+    h,
+    key,
+    `Deno.serve({ port: 8000 }, async (req) => Response.json({ path: new URL(req.url).pathname }));`,
+  );
+  assert.equal((await get(two.host, '/o')).body, { path: '/o' });
+});
+
+test('configuration where each host reads it: env.NAME, process.env, Deno.env, ctx.secrets; read-only', async () => {
+  const source = `export default {
+    async fetch(request, env, ctx) {
+      let writable = 'refused';
+      try { process.env.API_TOKEN = 'x'; writable = 'allowed'; } catch {}
+      return Response.json({
+        env: env.API_TOKEN,
+        process: process.env.API_TOKEN,
+        deno: Deno.env.get('API_TOKEN'),
+        ctx: env.secrets.get('API_TOKEN'),
+        missing: env.NOT_SET ?? null,
+        node_env: process.env.NODE_ENV,
+        members: typeof env.data.collection,
+        exec: [typeof ctx.waitUntil, typeof ctx.passThroughOnException],
+        writable,
+      });
+    },
+  };`;
+  const body = site({
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    resources: { secrets: { required: ['API_TOKEN'] } },
+    files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')],
+  });
+  const appId = (await h.call('PUT', '/v0/apps', { key, body })).body.app_id;
+  await h.call('PUT', `/v0/apps/${appId}/secrets/API_TOKEN`, { key, body: { value: 'tok-123' } });
+  assert.is((await h.call('PUT', `/v0/apps/${appId}`, { key, body })).body.status, 'published');
+  const r = await get(`${appId}.apps.localhost`);
+  assert.equal(r.body, {
+    env: 'tok-123',
+    process: 'tok-123',
+    deno: 'tok-123',
+    ctx: 'tok-123',
+    missing: null,
+    node_env: 'production',
+    members: 'function',
+    exec: ['function', 'function'],
+    writable: 'refused',
+  });
+});
+
+test('ctx.waitUntil work is finished when the answer is sent', async () => {
+  const a = await publishServerApp(
+    h,
+    key,
+    `let done = 0;
+     export default {
+       fetch(request, env, ctx) {
+         if (new URL(request.url).pathname === '/count') return new Response(String(done));
+         ctx.waitUntil(new Promise((r) => setTimeout(r, 20)).then(() => { done++; }));
+         return new Response('accepted');
+       },
+     };`,
+  );
+  assert.is((await get(a.host, '/work')).text, 'accepted');
+  assert.is((await get(a.host, '/count')).text, '1');
+});
+
+test("Workers' scheduled(controller, env, ctx) and a default function run a declared job", async () => {
+  const jobs = { tick: { trigger: 'schedule', schedule: 'hourly' } };
+  const workers = await publishServerApp(
+    h,
+    key,
+    `export default {
+       fetch() { return new Response('ok'); },
+       async scheduled(controller, env, ctx) {
+         env.log.info('scheduled ran', { type: controller.type, time: typeof controller.scheduledTime, wait: typeof ctx.waitUntil });
+       },
+     };`,
+    { resources: { jobs } },
+  );
+  const val = await publishServerApp(
+    h,
+    key,
+    `export default async function main(event, ctx) { ctx.log.info('val ran', { job: event.job_name }); return new Response('hi'); }`,
+    { resources: { jobs } },
+  );
+  for (const a of [workers, val])
+    await h.api('POST /v0/apps/{app_id}/jobs/{job_name}/runs', {
+      key,
+      params: { app_id: a.appId, job_name: 'tick' },
+      body: {},
+    });
+  const ran = await waitFor(
+    async () => (await eventsOf(h, key, workers.appId, 'runtime.log.info'))[0],
+  );
+  assert.match(JSON.stringify(ran), '"type":"scheduled"');
+  assert.match(JSON.stringify(ran), '"time":"number"');
+  const valRan = await waitFor(
+    async () => (await eventsOf(h, key, val.appId, 'runtime.log.info'))[0],
+  );
+  assert.match(JSON.stringify(valRan), '"job":"tick"');
+});
+
+test('a publish whose manifest declares what the module cannot answer fails before anything goes live', async () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['export default { async job() {} };', {}, 'has no fetch handler'],
+    [
+      'export default { fetch() { return new Response("x"); } };',
+      { jobs: { nightly: {} } },
+      'declares the job nightly',
+    ],
+    [
+      'export default { fetch() { return new Response("x"); } };',
+      { webhooks: { hook: { provider: 'none', deliver_to: 'server' } } },
+      'exports no webhook(event, ctx) handler',
+    ],
+  ];
+  for (const [source, resources, says] of cases) {
+    const body = site({
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+      resources,
+      files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')],
+    });
+    const r = await h.call('PUT', '/v0/apps', { key, body });
+    assert.is(r.status, 200, r.text);
+    assert.is(r.body.activation.status, 'failed', r.text);
+    assert.match(JSON.stringify(r.body), says);
+  }
+});
+
+test('new Response(body, "text") throws a TypeError, as workerd and Node do: the call fails instead of answering 200 empty', async () => {
+  const a = await publishServerApp(
+    h,
+    key,
+    `export default { fetch(request) {
+       const p = new URL(request.url).pathname;
+       if (p === '/probe') {
+         const out = {};
+         for (const [name, make] of [['response', () => new Response('x', 'text')], ['request', () => new Request('https://a.test/', 'GET')], ['number', () => new Response('x', 3)]]) {
+           try { make(); out[name] = 'made'; } catch (e) { out[name] = e.name; }
+         }
+         out.nullInit = new Response('ok', null).status;
+         return Response.json(out);
+       }
+       return new Response('hello', 'text/plain');
+     } };`,
+  );
+  assert.equal((await get(a.host, '/probe')).body, {
+    response: 'TypeError',
+    request: 'TypeError',
+    number: 'TypeError',
+    nullInit: 200,
+  });
+  assert.is((await get(a.host, '/buggy')).status, 500);
+});
+
+test.after(async () => {
+  await worker.stop();
+  await h.close();
+});
+
+test.run();
