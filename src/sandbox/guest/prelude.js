@@ -1116,7 +1116,9 @@
               throw new DOMException('respondWith() was already called', 'InvalidStateError');
             responded = Promise.resolve(r);
           },
-          waitUntil: exec.waitUntil,
+          waitUntil: function (p) {
+            exec.waitUntil(p);
+          },
           passThroughOnException: function () {},
         };
         for (var i = 0; i < entry.fetch.length; i++) entry.fetch[i](event);
@@ -1135,7 +1137,9 @@
     } else if (typeof h.job !== 'function' && entry && entry.scheduled.length) {
       add.job = function (event, _c, exec) {
         var e = scheduledController(event);
-        e.waitUntil = exec.waitUntil;
+        e.waitUntil = function (p) {
+          exec.waitUntil(p);
+        };
         for (var i = 0; i < entry.scheduled.length; i++) entry.scheduled[i](e);
       };
     }
@@ -1148,26 +1152,22 @@
     return out;
   });
   // Workers' third argument: waitUntil's promises settle before the answer is sent (they run within
-  // the call's limits); there is no origin to pass through to.
-  var execContext = function () {
-    var pending = [];
-    return {
-      pending: pending,
-      ctx: {
-        waitUntil: function (p) {
-          pending.push(
-            Promise.resolve(p).then(undefined, function (e) {
-              console.error('waitUntil:', e);
-            }),
-          );
-        },
-        passThroughOnException: function () {},
-        props: {},
-      },
-    };
+  // the call's limits); there is no origin to pass through to. Methods on a prototype and the list
+  // made on first use: a call that never waits pays one small object.
+  function ExecutionContext() {
+    this.pending = null;
+    this.props = {};
+  }
+  ExecutionContext.prototype.waitUntil = function (p) {
+    (this.pending || (this.pending = [])).push(
+      Promise.resolve(p).then(undefined, function (e) {
+        console.error('waitUntil:', e);
+      }),
+    );
   };
+  ExecutionContext.prototype.passThroughOnException = function () {};
   var settled = function (exec, value) {
-    return exec.pending.length
+    return exec.pending
       ? Promise.all(exec.pending).then(function () {
           return value;
         })
@@ -1175,15 +1175,15 @@
   };
   hide(G, '__dispatch', function (handlers, kind, input, body) {
     if (!handlers || typeof handlers[kind] !== 'function') return { missing: true };
-    var exec = execContext();
+    var exec = new ExecutionContext();
     if (kind === 'job') {
       // job(event, ctx): the result is not used; finishing (or throwing) is the outcome.
-      return Promise.resolve(handlers.job(JSON.parse(input), ctx, exec.ctx)).then(function () {
+      return Promise.resolve(handlers.job(JSON.parse(input), ctx, exec)).then(function () {
         return settled(exec, { meta: '200\n0' });
       });
     }
     if (kind === 'webhook') {
-      return Promise.resolve(handlers.webhook(JSON.parse(input), ctx, exec.ctx))
+      return Promise.resolve(handlers.webhook(JSON.parse(input), ctx, exec))
         .then(function (res) {
           return settled(exec, res);
         })
@@ -1203,11 +1203,11 @@
       body,
       user,
     );
-    var res = handlers[kind](req, ctx, exec.ctx);
+    var res = handlers[kind](req, ctx, exec);
     // A handler that answers synchronously is answered without a promise round trip.
-    if (res instanceof Response && !exec.pending.length) return toResult(res, true);
+    if (res instanceof Response && !exec.pending) return toResult(res, true);
     return Promise.resolve(res).then(function (r) {
-      return exec.pending.length
+      return exec.pending
         ? settled(exec, r).then(function (v) {
             return toResult(v, true);
           })
