@@ -3,9 +3,12 @@
  * entry bundled when it needs it (src/cli/build.ts). The user's manifest names their source entry;
  * the publish body names the bundle.
  */
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { buildServer, BUNDLE_PATH, type BuildOutput } from './build.ts';
-import { checkLimits, collectFiles, readManifest, type LocalFile } from './bundle.ts';
+import { BUILD_DIR, buildServer, BUNDLE_PATH, type BuildOutput } from './build.ts';
+import { checkLimits, collectFiles, MANIFEST, readManifest, type LocalFile } from './bundle.ts';
+import { inferManifest, type Inferred } from './infer.ts';
 import { CliError } from './output.ts';
 
 export type Prepared = {
@@ -15,6 +18,10 @@ export type Prepared = {
   total: number;
   manifest: Record<string, unknown>;
   build?: BuildOutput;
+  /** the manifest written for a folder that had none, from what it holds */
+  inferred?: Inferred;
+  /** what the CLI did for the contract on the user's behalf, to say so */
+  notes: string[];
 };
 
 export async function preparePublish(
@@ -22,10 +29,34 @@ export async function preparePublish(
   options: { bundle?: boolean; message?: string; color?: boolean } = {},
 ): Promise<Prepared> {
   const root = path.resolve(dir);
+  let inferred: Inferred | undefined;
+  if (!existsSync(path.join(root, MANIFEST))) {
+    inferred = inferManifest(root);
+    if (inferred)
+      await writeFile(path.join(root, MANIFEST), `${JSON.stringify(inferred.manifest, null, 2)}\n`);
+  }
   const manifest = await readManifest(root);
   let files = await collectFiles(root);
-  const runtime = (manifest.runtime ?? {}) as Record<string, unknown>;
+  let runtime = (manifest.runtime ?? {}) as Record<string, unknown>;
   const entry = typeof runtime.server_entry === 'string' ? runtime.server_entry : undefined;
+  const notes: string[] = [];
+  // An app answered by its server alone: the contract's static_root names the build output, which
+  // the app origin never serves, so no file shadows a route and no source is served.
+  const root_ = typeof runtime.static_root === 'string' ? runtime.static_root : undefined;
+  const serverOnly =
+    entry !== undefined &&
+    options.bundle !== false &&
+    (root_ === undefined ||
+      (!root_.startsWith('.platform') &&
+        !files.some((f) => f.path === root_ || f.path.startsWith(`${root_}/`))));
+  if (serverOnly) {
+    runtime = { ...runtime, static_root: BUILD_DIR };
+    notes.push(
+      root_ === undefined
+        ? `No static_root: the server answers every request (static_root is ${BUILD_DIR}, which serves nothing).`
+        : `static_root "${root_}" holds no files: the server answers every request (static_root is ${BUILD_DIR}, which serves nothing).`,
+    );
+  }
   let build: BuildOutput | undefined;
   if (entry && options.bundle !== false) {
     if (!files.some((f) => f.path === entry))
@@ -33,9 +64,12 @@ export async function preparePublish(
         `The server entry ${entry} (runtime.server_entry) is not among the files to publish.`,
         'invalid_manifest',
       );
-    build = await buildServer(root, entry, { color: options.color });
+    build = await buildServer(root, entry, {
+      color: options.color,
+      force: serverOnly || runtime.static_root === BUILD_DIR,
+    });
   }
-  const head: Record<string, unknown> = { ...manifest };
+  const head: Record<string, unknown> = { ...manifest, runtime };
   if (build) {
     // Server source stays private: the files the bundle holds are not uploaded, unless they are
     // also static files under static_root.
@@ -64,5 +98,13 @@ export async function preparePublish(
     bytes: total,
     ...(build ? { build: { ...build.provenance } } : {}),
   };
-  return { head, files, total, manifest, ...(build ? { build } : {}) };
+  return {
+    head,
+    files,
+    total,
+    manifest,
+    notes,
+    ...(build ? { build } : {}),
+    ...(inferred ? { inferred } : {}),
+  };
 }

@@ -6,9 +6,12 @@ import { createSignedUrl, createUpload, deleteFile } from '../files/service.ts';
 import { enqueueFromApp, type JobTarget } from '../jobs/enqueue.ts';
 import type { HostCallHandler } from '../sandbox/pool.ts';
 
+/** What reads the release's static files for `ctx.assets.fetch` (path, method). */
+export type AssetReader = (pathname: unknown, method: unknown) => Promise<unknown>;
+
 /** The asynchronous platform calls app code may make, bound to one app, release and request. */
-export function hostCallsFor(deps: Deps, target: JobTarget): HostCallHandler {
-  const calls = dispatch(deps, target);
+export function hostCallsFor(deps: Deps, target: JobTarget, assets?: AssetReader): HostCallHandler {
+  const calls = dispatch(deps, target, assets);
   return async (method, args, upload) => {
     try {
       return await calls(method, args, upload);
@@ -33,9 +36,12 @@ function collectionArg(name: unknown): string {
   return name;
 }
 
-function dispatch(deps: Deps, target: JobTarget): HostCallHandler {
+function dispatch(deps: Deps, target: JobTarget, assets?: AssetReader): HostCallHandler {
   return async (method, args, upload) => {
     switch (method) {
+      case 'assets.fetch':
+        if (!assets) throw new ApiError('not_available', 'ctx.assets is not available here');
+        return assets(args[0], args[1]);
       case 'jobs.enqueue':
         return enqueueFromApp(deps, target, args[0], args[1], args[2]);
       case 'data.create':

@@ -4,6 +4,7 @@
  */
 import { appOrigin } from '../apps/mappers.ts';
 import type { Deps } from '../deps.ts';
+import { readAsset } from './assets.ts';
 import { hostCallsFor } from './host-calls.ts';
 import { sandboxFlags, type ReleaseView, type RuntimeCaches } from '../releases/live.ts';
 import type { SandboxPool } from '../sandbox/pool.ts';
@@ -60,13 +61,17 @@ export async function invokeRelease(
         ? { wallMs: deps.config.sandbox.backgroundWallMs }
         : {}),
     },
-    onHostCall: hostCallsFor(deps, {
-      appId: app.appId,
-      accountId: app.accountId,
-      releaseId: release.releaseId,
-      manifest: release.manifest,
-      requestId: call.requestId,
-    }),
+    onHostCall: hostCallsFor(
+      deps,
+      {
+        appId: app.appId,
+        accountId: app.accountId,
+        releaseId: release.releaseId,
+        manifest: release.manifest,
+        requestId: call.requestId,
+      },
+      (pathname, method) => readAsset(services.caches, release, app.accountId, pathname, method),
+    ),
   });
   countOutbound(deps, app.appId, result.fetches);
   void result.response?.streamEnd?.then((end) => countOutbound(deps, app.appId, end.fetches));

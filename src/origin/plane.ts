@@ -12,9 +12,9 @@ import {
   createRuntimeCaches,
   type LiveApp,
   type ReleaseFile,
-  type ReleaseView,
   type RuntimeCaches,
 } from '../releases/live.ts';
+import { directStaticFile } from './assets.ts';
 import { decodeAppPath } from './paths.ts';
 import { SandboxPool } from '../sandbox/pool.ts';
 import { runServerFallback } from './server-fallback.ts';
@@ -80,28 +80,6 @@ function splitUrl(url: string): { pathname: string; search: string } {
   return q < 0 || q > end
     ? { pathname: url.slice(start, end), search: '' }
     : { pathname: url.slice(start, q), search: url.slice(q, end) };
-}
-
-/**
- * The file a raw request path names directly (the file itself, or a directory's index.html when
- * the path ends in `/`), memoised per release: releases never change, so neither does the answer.
- * Redirects, reserved paths and fallbacks are left to the full router.
- */
-function directStaticFile(release: ReleaseView, pathname: string): ReleaseFile | null {
-  let f = release.resolved.get(pathname);
-  if (f !== undefined) return f;
-  f = null;
-  const path = decodeAppPath(pathname);
-  const root = release.staticRoot;
-  if (path && path.segments[0] !== '_platform' && root !== null) {
-    const rel = path.segments.join('/');
-    if (!rel) f = release.files.get(`${root}/index.html`) ?? null;
-    else if (path.directory) f = release.files.get(`${root}/${rel}/index.html`) ?? null;
-    else f = release.files.get(`${root}/${rel}`) ?? null;
-  }
-  if (release.resolved.size >= 1024) release.resolved.clear(); // bounded against path floods
-  release.resolved.set(pathname, f);
-  return f;
 }
 
 export function createAppsPlane(deps: Deps): AppsPlane {

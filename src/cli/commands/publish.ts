@@ -104,6 +104,7 @@ export async function publish(
 ): Promise<void> {
   const prepared = await preparePublishOrExit(dir, opts);
   const { manifest, files, total } = prepared;
+  if (!opts.json) printPreparation(prepared);
   const api = await createApi();
   const appId = opts.app ?? (await readLinkedApp(dir));
 
@@ -173,6 +174,23 @@ export async function publish(
     );
   }
   process.stdout.write(`\n  ${c.bold(result.origin)}\n`);
+}
+
+/** What the CLI wrote or supplied for the contract, said before anything is sent (on stderr: stdout stays the result). */
+export function printPreparation(prepared: Prepared): void {
+  const out = (s: string) => process.stderr.write(s);
+  if (prepared.inferred) {
+    out(
+      `${c.cyan('●')} No manifest.platform.json: wrote one from ${prepared.inferred.from} (edit it and publish again to change it):\n`,
+    );
+    for (const line of JSON.stringify(prepared.inferred.manifest, null, 2).split('\n'))
+      out(`  ${c.dim(line)}\n`);
+    if (prepared.inferred.notes.length) {
+      out(`${c.yellow('Not mapped as it was:')}\n`);
+      for (const n of prepared.inferred.notes) out(`  - ${n}\n`);
+    }
+  }
+  for (const n of prepared.notes) out(`${c.cyan('●')} ${n}\n`);
 }
 
 /** A build error is printed as the compiler prints it, and nothing is sent. */

@@ -296,6 +296,7 @@
     $headers = Symbol('headers'),
     $signal = Symbol('signal'),
     $user = Symbol('user'),
+    $cf = Symbol('cf'),
     $statusText = Symbol('statusText'),
     $status = Symbol('status'),
     $redirect = Symbol('redirect'),
@@ -575,6 +576,8 @@
       if (redirect !== 'follow' && redirect !== 'manual' && redirect !== 'error')
         throw new TypeError('Request redirect must be follow, manual or error');
       this[$redirect] = redirect;
+      if (init.cf !== undefined) this[$cf] = init.cf;
+      else if (src) this[$cf] = src[$cf];
     }
     get url() {
       return this[$url];
@@ -591,6 +594,10 @@
     }
     get redirect() {
       return this[$redirect] || 'follow';
+    }
+    /** Workers' request metadata: an incoming request's is INCOMING_CF; one app code makes has its init's `cf`. */
+    get cf() {
+      return this[$cf];
     }
     clone() {
       if (this[$used]) throw new TypeError('Body has already been consumed');
@@ -614,6 +621,25 @@
   });
   // The host hands over an already parsed, normalised request: build it without re-validating.
   // Its headers arrive as text (name and value on lines of their own) and become a Headers object only if the handler reads them.
+  // What Workers code reads from request.cf, as far as this platform knows it: nothing about the
+  // visitor's network or place (no edge stands in front), so those are undefined, not made up.
+  var INCOMING_CF = Object.freeze({
+    asn: undefined,
+    asOrganization: undefined,
+    colo: undefined,
+    country: undefined,
+    city: undefined,
+    continent: undefined,
+    region: undefined,
+    regionCode: undefined,
+    postalCode: undefined,
+    timezone: undefined,
+    latitude: undefined,
+    longitude: undefined,
+    httpProtocol: 'HTTP/1.1',
+    tlsVersion: undefined,
+    clientTcpRtt: undefined,
+  });
   var incomingRequest = function (url, method, headerLines, body, user) {
     var r = Object.create(Request.prototype);
     r[$url] = url;
@@ -623,6 +649,7 @@
     r[$bytes] = body === undefined ? null : new Uint8Array(body);
     r[$used] = false;
     r[$signal] = NOOP_SIGNAL;
+    r[$cf] = INCOMING_CF;
     r[$user] = user
       ? Object.freeze({
           id: user.id,
@@ -852,6 +879,11 @@
       throw err;
     });
   };
+  var binaryBytes = function (binary) {
+    var out = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+    return out;
+  };
   var ctx = null;
   var SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
   // Called once per instance: ctx is the same object for every call (host functions know the current call).
@@ -997,6 +1029,18 @@
               });
             },
           }),
+          // The release's static files, as Workers' ASSETS binding gives them (env.ASSETS works too)
+          assets: Object.freeze({
+            fetch: function (input, init) {
+              var req = input instanceof Request ? input : new Request(input, init);
+              var m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(String(req.url));
+              return hostCall('assets.fetch', [m?.[1] || '/', req.method]).then(function (a) {
+                var body =
+                  a.text !== null ? a.text : a.base64 !== null ? binaryBytes(atob(a.base64)) : null;
+                return new Response(body, { status: a.status, headers: a.headers });
+              });
+            },
+          }),
           jobs: Object.freeze({
             enqueue: function (jobName, payload, options) {
               return hostCall('jobs.enqueue', [
@@ -1016,6 +1060,7 @@
     ctx = new Proxy(members, {
       get: function (t, k) {
         if (typeof k !== 'string' || k in t || !SECRET_NAME.test(k)) return t[k];
+        if (k === 'ASSETS') return t.assets;
         return platform.secret(k);
       },
     });

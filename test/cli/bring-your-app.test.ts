@@ -1,0 +1,155 @@
+/**
+ * `platform publish` in a project written for another host, as it is: a Workers project with a
+ * wrangler.toml and no manifest, a folder with server code and no static files, an SPA whose
+ * Worker answers deep links from its assets. The CLI writes the manifest the project implies,
+ * says what it could not map, and the app answers as it does on its own host.
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cliFor, linkPackages } from '../_lib/cli.ts';
+import { createHarness, listen, newUser } from '../_lib/harness.ts';
+
+const h = await createHarness();
+const live = await listen(h.server);
+const u = await newUser(h);
+const work = path.resolve('.data', 'test-scratch', `cli-bring-${process.pid}`);
+const { cli } = cliFor({ url: live.url, key: u.api_key, work });
+
+/** A project folder exactly as written, with no manifest.platform.json. */
+async function project(name: string, files: Record<string, string>): Promise<string> {
+  const dir = path.join(work, name);
+  await rm(dir, { recursive: true, force: true });
+  for (const [p, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, p)), { recursive: true });
+    await writeFile(path.join(dir, p), content);
+  }
+  return dir;
+}
+const appOf = async (dir: string) =>
+  JSON.parse(await readFile(path.join(dir, '.platform', 'app.json'), 'utf8')).app_id as string;
+const visit = (appId: string, p: string) => h.call('GET', p, { host: `${appId}.apps.localhost` });
+
+test('a Workers project (wrangler.toml, Hono, c.env, scheduled, cron, vars, KV) publishes as it is', async () => {
+  const dir = await project('worker', {
+    'wrangler.toml': `name = "hello-worker"
+main = "src/index.ts"
+compatibility_date = "2024-09-23"
+
+[triggers]
+crons = ["*/5 * * * *"]
+
+[vars]
+GREETING = "hello"
+
+[[kv_namespaces]]
+binding = "CACHE"
+id = "0123"
+`,
+    'package.json': JSON.stringify({ name: 'hello-worker', private: true }),
+    'src/index.ts': `import { Hono } from 'hono';
+type Bindings = { GREETING?: string };
+const app = new Hono<{ Bindings: Bindings }>();
+app.get('/', (c) => c.text('root from the worker'));
+app.get('/hello/:name', (c) => c.json({ hi: c.req.param('name'), greeting: c.env.GREETING ?? null, asn: (c.req.raw as any).cf?.asn ?? null, cf: typeof (c.req.raw as any).cf }));
+export default {
+  fetch: app.fetch,
+  async scheduled(controller: { cron: string }, env: unknown, ctx: { waitUntil(p: Promise<unknown>): void }) {
+    ctx.waitUntil(Promise.resolve());
+  },
+};
+`,
+  });
+  await linkPackages(dir, ['hono']);
+  const r = await cli(['publish'], { cwd: dir });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, 'No manifest.platform.json: wrote one from wrangler.toml');
+  assert.match(r.stderr, 'runs more often than every 15 minutes');
+  assert.match(r.stderr, 'vars GREETING');
+  assert.match(r.stderr, 'KV namespaces');
+  const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.platform.json'), 'utf8'));
+  assert.equal(manifest, {
+    app: { name: 'hello-worker' },
+    runtime: { static_root: '.platform/build', server_entry: 'src/index.ts', fallback: 'server' },
+    resources: { jobs: { scheduled: { trigger: 'schedule', schedule: 'every_15_minutes' } } },
+  });
+  const appId = await appOf(dir);
+  assert.is((await visit(appId, '/')).text, 'root from the worker');
+  assert.equal((await visit(appId, '/hello/ada')).body, {
+    hi: 'ada',
+    greeting: null,
+    asn: null,
+    cf: 'object',
+  });
+  // the server's source is not a static file of the release
+  assert.is((await visit(appId, '/src/index.ts')).status, 404);
+  // a second publish uses the manifest now in the folder, and says nothing more
+  const again = await cli(['publish'], { cwd: dir });
+  assert.is(again.code, 0, again.stderr);
+  assert.not.match(again.stderr, 'wrote one');
+});
+
+test('a folder with server code and no static files publishes as it is, and the CLI says so', async () => {
+  const dir = await project('plain', {
+    'src/index.js': `export default { fetch(req) { return new Response('plain ' + new URL(req.url).pathname); } };`,
+  });
+  const r = await cli(['publish'], { cwd: dir });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const appId = await appOf(dir);
+  assert.is((await visit(appId, '/')).text, 'plain /');
+  assert.is((await visit(appId, '/src/index.js')).text, 'plain /src/index.js', 'no source served');
+
+  // a manifest naming a static folder that is not there: the server answers everything, and is told
+  const named = await project('named', {
+    'manifest.platform.json': JSON.stringify({
+      app: { name: 'named' },
+      runtime: { static_root: 'public', server_entry: 'server.js', fallback: 'server' },
+    }),
+    'server.js': `export default { fetch() { return new Response('named'); } };`,
+  });
+  const n = await cli(['publish'], { cwd: named });
+  assert.is(n.code, 0, n.stdout + n.stderr);
+  assert.match(n.stderr, 'static_root "public" holds no files');
+  assert.is((await visit(await appOf(named), '/')).text, 'named');
+});
+
+test('an SPA with a Worker: static files served, deep links answered with index.html through env.ASSETS', async () => {
+  const dir = await project('spa', {
+    'wrangler.jsonc': `{
+      // Cloudflare's React template shape
+      "name": "spa-worker",
+      "main": "worker/index.js",
+      "assets": { "directory": "./dist", "not_found_handling": "single-page-application" },
+    }`,
+    'dist/index.html': '<!doctype html><div id="root">spa shell</div>',
+    'dist/assets/app.js': 'console.log("app")',
+    'worker/index.js': `export default {
+      async fetch(request, env) {
+        const url = new URL(request.url);
+        if (url.pathname.startsWith('/api/')) return Response.json({ name: 'Cloudflare' });
+        const asset = await env.ASSETS.fetch(request);
+        if (asset.status !== 404) return asset;
+        return env.ASSETS.fetch(new Request(new URL('/index.html', request.url)));
+      },
+    };`,
+  });
+  const r = await cli(['publish'], { cwd: dir });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, 'env.ASSETS.fetch');
+  const appId = await appOf(dir);
+  assert.is((await visit(appId, '/')).text, '<!doctype html><div id="root">spa shell</div>');
+  assert.is((await visit(appId, '/assets/app.js')).text, 'console.log("app")');
+  assert.equal((await visit(appId, '/api/name')).body, { name: 'Cloudflare' });
+  const deep = await visit(appId, '/users/42/settings');
+  assert.is(deep.status, 200);
+  assert.is(deep.text, '<!doctype html><div id="root">spa shell</div>');
+  assert.match(deep.headers.get('content-type') ?? '', 'text/html');
+});
+
+test.after(async () => {
+  await live.close();
+  await h.close();
+});
+
+test.run();
