@@ -7,6 +7,7 @@
  * request, and Cloudflare's workerd (devDependency) running the same handler module, where it runs.
  *   npm run bench:origin [-- --seconds 3 --rounds 8 --connections 32 --releases 5]
  */
+import { startWorkerd } from './_lib/workerd.ts';
 import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import http from 'node:http';
@@ -123,48 +124,6 @@ async function load(
     p99: r.latency.p99,
     errors: r.non2xx + r.errors,
   };
-}
-
-/** workerd serving `source` as its one ES module on a free loopback port. */
-async function startWorkerd(
-  source: string,
-): Promise<{ url: string; pid: number; stop(): void } | undefined> {
-  const { mkdtemp, writeFile } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { freePort } = await import('../src/lib/ports.ts');
-  const bin = path.resolve('node_modules/.bin/workerd');
-  const dir = await mkdtemp(path.join(tmpdir(), 'bench-workerd-'));
-  const port = await freePort();
-  await writeFile(path.join(dir, 'worker.js'), source);
-  await writeFile(
-    path.join(dir, 'config.capnp'),
-    `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker) ],
-  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
-);
-const worker :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
-  compatibilityDate = "2024-09-23",
-);
-`,
-  );
-  const child = spawn(bin, ['serve', path.join(dir, 'config.capnp')], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.on('error', () => {});
-  process.on('exit', () => child.kill());
-  for (const started = Date.now(); Date.now() - started < 10_000; ) {
-    if (child.exitCode !== null) return undefined;
-    const ok = await fetch(`http://127.0.0.1:${port}/api`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill() };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  return undefined;
 }
 
 const env = await startBenchEnv();
@@ -290,7 +249,7 @@ const barePort = await new Promise<number>((resolve) =>
 
 // Cloudflare's workerd running the same handler module (devDependency `workerd`), from a generated
 // config; skipped with a message where its binary cannot run.
-const workerd = await startWorkerd(serverSource(RELEASES));
+const workerd = await startWorkerd(serverSource(RELEASES), { probe: '/api' });
 if (!workerd) console.log('workerd: not available here; its row is skipped');
 
 // Interleaved rounds, medians: a 2-core machine shared with the load generator is noisy.
