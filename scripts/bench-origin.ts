@@ -9,7 +9,6 @@
  */
 import { startWorkerd } from './_lib/workerd.ts';
 import { execFile, spawn } from 'node:child_process';
-import path from 'node:path';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';

@@ -52,6 +52,8 @@ export type HostApi = {
   fetchRead(id: number, whole: boolean): Promise<[string, ArrayBuffer]>;
   /** A `crypto.subtle` method run by Node's Web Crypto: args as JSON (bytes `{$b64}`, keys `{$key}`); settles with [result JSON, bytes]. */
   subtle(method: string, argsJson: string): Promise<[string, ArrayBuffer]>;
+  /** No CryptoKey of app code carries this key id any more (the guest's FinalizationRegistry saw the last go): the host forgets the key. */
+  subtleRelease(id: number): void;
   /** An Intl request (kind, locales, options, method, args as JSON) answered by Node's ICU: `{value}` or `{error}` as JSON. */
   intl(requestJson: string): string;
   /** Aborts an outbound request begun with `fetch`. */
@@ -86,6 +88,7 @@ export type ChunkPlatform = {
   /** the prelude's `crypto` object (the subtle chunk gives it `subtle` and the Crypto prototype) */
   crypto: object;
   subtle: HostApi['subtle'];
+  subtleRelease: HostApi['subtleRelease'];
   b64encode: HostApi['b64encode'];
   intl: HostApi['intl'];
   /** the prelude's own helpers and classes, for the chunks that are parts of it (fetch, text) */

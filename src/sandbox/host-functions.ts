@@ -12,7 +12,7 @@ import { platformWork } from './limits.ts';
 import { installDirectDispatch } from './host-dispatch.ts';
 import { FetchRefused, OUTBOUND, readChunk, readRest, type OutboundRequest } from './outbound.ts';
 import { answerIntl } from './intl.ts';
-import { SubtleError } from './subtle.ts';
+import { forgetKey, SubtleError } from './subtle.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
 
 type HostFunction = (...args: QuickJSHandle[]) => QuickJSHandle | undefined;
@@ -310,6 +310,10 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
           }),
       );
       return handle;
+    },
+    subtleRelease: (id) => {
+      forgetKey(inst, ctx.getNumber(id));
+      return ctx.undefined;
     },
     intl: (request) => ctx.newString(answerIntl(ctx.getString(request))),
     fetchRead: (id, whole) => {

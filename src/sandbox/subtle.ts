@@ -19,6 +19,8 @@ const subtle = webcrypto.subtle;
 
 /** Keys one instance may hold. */
 export const MAX_KEYS = 10_000;
+/** Imports whose arguments are longer than this (big RSA keys in JWK) are not remembered for reuse. */
+const MAX_IMPORT_CACHE_ARGS = 16 * 1024;
 
 /**
  * What one operation may cost. PBKDF2 iterations: Cloudflare Workers' limit, so a hash made there
@@ -81,19 +83,60 @@ function encode(v: unknown): unknown {
   return v;
 }
 
-function keep(inst: Instance, key: CryptoKey): unknown {
+/** A key as the guest's CryptoKey describes it. */
+const described = (id: number, key: CryptoKey) => ({
+  $key: id,
+  type: key.type,
+  extractable: key.extractable,
+  algorithm: encode(key.algorithm),
+  usages: key.usages,
+});
+
+/**
+ * One CryptoKey of the app that carried key `id` was collected; when none is left the key and the
+ * import it came from are forgotten. The count is the host's (one per answer that carried the id),
+ * so an import answered with a live id just as its last holder goes never finds it gone.
+ */
+export function forgetKey(inst: Instance, id: number): void {
+  const n = (inst.keyHolders?.get(id) ?? 0) - 1;
+  if (n > 0) {
+    inst.keyHolders!.set(id, n);
+    return;
+  }
+  inst.keyHolders?.delete(id);
+  if (!inst.keys?.delete(id)) return;
+  const from = inst.keyImports?.byId.get(id);
+  if (from !== undefined) {
+    inst.keyImports!.byId.delete(id);
+    inst.keyImports!.byArgs.delete(from);
+  }
+}
+
+/**
+ * The key id an import with exactly these arguments already made (live), so importing the same
+ * secret again (jose does it for every sign and verify) holds one key, not one per call.
+ */
+function importedBefore(inst: Instance, argsJson: string): number | undefined {
+  const id = inst.keyImports?.byArgs.get(argsJson);
+  return id !== undefined && inst.keys?.has(id) ? id : undefined;
+}
+
+function keep(inst: Instance, key: CryptoKey, importArgs?: string): unknown {
   const keys = (inst.keys ??= new Map());
   if (keys.size >= MAX_KEYS)
-    throw new SubtleError('QuotaExceededError', `at most ${MAX_KEYS} keys per app instance`);
+    throw new SubtleError(
+      'QuotaExceededError',
+      `at most ${MAX_KEYS} keys per app instance may be in use at once`,
+    );
   const id = (inst.nextKeyId = (inst.nextKeyId ?? 0) + 1);
   keys.set(id, key);
-  return {
-    $key: id,
-    type: key.type,
-    extractable: key.extractable,
-    algorithm: encode(key.algorithm),
-    usages: key.usages,
-  };
+  (inst.keyHolders ??= new Map()).set(id, 1);
+  if (importArgs !== undefined && importArgs.length <= MAX_IMPORT_CACHE_ARGS) {
+    const imports = (inst.keyImports ??= { byArgs: new Map(), byId: new Map() });
+    imports.byArgs.set(importArgs, id);
+    imports.byId.set(id, importArgs);
+  }
+  return described(id, key);
 }
 
 const NO_BYTES = new ArrayBuffer(0);
@@ -186,6 +229,13 @@ export async function runSubtle(
 ): Promise<SubtleResult> {
   if (!(METHODS as readonly string[]).includes(method))
     throw new SubtleError('NotSupportedError', `crypto.subtle.${method} is not supported`);
+  if (method === 'importKey') {
+    const id = importedBefore(inst, argsJson);
+    if (id !== undefined) {
+      inst.keyHolders!.set(id, (inst.keyHolders!.get(id) ?? 0) + 1);
+      return answer({ key: described(id, inst.keys!.get(id)!) });
+    }
+  }
   const args = decode(inst, JSON.parse(argsJson)) as unknown[];
   checkCost(method, args);
   let out: unknown;
@@ -204,7 +254,9 @@ export async function runSubtle(
   if (typeof out === 'boolean') return answer({ bool: out });
   if (out instanceof globalThis.CryptoKey) {
     checkKey(out as CryptoKey);
-    return answer({ key: keep(inst, out as CryptoKey) });
+    return answer({
+      key: keep(inst, out as CryptoKey, method === 'importKey' ? argsJson : undefined),
+    });
   }
   if (out && typeof out === 'object' && 'privateKey' in out) {
     const pair = out as webcrypto.CryptoKeyPair;

@@ -40,6 +40,10 @@ export type Instance = {
   platformWork?: boolean;
   /** `crypto.subtle` keys app code holds, by the id its CryptoKey carries. */
   keys?: Map<number, import('node:crypto').webcrypto.CryptoKey>;
+  /** Imports by their exact arguments, and back: the same import again gives the same live key. */
+  keyImports?: { byArgs: Map<string, number>; byId: Map<number, string> };
+  /** How many CryptoKeys of the app each key id was handed out in (each collected one is reported). */
+  keyHolders?: Map<number, number>;
   nextKeyId?: number;
 };
 

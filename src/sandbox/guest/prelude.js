@@ -38,6 +38,7 @@
     /** @type {Record<string, any>} what the chunks that are parts of the prelude (fetch, text, url-search-params, console, timers, crypto) use of it */
     internals: {},
     subtle: host.subtle,
+    subtleRelease: host.subtleRelease,
     b64encode: host.b64encode,
     intl: host.intl,
     /** A secret's value (or undefined): what ctx.secrets.get, env.NAME, process.env and Deno.env read. */

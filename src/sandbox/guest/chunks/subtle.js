@@ -58,9 +58,14 @@ export default function install(platform) {
     }
     return v;
   };
+  // Host keys live while a CryptoKey of app code carries their id: the host counts each CryptoKey it
+  // answered with an id, and each one collected is reported, so code that imports a key per call
+  // holds a bounded number of them.
+  const collected = new FinalizationRegistry((id) => platform.subtleRelease(id));
   const key = (d) => {
     const k = Object.create(CryptoKey.prototype);
     k[ID] = d.$key;
+    collected.register(k, d.$key);
     k[INFO] = {
       type: d.type,
       extractable: d.extractable,
