@@ -194,10 +194,6 @@ export async function publish(
     // a bundle's stack names the user's files through the source map published with it
     if (!check.ok)
       moduleError = { message: check.error, stack: mapBundleStack(bundle.files, check.stack) };
-    else {
-      const missing = missingHandler(bundle.manifest, check.handlers);
-      if (missing) moduleError = { message: missing };
-    }
   }
   // Compressed variants are made before the transaction (no lock held while compressing).
   const variants = await prepareVariants(deps.db, target.accountId, bundle.files);
@@ -207,28 +203,6 @@ export async function publish(
 }
 
 type ModuleError = { message: string; stack?: string | undefined };
-
-const SHAPES =
-  'export default { fetch(request, env, ctx) {...} }, a default-exported function, addEventListener("fetch", ...) or Deno.serve(handler)';
-
-/** What the manifest declares that the module has nothing to call for, as the publish's failure; undefined when all is there. */
-export function missingHandler(
-  manifest: ValidBundle['manifest'],
-  handlers: string[],
-): string | undefined {
-  const has = new Set(handlers);
-  if (manifest.runtime.fallback === 'server' && !has.has('fetch'))
-    return `The manifest sends unmatched requests to the server (runtime.fallback: "server"), but the server module has no fetch handler: use ${SHAPES}.`;
-  const jobs = Object.keys(manifest.resources.jobs ?? {});
-  if (jobs.length && !has.has('job'))
-    return `The manifest declares the job${jobs.length > 1 ? 's' : ''} ${jobs.join(', ')}, but the server module has nothing to run ${jobs.length > 1 ? 'them' : 'it'}: export a job(event, ctx) handler, a scheduled(controller, env, ctx) handler, or addEventListener("scheduled", ...).`;
-  const hooks = Object.entries(manifest.resources.webhooks ?? {})
-    .filter(([, w]) => (w as { deliver_to?: string }).deliver_to === 'server')
-    .map(([n]) => n);
-  if (hooks.length && !has.has('webhook'))
-    return `The manifest delivers the webhook${hooks.length > 1 ? 's' : ''} ${hooks.join(', ')} to the server (deliver_to: "server"), but the server module exports no webhook(event, ctx) handler.`;
-  return undefined;
-}
 
 async function publishTx(
   deps: Deps,

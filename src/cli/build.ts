@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { build, formatMessages, version as esbuildVersion, type Message } from 'esbuild';
+import { nodeCompat } from './node-compat/plugin.ts';
 import { CliError } from './output.ts';
 
 export const BUILD_DIR = '.platform/build';
@@ -67,7 +68,10 @@ export async function buildServer(
       legalComments: 'none',
       charset: 'utf8',
       logLevel: 'silent',
-      define: { 'process.env.NODE_ENV': '"production"' },
+      // Node's `global` is globalThis; Buffer, setImmediate and process are the sandbox's own globals
+      define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
+      // Node's built-ins from polyfills, as Cloudflare's nodejs_compat (node-compat/plugin.ts)
+      plugins: [nodeCompat],
     });
   } catch (err) {
     const messages = (err as { errors?: Message[] }).errors;
@@ -77,7 +81,13 @@ export async function buildServer(
     ).join('');
     throw new BuildError(pretty, messages.length);
   }
-  const inputs = Object.keys(result.metafile.inputs);
+  // what went into the bundle (the globals file is offered to every build, used by few)
+  const used = result.metafile.outputs[BUNDLE_PATH]?.inputs;
+  const inputs = used
+    ? Object.entries(used)
+        .filter(([, i]) => i.bytesInOutput > 0)
+        .map(([p]) => p)
+    : Object.keys(result.metafile.inputs);
   // a package, a TypeScript/JSX/JSON module or a file outside the folder: the sandbox cannot load it as written
   const needed =
     options.force ||

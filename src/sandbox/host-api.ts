@@ -30,6 +30,8 @@ export type HostApi = {
   /** A Latin-1 string given as JSON text to base64; throws on characters above U+00FF. */
   btoa(json: string): string;
   randomBytes(n: number): ArrayBuffer;
+  /** Node's createHash(algorithm) over the bytes, or createHmac(algorithm, key) when a key is given; undefined for an algorithm Node does not have. */
+  hash(algorithm: string, bytes: ArrayBuffer, key?: ArrayBuffer): ArrayBuffer | undefined;
   randomUUID(): string;
   b64encode(bytes: ArrayBuffer): string;
   /** Monotonic milliseconds. */

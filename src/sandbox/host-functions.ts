@@ -4,7 +4,7 @@
  * that cross to the main thread. The table is typed by `HostApi`, so a name added on one side and
  * not the other does not compile.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, getHashes, randomBytes, randomUUID } from 'node:crypto';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { HostApi, UrlParts } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
@@ -98,6 +98,9 @@ export type HostHooks = {
   ): Promise<{ done: boolean; bytes?: ArrayBuffer }>;
 };
 
+/** What node:crypto's createHash and createHmac take here: Node's own list. */
+const HASHES = new Set(getHashes().map((h) => h.toLowerCase()));
+
 function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTable {
   const ctx: QuickJSContext = inst.context;
   /** A string the prelude sent through `wire()`: JSON behind U+0002 where a C string could not carry it. */
@@ -167,6 +170,15 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     },
     randomBytes: (n) => arrayBuffer(randomBytes(Math.min(65536, Math.max(0, ctx.getNumber(n))))),
     randomUUID: () => ctx.newString(randomUUID()),
+    hash: (alg, ab, key) => {
+      const algorithm = text(alg).toLowerCase();
+      if (!HASHES.has(algorithm)) return ctx.undefined;
+      const h =
+        key === undefined || ctx.typeof(key) === 'undefined'
+          ? createHash(algorithm)
+          : createHmac(algorithm, bytes(key));
+      return arrayBuffer(h.update(bytes(ab)).digest());
+    },
     b64encode: (ab) => ctx.newString(bytes(ab).toString('base64')),
     now: () => ctx.newNumber(performance.now()),
     secret: (name) => {

@@ -147,30 +147,24 @@ test("Workers' scheduled(controller, env, ctx) and a default function run a decl
   assert.match(JSON.stringify(valRan), '"job":"tick"');
 });
 
-test('a publish whose manifest declares what the module cannot answer fails before anything goes live', async () => {
-  const cases: [string, Record<string, unknown>, string][] = [
-    ['export default { async job() {} };', {}, 'has no fetch handler'],
-    [
-      'export default { fetch() { return new Response("x"); } };',
-      { jobs: { nightly: {} } },
-      'declares the job nightly',
-    ],
-    [
-      'export default { fetch() { return new Response("x"); } };',
-      { webhooks: { hook: { provider: 'none', deliver_to: 'server' } } },
-      'exports no webhook(event, ctx) handler',
-    ],
+test('the publish-time load reports the handlers each entry shape offers', async () => {
+  const check = h.server.apps.checkModule;
+  const shapes: [string, string[]][] = [
+    ['export default { fetch() {}, job() {}, webhook() {} };', ['fetch', 'job', 'webhook']],
+    ['export default async function (req) { return new Response("x"); }', ['fetch', 'job']],
+    ['export default { fetch() {}, scheduled() {} };', ['fetch', 'job']],
+    ["addEventListener('fetch', (e) => e.respondWith(new Response('x')));", ['fetch']],
+    ["Deno.serve(() => new Response('x'));", ['fetch']],
+    ['export default { async job() {} };', ['job']],
   ];
-  for (const [source, resources, says] of cases) {
-    const body = site({
-      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
-      resources,
-      files: [file('public/index.html', 'x'), file('server.js', source, 'text/javascript')],
+  for (const [source, handlers] of shapes) {
+    const r = await check({
+      appId: 'shapes000000',
+      planKey: 'free',
+      entry: 'server.js',
+      sources: { 'server.js': source },
     });
-    const r = await h.call('PUT', '/v0/apps', { key, body });
-    assert.is(r.status, 200, r.text);
-    assert.is(r.body.activation.status, 'failed', r.text);
-    assert.match(JSON.stringify(r.body), says);
+    assert.equal(r.ok ? r.handlers : r, handlers, source);
   }
 });
 

@@ -114,6 +114,19 @@
   lazy('timers', ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval']);
   lazy('crypto', ['crypto']);
   lazy('hosts', ['addEventListener', 'removeEventListener', 'Deno', 'process']);
+  lazy('node-globals', ['Buffer', 'setImmediate', 'clearImmediate']);
+  // what node:crypto (the CLI bundles it from src/cli/node-compat/crypto.js) hashes with: Node's own
+  // createHash / createHmac, synchronous as Node's are
+  hide(G, '__nodeHash', function (algorithm, data, key) {
+    var view = function (b) {
+      return b instanceof ArrayBuffer
+        ? b
+        : b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+    };
+    var out = host.hash(String(algorithm), view(data), key === undefined ? undefined : view(key));
+    if (out === undefined) throw new Error('Digest method not supported');
+    return new Uint8Array(out);
+  });
   // Parts every instance had before they became chunks: the worker loads them into a spare instance
   // when it has time to spare (src/sandbox/instances.ts), and not when cold starts queue up.
   hide(G, '__preload', function () {
