@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { build, formatMessages, version as esbuildVersion, type Message } from 'esbuild';
+import { denoResolution } from './deno-resolve.ts';
 import { nodeCompat } from './node-compat/plugin.ts';
 import { CliError } from './output.ts';
 
@@ -47,6 +48,7 @@ export async function buildServer(
   options: { force?: boolean; color?: boolean } = {},
 ): Promise<BuildOutput | undefined> {
   let result;
+  const deno = denoResolution(root);
   try {
     result = await build({
       absWorkingDir: root,
@@ -70,8 +72,10 @@ export async function buildServer(
       logLevel: 'silent',
       // Node's `global` is globalThis; Buffer, setImmediate and process are the sandbox's own globals
       define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
+      // deno.json's import map, npm: and jsr: specifiers and JSX settings (deno-resolve.ts);
       // Node's built-ins from polyfills, as Cloudflare's nodejs_compat (node-compat/plugin.ts)
-      plugins: [nodeCompat],
+      plugins: [deno.plugin, nodeCompat],
+      ...deno.options,
     });
   } catch (err) {
     const messages = (err as { errors?: Message[] }).errors;
@@ -82,12 +86,12 @@ export async function buildServer(
     throw new BuildError(pretty, messages.length);
   }
   // what went into the bundle (the globals file is offered to every build, used by few)
-  const used = result.metafile.outputs[BUNDLE_PATH]?.inputs;
+  const used = result.metafile!.outputs[BUNDLE_PATH]?.inputs;
   const inputs = used
     ? Object.entries(used)
         .filter(([, i]) => i.bytesInOutput > 0)
         .map(([p]) => p)
-    : Object.keys(result.metafile.inputs);
+    : Object.keys(result.metafile!.inputs);
   // a package, a TypeScript/JSX/JSON module or a file outside the folder: the sandbox cannot load it as written
   const needed =
     options.force ||
@@ -100,7 +104,7 @@ export async function buildServer(
     );
   if (!needed) return undefined;
   const files: BuildOutput['files'] = [];
-  for (const out of result.outputFiles) {
+  for (const out of result.outputFiles!) {
     const rel = path.relative(root, out.path).split(path.sep).join('/');
     if (rel === BUNDLE_PATH)
       files.push({

@@ -147,6 +147,55 @@ test('an SPA with a Worker: static files served, deep links answered with index.
   assert.match(deep.headers.get('content-type') ?? '', 'text/html');
 });
 
+test('a Deno Deploy project (deno.json import map, npm: specifiers, JSX for hono/jsx, Deno.serve) publishes as it is', async () => {
+  const dir = await project('deno', {
+    'deno.json': JSON.stringify({
+      tasks: { start: 'deno run --allow-net main.tsx' },
+      imports: { hono: 'npm:hono@^4', 'hono/': 'npm:/hono@^4/', '$lib/': './lib/' },
+      compilerOptions: { jsx: 'precompile', jsxImportSource: 'hono/jsx' },
+    }),
+    'main.tsx': `import { Hono } from 'hono';
+import { html } from 'npm:hono@4/html';
+import { shout } from '$lib/shout.ts';
+const app = new Hono();
+const Page = (props: { name: string }) => <h1>Hello {props.name}</h1>;
+app.get('/', (c) => c.html(<Page name={shout('deno')} />));
+app.get('/raw', (c) => c.html(html\`<p>\${Deno.env.get('MISSING') ?? 'no env'}</p>\`));
+Deno.serve(app.fetch);
+`,
+    'lib/shout.ts': "export const shout = (s: string) => s.toUpperCase() + '!';\n",
+  });
+  await linkPackages(dir, ['hono']);
+  const r = await cli(['publish'], { cwd: dir });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, 'wrote one from deno.json');
+  const appId = await appOf(dir);
+  assert.is((await visit(appId, '/')).text, '<h1>Hello DENO!</h1>');
+  assert.is((await visit(appId, '/raw')).text, '<p>no env</p>');
+
+  // a remote import cannot be fetched at run time: the publish stops and says what to do
+  const remote = await project('deno-remote', {
+    'deno.json': JSON.stringify({ tasks: { start: 'deno run main.ts' } }),
+    'main.ts':
+      "import { serve } from 'https://deno.land/std@0.200.0/http/server.ts';\nserve(() => new Response('x'));\n",
+  });
+  const bad = await cli(['publish'], { cwd: remote });
+  assert.is(bad.code, 1, bad.stdout + bad.stderr);
+  assert.match(bad.stderr, 'is a remote import, which cannot be fetched at run time here');
+  // and a jsr: package that is not installed is named, with the command that installs it
+  const jsr = await project('deno-jsr', {
+    'deno.json': JSON.stringify({ tasks: { start: 'deno run main.ts' } }),
+    'main.ts':
+      "import { assert } from 'jsr:@std/assert@1';\nDeno.serve(() => new Response(String(typeof assert)));\n",
+  });
+  const missing = await cli(['publish'], { cwd: jsr });
+  assert.is(missing.code, 1);
+  assert.match(
+    missing.stderr,
+    '"jsr:@std/assert@1" is not installed in node_modules (looked for @jsr/std__assert)',
+  );
+});
+
 test.after(async () => {
   await live.close();
   await h.close();
