@@ -75,6 +75,8 @@ export async function invokeRelease(
   });
   countOutbound(deps, app.appId, result.fetches);
   void result.response?.streamEnd?.then((end) => countOutbound(deps, app.appId, end.fetches));
+  // a stack app code logged itself (console.error(err)) names the user's files too
+  if (result.logs?.length) await mapLoggedStacks(services.caches, release, result.logs);
   // an error's stack names the user's files when the release carries a source map
   if (result.error?.stack)
     result.error.stack = await mapReleaseStack(services.caches, release, result.error.stack).catch(
@@ -83,6 +85,7 @@ export async function invokeRelease(
   if (result.response?.streamEnd) {
     const ended = result.response.streamEnd;
     result.response.streamEnd = ended.then(async (end) => {
+      if (end.logs?.length) await mapLoggedStacks(services.caches, release, end.logs);
       if (end.error?.stack)
         end.error.stack = await mapReleaseStack(services.caches, release, end.error.stack).catch(
           () => end.error!.stack,
@@ -112,4 +115,16 @@ function countOutbound(deps: Deps, appId: string, n: number | undefined): void {
   addUsage(deps.db, appId, 'outbound.requests', n).catch((err) =>
     deps.log.error('could not count outbound requests', { app_id: appId, error: String(err) }),
   );
+}
+
+/** Log lines that hold a stack frame (`file:line:column`) of a mapped file, rewritten to the user's files. */
+async function mapLoggedStacks(
+  caches: RuntimeCaches,
+  release: ReleaseView,
+  logs: { message: string }[],
+): Promise<void> {
+  for (const l of logs)
+    if (/:\d+:\d+\)?$/m.test(l.message))
+      l.message =
+        (await mapReleaseStack(caches, release, l.message).catch(() => l.message)) ?? l.message;
 }

@@ -232,8 +232,10 @@ async function answerCall(
     request_id: input.requestId,
   };
   const problem = result.ok && result.response ? badResponse(result.response) : null;
-  if (result.ok && result.response?.stream && !problem)
+  if (result.ok && result.response?.stream && !problem && result.response.status < 500)
     return streamed(services.events, base, req, requestUrl, result.response, input.requestId);
+  // a 5xx gets the generic answer whether the app streamed it or not (the contract's rule)
+  if (result.ok && result.response?.stream) void result.response.stream.cancel().catch(() => {});
   const events: NewEvent[] = logEvents(base, result.logs);
   let response: Response;
   if (result.ok && result.response && !problem && result.response.status < 500) {

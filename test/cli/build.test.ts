@@ -44,6 +44,7 @@ app.get('/api/hi', (c) => c.json({ greeting: greet('ts'), app: c.env.app.app_id 
 app.get('/api/boom', () => explode({ why: 'on purpose' }));
 // what escapes a handler reaches the platform, which records it with its stack
 app.onError((err) => { throw err; });
+app.get('/api/logged', (c) => { try { explode({ why: 'logged' }); } catch (err) { console.error(err); } return c.text('logged'); });
 
 export default {
   fetch: app.fetch,
@@ -163,6 +164,16 @@ test("a thrown error's event names the .ts file, line and column", async () => {
   assert.match(stack, /src\/routes\/boom\.ts:4:\d+/, stack);
   assert.not.match(stack, '.platform/build/server.js', 'no frame left in the bundle');
   assert.match(stack, /src\/server\.ts:8:\d+/, 'the caller too');
+});
+
+test('a stack the app logs itself (console.error(err)) names the .ts file too', async () => {
+  const res = await get(appId, '/api/logged');
+  assert.is(await res.text(), 'logged');
+  const ev = await waitFor(
+    async () => (await eventsOfApp(h, u.api_key, appId, 'runtime.log.error'))[0],
+  );
+  assert.match(ev.message, /src\/routes\/boom\.ts:4:\d+/, ev.message);
+  assert.not.match(ev.message, '.platform/build/server.js', 'no frame left in the bundle');
 });
 
 test('a job that throws: job.failed names the .ts file (through `platform jobs run`)', async () => {

@@ -227,6 +227,8 @@ test('ctx.secrets.get/require and ctx.log: events with secret values and token-l
 test('a thrown exception or a 5xx gives the visitor runtime_error; the owner gets the detail', async () => {
   const a = await serverApp(`export default { fetch(req) {
     if (new URL(req.url).pathname === '/503') return new Response('internal db password is xyz', { status: 503 });
+    if (new URL(req.url).pathname === '/streamed-503')
+      return new Response(new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode('streamed db password is xyz')); c.close(); } }), { status: 503 });
     throw new Error('database exploded at row 42');
   } };`);
   const r = await h.call('GET', '/boom', { host: a.host });
@@ -244,6 +246,11 @@ test('a thrown exception or a 5xx gives the visitor runtime_error; the owner get
   assert.is(five.status, 503);
   assert.is(five.body.error.code, 'runtime_error');
   assert.not.match(five.text, 'password');
+  // the same rule when the app streams its 5xx
+  const streamed = await h.call('GET', '/streamed-503', { host: a.host });
+  assert.is(streamed.status, 503);
+  assert.is(streamed.body?.error.code, 'runtime_error', streamed.text);
+  assert.not.match(streamed.text, 'password');
 });
 
 test('only source from the release can be imported: no host modules, packages or globals', async () => {
