@@ -94,6 +94,14 @@ const EnvSchema = v.object({
   PLATFORM_SANDBOX_WALL_MS: positiveInt('10000'),
   PLATFORM_SANDBOX_BACKGROUND_WALL_MS: positiveInt('60000'),
   PLATFORM_FETCH_ALLOW: v.optional(v.string(), ''),
+  /** A request header a trusted proxy in front sets to the visitor's country (e.g. cf-ipcountry): request.cf.country. */
+  PLATFORM_COUNTRY_HEADER: v.optional(
+    v.pipe(
+      v.string(),
+      v.toLowerCase(),
+      v.regex(/^[a-z0-9-]{1,64}$/, 'must be a header name such as cf-ipcountry'),
+    ),
+  ),
   PLATFORM_SANDBOX_WORKER_MEMORY_MB: v.optional(
     v.pipe(
       v.string(),
@@ -264,6 +272,8 @@ export type Config = Readonly<{
     workerMemoryBytes: number | undefined;
     instanceBudgetBytes: number | undefined;
     fetchAllow: readonly string[];
+    /** the header a trusted proxy sets to the visitor's country, read into request.cf.country */
+    countryHeader: string | undefined;
   }>;
   staticCacheBytes: number;
   /** Time a client has to send its request headers, and the whole request (body included). */
@@ -394,6 +404,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
           .map((s) => s.trim())
           .filter(Boolean),
       ),
+      countryHeader: e.PLATFORM_COUNTRY_HEADER,
       workerMemoryBytes:
         e.PLATFORM_SANDBOX_WORKER_MEMORY_MB === undefined
           ? undefined

@@ -43,7 +43,9 @@ export async function invokeRelease(
   const secrets = await services.caches.appSecrets(app.appId);
   const result = await sandbox.invoke({
     handler: call.handler,
-    flags: sandboxFlags(release),
+    flags: deps.config.sandbox.countryHeader
+      ? { ...sandboxFlags(release), countryHeader: deps.config.sandbox.countryHeader }
+      : sandboxFlags(release),
     ...(call.event === undefined ? {} : { event: call.event }),
     app: {
       app_id: app.appId,

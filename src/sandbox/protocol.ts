@@ -10,7 +10,7 @@ export type { FetchPolicy };
 export const TIME_ORIGIN = performance.timeOrigin;
 
 /** Messages between the sandbox pool (main thread) and its worker threads. */
-export type SandboxFlags = { appUsers: boolean; publicStores: string[] };
+export type SandboxFlags = { appUsers: boolean; publicStores: string[]; countryHeader?: string };
 export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; wallMs: number };
 
 /** The request a `fetch` handler answers (jobs and webhooks are given one too, which they do not read). */

@@ -194,6 +194,32 @@ test('new Response(body, "text") throws a TypeError, as workerd and Node do: the
   assert.is((await get(a.host, '/buggy')).status, 500);
 });
 
+test("request.cf: undefined what no edge knows; the country a trusted proxy's header gives (PLATFORM_COUNTRY_HEADER)", async () => {
+  const source = `export default { fetch(request) { return Response.json({ country: request.cf.country ?? null, asn: request.cf.asn ?? null, made: new Request('https://a.test/').cf ?? null }); } };`;
+  const plain = await publishServerApp(h, key, source);
+  assert.equal(
+    (await h.call('GET', '/cf', { host: plain.host, headers: { 'cf-ipcountry': 'de' } })).body,
+    {
+      country: null,
+      asn: null,
+      made: null,
+    },
+  );
+  const proxied = await createHarness({ PLATFORM_COUNTRY_HEADER: 'CF-IPCountry' });
+  try {
+    const k = (await newUser(proxied)).api_key;
+    const a = await publishServerApp(proxied, k, source);
+    assert.is(
+      (await proxied.call('GET', '/cf', { host: a.host, headers: { 'cf-ipcountry': 'de' } })).body
+        .country,
+      'DE',
+    );
+    assert.is((await proxied.call('GET', '/cf', { host: a.host })).body.country, null);
+  } finally {
+    await proxied.close();
+  }
+});
+
 test.after(async () => {
   await worker.stop();
   await h.close();

@@ -609,8 +609,15 @@
     get redirect() {
       return this[$redirect] || 'follow';
     }
-    /** Workers' request metadata: an incoming request's is INCOMING_CF; one app code makes has its init's `cf`. */
+    /** Workers' request metadata: an incoming request's is INCOMING_CF (with the country a trusted proxy's header gives); one app code makes has its init's `cf`. */
     get cf() {
+      if (this[$cf] === INCOMING_CF && countryHeader) {
+        var country = this.headers.get(countryHeader);
+        if (country)
+          this[$cf] = Object.freeze(
+            Object.assign({}, INCOMING_CF, { country: country.toUpperCase() }),
+          );
+      }
       return this[$cf];
     }
     clone() {
@@ -637,6 +644,7 @@
   // Its headers arrive as text (name and value on lines of their own) and become a Headers object only if the handler reads them.
   // What Workers code reads from request.cf, as far as this platform knows it: nothing about the
   // visitor's network or place (no edge stands in front), so those are undefined, not made up.
+  var countryHeader = null;
   var INCOMING_CF = Object.freeze({
     asn: undefined,
     asOrganization: undefined,
@@ -909,6 +917,7 @@
   };
   hide(G, '__setApp', function (appJson, flagsJson) {
     var flags = JSON.parse(flagsJson || '{}');
+    countryHeader = flags.countryHeader || null;
     var extra = {};
     var publicStores = flags.publicStores || [];
     // An upload's bytes cross to the host as one ArrayBuffer (never as base64 or JSON): a string is
