@@ -150,7 +150,11 @@ async function main(): Promise<void> {
     const deps = booted.deps;
     const run: Record<string, () => Promise<unknown>> = {
       'create-user': () =>
-        createUser(deps.db, { email: need('email'), username: text('username') }),
+        createUser(deps.db, {
+          email: need('email'),
+          username: text('username'),
+          planKey: deps.config.defaultPlan,
+        }),
       'add-member': () =>
         addMember(deps.db, {
           accountId: need('account'),

@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import * as v from 'valibot';
-import { BUILT_IN_PLANS, mergePlans, type PlanCatalogue } from './plans/catalogue.ts';
+import {
+  BUILT_IN_PLANS,
+  markSold,
+  mergePlans,
+  PLAN_KEYS,
+  type PlanCatalogue,
+  type PlanKey,
+} from './plans/catalogue.ts';
 
 /** Every environment variable the service reads, with its default. README's table mirrors this. */
 const port = (fallback: string) =>
@@ -94,6 +101,9 @@ const EnvSchema = v.object({
   PLATFORM_SANDBOX_WALL_MS: positiveInt('10000'),
   PLATFORM_SANDBOX_BACKGROUND_WALL_MS: positiveInt('60000'),
   PLATFORM_FETCH_ALLOW: v.optional(v.string(), ''),
+  PLATFORM_DEFAULT_PLAN: v.optional(
+    v.picklist(PLAN_KEYS, `must be one of ${PLAN_KEYS.join(', ')}`),
+  ),
   /** A request header a trusted proxy in front sets to the visitor's country (e.g. cf-ipcountry): request.cf.country. */
   PLATFORM_COUNTRY_HEADER: v.optional(
     v.pipe(
@@ -260,6 +270,10 @@ export type Config = Readonly<{
   workerStaleSeconds: number;
   /** Plans with the operator's PLATFORM_PLANS_FILE merged over the built-in catalogue. */
   plans: PlanCatalogue;
+  /** Whether this server sells plans (Stripe and at least one price configured): else plans come from the operator. */
+  sellsPlans: boolean;
+  /** The plan a new account starts on: PLATFORM_DEFAULT_PLAN, else `free` where plans are sold and `business` where none are. */
+  defaultPlan: PlanKey;
   /** How often each node adds its counted requests to the shared monthly totals. */
   usageFlushMs: number;
   /** How often each node adds its analytics counts to the daily aggregates. */
@@ -350,6 +364,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = result.output;
+  // plans are sold when Stripe can take a payment for at least one of them (billing/stripe.ts says which)
+  const sellsPlans = Boolean(
+    e.STRIPE_SECRET_KEY &&
+      e.STRIPE_WEBHOOK_SECRET &&
+      (e.STRIPE_PRICE_STARTER ||
+        e.STRIPE_PRICE_BUSINESS ||
+        e.STRIPE_PRICE_BUSINESS_PLUS ||
+        e.STRIPE_PRICE_AGENCY),
+  );
   if (Boolean(e.CLOUDFLARE_API_TOKEN) !== Boolean(e.CLOUDFLARE_ZONE_ID)) {
     throw new ConfigError(
       'Invalid configuration:\n  CLOUDFLARE_API_TOKEN and CLOUDFLARE_ZONE_ID: set both (custom hostnames through Cloudflare for SaaS) or neither',
@@ -373,7 +396,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     publicPort = '';
   }
   return Object.freeze({
-    plans: loadPlans(e.PLATFORM_PLANS_FILE),
+    plans: markSold(loadPlans(e.PLATFORM_PLANS_FILE), sellsPlans),
+    sellsPlans,
+    defaultPlan: e.PLATFORM_DEFAULT_PLAN ?? (sellsPlans ? 'free' : 'business'),
     usageFlushMs: e.PLATFORM_USAGE_FLUSH_MS,
     analyticsFlushMs: e.PLATFORM_ANALYTICS_FLUSH_MS,
     port: e.PORT,

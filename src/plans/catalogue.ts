@@ -299,3 +299,24 @@ export function upgradeFor(plans: PlanCatalogue, plan: Plan, key: LimitKey): Pla
 export function largestCpuMs(plans: PlanCatalogue): number {
   return Math.max(...PLAN_KEYS.map((k) => plans[k].limits['server.cpu_ms.max']));
 }
+
+/** Catalogues of a server that sells its plans (Stripe configured); on any other, plans come from the operator. */
+const sold = new WeakSet<PlanCatalogue>();
+
+/** The catalogue of one configuration (its own object: the built-in one is shared by every configuration). */
+export function markSold(plans: PlanCatalogue, sells: boolean): PlanCatalogue {
+  const own: PlanCatalogue = Object.freeze({ ...plans });
+  if (sells) sold.add(own);
+  return own;
+}
+
+/**
+ * How an account gets `target`, as a message ends: buying it where plans are sold, else from the
+ * operator, with the command (a server that sells nothing has no upgrade button).
+ */
+export function howToGet(plans: PlanCatalogue, target: PlanKey, detail = ''): string {
+  const name = `${plans[target].display_name}${detail}`;
+  return sold.has(plans)
+    ? `upgrade to ${name}`
+    : `ask this server's operator for ${name} (\`npm run admin -- set-plan --account <account id> --plan ${target}\`)`;
+}

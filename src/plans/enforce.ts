@@ -6,6 +6,7 @@ import { ApiError } from '../errors.ts';
 import type { ResourceState } from '../manifest/resources.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import {
+  howToGet,
   cheapestWith,
   type FeatureKey,
   type LimitKey,
@@ -32,7 +33,7 @@ export function planLimitError(
       p.key !== plan.key,
   );
   const upgrade = next
-    ? ` or upgrade to ${plans[next].display_name} (${plans[next].limits[key].toLocaleString('en-US')})`
+    ? ` or ${howToGet(plans, next, ` (${plans[next].limits[key].toLocaleString('en-US')})`)}`
     : '';
   return new ApiError(
     'plan_limit_exceeded',
@@ -63,7 +64,7 @@ export function requireFeature(
     const required = cheapestWith(plans, (p) => p.features[feature]);
     throw new ApiError(
       'entitlement_required',
-      `${what} need a plan with ${feature}; ${plan.display_name} does not include it.${required ? ` Upgrade to ${plans[required].display_name} or later.` : ''}`,
+      `${what} need a plan with ${feature}; ${plan.display_name} does not include it.${required ? ` To use them, ${howToGet(plans, required, ' or later')}.` : ''}`,
       {
         plan_key: plan.key,
         feature_key: feature,

@@ -178,6 +178,7 @@ export function signInRoutes(options: { console: boolean }): Hono<Env> {
       const signed = await completeSignup(c.var.deps.db, pending, {
         username: body.username,
         accountName: body.account_name,
+        planKey: c.var.deps.config.defaultPlan,
       });
       setSessionCookie(c, signed.token);
       c.header('Set-Cookie', hostCookie(PENDING_SIGNUP_COOKIE, '', 0), { append: true });

@@ -165,7 +165,7 @@ export async function confirmToken(
 export async function completeSignup(
   db: Db,
   pendingToken: string | undefined,
-  input: { username: string; accountName?: string },
+  input: { username: string; accountName?: string; planKey?: string },
 ): Promise<Signed> {
   const invalid = () =>
     new ApiError(
@@ -204,7 +204,13 @@ export async function completeSignup(
     await sql`savepoint create_user`.execute(trx);
     let created: { userId: string; accountId: string };
     try {
-      created = await createUserRow(trx, pending.email, input.username, input.accountName);
+      created = await createUserRow(
+        trx,
+        pending.email,
+        input.username,
+        input.accountName,
+        input.planKey,
+      );
     } catch (err) {
       // a concurrent sign-up took the name or the address between the checks and the insert
       await sql`rollback to savepoint create_user`.execute(trx);

@@ -11,7 +11,7 @@ import type { Executor } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { formatBytes } from '../lib/bytes.ts';
-import { planOf, upgradeFor } from '../plans/catalogue.ts';
+import { howToGet, planOf, upgradeFor } from '../plans/catalogue.ts';
 import { measureStorage, STORAGE_METRIC, type Measured } from './measure.ts';
 
 export const FRESH_MS = 30_000;
@@ -72,7 +72,7 @@ function createStorageQuota(deps: Pick<Deps, 'db' | 'config'>): StorageQuota {
       if (e.bytes + increment <= limit) return;
       const next = upgradeFor(plans, plan, 'storage.bytes.max');
       const upgrade = next
-        ? ` or upgrade to ${plans[next].display_name} (${formatBytes(plans[next].limits['storage.bytes.max'])})`
+        ? ` or ${howToGet(plans, next, ` (${formatBytes(plans[next].limits['storage.bytes.max'])})`)}`
         : '';
       throw new ApiError(
         'quota_exceeded',

@@ -54,6 +54,8 @@ export async function createUserRow(
   email: string,
   username: string | null,
   accountName?: string,
+  /** the plan the new account starts on (the server's `defaultPlan`); the table's default, Free, otherwise */
+  planKey?: string,
 ) {
   const userId = newId('usr');
   const accountId = newId('acct');
@@ -67,6 +69,7 @@ export async function createUserRow(
       id: accountId,
       name: accountName ?? username ?? email.split('@')[0]!,
       owner_user_id: userId,
+      ...(planKey ? { plan_key: planKey } : {}),
     })
     .execute();
   await db
@@ -77,7 +80,10 @@ export async function createUserRow(
 }
 
 /** A platform user, their own account (as owner) and a first API key. */
-export async function createUser(db: Db, input: { email: string; username?: string }) {
+export async function createUser(
+  db: Db,
+  input: { email: string; username?: string; planKey?: string },
+) {
   const email = parseWith(Email, input.email, 'email');
   const username =
     input.username === undefined ? null : parseWith(Username, input.username, 'username');
@@ -94,7 +100,13 @@ export async function createUser(db: Db, input: { email: string; username?: stri
     ) {
       throw new ApiError('username_taken', `The username ${username} is taken.`);
     }
-    const { userId, accountId } = await createUserRow(trx, email, username);
+    const { userId, accountId } = await createUserRow(
+      trx,
+      email,
+      username,
+      undefined,
+      input.planKey,
+    );
     const apiKey = await issueKey(trx, userId, 'admin command');
     return { user_id: userId, account_id: accountId, api_key: apiKey };
   });

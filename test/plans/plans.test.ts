@@ -163,7 +163,7 @@ test('Free allows 3 apps: the fourth is refused with what to do, stores nothing,
   });
   assert.match(fourth.body.error.message, /Free plan allows 3 published apps/);
   assert.match(fourth.body.error.message, /Unpublish an app/);
-  assert.match(fourth.body.error.message, /upgrade to Starter \(10\)/);
+  assert.match(fourth.body.error.message, /ask this server's operator for Starter \(10\)/);
   const apps = await h.api('GET /v0/apps', { key: u.api_key });
   assert.is(apps.apps.length, 3);
   const rows = await h.deps.db

@@ -86,7 +86,7 @@ test('rows and files count; past the limit a write is refused with quota_exceede
   );
   assert.match(
     refused.error.message,
-    /^Your Free plan stores 97\.7 KiB of app data and files; this account has 8\d\.\d KiB, and this would add 29\.3 KiB\. Delete rows or files it no longer needs or upgrade to Starter \(195 KiB\)\.$/,
+    /^Your Free plan stores 97\.7 KiB of app data and files; this account has 8\d\.\d KiB, and this would add 29\.3 KiB\. Delete rows or files it no longer needs or ask this server's operator for Starter \(195 KiB\) \(`npm run admin -- set-plan --account <account id> --plan starter`\)\.$/,
   );
 
   // the same over the wire, from a browser writing through the data API: 402 with the contract's details

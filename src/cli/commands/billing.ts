@@ -21,7 +21,9 @@ export async function billing(opts: { json?: boolean }): Promise<void> {
   }
   if (!p.billing_configured)
     out.push(
-      c.dim('Billing is not set up on this platform; ask its operator to change your plan.'),
+      c.dim(
+        'Billing is not set up on this platform; ask its operator to change your plan (npm run admin -- set-plan --account <account id> --plan <plan>).',
+      ),
     );
   else
     out.push(

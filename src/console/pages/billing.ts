@@ -34,7 +34,7 @@ async function load() {
     ['Renews', (s) => s.cancel_at_period_end ? 'ends ' + when(s.current_period_end) : when(s.current_period_end)],
   ]));
   if (p.stripe_customer) parts.push(el('div', { class: 'actions' }, el('button', { type: 'button', id: 'portal', onclick: portal }, 'Manage billing in Stripe')));
-  if (!p.billing_configured) parts.push(el('p', { class: 'muted' }, 'Billing is not set up on this platform; ask its operator to change your plan.'));
+  if (!p.billing_configured) parts.push(el('p', { class: 'muted' }, 'Billing is not set up on this platform; ask its operator to change your plan (npm run admin -- set-plan --account ' + p.account_id + ' --plan <plan>).'));
   show('content', ...parts);
   const card = $('plans-card');
   card.hidden = !p.billing_configured;
