@@ -196,6 +196,34 @@ Deno.serve(app.fetch);
   );
 });
 
+test('a Netlify site with one function (netlify.toml, a default-exported function, process.env) publishes as it is', async () => {
+  const dir = await project('netlify', {
+    'netlify.toml': `[build]
+publish = "public"
+functions = "netlify/functions"
+`,
+    'public/index.html': '<h1>netlify static</h1>',
+    'netlify/functions/hello.mjs': `export default async (req, context) => {
+  const name = new URL(req.url).searchParams.get('name') ?? 'world';
+  return new Response('Hello, ' + name + ' (' + (process.env.GREETING_SUFFIX ?? 'no suffix') + ')');
+};
+export const config = { path: '/hello' };
+`,
+  });
+  const r = await cli(['publish'], { cwd: dir });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, 'wrote one from netlify.toml');
+  const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.platform.json'), 'utf8'));
+  assert.equal(manifest.runtime, {
+    static_root: 'public',
+    server_entry: 'netlify/functions/hello.mjs',
+    fallback: 'server',
+  });
+  const appId = await appOf(dir);
+  assert.is((await visit(appId, '/')).text, '<h1>netlify static</h1>');
+  assert.is((await visit(appId, '/hello?name=ada')).text, 'Hello, ada (no suffix)');
+});
+
 test.after(async () => {
   await live.close();
   await h.close();
