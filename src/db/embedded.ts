@@ -127,11 +127,6 @@ async function isRunning(
   }
 }
 
-/**
- * The process that started (or took over) a data dir's cluster writes its pid to
- * `<dataDir>/postgres.owner`. A running cluster whose owner is alive belongs to another instance;
- * one whose owner is gone was left by a crash and may be taken over.
- */
 /** The data dir's owner lock: `pg_try_advisory_lock(OWNER_LOCK)`, two int4 keys ('plat', 1). */
 const OWNER_LOCK = [0x706c6174, 1] as const;
 const OWNER_APP = 'platform data dir owner, pid ';
