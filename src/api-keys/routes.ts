@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { pageQuery } from '../http/paging.ts';
 import { errors } from '../errors.ts';
 import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
@@ -42,21 +43,7 @@ function decodeCursor(cursor: string): { created_at: Date; id: string } | undefi
 }
 
 export const ApiKeysQuery = v.strictObject({
-  cursor: v.optional(
-    v.pipe(
-      v.string(),
-      v.check((s) => decodeCursor(s) !== undefined, 'must be a cursor returned by this endpoint'),
-    ),
-  ),
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,3}$/, 'must be an integer from 1 to 100'),
-      v.transform(Number),
-      v.minValue(1, 'must be an integer from 1 to 100'),
-      v.maxValue(100, 'must be an integer from 1 to 100'),
-    ),
-  ),
+  ...pageQuery(decodeCursor),
 });
 const tags = ['API keys'];
 

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { pageQuery } from '../http/paging.ts';
 import * as v from 'valibot';
 import { appAccess } from '../apps/access.ts';
 import type { Env } from '../http/env.ts';
@@ -31,21 +32,7 @@ export const EventsQuery = v.strictObject({
   release_id: v.optional(
     v.pipe(v.string(), v.regex(/^rel_[0-9a-z]{1,64}$/, 'must be a release id (rel_...)')),
   ),
-  cursor: v.optional(
-    v.pipe(
-      v.string(),
-      v.check((s) => decodeCursor(s) !== undefined, 'must be a cursor returned by this endpoint'),
-    ),
-  ),
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,3}$/, 'must be an integer from 1 to 100'),
-      v.transform(Number),
-      v.minValue(1, 'must be an integer from 1 to 100'),
-      v.maxValue(100, 'must be an integer from 1 to 100'),
-    ),
-  ),
+  ...pageQuery(decodeCursor),
 });
 
 /** EventSummary. */
