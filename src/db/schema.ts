@@ -316,6 +316,7 @@ export interface Database {
   release_files: ReleaseFilesTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   node_heartbeats: NodeHeartbeatsTable;
+  app_job_backlog: AppJobBacklogTable;
   app_resources: AppResourcesTable;
   app_secrets: AppSecretsTable;
   app_events: AppEventsTable;
@@ -462,6 +463,12 @@ export interface WorkerHeartbeatsTable {
   pid: number;
   started_at: Generated<Date>;
   beat_at: Generated<Date>;
+}
+
+/** How many jobs each app's code enqueued that have not finished (src/jobs/backlog.ts). */
+export interface AppJobBacklogTable {
+  app_id: string;
+  waiting: Generated<number>;
 }
 
 export interface NodeHeartbeatsTable {
