@@ -683,6 +683,11 @@ export class SandboxPool {
     }
   }
 
+  /** Whether every worker has a blank instance ready for a release new to it (what a quiet moment gives). */
+  sparesReady(): boolean {
+    return this.slots.every(spareReady);
+  }
+
   /** Whether some worker was sent this release's sources (its next call may still find it evicted). */
   holds(releaseId: string): boolean {
     // on every server call: no array of all slots made for it

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SandboxPool, type InvokeInput } from '../../src/sandbox/pool.ts';
+import { waitFor } from '../_lib/apps.ts';
 import { answerText, invokeSource } from '../_lib/sandbox.ts';
 
 // A worker keeps one blank instance (prelude evaluated, no app) ready for the next release's
@@ -14,7 +15,8 @@ const pool = new SandboxPool({
 });
 await pool.warm();
 
-const quiet = () => new Promise((r) => setTimeout(r, 150)); // long enough for the worker to make its next blank instance
+/** A quiet moment: until the worker has made its next blank instance. */
+const quiet = () => waitFor(async () => pool.sparesReady(), 5000);
 
 const call = (releaseId: string, source: string, path = '/', limits?: InvokeInput['limits']) =>
   invokeSource(pool, releaseId, source, path, limits);

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHarness, newUser } from '../_lib/harness.ts';
-import { publishServerApp } from '../_lib/apps.ts';
+import { publishServerApp, waitFor } from '../_lib/apps.ts';
 
 const h = await createHarness();
 const u = await newUser(h);
@@ -68,7 +68,13 @@ test('stopping the service writes what is still queued', async () => {
   assert.is(other.server.apps.events.queued(), 30);
   // what SIGTERM does: the apps plane closes and writes the queue, here once the lock is gone
   const closing = other.close();
-  await new Promise((r) => setTimeout(r, 100));
+  // the close is writing, and waits on the lock
+  await waitFor(async () => {
+    const { rows } = await h.deps.pool.query<{ n: string }>(
+      `select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'insert into "app_events"%'`,
+    );
+    return Number(rows[0]!.n) > 0;
+  });
   await blocker.query('rollback');
   blocker.release();
   await closing;
