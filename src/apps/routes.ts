@@ -29,6 +29,9 @@ import { publish, unpublish, type ModuleCheck } from './service.ts';
 
 /** Room for publish bodies in this process (http/body-budget.ts): two of the largest at once, one per account. */
 const publishRoom = createBodyBudget(PUBLISH_BODY_BUDGET);
+
+/** Bytes of publish bodies an account's arriving publishes hold now (what the next one must fit beside). */
+export const publishRoomHeld = (accountId: string): number => publishRoom.heldBy(accountId);
 const publishBody = (accountOf: (c: Context<Env>) => string) =>
   jsonBody(PublishBody, {
     maxBytes: MAX_PUBLISH_BODY_BYTES,

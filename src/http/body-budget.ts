@@ -24,7 +24,11 @@ export const PUBLISH_BODY_BUDGET = {
 /** Room held for one body: `hold` changes it to `bytes` (false, and unchanged, when more does not fit); `release` gives it all back. */
 export type BodyRoom = { hold(bytes: number): boolean; release(): void };
 
-export type BodyBudget = { take(owner: string, bytes: number): BodyRoom | undefined };
+export type BodyBudget = {
+  take(owner: string, bytes: number): BodyRoom | undefined;
+  /** Bytes of room `owner` holds now. */
+  heldBy(owner: string): number;
+};
 
 export function createBodyBudget(
   limits: { totalBytes: number; perOwnerBytes: number } = BODY_BUDGET,
@@ -41,6 +45,7 @@ export function createBodyBudget(
     return true;
   };
   return {
+    heldBy: (owner) => byOwner.get(owner) ?? 0,
     take(owner, bytes) {
       if (!add(owner, bytes)) return undefined;
       let held = bytes;

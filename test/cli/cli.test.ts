@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { waitFor } from '../_lib/apps.ts';
+import { publishRoomHeld } from '../../src/apps/routes.ts';
 import net from 'node:net';
 import { once } from 'node:events';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -146,7 +148,8 @@ test('events prints the log; --type filters; --follow prints new events until in
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
-  await new Promise((r) => setTimeout(r, 1500));
+  // it printed the newest page: it follows from there
+  await waitFor(async () => out.includes('release.created'));
   await h.call('PUT', `/v0/apps/${appId}/secrets/FOLLOW_ME`, {
     key: u.api_key,
     body: { value: 'x' },
@@ -177,7 +180,7 @@ test('publish sends again, after the wait the platform asks for, when it is too 
     }),
   );
   try {
-    await new Promise((r) => setTimeout(r, 300)); // their keys checked, their room taken
+    await waitFor(async () => publishRoomHeld(u.account_id) >= 160 * 1024 * 1024); // their room taken
     const run = start(['publish', busy]);
     let ended = false;
     void run.exited.then(() => (ended = true));

@@ -8,6 +8,7 @@ import { checkAuthMatrix } from '../_lib/auth-matrix.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, listen, newMember, newUser } from '../_lib/harness.ts';
 import { waitFor } from '../_lib/apps.ts';
+import { publishRoomHeld } from '../../src/apps/routes.ts';
 
 const h = await createHarness();
 const owner = await newUser(h, 'owner');
@@ -279,7 +280,7 @@ test('publish bodies take room per account: a second large one while another arr
   try {
     await once(slow, 'connect');
     slow.write(head(large) + '{"app":');
-    await new Promise((r) => setTimeout(r, 300)); // its key checked, its room taken (a few ms)
+    await waitFor(async () => publishRoomHeld(owner.account_id) > 0); // its key checked, its room taken
     const second = await new Promise<http.IncomingMessage>((resolve, reject) => {
       const req = http.request(
         {
