@@ -683,6 +683,11 @@ export class SandboxPool {
     }
   }
 
+  /** Whether some worker is running guest code now. */
+  guestCodeRunning(): boolean {
+    return this.slots.some((s) => s.state[2] !== 0);
+  }
+
   /** Whether every worker has a blank instance ready for a release new to it (what a quiet moment gives). */
   sparesReady(): boolean {
     return this.slots.every(spareReady);

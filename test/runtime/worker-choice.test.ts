@@ -4,6 +4,7 @@
  * Observed as an app sees it: which instance's state answers, and the order answers come back in
  * (the throughput this buys is in `npm run bench:origin`).
  */
+import { waitFor } from '../_lib/apps.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SandboxPool } from '../../src/sandbox/pool.ts';
@@ -30,9 +31,9 @@ export default { async fetch(req) {
 
 test('calls that wait on timers or fetches stay with the warm instance, however many are open', async () => {
   assert.is(answerText(await invokeSource(pool, 'rel_waits', APP)), '1');
-  // The cold start took the worker's spare instance; making the next one keeps the worker busy for
-  // ~6 ms of CPU (much longer on a loaded machine), and calls queued meanwhile rightly go elsewhere.
-  await new Promise((r) => setTimeout(r, 1000));
+  // The cold start took the worker's spare instance; making the next one keeps the worker busy, and
+  // calls queued meanwhile rightly go elsewhere: wait until it is made.
+  await waitFor(async () => pool.sparesReady());
   // sent one by one, as requests arrive, all open at once
   const calls = [];
   for (let i = 0; i < 12; i++) {
@@ -50,8 +51,9 @@ test('calls that wait on timers or fetches stay with the warm instance, however 
 test('a call does not wait behind a long call on its warm worker while another worker is free', async () => {
   assert.is(answerText(await invokeSource(pool, 'rel_long', APP)), '1');
   const order: string[] = [];
+  await waitFor(async () => pool.sparesReady());
   const spin = invokeSource(pool, 'rel_long', APP, '/spin').then((r) => (order.push('spin'), r));
-  await new Promise((r) => setTimeout(r, 300)); // the long call is running by now (it takes ~2 s here)
+  await waitFor(async () => pool.guestCodeRunning()); // the long call is running
   const quick = await invokeSource(pool, 'rel_long', APP).then((r) => (order.push('quick'), r));
   // it was answered by a fresh instance on the other worker, while the long call still ran
   assert.is(answerText(quick), '1');
