@@ -105,7 +105,7 @@ export class ApiError extends Error {
 
 export type ErrorBody = { error: { code: string; message: string; details?: ErrorDetails } };
 
-export function errorBody(code: string, message: string, details?: ErrorDetails): ErrorBody {
+export function errorBody(code: ErrorCode, message: string, details?: ErrorDetails): ErrorBody {
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, errorBody } from '../../errors.ts';
+import { ApiError, errorBody, type ErrorCode, statusOf } from '../../errors.ts';
 import { recordEvents, type NewEvent } from '../../events/record.ts';
 import { originJson } from '../respond.ts';
 import type { OriginEnv, PlatformRequest } from './env.ts';
@@ -46,7 +46,7 @@ async function deliver(services: PlatformRequest, req: Request, name: string): P
     release_id: release.releaseId,
     request_id: requestId,
   };
-  const reject = async (status: number, reason: string, code: string, message: string) => {
+  const reject = async (reason: string, code: ErrorCode, message: string) => {
     await recordEvents(deps.db, [
       {
         ...base,
@@ -56,7 +56,7 @@ async function deliver(services: PlatformRequest, req: Request, name: string): P
         metadata: { webhook_name: name, provider: spec.provider, reason },
       },
     ]);
-    return originJson(status, errorBody(code, message), requestId);
+    return originJson(statusOf(code), errorBody(code, message), requestId);
   };
   const rate = await hit(deps.db, `webhook:app:${app.appId}`, LIMITS.webhookPerApp);
   if (rate.limited) {
@@ -97,7 +97,6 @@ async function deliver(services: PlatformRequest, req: Request, name: string): P
   }
   if (!planOf(deps.config.plans, app.planKey).features.webhooks) {
     return reject(
-      402,
       'plan_without_webhooks',
       'entitlement_required',
       "This app's plan does not include webhooks.",
@@ -113,7 +112,7 @@ async function deliver(services: PlatformRequest, req: Request, name: string): P
       ),
     );
   } catch (err) {
-    if (err instanceof ApiError) return reject(413, 'too_large', 'payload_too_large', err.message);
+    if (err instanceof ApiError) return reject('too_large', 'payload_too_large', err.message);
     throw err;
   }
   const secrets = spec.secret ? await services.caches.appSecrets(app.appId) : {};
@@ -130,7 +129,7 @@ async function deliver(services: PlatformRequest, req: Request, name: string): P
       stale: 'The signature timestamp is outside the 5-minute tolerance.',
       secret_not_set: 'The webhook secret is not set for this app.',
     };
-    return reject(401, verdict.reason, 'unauthorized', messages[verdict.reason]);
+    return reject(verdict.reason, 'unauthorized', messages[verdict.reason]);
   }
 
   // Claim the delivery id; released again if delivery fails, so the provider's retry gets through.
