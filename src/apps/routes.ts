@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono';
+import { RELEASE_LIMITS_TEXT } from '../manifest/limits.ts';
 import { createBodyBudget, PUBLISH_BODY_BUDGET } from '../http/body-budget.ts';
 import * as v from 'valibot';
 import { ApiError, type ErrorCode } from '../errors.ts';
@@ -38,7 +39,7 @@ const publishBody = (accountOf: (c: Context<Env>) => string) =>
     tooLarge: () =>
       new ApiError(
         'bundle_too_large',
-        'The bundle exceeds the release limits (1000 files, 20 MiB a file, 100 MiB in total).',
+        `The bundle exceeds the release limits (${RELEASE_LIMITS_TEXT}).`,
       ),
     parse: validateBundle,
     room: (c) => ({ budget: publishRoom, owner: accountOf(c) }),

@@ -8,7 +8,7 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
 import mime from 'mime';
-import { LIMITS } from '../manifest/validate.ts';
+import { mib, RELEASE_LIMITS as LIMITS } from '../manifest/limits.ts';
 import { pathProblem } from '../manifest/schema.ts';
 import { CliError } from './output.ts';
 
@@ -133,11 +133,10 @@ export function checkLimits(files: LocalFile[]): void {
       undefined,
       'Exclude build leftovers with a .platformignore file.',
     );
-  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
   for (const f of files) {
     if (f.size > LIMITS.fileBytes)
       throw new CliError(
-        `${f.path} is ${mib(f.size)}; a file may be at most 20 MiB.`,
+        `${f.path} is ${mib(f.size)}; a file may be at most ${mib(LIMITS.fileBytes)}.`,
         'bundle_too_large',
       );
     const problem = pathProblem(f.path);
@@ -146,7 +145,7 @@ export function checkLimits(files: LocalFile[]): void {
   const total = files.reduce((n, f) => n + f.size, 0);
   if (total > LIMITS.totalBytes)
     throw new CliError(
-      `The files add up to ${mib(total)}; a release may be at most 100 MiB.`,
+      `The files add up to ${mib(total)}; a release may be at most ${mib(LIMITS.totalBytes)}.`,
       'bundle_too_large',
     );
 }

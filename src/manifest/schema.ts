@@ -3,6 +3,7 @@
  * contract closes is strict (unknown keys refused). Cross-references between resources are
  * checked in validate.ts, which also assigns the contract's error codes.
  */
+import { RELEASE_LIMITS } from './limits.ts';
 import * as v from 'valibot';
 import { component } from '../openapi/components.ts';
 
@@ -334,8 +335,8 @@ export const PublishBody = component(
     resources: v.optional(ResourceManifest),
     files: v.pipe(
       v.array(ReleaseFileInput),
-      v.minLength(1, 'must have 1 to 1000 files'),
-      v.maxLength(1000, 'must have 1 to 1000 files'),
+      v.minLength(1, `must have 1 to ${RELEASE_LIMITS.files} files`),
+      v.maxLength(RELEASE_LIMITS.files, `must have 1 to ${RELEASE_LIMITS.files} files`),
     ),
     message: v.optional(
       v.pipe(v.string(), v.maxLength(10_000, 'must be at most 10000 characters')),

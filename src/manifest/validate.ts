@@ -9,11 +9,7 @@ import * as v from 'valibot';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { PATH_ISSUE, PublishBody, type Manifest, type PublishInput } from './schema.ts';
 
-export const LIMITS = {
-  files: 1000,
-  fileBytes: 20 * 1024 * 1024,
-  totalBytes: 100 * 1024 * 1024,
-} as const;
+import { mib, RELEASE_LIMITS as LIMITS } from './limits.ts';
 /** Largest publish body we read: the base64 of 100 MiB plus room for paths and manifest. */
 export const MAX_PUBLISH_BODY_BYTES = Math.ceil((LIMITS.totalBytes * 4) / 3) + 8 * 1024 * 1024;
 
@@ -58,14 +54,14 @@ function checkSizes(body: unknown): void {
     const size = decodedLength(b64);
     if (size > LIMITS.fileBytes) {
       throw tooLarge(
-        `File ${JSON.stringify((f as { path?: unknown }).path)} is larger than 20 MiB.`,
+        `File ${JSON.stringify((f as { path?: unknown }).path)} is larger than ${mib(LIMITS.fileBytes)}.`,
         { limit_bytes: LIMITS.fileBytes, index: i, size_bytes: size },
       );
     }
     total += size;
   });
   if (total > LIMITS.totalBytes)
-    throw tooLarge('The files add up to more than 100 MiB.', {
+    throw tooLarge(`The files add up to more than ${mib(LIMITS.totalBytes)}.`, {
       limit_bytes: LIMITS.totalBytes,
       total_bytes: total,
     });
@@ -212,7 +208,7 @@ export function validateBundle(body: unknown): ValidBundle {
     });
   });
   if (total > LIMITS.totalBytes)
-    throw tooLarge('The files add up to more than 100 MiB.', {
+    throw tooLarge(`The files add up to more than ${mib(LIMITS.totalBytes)}.`, {
       limit_bytes: LIMITS.totalBytes,
       total_bytes: total,
     });

@@ -3,6 +3,7 @@
  * replace numbers, prices, names and features with `PLATFORM_PLANS_FILE` (merged over this table,
  * checked at start-up). docs/decisions.md carries the same table with the reasoning behind it.
  */
+import { RELEASE_LIMITS } from '../manifest/limits.ts';
 import * as v from 'valibot';
 
 export const PLAN_KEYS = [
@@ -85,7 +86,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
     features: ALL,
     limits: {
       'apps.max': 10,
-      'release.file_count.max': 1000,
+      'release.file_count.max': RELEASE_LIMITS.files,
       'data.collections.max': 20,
       'app_slugs.max': 10,
       'custom_domains.max': 1,
@@ -104,7 +105,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
     features: ALL,
     limits: {
       'apps.max': 50,
-      'release.file_count.max': 1000,
+      'release.file_count.max': RELEASE_LIMITS.files,
       'data.collections.max': 50,
       'app_slugs.max': 50,
       'custom_domains.max': 10,
@@ -123,7 +124,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
     features: ALL,
     limits: {
       'apps.max': 150,
-      'release.file_count.max': 1000,
+      'release.file_count.max': RELEASE_LIMITS.files,
       'data.collections.max': 100,
       'app_slugs.max': 150,
       'custom_domains.max': 50,
@@ -142,7 +143,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
     features: ALL,
     limits: {
       'apps.max': 500,
-      'release.file_count.max': 1000,
+      'release.file_count.max': RELEASE_LIMITS.files,
       'data.collections.max': 100,
       'app_slugs.max': 500,
       'custom_domains.max': 200,
@@ -161,7 +162,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
     features: ALL,
     limits: {
       'apps.max': 10_000,
-      'release.file_count.max': 1000,
+      'release.file_count.max': RELEASE_LIMITS.files,
       'data.collections.max': 200,
       'app_slugs.max': 10_000,
       'custom_domains.max': 10_000,
@@ -177,7 +178,7 @@ export const BUILT_IN_PLANS: PlanCatalogue = {
 
 /** Limits no plan may raise: the contract's release limits and what one sandbox call may take. */
 const CEILINGS: Partial<Record<LimitKey, number>> = {
-  'release.file_count.max': 1000,
+  'release.file_count.max': RELEASE_LIMITS.files,
   'server.cpu_ms.max': 60_000,
   'events.retention_days': 3650,
   'analytics.retention_days': 3650,
