@@ -3,6 +3,7 @@
  * its guest promise while timers and host answers run further segments, and ends in exactly one
  * answer (result, or failure of a kind). Every answer is redacted of the app's secrets first.
  */
+import { BEGUN_COUNT, LAST_BEGUN } from './shared-state.ts';
 import type { QuickJSHandle } from 'quickjs-emscripten';
 import {
   MAX_STREAMED_BYTES,
@@ -470,8 +471,8 @@ export function createCalls(state: WorkerState) {
 
   async function invoke(inv: Invocation): Promise<void> {
     if (state.poisoned) return; // the pool retries what this worker never began
-    state.shared[1] = inv.id;
-    if (inv.id > 0) state.shared[5]!++; // not the warm-up's
+    state.shared[LAST_BEGUN] = inv.id;
+    if (inv.id > 0) state.shared[BEGUN_COUNT]!++; // not the warm-up's
     const call = newCall(inv);
     let inst: Instance | 'missing-sources';
     try {
@@ -574,7 +575,7 @@ export function createCalls(state: WorkerState) {
     });
     const inst = instances.get(releaseId);
     if (inst) instances.dispose(inst);
-    state.shared[1] = 0;
+    state.shared[LAST_BEGUN] = 0;
     instances.makeSpare();
   }
 

@@ -3,6 +3,7 @@
  * kept warm in an LRU bounded by their measured memory (`instanceBudgetBytes`), made from a blank instance (host functions installed,
  * prelude evaluated) kept ready in advance. Release modules import only their own files.
  */
+import { SPARE_READY } from './shared-state.ts';
 import type { Invocation } from './protocol.ts';
 import { installHost, type HostHooks } from './host-functions.ts';
 import {
@@ -51,11 +52,11 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
   /** Whether the spare also holds the parts of the platform most apps use (`preload`). */
   let sparePreloaded = false;
   let spareTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The pool reads `shared[3]` to send a release new to every worker where a spare waits. */
+  /** The pool reads `SPARE_READY` to send a release new to every worker where a spare waits. */
   const setSpare = (inst: Instance | undefined) => {
     spare = inst;
     sparePreloaded = false;
-    state.shared[3] = inst ? 1 : 0;
+    state.shared[SPARE_READY] = inst ? 1 : 0;
   };
 
   /**
@@ -119,7 +120,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
    * ~4 ms it takes lands between requests; under steady traffic, after a second anyway. Then, once
    * the worker is idle again, preloads it (~1 ms): when cold starts queue up, the next one takes
    * the spare before that, and compiles only the parts its app touches. Meanwhile the pool sends
-   * releases new to every worker to another worker whose spare is ready (`shared[3]`), so a run of
+   * releases new to every worker to another worker whose spare is ready (`SPARE_READY`), so a run of
    * cold starts alternates between ready workers (`npm run bench:apps`).
    */
   function refillSpare(): void {

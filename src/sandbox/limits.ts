@@ -3,6 +3,7 @@
  * thread's CPU time, see cpu-clock.ts; the runtime's interrupt handler stops it), a release's
  * memory is measured after calls, and failures are sorted into the kinds the pool and the owner see.
  */
+import { RUNNING_ID, RUNNING_SINCE } from './shared-state.ts';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import { TIME_ORIGIN, type FailureKind } from './protocol.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
@@ -122,14 +123,14 @@ export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: (
   inst.current = call;
   call.segmentStart = performance.now();
   call.segmentCpuStart = cpuAt(call.segmentStart);
-  state.shared[0] = TIME_ORIGIN + call.segmentStart; // epoch ms, to the microsecond (the pool weighs short stretches)
-  state.shared[2] = call.inv.id;
+  state.shared[RUNNING_SINCE] = TIME_ORIGIN + call.segmentStart; // epoch ms, to the microsecond (the pool weighs short stretches)
+  state.shared[RUNNING_ID] = call.inv.id;
   let out: T;
   try {
     out = fn();
   } finally {
-    state.shared[0] = 0;
-    state.shared[2] = 0;
+    state.shared[RUNNING_SINCE] = 0;
+    state.shared[RUNNING_ID] = 0;
     state.busyMs += performance.now() - call.segmentStart;
     call.cpuUsedMs += segmentBilledMs(call);
     inst.current = undefined;

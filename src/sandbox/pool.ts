@@ -4,6 +4,15 @@
  * a worker whose guest code has been running for longer than `hardKillMs` in one stretch
  * (a long single instruction the interrupt handler never sees) is terminated and replaced.
  */
+import {
+  BEGUN_COUNT,
+  LAST_BEGUN,
+  RUNNING_ID,
+  RUNNING_SINCE,
+  SHARED_STATE_BYTES,
+  SPARE_READY,
+  THREAD_ID,
+} from './shared-state.ts';
 import { Worker } from 'node:worker_threads';
 import { taskCpuMs } from './cpu-clock.ts';
 import { Outbox } from './outbox.ts';
@@ -133,19 +142,13 @@ type Slot = {
   index: number;
   /** The quarantined release this worker belongs to. */
   isolatedFor?: string;
-  /**
-   * Shared with the worker: [0] when guest code started running (0 = idle), [1] id of the last
-   * invocation it began, [2] id of the invocation whose guest code is running now (0 = none),
-   * [3] 1 while a blank instance (a spare) is ready for a release new to the worker, [4] the
-   * worker's thread id (0 unknown), for the watchdog to read its CPU time, [5] how many of the
-   * invocations sent to it it has begun.
-   */
+  /** Shared with the worker, read without a message: its slots are named in shared-state.ts. */
   state: Float64Array;
   /** The running stretch of guest code the watchdog has seen: when it began, when it was first seen, and the thread's CPU time then. */
   watched?: { since: number; seenAt: number; cpuMs: number | undefined };
   /** Calls sent with sources and not answered yet: each may take the worker's spare. */
   coldInFlight: number;
-  /** Invocations sent to it (`state[5]` counts those it began: the rest wait in its queue). */
+  /** Invocations sent to it (`BEGUN_COUNT` counts those it began: the rest wait in its queue). */
   sent: number;
   /** The CPU its recent calls took, ms (a moving average): how long a call queued there waits per call ahead of it. */
   callMs: number;
@@ -182,12 +185,13 @@ const CALL_OVERHEAD_MS = 0.02;
  * Calls it began that wait for a timer or a fetch hold nothing up.
  */
 function backlogMs(slot: Slot, now: number): number {
-  const running = slot.state[0] ? now - slot.state[0] : 0;
-  return running + (slot.sent - slot.state[5]!) * (slot.callMs + CALL_OVERHEAD_MS);
+  const running = slot.state[RUNNING_SINCE] ? now - slot.state[RUNNING_SINCE] : 0;
+  return running + (slot.sent - slot.state[BEGUN_COUNT]!) * (slot.callMs + CALL_OVERHEAD_MS);
 }
 
 /** Whether a release new to this worker would find a blank instance waiting. */
-const spareReady = (slot: Slot): boolean => slot.state[3] === 1 && slot.coldInFlight === 0;
+const spareReady = (slot: Slot): boolean =>
+  slot.state[SPARE_READY] === 1 && slot.coldInFlight === 0;
 
 function hashString(s: string): number {
   let h = 2166136261;
@@ -212,7 +216,7 @@ export class SandboxPool {
 
   private spawn(index: number, isolatedFor?: string): Slot {
     // Each worker gets its own state block, so a retired worker's can still be read after it is replaced.
-    const state = new Float64Array(new SharedArrayBuffer(48));
+    const state = new Float64Array(new SharedArrayBuffer(SHARED_STATE_BYTES));
     const worker = new Worker(WORKER_URL, {
       workerData: {
         state: state.buffer,
@@ -409,7 +413,7 @@ export class SandboxPool {
   private retire(slot: Slot, reason: string, runningFailure?: InvocationResult['error']): void {
     if (!slot.alive || this.closed) return;
     slot.alive = false;
-    const running = slot.state[2] || undefined;
+    const running = slot.state[RUNNING_ID] || undefined;
     const pending = [...slot.pending.values()];
     slot.pending.clear();
     for (const s of [...slot.streams.values()])
@@ -426,7 +430,7 @@ export class SandboxPool {
       runningFailure && running !== undefined ? pending.find((p) => p.id === running) : undefined;
     const quarantine = culprit ? this.killedBy(culprit.releaseId) : undefined;
     void slot.worker.terminate().finally(() => {
-      const lastStarted = slot.state[1]!;
+      const lastStarted = slot.state[LAST_BEGUN]!;
       for (const p of pending) {
         if (p === culprit)
           p.resolve({ ok: false, error: runningFailure!, ...(quarantine ? { quarantine } : {}) });
@@ -486,15 +490,15 @@ export class SandboxPool {
    * read, wall-clock time decides, as before.
    */
   private check(): void {
-    const now = TIME_ORIGIN + performance.now(); // the clock of state[0]
+    const now = TIME_ORIGIN + performance.now(); // the clock of RUNNING_SINCE
     for (const slot of this.allSlots()) {
-      const since = slot.state[0]!;
+      const since = slot.state[RUNNING_SINCE]!;
       if (!since) continue;
       if (slot.watched?.since !== since)
-        slot.watched = { since, seenAt: now, cpuMs: taskCpuMs(slot.state[4]!) };
+        slot.watched = { since, seenAt: now, cpuMs: taskCpuMs(slot.state[THREAD_ID]!) };
       if (now - since <= this.options.hardKillMs || !slot.alive) continue;
       const { seenAt, cpuMs } = slot.watched;
-      const cpuNow = cpuMs === undefined ? undefined : taskCpuMs(slot.state[4]!);
+      const cpuNow = cpuMs === undefined ? undefined : taskCpuMs(slot.state[THREAD_ID]!);
       // before it was seen, it may have used every millisecond of the wall clock
       const ranMs = cpuNow === undefined ? now - since : cpuNow - cpuMs! + (seenAt - since);
       if (ranMs > this.options.hardKillMs) {
@@ -685,7 +689,7 @@ export class SandboxPool {
 
   /** Whether some worker is running guest code now. */
   guestCodeRunning(): boolean {
-    return this.slots.some((s) => s.state[2] !== 0);
+    return this.slots.some((s) => s.state[RUNNING_ID] !== 0);
   }
 
   /** Whether every worker has a blank instance ready for a release new to it (what a quiet moment gives). */

@@ -9,6 +9,7 @@
  * `host-api.ts`), `limits.ts` (CPU segments, memory cap, failure kinds). This file is the message
  * loop and the boot.
  */
+import { THREAD_ID } from './shared-state.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import { createCalls } from './calls.ts';
@@ -64,7 +65,7 @@ const state: WorkerState = {
 const calls = createCalls(state);
 // the pool's watchdog reads this thread's CPU time by its id (cpu-clock.ts); this thread's own clock
 // is chosen now (it spins up to a scheduler tick to check the clock moves), not inside a first call
-state.shared[4] = threadId();
+state.shared[THREAD_ID] = threadId();
 cpuClock();
 
 function onMessage(msg: WorkerInbound): void {
