@@ -5,6 +5,7 @@
  * app's p50/p99 latency in each case and how many of the neighbour's calls were served or refused.
  *   npm run bench:fairness [-- --seconds 5 --neighbour 64]
  */
+import { DEFAULT_INSTANCE_LIMITS } from '../src/sandbox/protocol.ts';
 import { parseArgs } from 'node:util';
 import { SandboxPool } from '../src/sandbox/pool.ts';
 import { percentile } from './_lib/stats.ts';
@@ -20,7 +21,7 @@ const NEIGHBOUR = Number(values.neighbour);
 
 const pool = new SandboxPool({
   workers: 1,
-  limits: { cpuMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 10_000 },
+  limits: { cpuMs: 1000, ...DEFAULT_INSTANCE_LIMITS, wallMs: 10_000 },
   hardKillMs: 10_000,
 });
 await pool.warm();

@@ -6,6 +6,7 @@
  * the host/worker protocol; `bench:origin` gives the end-to-end figure.
  *   npm run bench:sandbox [-- --calls 20000 --rounds 5]
  */
+import { DEFAULT_INSTANCE_LIMITS } from '../src/sandbox/protocol.ts';
 import { parseArgs } from 'node:util';
 import { SandboxPool } from '../src/sandbox/pool.ts';
 import { median } from './_lib/stats.ts';
@@ -28,7 +29,7 @@ const handlers: Record<string, string> = {
 
 const pool = new SandboxPool({
   workers: 1,
-  limits: { cpuMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 10_000 },
+  limits: { cpuMs: 1000, ...DEFAULT_INSTANCE_LIMITS, wallMs: 10_000 },
   hardKillMs: 10_000,
 });
 await pool.warm();

@@ -6,6 +6,7 @@
  * and the app CPU (cpu_ms) the first call was billed.
  *   npm run bench:web-platform [-- --releases 15]
  */
+import { DEFAULT_INSTANCE_LIMITS } from '../src/sandbox/protocol.ts';
 import { parseArgs } from 'node:util';
 import { SandboxPool } from '../src/sandbox/pool.ts';
 import { median } from './_lib/stats.ts';
@@ -26,7 +27,7 @@ const touches: Record<string, string> = {
 
 const pool = new SandboxPool({
   workers: 1,
-  limits: { cpuMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 10_000 },
+  limits: { cpuMs: 1000, ...DEFAULT_INSTANCE_LIMITS, wallMs: 10_000 },
   hardKillMs: 10_000,
 });
 await pool.warm();

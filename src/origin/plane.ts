@@ -3,6 +3,7 @@
  * `/_platform/*`, a static file under `runtime.static_root`, a directory's `index.html`,
  * then the fallback (`server`, `index.html` or `404`). Static hits are answered from memory.
  */
+import { DEFAULT_INSTANCE_LIMITS } from '../sandbox/protocol.ts';
 import { appOrigin } from '../apps/mappers.ts';
 import type { ModuleCheck } from '../apps/module-check.ts';
 import type { Deps } from '../deps.ts';
@@ -92,7 +93,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       limits: {
         cpuMs: deps.config.plans.free.limits['server.cpu_ms.max'],
         memoryBytes: deps.config.sandbox.memoryBytes,
-        stackBytes: 512 * 1024,
+        stackBytes: DEFAULT_INSTANCE_LIMITS.stackBytes,
         wallMs: deps.config.sandbox.wallMs,
       },
       hardKillMs: Math.max(1000, largestCpuMs(deps.config.plans) * 3),

@@ -13,6 +13,12 @@ export const TIME_ORIGIN = performance.timeOrigin;
 export type SandboxFlags = { appUsers: boolean; publicStores: string[]; countryHeader?: string };
 export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; wallMs: number };
 
+/** An app instance's memory and stack when nothing says otherwise (PLATFORM_SANDBOX_MEMORY_MB's default). */
+export const DEFAULT_INSTANCE_LIMITS = {
+  memoryBytes: 64 * 1024 * 1024,
+  stackBytes: 512 * 1024,
+} as const;
+
 /** The request a `fetch` handler answers (jobs and webhooks are given one too, which they do not read). */
 export type CallRequest = {
   method: string;

@@ -9,6 +9,7 @@
  * `host-api.ts`), `limits.ts` (CPU segments, memory cap, failure kinds). This file is the message
  * loop and the boot.
  */
+import { DEFAULT_INSTANCE_LIMITS } from './protocol.ts';
 import { THREAD_ID } from './shared-state.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
@@ -60,7 +61,7 @@ const state: WorkerState = {
   busyMs: 0,
   spareLimits: workerData.limits
     ? { memoryBytes: workerData.limits.memoryBytes, stackBytes: workerData.limits.stackBytes }
-    : { memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024 },
+    : { ...DEFAULT_INSTANCE_LIMITS },
 };
 const calls = createCalls(state);
 // the pool's watchdog reads this thread's CPU time by its id (cpu-clock.ts); this thread's own clock

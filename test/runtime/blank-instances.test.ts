@@ -1,4 +1,5 @@
 import { test } from 'uvu';
+import { DEFAULT_INSTANCE_LIMITS } from '../../src/sandbox/protocol.ts';
 import * as assert from 'uvu/assert';
 import { SandboxPool, type InvokeInput } from '../../src/sandbox/pool.ts';
 import { waitFor } from '../_lib/apps.ts';
@@ -9,7 +10,7 @@ import { answerText, invokeSource } from '../_lib/sandbox.ts';
 let workerExits = 0;
 const pool = new SandboxPool({
   workers: 1,
-  limits: { cpuMs: 200, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 5000 },
+  limits: { cpuMs: 200, ...DEFAULT_INSTANCE_LIMITS, wallMs: 5000 },
   hardKillMs: 2000,
   onWorkerExit: () => workerExits++,
 });

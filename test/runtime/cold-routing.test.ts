@@ -3,12 +3,13 @@
  * starts wherever a blank instance is ready, and from then on every call of it reaches that same
  * warm instance (its module state survives between calls), also when its first calls arrive at once.
  */
+import { DEFAULT_INSTANCE_LIMITS } from '../../src/sandbox/protocol.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SandboxPool } from '../../src/sandbox/pool.ts';
 import { jsonCaller } from '../_lib/sandbox.ts';
 
-const LIMITS = { cpuMs: 500, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 5000 };
+const LIMITS = { cpuMs: 500, ...DEFAULT_INSTANCE_LIMITS, wallMs: 5000 };
 // the token is made when the module loads: the same token means the same instance
 const source = (name: string) => `const token = Math.random().toString(36).slice(2);
   let calls = 0;

@@ -7,6 +7,7 @@
  * Solo (run after the other files, alone): it keeps one core busy with three programs for seconds,
  * which would slow every file running beside it.
  */
+import { DEFAULT_INSTANCE_LIMITS } from '../../src/sandbox/protocol.ts';
 import { spawn, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -83,8 +84,7 @@ test('on a busy core, a handler inside its CPU budget answers; one that loops fo
     workers: 1,
     limits: {
       cpuMs: budgetMs,
-      memoryBytes: 64 * 1024 * 1024,
-      stackBytes: 512 * 1024,
+      ...DEFAULT_INSTANCE_LIMITS,
       wallMs: 20_000,
     },
     hardKillMs: 20_000,
@@ -131,8 +131,7 @@ test('on a busy core, the watchdog spares a long native operation inside its CPU
     workers: 1,
     limits: {
       cpuMs: 10_000,
-      memoryBytes: 64 * 1024 * 1024,
-      stackBytes: 512 * 1024,
+      ...DEFAULT_INSTANCE_LIMITS,
       wallMs: 60_000,
     },
     hardKillMs,

@@ -3,12 +3,13 @@
  * that fits its budget warm (hundreds of small apps), evicts the least recently used idle ones when
  * a release needs room, and never answers one release's call from another's instance.
  */
+import { DEFAULT_INSTANCE_LIMITS } from '../../src/sandbox/protocol.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SandboxPool } from '../../src/sandbox/pool.ts';
 import { jsonCaller } from '../_lib/sandbox.ts';
 
-const LIMITS = { cpuMs: 500, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024, wallMs: 5000 };
+const LIMITS = { cpuMs: 500, ...DEFAULT_INSTANCE_LIMITS, wallMs: 5000 };
 // each module keeps a token made when it loaded: the same token again means the same warm instance
 const source = (name: string, ballastKiB = 0) => `const token = Math.random().toString(36).slice(2);
   const ballast = new Uint8Array(${ballastKiB} * 1024).fill(1);

@@ -4,6 +4,7 @@
  * Observed as an app sees it: which instance's state answers, and the order answers come back in
  * (the throughput this buys is in `npm run bench:origin`).
  */
+import { DEFAULT_INSTANCE_LIMITS } from '../../src/sandbox/protocol.ts';
 import { waitFor } from '../_lib/apps.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,8 +13,7 @@ import { answerText, invokeSource } from '../_lib/sandbox.ts';
 
 const limits = {
   cpuMs: 5000,
-  memoryBytes: 64 * 1024 * 1024,
-  stackBytes: 512 * 1024,
+  ...DEFAULT_INSTANCE_LIMITS,
   wallMs: 10_000,
 };
 const pool = new SandboxPool({ workers: 2, limits, hardKillMs: 8000 });
