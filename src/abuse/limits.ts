@@ -25,7 +25,7 @@ export const LIMITS = {
   appLoginPerEmail: { max: 10, windowSeconds: 900 },
   appLoginPerClient: { max: 50, windowSeconds: 900 },
   appSignupPerClient: { max: 20, windowSeconds: 3600 },
-  /** a burst of 100, then 50 a second on average, as before this moved to Postgres */
+  /** a burst of 100, then 50 a second on average */
   webhookPerApp: { max: 100, windowSeconds: 2 },
   /** Not a limit: counts rate-limited webhook deliveries, so an app's log gets one summary event a minute. */
   webhookThrottledSummary: { max: 1, windowSeconds: 60 },

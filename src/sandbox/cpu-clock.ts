@@ -24,7 +24,7 @@ export type CpuClock = {
 /**
  * CPU time to bill for an interval that took `wallMs` on the wall clock and `cpuMs` by the clock:
  * never less than what it really used (the clock's step is added), never more than the wall clock.
- * A short interval costs its wall-clock time, as exact as before; a long one on a busy core costs its
+ * A short interval costs its wall-clock time (exact); a long one on a busy core costs its
  * CPU time plus at most one step.
  */
 export function billedMs(clock: CpuClock, wallMs: number, cpuMs: number): number {

@@ -9,7 +9,7 @@
  *
  * It reaches into the library's context internals, so it checks each of them first and leaves
  * the library's path in place if any is missing (a future version that renamed them): the
- * platform then works as before, only slower; test/runtime/host-dispatch.test.ts fails in that case
+ * platform then works the same, only slower; test/runtime/host-dispatch.test.ts fails in that case
  * so an upgrade that loses the fast path is noticed.
  */
 import {

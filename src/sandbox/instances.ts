@@ -20,7 +20,7 @@ import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from 
 
 /** A normaliser result that makes the loader fail with this message (its own errors lose theirs). */
 const DENIED = '\u0001denied:'; // control characters never occur in release paths; NUL would end the C string
-/** How long the worker must have been idle before it makes the next spare (it then takes ~6 ms). */
+/** How long the worker must have been idle before it makes the next spare (bench:apps measures what it takes). */
 const QUIET_MS = 1;
 const MAX_SPARE_DELAY_MS = 1000;
 
@@ -61,8 +61,8 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
 
   /**
    * A runtime with the host functions installed and the prelude evaluated, for no app yet.
-   * Compiling the prelude is most of what a new instance costs (~10 ms), so one blank instance is
-   * kept ready and a release's first request takes it.
+   * Compiling the prelude is most of what a new instance costs, so one blank instance is kept ready
+   * and a release's first request takes it.
    */
   function blank(limits: { memoryBytes: number; stackBytes: number }): Instance {
     const runtime = state.quickjs.newRuntime({
@@ -117,8 +117,8 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
 
   /**
    * Makes the next blank instance as soon as the worker is idle (no message for `QUIET_MS`), so the
-   * ~4 ms it takes lands between requests; under steady traffic, after a second anyway. Then, once
-   * the worker is idle again, preloads it (~1 ms): when cold starts queue up, the next one takes
+   * time it takes lands between requests; under steady traffic, after a second anyway. Then, once
+   * the worker is idle again, preloads it: when cold starts queue up, the next one takes
    * the spare before that, and compiles only the parts its app touches. Meanwhile the pool sends
    * releases new to every worker to another worker whose spare is ready (`SPARE_READY`), so a run of
    * cold starts alternates between ready workers (`npm run bench:apps`).

@@ -487,7 +487,7 @@ export class SandboxPool {
    * thread's CPU time (where it can be read), so a busy host does not kill a worker whose guest only
    * waited for a core. A stretch is first seen by a check up to 100 ms after it began; the time
    * before that is counted as if all of it had been CPU. Where the thread's CPU time cannot be
-   * read, wall-clock time decides, as before.
+   * read, wall-clock time decides.
    */
   private check(): void {
     const now = TIME_ORIGIN + performance.now(); // the clock of RUNNING_SINCE
