@@ -138,19 +138,66 @@ const OWNER_WAIT_MS = 5_000;
  * process: waits a moment (an owner killed a moment ago), then throws naming its pid. Held by this
  * process (a test adopting a cluster it started itself): nothing more to take.
  */
+/** A connection for the owner lock, named so that another start can say whose it is. */
+function lockClient(url: string): pg.Client {
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: `${OWNER_APP}${process.pid}`,
+  });
+  client.on('error', () => {}); // the server stopping under a held connection is expected
+  return client;
+}
+
+/**
+ * Holds the lock taken on `first`. Should that connection end while held (Postgres restarted under
+ * the service, or its backend was terminated), the lock is taken again on a new one, retrying
+ * every second, so the data dir never goes unowned while this process lives.
+ */
+function keepHolding(first: pg.Client, url: string): { release(): Promise<void> } {
+  let client = first;
+  let released = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const later = (ms: number) => {
+    if (!released) (timer = setTimeout(retake, ms)).unref();
+  };
+  const watch = (c: pg.Client) => c.once('end', () => c === client && later(100));
+  const retake = async () => {
+    const next = lockClient(url);
+    try {
+      await next.connect();
+      const r = await next.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [
+        ...OWNER_LOCK,
+      ]);
+      if (r.rows[0]!.ok && !released) {
+        client = next;
+        watch(next);
+        return;
+      }
+    } catch {
+      // Postgres is not back yet
+    }
+    await next.end().catch(() => {});
+    later(1000);
+  };
+  watch(first);
+  return {
+    async release() {
+      released = true;
+      clearTimeout(timer);
+      await client.end().catch(() => {});
+    },
+  };
+}
+
 async function holdDataDir(url: string, dataDir: string): Promise<{ release(): Promise<void> }> {
   const deadline = Date.now() + OWNER_WAIT_MS;
   for (;;) {
-    const client = new pg.Client({
-      connectionString: url,
-      application_name: `${OWNER_APP}${process.pid}`,
-    });
-    client.on('error', () => {}); // the server stopping under a held connection is expected
+    const client = lockClient(url);
     await client.connect();
     const taken = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [
       ...OWNER_LOCK,
     ]);
-    if (taken.rows[0]!.ok) return { release: () => client.end().catch(() => {}) };
+    if (taken.rows[0]!.ok) return keepHolding(client, url);
     const holder = await client.query<{ app: string }>(
       `select a.application_name as app from pg_locks l join pg_stat_activity a on a.pid = l.pid
         where l.locktype = 'advisory' and l.granted and l.classid = $1 and l.objid = $2`,

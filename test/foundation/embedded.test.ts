@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { waitFor } from '../_lib/apps.ts';
 import net from 'node:net';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -81,6 +82,31 @@ test('a running cluster is borrowed (takeOver false) or taken over, never starte
   assert.ok(adopter.owned, 'a cluster left running is taken over');
   await adopter.stop();
   assert.not.ok(await reachable(owner.url()));
+});
+
+test("the owner's lock is taken again when its connection ends under it (its backend terminated)", async () => {
+  const owner = await startEmbeddedPostgres({ dataDir, port });
+  try {
+    const holder = async () =>
+      (
+        await query(
+          owner.url(),
+          `select a.pid, a.application_name as app from pg_locks l join pg_stat_activity a on a.pid = l.pid
+            where l.locktype = 'advisory' and l.granted and l.classid = ${0x706c6174} and l.objid = 1`,
+        )
+      )[0] as { pid: number; app: string } | undefined;
+    const first = await holder();
+    assert.ok(first, 'the owner holds the lock');
+    assert.is(first!.app, `platform data dir owner, pid ${process.pid}`);
+    await query(owner.url(), `select pg_terminate_backend(${first!.pid})`);
+    const again = await waitFor(async () => {
+      const h = await holder();
+      return h && h.pid !== first!.pid ? h : undefined;
+    });
+    assert.is(again.app, first!.app, 'this process holds it again, on a new connection');
+  } finally {
+    await owner.stop();
+  }
 });
 
 test('the admin command works while the service holds the embedded cluster, and leaves it running', async () => {
