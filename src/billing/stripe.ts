@@ -66,7 +66,7 @@ export function missingForSale(config: Config, plan: PaidPlanKey): string | null
 
 /** Whether checkout can sell anything. */
 export function billingConfigured(config: Config): boolean {
-  return PAID_PLAN_KEYS.some((k) => missingForSale(config, k) === null);
+  return config.sellsPlans; // decided once, where the configuration is read
 }
 
 /** A Stripe failure as the contract's error body (never the provider's raw message with its request details). */
