@@ -10,16 +10,30 @@
  *   verify-domain --hostname H
  *   unlock-stale-jobs [--older-than-seconds N]
  *   migrate-blobs --to s3|postgres
+ *   grant-operator --email E | revoke-operator --email E | list-operators
+ *   backup [--to DIR|s3] | restore FILE|s3:NAME
  */
 import { parseArgs } from 'node:util';
+import { rm } from 'node:fs/promises';
 import { boot } from '../src/boot.ts';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { verifySecretsKey } from '../src/secrets/key-check.ts';
+import { localBackupFile, runBackup } from '../src/backups/run.ts';
+import { openBackup, placeSecretsKey, restoreInto } from '../src/backups/restore.ts';
+import { type Config, ConfigError, loadConfig } from '../src/config.ts';
+import type { Logger } from '../src/logger.ts';
 import { ApiError } from '../src/errors.ts';
 import { createLogger } from '../src/logger.ts';
 import { makeWorkerUtils } from 'graphile-worker';
 import pg from 'pg';
 import { addMember, createUser } from '../src/users/service.ts';
-import { setBillingState, setFlag, setPlan } from '../src/plans/operator.ts';
+import {
+  adminCommandActor,
+  operatorGrant,
+  operatorSetBillingState,
+  operatorSetFlag,
+  operatorSetPlan,
+} from '../src/operators/actions.ts';
+import { listOperators } from '../src/operators/queries.ts';
 import { operatorVerify } from '../src/domains/service.ts';
 import { migrateBlobs } from '../src/blobs/migrate.ts';
 
@@ -74,9 +88,47 @@ Commands:
       back, while the service runs: each blob is copied, then its row switched; reads follow the
       row. Set PLATFORM_BLOB_STORE on every node for new bytes. Resumable: run it again.
 
+  grant-operator --email <email>
+  revoke-operator --email <email>
+      Name a user one of this server's operators (the console's Operator section and the
+      /v0/operator routes), or no longer. On a fresh install the first user becomes one.
+  list-operators
+      Who the operators are, and who named them.
+  backup [--to <folder>|s3]
+      A consistent backup of the whole service (every table from one snapshot, and the app-secrets
+      key when it lives in the data dir), taken while the service runs, into PLATFORM_BACKUP_TO
+      (default <data dir>/backups, or "s3": the PLATFORM_S3_* bucket under backups/). Keeps the
+      newest PLATFORM_BACKUP_KEEP (default 7). PLATFORM_BACKUP_SCHEDULE runs it by itself.
+  restore <file> | restore s3:<name>
+      A backup into an empty data dir (PLATFORM_DATA_DIR) or an empty DATABASE_URL, with the
+      service stopped there. Then start the service: every app, row, file, secret and session is back.
+
+Operator actions (set-plan, flag, billing-state, grant- and revoke-operator) are recorded with who
+took them: here, the OS user and host running the command.
+
 Prints one JSON object on its last line, e.g. {"user_id","account_id","api_key"}.
 Example:
   npm run admin -- create-user --email you@example.com`;
+
+/** Restores into an empty data dir or database: the secrets key first, then the tables, then the rest of the migrations. */
+async function restoreCommand(config: Config, log: Logger, from: string) {
+  const local = await localBackupFile(config, from);
+  const opened = await openBackup(local.file);
+  try {
+    await placeSecretsKey(config, opened.dir, opened.manifest);
+    const booted = await boot(config, { log, poolSize: 2, checkSecretsKey: false, migrate: false });
+    try {
+      const summary = await restoreInto(booted.databaseUrl, opened, from);
+      await verifySecretsKey(booted.deps.db, booted.deps.secretsKey);
+      return summary;
+    } finally {
+      await booted.close();
+    }
+  } finally {
+    await rm(opened.dir, { recursive: true, force: true });
+    await local.cleanup();
+  }
+}
 
 function fail(message: string, code = 'invalid_request', status = 2): never {
   process.stdout.write(JSON.stringify({ error: { code, message } }) + '\n');
@@ -90,8 +142,9 @@ async function main(): Promise<void> {
     process.exit(command ? 0 : 2);
   }
   let values: Record<string, string | boolean | undefined>;
+  let positionals: string[] = [];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: rest,
       options: {
         email: { type: 'string' },
@@ -111,7 +164,8 @@ async function main(): Promise<void> {
         to: { type: 'string' },
       },
       strict: true,
-    }) as { values: Record<string, string | boolean | undefined> });
+      allowPositionals: command === 'restore',
+    }) as { values: Record<string, string | boolean | undefined>; positionals: string[] });
   } catch (err) {
     fail(`${(err as Error).message}\n${USAGE}`);
   }
@@ -134,11 +188,27 @@ async function main(): Promise<void> {
     'billing-state',
     'verify-domain',
     'migrate-blobs',
+    'grant-operator',
+    'revoke-operator',
+    'list-operators',
+    'backup',
+    'restore',
   ];
   if (!COMMANDS.includes(command)) fail(`Unknown command "${command}".\n${USAGE}`);
   if (command === 'flag' && !text('set') === !text('clear'))
     fail('flag needs either --set <flag> (with --reason) or --clear <flag>');
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn');
+  if (command === 'restore') {
+    const from = positionals[0] ?? fail('restore needs the backup file: restore <file>');
+    try {
+      const result = await restoreCommand(config, log, from);
+      process.stdout.write(JSON.stringify(result) + '\n');
+      return;
+    } catch (err) {
+      if (err instanceof ApiError) fail(err.message, err.code, 1);
+      throw err;
+    }
+  }
   // Borrow a running embedded cluster rather than taking it over from the service.
   const booted = await boot(config, {
     log,
@@ -148,6 +218,7 @@ async function main(): Promise<void> {
   }); // no command here decrypts app secrets
   try {
     const deps = booted.deps;
+    const actor = adminCommandActor();
     const run: Record<string, () => Promise<unknown>> = {
       'create-user': () =>
         createUser(deps.db, {
@@ -164,13 +235,13 @@ async function main(): Promise<void> {
       'unlock-stale-jobs': () =>
         unlockStaleJobs(booted.databaseUrl, Number(text('older-than-seconds') ?? 600)),
       'set-plan': () =>
-        setPlan(deps, {
+        operatorSetPlan(deps, actor, {
           accountId: need('account'),
           planKey: need('plan'),
           force: values.force === true,
         }),
       flag: () =>
-        setFlag(deps, {
+        operatorSetFlag(deps, actor, {
           accountId: text('account'),
           appId: text('app'),
           flag: (text('set') ?? text('clear'))!,
@@ -178,6 +249,10 @@ async function main(): Promise<void> {
           clear: text('clear') !== undefined,
         }),
       'verify-domain': () => operatorVerify(deps, need('hostname')),
+      'grant-operator': () => operatorGrant(deps, actor, { email: need('email') }),
+      'revoke-operator': () => operatorGrant(deps, actor, { email: need('email'), revoke: true }),
+      'list-operators': async () => ({ operators: await listOperators(deps.db) }),
+      backup: () => runBackup({ databaseUrl: booted.databaseUrl, config }, { to: text('to') }),
       'migrate-blobs': () => {
         const to = need('to');
         if (to !== 's3' && to !== 'postgres') fail('--to must be s3 or postgres');
@@ -189,7 +264,7 @@ async function main(): Promise<void> {
         });
       },
       'billing-state': () =>
-        setBillingState(deps, {
+        operatorSetBillingState(deps, actor, {
           accountId: need('account'),
           state: need('state'),
           graceDays: text('grace-days') === undefined ? undefined : Number(text('grace-days')),

@@ -97,6 +97,8 @@ export async function boot(
     takeOverEmbedded?: boolean;
     poolSize?: number;
     checkSecretsKey?: boolean;
+    /** false: leave the schema as it is (a restore migrates step by step itself) */
+    migrate?: boolean;
   } = {},
 ): Promise<Booted> {
   const log = options.log ?? createLogger(config.logLevel);
@@ -112,7 +114,7 @@ export async function boot(
     databaseUrl = embedded.url('postgres');
   }
   try {
-    const applied = await prepareDatabase(databaseUrl);
+    const applied = options.migrate === false ? [] : await prepareDatabase(databaseUrl);
     if (applied.length) log.info('applied migrations', { migrations: applied });
   } catch (err) {
     await embedded?.stop();

@@ -38,6 +38,29 @@ const positiveInt = (fallback: string) =>
     v.minValue(1),
   );
 
+/** minute hour day-of-month month day-of-week, as graphile-worker's crontab reads them (numbers, *, lists, ranges, steps) */
+function validCrontabTime(text: string): boolean {
+  const fields = text.split(/\s+/);
+  const ranges = [
+    [0, 59],
+    [0, 23],
+    [1, 31],
+    [1, 12],
+    [0, 6],
+  ] as const;
+  if (fields.length !== 5) return false;
+  return fields.every((field, i) => {
+    const [lo, hi] = ranges[i]!;
+    return field.split(',').every((part) => {
+      const m = /^(\*|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/.exec(part);
+      if (!m) return false;
+      const nums = [m[2], m[3]].filter((x) => x !== undefined).map(Number);
+      if (m[4] !== undefined && Number(m[4]) < 1) return false;
+      return nums.every((n) => n >= lo && n <= hi);
+    });
+  });
+}
+
 const EnvSchema = v.object({
   PORT: port('8787'),
   HOST: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
@@ -104,6 +127,20 @@ const EnvSchema = v.object({
   PLATFORM_DEFAULT_PLAN: v.optional(
     v.picklist(PLAN_KEYS, `must be one of ${PLAN_KEYS.join(', ')}`),
   ),
+  /** when backups run by themselves: a crontab schedule (minute hour day month weekday), e.g. "0 3 * * *" */
+  PLATFORM_BACKUP_SCHEDULE: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.check(
+        validCrontabTime,
+        'must be five crontab fields within their ranges, e.g. "0 3 * * *" (03:00 UTC daily)',
+      ),
+    ),
+  ),
+  /** where backups go: a folder, or "s3" (the PLATFORM_S3_* bucket, under <prefix>backups/) */
+  PLATFORM_BACKUP_TO: v.optional(v.pipe(v.string(), v.minLength(1))),
+  PLATFORM_BACKUP_KEEP: positiveInt('7'),
   /** A request header a trusted proxy in front sets to the visitor's country (e.g. cf-ipcountry): request.cf.country. */
   PLATFORM_COUNTRY_HEADER: v.optional(
     v.pipe(
@@ -141,6 +178,13 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')),
   ),
   PLATFORM_MAIL_FROM: v.optional(v.pipe(v.string(), v.minLength(3)), 'platform@localhost'),
+  /** a bearer token Prometheus scrapes `/metrics` with (operators' API keys work too) */
+  PLATFORM_METRICS_TOKEN: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)'),
+    ),
+  ),
   STRIPE_SECRET_KEY: v.optional(
     v.pipe(
       v.string(),
@@ -272,6 +316,10 @@ export type Config = Readonly<{
   plans: PlanCatalogue;
   /** Whether this server sells plans (Stripe and at least one price configured): else plans come from the operator. */
   sellsPlans: boolean;
+  /** Backups: where they go (a folder, or "s3"), how many are kept, and when they run by themselves. */
+  backups: Readonly<{ to: string; keep: number; schedule: string | undefined }>;
+  /** The bearer token that may scrape `/metrics` besides operators' API keys (PLATFORM_METRICS_TOKEN). */
+  metricsToken: string | undefined;
   /** The plan a new account starts on: PLATFORM_DEFAULT_PLAN, else `free` where plans are sold and `business` where none are. */
   defaultPlan: PlanKey;
   /** How often each node adds its counted requests to the shared monthly totals. */
@@ -378,6 +426,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       'Invalid configuration:\n  CLOUDFLARE_API_TOKEN and CLOUDFLARE_ZONE_ID: set both (custom hostnames through Cloudflare for SaaS) or neither',
     );
   }
+  if (e.PLATFORM_BACKUP_TO === 's3' && !e.PLATFORM_S3_BUCKET) {
+    throw new ConfigError(
+      'Invalid configuration:\n  PLATFORM_S3_BUCKET: required when PLATFORM_BACKUP_TO is s3',
+    );
+  }
   if (e.PLATFORM_BLOB_STORE === 's3' && !e.PLATFORM_S3_BUCKET) {
     throw new ConfigError(
       'Invalid configuration:\n  PLATFORM_S3_BUCKET: required when PLATFORM_BLOB_STORE is s3',
@@ -445,6 +498,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       requestMs: e.PLATFORM_REQUEST_TIMEOUT_SECONDS * 1000,
     }),
     mail: Object.freeze({ smtpUrl: e.SMTP_URL, from: e.PLATFORM_MAIL_FROM }),
+    metricsToken: e.PLATFORM_METRICS_TOKEN,
+    backups: Object.freeze({
+      to: e.PLATFORM_BACKUP_TO ?? `${e.PLATFORM_DATA_DIR.replace(/\/+$/, '')}/backups`,
+      keep: e.PLATFORM_BACKUP_KEEP,
+      schedule: e.PLATFORM_BACKUP_SCHEDULE,
+    }),
     stripe: Object.freeze({
       secretKey: e.STRIPE_SECRET_KEY,
       webhookSecret: e.STRIPE_WEBHOOK_SECRET,

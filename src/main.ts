@@ -3,7 +3,8 @@
  * embedded Postgres; PLATFORM_ROLE=api or worker runs one half only.
  */
 import { boot } from './boot.ts';
-import { configOrExit, publicUrl } from './config.ts';
+import { type Config, configOrExit, publicUrl } from './config.ts';
+import type { Db } from './db/database.ts';
 import { createLogger } from './logger.ts';
 import { startService, type Service } from './service.ts';
 
@@ -117,9 +118,29 @@ async function main(): Promise<void> {
       ? `  API docs   ${publicUrl(config, config.hosts.docs)}   (OpenAPI at /openapi.json)`
       : '',
     `  Database   ${booted.embedded ? `embedded Postgres in ${config.dataDir}/postgres` : 'DATABASE_URL'}`,
-    `  First API key: npm run admin -- create-user --email you@example.com`,
+    ...(await firstRunLines(config, booted.deps.db)),
   ].filter(Boolean);
   write(process.stdout, lines.join('\n') + '\n');
+}
+
+/** On a server with no user yet, what to do next; nothing once someone has signed up. */
+async function firstRunLines(config: Config, db: Db): Promise<string[]> {
+  const anyone = await db
+    .selectFrom('users')
+    .select('id')
+    .limit(1)
+    .executeTakeFirst()
+    .catch(() => ({ id: '' }));
+  if (anyone || config.role === 'worker') return [];
+  return [
+    '',
+    `Next: open ${publicUrl(config, config.hosts.console)}/sign-in and sign up.`,
+    config.mail.smtpUrl
+      ? "  The first user to sign up becomes this server's operator: sign up before you share the address."
+      : "  The sign-in link is printed here (no SMTP_URL), and the first user becomes this server's operator.",
+    `  New accounts start on the ${config.defaultPlan} plan${config.sellsPlans ? '' : ' (nothing is sold here: no Stripe key)'}; operators change`,
+    "  plans on the console's Operator page or with npm run admin -- set-plan.",
+  ];
 }
 
 main().catch((err) => {

@@ -30,6 +30,9 @@ import { MANIFEST_SCHEMA_PATH } from './docs/manifest-schema.ts';
 import { deviceApprovalRoutes, deviceStartRoutes } from './device-auth/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { sessionRoutes, signInRoutes } from './sign-in/routes.ts';
+import { operatorRoutes } from './operators/routes.ts';
+import { createMetrics, type HostKindLabel, type Metrics } from './metrics/metrics.ts';
+import { metricsRoutes } from './metrics/routes.ts';
 import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
 import { generateOpenApi, type OpenApiDocument } from './openapi/generate.ts';
 import { FreeObject } from './openapi/components.ts';
@@ -78,12 +81,14 @@ function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
   v0.route('/apps', domainRoutes());
   v0.route('/apps', analyticsRoutes());
   v0.route('/apps', jobRoutes());
+  v0.route('/operator', operatorRoutes());
   return v0;
 }
 
-function apiRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
+function apiRouter(deps: Deps, plane: AppsPlane, metrics: Metrics): Hono<Env> {
   const api = baseRouter(deps);
   api.get('/healthz', healthz, async (c) => healthz.reply(c, 200, await health(deps)));
+  api.route('/', metricsRoutes(metrics));
   api.route('/_internal/tls', tlsPermissionRoutes(plane));
   api.route('/v0', v0Routes(plane, { console: false }));
   api.get(MANIFEST_SCHEMA_PATH, manifestSchemaOp, (c) =>
@@ -113,22 +118,48 @@ function docsRouter(deps: Deps, api: Hono<Env>): Hono<Env> {
   return r;
 }
 
-export type Server = Hono<Env> & { api: Hono<Env>; apps: AppsPlane; close(): Promise<void> };
+export type Server = Hono<Env> & {
+  api: Hono<Env>;
+  apps: AppsPlane;
+  metrics: Metrics;
+  close(): Promise<void>;
+};
+
+const METRIC_KIND: Record<string, HostKindLabel> = {
+  api: 'api',
+  console: 'console',
+  docs: 'docs',
+  app: 'app',
+  custom: 'custom',
+};
 
 /** Builds the whole HTTP surface; no I/O happens until a request arrives (sandbox threads start on first use). */
 export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): Server {
   const appsPlane = options.plane ?? createAppsPlane(deps);
-  const api = apiRouter(deps, appsPlane);
+  const metrics = createMetrics(deps, appsPlane);
+  const api = apiRouter(deps, appsPlane, metrics);
   const consoleHost = consoleRouter(deps, appsPlane);
   const docs = docsRouter(deps, api);
   const root = new Hono<Env>();
   const hosts = hostClassifier(deps);
   // Host dispatch happens before any router: app origins go straight to their fast path.
-  const dispatch = (
-    req: Request,
-    env?: { incoming?: { socket?: { remoteAddress?: string }; headers?: ParsedHeaders } },
-  ): Response | Promise<Response> => {
+  type NodeEnv = { incoming?: { socket?: { remoteAddress?: string }; headers?: ParsedHeaders } };
+  // every answer is counted and timed by host kind (src/metrics/metrics.ts)
+  const dispatch = (req: Request, env?: NodeEnv): Response | Promise<Response> => {
+    const started = performance.now();
     const host = hosts.classify(req.url);
+    const kind = METRIC_KIND[host.kind] ?? 'unknown';
+    const answer = route(req, host, env);
+    if (answer instanceof Response) {
+      metrics.observe(kind, answer.status, started);
+      return answer;
+    }
+    return answer.then((res) => {
+      metrics.observe(kind, res.status, started);
+      return res;
+    });
+  };
+  const route = (req: Request, host: HostKind, env?: NodeEnv): Response | Promise<Response> => {
     switch (host.kind) {
       case 'api':
         return api.fetch(req, env);
@@ -158,7 +189,7 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
     }
   };
   root.fetch = dispatch as typeof root.fetch;
-  return Object.assign(root, { api, apps: appsPlane, close: () => appsPlane.close() });
+  return Object.assign(root, { api, apps: appsPlane, metrics, close: () => appsPlane.close() });
 }
 
 /** The host name in a URL authority (`user@host:port`, `[::1]:8787`), ports and user info dropped. */

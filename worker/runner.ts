@@ -3,7 +3,7 @@ import { workerLogger } from '../src/boot.ts';
 import type { Deps } from '../src/deps.ts';
 import type { AppsPlane } from '../src/origin/plane.ts';
 import { createLiveness } from './liveness.ts';
-import { crontab, taskList } from './tasks.ts';
+import { crontabFor, taskList } from './tasks.ts';
 
 /**
  * Completions and failures go through graphile-worker's batchers (delay 0: written on the next tick).
@@ -45,7 +45,7 @@ export async function startWorker(deps: Deps, plane: AppsPlane): Promise<JobWork
       noHandleSignals: true,
       pollInterval: 1000,
       taskList: taskList(deps, plane),
-      crontab,
+      crontab: crontabFor(deps.config),
       logger: workerLogger(deps.log),
       preset: WORKER_PRESET,
     });

@@ -4,6 +4,8 @@ import type { AppsPlane } from '../src/origin/plane.ts';
 import { appJobTask } from './tasks/app-job.ts';
 import { billingReconcileTask } from './tasks/billing-reconcile.ts';
 import { blobsSweepTask } from './tasks/blobs-sweep.ts';
+import { platformBackupTask } from './tasks/platform-backup.ts';
+import type { Config } from '../src/config.ts';
 import { domainsRecheckTask } from './tasks/domains-recheck.ts';
 import { analyticsRetentionTask } from './tasks/analytics-retention.ts';
 import { platformEmailTask } from './tasks/platform-email.ts';
@@ -22,6 +24,7 @@ export function taskList(deps: Deps, plane: AppsPlane): TaskList {
     domains_recheck: domainsRecheckTask(deps),
     analytics_retention: analyticsRetentionTask(deps),
     blobs_sweep: blobsSweepTask(deps),
+    platform_backup: platformBackupTask(deps),
   };
 }
 
@@ -29,7 +32,7 @@ export function taskList(deps: Deps, plane: AppsPlane): TaskList {
  * Platform cron (graphile-worker crontab syntax; each tick is enqueued once across all workers).
  * Missed ticks are not backfilled: the schedule fan-out itself runs the current period once.
  */
-export const crontab = [
+const PLATFORM_CRONTAB = [
   '* * * * * app_schedules_tick',
   '17 * * * * events_retention',
   '43 3 * * * releases_retention',
@@ -37,4 +40,12 @@ export const crontab = [
   '* * * * * domains_recheck',
   '29 3 * * * analytics_retention',
   '51 4 * * * blobs_sweep',
-].join('\n');
+];
+
+/** The platform's crontab, with the operator's backup schedule when there is one. */
+export function crontabFor(config: Config): string {
+  return [
+    ...PLATFORM_CRONTAB,
+    ...(config.backups.schedule ? [`${config.backups.schedule} platform_backup`] : []),
+  ].join('\n');
+}

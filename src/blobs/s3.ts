@@ -11,11 +11,15 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { S3Config } from '../config.ts';
 
 export type ObjectStore = {
   put(key: string, bytes: Buffer): Promise<void>;
+  /** a file's bytes, streamed from disk (backups: never held whole in memory) */
+  putFile(key: string, file: string): Promise<void>;
   /** undefined when there is no such object */
   get(key: string): Promise<Buffer | undefined>;
   /** the object as a stream (for large files), undefined when absent */
@@ -58,6 +62,18 @@ export function createObjectStore(config: S3Config): ObjectStore {
           Body: bytes,
           ContentLength: bytes.length,
           ContentType: 'application/octet-stream',
+        }),
+      );
+    },
+    async putFile(key, file) {
+      const { size } = await stat(file);
+      await client.send(
+        new PutObjectCommand({
+          Bucket,
+          Key: key,
+          Body: createReadStream(file),
+          ContentLength: size,
+          ContentType: 'application/gzip',
         }),
       );
     },

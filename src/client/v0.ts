@@ -38,6 +38,19 @@ import type {
   DeviceStartRequest,
 } from '../device-auth/schemas.ts';
 import type { ErrorBody } from '../errors.ts';
+import type {
+  AccountsQuery,
+  ActionsQuery,
+  BillingStateRequest,
+  FlagRequest,
+  OperatorAccountList,
+  OperatorActionList,
+  OperatorAppList,
+  OperatorList,
+  OperatorResult,
+  ServerHealth,
+  SetPlanRequest,
+} from '../operators/schemas.ts';
 import type { EventsQuery } from '../events/routes.ts';
 import type { ApiKeysQuery } from '../api-keys/routes.ts';
 import type { EventPage } from '../events/schemas.ts';
@@ -98,6 +111,8 @@ type Op<Response, Body = never, Query = never> = { response: Response; body: Bod
 
 export type V0Routes = {
   'GET /healthz': Op<Out<typeof HealthResponse>>;
+  /** Prometheus's text format */
+  'GET /metrics': Op<string>;
   'GET /openapi.json': Op<Record<string, unknown>>;
   'GET /schemas/manifest.v0.json': Op<Record<string, unknown>>;
   // retired password sign-in (410 with a pointer to e-mail links)
@@ -193,6 +208,30 @@ export type V0Routes = {
   >;
   'GET /v0/apps/{app_id}/analytics': Op<Out<typeof AppAnalytics>, never, In<typeof AnalyticsQuery>>;
   'POST /v0/apps/{app_id}/jobs/{job_name}/runs': Op<Out<typeof JobRun>, In<typeof RunJobBody>>;
+  // operators (the server's own; 403 for everyone else)
+  'GET /v0/operator/accounts': Op<Out<typeof OperatorAccountList>, never, In<typeof AccountsQuery>>;
+  'GET /v0/operator/accounts/{account_id}/apps': Op<Out<typeof OperatorAppList>>;
+  'PUT /v0/operator/accounts/{account_id}/plan': Op<
+    Out<typeof OperatorResult>,
+    In<typeof SetPlanRequest>
+  >;
+  'PUT /v0/operator/accounts/{account_id}/billing-state': Op<
+    Out<typeof OperatorResult>,
+    In<typeof BillingStateRequest>
+  >;
+  'PUT /v0/operator/accounts/{account_id}/flags/{flag}': Op<
+    Out<typeof OperatorResult>,
+    In<typeof FlagRequest>
+  >;
+  'DELETE /v0/operator/accounts/{account_id}/flags/{flag}': Op<Out<typeof OperatorResult>>;
+  'PUT /v0/operator/apps/{app_id}/flags/{flag}': Op<
+    Out<typeof OperatorResult>,
+    In<typeof FlagRequest>
+  >;
+  'DELETE /v0/operator/apps/{app_id}/flags/{flag}': Op<Out<typeof OperatorResult>>;
+  'GET /v0/operator/health': Op<Out<typeof ServerHealth>>;
+  'GET /v0/operator/actions': Op<Out<typeof OperatorActionList>, never, In<typeof ActionsQuery>>;
+  'GET /v0/operator/operators': Op<Out<typeof OperatorList>>;
 };
 export type Route = keyof V0Routes;
 export type ResponseOf<K extends Route> = V0Routes[K]['response'];
@@ -200,6 +239,7 @@ export type ResponseOf<K extends Route> = V0Routes[K]['response'];
 /** Every route at run time (the contract test compares them with /openapi.json). */
 export const V0_ROUTES = Object.keys({
   'GET /healthz': 1,
+  'GET /metrics': 1,
   'GET /openapi.json': 1,
   'GET /schemas/manifest.v0.json': 1,
   'POST /v0/accounts': 1,
@@ -261,6 +301,17 @@ export const V0_ROUTES = Object.keys({
   'GET /_internal/tls/permission': 1,
   'GET /v0/apps/{app_id}/analytics': 1,
   'POST /v0/apps/{app_id}/jobs/{job_name}/runs': 1,
+  'GET /v0/operator/accounts': 1,
+  'GET /v0/operator/accounts/{account_id}/apps': 1,
+  'PUT /v0/operator/accounts/{account_id}/plan': 1,
+  'PUT /v0/operator/accounts/{account_id}/billing-state': 1,
+  'PUT /v0/operator/accounts/{account_id}/flags/{flag}': 1,
+  'DELETE /v0/operator/accounts/{account_id}/flags/{flag}': 1,
+  'PUT /v0/operator/apps/{app_id}/flags/{flag}': 1,
+  'DELETE /v0/operator/apps/{app_id}/flags/{flag}': 1,
+  'GET /v0/operator/health': 1,
+  'GET /v0/operator/actions': 1,
+  'GET /v0/operator/operators': 1,
 } satisfies Record<Route, 1>) as Route[];
 
 /** The `{name}` parts of a route template. */

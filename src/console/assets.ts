@@ -26,7 +26,8 @@ article.route h3{margin:0 0 .25rem;font-size:1.05rem}article.route h4{margin:1re
 table.records td:first-child code{white-space:nowrap}ul.checks{list-style:none;padding:0;margin:.25rem 0}ul.checks li{margin:.3rem 0}ul.checks li.good{color:var(--good)}ul.checks li.bad{color:var(--bad)}ul.checks li.warn{color:var(--warn)}article.route .actions{margin-top:.75rem}
 .run-now{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}.run-now input{width:auto;flex:1 1 9rem;padding:.3rem .5rem}.run-now [role=status]{flex-basis:100%}td code.nowrap{white-space:nowrap;word-break:normal}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1.25rem;margin:1.25rem 0}.grid h3,.breakdown h3{font-size:1rem;margin:0 0 .5rem}ul.bars{list-style:none;padding:0;margin:0}ul.bars li{display:grid;grid-template-columns:8.5rem 1fr 4rem;gap:.5rem;align-items:center;margin:.25rem 0;font-size:.9rem}ul.bars meter{width:100%}.bar-value{text-align:right;font-variant-numeric:tabular-nums}.chart{width:100%;margin:1rem 0}
-@media (max-width:480px){header{padding:.5rem .75rem}main{margin:1rem auto}.card{padding:1rem}th,td{padding:.4rem}}`;
+@media (max-width:480px){header{padding:.5rem .75rem}main{margin:1rem auto}.card{padding:1rem}th,td{padding:.4rem}}
+@media (max-width:640px){.table-wrap thead{display:none}.table-wrap table,.table-wrap tbody,.table-wrap tr{display:block}.table-wrap tr{padding:.6rem 0;border-bottom:1px solid var(--line)}.table-wrap td{display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:.75rem;border:0;padding:.15rem 0}.table-wrap td::before{content:attr(data-label);color:var(--muted);font-size:.85rem;font-weight:600}.table-wrap td[data-label=""]{display:block}.table-wrap td[data-label=""]::before{content:none}}`;
 
 export const CONSOLE_JS = `export const $ = (id) => document.getElementById(id);
 export function say(text, bad = false) { const m = $('msg'); if (!m) return; m.textContent = text; m.className = bad ? 'error' : ''; }
@@ -82,7 +83,7 @@ export function show(target, ...nodes) {
 export function table(rows, columns) {
   return el('div', { class: 'table-wrap' }, el('table', {},
     el('thead', {}, el('tr', {}, columns.map(([h]) => el('th', { scope: 'col' }, h)))),
-    el('tbody', {}, rows.map((row) => el('tr', {}, columns.map(([, cell]) => el('td', {}, cell(row))))))));
+    el('tbody', {}, rows.map((row) => el('tr', {}, columns.map(([h, cell]) => el('td', { 'data-label': h }, el('span', { class: 'cell' }, cell(row)))))))));
 }
 
 export function copyButton(text, label = 'Copy') {
@@ -97,6 +98,7 @@ export async function boot(signedIn) {
   if (!signedIn) return s;
   if (!s) { location.assign('/sign-in?next=' + encodeURIComponent(location.pathname + location.search)); return null; }
   $('who').textContent = s.user.email;
+  if (s.operator) for (const a of document.querySelectorAll('[data-operator]')) a.hidden = false;
   const chosen = accountId() && s.accounts.some((a) => a.account_id === accountId()) ? accountId() : s.default_account_id;
   if (chosen) localStorage.setItem('platform.account', chosen);
   const sw = $('account-switch');

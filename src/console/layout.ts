@@ -18,6 +18,8 @@ export type ConsolePage = {
   nav?: string;
   /** a page for signed-in people (signed-out visitors are sent to sign in) */
   signedIn: boolean;
+  /** an operator's page: its navigation link shows only to the server's operators */
+  operator?: boolean;
   narrow?: boolean;
   /** the server-rendered shell: headings, forms and loading states; data arrives from /v0 */
   body(params: Record<string, string>): Markup;
@@ -28,7 +30,7 @@ export type ConsolePage = {
 export function layout(
   page: ConsolePage,
   params: Record<string, string>,
-  nav: { label: string; path: string }[],
+  nav: { label: string; path: string; operator?: boolean }[],
   currentNav: string | undefined,
 ): Markup {
   return html`<!doctype html>
@@ -44,7 +46,7 @@ export function layout(
 <body data-page="${page.id}">
 <header>
 <a class="brand" href="/">Platform</a>
-${page.signedIn ? html`<nav aria-label="Main">${nav.map((n) => html`<a href="${n.path}"${n.label === currentNav ? raw(' aria-current="page"') : ''}>${n.label}</a>`)}</nav>` : ''}
+${page.signedIn ? html`<nav aria-label="Main">${nav.map((n) => html`<a href="${n.path}"${n.label === currentNav ? raw(' aria-current="page"') : ''}${n.operator ? raw(' data-operator hidden') : ''}>${n.label}</a>`)}</nav>` : ''}
 <span class="spacer"></span>
 ${page.signedIn ? html`<select id="account-switch" aria-label="Account" hidden></select>` : ''}
 <span id="who" aria-live="polite"></span>
@@ -57,6 +59,19 @@ ${page.body(params)}
 </main>
 </body>
 </html>`;
+}
+
+/** The tabs of the Operator section. */
+export function operatorTabs(active: string): Markup {
+  const tabs: [string, string][] = [
+    ['Accounts', '/operator'],
+    ['Health', '/operator/health'],
+    ['Actions', '/operator/actions'],
+  ];
+  return html`<nav class="tabs" aria-label="Operator">${tabs.map(
+    ([label, path]) =>
+      html`<a href="${path}"${label === active ? raw(' aria-current="page"') : ''}>${label}</a>`,
+  )}</nav>`;
 }
 
 /** The tabs of an app's pages. */

@@ -25,12 +25,20 @@ function secured(c: Context<Env>): void {
 export function consolePages(options: { devOutbox: boolean; plans: PlanCatalogue }): Hono<Env> {
   const r = new Hono<Env>();
   const pages = consolePageList(options);
-  const nav = pages.filter((p) => p.nav).map((p) => ({ label: p.nav!, path: p.path }));
+  const nav = pages
+    .filter((p) => p.nav)
+    .map((p) => ({ label: p.nav!, path: p.path, operator: p.operator }));
   for (const page of pages) {
     // a GET only renders: nothing is read or changed until the page's script calls /v0
     r.get(page.path, (c) => {
       secured(c);
-      const current = page.nav ?? (page.path.startsWith('/apps/') ? 'Apps' : undefined);
+      const current =
+        page.nav ??
+        (page.path.startsWith('/apps/')
+          ? 'Apps'
+          : page.path.startsWith('/operator')
+            ? 'Operator'
+            : undefined);
       return c.html(layout(page, c.req.param() as Record<string, string>, nav, current));
     });
     r.get(`/assets/pages/${page.id}.js`, (c) => {

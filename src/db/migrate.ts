@@ -27,10 +27,18 @@ export async function readMigrations(dir = SQL_DIR): Promise<Migration[]> {
 /**
  * Applies pending migrations under an advisory lock, each in its own transaction and recorded in
  * `platform_migrations`. A landed migration whose file changed stops start-up: they are never edited.
- * Returns the ids applied by this call.
+ * `upTo` stops after that migration (a restore migrates to the backup's stage first). Returns the ids
+ * applied by this call.
  */
-export async function migrate(connectionString: string): Promise<string[]> {
-  const migrations = await readMigrations();
+export async function migrate(
+  connectionString: string,
+  options: { upTo?: string } = {},
+): Promise<string[]> {
+  const all = await readMigrations();
+  const last =
+    options.upTo === undefined ? all.length : all.findIndex((m) => m.id === options.upTo) + 1;
+  if (last === 0) throw new Error(`No migration ${options.upTo} in sql/.`);
+  const migrations = all.slice(0, last);
   const client = new pg.Client({ connectionString });
   await client.connect();
   const applied: string[] = [];

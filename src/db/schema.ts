@@ -316,6 +316,8 @@ export interface Database {
   release_files: ReleaseFilesTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   node_heartbeats: NodeHeartbeatsTable;
+  operators: OperatorsTable;
+  operator_actions: OperatorActionsTable;
   app_job_backlog: AppJobBacklogTable;
   app_resources: AppResourcesTable;
   app_secrets: AppSecretsTable;
@@ -479,6 +481,24 @@ export interface NodeHeartbeatsTable {
   blob_bucket: string | null;
   started_at: Generated<Date>;
   beat_at: Generated<Date>;
+}
+
+export interface OperatorsTable {
+  user_id: string;
+  granted_by: string;
+  granted_at: Generated<Date>;
+}
+
+export interface OperatorActionsTable {
+  id: string;
+  seq: Generated<number>;
+  at: Generated<Date>;
+  actor_user_id: string | null;
+  actor_label: string;
+  action: string;
+  account_id: string | null;
+  app_id: string | null;
+  detail: ColumnType<unknown, string | undefined, string>;
 }
 
 export interface AnalyticsTrafficTable {

@@ -36,6 +36,8 @@ export type RouteSpec = {
   security?: Security;
   /** The route acts on the account chosen by `X-Platform-Account-Id` (or the default one). */
   accountHeader?: boolean;
+  /** A success body that is text, not JSON (`/metrics`): its media type and an example. */
+  text?: { contentType: string; example: string };
 };
 
 export type Marked = MiddlewareHandler<Env> & { [ROUTE_SPEC]?: RouteSpec };

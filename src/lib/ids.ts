@@ -12,7 +12,18 @@ export function randomToken(length: number): string {
 
 /** Identifier with a type prefix, e.g. `usr_8k2m...` (20 random characters = 100 bits). */
 export function newId(
-  prefix: 'usr' | 'acct' | 'key' | 'rel' | 'inv' | 'route' | 'file' | 'row' | 'sess' | 'dev',
+  prefix:
+    | 'usr'
+    | 'acct'
+    | 'key'
+    | 'rel'
+    | 'inv'
+    | 'route'
+    | 'file'
+    | 'row'
+    | 'sess'
+    | 'dev'
+    | 'opa',
 ): string {
   return `${prefix}_${randomToken(20)}`;
 }

@@ -54,70 +54,59 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "AccountList": {
       "accounts": [
         {
-          "id": "acct_jwv26gnywxfx51wpy0zk",
-          "account_id": "acct_jwv26gnywxfx51wpy0zk",
-          "name": "alice-27011-1-461247",
-          "owner_user_id": "usr_drapdx4s92e02r60c49a",
-          "role": "developer"
+          "id": "acct_ss92e8bfkfp8p0ez3yqf",
+          "account_id": "acct_ss92e8bfkfp8p0ez3yqf",
+          "name": "user-12180-27-b2bbeb",
+          "owner_user_id": "usr_zpq4e9ce16b5438p9gtb",
+          "role": "owner"
         },
         {
-          "id": "acct_qc7xx76a6bzp9xp6tecd",
-          "account_id": "acct_qc7xx76a6bzp9xp6tecd",
-          "name": "developer-27011-3-9f964a",
-          "owner_user_id": "usr_4cpj9xw5x9erb2vv2m9d",
+          "id": "acct_zwkwmwmcqnm6pn20f5xb",
+          "account_id": "acct_zwkwmwmcqnm6pn20f5xb",
+          "name": "admin-12180-28-48aa2d",
+          "owner_user_id": "usr_zpq4e9ce16b5438p9gtb",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_qc7xx76a6bzp9xp6tecd"
+      "default_account_id": "acct_zwkwmwmcqnm6pn20f5xb"
     },
     "AccountMembership": {
-      "id": "acct_jwv26gnywxfx51wpy0zk",
-      "account_id": "acct_jwv26gnywxfx51wpy0zk",
-      "name": "alice-27011-1-461247",
-      "owner_user_id": "usr_drapdx4s92e02r60c49a",
+      "id": "acct_8bqazwj9bx3v7xxg215d",
+      "account_id": "acct_8bqazwj9bx3v7xxg215d",
+      "name": "nub56ufz9",
+      "owner_user_id": "usr_7gff3fx6br654apqtq7e",
       "role": "owner"
     },
     "AccountStatus": {
-      "account_id": "acct_9hq5exfjj7x4e3gksh9w",
-      "plan_key": "free",
-      "billing_access_state": "active",
-      "grace_ends_at": null,
-      "active_flags": [
+      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "plan_key": "business",
+      "billing_access_state": "past_due_grace",
+      "grace_ends_at": "2026-11-30T10:37:48.193Z",
+      "active_flags": [],
+      "suspended": false,
+      "restricted": true,
+      "reasons": [
+        "A payment failed. Apps stay online until 2026-11-30, but new slugs, custom domains and other paid features are blocked u"
+      ],
+      "warnings": [
         {
-          "scope": "app",
-          "app_id": "d9rgy4d7tnn4r1qe",
-          "flag": "suspended",
-          "reason": "Spam",
-          "set_at": "2026-11-25T17:14:46.560Z"
-        },
-        {
-          "scope": "app",
-          "app_id": "p4fyyp6wztdfjx0t",
-          "flag": "takedown",
-          "reason": "Court order 7",
-          "set_at": "2026-11-25T17:14:46.587Z"
+          "code": "billing_past_due",
+          "message": "A payment failed. Apps stay online until 2026-11-30, but new slugs, custom domains and other paid features are blocked u"
         }
       ],
-      "suspended": false,
-      "restricted": false,
-      "reasons": [
-        "App d9rgy4d7tnn4r1qe is suspended: Spam",
-        "App p4fyyp6wztdfjx0t is taken down: Court order 7"
-      ],
-      "warnings": [],
       "usage": {
         "apps": 2,
-        "requests.monthly": 0,
+        "requests.monthly": 2,
         "app_slugs": 0,
         "custom_domains": 0,
         "storage.bytes": 0
       },
       "limits": {
-        "apps": 3,
-        "requests.monthly": 100000,
-        "app_slugs": 0,
-        "custom_domains": 0,
-        "storage.bytes": 1073741824
+        "apps": 50,
+        "requests.monthly": 5000000,
+        "app_slugs": 50,
+        "custom_domains": 10,
+        "storage.bytes": 53687091200
       },
       "usage_period": {
         "period_start": "2026-11-01T00:00:00.000Z",
@@ -140,7 +129,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "status": "live",
       "reasons": [],
       "missing_secrets": [],
-      "previous_release_id": "rel_mn07v70va77pdd0v33wq"
+      "previous_release_id": null
     },
     "ActiveFlag": {
       "scope": "app",
@@ -167,24 +156,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_351v14q0ahjh8m37dd34",
-          "api_key_id": "key_351v14q0ahjh8m37dd34",
-          "key_prefix": "ap_t7aOwtOu",
+          "id": "key_stg94589sd4j8zjvxzdg",
+          "api_key_id": "key_stg94589sd4j8zjvxzdg",
+          "key_prefix": "ap_EL69x8XU",
           "name": "admin command",
-          "created_at": "2026-11-24T11:32:09.983Z",
-          "last_used_at": "2026-11-24T11:32:09.986Z",
+          "created_at": "2026-11-27T10:37:47.790Z",
+          "last_used_at": "2026-11-27T10:37:47.793Z",
           "revoked_at": null
         }
       ],
       "cursor": null
     },
     "ApiKeyMetadata": {
-      "id": "key_351v14q0ahjh8m37dd34",
-      "api_key_id": "key_351v14q0ahjh8m37dd34",
-      "key_prefix": "ap_t7aOwtOu",
+      "id": "key_stg94589sd4j8zjvxzdg",
+      "api_key_id": "key_stg94589sd4j8zjvxzdg",
+      "key_prefix": "ap_EL69x8XU",
       "name": "admin command",
-      "created_at": "2026-11-24T11:32:09.983Z",
-      "last_used_at": "2026-11-24T11:32:09.986Z",
+      "created_at": "2026-11-27T10:37:47.790Z",
+      "last_used_at": "2026-11-27T10:37:47.793Z",
       "revoked_at": null
     },
     "AppAnalytics": {
@@ -286,30 +275,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "generated_at": "2026-11-24T08:29:14.691Z"
     },
     "AppList": {
-      "apps": [
-        {
-          "app_id": "5cw86azcca9erzk8",
-          "name": "My site",
-          "summary": null,
-          "visibility": "public",
-          "origin": "http://5cw86azcca9erzk8.apps.localhost:8787",
-          "created_at": "2026-11-25T17:14:43.206Z",
-          "updated_at": "2026-11-25T17:14:43.217Z",
-          "deleted_at": null,
-          "live_release_id": "rel_b6yzp38ktmw5c9jzb4qv"
-        },
-        {
-          "app_id": "d1kfqfvve0rm7h80",
-          "name": "My site",
-          "summary": null,
-          "visibility": "public",
-          "origin": "http://d1kfqfvve0rm7h80.apps.localhost:8787",
-          "created_at": "2026-11-25T17:14:43.171Z",
-          "updated_at": "2026-11-25T17:14:43.185Z",
-          "deleted_at": null,
-          "live_release_id": "rel_85enexz8ea34r1teyrfq"
-        }
-      ]
+      "apps": []
     },
     "AppManifest": {
       "name": "My site"
@@ -374,14 +340,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "expires_at": "2026-11-25T05:37:42.000Z"
     },
     "CreateApiKeyRequest": {
-      "name": "  laptop  "
+      "name": "k1"
     },
     "CreatedApiKey": {
-      "id": "key_ajxbcstxs0607gapqkbg",
-      "api_key_id": "key_ajxbcstxs0607gapqkbg",
-      "key_prefix": "ap_LQYA3IG7",
-      "name": "laptop",
-      "created_at": "2026-11-24T05:37:41.699Z",
+      "id": "key_34d63m6gyp9a0204j8hy",
+      "api_key_id": "key_34d63m6gyp9a0204j8hy",
+      "key_prefix": "ap_mIwyLFW0",
+      "name": "k1",
+      "created_at": "2026-11-27T10:37:04.575Z",
       "last_used_at": null,
       "revoked_at": null,
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
@@ -406,44 +372,44 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "unique": true
     },
     "DeviceApproval": {
-      "user_code": "DNXD-BWNQ",
-      "client_name": "platform CLI on vm",
-      "client_address": "127.0.0.1",
+      "user_code": "LQBJ-ZMDX",
+      "client_name": "platform CLI on laptop",
+      "client_address": "127.0.3.1",
       "status": "pending",
-      "created_at": "2026-11-24T05:37:46.812Z",
-      "expires_at": "2026-11-24T05:47:46.812Z"
+      "created_at": "2026-11-27T10:37:04.079Z",
+      "expires_at": "2026-11-27T10:47:04.079Z"
     },
     "DeviceApproveRequest": {
-      "user_code": "DNXD-BWNQ",
-      "account_id": "acct_k9erhhbvae7wzc2yjhgw"
+      "user_code": "LSGH-WQWJ",
+      "account_id": "acct_bwz47s0q7q0fp2r2n5h7"
     },
     "DeviceDecision": {
-      "user_code": "DNXD-BWNQ",
+      "user_code": "LQBJ-ZMDX",
       "status": "approved"
     },
     "DeviceDenyRequest": {
-      "user_code": "RZRS-VGXW"
+      "user_code": "LFGF-GPNV"
     },
     "DevicePoll": {
       "status": "approved",
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000",
-      "api_key_id": "key_ry66914tcvzxfvmwda36",
-      "key_prefix": "ap_u2ipdXv0",
-      "account_id": "acct_k9erhhbvae7wzc2yjhgw"
+      "api_key_id": "key_abdv59hrkz1w6zn5v31d",
+      "key_prefix": "ap_JWLG_7hQ",
+      "account_id": "acct_4terr23tnm8qm4f0xzde"
     },
     "DevicePollRequest": {
-      "device_code": "34msgGHPrmLpXNcHKbvzAitTeCgY1PQnj7eE6_BWcCU"
+      "device_code": "aYekn90psltBZ_mcV48PQl4IQY5ibXLKRa8pVjxGvU4"
     },
     "DeviceStart": {
-      "device_code": "34msgGHPrmLpXNcHKbvzAitTeCgY1PQnj7eE6_BWcCU",
-      "user_code": "DNXD-BWNQ",
-      "verification_uri": "http://console.localhost:35521/device",
-      "verification_uri_complete": "http://console.localhost:35521/device?user_code=DNXD-BWNQ",
+      "device_code": "aYekn90psltBZ_mcV48PQl4IQY5ibXLKRa8pVjxGvU4",
+      "user_code": "LQBJ-ZMDX",
+      "verification_uri": "http://console.localhost:8787/device",
+      "verification_uri_complete": "http://console.localhost:8787/device?user_code=LQBJ-ZMDX",
       "expires_in": 600,
       "interval": 5
     },
     "DeviceStartRequest": {
-      "client_name": "platform CLI on vm"
+      "client_name": "platform CLI on laptop"
     },
     "DnsCheck": {
       "ok": true,
@@ -573,24 +539,20 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "EmailConfirmRequest": {
-      "token": "h2je69GOEFw2AL3Mz56-1na5ZOBoizdgWPe2TBP0UVI"
+      "token": "m27oJiUU3bOsOmYB9JqQSkYRFVZkTh7FtbbohFjX--s"
     },
     "EmailLinkRequest": {
-      "email": "browser-27048-1-266ab7@example.com"
+      "email": "next-11213-1-b44cfb@example.com"
     },
     "EmailLinkSent": {
       "status": "sent"
     },
     "Error": {
       "error": {
-        "code": "plan_limit_exceeded",
-        "message": "Your Free plan allows 3 published apps; this would make 4. Unpublish an app you no longer need (`platform unpublish --ap",
+        "code": "account_suspended",
+        "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "limit_key": "apps.max",
-          "plan_key": "free",
-          "allowed": 3,
-          "current": 4,
-          "required_plan_key": "starter"
+          "account_id": "acct_qsgjtw0ebppkjhvgy0a1"
         }
       }
     },
@@ -659,19 +621,19 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "api_base_url": "http://api.localhost:8787"
     },
     "Invitation": {
-      "invitation_id": "inv_pwvb07bqhja3beevzqmh",
-      "email": "teammate-27048-2-207cee@example.com",
-      "role": "viewer",
-      "expires_at": "2026-12-01T05:38:04.429Z"
+      "invitation_id": "inv_543yyf1z95qx2qj6rgk9",
+      "email": "invitee-12180-23-84d70b@example.com",
+      "role": "developer",
+      "expires_at": "2026-12-04T10:37:15.266Z"
     },
     "InvitationRevoked": {
-      "account_id": "acct_knhnzyesf3tsaa0k5wrm",
-      "invitation_id": "inv_xgxn9mpbmxga7dfax8tj",
+      "account_id": "acct_gdz8pef9wgncg25by3tj",
+      "invitation_id": "inv_jzwz6e2vkanapr8rks6g",
       "revoked": true
     },
     "InviteMemberRequest": {
-      "email": "teammate-27048-2-207cee@example.com",
-      "role": "viewer"
+      "email": "invitee-12180-23-84d70b@example.com",
+      "role": "developer"
     },
     "JobRun": {
       "app_id": "27bxj3v37wk8s5ya",
@@ -685,36 +647,152 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "JobSpec": {},
     "Member": {
-      "user_id": "usr_6pgvpd9mwkzexe1v5154",
-      "email": "browser-27048-1-266ab7@example.com",
-      "username": "browser-person",
-      "role": "owner",
-      "joined_at": "2026-11-24T05:37:46.047Z"
+      "user_id": "usr_80y8jst7ff0gtsbmnc3m",
+      "email": "invitee-12180-23-84d70b@example.com",
+      "username": "invitee-35490",
+      "role": "developer",
+      "joined_at": "2026-11-27T10:37:15.493Z"
     },
     "MemberList": {
-      "account_id": "acct_k9erhhbvae7wzc2yjhgw",
+      "account_id": "acct_r30sgg04sw6fy371750j",
       "members": [
         {
-          "user_id": "usr_6pgvpd9mwkzexe1v5154",
-          "email": "browser-27048-1-266ab7@example.com",
-          "username": "browser-person",
+          "user_id": "usr_p3tb9zcamthjsjxq1182",
+          "email": "user-12180-22-f5b7f3@example.com",
+          "username": null,
           "role": "owner",
-          "joined_at": "2026-11-24T05:37:46.047Z"
+          "joined_at": "2026-11-27T10:37:15.255Z"
+        },
+        {
+          "user_id": "usr_80y8jst7ff0gtsbmnc3m",
+          "email": "invitee-12180-23-84d70b@example.com",
+          "username": "invitee-35490",
+          "role": "developer",
+          "joined_at": "2026-11-27T10:37:15.493Z"
         }
       ],
-      "invitations": [
+      "invitations": []
+    },
+    "MemberRemoved": {
+      "account_id": "acct_ss92e8bfkfp8p0ez3yqf",
+      "user_id": "usr_rzyax29ck9swzdknt9z7",
+      "removed": true
+    },
+    "OperatorAccount": {
+      "id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "name": "acme-12589-18-43cd73",
+      "owner_email": "acme-12589-18-43cd73@example.com",
+      "plan_key": "free",
+      "entitlement_source": "default",
+      "billing_access_state": "active",
+      "created_at": "2026-11-27T10:37:48.078Z",
+      "apps": 1,
+      "members": 1,
+      "requests_this_month": 0,
+      "stored_bytes": 28,
+      "flags": []
+    },
+    "OperatorAccountList": {
+      "accounts": [
         {
-          "invitation_id": "inv_pwvb07bqhja3beevzqmh",
-          "email": "teammate-27048-2-207cee@example.com",
-          "role": "viewer",
-          "expires_at": "2026-12-01T05:38:04.429Z"
+          "id": "acct_qsgjtw0ebppkjhvgy0a1",
+          "name": "acme-12589-18-43cd73",
+          "owner_email": "acme-12589-18-43cd73@example.com",
+          "plan_key": "free",
+          "entitlement_source": "default",
+          "billing_access_state": "active",
+          "created_at": "2026-11-27T10:37:48.078Z",
+          "apps": 1,
+          "members": 1,
+          "requests_this_month": 0,
+          "stored_bytes": 28,
+          "flags": []
+        }
+      ],
+      "cursor": null
+    },
+    "OperatorAction": {
+      "id": "opa_84xe27d75dc7h68s4r6t",
+      "at": "2026-11-27T10:37:48.198Z",
+      "actor_user_id": "usr_ef8s7c9r1jadtd5fnny2",
+      "actor_email": "first-12589-1-487070@example.com",
+      "actor_label": "first-12589-1-487070@example.com (API key ap_XgKcAWlt…)",
+      "action": "set_billing_state",
+      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "app_id": null,
+      "detail": {
+        "state": "past_due_grace",
+        "grace_ends_at": "2026-11-30T10:37:48.193Z"
+      }
+    },
+    "OperatorActionList": {
+      "actions": [
+        {
+          "id": "opa_84xe27d75dc7h68s4r6t",
+          "at": "2026-11-27T10:37:48.198Z",
+          "actor_user_id": "usr_ef8s7c9r1jadtd5fnny2",
+          "actor_email": "first-12589-1-487070@example.com",
+          "actor_label": "first-12589-1-487070@example.com (API key ap_XgKcAWlt…)",
+          "action": "set_billing_state",
+          "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+          "app_id": null,
+          "detail": {
+            "state": "past_due_grace",
+            "grace_ends_at": "2026-11-30T10:37:48.193Z"
+          }
+        },
+        {
+          "id": "opa_8q168f6j07qcb6rdv7m0",
+          "at": "2026-11-27T10:37:48.177Z",
+          "actor_user_id": "usr_ef8s7c9r1jadtd5fnny2",
+          "actor_email": "first-12589-1-487070@example.com",
+          "actor_label": "first-12589-1-487070@example.com (API key ap_XgKcAWlt…)",
+          "action": "clear_flag",
+          "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+          "app_id": null,
+          "detail": {
+            "flag": "suspended",
+            "cleared": true
+          }
+        }
+      ],
+      "cursor": "4"
+    },
+    "OperatorAppList": {
+      "apps": [
+        {
+          "id": "9rankg1cwa27gjpj",
+          "name": "My site",
+          "created_at": "2026-11-27T10:37:48.085Z",
+          "deleted_at": null,
+          "live_release_id": "rel_2yps941c9kzhqgbnvjxs",
+          "flags": [
+            {
+              "flag": "takedown",
+              "reason": "DMCA notice 7",
+              "created_at": "2026-11-27T10:37:48.140Z"
+            }
+          ]
         }
       ]
     },
-    "MemberRemoved": {
-      "account_id": "acct_jqbsz1ww9s0tm8c1g0zz",
-      "user_id": "usr_bzn3jgq7aycs5aznywn3",
-      "removed": true
+    "OperatorList": {
+      "operators": [
+        {
+          "user_id": "usr_ef8s7c9r1jadtd5fnny2",
+          "email": "first-12589-1-487070@example.com",
+          "granted_by": "first user",
+          "granted_at": "2026-11-27T10:37:47.629Z"
+        }
+      ]
+    },
+    "OperatorResult": {
+      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "plan_key": "business",
+      "previous_plan_key": "free",
+      "compatible": true,
+      "violations": [],
+      "actions": []
     },
     "PaymentsWebhookAck": {
       "received": true,
@@ -734,50 +812,51 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "PlatformSession": {
       "user": {
-        "id": "usr_n6xb7vx3xn96se3kt049",
-        "email": "invitee-29492-23-82fa3f@example.com",
-        "username": "invitee-49232"
+        "id": "usr_80y8jst7ff0gtsbmnc3m",
+        "email": "invitee-12180-23-84d70b@example.com",
+        "username": "invitee-35490"
       },
       "accounts": [
         {
-          "id": "acct_tbebx7ay3z1erbxa3v9p",
-          "account_id": "acct_tbebx7ay3z1erbxa3v9p",
-          "name": "invitee-49232",
-          "owner_user_id": "usr_n6xb7vx3xn96se3kt049",
-          "role": "owner"
+          "id": "acct_r30sgg04sw6fy371750j",
+          "account_id": "acct_r30sgg04sw6fy371750j",
+          "name": "user-12180-22-f5b7f3",
+          "owner_user_id": "usr_p3tb9zcamthjsjxq1182",
+          "role": "developer"
         },
         {
-          "id": "acct_y7khanq6xn8h0g0ynt9s",
-          "account_id": "acct_y7khanq6xn8h0g0ynt9s",
-          "name": "user-29492-22-9ed678",
-          "owner_user_id": "usr_1hd0m7sd9m67kgk7angw",
-          "role": "developer"
+          "id": "acct_vea3ejw38jn3j8np64xh",
+          "account_id": "acct_vea3ejw38jn3j8np64xh",
+          "name": "invitee-35490",
+          "owner_user_id": "usr_80y8jst7ff0gtsbmnc3m",
+          "role": "owner"
         }
       ],
-      "default_account_id": "acct_tbebx7ay3z1erbxa3v9p",
-      "csrf_token": "KwtV4Kwh0xwzZazaaUm3tP-n35OMcgON9sqGujOEMLY",
-      "expires_at": "2026-12-01T05:40:49.279Z"
+      "default_account_id": "acct_vea3ejw38jn3j8np64xh",
+      "csrf_token": "gVtkYWaAGewyqC9OIxIKnx6rbvfLBBtb_Loea7Hsfbc",
+      "expires_at": "2026-12-04T10:37:15.506Z",
+      "operator": false
     },
     "PlatformUser": {
-      "id": "usr_6pgvpd9mwkzexe1v5154",
-      "email": "browser-27048-1-266ab7@example.com",
-      "username": "browser-person"
+      "id": "usr_7gff3fx6br654apqtq7e",
+      "email": "next-11213-1-b44cfb@example.com",
+      "username": "nub56ufz9"
     },
     "PortalSession": {
       "url": "http://127.0.0.1:39361/portal/eb417e1d47a8"
     },
     "PublishAppResponse": {
       "status": "published",
-      "app_id": "8n7bz4qrpfmrmaqa",
-      "account_id": "acct_pd5d5ydfxa9gf5pd5zja",
-      "release_id": "rel_q9hy03b0tnnz2zcsw29f",
-      "origin": "http://8n7bz4qrpfmrmaqa.apps.localhost:8787",
-      "previous_release_id": "rel_mn07v70va77pdd0v33wq",
+      "app_id": "d9184xnk9jhjt069",
+      "account_id": "acct_trv4k445gkr795wmftae",
+      "release_id": "rel_hsj3x1569af1tq5y49v3",
+      "origin": "http://d9184xnk9jhjt069.apps.localhost:8787",
+      "previous_release_id": null,
       "activation": {
         "status": "live",
         "reasons": [],
         "missing_secrets": [],
-        "previous_release_id": "rel_mn07v70va77pdd0v33wq"
+        "previous_release_id": null
       }
     },
     "PublishRequest": {
@@ -798,43 +877,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "content_type": "text/javascript",
           "content_base64": "Y29uc29sZS5sb2coMSk="
         }
-      ],
-      "resources": {
-        "data": {
-          "collections": {
-            "c0": {
-              "fields": {
-                "title": "string"
-              }
-            },
-            "c1": {
-              "fields": {
-                "title": "string"
-              }
-            },
-            "c2": {
-              "fields": {
-                "title": "string"
-              }
-            },
-            "c3": {
-              "fields": {
-                "title": "string"
-              }
-            },
-            "c4": {
-              "fields": {
-                "title": "string"
-              }
-            },
-            "c5": {
-              "fields": {
-                "title": "string"
-              }
-            }
-          }
-        }
-      }
+      ]
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
@@ -901,7 +944,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RenameApiKeyRequest": {
-      "name": " ci "
+      "name": "renamed"
     },
     "ResourceList": {
       "app_id": "n81rhvwxczan42mg",
@@ -998,13 +1041,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_351v14q0ahjh8m37dd34",
-      "api_key_id": "key_351v14q0ahjh8m37dd34",
-      "key_prefix": "ap_t7aOwtOu",
+      "id": "key_stg94589sd4j8zjvxzdg",
+      "api_key_id": "key_stg94589sd4j8zjvxzdg",
+      "key_prefix": "ap_EL69x8XU",
       "name": "admin command",
-      "created_at": "2026-11-24T11:32:09.983Z",
-      "last_used_at": "2026-11-24T11:32:09.986Z",
-      "revoked_at": "2026-11-24T11:32:09.996Z",
+      "created_at": "2026-11-27T10:37:47.790Z",
+      "last_used_at": "2026-11-27T10:37:47.793Z",
+      "revoked_at": "2026-11-27T10:37:47.803Z",
       "revoked": true
     },
     "RollbackRequest": {
@@ -1163,9 +1206,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RuntimeManifest": {
-      "static_root": "public",
-      "fallback": "server",
-      "server_entry": "server.js"
+      "static_root": "public"
     },
     "SecretDeleted": {
       "app_id": "brem8rfmqjwqecgq",
@@ -1190,29 +1231,62 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "created_at": "2026-11-24T11:32:08.254Z",
       "updated_at": "2026-11-24T11:32:08.254Z"
     },
+    "ServerHealth": {
+      "nodes": [],
+      "workers": [],
+      "jobs": {
+        "ready": 0,
+        "scheduled": 0,
+        "running": 0,
+        "failed": 0,
+        "oldest_ready_seconds": null
+      },
+      "blobs": {
+        "store": "postgres",
+        "bucket": null,
+        "by_location": [
+          {
+            "stored_in": "postgres",
+            "count": 4,
+            "bytes": 56
+          }
+        ]
+      },
+      "postgres": {
+        "embedded": false,
+        "version": "17.10",
+        "database_bytes": 10237619,
+        "connections": 8,
+        "pool": {
+          "total": 7,
+          "idle": 7,
+          "waiting": 0
+        }
+      }
+    },
     "SetSecretRequest": {
       "value": "sekret-value"
     },
     "SignedIn": {
       "status": "signed_in",
       "user": {
-        "id": "usr_6pgvpd9mwkzexe1v5154",
-        "email": "browser-27048-1-266ab7@example.com",
-        "username": "browser-person"
+        "id": "usr_7gff3fx6br654apqtq7e",
+        "email": "next-11213-1-b44cfb@example.com",
+        "username": "nub56ufz9"
       },
-      "default_account_id": "acct_k9erhhbvae7wzc2yjhgw",
-      "csrf_token": "tqx3cndd9K0x1I7bdYn_zkgXZvwvNZ2BpZIfF8quz4A"
+      "default_account_id": "acct_8bqazwj9bx3v7xxg215d",
+      "csrf_token": "UalrtGCz4wABvRU0Zssc72AAAGumgIl_dw6ouYmpu4U"
     },
     "SignedOut": {
       "status": "signed_out"
     },
     "SignupCompleteRequest": {
-      "username": "browser-person",
-      "account_name": "Browser Co"
+      "username": "newcomer-1",
+      "account_name": "Newcomer Ltd"
     },
     "SignupRequired": {
       "status": "signup_required",
-      "email": "browser-27048-1-266ab7@example.com"
+      "email": "newcomer-11852-1-175e68@example.com"
     },
     "SlugList": {
       "app_id": "wrfgq0qeg748nysx",
@@ -1235,8 +1309,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "StandingWarning": {
-      "code": "limit_reached",
-      "message": "Free allows 20 monthly requests; this account is at 20. App origins answer 402 until the month ends. Starter allows more"
+      "code": "billing_past_due",
+      "message": "A payment failed. Apps stay online until 2026-11-30, but new slugs, custom domains and other paid features are blocked u"
     },
     "StripeCustomer": {
       "id": "cus_c44691c4b95e5c963c89"
@@ -1273,7 +1347,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
   },
   "responses": {
     "approveDeviceAuthorization 200": {
-      "user_code": "DNXD-BWNQ",
+      "user_code": "LQBJ-ZMDX",
       "status": "approved"
     },
     "approveDeviceAuthorization 400": {
@@ -1303,12 +1377,22 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "Account not found."
       }
     },
+    "approveDeviceAuthorization 409": {
+      "error": {
+        "code": "conflict",
+        "message": "You have 100 live API keys, the most one user may hold (100). Revoke keys you no longer use (the console's API keys page",
+        "details": {
+          "live_keys": 100,
+          "limit": 100
+        }
+      }
+    },
     "changeMemberRole 200": {
-      "user_id": "usr_bzn3jgq7aycs5aznywn3",
-      "email": "developer-29492-29-17bcf4@example.com",
+      "user_id": "usr_rzyax29ck9swzdknt9z7",
+      "email": "developer-12180-29-c134e4@example.com",
       "username": null,
       "role": "viewer",
-      "joined_at": "2026-11-24T05:40:49.667Z"
+      "joined_at": "2026-11-27T10:37:15.889Z"
     },
     "changeMemberRole 401": {
       "error": {
@@ -1341,12 +1425,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "completeSignup 201": {
       "status": "signed_in",
       "user": {
-        "id": "usr_6pgvpd9mwkzexe1v5154",
-        "email": "browser-27048-1-266ab7@example.com",
-        "username": "browser-person"
+        "id": "usr_1yzrs5y3k6apzd270qmw",
+        "email": "taken-name-11852-2-e51bf9@example.com",
+        "username": "taken-name"
       },
-      "default_account_id": "acct_k9erhhbvae7wzc2yjhgw",
-      "csrf_token": "tqx3cndd9K0x1I7bdYn_zkgXZvwvNZ2BpZIfF8quz4A"
+      "default_account_id": "acct_6nazv2w932f9g9w7qgzn",
+      "csrf_token": "6hmAkXRaslgVv-tpsBC9ZJrVdvChASVHOIu2r0HjOzE"
     },
     "completeSignup 400": {
       "error": {
@@ -1371,8 +1455,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "confirmEmailLink 200": {
-      "status": "signup_required",
-      "email": "browser-27048-1-266ab7@example.com"
+      "status": "signed_in",
+      "user": {
+        "id": "usr_7gff3fx6br654apqtq7e",
+        "email": "next-11213-1-b44cfb@example.com",
+        "username": "nub56ufz9"
+      },
+      "default_account_id": "acct_8bqazwj9bx3v7xxg215d",
+      "csrf_token": "UalrtGCz4wABvRU0Zssc72AAAGumgIl_dw6ouYmpu4U"
     },
     "confirmEmailLink 400": {
       "error": {
@@ -1435,11 +1525,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createApiKey 201": {
-      "id": "key_ajxbcstxs0607gapqkbg",
-      "api_key_id": "key_ajxbcstxs0607gapqkbg",
-      "key_prefix": "ap_LQYA3IG7",
-      "name": "laptop",
-      "created_at": "2026-11-24T05:37:41.699Z",
+      "id": "key_34d63m6gyp9a0204j8hy",
+      "api_key_id": "key_34d63m6gyp9a0204j8hy",
+      "key_prefix": "ap_mIwyLFW0",
+      "name": "k1",
+      "created_at": "2026-11-27T10:37:04.575Z",
       "last_used_at": null,
       "revoked_at": null,
       "api_key": "ap_EXAMPLE000000000000000000000000000000000000"
@@ -1821,7 +1911,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "denyDeviceAuthorization 200": {
-      "user_code": "RZRS-VGXW",
+      "user_code": "LFGF-GPNV",
       "status": "denied"
     },
     "getAccountLimits 200": {
@@ -1884,7 +1974,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getAccountStatus 200": {
-      "account_id": "acct_vg8myeghc8fb850f24q9",
+      "account_id": "acct_trv4k445gkr795wmftae",
       "plan_key": "free",
       "billing_access_state": "active",
       "grace_ends_at": null,
@@ -1895,14 +1985,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "warnings": [],
       "usage": {
         "apps": 1,
-        "requests.monthly": 7,
+        "requests.monthly": 0,
         "app_slugs": 0,
         "custom_domains": 0,
         "storage.bytes": 0
       },
       "limits": {
         "apps": 3,
-        "requests.monthly": 20,
+        "requests.monthly": 100000,
         "app_slugs": 0,
         "custom_domains": 0,
         "storage.bytes": 1073741824
@@ -2109,12 +2199,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "getDeviceAuthorization 200": {
-      "user_code": "DNXD-BWNQ",
-      "client_name": "platform CLI on vm",
-      "client_address": "127.0.0.1",
+      "user_code": "LQBJ-ZMDX",
+      "client_name": "platform CLI on laptop",
+      "client_address": "127.0.3.1",
       "status": "pending",
-      "created_at": "2026-11-24T05:37:46.812Z",
-      "expires_at": "2026-11-24T05:47:46.812Z"
+      "created_at": "2026-11-27T10:37:04.079Z",
+      "expires_at": "2026-11-27T10:47:04.079Z"
     },
     "getDeviceAuthorization 400": {
       "error": {
@@ -2131,9 +2221,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "getDeviceAuthorization 429": {
       "error": {
         "code": "abuse_throttled",
-        "message": "Too many wrong codes; try again in 254 seconds.",
+        "message": "Too many wrong codes; try again in 475 seconds.",
         "details": {
-          "retry_after": 254
+          "retry_after": 475
         }
       }
     },
@@ -2188,22 +2278,23 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "getPlatformSession 200": {
       "user": {
-        "id": "usr_6pgvpd9mwkzexe1v5154",
-        "email": "browser-27048-1-266ab7@example.com",
-        "username": "browser-person"
+        "id": "usr_7gff3fx6br654apqtq7e",
+        "email": "next-11213-1-b44cfb@example.com",
+        "username": "nub56ufz9"
       },
       "accounts": [
         {
-          "id": "acct_k9erhhbvae7wzc2yjhgw",
-          "account_id": "acct_k9erhhbvae7wzc2yjhgw",
-          "name": "Browser Co",
-          "owner_user_id": "usr_6pgvpd9mwkzexe1v5154",
+          "id": "acct_8bqazwj9bx3v7xxg215d",
+          "account_id": "acct_8bqazwj9bx3v7xxg215d",
+          "name": "nub56ufz9",
+          "owner_user_id": "usr_7gff3fx6br654apqtq7e",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_k9erhhbvae7wzc2yjhgw",
-      "csrf_token": "tqx3cndd9K0x1I7bdYn_zkgXZvwvNZ2BpZIfF8quz4A",
-      "expires_at": "2026-12-01T05:37:46.142Z"
+      "default_account_id": "acct_8bqazwj9bx3v7xxg215d",
+      "csrf_token": "UalrtGCz4wABvRU0Zssc72AAAGumgIl_dw6ouYmpu4U",
+      "expires_at": "2026-12-04T10:36:53.595Z",
+      "operator": true
     },
     "getPlatformSession 401": {
       "error": {
@@ -2219,10 +2310,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "api_base_url": "http://api.localhost:8787"
     },
     "inviteMember 201": {
-      "invitation_id": "inv_pwvb07bqhja3beevzqmh",
-      "email": "teammate-27048-2-207cee@example.com",
-      "role": "viewer",
-      "expires_at": "2026-12-01T05:38:04.429Z"
+      "invitation_id": "inv_543yyf1z95qx2qj6rgk9",
+      "email": "invitee-12180-23-84d70b@example.com",
+      "role": "developer",
+      "expires_at": "2026-12-04T10:37:15.266Z"
     },
     "inviteMember 400": {
       "error": {
@@ -2265,23 +2356,32 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "inviteMember 409": {
       "error": {
         "code": "conflict",
-        "message": "user-29492-22-9ed678@example.com is already a member of this account.",
+        "message": "user-12180-22-f5b7f3@example.com is already a member of this account.",
         "details": {
-          "user_id": "usr_1hd0m7sd9m67kgk7angw"
+          "user_id": "usr_p3tb9zcamthjsjxq1182"
+        }
+      }
+    },
+    "inviteMember 429": {
+      "error": {
+        "code": "abuse_throttled",
+        "message": "Too many invitations; try again in 464 seconds.",
+        "details": {
+          "retry_after": 464
         }
       }
     },
     "listAccounts 200": {
       "accounts": [
         {
-          "id": "acct_jwv26gnywxfx51wpy0zk",
-          "account_id": "acct_jwv26gnywxfx51wpy0zk",
-          "name": "alice-27011-1-461247",
-          "owner_user_id": "usr_drapdx4s92e02r60c49a",
+          "id": "acct_4terr23tnm8qm4f0xzde",
+          "account_id": "acct_4terr23tnm8qm4f0xzde",
+          "name": "user-11718-1-cccf33",
+          "owner_user_id": "usr_vrw5tedjg0fczkarvvg3",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_jwv26gnywxfx51wpy0zk"
+      "default_account_id": "acct_4terr23tnm8qm4f0xzde"
     },
     "listAccounts 401": {
       "error": {
@@ -2292,12 +2392,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_351v14q0ahjh8m37dd34",
-          "api_key_id": "key_351v14q0ahjh8m37dd34",
-          "key_prefix": "ap_t7aOwtOu",
+          "id": "key_stg94589sd4j8zjvxzdg",
+          "api_key_id": "key_stg94589sd4j8zjvxzdg",
+          "key_prefix": "ap_EL69x8XU",
           "name": "admin command",
-          "created_at": "2026-11-24T11:32:09.983Z",
-          "last_used_at": "2026-11-24T11:32:09.986Z",
+          "created_at": "2026-11-27T10:37:47.790Z",
+          "last_used_at": "2026-11-27T10:37:47.793Z",
           "revoked_at": null
         }
       ],
@@ -2310,19 +2410,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listApps 200": {
-      "apps": [
-        {
-          "app_id": "1jjk1w7mwdp8daa7",
-          "name": "My site",
-          "summary": null,
-          "visibility": "public",
-          "origin": "http://1jjk1w7mwdp8daa7.apps.localhost:8787",
-          "created_at": "2026-11-25T17:14:37.468Z",
-          "updated_at": "2026-11-25T17:14:37.614Z",
-          "deleted_at": null,
-          "live_release_id": "rel_ta0mthr1ypgssrnxpgfd"
-        }
-      ]
+      "apps": []
     },
     "listApps 400": {
       "error": {
@@ -2448,17 +2536,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listMembers 200": {
-      "account_id": "acct_k9erhhbvae7wzc2yjhgw",
+      "account_id": "acct_r30sgg04sw6fy371750j",
       "members": [
         {
-          "user_id": "usr_6pgvpd9mwkzexe1v5154",
-          "email": "browser-27048-1-266ab7@example.com",
-          "username": "browser-person",
+          "user_id": "usr_p3tb9zcamthjsjxq1182",
+          "email": "user-12180-22-f5b7f3@example.com",
+          "username": null,
           "role": "owner",
-          "joined_at": "2026-11-24T05:37:46.047Z"
+          "joined_at": "2026-11-27T10:37:15.255Z"
         }
       ],
-      "invitations": []
+      "invitations": [
+        {
+          "invitation_id": "inv_543yyf1z95qx2qj6rgk9",
+          "email": "invitee-12180-23-84d70b@example.com",
+          "role": "developer",
+          "expires_at": "2026-12-04T10:37:15.266Z"
+        }
+      ]
     },
     "listMembers 401": {
       "error": {
@@ -2620,6 +2715,303 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       ]
     },
+    "operatorClearAppFlag 200": {
+      "app_id": "9rankg1cwa27gjpj",
+      "flag": "takedown",
+      "cleared": true
+    },
+    "operatorClearAppFlag 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "operatorClearAppFlag 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Only this server's operators can use the operator routes; an operator names others with `npm run admin -- grant-operator"
+      }
+    },
+    "operatorFlagApp 200": {
+      "app_id": "9rankg1cwa27gjpj",
+      "flag": "takedown",
+      "set": true
+    },
+    "operatorFlagApp 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "operatorFlagApp 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Only this server's operators can use the operator routes; an operator names others with `npm run admin -- grant-operator"
+      }
+    },
+    "operatorLiftAccountSuspension 200": {
+      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "flag": "suspended",
+      "cleared": true
+    },
+    "operatorLiftAccountSuspension 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "operatorLiftAccountSuspension 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Only this server's operators can use the operator routes; an operator names others with `npm run admin -- grant-operator"
+      }
+    },
+    "operatorList 200": {
+      "operators": [
+        {
+          "user_id": "usr_ef8s7c9r1jadtd5fnny2",
+          "email": "first-12589-1-487070@example.com",
+          "granted_by": "first user",
+          "granted_at": "2026-11-27T10:37:47.629Z"
+        }
+      ]
+    },
+    "operatorList 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "operatorList 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Only this server's operators can use the operator routes; an operator names others with `npm run admin -- grant-operator"
+      }
+    },
+    "operatorListAccountApps 200": {
+      "apps": [
+        {
+          "id": "9rankg1cwa27gjpj",
+          "name": "My site",
+          "created_at": "2026-11-27T10:37:48.085Z",
+          "deleted_at": null,
+          "live_release_id": "rel_2yps941c9kzhqgbnvjxs",
+          "flags": [
+            {
+              "flag": "takedown",
+              "reason": "DMCA notice 7",
+              "created_at": "2026-11-27T10:37:48.140Z"
+            }
+          ]
+        }
+      ]
+    },
+    "operatorListAccountApps 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "operatorListAccountApps 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Only this server's operators can use the operator routes; an operator names others with `npm run admin -- grant-operator"
+      }
+    },
+    "operatorListAccounts 200": {
+      "accounts": [
+        {
+          "id": "acct_qsgjtw0ebppkjhvgy0a1",
+          "name": "acme-12589-18-43cd73",
+          "owner_email": "acme-12589-18-43cd73@example.com",
+          "plan_key": "free",
+          "entitlement_source": "default",
+          "billing_access_state": "active",
+          "created_at": "2026-11-27T10:37:48.078Z",
+          "apps": 1,
+          "members": 1,
+          "requests_this_month": 0,
+          "stored_bytes": 28,
+          "flags": []
+        }
+      ],
+      "cursor": null
+    },
+    "operatorListAccounts 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "operatorListAccounts 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Only this server's operators can use the operator routes; an operator names others with `npm run admin -- grant-operator"
+      }
+    },
+    "operatorListActions 200": {
+      "actions": [
+        {
+          "id": "opa_84xe27d75dc7h68s4r6t",
+          "at": "2026-11-27T10:37:48.198Z",
+          "actor_user_id": "usr_ef8s7c9r1jadtd5fnny2",
+          "actor_email": "first-12589-1-487070@example.com",
+          "actor_label": "first-12589-1-487070@example.com (API key ap_XgKcAWlt…)",
+          "action": "set_billing_state",
+          "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+          "app_id": null,
+          "detail": {
+            "state": "past_due_grace",
+            "grace_ends_at": "2026-11-30T10:37:48.193Z"
+          }
+        },
+        {
+          "id": "opa_8q168f6j07qcb6rdv7m0",
+          "at": "2026-11-27T10:37:48.177Z",
+          "actor_user_id": "usr_ef8s7c9r1jadtd5fnny2",
+          "actor_email": "first-12589-1-487070@example.com",
+          "actor_label": "first-12589-1-487070@example.com (API key ap_XgKcAWlt…)",
+          "action": "clear_flag",
+          "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+          "app_id": null,
+          "detail": {
+            "flag": "suspended",
+            "cleared": true
+          }
+        }
+      ],
+      "cursor": null
+    },
+    "operatorListActions 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "operatorListActions 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Only this server's operators can use the operator routes; an operator names others with `npm run admin -- grant-operator"
+      }
+    },
+    "operatorServerHealth 200": {
+      "nodes": [],
+      "workers": [],
+      "jobs": {
+        "ready": 0,
+        "scheduled": 0,
+        "running": 0,
+        "failed": 0,
+        "oldest_ready_seconds": null
+      },
+      "blobs": {
+        "store": "postgres",
+        "bucket": null,
+        "by_location": [
+          {
+            "stored_in": "postgres",
+            "count": 4,
+            "bytes": 56
+          }
+        ]
+      },
+      "postgres": {
+        "embedded": false,
+        "version": "17.10",
+        "database_bytes": 10237619,
+        "connections": 8,
+        "pool": {
+          "total": 7,
+          "idle": 7,
+          "waiting": 0
+        }
+      }
+    },
+    "operatorServerHealth 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "operatorServerHealth 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Only this server's operators can use the operator routes; an operator names others with `npm run admin -- grant-operator"
+      }
+    },
+    "operatorSetBillingState 200": {
+      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "billing_access_state": "past_due_grace",
+      "grace_ends_at": "2026-11-30T10:37:48.193Z"
+    },
+    "operatorSetBillingState 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "operatorSetBillingState 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Only this server's operators can use the operator routes; an operator names others with `npm run admin -- grant-operator"
+      }
+    },
+    "operatorSetPlan 200": {
+      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "plan_key": "business",
+      "previous_plan_key": "free",
+      "compatible": true,
+      "violations": [],
+      "actions": []
+    },
+    "operatorSetPlan 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "operatorSetPlan 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Only this server's operators can use the operator routes; an operator names others with `npm run admin -- grant-operator"
+      }
+    },
+    "operatorSuspendAccount 200": {
+      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "flag": "suspended",
+      "set": true
+    },
+    "operatorSuspendAccount 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "Invalid request body.",
+        "details": {
+          "fields": {
+            "reason": [
+              "give a reason"
+            ]
+          }
+        }
+      }
+    },
+    "operatorSuspendAccount 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "operatorSuspendAccount 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Only this server's operators can use the operator routes; an operator names others with `npm run admin -- grant-operator"
+      }
+    },
+    "operatorSuspendAccount 404": {
+      "error": {
+        "code": "not_found",
+        "message": "No such flag; flags here are suspended."
+      }
+    },
     "passwordLogin 410": {
       "error": {
         "code": "password_auth_disabled",
@@ -2670,11 +3062,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "pollDeviceAuthorization 200": {
-      "status": "approved",
-      "api_key": "ap_EXAMPLE000000000000000000000000000000000000",
-      "api_key_id": "key_ry66914tcvzxfvmwda36",
-      "key_prefix": "ap_u2ipdXv0",
-      "account_id": "acct_k9erhhbvae7wzc2yjhgw"
+      "status": "authorization_pending",
+      "interval": 5
     },
     "pollDeviceAuthorization 400": {
       "error": {
@@ -2705,10 +3094,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "k8zve3mn2rrcwjsp",
-      "account_id": "acct_vg8myeghc8fb850f24q9",
-      "release_id": "rel_y9jr4wkjk4th12ardqcm",
-      "origin": "http://k8zve3mn2rrcwjsp.apps.localhost:8787",
+      "app_id": "d9184xnk9jhjt069",
+      "account_id": "acct_trv4k445gkr795wmftae",
+      "release_id": "rel_hsj3x1569af1tq5y49v3",
+      "origin": "http://d9184xnk9jhjt069.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -2754,7 +3143,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_dm93nzrn8grqs5cgfj3a"
+          "account_id": "acct_qsgjtw0ebppkjhvgy0a1"
         }
       }
     },
@@ -2849,8 +3238,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "removeMember 200": {
-      "account_id": "acct_jqbsz1ww9s0tm8c1g0zz",
-      "user_id": "usr_bzn3jgq7aycs5aznywn3",
+      "account_id": "acct_ss92e8bfkfp8p0ez3yqf",
+      "user_id": "usr_rzyax29ck9swzdknt9z7",
       "removed": true
     },
     "removeMember 401": {
@@ -2882,12 +3271,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "renameApiKey 200": {
-      "id": "key_ajxbcstxs0607gapqkbg",
-      "api_key_id": "key_ajxbcstxs0607gapqkbg",
-      "key_prefix": "ap_LQYA3IG7",
-      "name": "ci",
-      "created_at": "2026-11-24T05:37:41.699Z",
-      "last_used_at": "2026-11-24T05:37:41.705Z",
+      "id": "key_g2225wa3zyy5js8kef47",
+      "api_key_id": "key_g2225wa3zyy5js8kef47",
+      "key_prefix": "ap_TjGKu9LL",
+      "name": "renamed",
+      "created_at": "2026-11-27T10:37:12.800Z",
+      "last_used_at": null,
       "revoked_at": null
     },
     "renameApiKey 400": {
@@ -2925,7 +3314,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "details": {
           "fields": {
             "email": [
-              "Invalid key: Expected \"email\" but received undefined"
+              "must be an e-mail address"
             ]
           }
         }
@@ -2934,20 +3323,20 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "requestEmailLink 429": {
       "error": {
         "code": "abuse_throttled",
-        "message": "Too many sign-in e-mails; try again in 228 seconds.",
+        "message": "Too many sign-in e-mails; try again in 463 seconds.",
         "details": {
-          "retry_after": 228
+          "retry_after": 463
         }
       }
     },
     "revokeApiKey 200": {
-      "id": "key_351v14q0ahjh8m37dd34",
-      "api_key_id": "key_351v14q0ahjh8m37dd34",
-      "key_prefix": "ap_t7aOwtOu",
+      "id": "key_stg94589sd4j8zjvxzdg",
+      "api_key_id": "key_stg94589sd4j8zjvxzdg",
+      "key_prefix": "ap_EL69x8XU",
       "name": "admin command",
-      "created_at": "2026-11-24T11:32:09.983Z",
-      "last_used_at": "2026-11-24T11:32:09.986Z",
-      "revoked_at": "2026-11-24T11:32:09.996Z",
+      "created_at": "2026-11-27T10:37:47.790Z",
+      "last_used_at": "2026-11-27T10:37:47.793Z",
+      "revoked_at": "2026-11-27T10:37:47.803Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -2963,8 +3352,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeInvitation 200": {
-      "account_id": "acct_knhnzyesf3tsaa0k5wrm",
-      "invitation_id": "inv_xgxn9mpbmxga7dfax8tj",
+      "account_id": "acct_gdz8pef9wgncg25by3tj",
+      "invitation_id": "inv_jzwz6e2vkanapr8rks6g",
       "revoked": true
     },
     "revokeInvitation 401": {
@@ -3145,10 +3534,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "startDeviceAuthorization 200": {
-      "device_code": "34msgGHPrmLpXNcHKbvzAitTeCgY1PQnj7eE6_BWcCU",
-      "user_code": "DNXD-BWNQ",
-      "verification_uri": "http://console.localhost:35521/device",
-      "verification_uri_complete": "http://console.localhost:35521/device?user_code=DNXD-BWNQ",
+      "device_code": "aYekn90psltBZ_mcV48PQl4IQY5ibXLKRa8pVjxGvU4",
+      "user_code": "LQBJ-ZMDX",
+      "verification_uri": "http://console.localhost:8787/device",
+      "verification_uri_complete": "http://console.localhost:8787/device?user_code=LQBJ-ZMDX",
       "expires_in": 600,
       "interval": 5
     },

@@ -190,17 +190,24 @@ export function generateOpenApi(api: Hono<Env>, info: { serverUrl: string }): Op
     const responses: Record<string, Json> = {};
     for (const [status, schema] of Object.entries(spec.responses ?? { 200: null })) {
       const example = EXAMPLES.responses[`${operationId} ${status}`];
-      responses[status] = schema
+      responses[status] = spec.text
         ? {
             description: REASONS[Number(status)] ?? 'Success',
             content: {
-              'application/json': {
-                schema: schemaOf(schema),
-                ...(example === undefined ? {} : { example }),
-              },
+              [spec.text.contentType]: { schema: { type: 'string' }, example: spec.text.example },
             },
           }
-        : { description: REASONS[Number(status)] ?? 'Success' };
+        : schema
+          ? {
+              description: REASONS[Number(status)] ?? 'Success',
+              content: {
+                'application/json': {
+                  schema: schemaOf(schema),
+                  ...(example === undefined ? {} : { example }),
+                },
+              },
+            }
+          : { description: REASONS[Number(status)] ?? 'Success' };
     }
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of errors)

@@ -18,6 +18,7 @@ import {
 import { directStaticFile } from './assets.ts';
 import { decodeAppPath } from './paths.ts';
 import { SandboxPool } from '../sandbox/pool.ts';
+import type { PoolStats } from '../sandbox/pool-stats.ts';
 import { runServerFallback } from './server-fallback.ts';
 import { representation, serveFile, STATIC_CACHE_CONTROL, staticStatus } from './static.ts';
 import { platformRoutes } from './platform/router.ts';
@@ -60,6 +61,8 @@ export type AppsPlane = {
   feed: ChangeFeed;
   caches: RuntimeCaches;
   sandbox(): SandboxPool;
+  /** the pool's figures, or null while no server call has started it (reading never starts it) */
+  sandboxStats(): PoolStats | null;
   /** Counts what app origins serve for the monthly quotas (fed by the same capture as `analytics`). */
   meter: RequestMeter;
   /** Counts what visitors did for app analytics (daily aggregates). */
@@ -490,6 +493,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     checkModule,
     caches,
     sandbox,
+    sandboxStats: () => pool?.stats() ?? null,
     meter,
     events,
     async close() {

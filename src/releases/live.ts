@@ -130,6 +130,8 @@ export function createRuntimeCaches(deps: Deps) {
   });
 
   const loading = new Map<string, Promise<LiveApp | null>>();
+  let blobHits = 0;
+  let blobMisses = 0;
 
   /** The live app a pointer row describes (null: nothing is published there). */
   function liveOf(
@@ -319,7 +321,8 @@ export function createRuntimeCaches(deps: Deps) {
   ): Promise<Buffer> {
     const key = file.etag;
     const hit = blobs.get(key);
-    if (hit) return hit;
+    if (hit) return (blobHits++, hit);
+    blobMisses++;
     const data = await blobStore(deps.config).get(deps.db, accountId, file.sha256);
     if (!data) throw new Error(`blob ${key} of account ${accountId} is missing`);
     if (data.length <= MAX_CACHED_FILE) blobs.set(key, data);
@@ -335,8 +338,9 @@ export function createRuntimeCaches(deps: Deps) {
     file: Pick<ReleaseFile, 'etag' | 'sha256' | 'size'>,
   ): Promise<Buffer | ReadableStream<Uint8Array>> {
     const hit = blobs.get(file.etag);
-    if (hit) return hit;
+    if (hit) return (blobHits++, hit);
     if (file.size <= MAX_CACHED_FILE) return bytes(accountId, file);
+    blobMisses++;
     const opened = await blobStore(deps.config).open(deps.db, accountId, file.sha256);
     if (!opened) throw new Error(`blob ${file.etag} of account ${accountId} is missing`);
     return 'stream' in opened ? opened.stream : opened.bytes;
@@ -429,5 +433,12 @@ export function createRuntimeCaches(deps: Deps) {
     sources,
     appSecrets,
     forgetLive,
+    /** the file-bytes cache, for /metrics: what it holds and how reads went since start */
+    blobCacheStats: () => ({
+      bytes: blobs.calculatedSize,
+      entries: blobs.size,
+      hits: blobHits,
+      misses: blobMisses,
+    }),
   };
 }

@@ -14,6 +14,7 @@ import { FetchRefused, OUTBOUND, readChunk, readRest, type OutboundRequest } fro
 import { answerIntl } from './intl.ts';
 import { forgetKey, SubtleError } from './subtle.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
+import { FETCHES_FAILED, FETCHES_OK } from './shared-state.ts';
 
 type HostFunction = (...args: QuickJSHandle[]) => QuickJSHandle | undefined;
 export type HostTable = { [K in keyof HostApi]: HostFunction };
@@ -277,6 +278,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
         const settled = controller.signal.aborted
           ? Promise.reject(new FetchRefused('fetch aborted'))
           : state.outbound.send(request, controller.signal).then((res) => {
+              state.shared[FETCHES_OK]!++;
               const { body: reader, ...head } = res;
               // the head answers the fetch; the body stays with the host until the app reads it (fetchRead)
               if (reader) o.bodies.set(guestId, { reader, host: new URL(head.url).host });
@@ -289,6 +291,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
             });
         settled
           .catch((err: unknown) => {
+            state.shared[FETCHES_FAILED]!++;
             o.running.delete(guestId);
             hooks.settle({
               callId,

@@ -6,6 +6,8 @@
  */
 import {
   BEGUN_COUNT,
+  FETCHES_FAILED,
+  FETCHES_OK,
   LAST_BEGUN,
   RUNNING_ID,
   RUNNING_SINCE,
@@ -28,6 +30,13 @@ import {
   type WorkerOutbound,
 } from './protocol.ts';
 import { decodeResult, encodeInvocation, requestInput } from './wire.ts';
+import {
+  keepFetchCounts,
+  newCounters,
+  type PoolCounters,
+  type PoolStats,
+  retireReason,
+} from './pool-stats.ts';
 
 export type SandboxOptions = {
   workers: number;
@@ -200,6 +209,8 @@ function hashString(s: string): number {
 }
 
 export class SandboxPool {
+  /** what the pool has done since it started (`stats()` adds what it holds now) */
+  readonly counters: PoolCounters = newCounters();
   private slots: Slot[] = [];
   private nextId = 1;
   private watchdog: ReturnType<typeof setInterval>;
@@ -413,6 +424,8 @@ export class SandboxPool {
   private retire(slot: Slot, reason: string, runningFailure?: InvocationResult['error']): void {
     if (!slot.alive || this.closed) return;
     slot.alive = false;
+    this.counters.retired[retireReason(reason)]++;
+    keepFetchCounts(this.counters, slot.state);
     const running = slot.state[RUNNING_ID] || undefined;
     const pending = [...slot.pending.values()];
     slot.pending.clear();
@@ -575,12 +588,13 @@ export class SandboxPool {
     if (!q) this.queues.set(releaseId, (q = { running: 0, cpuMs: 0, waiting: [] }));
     if (q.running >= this.capOf(q)) {
       const wallMs = input.limits?.wallMs ?? this.options.limits.wallMs;
-      const overloaded = (why: string): InvocationResult => ({
-        ok: false,
-        error: { kind: 'overloaded', message: why },
-      });
+      const overloaded = (why: string): InvocationResult => {
+        this.counters.overloaded++;
+        return { ok: false, error: { kind: 'overloaded', message: why } };
+      };
       if (q.waiting.length >= FAIRNESS.maxQueued)
         return overloaded(`${q.waiting.length} calls of this release are already waiting`);
+      const queuedAt = performance.now();
       // woken by a finishing call of the same release, which hands over its place (running stays counted)
       const started = await new Promise<boolean>((resolve) => {
         const entry = {
@@ -592,10 +606,14 @@ export class SandboxPool {
         };
         q.waiting.push(entry);
       });
+      this.counters.queued++;
+      this.counters.queueWaitMs += performance.now() - queuedAt;
       if (!started) return overloaded(`the call waited ${wallMs} ms for its turn`);
     } else q.running++;
     try {
       const result = await this.invokeOnce(input);
+      this.counters.calls++;
+      if (typeof result.cpuMs === 'number') this.counters.cpuMs += result.cpuMs;
       if (typeof result.cpuMs === 'number')
         q.cpuMs = q.cpuMs === 0 ? result.cpuMs : q.cpuMs * 0.8 + result.cpuMs * 0.2;
       return result;
@@ -685,6 +703,24 @@ export class SandboxPool {
         slot.loaded.delete(releaseId);
       return result;
     }
+  }
+
+  /** The counters with what the pool holds now: workers, warm releases, calls in flight and waiting. */
+  stats(): PoolStats {
+    const slots = [...this.allSlots()].filter((s) => s.alive);
+    let waiting = 0;
+    for (const q of this.queues.values()) waiting += q.waiting.length;
+    const c = this.counters;
+    return {
+      ...c,
+      retired: { ...c.retired },
+      fetchesOk: c.fetchesOk + slots.reduce((n, s) => n + s.state[FETCHES_OK]!, 0),
+      fetchesFailed: c.fetchesFailed + slots.reduce((n, s) => n + s.state[FETCHES_FAILED]!, 0),
+      workers: slots.length,
+      warmReleases: slots.reduce((n, s) => n + s.loaded.size, 0),
+      inFlight: slots.reduce((n, s) => n + s.pending.size, 0),
+      waiting,
+    };
   }
 
   /** Whether some worker is running guest code now. */

@@ -15,4 +15,8 @@ export const THREAD_ID = 4;
 /** How many of the invocations sent to the worker it has begun. */
 export const BEGUN_COUNT = 5;
 
-export const SHARED_STATE_BYTES = 6 * Float64Array.BYTES_PER_ELEMENT;
+/** Outbound fetches the worker's apps made that answered, and that failed or were refused. */
+export const FETCHES_OK = 6;
+export const FETCHES_FAILED = 7;
+
+export const SHARED_STATE_BYTES = 8 * Float64Array.BYTES_PER_ELEMENT;

@@ -32,6 +32,7 @@ import {
   requestLink,
   type Signed,
 } from './service.ts';
+import { isOperator } from '../operators/queries.ts';
 import {
   cookieValues,
   hostCookie,
@@ -204,6 +205,7 @@ export function sessionRoutes(): Hono<Env> {
       ...(await membershipList(db, actor.userId, actor.defaultAccountId)),
       csrf_token: session.csrfToken,
       expires_at: sessionEnds(session).toISOString(),
+      operator: await isOperator(db, actor.userId),
     });
   });
 

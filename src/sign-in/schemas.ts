@@ -61,6 +61,8 @@ export const PlatformSession = component(
     default_account_id: v.nullable(v.string()),
     csrf_token: v.string(),
     expires_at: DateTime,
+    /** the user is one of this server's operators (the console shows its Operator section) */
+    operator: v.boolean(),
   }),
 );
 export type PlatformSession = v.InferOutput<typeof PlatformSession>;

@@ -6,6 +6,7 @@ import type { Role } from '../db/schema.ts';
 import { ApiError, errors } from '../errors.ts';
 import { newId } from '../lib/ids.ts';
 import { parseWith } from '../http/validate.ts';
+import { firstUserBecomesOperator } from '../operators/first.ts';
 
 export const Email = v.pipe(
   v.string(),
@@ -76,6 +77,7 @@ export async function createUserRow(
     .insertInto('memberships')
     .values({ account_id: accountId, user_id: userId, role: 'owner' })
     .execute();
+  await firstUserBecomesOperator(db, userId);
   return { userId, accountId };
 }
 

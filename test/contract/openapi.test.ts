@@ -18,6 +18,10 @@ import { V0_ROUTES } from '../../src/client/v0.ts';
 import { createContractChecker } from '../_lib/contract.ts';
 import { createHarness } from '../_lib/harness.ts';
 
+/** A success body that is text (`/metrics`): its one text/* media entry. */
+const textMedia = (response: any) =>
+  Object.entries<any>(response.content ?? {}).find(([type]) => type.startsWith('text/'))?.[1];
+
 const h = await createHarness();
 const served = await h.call('GET', '/openapi.json');
 const doc = served.body;
@@ -115,7 +119,7 @@ test('every operation has an id, a tag, a summary, its security, and a schema fo
     );
     for (const [status, response] of Object.entries<any>(op.responses)) {
       assert.ok(
-        response.content?.['application/json']?.schema,
+        (response.content?.['application/json'] ?? textMedia(response))?.schema,
         `${label} ${status} has a body schema`,
       );
       if (Number(status) >= 400) {
@@ -230,7 +234,7 @@ test('every record and every success answer has an example that fits its schema'
   }
   for (const { method, path: p, op } of operations) {
     for (const [status, response] of Object.entries<any>(op.responses)) {
-      const media = response.content['application/json'];
+      const media = response.content['application/json'] ?? textMedia(response);
       if (Number(status) < 300 && !SELF_DESCRIBING.includes(op.operationId))
         assert.ok(
           media.example !== undefined,
@@ -251,7 +255,7 @@ test('openapi-typescript gives every operation a typed success body', async () =
     for (const { op } of operations) {
       for (const status of Object.keys(op.responses).filter((s) => Number(s) < 300)) {
         probes.push(
-          `export type ${op.operationId}_${status} = operations['${op.operationId}']['responses'][${status}]['content']['application/json'];`,
+          `export type ${op.operationId}_${status} = operations['${op.operationId}']['responses'][${status}]['content']['${Object.keys(op.responses[status].content)[0]}'];`,
         );
       }
     }

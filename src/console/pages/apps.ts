@@ -20,7 +20,8 @@ if (s) {
       el('h2', {}, 'No apps yet'),
       el('p', {}, 'Publish your first app from a terminal with the platform CLI:'),
       el('pre', {}, 'platform login\\nplatform init my-site\\nplatform publish my-site'),
-      el('p', { class: 'muted' }, 'From a checkout of the platform, run the CLI as npm run --silent cli -- login, and so on. The app appears here once it is published.'));
+      el('p', { class: 'muted' }, 'From a checkout of the platform, run the CLI as npm run --silent cli -- login, and so on. The app appears here once it is published.'),
+      s.operator ? el('p', { id: 'operator-note' }, "You are one of this server's operators: the ", el('a', { href: '/operator' }, 'Operator'), " page lists every account, sets plans, suspends and takes down, and shows the server's health.") : '');
   } else {
     const status = (a) => a.deleted_at ? el('span', { class: 'badge muted' }, 'unpublished') : a.live_release_id ? el('span', { class: 'badge live' }, 'live') : el('span', { class: 'badge warn' }, 'no live release');
     show('content', table(r.data.apps, [

@@ -15,6 +15,10 @@ import { confirmPage } from './confirm.ts';
 import { devicePage } from './device.ts';
 import { keysPage } from './keys.ts';
 import { membersPage } from './members.ts';
+import { operatorPage } from './operator.ts';
+import { operatorAccountPage } from './operator-account.ts';
+import { operatorActionsPage } from './operator-actions.ts';
+import { operatorHealthPage } from './operator-health.ts';
 import { signInPage } from './sign-in.ts';
 import { signupPage } from './signup.ts';
 
@@ -28,6 +32,10 @@ export function consolePageList(options: {
     membersPage,
     accountPage(options.plans),
     billingPage(options.plans),
+    operatorPage,
+    operatorAccountPage,
+    operatorHealthPage,
+    operatorActionsPage,
     appReleasesPage,
     appResourcesPage,
     appSecretsPage,

@@ -1,0 +1,205 @@
+/**
+ * `/metrics` in Prometheus's text format, through prom-client. Each service process has its own
+ * registry (several may share one Node process in tests). The request path only bumps pre-bound
+ * children (no label hashing per request); everything else is read when Prometheus scrapes:
+ * the sandbox pool's counters, the job queue (one SQL query), the event writer, the Postgres pool
+ * and the file-bytes cache. No label carries an app or account id: cardinality stays fixed.
+ */
+import client from 'prom-client';
+import type { Deps } from '../deps.ts';
+import { jobQueueCounts } from '../jobs/queue-stats.ts';
+import type { AppsPlane } from '../origin/plane.ts';
+
+export type HostKindLabel = 'api' | 'console' | 'docs' | 'app' | 'custom' | 'unknown';
+
+export type Metrics = {
+  registry: client.Registry;
+  /** one answered request: its host kind, status and when it began (performance.now()) */
+  observe(kind: HostKindLabel, status: number, startedMs: number): void;
+};
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createMetrics(deps: Deps, plane: AppsPlane): Metrics {
+  const registry = new client.Registry();
+  // process CPU, memory, event-loop lag and GC: Node only (Deno lacks some of what they read)
+  if (!('Deno' in globalThis)) client.collectDefaultMetrics({ register: registry });
+
+  const requests = new client.Counter({
+    name: 'platform_http_requests_total',
+    help: 'HTTP requests answered, by host kind (api, console, docs, app, custom: a slug or custom domain) and status',
+    labelNames: ['host_kind', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new client.Histogram({
+    name: 'platform_http_request_duration_seconds',
+    help: 'Time to the response head, by host kind (a streamed body may go on after it)',
+    labelNames: ['host_kind'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const counted = new Map<string, client.Counter.Internal>();
+  const timed = new Map<string, client.Histogram.Internal<'host_kind'>>();
+
+  const pool = (
+    name: string,
+    help: string,
+    read: (s: NonNullable<ReturnType<AppsPlane['sandboxStats']>>) => number,
+    type: 'gauge' | 'counter' = 'gauge',
+  ) => {
+    const collect = function (this: client.Gauge | client.Counter) {
+      const s = plane.sandboxStats();
+      const v = s ? read(s) : 0;
+      if (this instanceof client.Gauge) this.set(v);
+      else {
+        this.reset();
+        this.inc(v);
+      }
+    };
+    if (type === 'gauge') new client.Gauge({ name, help, registers: [registry], collect });
+    else new client.Counter({ name, help, registers: [registry], collect });
+  };
+  pool('platform_sandbox_workers', 'Sandbox worker threads alive', (s) => s.workers);
+  pool(
+    'platform_sandbox_warm_releases',
+    'Releases whose code a sandbox worker holds (warm instances)',
+    (s) => s.warmReleases,
+  );
+  pool(
+    'platform_sandbox_calls_in_flight',
+    'Server calls sent to a worker and not yet answered',
+    (s) => s.inFlight,
+  );
+  pool(
+    'platform_sandbox_calls_waiting',
+    "Server calls waiting for their release's turn",
+    (s) => s.waiting,
+  );
+  pool(
+    'platform_sandbox_calls_total',
+    'Server calls answered by the sandbox',
+    (s) => s.calls,
+    'counter',
+  );
+  pool(
+    'platform_sandbox_cpu_seconds_total',
+    'CPU time billed to app code',
+    (s) => s.cpuMs / 1000,
+    'counter',
+  );
+  pool(
+    'platform_sandbox_queued_calls_total',
+    "Calls that waited for their release's turn",
+    (s) => s.queued,
+    'counter',
+  );
+  pool(
+    'platform_sandbox_queue_wait_seconds_total',
+    "Time calls spent waiting for their release's turn",
+    (s) => s.queueWaitMs / 1000,
+    'counter',
+  );
+  pool(
+    'platform_sandbox_overloaded_total',
+    "Calls refused because their release's queue was full or the wait ran out",
+    (s) => s.overloaded,
+    'counter',
+  );
+  pool(
+    'platform_outbound_fetches_total',
+    'Outbound fetches by app code that were answered',
+    (s) => s.fetchesOk,
+    'counter',
+  );
+  pool(
+    'platform_outbound_fetch_failures_total',
+    'Outbound fetches by app code that failed or were refused',
+    (s) => s.fetchesFailed,
+    'counter',
+  );
+  new client.Counter({
+    name: 'platform_sandbox_workers_replaced_total',
+    help: 'Sandbox workers replaced, by why (poisoned: out of memory or a crash; watchdog: guest code did not yield)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const s = plane.sandboxStats();
+      if (s) for (const [reason, n] of Object.entries(s.retired)) this.inc({ reason }, n);
+    },
+  });
+
+  const jobs = new client.Gauge({
+    name: 'platform_jobs',
+    help: 'Jobs in the queue by state (ready: runnable now; failed: used up their attempts)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const q = await jobQueueCounts(deps.db);
+      for (const state of ['ready', 'scheduled', 'running', 'failed'] as const)
+        this.set({ state }, q[state]);
+      lag.set(q.oldest_ready_seconds ?? 0);
+    },
+  });
+  const lag = new client.Gauge({
+    name: 'platform_jobs_lag_seconds',
+    help: 'How long the oldest runnable job has waited (0: none is waiting)',
+    registers: [registry],
+  });
+  void jobs;
+
+  new client.Gauge({
+    name: 'platform_event_writer_queued',
+    help: 'Runtime events waiting to be written',
+    registers: [registry],
+    collect() {
+      this.set(plane.events.queued());
+    },
+  });
+  new client.Gauge({
+    name: 'platform_pg_pool_connections',
+    help: "This process's Postgres pool by state",
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const p = deps.pool;
+      this.set({ state: 'total' }, p.totalCount);
+      this.set({ state: 'idle' }, p.idleCount);
+      this.set({ state: 'waiting' }, p.waitingCount);
+    },
+  });
+  const cache = () => plane.caches.blobCacheStats();
+  new client.Gauge({
+    name: 'platform_blob_cache_bytes',
+    help: 'Bytes of release files held in memory',
+    registers: [registry],
+    collect() {
+      this.set(cache().bytes);
+    },
+  });
+  new client.Counter({
+    name: 'platform_blob_cache_reads_total',
+    help: 'Reads of release file bytes by result (hit: from memory; miss: from the blob store)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    collect() {
+      const c = cache();
+      this.reset();
+      this.inc({ result: 'hit' }, c.hits);
+      this.inc({ result: 'miss' }, c.misses);
+    },
+  });
+
+  return {
+    registry,
+    observe(kind, status, startedMs) {
+      const key = `${kind} ${status}`;
+      let counter = counted.get(key);
+      if (!counter) counted.set(key, (counter = requests.labels(kind, String(status))));
+      counter.inc();
+      let histogram = timed.get(kind);
+      if (!histogram) timed.set(kind, (histogram = latency.labels(kind)));
+      histogram.observe((performance.now() - startedMs) / 1000);
+    },
+  };
+}

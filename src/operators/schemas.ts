@@ -1,0 +1,159 @@
+/** The Operator section's records: accounts at a glance, an account's apps, health, actions. */
+import * as v from 'valibot';
+import { pageQuery } from '../http/paging.ts';
+import { component, DateTime } from '../openapi/components.ts';
+import { PLAN_KEYS } from '../plans/catalogue.ts';
+
+const Flag = v.strictObject({ flag: v.string(), reason: v.string(), created_at: DateTime });
+
+export const OperatorAccount = component(
+  'OperatorAccount',
+  v.strictObject({
+    id: v.string(),
+    name: v.string(),
+    owner_email: v.string(),
+    plan_key: v.string(),
+    entitlement_source: v.string(),
+    billing_access_state: v.string(),
+    created_at: DateTime,
+    apps: v.number(),
+    members: v.number(),
+    requests_this_month: v.number(),
+    stored_bytes: v.number(),
+    flags: v.array(Flag),
+  }),
+);
+
+export const OperatorAccountList = component(
+  'OperatorAccountList',
+  v.strictObject({ accounts: v.array(OperatorAccount), cursor: v.nullable(v.string()) }),
+);
+
+export const OperatorAppList = component(
+  'OperatorAppList',
+  v.strictObject({
+    apps: v.array(
+      v.strictObject({
+        id: v.string(),
+        name: v.string(),
+        created_at: DateTime,
+        deleted_at: v.nullable(DateTime),
+        live_release_id: v.nullable(v.string()),
+        flags: v.array(Flag),
+      }),
+    ),
+  }),
+);
+
+const Beat = {
+  host: v.string(),
+  pid: v.number(),
+  started_at: DateTime,
+  beat_at: DateTime,
+  live: v.boolean(),
+};
+
+export const ServerHealth = component(
+  'ServerHealth',
+  v.strictObject({
+    nodes: v.array(v.strictObject({ node_id: v.string(), role: v.string(), ...Beat })),
+    workers: v.array(v.strictObject({ worker_id: v.string(), ...Beat })),
+    jobs: v.strictObject({
+      ready: v.number(),
+      scheduled: v.number(),
+      running: v.number(),
+      failed: v.number(),
+      oldest_ready_seconds: v.nullable(v.number()),
+    }),
+    blobs: v.strictObject({
+      store: v.picklist(['postgres', 's3']),
+      bucket: v.nullable(v.string()),
+      by_location: v.array(
+        v.strictObject({ stored_in: v.string(), count: v.number(), bytes: v.number() }),
+      ),
+    }),
+    postgres: v.strictObject({
+      embedded: v.boolean(),
+      version: v.string(),
+      database_bytes: v.number(),
+      connections: v.number(),
+      pool: v.strictObject({ total: v.number(), idle: v.number(), waiting: v.number() }),
+    }),
+  }),
+);
+
+export const OperatorAction = component(
+  'OperatorAction',
+  v.strictObject({
+    id: v.string(),
+    at: DateTime,
+    actor_user_id: v.nullable(v.string()),
+    actor_email: v.nullable(v.string()),
+    actor_label: v.string(),
+    action: v.string(),
+    account_id: v.nullable(v.string()),
+    app_id: v.nullable(v.string()),
+    detail: v.record(v.string(), v.unknown()),
+  }),
+);
+
+export const OperatorActionList = component(
+  'OperatorActionList',
+  v.strictObject({ actions: v.array(OperatorAction), cursor: v.nullable(v.string()) }),
+);
+
+export const OperatorList = component(
+  'OperatorList',
+  v.strictObject({
+    operators: v.array(
+      v.strictObject({
+        user_id: v.string(),
+        email: v.string(),
+        granted_by: v.string(),
+        granted_at: DateTime,
+      }),
+    ),
+  }),
+);
+
+export const OperatorResult = component('OperatorResult', v.record(v.string(), v.unknown()));
+
+export const SetPlanRequest = v.strictObject({
+  plan: v.picklist(PLAN_KEYS, `must be one of ${PLAN_KEYS.join(', ')}`),
+  force: v.optional(v.boolean()),
+});
+
+export const FlagRequest = v.strictObject({
+  reason: v.pipe(v.string(), v.trim(), v.minLength(1, 'give a reason'), v.maxLength(500)),
+});
+
+export const BillingStateRequest = v.strictObject({
+  state: v.picklist(['active', 'past_due_grace', 'restricted']),
+  grace_days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(90))),
+});
+
+const ACCOUNT_CURSOR = /^[A-Za-z0-9_-]{1,400}$/;
+export function decodeAccountCursor(c: string): { created: string; id: string } | undefined {
+  if (!ACCOUNT_CURSOR.test(c)) return undefined;
+  try {
+    const o = JSON.parse(Buffer.from(c, 'base64url').toString()) as unknown;
+    if (
+      Array.isArray(o) &&
+      typeof o[0] === 'string' &&
+      typeof o[1] === 'string' &&
+      /^\d{4}-\d\d-\d\d[ T][\d:.]+([+-]\d\d(:?\d\d)?|Z)?$/.test(o[0])
+    )
+      return { created: o[0], id: o[1] };
+  } catch {}
+  return undefined;
+}
+export const encodeAccountCursor = (c: { created: string; id: string }) =>
+  Buffer.from(JSON.stringify([c.created, c.id])).toString('base64url');
+
+export const decodeActionCursor = (c: string) => (/^\d{1,18}$/.test(c) ? Number(c) : undefined);
+
+export const AccountsQuery = v.strictObject({
+  q: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  ...pageQuery(decodeAccountCursor),
+});
+export const ActionsQuery = v.strictObject({ ...pageQuery(decodeActionCursor) });
