@@ -19,6 +19,8 @@ export const PERMISSIONS = {
   'invites.create': ['owner', 'admin', 'developer'],
   'routes.write': ['owner', 'admin', 'developer'],
   'jobs.run': ['owner', 'admin', 'developer'],
+  'data.read': ['owner', 'admin', 'developer', 'viewer'],
+  'data.write': ['owner', 'admin', 'developer'],
   'members.manage': ['owner', 'admin'],
   'billing.manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;

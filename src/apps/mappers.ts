@@ -18,6 +18,7 @@ export function toAppSummary(config: Config, app: AppRow): AppSummary {
     updated_at: app.updated_at.toISOString(),
     deleted_at: app.deleted_at?.toISOString() ?? null,
     live_release_id: app.live_release_id,
+    account_id: app.account_id,
   };
 }
 

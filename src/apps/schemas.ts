@@ -25,6 +25,8 @@ export const AppSummary = component(
     deleted_at: v.optional(v.nullable(DateTime)),
     live_release_id: v.nullable(v.string()),
     username: v.optional(v.string()),
+    /** the account that owns the app (an addition to the contract's AppSummary) */
+    account_id: v.string(),
   }),
 );
 export type AppSummary = v.InferOutput<typeof AppSummary>;

@@ -37,6 +37,13 @@ import type {
   DeviceStart,
   DeviceStartRequest,
 } from '../device-auth/schemas.ts';
+import type {
+  DataRow,
+  DataRowDeleted,
+  DataRowPage,
+  RowFields,
+  RowsQuery,
+} from '../data/schemas.ts';
 import type { ErrorBody } from '../errors.ts';
 import type {
   AccountsQuery,
@@ -208,6 +215,19 @@ export type V0Routes = {
   >;
   'GET /v0/apps/{app_id}/analytics': Op<Out<typeof AppAnalytics>, never, In<typeof AnalyticsQuery>>;
   'POST /v0/apps/{app_id}/jobs/{job_name}/runs': Op<Out<typeof JobRun>, In<typeof RunJobBody>>;
+  // an app's collections (the data browser)
+  'GET /v0/apps/{app_id}/data/{collection}': Op<
+    Out<typeof DataRowPage>,
+    never,
+    In<typeof RowsQuery>
+  >;
+  'POST /v0/apps/{app_id}/data/{collection}': Op<Out<typeof DataRow>, In<typeof RowFields>>;
+  'GET /v0/apps/{app_id}/data/{collection}/{row_id}': Op<Out<typeof DataRow>>;
+  'PATCH /v0/apps/{app_id}/data/{collection}/{row_id}': Op<
+    Out<typeof DataRow>,
+    In<typeof RowFields>
+  >;
+  'DELETE /v0/apps/{app_id}/data/{collection}/{row_id}': Op<Out<typeof DataRowDeleted>>;
   // operators (the server's own; 403 for everyone else)
   'GET /v0/operator/accounts': Op<Out<typeof OperatorAccountList>, never, In<typeof AccountsQuery>>;
   'GET /v0/operator/accounts/{account_id}/apps': Op<Out<typeof OperatorAppList>>;
@@ -301,6 +321,11 @@ export const V0_ROUTES = Object.keys({
   'GET /_internal/tls/permission': 1,
   'GET /v0/apps/{app_id}/analytics': 1,
   'POST /v0/apps/{app_id}/jobs/{job_name}/runs': 1,
+  'GET /v0/apps/{app_id}/data/{collection}': 1,
+  'POST /v0/apps/{app_id}/data/{collection}': 1,
+  'GET /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
+  'PATCH /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
+  'DELETE /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
   'GET /v0/operator/accounts': 1,
   'GET /v0/operator/accounts/{account_id}/apps': 1,
   'PUT /v0/operator/accounts/{account_id}/plan': 1,

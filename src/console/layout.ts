@@ -79,6 +79,7 @@ export function appTabs(appId: string, active: string): Markup {
   const tabs: [string, string][] = [
     ['Releases', ''],
     ['Resources', '/resources'],
+    ['Data', '/data'],
     ['Secrets', '/secrets'],
     ['Domains', '/domains'],
     ['Analytics', '/analytics'],

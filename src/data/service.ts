@@ -401,8 +401,10 @@ export async function listRowsPage(
   target: DataTarget,
   collection: string,
   query: unknown,
-  page: { after?: { at: Date; id: string } } = {},
+  page: { after?: { at: Date; id: string }; newestFirst?: boolean } = {},
 ): Promise<{ rows: Record<string, unknown>[]; cut: boolean }> {
+  const dir = page.newestFirst ? 'desc' : 'asc';
+  const past = page.newestFirst ? sql.raw('<') : sql.raw('>');
   const { name, spec } = collectionSpec(target, collection);
   const opts = (query ?? {}) as { where?: unknown; limit?: unknown };
   if (typeof opts !== 'object' || opts === null)
@@ -453,9 +455,13 @@ export async function listRowsPage(
     if (target.onlyOwnerId) q = q.where('r.owner_user_id', '=', target.onlyOwnerId);
     if (page.after)
       q = q.where(
-        sql<boolean>`(e.created_at, e.row_id) > (${page.after.at}::timestamptz, ${page.after.id})`,
+        sql<boolean>`(e.created_at, e.row_id) ${past} (${page.after.at}::timestamptz, ${page.after.id})`,
       );
-    return withinBudget(deps, q.orderBy('e.created_at').orderBy('e.row_id').limit(limit));
+    return withinBudget(
+      deps,
+      q.orderBy('e.created_at', dir).orderBy('e.row_id', dir).limit(limit),
+      dir,
+    );
   }
   let q = deps.db
     .selectFrom('app_rows')
@@ -472,16 +478,20 @@ export async function listRowsPage(
   for (const f of nullFields) q = q.where(sql<boolean>`data->${f} is null`);
   if (target.onlyOwnerId) q = q.where('owner_user_id', '=', target.onlyOwnerId);
   if (page.after)
-    q = q.where(sql<boolean>`(created_at, id) > (${page.after.at}::timestamptz, ${page.after.id})`);
-  return withinBudget(deps, q.orderBy('created_at').orderBy('id').limit(limit));
+    q = q.where(
+      sql<boolean>`(created_at, id) ${past} (${page.after.at}::timestamptz, ${page.after.id})`,
+    );
+  return withinBudget(deps, q.orderBy('created_at', dir).orderBy('id', dir).limit(limit), dir);
 }
 
 /** The page `inner` selects (ordered and limited), its rows' data sent only while their running size stays within MAX_PAGE_BYTES (the first row always). */
 async function withinBudget(
   deps: Deps,
   inner: { as(alias: 'p'): AliasedSelectQueryBuilder<Row, 'p'> },
+  dir: 'asc' | 'desc' = 'asc',
 ): Promise<{ rows: Record<string, unknown>[]; cut: boolean }> {
-  const upTo = sql<number>`sum(octet_length(p.data::text)) over (order by p.created_at, p.id)`;
+  const order = sql.raw(`order by p.created_at ${dir}, p.id ${dir}`);
+  const upTo = sql<number>`sum(octet_length(p.data::text)) over (${order})`;
   const sized = await deps.db
     .selectFrom(inner.as('p'))
     .select([
@@ -490,12 +500,12 @@ async function withinBudget(
       'p.updated_at',
       sql<
         Row['data'] | null
-      >`case when ${upTo} <= ${MAX_PAGE_BYTES} or row_number() over (order by p.created_at, p.id) = 1 then p.data end`.as(
+      >`case when ${upTo} <= ${MAX_PAGE_BYTES} or row_number() over (${order}) = 1 then p.data end`.as(
         'data',
       ),
     ])
-    .orderBy('p.created_at')
-    .orderBy('p.id')
+    .orderBy('p.created_at', dir)
+    .orderBy('p.id', dir)
     .execute();
   const rows: Record<string, unknown>[] = [];
   for (const r of sized) {

@@ -5,38 +5,38 @@
 export const EXAMPLES: { components: Record<string, unknown>; responses: Record<string, unknown> } = {
   "components": {
     "AccountLimits": {
-      "account_id": "acct_6ftr70vhhwp7xhhwqghv",
-      "plan_key": "business",
+      "account_id": "acct_wxpasvm2sn9038j7y8vh",
+      "plan_key": "free",
       "features": {
-        "app_slugs": true,
-        "custom_domains": true,
-        "app_analytics": true,
-        "webhooks": true
+        "app_slugs": false,
+        "custom_domains": false,
+        "app_analytics": false,
+        "webhooks": false
       },
       "manifest_limits": {
-        "data.collections.max": 50
+        "data.collections.max": 5
       },
       "deployment_limits": {
-        "apps.max": 50,
-        "app_slugs.max": 50,
-        "custom_domains.max": 10
+        "apps.max": 3,
+        "app_slugs.max": 0,
+        "custom_domains.max": 0
       },
       "runtime_limits": {
-        "server.cpu_ms.max": 200,
-        "jobs.waiting.max": 50000
+        "server.cpu_ms.max": 50,
+        "jobs.waiting.max": 1000
       },
       "release_limits": {
-        "release.file_count.max": 1000
+        "release.file_count.max": 500
       },
       "usage_limits": {
-        "requests.monthly.max": 5000000,
-        "storage.bytes.max": 53687091200,
-        "events.retention_days": 30,
-        "analytics.retention_days": 30
+        "requests.monthly.max": 100000,
+        "storage.bytes.max": 1073741824,
+        "events.retention_days": 1,
+        "analytics.retention_days": 0
       },
       "usage": {
-        "apps": 1,
-        "requests.monthly": 1,
+        "apps": 0,
+        "requests.monthly": 0,
         "app_slugs": 0,
         "custom_domains": 0,
         "storage.bytes": 0
@@ -78,35 +78,46 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "role": "owner"
     },
     "AccountStatus": {
-      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
-      "plan_key": "business",
-      "billing_access_state": "past_due_grace",
-      "grace_ends_at": "2026-11-30T10:37:48.193Z",
-      "active_flags": [],
-      "suspended": false,
-      "restricted": true,
-      "reasons": [
-        "A payment failed. Apps stay online until 2026-11-30, but new slugs, custom domains and other paid features are blocked u"
-      ],
-      "warnings": [
+      "account_id": "acct_fgk87shz2r92zqd8ndh1",
+      "plan_key": "free",
+      "billing_access_state": "active",
+      "grace_ends_at": null,
+      "active_flags": [
         {
-          "code": "billing_past_due",
-          "message": "A payment failed. Apps stay online until 2026-11-30, but new slugs, custom domains and other paid features are blocked u"
+          "scope": "app",
+          "app_id": "aexzg5zmaa9ed7mk",
+          "flag": "suspended",
+          "reason": "Spam",
+          "set_at": "2026-11-27T11:10:25.283Z"
+        },
+        {
+          "scope": "app",
+          "app_id": "xpf50qb9qagsje5r",
+          "flag": "takedown",
+          "reason": "Court order 7",
+          "set_at": "2026-11-27T11:10:25.285Z"
         }
       ],
+      "suspended": false,
+      "restricted": false,
+      "reasons": [
+        "App aexzg5zmaa9ed7mk is suspended: Spam",
+        "App xpf50qb9qagsje5r is taken down: Court order 7"
+      ],
+      "warnings": [],
       "usage": {
         "apps": 2,
-        "requests.monthly": 2,
+        "requests.monthly": 0,
         "app_slugs": 0,
         "custom_domains": 0,
         "storage.bytes": 0
       },
       "limits": {
-        "apps": 50,
-        "requests.monthly": 5000000,
-        "app_slugs": 50,
-        "custom_domains": 10,
-        "storage.bytes": 53687091200
+        "apps": 3,
+        "requests.monthly": 100000,
+        "app_slugs": 0,
+        "custom_domains": 0,
+        "storage.bytes": 1073741824
       },
       "usage_period": {
         "period_start": "2026-11-01T00:00:00.000Z",
@@ -133,10 +144,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "ActiveFlag": {
       "scope": "app",
-      "app_id": "d9rgy4d7tnn4r1qe",
+      "app_id": "aexzg5zmaa9ed7mk",
       "flag": "suspended",
       "reason": "Spam",
-      "set_at": "2026-11-25T17:14:46.560Z"
+      "set_at": "2026-11-27T11:10:25.283Z"
     },
     "AdminInviteRequest": {
       "email": "Ed@Example.com",
@@ -156,24 +167,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_stg94589sd4j8zjvxzdg",
-          "api_key_id": "key_stg94589sd4j8zjvxzdg",
-          "key_prefix": "ap_EL69x8XU",
+          "id": "key_7qddd5s5khjcm4etrpp1",
+          "api_key_id": "key_7qddd5s5khjcm4etrpp1",
+          "key_prefix": "ap_2YQSj_Yj",
           "name": "admin command",
-          "created_at": "2026-11-27T10:37:47.790Z",
-          "last_used_at": "2026-11-27T10:37:47.793Z",
+          "created_at": "2026-11-27T11:10:45.469Z",
+          "last_used_at": "2026-11-27T11:10:45.472Z",
           "revoked_at": null
         }
       ],
       "cursor": null
     },
     "ApiKeyMetadata": {
-      "id": "key_stg94589sd4j8zjvxzdg",
-      "api_key_id": "key_stg94589sd4j8zjvxzdg",
-      "key_prefix": "ap_EL69x8XU",
+      "id": "key_7qddd5s5khjcm4etrpp1",
+      "api_key_id": "key_7qddd5s5khjcm4etrpp1",
+      "key_prefix": "ap_2YQSj_Yj",
       "name": "admin command",
-      "created_at": "2026-11-27T10:37:47.790Z",
-      "last_used_at": "2026-11-27T10:37:47.793Z",
+      "created_at": "2026-11-27T11:10:45.469Z",
+      "last_used_at": "2026-11-27T11:10:45.472Z",
       "revoked_at": null
     },
     "AppAnalytics": {
@@ -275,21 +286,47 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "generated_at": "2026-11-24T08:29:14.691Z"
     },
     "AppList": {
-      "apps": []
+      "apps": [
+        {
+          "app_id": "ayzr61r6z1vfmt8e",
+          "name": "My site",
+          "summary": null,
+          "visibility": "public",
+          "origin": "http://ayzr61r6z1vfmt8e.apps.localhost:8787",
+          "created_at": "2026-11-27T11:10:23.375Z",
+          "updated_at": "2026-11-27T11:10:23.387Z",
+          "deleted_at": null,
+          "live_release_id": "rel_kc1t7sbkx0fgg6sa7kym",
+          "account_id": "acct_77ps75gyer64evmms05v"
+        },
+        {
+          "app_id": "fqdn9f3g0186mex9",
+          "name": "My site",
+          "summary": null,
+          "visibility": "public",
+          "origin": "http://fqdn9f3g0186mex9.apps.localhost:8787",
+          "created_at": "2026-11-27T11:10:23.338Z",
+          "updated_at": "2026-11-27T11:10:23.352Z",
+          "deleted_at": null,
+          "live_release_id": "rel_ssehqx9bm7xr9180e38h",
+          "account_id": "acct_77ps75gyer64evmms05v"
+        }
+      ]
     },
     "AppManifest": {
       "name": "My site"
     },
     "AppSummary": {
-      "app_id": "1jjk1w7mwdp8daa7",
+      "app_id": "ayzr61r6z1vfmt8e",
       "name": "My site",
       "summary": null,
       "visibility": "public",
-      "origin": "http://1jjk1w7mwdp8daa7.apps.localhost:8787",
-      "created_at": "2026-11-25T17:14:37.468Z",
-      "updated_at": "2026-11-25T17:14:37.614Z",
+      "origin": "http://ayzr61r6z1vfmt8e.apps.localhost:8787",
+      "created_at": "2026-11-27T11:10:23.375Z",
+      "updated_at": "2026-11-27T11:10:23.387Z",
       "deleted_at": null,
-      "live_release_id": "rel_ta0mthr1ypgssrnxpgfd"
+      "live_release_id": "rel_kc1t7sbkx0fgg6sa7kym",
+      "account_id": "acct_77ps75gyer64evmms05v"
     },
     "BillingPlan": {
       "account_id": "acct_ry8119ea05cm967jrdfw",
@@ -360,16 +397,94 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "DataCollectionSpec": {
       "fields": {
-        "title": "string"
-      }
+        "title": "string",
+        "status": {
+          "type": "enum",
+          "values": [
+            "open",
+            "done"
+          ]
+        },
+        "due": "datetime",
+        "who": {
+          "type": "reference",
+          "collection": "people"
+        },
+        "meta": "json"
+      },
+      "indexes": [
+        {
+          "name": "by_status",
+          "fields": [
+            "status"
+          ]
+        },
+        {
+          "name": "title_key",
+          "fields": [
+            "title"
+          ],
+          "unique": true
+        }
+      ]
     },
-    "DataFieldSpec": "string",
+    "DataFieldSpec": {
+      "type": "enum",
+      "values": [
+        "open",
+        "done"
+      ]
+    },
     "DataIndexSpec": {
-      "name": "by_t",
+      "name": "title_key",
       "fields": [
-        "t"
+        "title"
       ],
       "unique": true
+    },
+    "DataRow": {
+      "id": "row_t0nc6dwkj2ntywq6exe0",
+      "who": "row_3fjvf3xmmnxfqaffjp0x",
+      "meta": {
+        "i": 0
+      },
+      "title": "page 0",
+      "status": "open",
+      "created_at": "2026-11-27T11:10:45.815Z",
+      "updated_at": "2026-11-27T11:10:45.815Z"
+    },
+    "DataRowDeleted": {
+      "id": "row_kkx1f43snfzr7b3d4zyz",
+      "deleted": true
+    },
+    "DataRowPage": {
+      "app_id": "d290z15cswdkqbqh",
+      "collection": "tasks",
+      "rows": [
+        {
+          "id": "row_fcjkfmt9c3h8fbkn8rfc",
+          "who": "row_3fjvf3xmmnxfqaffjp0x",
+          "meta": {
+            "i": 6
+          },
+          "title": "page 6",
+          "status": "open",
+          "created_at": "2026-11-27T11:10:45.863Z",
+          "updated_at": "2026-11-27T11:10:45.863Z"
+        },
+        {
+          "id": "row_6vspry2rjjz4av37pc0d",
+          "who": "row_3fjvf3xmmnxfqaffjp0x",
+          "meta": {
+            "i": 5
+          },
+          "title": "page 5",
+          "status": "done",
+          "created_at": "2026-11-27T11:10:45.853Z",
+          "updated_at": "2026-11-27T11:10:45.853Z"
+        }
+      ],
+      "cursor": "WyIyMDI2LTExLTI3VDExOjEwOjQ1Ljg0NFoiLCJyb3dfYzBndzBmeWtxazZzczQ4ZGNocXkiXQ"
     },
     "DeviceApproval": {
       "user_code": "LQBJ-ZMDX",
@@ -501,7 +616,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "DowngradePreview": {
-      "account_id": "acct_0fs2cbw6gy410fg2bf3w",
+      "account_id": "acct_6d4a22nazy8jvhss4yf7",
       "current_plan_key": "business",
       "target_plan_key": "free",
       "compatible": true,
@@ -509,31 +624,31 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         {
           "type": "route",
           "key": "app_slugs.max",
-          "route_id": "route_6nc9g34h9dfy4s1cytys",
-          "app_id": "yj14ccszkfjr7nfe",
+          "route_id": "route_nwsxdv7tt9rqyb2r96zf",
+          "app_id": "48ea7dv4f637jag7",
           "current": 2,
           "allowed": 0,
-          "message": "Slug new-yj14ccszkfjr7nfe.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+          "message": "Slug new-48ea7dv4f637jag7.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
         },
         {
           "type": "route",
           "key": "app_slugs.max",
-          "route_id": "route_6at4fm8k77sdmbz1534n",
-          "app_id": "yj14ccszkfjr7nfe",
+          "route_id": "route_f16fdh4g54ztpne1wd0w",
+          "app_id": "48ea7dv4f637jag7",
           "current": 2,
           "allowed": 0,
-          "message": "Slug old-yj14ccszkfjr7nfe.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
+          "message": "Slug old-48ea7dv4f637jag7.apps.localhost: Free does not include slugs; it would be disabled (not deleted)."
         }
       ],
       "actions": [
         {
           "action": "disable_route",
-          "route_id": "route_6nc9g34h9dfy4s1cytys",
+          "route_id": "route_nwsxdv7tt9rqyb2r96zf",
           "reason": "Free does not include slugs; disabled by the move to Free."
         },
         {
           "action": "disable_route",
-          "route_id": "route_6at4fm8k77sdmbz1534n",
+          "route_id": "route_f16fdh4g54ztpne1wd0w",
           "reason": "Free does not include slugs; disabled by the move to Free."
         }
       ]
@@ -549,62 +664,81 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "Error": {
       "error": {
-        "code": "account_suspended",
-        "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow data.write.",
         "details": {
-          "account_id": "acct_qsgjtw0ebppkjhvgy0a1"
+          "permission": "data.write",
+          "role": "viewer"
         }
       }
     },
     "EventPage": {
-      "app_id": "86yn6gtbnyzh0x3n",
+      "app_id": "d290z15cswdkqbqh",
       "events": [
         {
-          "app_event_id": "evt_22",
-          "release_id": "rel_vz440gez0t4wydsd34wt",
+          "app_event_id": "evt_18",
+          "release_id": null,
           "app_user_id": null,
-          "api_key_id": null,
-          "request_id": "7e479973fc713863-q",
-          "type": "runtime.request_error",
-          "event_type": "runtime.request_error",
-          "severity": "error",
-          "level": "error",
-          "message": "The server handler ran past its time limit.",
+          "api_key_id": "key_dxchgzg4estnn7a9p6br",
+          "request_id": "f57f9f1c3abd20d2-2j",
+          "type": "data.row_deleted",
+          "event_type": "data.row_deleted",
+          "severity": "info",
+          "level": "info",
+          "message": "Row row_kkx1f43snfzr7b3d4zyz of tasks was deleted by developer-10552-3-d14ffe@example.com.",
           "metadata": {
-            "kind": "timeout",
-            "path": "/spin",
-            "error": "InternalError: interrupted (the call used its 50 ms of CPU)",
-            "stack": null,
-            "cpu_ms": 50.45,
-            "method": "GET",
-            "status": 500
+            "by": "developer-10552-3-d14ffe@example.com",
+            "row_id": "row_kkx1f43snfzr7b3d4zyz",
+            "collection": "tasks"
           },
-          "created_at": "2026-11-25T17:14:45.557Z"
+          "created_at": "2026-11-27T11:10:45.943Z"
+        },
+        {
+          "app_event_id": "evt_17",
+          "release_id": null,
+          "app_user_id": null,
+          "api_key_id": "key_dxchgzg4estnn7a9p6br",
+          "request_id": "f57f9f1c3abd20d2-2g",
+          "type": "data.row_updated",
+          "event_type": "data.row_updated",
+          "severity": "info",
+          "level": "info",
+          "message": "Row row_kkx1f43snfzr7b3d4zyz of tasks was changed by developer-10552-3-d14ffe@example.com.",
+          "metadata": {
+            "by": "developer-10552-3-d14ffe@example.com",
+            "fields": [
+              "status",
+              "title"
+            ],
+            "row_id": "row_kkx1f43snfzr7b3d4zyz",
+            "collection": "tasks"
+          },
+          "created_at": "2026-11-27T11:10:45.924Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
-      "app_event_id": "evt_22",
-      "release_id": "rel_vz440gez0t4wydsd34wt",
+      "app_event_id": "evt_17",
+      "release_id": null,
       "app_user_id": null,
-      "api_key_id": null,
-      "request_id": "7e479973fc713863-q",
-      "type": "runtime.request_error",
-      "event_type": "runtime.request_error",
-      "severity": "error",
-      "level": "error",
-      "message": "The server handler ran past its time limit.",
+      "api_key_id": "key_dxchgzg4estnn7a9p6br",
+      "request_id": "f57f9f1c3abd20d2-2g",
+      "type": "data.row_updated",
+      "event_type": "data.row_updated",
+      "severity": "info",
+      "level": "info",
+      "message": "Row row_kkx1f43snfzr7b3d4zyz of tasks was changed by developer-10552-3-d14ffe@example.com.",
       "metadata": {
-        "kind": "timeout",
-        "path": "/spin",
-        "error": "InternalError: interrupted (the call used its 50 ms of CPU)",
-        "stack": null,
-        "cpu_ms": 50.45,
-        "method": "GET",
-        "status": 500
+        "by": "developer-10552-3-d14ffe@example.com",
+        "fields": [
+          "status",
+          "title"
+        ],
+        "row_id": "row_kkx1f43snfzr7b3d4zyz",
+        "collection": "tasks"
       },
-      "created_at": "2026-11-25T17:14:45.557Z"
+      "created_at": "2026-11-27T11:10:45.924Z"
     },
     "FileStoreSpec": {
       "public": true,
@@ -679,13 +813,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "removed": true
     },
     "OperatorAccount": {
-      "id": "acct_qsgjtw0ebppkjhvgy0a1",
-      "name": "acme-12589-18-43cd73",
-      "owner_email": "acme-12589-18-43cd73@example.com",
+      "id": "acct_msvvmpsyh31dg9cfp4s6",
+      "name": "acme-10166-18-bd2a59",
+      "owner_email": "acme-10166-18-bd2a59@example.com",
       "plan_key": "free",
       "entitlement_source": "default",
       "billing_access_state": "active",
-      "created_at": "2026-11-27T10:37:48.078Z",
+      "created_at": "2026-11-27T11:10:20.290Z",
       "apps": 1,
       "members": 1,
       "requests_this_month": 0,
@@ -695,13 +829,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "OperatorAccountList": {
       "accounts": [
         {
-          "id": "acct_qsgjtw0ebppkjhvgy0a1",
-          "name": "acme-12589-18-43cd73",
-          "owner_email": "acme-12589-18-43cd73@example.com",
+          "id": "acct_msvvmpsyh31dg9cfp4s6",
+          "name": "acme-10166-18-bd2a59",
+          "owner_email": "acme-10166-18-bd2a59@example.com",
           "plan_key": "free",
           "entitlement_source": "default",
           "billing_access_state": "active",
-          "created_at": "2026-11-27T10:37:48.078Z",
+          "created_at": "2026-11-27T11:10:20.290Z",
           "apps": 1,
           "members": 1,
           "requests_this_month": 0,
@@ -712,43 +846,43 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "cursor": null
     },
     "OperatorAction": {
-      "id": "opa_84xe27d75dc7h68s4r6t",
-      "at": "2026-11-27T10:37:48.198Z",
-      "actor_user_id": "usr_ef8s7c9r1jadtd5fnny2",
-      "actor_email": "first-12589-1-487070@example.com",
-      "actor_label": "first-12589-1-487070@example.com (API key ap_XgKcAWlt…)",
+      "id": "opa_4cztte5d8jar9z8zr7a1",
+      "at": "2026-11-27T11:10:20.434Z",
+      "actor_user_id": "usr_x1fmbxr3jy02g0zk0bna",
+      "actor_email": "first-10166-1-53c012@example.com",
+      "actor_label": "first-10166-1-53c012@example.com (API key ap__treax9Q…)",
       "action": "set_billing_state",
-      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "account_id": "acct_msvvmpsyh31dg9cfp4s6",
       "app_id": null,
       "detail": {
         "state": "past_due_grace",
-        "grace_ends_at": "2026-11-30T10:37:48.193Z"
+        "grace_ends_at": "2026-11-30T11:10:20.431Z"
       }
     },
     "OperatorActionList": {
       "actions": [
         {
-          "id": "opa_84xe27d75dc7h68s4r6t",
-          "at": "2026-11-27T10:37:48.198Z",
-          "actor_user_id": "usr_ef8s7c9r1jadtd5fnny2",
-          "actor_email": "first-12589-1-487070@example.com",
-          "actor_label": "first-12589-1-487070@example.com (API key ap_XgKcAWlt…)",
+          "id": "opa_4cztte5d8jar9z8zr7a1",
+          "at": "2026-11-27T11:10:20.434Z",
+          "actor_user_id": "usr_x1fmbxr3jy02g0zk0bna",
+          "actor_email": "first-10166-1-53c012@example.com",
+          "actor_label": "first-10166-1-53c012@example.com (API key ap__treax9Q…)",
           "action": "set_billing_state",
-          "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+          "account_id": "acct_msvvmpsyh31dg9cfp4s6",
           "app_id": null,
           "detail": {
             "state": "past_due_grace",
-            "grace_ends_at": "2026-11-30T10:37:48.193Z"
+            "grace_ends_at": "2026-11-30T11:10:20.431Z"
           }
         },
         {
-          "id": "opa_8q168f6j07qcb6rdv7m0",
-          "at": "2026-11-27T10:37:48.177Z",
-          "actor_user_id": "usr_ef8s7c9r1jadtd5fnny2",
-          "actor_email": "first-12589-1-487070@example.com",
-          "actor_label": "first-12589-1-487070@example.com (API key ap_XgKcAWlt…)",
+          "id": "opa_v0y3vt16b0yfwv3m4d6n",
+          "at": "2026-11-27T11:10:20.415Z",
+          "actor_user_id": "usr_x1fmbxr3jy02g0zk0bna",
+          "actor_email": "first-10166-1-53c012@example.com",
+          "actor_label": "first-10166-1-53c012@example.com (API key ap__treax9Q…)",
           "action": "clear_flag",
-          "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+          "account_id": "acct_msvvmpsyh31dg9cfp4s6",
           "app_id": null,
           "detail": {
             "flag": "suspended",
@@ -761,16 +895,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "OperatorAppList": {
       "apps": [
         {
-          "id": "9rankg1cwa27gjpj",
+          "id": "p11b8n57rjvcjgb9",
           "name": "My site",
-          "created_at": "2026-11-27T10:37:48.085Z",
+          "created_at": "2026-11-27T11:10:20.307Z",
           "deleted_at": null,
-          "live_release_id": "rel_2yps941c9kzhqgbnvjxs",
+          "live_release_id": "rel_r1qeyd8wtbeymqf9bnc7",
           "flags": [
             {
               "flag": "takedown",
               "reason": "DMCA notice 7",
-              "created_at": "2026-11-27T10:37:48.140Z"
+              "created_at": "2026-11-27T11:10:20.368Z"
             }
           ]
         }
@@ -779,15 +913,15 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "OperatorList": {
       "operators": [
         {
-          "user_id": "usr_ef8s7c9r1jadtd5fnny2",
-          "email": "first-12589-1-487070@example.com",
+          "user_id": "usr_x1fmbxr3jy02g0zk0bna",
+          "email": "first-10166-1-53c012@example.com",
           "granted_by": "first user",
-          "granted_at": "2026-11-27T10:37:47.629Z"
+          "granted_at": "2026-11-27T11:10:19.443Z"
         }
       ]
     },
     "OperatorResult": {
-      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "account_id": "acct_msvvmpsyh31dg9cfp4s6",
       "plan_key": "business",
       "previous_plan_key": "free",
       "compatible": true,
@@ -804,11 +938,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "PlanViolation": {
       "type": "route",
       "key": "custom_domains.max",
-      "route_id": "route_xzxaesjzgdczz131gvgc",
-      "app_id": "yj14ccszkfjr7nfe",
+      "route_id": "route_1fh3djwmyjsjw26whae9",
+      "app_id": "48ea7dv4f637jag7",
       "current": 2,
       "allowed": 1,
-      "message": "Custom domain new-yj14ccszkfjr7nfe.example.com: Starter allows 1 custom domain; it would be disabled (not deleted)."
+      "message": "Custom domain new-48ea7dv4f637jag7.example.com: Starter allows 1 custom domain; it would be disabled (not deleted)."
     },
     "PlatformSession": {
       "user": {
@@ -847,10 +981,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "PublishAppResponse": {
       "status": "published",
-      "app_id": "d9184xnk9jhjt069",
-      "account_id": "acct_trv4k445gkr795wmftae",
-      "release_id": "rel_hsj3x1569af1tq5y49v3",
-      "origin": "http://d9184xnk9jhjt069.apps.localhost:8787",
+      "app_id": "d290z15cswdkqbqh",
+      "account_id": "acct_c8e1b383bjmcj9h6m7pn",
+      "release_id": "rel_z1d3007vb97t1k0e42rc",
+      "origin": "http://d290z15cswdkqbqh.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -864,83 +998,111 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "name": "My site"
       },
       "runtime": {
-        "static_root": "public"
+        "static_root": "public",
+        "fallback": "server",
+        "server_entry": "server.js"
       },
       "files": [
         {
           "path": "public/index.html",
           "content_type": "text/html; charset=utf-8",
-          "content_base64": "PGgxPkhlbGxvPC9oMT4="
+          "content_base64": "c3RhdGlj"
         },
         {
-          "path": "public/app.js",
+          "path": "server.js",
           "content_type": "text/javascript",
-          "content_base64": "Y29uc29sZS5sb2coMSk="
+          "content_base64": "ZXhwb3J0IGRlZmF1bHQgeyBhc3luYyBmZXRjaChyZXF1ZXN0LCBjdHgpIHsKICAgIGNvbnN0IHUgPSBuZXcgVVJMKHJlcXVlc3QudXJsKTsKICAgIGNvbnN0"
         }
-      ]
+      ],
+      "resources": {
+        "data": {
+          "collections": {
+            "people": {
+              "fields": {
+                "name": "string"
+              }
+            },
+            "tasks": {
+              "fields": {
+                "title": "string",
+                "status": {
+                  "type": "enum",
+                  "values": [
+                    "open",
+                    "done"
+                  ]
+                },
+                "due": "datetime",
+                "who": {
+                  "type": "reference",
+                  "collection": "people"
+                },
+                "meta": "json"
+              },
+              "indexes": [
+                {
+                  "name": "by_status",
+                  "fields": [
+                    "status"
+                  ]
+                },
+                {
+                  "name": "title_key",
+                  "fields": [
+                    "title"
+                  ],
+                  "unique": true
+                }
+              ]
+            }
+          }
+        }
+      }
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
       "content_type": "text/html; charset=utf-8",
-      "content_base64": "PGgxPkhlbGxvPC9oMT4="
+      "content_base64": "c3RhdGlj"
     },
     "ReleaseList": {
-      "app_id": "xcmfctnpeqtg2c56",
+      "app_id": "stage1app0000000",
       "releases": [
         {
-          "release_id": "rel_2xj6dvcfjxabgtjbd82g",
+          "release_id": "rel_dv34jp3ebr6hjz8tzw87",
           "message": null,
-          "created_at": "2026-11-24T05:40:31.252Z",
-          "activation_status": "failed",
-          "activation_error": {
-            "code": "failed",
-            "message": "Activation failed.",
-            "reasons": [
-              "the server module failed to load: Error: Cannot find module \"./missing.js\" (resolved to missing.js) in this release"
-            ]
-          },
-          "is_live": false,
+          "created_at": "2026-11-27T11:09:53.195Z",
+          "activation_status": "live",
+          "activation_error": null,
+          "is_live": true,
           "created_by": {
-            "api_key_id": "key_04k0at2j0qmcgw7n5ekc",
-            "key_prefix": "ap_0RSlg7Fz"
+            "api_key_id": "key_upgrade",
+            "key_prefix": "ap_A4jKi6b9"
           }
         },
         {
-          "release_id": "rel_0rjz93vg0jzf650wqaz3",
+          "release_id": "rel_stage1000000000000000",
           "message": null,
-          "created_at": "2026-11-24T05:40:31.228Z",
-          "activation_status": "failed",
-          "activation_error": {
-            "code": "failed",
-            "message": "Activation failed.",
-            "reasons": [
-              "the server module failed to load: Error: top-level boom"
-            ]
-          },
+          "created_at": "2026-11-27T11:09:52.295Z",
+          "activation_status": "inactive",
+          "activation_error": null,
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_04k0at2j0qmcgw7n5ekc",
-            "key_prefix": "ap_0RSlg7Fz"
+            "api_key_id": "key_upgrade",
+            "key_prefix": "ap_A4jKi6b9"
           }
         }
       ]
     },
     "ReleaseSummary": {
-      "release_id": "rel_d9cht5fr1wckjm5vg470",
-      "message": "needs a token",
-      "created_at": "2026-11-24T05:37:55.358Z",
-      "activation_status": "pending_secrets",
-      "activation_error": {
-        "code": "pending_secrets",
-        "message": "Required secrets are missing.",
-        "missing_secrets": [
-          "API_TOKEN"
-        ]
-      },
-      "is_live": false,
+      "release_id": "rel_dv34jp3ebr6hjz8tzw87",
+      "message": null,
+      "created_at": "2026-11-27T11:09:53.195Z",
+      "activation_status": "live",
+      "activation_error": null,
+      "is_live": true,
       "created_by": {
-        "api_key_id": "key_ry66914tcvzxfvmwda36",
-        "key_prefix": "ap_u2ipdXv0"
+        "api_key_id": "key_upgrade",
+        "key_prefix": "ap_A4jKi6b9"
       }
     },
     "RenameApiKeyRequest": {
@@ -987,35 +1149,43 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "ResourceManifest": {
       "data": {
         "collections": {
-          "c0": {
+          "people": {
             "fields": {
-              "title": "string"
+              "name": "string"
             }
           },
-          "c1": {
+          "tasks": {
             "fields": {
-              "title": "string"
-            }
-          },
-          "c2": {
-            "fields": {
-              "title": "string"
-            }
-          },
-          "c3": {
-            "fields": {
-              "title": "string"
-            }
-          },
-          "c4": {
-            "fields": {
-              "title": "string"
-            }
-          },
-          "c5": {
-            "fields": {
-              "title": "string"
-            }
+              "title": "string",
+              "status": {
+                "type": "enum",
+                "values": [
+                  "open",
+                  "done"
+                ]
+              },
+              "due": "datetime",
+              "who": {
+                "type": "reference",
+                "collection": "people"
+              },
+              "meta": "json"
+            },
+            "indexes": [
+              {
+                "name": "by_status",
+                "fields": [
+                  "status"
+                ]
+              },
+              {
+                "name": "title_key",
+                "fields": [
+                  "title"
+                ],
+                "unique": true
+              }
+            ]
           }
         }
       }
@@ -1041,23 +1211,23 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_stg94589sd4j8zjvxzdg",
-      "api_key_id": "key_stg94589sd4j8zjvxzdg",
-      "key_prefix": "ap_EL69x8XU",
+      "id": "key_7qddd5s5khjcm4etrpp1",
+      "api_key_id": "key_7qddd5s5khjcm4etrpp1",
+      "key_prefix": "ap_2YQSj_Yj",
       "name": "admin command",
-      "created_at": "2026-11-27T10:37:47.790Z",
-      "last_used_at": "2026-11-27T10:37:47.793Z",
-      "revoked_at": "2026-11-27T10:37:47.803Z",
+      "created_at": "2026-11-27T11:10:45.469Z",
+      "last_used_at": "2026-11-27T11:10:45.472Z",
+      "revoked_at": "2026-11-27T11:10:45.484Z",
       "revoked": true
     },
     "RollbackRequest": {
-      "release_id": "rel_ndrc0yps4b52w975j71b"
+      "release_id": "rel_stage1000000000000000"
     },
     "RollbackResponse": {
-      "app_id": "ffgwh3nzkg4se9gc",
-      "release_id": "rel_ndrc0yps4b52w975j71b",
-      "previous_release_id": "rel_k4bxqbwy3r3kncrzfdma",
-      "origin": "http://ffgwh3nzkg4se9gc.apps.localhost:35521",
+      "app_id": "stage1app0000000",
+      "release_id": "rel_stage1000000000000000",
+      "previous_release_id": "rel_dv34jp3ebr6hjz8tzw87",
+      "origin": "http://stage1app0000000.apps.localhost:8787",
       "status": "rolled_back"
     },
     "Route": {
@@ -1206,7 +1376,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RuntimeManifest": {
-      "static_root": "public"
+      "static_root": "public",
+      "fallback": "server",
+      "server_entry": "server.js"
     },
     "SecretDeleted": {
       "app_id": "brem8rfmqjwqecgq",
@@ -1329,9 +1501,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "kind": "custom_domain"
     },
     "UnpublishResponse": {
-      "app_id": "8n7bz4qrpfmrmaqa",
+      "app_id": "a7rvcpc0gheqtcje",
       "status": "unpublished",
-      "deleted_at": "2026-11-25T17:14:43.331Z"
+      "deleted_at": "2026-11-27T11:10:45.992Z"
     },
     "UpdateRouteRequest": {
       "status": "disabled"
@@ -1620,6 +1792,47 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "Billing for Starter is not set up on this platform (STRIPE_PRICE_STARTER is missing)."
       }
     },
+    "createDataRow 201": {
+      "id": "row_92ha587z9xndk5355vb4",
+      "title": "matrix",
+      "status": "open",
+      "created_at": "2026-11-27T11:10:45.455Z",
+      "updated_at": "2026-11-27T11:10:45.455Z"
+    },
+    "createDataRow 400": {
+      "error": {
+        "code": "invalid_value",
+        "message": "Field \"title\" must be a string."
+      }
+    },
+    "createDataRow 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "createDataRow 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow data.write.",
+        "details": {
+          "permission": "data.write",
+          "role": "viewer"
+        }
+      }
+    },
+    "createDataRow 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
+    "createDataRow 409": {
+      "error": {
+        "code": "unique_violation",
+        "message": "Another row already has these values for unique index \"title_key\" (title)."
+      }
+    },
     "createDomain 201": {
       "route_id": "route_kcde1erenw323a5e64ak",
       "app_id": "na1hjvjs3e886j7p",
@@ -1796,6 +2009,32 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       }
     },
+    "deleteDataRow 200": {
+      "id": "row_kkx1f43snfzr7b3d4zyz",
+      "deleted": true
+    },
+    "deleteDataRow 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "deleteDataRow 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow data.write.",
+        "details": {
+          "permission": "data.write",
+          "role": "viewer"
+        }
+      }
+    },
+    "deleteDataRow 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
     "deleteDomain 200": {
       "route_id": "route_6afzsnwkdhp5q3at5qak",
       "app_id": "tsdg0k0x1nt10yct",
@@ -1915,38 +2154,38 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "status": "denied"
     },
     "getAccountLimits 200": {
-      "account_id": "acct_6ftr70vhhwp7xhhwqghv",
-      "plan_key": "business",
+      "account_id": "acct_wxpasvm2sn9038j7y8vh",
+      "plan_key": "free",
       "features": {
-        "app_slugs": true,
-        "custom_domains": true,
-        "app_analytics": true,
-        "webhooks": true
+        "app_slugs": false,
+        "custom_domains": false,
+        "app_analytics": false,
+        "webhooks": false
       },
       "manifest_limits": {
-        "data.collections.max": 50
+        "data.collections.max": 5
       },
       "deployment_limits": {
-        "apps.max": 50,
-        "app_slugs.max": 50,
-        "custom_domains.max": 10
+        "apps.max": 3,
+        "app_slugs.max": 0,
+        "custom_domains.max": 0
       },
       "runtime_limits": {
-        "server.cpu_ms.max": 200,
-        "jobs.waiting.max": 50000
+        "server.cpu_ms.max": 50,
+        "jobs.waiting.max": 1000
       },
       "release_limits": {
-        "release.file_count.max": 1000
+        "release.file_count.max": 500
       },
       "usage_limits": {
-        "requests.monthly.max": 5000000,
-        "storage.bytes.max": 53687091200,
-        "events.retention_days": 30,
-        "analytics.retention_days": 30
+        "requests.monthly.max": 100000,
+        "storage.bytes.max": 1073741824,
+        "events.retention_days": 1,
+        "analytics.retention_days": 0
       },
       "usage": {
-        "apps": 1,
-        "requests.monthly": 1,
+        "apps": 0,
+        "requests.monthly": 0,
         "app_slugs": 0,
         "custom_domains": 0,
         "storage.bytes": 0
@@ -1974,7 +2213,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getAccountStatus 200": {
-      "account_id": "acct_trv4k445gkr795wmftae",
+      "account_id": "acct_ytwsk68qh29x7e8nb7ew",
       "plan_key": "free",
       "billing_access_state": "active",
       "grace_ends_at": null,
@@ -2020,15 +2259,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getApp 200": {
-      "app_id": "p4fyyp6wztdfjx0t",
+      "app_id": "xpf50qb9qagsje5r",
       "name": "My site",
       "summary": null,
       "visibility": "public",
-      "origin": "http://p4fyyp6wztdfjx0t.apps.localhost:8787",
-      "created_at": "2026-11-25T17:14:46.531Z",
-      "updated_at": "2026-11-25T17:14:46.553Z",
+      "origin": "http://xpf50qb9qagsje5r.apps.localhost:8787",
+      "created_at": "2026-11-27T11:10:25.277Z",
+      "updated_at": "2026-11-27T11:10:25.281Z",
       "deleted_at": null,
-      "live_release_id": "rel_eytmys3x2q9ma0ewcdnq"
+      "live_release_id": "rel_xq2gqvj3rffm1k9jxvj3",
+      "account_id": "acct_fgk87shz2r92zqd8ndh1"
     },
     "getApp 401": {
       "error": {
@@ -2197,6 +2437,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "configured": false
         }
       ]
+    },
+    "getDataRow 200": {
+      "id": "row_kkx1f43snfzr7b3d4zyz",
+      "status": "done",
+      "created_at": "2026-11-27T11:10:45.910Z",
+      "updated_at": "2026-11-27T11:10:45.922Z"
+    },
+    "getDataRow 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "getDataRow 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
     },
     "getDeviceAuthorization 200": {
       "user_code": "LQBJ-ZMDX",
@@ -2392,12 +2650,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_stg94589sd4j8zjvxzdg",
-          "api_key_id": "key_stg94589sd4j8zjvxzdg",
-          "key_prefix": "ap_EL69x8XU",
+          "id": "key_7qddd5s5khjcm4etrpp1",
+          "api_key_id": "key_7qddd5s5khjcm4etrpp1",
+          "key_prefix": "ap_2YQSj_Yj",
           "name": "admin command",
-          "created_at": "2026-11-27T10:37:47.790Z",
-          "last_used_at": "2026-11-27T10:37:47.793Z",
+          "created_at": "2026-11-27T11:10:45.469Z",
+          "last_used_at": "2026-11-27T11:10:45.472Z",
           "revoked_at": null
         }
       ],
@@ -2410,7 +2668,32 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listApps 200": {
-      "apps": []
+      "apps": [
+        {
+          "app_id": "ayzr61r6z1vfmt8e",
+          "name": "My site",
+          "summary": null,
+          "visibility": "public",
+          "origin": "http://ayzr61r6z1vfmt8e.apps.localhost:8787",
+          "created_at": "2026-11-27T11:10:23.375Z",
+          "updated_at": "2026-11-27T11:10:23.387Z",
+          "deleted_at": null,
+          "live_release_id": "rel_kc1t7sbkx0fgg6sa7kym",
+          "account_id": "acct_77ps75gyer64evmms05v"
+        },
+        {
+          "app_id": "fqdn9f3g0186mex9",
+          "name": "My site",
+          "summary": null,
+          "visibility": "public",
+          "origin": "http://fqdn9f3g0186mex9.apps.localhost:8787",
+          "created_at": "2026-11-27T11:10:23.338Z",
+          "updated_at": "2026-11-27T11:10:23.352Z",
+          "deleted_at": null,
+          "live_release_id": "rel_ssehqx9bm7xr9180e38h",
+          "account_id": "acct_77ps75gyer64evmms05v"
+        }
+      ]
     },
     "listApps 400": {
       "error": {
@@ -2435,6 +2718,38 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "error": {
         "code": "not_found",
         "message": "Account not found."
+      }
+    },
+    "listDataRows 200": {
+      "app_id": "d290z15cswdkqbqh",
+      "collection": "tasks",
+      "rows": [
+        {
+          "id": "row_92ha587z9xndk5355vb4",
+          "title": "matrix",
+          "status": "open",
+          "created_at": "2026-11-27T11:10:45.455Z",
+          "updated_at": "2026-11-27T11:10:45.455Z"
+        }
+      ],
+      "cursor": null
+    },
+    "listDataRows 400": {
+      "error": {
+        "code": "collection_not_declared",
+        "message": "Collection \"nothing\" is not declared in this release's resources.data."
+      }
+    },
+    "listDataRows 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "listDataRows 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
       }
     },
     "listDomains 200": {
@@ -2486,26 +2801,25 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "listEvents 200": {
-      "app_id": "dgtq48vr3j8wyhxv",
+      "app_id": "d290z15cswdkqbqh",
       "events": [
         {
-          "app_event_id": "evt_3",
-          "release_id": "rel_da7nmazqwgttc4q86n3g",
+          "app_event_id": "evt_18",
+          "release_id": null,
           "app_user_id": null,
-          "api_key_id": "key_hxytc3fpyt48sr4aph9m",
-          "request_id": "8e19856b4b6ffbb1-7",
-          "type": "release.created",
-          "event_type": "release.created",
+          "api_key_id": "key_dxchgzg4estnn7a9p6br",
+          "request_id": "f57f9f1c3abd20d2-2j",
+          "type": "data.row_deleted",
+          "event_type": "data.row_deleted",
           "severity": "info",
           "level": "info",
-          "message": "Release created.",
+          "message": "Row row_kkx1f43snfzr7b3d4zyz of tasks was deleted by developer-10552-3-d14ffe@example.com.",
           "metadata": {
-            "files": 2,
-            "reasons": [],
-            "missing_secrets": [],
-            "activation_status": "live"
+            "by": "developer-10552-3-d14ffe@example.com",
+            "row_id": "row_kkx1f43snfzr7b3d4zyz",
+            "collection": "tasks"
           },
-          "created_at": "2026-11-23T17:14:53.039Z"
+          "created_at": "2026-11-27T11:10:45.943Z"
         }
       ],
       "cursor": null
@@ -2568,30 +2882,30 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listReleases 200": {
-      "app_id": "ffgwh3nzkg4se9gc",
+      "app_id": "stage1app0000000",
       "releases": [
         {
-          "release_id": "rel_k4bxqbwy3r3kncrzfdma",
-          "message": "second",
-          "created_at": "2026-11-24T05:37:53.948Z",
+          "release_id": "rel_dv34jp3ebr6hjz8tzw87",
+          "message": null,
+          "created_at": "2026-11-27T11:09:53.195Z",
           "activation_status": "live",
           "activation_error": null,
           "is_live": true,
           "created_by": {
-            "api_key_id": "key_ry66914tcvzxfvmwda36",
-            "key_prefix": "ap_u2ipdXv0"
+            "api_key_id": "key_upgrade",
+            "key_prefix": "ap_A4jKi6b9"
           }
         },
         {
-          "release_id": "rel_ndrc0yps4b52w975j71b",
-          "message": "first",
-          "created_at": "2026-11-24T05:37:53.330Z",
+          "release_id": "rel_stage1000000000000000",
+          "message": null,
+          "created_at": "2026-11-27T11:09:52.295Z",
           "activation_status": "inactive",
           "activation_error": null,
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_ry66914tcvzxfvmwda36",
-            "key_prefix": "ap_u2ipdXv0"
+            "api_key_id": "key_upgrade",
+            "key_prefix": "ap_A4jKi6b9"
           }
         }
       ]
@@ -2716,7 +3030,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "operatorClearAppFlag 200": {
-      "app_id": "9rankg1cwa27gjpj",
+      "app_id": "p11b8n57rjvcjgb9",
       "flag": "takedown",
       "cleared": true
     },
@@ -2733,7 +3047,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "operatorFlagApp 200": {
-      "app_id": "9rankg1cwa27gjpj",
+      "app_id": "p11b8n57rjvcjgb9",
       "flag": "takedown",
       "set": true
     },
@@ -2750,7 +3064,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "operatorLiftAccountSuspension 200": {
-      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "account_id": "acct_msvvmpsyh31dg9cfp4s6",
       "flag": "suspended",
       "cleared": true
     },
@@ -2769,10 +3083,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "operatorList 200": {
       "operators": [
         {
-          "user_id": "usr_ef8s7c9r1jadtd5fnny2",
-          "email": "first-12589-1-487070@example.com",
+          "user_id": "usr_x1fmbxr3jy02g0zk0bna",
+          "email": "first-10166-1-53c012@example.com",
           "granted_by": "first user",
-          "granted_at": "2026-11-27T10:37:47.629Z"
+          "granted_at": "2026-11-27T11:10:19.443Z"
         }
       ]
     },
@@ -2791,16 +3105,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "operatorListAccountApps 200": {
       "apps": [
         {
-          "id": "9rankg1cwa27gjpj",
+          "id": "p11b8n57rjvcjgb9",
           "name": "My site",
-          "created_at": "2026-11-27T10:37:48.085Z",
+          "created_at": "2026-11-27T11:10:20.307Z",
           "deleted_at": null,
-          "live_release_id": "rel_2yps941c9kzhqgbnvjxs",
+          "live_release_id": "rel_r1qeyd8wtbeymqf9bnc7",
           "flags": [
             {
               "flag": "takedown",
               "reason": "DMCA notice 7",
-              "created_at": "2026-11-27T10:37:48.140Z"
+              "created_at": "2026-11-27T11:10:20.368Z"
             }
           ]
         }
@@ -2821,13 +3135,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "operatorListAccounts 200": {
       "accounts": [
         {
-          "id": "acct_qsgjtw0ebppkjhvgy0a1",
-          "name": "acme-12589-18-43cd73",
-          "owner_email": "acme-12589-18-43cd73@example.com",
+          "id": "acct_msvvmpsyh31dg9cfp4s6",
+          "name": "acme-10166-18-bd2a59",
+          "owner_email": "acme-10166-18-bd2a59@example.com",
           "plan_key": "free",
           "entitlement_source": "default",
           "billing_access_state": "active",
-          "created_at": "2026-11-27T10:37:48.078Z",
+          "created_at": "2026-11-27T11:10:20.290Z",
           "apps": 1,
           "members": 1,
           "requests_this_month": 0,
@@ -2852,27 +3166,27 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "operatorListActions 200": {
       "actions": [
         {
-          "id": "opa_84xe27d75dc7h68s4r6t",
-          "at": "2026-11-27T10:37:48.198Z",
-          "actor_user_id": "usr_ef8s7c9r1jadtd5fnny2",
-          "actor_email": "first-12589-1-487070@example.com",
-          "actor_label": "first-12589-1-487070@example.com (API key ap_XgKcAWlt…)",
+          "id": "opa_4cztte5d8jar9z8zr7a1",
+          "at": "2026-11-27T11:10:20.434Z",
+          "actor_user_id": "usr_x1fmbxr3jy02g0zk0bna",
+          "actor_email": "first-10166-1-53c012@example.com",
+          "actor_label": "first-10166-1-53c012@example.com (API key ap__treax9Q…)",
           "action": "set_billing_state",
-          "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+          "account_id": "acct_msvvmpsyh31dg9cfp4s6",
           "app_id": null,
           "detail": {
             "state": "past_due_grace",
-            "grace_ends_at": "2026-11-30T10:37:48.193Z"
+            "grace_ends_at": "2026-11-30T11:10:20.431Z"
           }
         },
         {
-          "id": "opa_8q168f6j07qcb6rdv7m0",
-          "at": "2026-11-27T10:37:48.177Z",
-          "actor_user_id": "usr_ef8s7c9r1jadtd5fnny2",
-          "actor_email": "first-12589-1-487070@example.com",
-          "actor_label": "first-12589-1-487070@example.com (API key ap_XgKcAWlt…)",
+          "id": "opa_v0y3vt16b0yfwv3m4d6n",
+          "at": "2026-11-27T11:10:20.415Z",
+          "actor_user_id": "usr_x1fmbxr3jy02g0zk0bna",
+          "actor_email": "first-10166-1-53c012@example.com",
+          "actor_label": "first-10166-1-53c012@example.com (API key ap__treax9Q…)",
           "action": "clear_flag",
-          "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+          "account_id": "acct_msvvmpsyh31dg9cfp4s6",
           "app_id": null,
           "detail": {
             "flag": "suspended",
@@ -2940,9 +3254,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "operatorSetBillingState 200": {
-      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "account_id": "acct_msvvmpsyh31dg9cfp4s6",
       "billing_access_state": "past_due_grace",
-      "grace_ends_at": "2026-11-30T10:37:48.193Z"
+      "grace_ends_at": "2026-11-30T11:10:20.431Z"
     },
     "operatorSetBillingState 401": {
       "error": {
@@ -2957,7 +3271,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "operatorSetPlan 200": {
-      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "account_id": "acct_msvvmpsyh31dg9cfp4s6",
       "plan_key": "business",
       "previous_plan_key": "free",
       "compatible": true,
@@ -2977,7 +3291,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "operatorSuspendAccount 200": {
-      "account_id": "acct_qsgjtw0ebppkjhvgy0a1",
+      "account_id": "acct_msvvmpsyh31dg9cfp4s6",
       "flag": "suspended",
       "set": true
     },
@@ -3072,7 +3386,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "previewDowngrade 200": {
-      "account_id": "acct_6bkdyk0ncvd3gs2s67bj",
+      "account_id": "acct_wxpasvm2sn9038j7y8vh",
       "current_plan_key": "free",
       "target_plan_key": "business",
       "compatible": true,
@@ -3094,10 +3408,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "d9184xnk9jhjt069",
-      "account_id": "acct_trv4k445gkr795wmftae",
-      "release_id": "rel_hsj3x1569af1tq5y49v3",
-      "origin": "http://d9184xnk9jhjt069.apps.localhost:8787",
+      "app_id": "d290z15cswdkqbqh",
+      "account_id": "acct_c8e1b383bjmcj9h6m7pn",
+      "release_id": "rel_z1d3007vb97t1k0e42rc",
+      "origin": "http://d290z15cswdkqbqh.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -3143,7 +3457,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_qsgjtw0ebppkjhvgy0a1"
+          "account_id": "acct_msvvmpsyh31dg9cfp4s6"
         }
       }
     },
@@ -3159,16 +3473,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishRelease 200": {
       "status": "published",
-      "app_id": "8n7bz4qrpfmrmaqa",
-      "account_id": "acct_pd5d5ydfxa9gf5pd5zja",
-      "release_id": "rel_q9hy03b0tnnz2zcsw29f",
-      "origin": "http://8n7bz4qrpfmrmaqa.apps.localhost:8787",
-      "previous_release_id": "rel_mn07v70va77pdd0v33wq",
+      "app_id": "jrbt6hcm5by8zngg",
+      "account_id": "acct_77ps75gyer64evmms05v",
+      "release_id": "rel_tj8fd90bj96na2x4yjwn",
+      "origin": "http://jrbt6hcm5by8zngg.apps.localhost:8787",
+      "previous_release_id": "rel_fg6rt187rf0tmfxasvgn",
       "activation": {
         "status": "live",
         "reasons": [],
         "missing_secrets": [],
-        "previous_release_id": "rel_mn07v70va77pdd0v33wq"
+        "previous_release_id": "rel_fg6rt187rf0tmfxasvgn"
       }
     },
     "publishRelease 400": {
@@ -3208,7 +3522,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_dm93nzrn8grqs5cgfj3a"
+          "account_id": "acct_zeznvxjjvgkg237yypa3"
         }
       }
     },
@@ -3233,7 +3547,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "app_takedown",
         "message": "This app is taken down for legal reasons: it can be read, not changed. Contact the operator of this platform.",
         "details": {
-          "app_id": "p4fyyp6wztdfjx0t"
+          "app_id": "xpf50qb9qagsje5r"
         }
       }
     },
@@ -3330,13 +3644,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeApiKey 200": {
-      "id": "key_stg94589sd4j8zjvxzdg",
-      "api_key_id": "key_stg94589sd4j8zjvxzdg",
-      "key_prefix": "ap_EL69x8XU",
+      "id": "key_7qddd5s5khjcm4etrpp1",
+      "api_key_id": "key_7qddd5s5khjcm4etrpp1",
+      "key_prefix": "ap_2YQSj_Yj",
       "name": "admin command",
-      "created_at": "2026-11-27T10:37:47.790Z",
-      "last_used_at": "2026-11-27T10:37:47.793Z",
-      "revoked_at": "2026-11-27T10:37:47.803Z",
+      "created_at": "2026-11-27T11:10:45.469Z",
+      "last_used_at": "2026-11-27T11:10:45.472Z",
+      "revoked_at": "2026-11-27T11:10:45.484Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -3379,10 +3693,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "rollbackApp 200": {
-      "app_id": "ffgwh3nzkg4se9gc",
-      "release_id": "rel_ndrc0yps4b52w975j71b",
-      "previous_release_id": "rel_k4bxqbwy3r3kncrzfdma",
-      "origin": "http://ffgwh3nzkg4se9gc.apps.localhost:35521",
+      "app_id": "stage1app0000000",
+      "release_id": "rel_stage1000000000000000",
+      "previous_release_id": "rel_dv34jp3ebr6hjz8tzw87",
+      "origin": "http://stage1app0000000.apps.localhost:8787",
       "status": "rolled_back"
     },
     "rollbackApp 400": {
@@ -3523,7 +3837,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "code": "account_suspended",
         "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
         "details": {
-          "account_id": "acct_dm93nzrn8grqs5cgfj3a"
+          "account_id": "acct_zeznvxjjvgkg237yypa3"
         }
       }
     },
@@ -3579,9 +3893,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "unpublishApp 200": {
-      "app_id": "8n7bz4qrpfmrmaqa",
+      "app_id": "a7rvcpc0gheqtcje",
       "status": "unpublished",
-      "deleted_at": "2026-11-25T17:14:43.331Z"
+      "deleted_at": "2026-11-27T11:10:45.992Z"
     },
     "unpublishApp 401": {
       "error": {
@@ -3600,6 +3914,34 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "unpublishApp 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
+    "updateDataRow 200": {
+      "id": "row_kkx1f43snfzr7b3d4zyz",
+      "status": "done",
+      "created_at": "2026-11-27T11:10:45.910Z",
+      "updated_at": "2026-11-27T11:10:45.922Z"
+    },
+    "updateDataRow 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "updateDataRow 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow data.write.",
+        "details": {
+          "permission": "data.write",
+          "role": "viewer"
+        }
+      }
+    },
+    "updateDataRow 404": {
       "error": {
         "code": "not_found",
         "message": "App not found."

@@ -153,7 +153,13 @@ export const encodeAccountCursor = (c: { created: string; id: string }) =>
 export const decodeActionCursor = (c: string) => (/^\d{1,18}$/.test(c) ? Number(c) : undefined);
 
 export const AccountsQuery = v.strictObject({
-  q: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  q: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(200),
+      v.check((s) => !s.includes('\0'), 'must not contain NUL'),
+    ),
+  ),
   ...pageQuery(decodeAccountCursor),
 });
 export const ActionsQuery = v.strictObject({ ...pageQuery(decodeActionCursor) });

@@ -316,6 +316,7 @@ test('the checker refuses what the document does not say', () => {
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
       live_release_id: null,
+      account_id: 'acct_x',
       extra: 1,
     }) ?? '',
     'additional properties',

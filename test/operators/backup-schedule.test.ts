@@ -48,13 +48,19 @@ test('scheduled backups land in the bucket, the newest two kept; one restores in
   const backups = async () => (await s3.keys()).filter((k) => k.startsWith('backups/')).sort();
   const seen = new Set<string>();
   for (let i = 0; i < 3; i++) {
-    await utils.addJob('platform_backup', {});
-    // each run adds one archive (and from the third on, removes the oldest)
+    const job = await utils.addJob('platform_backup', {});
+    // done when graphile-worker has removed the job (it succeeded: a failure stays with its error)
     await waitFor(async () => {
-      const now = await backups();
-      const fresh = now.filter((k) => !seen.has(k));
-      return fresh.length === 1 ? fresh[0] : undefined;
-    }, 30_000).then((k) => seen.add(k));
+      const { rows } = await h.deps.pool.query(
+        'select last_error from graphile_worker._private_jobs where id = $1',
+        [job.id],
+      );
+      if (rows[0]?.last_error) throw new Error(`the backup job failed: ${rows[0].last_error}`);
+      return rows.length === 0;
+    }, 30_000);
+    const fresh = (await backups()).filter((k) => !seen.has(k));
+    assert.is(fresh.length, 1, `run ${i + 1} added one archive`);
+    seen.add(fresh[0]!);
   }
   const kept = await backups();
   assert.is(kept.length, 2, `kept: ${kept.join(', ')}`);

@@ -9,6 +9,7 @@ import { appReleasesPage } from './app-releases.ts';
 import { appResourcesPage } from './app-resources.ts';
 import { appSecretsPage } from './app-secrets.ts';
 import { appDomainsPage } from './app-domains.ts';
+import { appDataPage } from './app-data.ts';
 import { appAnalyticsPage } from './app-analytics.ts';
 import { appsPage } from './apps.ts';
 import { confirmPage } from './confirm.ts';
@@ -38,6 +39,7 @@ export function consolePageList(options: {
     operatorActionsPage,
     appReleasesPage,
     appResourcesPage,
+    appDataPage,
     appSecretsPage,
     appDomainsPage,
     appAnalyticsPage,

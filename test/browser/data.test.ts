@@ -1,0 +1,176 @@
+/**
+ * The data browser in Chromium: an owner creates, edits and deletes a row, follows a reference to
+ * the row it names, and filters; what app code reads follows each change; a viewer reads only.
+ * Screenshots at 1280 and 390 px go to SCREENSHOTS=<dir> (default .data/screenshots).
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createSession } from '../../src/sign-in/sessions.ts';
+import { publishServerApp } from '../_lib/apps.ts';
+import { launchChromium } from '../_lib/browser.ts';
+import { createHarness, freePort, listen, newMember, newUser } from '../_lib/harness.ts';
+
+const port = await freePort();
+const h = await createHarness({ PORT: String(port) });
+const live = await listen(h.server, port);
+const CONSOLE = `http://console.localhost:${port}`;
+const browser = await launchChromium();
+const shots = process.env.SCREENSHOTS ?? path.resolve('.data', 'screenshots');
+await mkdir(shots, { recursive: true });
+const owner = await newUser(h, 'owner');
+const viewer = await newMember(h, owner.account_id, 'viewer');
+const app = await publishServerApp(
+  h,
+  owner.api_key,
+  `export default { async fetch(request, ctx) {
+    return Response.json(await ctx.data.collection('tasks').list({ limit: 1000 }));
+  } };`,
+  {
+    resources: {
+      data: {
+        collections: {
+          people: { fields: { name: 'string' } },
+          tasks: {
+            fields: {
+              title: 'string',
+              status: { type: 'enum', values: ['open', 'done'] },
+              owner: { type: 'reference', collection: 'people' },
+              meta: 'json',
+            },
+            indexes: [{ name: 'by_status', fields: ['status'] }],
+          },
+        },
+      },
+    },
+  },
+);
+const ada = await h.api('POST /v0/apps/{app_id}/data/{collection}', {
+  key: owner.api_key,
+  params: { app_id: app.appId, collection: 'people' },
+  body: { name: 'Ada' },
+});
+const appRows = async () =>
+  (await h.call('GET', '/rows', { host: app.host })).body as Record<string, unknown>[];
+
+const errors: string[] = [];
+async function signedIn(userId: string): Promise<Page> {
+  const { token } = await createSession(h.deps.db, userId);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addCookies([
+    {
+      name: '__Host-platform_session',
+      value: token,
+      url: `https://console.localhost:${port}`,
+      secure: true,
+      httpOnly: true,
+    },
+  ]);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+  return page;
+}
+async function shoot(page: Page, name: string) {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: path.join(shots, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+test('create, edit, follow a reference, filter and delete a row', async () => {
+  const page = await signedIn(owner.user_id);
+  await page.goto(`${CONSOLE}/apps/${app.appId}`);
+  await page.getByRole('navigation', { name: 'App' }).getByRole('link', { name: 'Data' }).click();
+  await page.getByRole('link', { name: 'people (1)' }).waitFor();
+  await page.getByRole('link', { name: 'tasks (0)' }).click();
+  await page.getByText('No rows yet.').waitFor();
+
+  await page.getByRole('button', { name: 'New row' }).click();
+  await page.getByLabel(/^title/).fill('Write the report');
+  await page.getByLabel(/^status/).selectOption('open');
+  await page.getByLabel(/^owner/).fill(ada.id);
+  await page.getByLabel(/^meta/).fill('{"priority": 2}');
+  await page.getByRole('button', { name: 'Create row' }).click();
+  await page.getByText('Row created.').waitFor();
+  let rows = await appRows();
+  assert.is(rows.length, 1);
+  assert.equal(
+    [rows[0]!.title, rows[0]!.status, rows[0]!.owner, rows[0]!.meta],
+    ['Write the report', 'open', ada.id, { priority: 2 }],
+  );
+  await page.locator('#row-panel pre').getByText('"priority": 2').waitFor();
+  await shoot(page, 'data-row');
+
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel(/^status/).selectOption('done');
+  await page.getByLabel(/^meta/).fill('not json');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText('meta is not valid JSON.').waitFor();
+  await page.getByLabel(/^meta/).fill('');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText('Saved.').waitFor();
+  rows = await appRows();
+  assert.is(rows[0]!.status, 'done');
+  assert.not.ok('meta' in rows[0]!, 'an emptied field is cleared');
+
+  // a value ctx.data refuses is refused here with its message
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.getByLabel(/^owner/).fill('row_nobody0000000000000');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#msg.error').waitFor();
+  const refused = await page.locator('#msg').innerText();
+  assert.match(refused, /must be the id of a row in "people"/, refused);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+
+  await page.getByRole('link', { name: ada.id }).first().click();
+  await page.locator('#row-panel').getByText('Ada').waitFor();
+  assert.match(page.url(), /collection=people/);
+  await page.goBack();
+  await page.locator('#rows table').waitFor();
+
+  await page.getByLabel(/^Filter/).fill('{"status": "open"}');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByText('No row matches this filter.').waitFor();
+  await page.getByLabel(/^Filter/).fill('{"status": "done"}');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.locator('#rows tbody tr').first().waitFor();
+  await shoot(page, 'data-rows');
+
+  await page.locator('#rows tbody a').first().click();
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByText('Row deleted.').waitFor();
+  assert.equal(await appRows(), [], 'app code no longer sees the row');
+  await page.context().close();
+});
+
+test('a viewer reads rows and is offered no change', async () => {
+  await h.api('POST /v0/apps/{app_id}/data/{collection}', {
+    key: owner.api_key,
+    params: { app_id: app.appId, collection: 'tasks' },
+    body: { title: 'Visible', status: 'open' },
+  });
+  const page = await signedIn(viewer.user_id);
+  await page.goto(`${CONSOLE}/apps/${app.appId}/data?collection=tasks`);
+  await page.locator('#rows').getByText('Visible').waitFor();
+  assert.is(await page.getByRole('button', { name: 'New row' }).count(), 0);
+  await page.locator('#rows tbody a').first().click();
+  await page.locator('#row-panel').getByText('Visible').waitFor();
+  assert.is(await page.getByRole('button', { name: 'Edit' }).count(), 0);
+  await page.getByText('Your role reads rows').waitFor();
+  await page.context().close();
+});
+
+test('no page had a script error', () => {
+  assert.equal(errors, []);
+});
+
+test.after(async () => {
+  await browser.close();
+  await live.close();
+  await h.close();
+});
+test.run();
