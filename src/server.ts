@@ -32,6 +32,7 @@ import { memberRoutes } from './members/routes.ts';
 import { sessionRoutes, signInRoutes } from './sign-in/routes.ts';
 import { operatorRoutes } from './operators/routes.ts';
 import { dataRoutes } from './data/routes.ts';
+import { appUserRoutes } from './app-auth/routes.ts';
 import { createMetrics, type HostKindLabel, type Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
@@ -83,6 +84,7 @@ function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
   v0.route('/apps', analyticsRoutes());
   v0.route('/apps', jobRoutes());
   v0.route('/apps', dataRoutes());
+  v0.route('/apps', appUserRoutes());
   v0.route('/operator', operatorRoutes());
   return v0;
 }

@@ -21,6 +21,8 @@ export const PERMISSIONS = {
   'jobs.run': ['owner', 'admin', 'developer'],
   'data.read': ['owner', 'admin', 'developer', 'viewer'],
   'data.write': ['owner', 'admin', 'developer'],
+  'app_users.read': ['owner', 'admin', 'developer', 'viewer'],
+  'app_users.manage': ['owner', 'admin', 'developer'],
   'members.manage': ['owner', 'admin'],
   'billing.manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;

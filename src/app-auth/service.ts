@@ -100,12 +100,14 @@ export async function login(
 ): Promise<{ user: AppUser; token: string }> {
   const row = await deps.db
     .selectFrom('app_users')
-    .select(['id', 'email', 'roles', 'verified', 'password_hash'])
+    .select(['id', 'email', 'roles', 'verified', 'password_hash', 'disabled_at'])
     .where('app_id', '=', appId)
     .where(sql`lower(email)`, '=', email)
     .executeTakeFirst();
   const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash()));
   if (!row || !ok) throw new ApiError('invalid_credentials', 'The e-mail or password is wrong.');
+  if (row.disabled_at)
+    throw new ApiError('forbidden', "This account is disabled by the app's team.");
   return { user: toUser(row), token: await startSession(deps, appId, row.id) };
 }
 
@@ -135,6 +137,7 @@ export async function sessionUser(
     .where('s.app_id', '=', appId)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', new Date())
+    .where('u.disabled_at', 'is', null)
     .executeTakeFirst();
   return row ? toUser(row) : null;
 }

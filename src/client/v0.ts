@@ -16,6 +16,16 @@ import type {
   RevokedApiKey,
 } from '../api-keys/schemas.ts';
 import type { AdminInviteRequest, AdminInviteResponse } from '../app-auth/invites.ts';
+import type {
+  AppUserChange,
+  AppUserDeleted,
+  AppUserList,
+  AppUserRecord,
+  AppUserSignedOut,
+  AppUsersQuery,
+  InviteWithdrawn,
+  PendingInviteList,
+} from '../app-auth/schemas.ts';
 import type { RollbackRequest } from '../apps/routes.ts';
 import type {
   AppList,
@@ -228,6 +238,16 @@ export type V0Routes = {
     In<typeof RowFields>
   >;
   'DELETE /v0/apps/{app_id}/data/{collection}/{row_id}': Op<Out<typeof DataRowDeleted>>;
+  // an app's users
+  'GET /v0/apps/{app_id}/app-users': Op<Out<typeof AppUserList>, never, In<typeof AppUsersQuery>>;
+  'PATCH /v0/apps/{app_id}/app-users/{user_id}': Op<
+    Out<typeof AppUserRecord>,
+    In<typeof AppUserChange>
+  >;
+  'POST /v0/apps/{app_id}/app-users/{user_id}/sign-out': Op<Out<typeof AppUserSignedOut>>;
+  'DELETE /v0/apps/{app_id}/app-users/{user_id}': Op<Out<typeof AppUserDeleted>>;
+  'GET /v0/apps/{app_id}/invites': Op<Out<typeof PendingInviteList>>;
+  'DELETE /v0/apps/{app_id}/invites/{invite_id}': Op<Out<typeof InviteWithdrawn>>;
   // operators (the server's own; 403 for everyone else)
   'GET /v0/operator/accounts': Op<Out<typeof OperatorAccountList>, never, In<typeof AccountsQuery>>;
   'GET /v0/operator/accounts/{account_id}/apps': Op<Out<typeof OperatorAppList>>;
@@ -326,6 +346,12 @@ export const V0_ROUTES = Object.keys({
   'GET /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
   'PATCH /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
   'DELETE /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
+  'GET /v0/apps/{app_id}/app-users': 1,
+  'PATCH /v0/apps/{app_id}/app-users/{user_id}': 1,
+  'POST /v0/apps/{app_id}/app-users/{user_id}/sign-out': 1,
+  'DELETE /v0/apps/{app_id}/app-users/{user_id}': 1,
+  'GET /v0/apps/{app_id}/invites': 1,
+  'DELETE /v0/apps/{app_id}/invites/{invite_id}': 1,
   'GET /v0/operator/accounts': 1,
   'GET /v0/operator/accounts/{account_id}/apps': 1,
   'PUT /v0/operator/accounts/{account_id}/plan': 1,

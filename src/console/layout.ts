@@ -84,7 +84,7 @@ export function appTabs(appId: string, active: string): Markup {
     ['Domains', '/domains'],
     ['Analytics', '/analytics'],
     ['Events', '/events'],
-    ['Invites', '/invites'],
+    ['Users', '/users'],
   ];
   return html`<p class="muted" id="app-origin"></p><nav class="tabs" aria-label="App">${tabs.map(
     ([label, suffix]) =>

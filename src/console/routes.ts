@@ -49,6 +49,8 @@ export function consolePages(options: { devOutbox: boolean; plans: PlanCatalogue
       });
     });
   }
+  // the app-users page was the invites page: old links land on it
+  r.get('/apps/:app_id/invites', (c) => c.redirect(`/apps/${c.req.param('app_id')}/users`, 301));
   r.get('/assets/console.js', (c) => {
     secured(c);
     return c.body(CONSOLE_JS, 200, {

@@ -406,6 +406,7 @@ export interface AppUsersTable {
   verified: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface AppSessionsTable {

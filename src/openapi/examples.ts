@@ -150,41 +150,41 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "set_at": "2026-11-27T11:10:25.283Z"
     },
     "AdminInviteRequest": {
-      "email": "Ed@Example.com",
+      "email": "carol@example.com",
       "roles": [
-        "editor"
+        "moderator"
       ]
     },
     "AdminInviteResponse": {
-      "invite_id": "inv_3136ra67wy8dzyywyjhh",
-      "email": "ed@example.com",
+      "invite_id": "inv_bgx48dmev61ky5hfbsx3",
+      "email": "carol@example.com",
       "roles": [
-        "editor"
+        "moderator"
       ],
-      "expires_at": "2026-12-01T05:39:50.059Z",
-      "invite_url": "http://bajnxefjh1rck6xv.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
+      "expires_at": "2026-12-04T11:17:20.032Z",
+      "invite_url": "http://cc30kkqg50ett7qw.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
     },
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_7qddd5s5khjcm4etrpp1",
-          "api_key_id": "key_7qddd5s5khjcm4etrpp1",
-          "key_prefix": "ap_2YQSj_Yj",
+          "id": "key_91z00hfzm82xgr4mh76z",
+          "api_key_id": "key_91z00hfzm82xgr4mh76z",
+          "key_prefix": "ap_3wkV4D8E",
           "name": "admin command",
-          "created_at": "2026-11-27T11:10:45.469Z",
-          "last_used_at": "2026-11-27T11:10:45.472Z",
+          "created_at": "2026-11-27T11:17:20.160Z",
+          "last_used_at": "2026-11-27T11:17:20.165Z",
           "revoked_at": null
         }
       ],
       "cursor": null
     },
     "ApiKeyMetadata": {
-      "id": "key_7qddd5s5khjcm4etrpp1",
-      "api_key_id": "key_7qddd5s5khjcm4etrpp1",
-      "key_prefix": "ap_2YQSj_Yj",
+      "id": "key_91z00hfzm82xgr4mh76z",
+      "api_key_id": "key_91z00hfzm82xgr4mh76z",
+      "key_prefix": "ap_3wkV4D8E",
       "name": "admin command",
-      "created_at": "2026-11-27T11:10:45.469Z",
-      "last_used_at": "2026-11-27T11:10:45.472Z",
+      "created_at": "2026-11-27T11:17:20.160Z",
+      "last_used_at": "2026-11-27T11:17:20.165Z",
       "revoked_at": null
     },
     "AppAnalytics": {
@@ -328,6 +328,51 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "live_release_id": "rel_kc1t7sbkx0fgg6sa7kym",
       "account_id": "acct_77ps75gyer64evmms05v"
     },
+    "AppUserDeleted": {
+      "id": "usr_87v3mvn1kpzsy602dt7x",
+      "deleted": true
+    },
+    "AppUserList": {
+      "app_id": "cc30kkqg50ett7qw",
+      "app_users": [
+        {
+          "id": "usr_87v3mvn1kpzsy602dt7x",
+          "email": "bob@example.com",
+          "roles": [],
+          "verified": false,
+          "disabled": false,
+          "created_at": "2026-11-27T11:17:19.183Z",
+          "last_sign_in_at": "2026-11-27T11:17:19.186Z"
+        },
+        {
+          "id": "usr_xj917ep3eby8mdhs9dpf",
+          "email": "alice@example.com",
+          "roles": [
+            "editor"
+          ],
+          "verified": false,
+          "disabled": false,
+          "created_at": "2026-11-27T11:17:19.000Z",
+          "last_sign_in_at": "2026-11-27T11:17:19.016Z"
+        }
+      ],
+      "cursor": null
+    },
+    "AppUserRecord": {
+      "id": "usr_xj917ep3eby8mdhs9dpf",
+      "email": "alice@example.com",
+      "roles": [
+        "editor"
+      ],
+      "verified": false,
+      "disabled": false,
+      "created_at": "2026-11-27T11:17:19.000Z",
+      "last_sign_in_at": "2026-11-27T11:17:19.016Z"
+    },
+    "AppUserSignedOut": {
+      "id": "usr_87v3mvn1kpzsy602dt7x",
+      "sessions_revoked": 2
+    },
     "BillingPlan": {
       "account_id": "acct_ry8119ea05cm967jrdfw",
       "plan_key": "starter",
@@ -443,48 +488,48 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "unique": true
     },
     "DataRow": {
-      "id": "row_t0nc6dwkj2ntywq6exe0",
-      "who": "row_3fjvf3xmmnxfqaffjp0x",
+      "id": "row_6hgz9tq6ycqjb0h8by4y",
+      "who": "row_1xzcevdxns3tw5zh9071",
       "meta": {
         "i": 0
       },
       "title": "page 0",
       "status": "open",
-      "created_at": "2026-11-27T11:10:45.815Z",
-      "updated_at": "2026-11-27T11:10:45.815Z"
+      "created_at": "2026-11-27T11:17:19.769Z",
+      "updated_at": "2026-11-27T11:17:19.769Z"
     },
     "DataRowDeleted": {
-      "id": "row_kkx1f43snfzr7b3d4zyz",
+      "id": "row_y5hset1k5s21kkx7acn4",
       "deleted": true
     },
     "DataRowPage": {
-      "app_id": "d290z15cswdkqbqh",
+      "app_id": "8bs26f189mvfh000",
       "collection": "tasks",
       "rows": [
         {
-          "id": "row_fcjkfmt9c3h8fbkn8rfc",
-          "who": "row_3fjvf3xmmnxfqaffjp0x",
+          "id": "row_nnwxnvxe907azs5cr96q",
+          "who": "row_1xzcevdxns3tw5zh9071",
           "meta": {
             "i": 6
           },
           "title": "page 6",
           "status": "open",
-          "created_at": "2026-11-27T11:10:45.863Z",
-          "updated_at": "2026-11-27T11:10:45.863Z"
+          "created_at": "2026-11-27T11:17:19.823Z",
+          "updated_at": "2026-11-27T11:17:19.823Z"
         },
         {
-          "id": "row_6vspry2rjjz4av37pc0d",
-          "who": "row_3fjvf3xmmnxfqaffjp0x",
+          "id": "row_c6ba3xn7jgmrm800n4t3",
+          "who": "row_1xzcevdxns3tw5zh9071",
           "meta": {
             "i": 5
           },
           "title": "page 5",
           "status": "done",
-          "created_at": "2026-11-27T11:10:45.853Z",
-          "updated_at": "2026-11-27T11:10:45.853Z"
+          "created_at": "2026-11-27T11:17:19.810Z",
+          "updated_at": "2026-11-27T11:17:19.810Z"
         }
       ],
-      "cursor": "WyIyMDI2LTExLTI3VDExOjEwOjQ1Ljg0NFoiLCJyb3dfYzBndzBmeWtxazZzczQ4ZGNocXkiXQ"
+      "cursor": "WyIyMDI2LTExLTI3VDExOjE3OjE5LjgwM1oiLCJyb3dfanRtNjVqYnFmeTdmNXk0dDBxZjUiXQ"
     },
     "DeviceApproval": {
       "user_code": "LQBJ-ZMDX",
@@ -665,55 +710,55 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "Error": {
       "error": {
         "code": "forbidden",
-        "message": "Your role (viewer) in this account does not allow data.write.",
+        "message": "Your role (viewer) in this account does not allow app_users.manage.",
         "details": {
-          "permission": "data.write",
+          "permission": "app_users.manage",
           "role": "viewer"
         }
       }
     },
     "EventPage": {
-      "app_id": "d290z15cswdkqbqh",
+      "app_id": "8bs26f189mvfh000",
       "events": [
         {
           "app_event_id": "evt_18",
           "release_id": null,
           "app_user_id": null,
-          "api_key_id": "key_dxchgzg4estnn7a9p6br",
-          "request_id": "f57f9f1c3abd20d2-2j",
+          "api_key_id": "key_4hctat0g0x7nzkjr1cme",
+          "request_id": "869e90eda5fa21f8-2j",
           "type": "data.row_deleted",
           "event_type": "data.row_deleted",
           "severity": "info",
           "level": "info",
-          "message": "Row row_kkx1f43snfzr7b3d4zyz of tasks was deleted by developer-10552-3-d14ffe@example.com.",
+          "message": "Row row_y5hset1k5s21kkx7acn4 of tasks was deleted by developer-14982-3-7750f8@example.com.",
           "metadata": {
-            "by": "developer-10552-3-d14ffe@example.com",
-            "row_id": "row_kkx1f43snfzr7b3d4zyz",
+            "by": "developer-14982-3-7750f8@example.com",
+            "row_id": "row_y5hset1k5s21kkx7acn4",
             "collection": "tasks"
           },
-          "created_at": "2026-11-27T11:10:45.943Z"
+          "created_at": "2026-11-27T11:17:19.920Z"
         },
         {
           "app_event_id": "evt_17",
           "release_id": null,
           "app_user_id": null,
-          "api_key_id": "key_dxchgzg4estnn7a9p6br",
-          "request_id": "f57f9f1c3abd20d2-2g",
+          "api_key_id": "key_4hctat0g0x7nzkjr1cme",
+          "request_id": "869e90eda5fa21f8-2g",
           "type": "data.row_updated",
           "event_type": "data.row_updated",
           "severity": "info",
           "level": "info",
-          "message": "Row row_kkx1f43snfzr7b3d4zyz of tasks was changed by developer-10552-3-d14ffe@example.com.",
+          "message": "Row row_y5hset1k5s21kkx7acn4 of tasks was changed by developer-14982-3-7750f8@example.com.",
           "metadata": {
-            "by": "developer-10552-3-d14ffe@example.com",
+            "by": "developer-14982-3-7750f8@example.com",
             "fields": [
               "status",
               "title"
             ],
-            "row_id": "row_kkx1f43snfzr7b3d4zyz",
+            "row_id": "row_y5hset1k5s21kkx7acn4",
             "collection": "tasks"
           },
-          "created_at": "2026-11-27T11:10:45.924Z"
+          "created_at": "2026-11-27T11:17:19.896Z"
         }
       ],
       "cursor": null
@@ -722,23 +767,23 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "app_event_id": "evt_17",
       "release_id": null,
       "app_user_id": null,
-      "api_key_id": "key_dxchgzg4estnn7a9p6br",
-      "request_id": "f57f9f1c3abd20d2-2g",
+      "api_key_id": "key_4hctat0g0x7nzkjr1cme",
+      "request_id": "869e90eda5fa21f8-2g",
       "type": "data.row_updated",
       "event_type": "data.row_updated",
       "severity": "info",
       "level": "info",
-      "message": "Row row_kkx1f43snfzr7b3d4zyz of tasks was changed by developer-10552-3-d14ffe@example.com.",
+      "message": "Row row_y5hset1k5s21kkx7acn4 of tasks was changed by developer-14982-3-7750f8@example.com.",
       "metadata": {
-        "by": "developer-10552-3-d14ffe@example.com",
+        "by": "developer-14982-3-7750f8@example.com",
         "fields": [
           "status",
           "title"
         ],
-        "row_id": "row_kkx1f43snfzr7b3d4zyz",
+        "row_id": "row_y5hset1k5s21kkx7acn4",
         "collection": "tasks"
       },
-      "created_at": "2026-11-27T11:10:45.924Z"
+      "created_at": "2026-11-27T11:17:19.896Z"
     },
     "FileStoreSpec": {
       "public": true,
@@ -768,6 +813,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "InviteMemberRequest": {
       "email": "invitee-12180-23-84d70b@example.com",
       "role": "developer"
+    },
+    "InviteWithdrawn": {
+      "invite_id": "inv_bgx48dmev61ky5hfbsx3",
+      "withdrawn": true
     },
     "JobRun": {
       "app_id": "27bxj3v37wk8s5ya",
@@ -935,6 +984,20 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "handled": true,
       "duplicate": false
     },
+    "PendingInviteList": {
+      "app_id": "cc30kkqg50ett7qw",
+      "invites": [
+        {
+          "invite_id": "inv_bgx48dmev61ky5hfbsx3",
+          "email": "carol@example.com",
+          "roles": [
+            "moderator"
+          ],
+          "expires_at": "2026-12-04T11:17:20.032Z",
+          "created_at": "2026-11-27T11:17:20.032Z"
+        }
+      ]
+    },
     "PlanViolation": {
       "type": "route",
       "key": "custom_domains.max",
@@ -981,10 +1044,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "PublishAppResponse": {
       "status": "published",
-      "app_id": "d290z15cswdkqbqh",
-      "account_id": "acct_c8e1b383bjmcj9h6m7pn",
-      "release_id": "rel_z1d3007vb97t1k0e42rc",
-      "origin": "http://d290z15cswdkqbqh.apps.localhost:8787",
+      "app_id": "cc30kkqg50ett7qw",
+      "account_id": "acct_cpqnvy48trwxr43q57rx",
+      "release_id": "rel_vgpxw6h0b3wc3qsrfc3h",
+      "origin": "http://cc30kkqg50ett7qw.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -1211,13 +1274,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_7qddd5s5khjcm4etrpp1",
-      "api_key_id": "key_7qddd5s5khjcm4etrpp1",
-      "key_prefix": "ap_2YQSj_Yj",
+      "id": "key_91z00hfzm82xgr4mh76z",
+      "api_key_id": "key_91z00hfzm82xgr4mh76z",
+      "key_prefix": "ap_3wkV4D8E",
       "name": "admin command",
-      "created_at": "2026-11-27T11:10:45.469Z",
-      "last_used_at": "2026-11-27T11:10:45.472Z",
-      "revoked_at": "2026-11-27T11:10:45.484Z",
+      "created_at": "2026-11-27T11:17:20.160Z",
+      "last_used_at": "2026-11-27T11:17:20.165Z",
+      "revoked_at": "2026-11-27T11:17:20.176Z",
       "revoked": true
     },
     "RollbackRequest": {
@@ -1501,9 +1564,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "kind": "custom_domain"
     },
     "UnpublishResponse": {
-      "app_id": "a7rvcpc0gheqtcje",
+      "app_id": "re2xvqvc5737pact",
       "status": "unpublished",
-      "deleted_at": "2026-11-27T11:10:45.992Z"
+      "deleted_at": "2026-11-27T11:17:19.978Z"
     },
     "UpdateRouteRequest": {
       "status": "disabled"
@@ -1649,11 +1712,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createAdminInvite 200": {
-      "invite_id": "inv_2ghk1zgq5xrvb7j1w65k",
-      "email": "x@example.com",
-      "roles": [],
-      "expires_at": "2026-12-01T05:38:53.254Z",
-      "invite_url": "http://chr83a95b3wx8x3h.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
+      "invite_id": "inv_bgx48dmev61ky5hfbsx3",
+      "email": "carol@example.com",
+      "roles": [
+        "moderator"
+      ],
+      "expires_at": "2026-12-04T11:17:20.032Z",
+      "invite_url": "http://cc30kkqg50ett7qw.apps.localhost:8787/_platform/auth/invite#token=EXAMPLE"
     },
     "createAdminInvite 400": {
       "error": {
@@ -1793,11 +1858,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "createDataRow 201": {
-      "id": "row_92ha587z9xndk5355vb4",
+      "id": "row_r3p017vbxvsa0fgy5fds",
       "title": "matrix",
       "status": "open",
-      "created_at": "2026-11-27T11:10:45.455Z",
-      "updated_at": "2026-11-27T11:10:45.455Z"
+      "created_at": "2026-11-27T11:17:19.396Z",
+      "updated_at": "2026-11-27T11:17:19.396Z"
     },
     "createDataRow 400": {
       "error": {
@@ -2009,8 +2074,34 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       }
     },
+    "deleteAppUser 200": {
+      "id": "usr_87v3mvn1kpzsy602dt7x",
+      "deleted": true
+    },
+    "deleteAppUser 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "deleteAppUser 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow app_users.manage.",
+        "details": {
+          "permission": "app_users.manage",
+          "role": "viewer"
+        }
+      }
+    },
+    "deleteAppUser 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App user not found."
+      }
+    },
     "deleteDataRow 200": {
-      "id": "row_kkx1f43snfzr7b3d4zyz",
+      "id": "row_y5hset1k5s21kkx7acn4",
       "deleted": true
     },
     "deleteDataRow 401": {
@@ -2439,10 +2530,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "getDataRow 200": {
-      "id": "row_kkx1f43snfzr7b3d4zyz",
+      "id": "row_y5hset1k5s21kkx7acn4",
       "status": "done",
-      "created_at": "2026-11-27T11:10:45.910Z",
-      "updated_at": "2026-11-27T11:10:45.922Z"
+      "created_at": "2026-11-27T11:17:19.879Z",
+      "updated_at": "2026-11-27T11:17:19.893Z"
     },
     "getDataRow 401": {
       "error": {
@@ -2650,12 +2741,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_7qddd5s5khjcm4etrpp1",
-          "api_key_id": "key_7qddd5s5khjcm4etrpp1",
-          "key_prefix": "ap_2YQSj_Yj",
+          "id": "key_91z00hfzm82xgr4mh76z",
+          "api_key_id": "key_91z00hfzm82xgr4mh76z",
+          "key_prefix": "ap_3wkV4D8E",
           "name": "admin command",
-          "created_at": "2026-11-27T11:10:45.469Z",
-          "last_used_at": "2026-11-27T11:10:45.472Z",
+          "created_at": "2026-11-27T11:17:20.160Z",
+          "last_used_at": "2026-11-27T11:17:20.165Z",
           "revoked_at": null
         }
       ],
@@ -2665,6 +2756,32 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "error": {
         "code": "unauthorized",
         "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "listAppInvites 200": {
+      "app_id": "cc30kkqg50ett7qw",
+      "invites": [
+        {
+          "invite_id": "inv_bgx48dmev61ky5hfbsx3",
+          "email": "carol@example.com",
+          "roles": [
+            "moderator"
+          ],
+          "expires_at": "2026-12-04T11:17:20.032Z",
+          "created_at": "2026-11-27T11:17:20.032Z"
+        }
+      ]
+    },
+    "listAppInvites 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "listAppInvites 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
       }
     },
     "listApps 200": {
@@ -2720,16 +2837,52 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "Account not found."
       }
     },
+    "listAppUsers 200": {
+      "app_id": "cc30kkqg50ett7qw",
+      "app_users": [
+        {
+          "id": "usr_87v3mvn1kpzsy602dt7x",
+          "email": "bob@example.com",
+          "roles": [],
+          "verified": false,
+          "disabled": false,
+          "created_at": "2026-11-27T11:17:19.183Z",
+          "last_sign_in_at": "2026-11-27T11:17:19.186Z"
+        },
+        {
+          "id": "usr_xj917ep3eby8mdhs9dpf",
+          "email": "alice@example.com",
+          "roles": [],
+          "verified": false,
+          "disabled": false,
+          "created_at": "2026-11-27T11:17:19.000Z",
+          "last_sign_in_at": "2026-11-27T11:17:19.016Z"
+        }
+      ],
+      "cursor": null
+    },
+    "listAppUsers 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "listAppUsers 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
     "listDataRows 200": {
-      "app_id": "d290z15cswdkqbqh",
+      "app_id": "8bs26f189mvfh000",
       "collection": "tasks",
       "rows": [
         {
-          "id": "row_92ha587z9xndk5355vb4",
+          "id": "row_r3p017vbxvsa0fgy5fds",
           "title": "matrix",
           "status": "open",
-          "created_at": "2026-11-27T11:10:45.455Z",
-          "updated_at": "2026-11-27T11:10:45.455Z"
+          "created_at": "2026-11-27T11:17:19.396Z",
+          "updated_at": "2026-11-27T11:17:19.396Z"
         }
       ],
       "cursor": null
@@ -2801,25 +2954,41 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "listEvents 200": {
-      "app_id": "d290z15cswdkqbqh",
+      "app_id": "cc30kkqg50ett7qw",
       "events": [
         {
-          "app_event_id": "evt_18",
+          "app_event_id": "evt_9",
           "release_id": null,
           "app_user_id": null,
-          "api_key_id": "key_dxchgzg4estnn7a9p6br",
-          "request_id": "f57f9f1c3abd20d2-2j",
-          "type": "data.row_deleted",
-          "event_type": "data.row_deleted",
+          "api_key_id": "key_9ddetjp8jznsrrcfyts2",
+          "request_id": "855589bb68dcc6d5-v",
+          "type": "app_invite.withdrawn",
+          "event_type": "app_invite.withdrawn",
           "severity": "info",
           "level": "info",
-          "message": "Row row_kkx1f43snfzr7b3d4zyz of tasks was deleted by developer-10552-3-d14ffe@example.com.",
+          "message": "Invitation inv_bgx48dmev61ky5hfbsx3 was withdrawn (by user-14970-1-ac15dc@example.com)",
           "metadata": {
-            "by": "developer-10552-3-d14ffe@example.com",
-            "row_id": "row_kkx1f43snfzr7b3d4zyz",
-            "collection": "tasks"
+            "by": "user-14970-1-ac15dc@example.com",
+            "invite_id": "inv_bgx48dmev61ky5hfbsx3"
           },
-          "created_at": "2026-11-27T11:10:45.943Z"
+          "created_at": "2026-11-27T11:17:20.055Z"
+        },
+        {
+          "app_event_id": "evt_8",
+          "release_id": null,
+          "app_user_id": null,
+          "api_key_id": "key_9ddetjp8jznsrrcfyts2",
+          "request_id": "855589bb68dcc6d5-p",
+          "type": "app_user.deleted",
+          "event_type": "app_user.deleted",
+          "severity": "info",
+          "level": "info",
+          "message": "App user bob@example.com was deleted (by user-14970-1-ac15dc@example.com)",
+          "metadata": {
+            "by": "user-14970-1-ac15dc@example.com",
+            "app_user_id": "usr_87v3mvn1kpzsy602dt7x"
+          },
+          "created_at": "2026-11-27T11:17:19.791Z"
         }
       ],
       "cursor": null
@@ -3408,10 +3577,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "d290z15cswdkqbqh",
-      "account_id": "acct_c8e1b383bjmcj9h6m7pn",
-      "release_id": "rel_z1d3007vb97t1k0e42rc",
-      "origin": "http://d290z15cswdkqbqh.apps.localhost:8787",
+      "app_id": "cc30kkqg50ett7qw",
+      "account_id": "acct_cpqnvy48trwxr43q57rx",
+      "release_id": "rel_vgpxw6h0b3wc3qsrfc3h",
+      "origin": "http://cc30kkqg50ett7qw.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -3644,13 +3813,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeApiKey 200": {
-      "id": "key_7qddd5s5khjcm4etrpp1",
-      "api_key_id": "key_7qddd5s5khjcm4etrpp1",
-      "key_prefix": "ap_2YQSj_Yj",
+      "id": "key_91z00hfzm82xgr4mh76z",
+      "api_key_id": "key_91z00hfzm82xgr4mh76z",
+      "key_prefix": "ap_3wkV4D8E",
       "name": "admin command",
-      "created_at": "2026-11-27T11:10:45.469Z",
-      "last_used_at": "2026-11-27T11:10:45.472Z",
-      "revoked_at": "2026-11-27T11:10:45.484Z",
+      "created_at": "2026-11-27T11:17:20.160Z",
+      "last_used_at": "2026-11-27T11:17:20.165Z",
+      "revoked_at": "2026-11-27T11:17:20.176Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -3847,6 +4016,32 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "App not found."
       }
     },
+    "signOutAppUser 200": {
+      "id": "usr_87v3mvn1kpzsy602dt7x",
+      "sessions_revoked": 2
+    },
+    "signOutAppUser 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "signOutAppUser 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow app_users.manage.",
+        "details": {
+          "permission": "app_users.manage",
+          "role": "viewer"
+        }
+      }
+    },
+    "signOutAppUser 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
     "startDeviceAuthorization 200": {
       "device_code": "aYekn90psltBZ_mcV48PQl4IQY5ibXLKRa8pVjxGvU4",
       "user_code": "LQBJ-ZMDX",
@@ -3893,9 +4088,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "unpublishApp 200": {
-      "app_id": "a7rvcpc0gheqtcje",
+      "app_id": "re2xvqvc5737pact",
       "status": "unpublished",
-      "deleted_at": "2026-11-27T11:10:45.992Z"
+      "deleted_at": "2026-11-27T11:17:19.978Z"
     },
     "unpublishApp 401": {
       "error": {
@@ -3919,11 +4114,55 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "App not found."
       }
     },
+    "updateAppUser 200": {
+      "id": "usr_xj917ep3eby8mdhs9dpf",
+      "email": "alice@example.com",
+      "roles": [
+        "editor"
+      ],
+      "verified": false,
+      "disabled": false,
+      "created_at": "2026-11-27T11:17:19.000Z",
+      "last_sign_in_at": "2026-11-27T11:17:19.016Z"
+    },
+    "updateAppUser 400": {
+      "error": {
+        "code": "invalid_role",
+        "message": "The app does not declare the role(s) root.",
+        "details": {
+          "roles": [
+            "root"
+          ]
+        }
+      }
+    },
+    "updateAppUser 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "updateAppUser 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow app_users.manage.",
+        "details": {
+          "permission": "app_users.manage",
+          "role": "viewer"
+        }
+      }
+    },
+    "updateAppUser 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
     "updateDataRow 200": {
-      "id": "row_kkx1f43snfzr7b3d4zyz",
+      "id": "row_y5hset1k5s21kkx7acn4",
       "status": "done",
-      "created_at": "2026-11-27T11:10:45.910Z",
-      "updated_at": "2026-11-27T11:10:45.922Z"
+      "created_at": "2026-11-27T11:17:19.879Z",
+      "updated_at": "2026-11-27T11:17:19.893Z"
     },
     "updateDataRow 401": {
       "error": {
@@ -4099,6 +4338,32 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           ],
           "next_check_at": "2026-11-24T07:36:17.744Z"
         }
+      }
+    },
+    "withdrawAppInvite 200": {
+      "invite_id": "inv_bgx48dmev61ky5hfbsx3",
+      "withdrawn": true
+    },
+    "withdrawAppInvite 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "withdrawAppInvite 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow app_users.manage.",
+        "details": {
+          "permission": "app_users.manage",
+          "role": "viewer"
+        }
+      }
+    },
+    "withdrawAppInvite 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
       }
     }
   }
