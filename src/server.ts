@@ -33,6 +33,7 @@ import { sessionRoutes, signInRoutes } from './sign-in/routes.ts';
 import { operatorRoutes } from './operators/routes.ts';
 import { dataRoutes } from './data/routes.ts';
 import { appUserRoutes } from './app-auth/routes.ts';
+import { fileRoutes } from './files/routes.ts';
 import { createMetrics, type HostKindLabel, type Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
@@ -85,6 +86,7 @@ function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
   v0.route('/apps', jobRoutes());
   v0.route('/apps', dataRoutes());
   v0.route('/apps', appUserRoutes());
+  v0.route('/apps', fileRoutes());
   v0.route('/operator', operatorRoutes());
   return v0;
 }
@@ -109,7 +111,16 @@ function apiRouter(deps: Deps, plane: AppsPlane, metrics: Metrics): Hono<Env> {
 function consoleRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const r = baseRouter(deps);
   r.route('/v0', v0Routes(plane, { console: true }));
-  r.route('/', consolePages({ devOutbox: !deps.config.mail.smtpUrl, plans: deps.config.plans }));
+  const { publicScheme, publicPort, hosts } = deps.config;
+  r.route(
+    '/',
+    consolePages({
+      devOutbox: !deps.config.mail.smtpUrl,
+      plans: deps.config.plans,
+      // the file browser previews images served by the app origins
+      appOrigins: `${publicScheme}://*.${hosts.apps}${publicPort ? `:${publicPort}` : ''}`,
+    }),
+  );
   return r;
 }
 

@@ -56,6 +56,12 @@ import type {
 } from '../data/schemas.ts';
 import type { ErrorBody } from '../errors.ts';
 import type {
+  FilesQuery,
+  SignedFileUrl,
+  StoredFileDeleted,
+  StoredFilePage,
+} from '../files/schemas.ts';
+import type {
   AccountsQuery,
   ActionsQuery,
   BillingStateRequest,
@@ -238,6 +244,14 @@ export type V0Routes = {
     In<typeof RowFields>
   >;
   'DELETE /v0/apps/{app_id}/data/{collection}/{row_id}': Op<Out<typeof DataRowDeleted>>;
+  // an app's file stores (the file browser)
+  'GET /v0/apps/{app_id}/files/{store}': Op<
+    Out<typeof StoredFilePage>,
+    never,
+    In<typeof FilesQuery>
+  >;
+  'POST /v0/apps/{app_id}/files/{store}/{file_id}/signed-url': Op<Out<typeof SignedFileUrl>>;
+  'DELETE /v0/apps/{app_id}/files/{store}/{file_id}': Op<Out<typeof StoredFileDeleted>>;
   // an app's users
   'GET /v0/apps/{app_id}/app-users': Op<Out<typeof AppUserList>, never, In<typeof AppUsersQuery>>;
   'PATCH /v0/apps/{app_id}/app-users/{user_id}': Op<
@@ -346,6 +360,9 @@ export const V0_ROUTES = Object.keys({
   'GET /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
   'PATCH /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
   'DELETE /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
+  'GET /v0/apps/{app_id}/files/{store}': 1,
+  'POST /v0/apps/{app_id}/files/{store}/{file_id}/signed-url': 1,
+  'DELETE /v0/apps/{app_id}/files/{store}/{file_id}': 1,
   'GET /v0/apps/{app_id}/app-users': 1,
   'PATCH /v0/apps/{app_id}/app-users/{user_id}': 1,
   'POST /v0/apps/{app_id}/app-users/{user_id}/sign-out': 1,

@@ -80,6 +80,7 @@ export function appTabs(appId: string, active: string): Markup {
     ['Releases', ''],
     ['Resources', '/resources'],
     ['Data', '/data'],
+    ['Files', '/files'],
     ['Secrets', '/secrets'],
     ['Domains', '/domains'],
     ['Analytics', '/analytics'],

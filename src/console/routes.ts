@@ -10,20 +10,29 @@ import type { PlanCatalogue } from '../plans/catalogue.ts';
 
 const require = createRequire(import.meta.url);
 
-/** No inline script or style at all: every script is a file under /assets, so 'self' is enough. */
-const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+/**
+ * No inline script or style at all: every script is a file under /assets, so 'self' is enough.
+ * Images may also come from the app origins (the file browser's previews), nothing else.
+ */
+const cspFor = (appOrigins: string) =>
+  `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: ${appOrigins}; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`;
 
-function secured(c: Context<Env>): void {
-  c.header('Content-Security-Policy', CSP);
+function securedWith(c: Context<Env>, csp: string): void {
+  c.header('Content-Security-Policy', csp);
   c.header('Referrer-Policy', 'no-referrer');
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('X-Frame-Options', 'DENY');
   c.header('Cache-Control', 'no-store');
 }
 
-export function consolePages(options: { devOutbox: boolean; plans: PlanCatalogue }): Hono<Env> {
+export function consolePages(options: {
+  devOutbox: boolean;
+  plans: PlanCatalogue;
+  appOrigins?: string;
+}): Hono<Env> {
   const r = new Hono<Env>();
+  const csp = cspFor(options.appOrigins ?? '');
+  const secured = (c: Context<Env>) => securedWith(c, csp);
   const pages = consolePageList(options);
   const nav = pages
     .filter((p) => p.nav)

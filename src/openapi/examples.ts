@@ -167,24 +167,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_91z00hfzm82xgr4mh76z",
-          "api_key_id": "key_91z00hfzm82xgr4mh76z",
-          "key_prefix": "ap_3wkV4D8E",
+          "id": "key_868dcvb0jjaz9ycwd9kn",
+          "api_key_id": "key_868dcvb0jjaz9ycwd9kn",
+          "key_prefix": "ap_FnCV5k6b",
           "name": "admin command",
-          "created_at": "2026-11-27T11:17:20.160Z",
-          "last_used_at": "2026-11-27T11:17:20.165Z",
+          "created_at": "2026-11-27T11:27:51.259Z",
+          "last_used_at": "2026-11-27T11:27:51.266Z",
           "revoked_at": null
         }
       ],
       "cursor": null
     },
     "ApiKeyMetadata": {
-      "id": "key_91z00hfzm82xgr4mh76z",
-      "api_key_id": "key_91z00hfzm82xgr4mh76z",
-      "key_prefix": "ap_3wkV4D8E",
+      "id": "key_868dcvb0jjaz9ycwd9kn",
+      "api_key_id": "key_868dcvb0jjaz9ycwd9kn",
+      "key_prefix": "ap_FnCV5k6b",
       "name": "admin command",
-      "created_at": "2026-11-27T11:17:20.160Z",
-      "last_used_at": "2026-11-27T11:17:20.165Z",
+      "created_at": "2026-11-27T11:27:51.259Z",
+      "last_used_at": "2026-11-27T11:27:51.266Z",
       "revoked_at": null
     },
     "AppAnalytics": {
@@ -710,87 +710,74 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "Error": {
       "error": {
         "code": "forbidden",
-        "message": "Your role (viewer) in this account does not allow app_users.manage.",
+        "message": "Your role (viewer) in this account does not allow data.write.",
         "details": {
-          "permission": "app_users.manage",
+          "permission": "data.write",
           "role": "viewer"
         }
       }
     },
     "EventPage": {
-      "app_id": "8bs26f189mvfh000",
+      "app_id": "2r07mrrrtq67zr0k",
       "events": [
         {
-          "app_event_id": "evt_18",
+          "app_event_id": "evt_9",
           "release_id": null,
           "app_user_id": null,
-          "api_key_id": "key_4hctat0g0x7nzkjr1cme",
-          "request_id": "869e90eda5fa21f8-2j",
-          "type": "data.row_deleted",
-          "event_type": "data.row_deleted",
+          "api_key_id": "key_7w4gbmfd9zm66j6ey9vc",
+          "request_id": "0643e60eb2904326-16",
+          "type": "files.deleted_by_member",
+          "event_type": "files.deleted_by_member",
           "severity": "info",
           "level": "info",
-          "message": "Row row_y5hset1k5s21kkx7acn4 of tasks was deleted by developer-14982-3-7750f8@example.com.",
+          "message": "File file_r8bs0d1e5d9nc37ph4e2 of pics was deleted by user-24359-1-3aea95@example.com.",
           "metadata": {
-            "by": "developer-14982-3-7750f8@example.com",
-            "row_id": "row_y5hset1k5s21kkx7acn4",
-            "collection": "tasks"
+            "by": "user-24359-1-3aea95@example.com",
+            "store": "pics",
+            "file_id": "file_r8bs0d1e5d9nc37ph4e2"
           },
-          "created_at": "2026-11-27T11:17:19.920Z"
+          "created_at": "2026-11-27T11:27:51.364Z"
         },
         {
-          "app_event_id": "evt_17",
-          "release_id": null,
+          "app_event_id": "evt_8",
+          "release_id": "rel_yc55g0rqak761j9ffayy",
           "app_user_id": null,
-          "api_key_id": "key_4hctat0g0x7nzkjr1cme",
-          "request_id": "869e90eda5fa21f8-2g",
-          "type": "data.row_updated",
-          "event_type": "data.row_updated",
+          "api_key_id": null,
+          "request_id": "0643e60eb2904326-16",
+          "type": "files.deleted",
+          "event_type": "files.deleted",
           "severity": "info",
           "level": "info",
-          "message": "Row row_y5hset1k5s21kkx7acn4 of tasks was changed by developer-14982-3-7750f8@example.com.",
+          "message": "File file_r8bs0d1e5d9nc37ph4e2 deleted from pics.",
           "metadata": {
-            "by": "developer-14982-3-7750f8@example.com",
-            "fields": [
-              "status",
-              "title"
-            ],
-            "row_id": "row_y5hset1k5s21kkx7acn4",
-            "collection": "tasks"
+            "store": "pics",
+            "file_id": "file_r8bs0d1e5d9nc37ph4e2"
           },
-          "created_at": "2026-11-27T11:17:19.896Z"
+          "created_at": "2026-11-27T11:27:51.358Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
-      "app_event_id": "evt_17",
+      "app_event_id": "evt_9",
       "release_id": null,
       "app_user_id": null,
-      "api_key_id": "key_4hctat0g0x7nzkjr1cme",
-      "request_id": "869e90eda5fa21f8-2g",
-      "type": "data.row_updated",
-      "event_type": "data.row_updated",
+      "api_key_id": "key_7w4gbmfd9zm66j6ey9vc",
+      "request_id": "0643e60eb2904326-16",
+      "type": "files.deleted_by_member",
+      "event_type": "files.deleted_by_member",
       "severity": "info",
       "level": "info",
-      "message": "Row row_y5hset1k5s21kkx7acn4 of tasks was changed by developer-14982-3-7750f8@example.com.",
+      "message": "File file_r8bs0d1e5d9nc37ph4e2 of pics was deleted by user-24359-1-3aea95@example.com.",
       "metadata": {
-        "by": "developer-14982-3-7750f8@example.com",
-        "fields": [
-          "status",
-          "title"
-        ],
-        "row_id": "row_y5hset1k5s21kkx7acn4",
-        "collection": "tasks"
+        "by": "user-24359-1-3aea95@example.com",
+        "store": "pics",
+        "file_id": "file_r8bs0d1e5d9nc37ph4e2"
       },
-      "created_at": "2026-11-27T11:17:19.896Z"
+      "created_at": "2026-11-27T11:27:51.364Z"
     },
     "FileStoreSpec": {
-      "public": true,
-      "allowed_content_types": [
-        "image/png",
-        "text/html"
-      ]
+      "public": true
     },
     "HealthResponse": {
       "status": "ok",
@@ -1044,10 +1031,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "PublishAppResponse": {
       "status": "published",
-      "app_id": "cc30kkqg50ett7qw",
-      "account_id": "acct_cpqnvy48trwxr43q57rx",
-      "release_id": "rel_vgpxw6h0b3wc3qsrfc3h",
-      "origin": "http://cc30kkqg50ett7qw.apps.localhost:8787",
+      "app_id": "2r07mrrrtq67zr0k",
+      "account_id": "acct_54vxexcxdc07wa3as0k3",
+      "release_id": "rel_yc55g0rqak761j9ffayy",
+      "origin": "http://2r07mrrrtq67zr0k.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -1078,45 +1065,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       ],
       "resources": {
-        "data": {
-          "collections": {
-            "people": {
-              "fields": {
-                "name": "string"
-              }
+        "files": {
+          "stores": {
+            "pics": {
+              "public": true
             },
-            "tasks": {
-              "fields": {
-                "title": "string",
-                "status": {
-                  "type": "enum",
-                  "values": [
-                    "open",
-                    "done"
-                  ]
-                },
-                "due": "datetime",
-                "who": {
-                  "type": "reference",
-                  "collection": "people"
-                },
-                "meta": "json"
-              },
-              "indexes": [
-                {
-                  "name": "by_status",
-                  "fields": [
-                    "status"
-                  ]
-                },
-                {
-                  "name": "title_key",
-                  "fields": [
-                    "title"
-                  ],
-                  "unique": true
-                }
-              ]
+            "docs": {
+              "public": false
             }
           }
         }
@@ -1210,45 +1165,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "ResourceManifest": {
-      "data": {
-        "collections": {
-          "people": {
-            "fields": {
-              "name": "string"
-            }
+      "files": {
+        "stores": {
+          "pics": {
+            "public": true
           },
-          "tasks": {
-            "fields": {
-              "title": "string",
-              "status": {
-                "type": "enum",
-                "values": [
-                  "open",
-                  "done"
-                ]
-              },
-              "due": "datetime",
-              "who": {
-                "type": "reference",
-                "collection": "people"
-              },
-              "meta": "json"
-            },
-            "indexes": [
-              {
-                "name": "by_status",
-                "fields": [
-                  "status"
-                ]
-              },
-              {
-                "name": "title_key",
-                "fields": [
-                  "title"
-                ],
-                "unique": true
-              }
-            ]
+          "docs": {
+            "public": false
           }
         }
       }
@@ -1274,13 +1197,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_91z00hfzm82xgr4mh76z",
-      "api_key_id": "key_91z00hfzm82xgr4mh76z",
-      "key_prefix": "ap_3wkV4D8E",
+      "id": "key_868dcvb0jjaz9ycwd9kn",
+      "api_key_id": "key_868dcvb0jjaz9ycwd9kn",
+      "key_prefix": "ap_FnCV5k6b",
       "name": "admin command",
-      "created_at": "2026-11-27T11:17:20.160Z",
-      "last_used_at": "2026-11-27T11:17:20.165Z",
-      "revoked_at": "2026-11-27T11:17:20.176Z",
+      "created_at": "2026-11-27T11:27:51.259Z",
+      "last_used_at": "2026-11-27T11:27:51.266Z",
+      "revoked_at": "2026-11-27T11:27:51.277Z",
       "revoked": true
     },
     "RollbackRequest": {
@@ -1502,6 +1425,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "SetSecretRequest": {
       "value": "sekret-value"
     },
+    "SignedFileUrl": {
+      "url": "http://2r07mrrrtq67zr0k.apps.localhost:8787/_platform/files/docs/file_xhzwvkcntj6k6gpwmzsx?expires=1795779171&sig=e29133",
+      "expires_at": "2026-11-27T11:32:51.000Z"
+    },
     "SignedIn": {
       "status": "signed_in",
       "user": {
@@ -1546,6 +1473,40 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "StandingWarning": {
       "code": "billing_past_due",
       "message": "A payment failed. Apps stay online until 2026-11-30, but new slugs, custom domains and other paid features are blocked u"
+    },
+    "StoredFile": {
+      "file_id": "file_r8bs0d1e5d9nc37ph4e2",
+      "store": "pics",
+      "filename": "p.txt",
+      "content_type": "text/plain",
+      "size": 12,
+      "created_at": "2026-11-27T11:27:51.197Z",
+      "owner_user_id": null,
+      "owner_email": null,
+      "public_url": "http://2r07mrrrtq67zr0k.apps.localhost:8787/_platform/files/pics/file_r8bs0d1e5d9nc37ph4e2"
+    },
+    "StoredFileDeleted": {
+      "file_id": "file_r8bs0d1e5d9nc37ph4e2",
+      "deleted": true
+    },
+    "StoredFilePage": {
+      "app_id": "2r07mrrrtq67zr0k",
+      "store": "docs",
+      "public": false,
+      "files": [
+        {
+          "file_id": "file_vhnn9rxfqjtfazqjwtfe",
+          "store": "docs",
+          "filename": "b.txt",
+          "content_type": "text/plain",
+          "size": 13,
+          "created_at": "2026-11-27T11:27:51.192Z",
+          "owner_user_id": null,
+          "owner_email": null,
+          "public_url": null
+        }
+      ],
+      "cursor": "WyIyMDI2LTExLTI3IDExOjI3OjUxLjE5MjQ5NyswMCIsImZpbGVfdmhubjlyeGZxanRmYXpxand0ZmUiXQ"
     },
     "StripeCustomer": {
       "id": "cus_c44691c4b95e5c963c89"
@@ -2240,6 +2201,32 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "Slug not found."
       }
     },
+    "deleteStoredFile 200": {
+      "file_id": "file_r8bs0d1e5d9nc37ph4e2",
+      "deleted": true
+    },
+    "deleteStoredFile 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "deleteStoredFile 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow data.write.",
+        "details": {
+          "permission": "data.write",
+          "role": "viewer"
+        }
+      }
+    },
+    "deleteStoredFile 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
     "denyDeviceAuthorization 200": {
       "user_code": "LFGF-GPNV",
       "status": "denied"
@@ -2741,12 +2728,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_91z00hfzm82xgr4mh76z",
-          "api_key_id": "key_91z00hfzm82xgr4mh76z",
-          "key_prefix": "ap_3wkV4D8E",
+          "id": "key_868dcvb0jjaz9ycwd9kn",
+          "api_key_id": "key_868dcvb0jjaz9ycwd9kn",
+          "key_prefix": "ap_FnCV5k6b",
           "name": "admin command",
-          "created_at": "2026-11-27T11:17:20.160Z",
-          "last_used_at": "2026-11-27T11:17:20.165Z",
+          "created_at": "2026-11-27T11:27:51.259Z",
+          "last_used_at": "2026-11-27T11:27:51.266Z",
           "revoked_at": null
         }
       ],
@@ -2954,41 +2941,42 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "listEvents 200": {
-      "app_id": "cc30kkqg50ett7qw",
+      "app_id": "2r07mrrrtq67zr0k",
       "events": [
         {
           "app_event_id": "evt_9",
           "release_id": null,
           "app_user_id": null,
-          "api_key_id": "key_9ddetjp8jznsrrcfyts2",
-          "request_id": "855589bb68dcc6d5-v",
-          "type": "app_invite.withdrawn",
-          "event_type": "app_invite.withdrawn",
+          "api_key_id": "key_7w4gbmfd9zm66j6ey9vc",
+          "request_id": "0643e60eb2904326-16",
+          "type": "files.deleted_by_member",
+          "event_type": "files.deleted_by_member",
           "severity": "info",
           "level": "info",
-          "message": "Invitation inv_bgx48dmev61ky5hfbsx3 was withdrawn (by user-14970-1-ac15dc@example.com)",
+          "message": "File file_r8bs0d1e5d9nc37ph4e2 of pics was deleted by user-24359-1-3aea95@example.com.",
           "metadata": {
-            "by": "user-14970-1-ac15dc@example.com",
-            "invite_id": "inv_bgx48dmev61ky5hfbsx3"
+            "by": "user-24359-1-3aea95@example.com",
+            "store": "pics",
+            "file_id": "file_r8bs0d1e5d9nc37ph4e2"
           },
-          "created_at": "2026-11-27T11:17:20.055Z"
+          "created_at": "2026-11-27T11:27:51.364Z"
         },
         {
           "app_event_id": "evt_8",
-          "release_id": null,
+          "release_id": "rel_yc55g0rqak761j9ffayy",
           "app_user_id": null,
-          "api_key_id": "key_9ddetjp8jznsrrcfyts2",
-          "request_id": "855589bb68dcc6d5-p",
-          "type": "app_user.deleted",
-          "event_type": "app_user.deleted",
+          "api_key_id": null,
+          "request_id": "0643e60eb2904326-16",
+          "type": "files.deleted",
+          "event_type": "files.deleted",
           "severity": "info",
           "level": "info",
-          "message": "App user bob@example.com was deleted (by user-14970-1-ac15dc@example.com)",
+          "message": "File file_r8bs0d1e5d9nc37ph4e2 deleted from pics.",
           "metadata": {
-            "by": "user-14970-1-ac15dc@example.com",
-            "app_user_id": "usr_87v3mvn1kpzsy602dt7x"
+            "store": "pics",
+            "file_id": "file_r8bs0d1e5d9nc37ph4e2"
           },
-          "created_at": "2026-11-27T11:17:19.791Z"
+          "created_at": "2026-11-27T11:27:51.358Z"
         }
       ],
       "cursor": null
@@ -3197,6 +3185,43 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "updated_at": "2026-11-24T07:35:17.014Z"
         }
       ]
+    },
+    "listStoredFiles 200": {
+      "app_id": "2r07mrrrtq67zr0k",
+      "store": "docs",
+      "public": false,
+      "files": [
+        {
+          "file_id": "file_vhnn9rxfqjtfazqjwtfe",
+          "store": "docs",
+          "filename": "b.txt",
+          "content_type": "text/plain",
+          "size": 13,
+          "created_at": "2026-11-27T11:27:51.192Z",
+          "owner_user_id": null,
+          "owner_email": null,
+          "public_url": null
+        }
+      ],
+      "cursor": "WyIyMDI2LTExLTI3IDExOjI3OjUxLjE5MjQ5NyswMCIsImZpbGVfdmhubjlyeGZxanRmYXpxand0ZmUiXQ"
+    },
+    "listStoredFiles 400": {
+      "error": {
+        "code": "store_not_declared",
+        "message": "File store \"nope\" is not declared in the live release."
+      }
+    },
+    "listStoredFiles 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "listStoredFiles 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
     },
     "operatorClearAppFlag 200": {
       "app_id": "p11b8n57rjvcjgb9",
@@ -3577,10 +3602,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "cc30kkqg50ett7qw",
-      "account_id": "acct_cpqnvy48trwxr43q57rx",
-      "release_id": "rel_vgpxw6h0b3wc3qsrfc3h",
-      "origin": "http://cc30kkqg50ett7qw.apps.localhost:8787",
+      "app_id": "2r07mrrrtq67zr0k",
+      "account_id": "acct_54vxexcxdc07wa3as0k3",
+      "release_id": "rel_yc55g0rqak761j9ffayy",
+      "origin": "http://2r07mrrrtq67zr0k.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -3813,13 +3838,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeApiKey 200": {
-      "id": "key_91z00hfzm82xgr4mh76z",
-      "api_key_id": "key_91z00hfzm82xgr4mh76z",
-      "key_prefix": "ap_3wkV4D8E",
+      "id": "key_868dcvb0jjaz9ycwd9kn",
+      "api_key_id": "key_868dcvb0jjaz9ycwd9kn",
+      "key_prefix": "ap_FnCV5k6b",
       "name": "admin command",
-      "created_at": "2026-11-27T11:17:20.160Z",
-      "last_used_at": "2026-11-27T11:17:20.165Z",
-      "revoked_at": "2026-11-27T11:17:20.176Z",
+      "created_at": "2026-11-27T11:27:51.259Z",
+      "last_used_at": "2026-11-27T11:27:51.266Z",
+      "revoked_at": "2026-11-27T11:27:51.277Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -4037,6 +4062,22 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "signOutAppUser 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
+    "signStoredFileUrl 200": {
+      "url": "http://2r07mrrrtq67zr0k.apps.localhost:8787/_platform/files/docs/file_xhzwvkcntj6k6gpwmzsx?expires=1795779171&sig=e29133",
+      "expires_at": "2026-11-27T11:32:51.000Z"
+    },
+    "signStoredFileUrl 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "signStoredFileUrl 404": {
       "error": {
         "code": "not_found",
         "message": "App not found."

@@ -55,6 +55,8 @@ const TAGS: Record<string, string> = {
     "An app's aliases: slugs under the apps host and custom domains verified through DNS, and the TLS permission check for a reverse proxy.",
   Jobs: "Running an app's declared jobs on demand.",
   Data: "An app's collections from outside the app: read, filter and page rows; create, change and delete them, validated as `ctx.data` validates. Viewers read; owners, admins and developers write; every change is an event.",
+  Files:
+    "An app's file stores from outside the app: list files with their uploader, a short-lived download URL (private stores too), delete.",
   Operator:
     "Running the server: every account with its plan, usage and flags, plan changes, suspensions and takedowns, the server's health and the operator action log. Operators only (403 for everyone else).",
   Legacy: 'Retired password routes; they answer 410.',

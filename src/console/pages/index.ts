@@ -10,6 +10,7 @@ import { appResourcesPage } from './app-resources.ts';
 import { appSecretsPage } from './app-secrets.ts';
 import { appDomainsPage } from './app-domains.ts';
 import { appDataPage } from './app-data.ts';
+import { appFilesPage } from './app-files.ts';
 import { appAnalyticsPage } from './app-analytics.ts';
 import { appsPage } from './apps.ts';
 import { confirmPage } from './confirm.ts';
@@ -40,6 +41,7 @@ export function consolePageList(options: {
     appReleasesPage,
     appResourcesPage,
     appDataPage,
+    appFilesPage,
     appSecretsPage,
     appDomainsPage,
     appAnalyticsPage,

@@ -27,10 +27,11 @@ const INLINE = new Set([
   'video/mp4',
 ]);
 
-export function contentDisposition(type: string, filename: string): string {
+/** `download`: `?download=1` asks for a download whatever the type (the console's Download button). */
+export function contentDisposition(type: string, filename: string, download = false): string {
   const bare = type.split(';')[0]!.trim().toLowerCase();
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `${INLINE.has(bare) ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  return `${INLINE.has(bare) && !download ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
 export const fileRoutes = new Hono<OriginEnv>({ strict: true })
@@ -66,7 +67,11 @@ export const fileRoutes = new Hono<OriginEnv>({ strict: true })
       'content-type': file.content_type,
       etag,
       'cache-control': spec.public ? 'public, max-age=3600' : 'private, no-store',
-      'content-disposition': contentDisposition(file.content_type, file.filename),
+      'content-disposition': contentDisposition(
+        file.content_type,
+        file.filename,
+        new URL(req.url).searchParams.get('download') === '1',
+      ),
       'x-content-type-options': 'nosniff',
       'content-security-policy': "sandbox; default-src 'none'",
       [REQUEST_ID_HEADER]: c.env.requestId,
