@@ -27,6 +27,7 @@ import {
 import { manifestOf } from '../manifest/stored.ts';
 import { measureApp, STORAGE_METRIC, withUsage } from '../storage/measure.ts';
 import { publish, unpublish, type ModuleCheck } from './service.ts';
+import { republishRelease } from '../releases/republish.ts';
 
 /** Room for publish bodies in this process (http/body-budget.ts): two of the largest at once, one per account. */
 const publishRoom = createBodyBudget(PUBLISH_BODY_BUDGET);
@@ -99,6 +100,15 @@ const republish = operation({
   tags,
   responses: { 200: PublishAppResponse },
   errors: BUNDLE_ERRORS,
+});
+const publishAgain = operation({
+  operationId: 'republishRelease',
+  summary: 'Publish a release waiting for secrets again, now that they are set',
+  description:
+    "A new release from the stored release's files and manifest, evaluated again as a publish is (the contract's `pending_secrets` transition): no bundle is sent. Only for a `pending_secrets` release (else 400 `invalid_request`).",
+  tags,
+  responses: { 200: PublishAppResponse },
+  errors: [...BUNDLE_ERRORS, 'invalid_request'],
 });
 const remove = operation({
   operationId: 'unpublishApp',
@@ -189,6 +199,24 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
         ),
       );
     },
+  );
+
+  r.post(
+    '/:app_id/releases/:release_id/republish',
+    publishAgain,
+    appAccess('apps.publish'),
+    async (c) =>
+      publishAgain.reply(
+        c,
+        200,
+        await republishRelease(
+          c.var.deps,
+          c.var.app,
+          c.req.param('release_id'),
+          { actor: c.var.actor, requestId: c.var.requestId },
+          options,
+        ),
+      ),
   );
 
   r.delete('/:app_id', remove, appAccess('apps.unpublish'), async (c) =>

@@ -196,6 +196,7 @@ export type V0Routes = {
   'PUT /v0/apps': Op<Out<typeof PublishAppResponse>, In<typeof PublishBody>>;
   'GET /v0/apps/{app_id}': Op<Out<typeof AppSummary>>;
   'PUT /v0/apps/{app_id}': Op<Out<typeof PublishAppResponse>, In<typeof PublishBody>>;
+  'POST /v0/apps/{app_id}/releases/{release_id}/republish': Op<Out<typeof PublishAppResponse>>;
   'DELETE /v0/apps/{app_id}': Op<Out<typeof UnpublishResponse>>;
   'GET /v0/apps/{app_id}/releases': Op<Out<typeof ReleaseList>>;
   'POST /v0/apps/{app_id}/rollback': Op<Out<typeof RollbackResponse>, In<typeof RollbackRequest>>;
@@ -333,6 +334,7 @@ export const V0_ROUTES = Object.keys({
   'PUT /v0/apps': 1,
   'GET /v0/apps/{app_id}': 1,
   'PUT /v0/apps/{app_id}': 1,
+  'POST /v0/apps/{app_id}/releases/{release_id}/republish': 1,
   'DELETE /v0/apps/{app_id}': 1,
   'GET /v0/apps/{app_id}/releases': 1,
   'POST /v0/apps/{app_id}/rollback': 1,

@@ -133,13 +133,17 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "code": "pending_secrets",
       "message": "Required secrets are missing.",
       "missing_secrets": [
-        "API_TOKEN"
+        "GREETING"
       ]
     },
     "ActivationResult": {
-      "status": "live",
-      "reasons": [],
-      "missing_secrets": [],
+      "status": "pending_secrets",
+      "reasons": [
+        "missing required secrets: GREETING"
+      ],
+      "missing_secrets": [
+        "GREETING"
+      ],
       "previous_release_id": null
     },
     "ActiveFlag": {
@@ -314,7 +318,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "AppManifest": {
-      "name": "My site"
+      "name": "Needs a secret"
     },
     "AppSummary": {
       "app_id": "ayzr61r6z1vfmt8e",
@@ -709,12 +713,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "Error": {
       "error": {
-        "code": "forbidden",
-        "message": "Your role (viewer) in this account does not allow data.write.",
-        "details": {
-          "permission": "data.write",
-          "role": "viewer"
-        }
+        "code": "invalid_request",
+        "message": "Only a release waiting for secrets is published again this way (rel_mamnta07hbw7j6z1r0bf is live); publish a new bundle,"
       }
     },
     "EventPage": {
@@ -1030,27 +1030,43 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "url": "http://127.0.0.1:39361/portal/eb417e1d47a8"
     },
     "PublishAppResponse": {
-      "status": "published",
-      "app_id": "2r07mrrrtq67zr0k",
-      "account_id": "acct_54vxexcxdc07wa3as0k3",
-      "release_id": "rel_yc55g0rqak761j9ffayy",
-      "origin": "http://2r07mrrrtq67zr0k.apps.localhost:8787",
+      "status": "stored",
+      "app_id": "2fx758ptky0vbv7w",
+      "account_id": "acct_nb58j5fyy49vt4vbb033",
+      "release_id": "rel_aga7nejwnk5ym8x8yr88",
+      "origin": "http://2fx758ptky0vbv7w.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
-        "status": "live",
-        "reasons": [],
-        "missing_secrets": [],
+        "status": "pending_secrets",
+        "reasons": [
+          "missing required secrets: GREETING"
+        ],
+        "missing_secrets": [
+          "GREETING"
+        ],
         "previous_release_id": null
       }
     },
     "PublishRequest": {
       "app": {
-        "name": "My site"
+        "name": "Needs a secret"
       },
       "runtime": {
         "static_root": "public",
         "fallback": "server",
         "server_entry": "server.js"
+      },
+      "resources": {
+        "secrets": {
+          "required": [
+            "GREETING"
+          ]
+        }
+      },
+      "provenance": {
+        "client": "platform-cli",
+        "files": 2,
+        "bytes": 90
       },
       "files": [
         {
@@ -1060,22 +1076,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         },
         {
           "path": "server.js",
-          "content_type": "text/javascript",
-          "content_base64": "ZXhwb3J0IGRlZmF1bHQgeyBhc3luYyBmZXRjaChyZXF1ZXN0LCBjdHgpIHsKICAgIGNvbnN0IHUgPSBuZXcgVVJMKHJlcXVlc3QudXJsKTsKICAgIGNvbnN0"
+          "content_type": "text/javascript; charset=utf-8",
+          "content_base64": "ZXhwb3J0IGRlZmF1bHQgeyBmZXRjaChyZXEsIGN0eCkgeyByZXR1cm4gbmV3IFJlc3BvbnNlKCdoZWxsbyAnICsgY3R4LkdSRUVUSU5HKSB9IH07"
         }
-      ],
-      "resources": {
-        "files": {
-          "stores": {
-            "pics": {
-              "public": true
-            },
-            "docs": {
-              "public": false
-            }
-          }
-        }
-      }
+      ]
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
@@ -1083,44 +1087,56 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "content_base64": "c3RhdGlj"
     },
     "ReleaseList": {
-      "app_id": "stage1app0000000",
+      "app_id": "8edct4c2macz740d",
       "releases": [
         {
-          "release_id": "rel_dv34jp3ebr6hjz8tzw87",
+          "release_id": "rel_xrr0fmnw70v57yan6s6e",
           "message": null,
-          "created_at": "2026-11-27T11:09:53.195Z",
+          "created_at": "2026-11-27T11:34:12.672Z",
           "activation_status": "live",
           "activation_error": null,
           "is_live": true,
           "created_by": {
-            "api_key_id": "key_upgrade",
-            "key_prefix": "ap_A4jKi6b9"
+            "api_key_id": "key_ywc4qbmcectbmb0wjtfd",
+            "key_prefix": "ap_zPmLP09X"
           }
         },
         {
-          "release_id": "rel_stage1000000000000000",
+          "release_id": "rel_7vqek7yapqe05nkdsrzb",
           "message": null,
-          "created_at": "2026-11-27T11:09:52.295Z",
-          "activation_status": "inactive",
-          "activation_error": null,
+          "created_at": "2026-11-27T11:34:12.488Z",
+          "activation_status": "pending_secrets",
+          "activation_error": {
+            "code": "pending_secrets",
+            "message": "Required secrets are missing.",
+            "missing_secrets": [
+              "GREETING"
+            ]
+          },
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_upgrade",
-            "key_prefix": "ap_A4jKi6b9"
+            "api_key_id": "key_ywc4qbmcectbmb0wjtfd",
+            "key_prefix": "ap_zPmLP09X"
           }
         }
       ]
     },
     "ReleaseSummary": {
-      "release_id": "rel_dv34jp3ebr6hjz8tzw87",
+      "release_id": "rel_7vqek7yapqe05nkdsrzb",
       "message": null,
-      "created_at": "2026-11-27T11:09:53.195Z",
-      "activation_status": "live",
-      "activation_error": null,
-      "is_live": true,
+      "created_at": "2026-11-27T11:34:12.488Z",
+      "activation_status": "pending_secrets",
+      "activation_error": {
+        "code": "pending_secrets",
+        "message": "Required secrets are missing.",
+        "missing_secrets": [
+          "GREETING"
+        ]
+      },
+      "is_live": false,
       "created_by": {
-        "api_key_id": "key_upgrade",
-        "key_prefix": "ap_A4jKi6b9"
+        "api_key_id": "key_ywc4qbmcectbmb0wjtfd",
+        "key_prefix": "ap_zPmLP09X"
       }
     },
     "RenameApiKeyRequest": {
@@ -1165,15 +1181,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "ResourceManifest": {
-      "files": {
-        "stores": {
-          "pics": {
-            "public": true
-          },
-          "docs": {
-            "public": false
-          }
-        }
+      "secrets": {
+        "required": [
+          "GREETING"
+        ]
       }
     },
     "ResourceState": {
@@ -1384,10 +1395,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "SecretSummary": {
-      "name": "S",
+      "name": "GREETING",
       "present": true,
-      "created_at": "2026-11-24T11:32:08.254Z",
-      "updated_at": "2026-11-24T11:32:08.254Z"
+      "created_at": "2026-11-27T11:34:12.620Z",
+      "updated_at": "2026-11-27T11:34:12.620Z"
     },
     "ServerHealth": {
       "nodes": [],
@@ -1423,7 +1434,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "SetSecretRequest": {
-      "value": "sekret-value"
+      "value": "bonjour-secret-value"
     },
     "SignedFileUrl": {
       "url": "http://2r07mrrrtq67zr0k.apps.localhost:8787/_platform/files/docs/file_xhzwvkcntj6k6gpwmzsx?expires=1795779171&sig=e29133",
@@ -3039,30 +3050,36 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listReleases 200": {
-      "app_id": "stage1app0000000",
+      "app_id": "8edct4c2macz740d",
       "releases": [
         {
-          "release_id": "rel_dv34jp3ebr6hjz8tzw87",
+          "release_id": "rel_xrr0fmnw70v57yan6s6e",
           "message": null,
-          "created_at": "2026-11-27T11:09:53.195Z",
+          "created_at": "2026-11-27T11:34:12.672Z",
           "activation_status": "live",
           "activation_error": null,
           "is_live": true,
           "created_by": {
-            "api_key_id": "key_upgrade",
-            "key_prefix": "ap_A4jKi6b9"
+            "api_key_id": "key_ywc4qbmcectbmb0wjtfd",
+            "key_prefix": "ap_zPmLP09X"
           }
         },
         {
-          "release_id": "rel_stage1000000000000000",
+          "release_id": "rel_7vqek7yapqe05nkdsrzb",
           "message": null,
-          "created_at": "2026-11-27T11:09:52.295Z",
-          "activation_status": "inactive",
-          "activation_error": null,
+          "created_at": "2026-11-27T11:34:12.488Z",
+          "activation_status": "pending_secrets",
+          "activation_error": {
+            "code": "pending_secrets",
+            "message": "Required secrets are missing.",
+            "missing_secrets": [
+              "GREETING"
+            ]
+          },
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_upgrade",
-            "key_prefix": "ap_A4jKi6b9"
+            "api_key_id": "key_ywc4qbmcectbmb0wjtfd",
+            "key_prefix": "ap_zPmLP09X"
           }
         }
       ]
@@ -3601,16 +3618,20 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "publishNewApp 200": {
-      "status": "published",
-      "app_id": "2r07mrrrtq67zr0k",
-      "account_id": "acct_54vxexcxdc07wa3as0k3",
-      "release_id": "rel_yc55g0rqak761j9ffayy",
-      "origin": "http://2r07mrrrtq67zr0k.apps.localhost:8787",
+      "status": "stored",
+      "app_id": "2fx758ptky0vbv7w",
+      "account_id": "acct_nb58j5fyy49vt4vbb033",
+      "release_id": "rel_aga7nejwnk5ym8x8yr88",
+      "origin": "http://2fx758ptky0vbv7w.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
-        "status": "live",
-        "reasons": [],
-        "missing_secrets": [],
+        "status": "pending_secrets",
+        "reasons": [
+          "missing required secrets: GREETING"
+        ],
+        "missing_secrets": [
+          "GREETING"
+        ],
         "previous_release_id": null
       }
     },
@@ -3812,6 +3833,26 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "API key not found."
       }
     },
+    "republishRelease 200": {
+      "status": "published",
+      "app_id": "8edct4c2macz740d",
+      "account_id": "acct_nb58j5fyy49vt4vbb033",
+      "release_id": "rel_xrr0fmnw70v57yan6s6e",
+      "origin": "http://8edct4c2macz740d.apps.localhost:8787",
+      "previous_release_id": null,
+      "activation": {
+        "status": "live",
+        "reasons": [],
+        "missing_secrets": [],
+        "previous_release_id": null
+      }
+    },
+    "republishRelease 400": {
+      "error": {
+        "code": "invalid_request",
+        "message": "Only a release waiting for secrets is published again this way (rel_mamnta07hbw7j6z1r0bf is live); publish a new bundle,"
+      }
+    },
     "requestEmailLink 202": {
       "status": "sent"
     },
@@ -4002,10 +4043,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "setSecret 200": {
-      "name": "S",
+      "name": "GREETING",
       "present": true,
-      "created_at": "2026-11-24T11:32:08.254Z",
-      "updated_at": "2026-11-24T11:32:08.254Z"
+      "created_at": "2026-11-27T11:34:12.620Z",
+      "updated_at": "2026-11-27T11:34:12.620Z"
     },
     "setSecret 400": {
       "error": {

@@ -6,6 +6,7 @@ import { BuildError } from '../build.ts';
 import { preparePublish, type Prepared } from '../prepare.ts';
 import { linkApp, readLinkedApp, type LocalFile } from '../bundle.ts';
 import { c, CliError, printJson } from '../output.ts';
+import { readValue } from './secrets.ts';
 
 /** Exit codes of `platform publish` when the release is stored but not live (README, decisions.md). */
 export const NOT_LIVE_EXIT: Partial<Record<string, number>> = {
@@ -131,6 +132,35 @@ export async function publish(
     bar?.stop();
   }
   await linkApp(dir, result.app_id, api.url);
+  // at a terminal, a release waiting for secrets asks for them and is published again in one go
+  if (
+    result.activation.status === 'pending_secrets' &&
+    process.stdin.isTTY &&
+    process.stdout.isTTY &&
+    !opts.json
+  ) {
+    const missing = result.activation.missing_secrets;
+    process.stdout.write(
+      `${c.yellow('●')} ${result.release_id} needs ${missing.length === 1 ? 'a secret' : `${missing.length} secrets`} to go live: ${missing.join(', ')}\n`,
+    );
+    for (const name of missing) {
+      const value = await readValue(name);
+      if (!value)
+        throw new CliError(
+          `No value was given for ${name}; the release stays stored.`,
+          'invalid_request',
+        );
+      await api.request('PUT /v0/apps/{app_id}/secrets/{name}', {
+        params: { app_id: result.app_id, name },
+        body: { value },
+      });
+      process.stdout.write(`  ${c.green('✔')} ${name} set\n`);
+    }
+    result = await api.request('POST /v0/apps/{app_id}/releases/{release_id}/republish', {
+      params: { app_id: result.app_id, release_id: result.release_id },
+    });
+    process.stdout.write(c.dim(`published again as ${result.release_id}\n`));
+  }
   // a release that did not go live is not a success: scripts and CI see it in the exit code
   process.exitCode = NOT_LIVE_EXIT[result.activation.status] ?? 0;
   if (opts.json) return printJson(result);
@@ -157,7 +187,9 @@ export async function publish(
   if (a.status === 'pending_secrets') {
     process.stdout.write(`\n${c.yellow('Missing secrets:')} ${a.missing_secrets.join(', ')}\n`);
     for (const name of a.missing_secrets) process.stdout.write(`  platform secrets set ${name}\n`);
-    process.stdout.write('then publish again.\n');
+    process.stdout.write(
+      'then publish again (at a terminal, `platform publish` asks for them and does both).\n',
+    );
   }
   if (a.status === 'failed') {
     process.stdout.write(`\n${c.red('The server module did not load:')}\n`);

@@ -5,7 +5,7 @@ import { resolveAppId } from '../bundle.ts';
 import { c, CliError, printJson, table } from '../output.ts';
 
 /** Reads a secret value from stdin: hidden prompt on a TTY, the whole input (one trailing newline trimmed) otherwise. */
-async function readValue(name: string): Promise<string> {
+export async function readValue(name: string): Promise<string> {
   if (process.stdin.isTTY) {
     const muted = new Writable({ write: (_chunk, _enc, cb) => cb() });
     process.stderr.write(`Value for ${name} (input hidden): `);

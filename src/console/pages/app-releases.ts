@@ -15,12 +15,20 @@ const BADGE = { live: 'live', inactive: 'muted', pending_secrets: 'warn', requir
 function explain(r) {
   const e = r.activation_error;
   if (!e) return r.is_live ? 'Serving now.' : r.activation_status === 'inactive' ? 'Was live; you can roll back to it.' : '';
-  if (e.code === 'pending_secrets') return el('span', {}, 'Waiting for secrets: ', (e.missing_secrets || []).map((n, i) => [i ? ', ' : '', el('a', { href: '/apps/' + id + '/secrets?set=' + encodeURIComponent(n) }, 'set ' + n)]), '. Then publish again.');
+  if (e.code === 'pending_secrets') {
+    const missing = (e.missing_secrets || []).filter((n) => !present.has(n));
+    if (!missing.length) return el('span', {}, 'Its secrets are all set now: publish it again to make it live.');
+    return el('span', {}, 'Waiting for secrets: ', missing.map((n, i) => [i ? ', ' : '', el('a', { href: '/apps/' + id + '/secrets?set=' + encodeURIComponent(n) }, 'set ' + n)]), '. Then publish again.');
+  }
   if (e.code === 'requires_migration') return el('span', {}, 'Changes resources incompatibly: ' + (e.reasons || []).join('; ') + '. Add a new collection, field, store or job name instead, backfill it, then stop using the old one.');
   return el('span', {}, 'The server module did not load: ' + (e.reasons || []).join('; ') + '. Fix it and publish again; the live release kept serving.');
 }
+let present = new Set();
+/** A pending_secrets release whose missing secrets are all set now. */
+const ready = (r) => r.activation_status === 'pending_secrets' && (r.activation_error?.missing_secrets || []).every((n) => present.has(n));
 async function load() {
-  const [app, rels] = await Promise.all([appHeading(id), api('GET', '/v0/apps/' + id + '/releases')]);
+  const [app, rels, secrets] = await Promise.all([appHeading(id), api('GET', '/v0/apps/' + id + '/releases'), api('GET', '/v0/apps/' + id + '/secrets')]);
+  present = new Set(secrets.ok ? secrets.data.secrets.filter((x) => x.present).map((x) => x.name) : []);
   if (!app.ok) return show('content', el('p', { class: 'error' }, failure(app)));
   if (!rels.ok) return show('content', el('p', { class: 'error' }, failure(rels)));
   if (!rels.data.releases.length) return show('content', el('p', { class: 'empty' }, 'No releases yet.'));
@@ -30,8 +38,15 @@ async function load() {
     ['Status', (r) => el('span', { class: 'badge ' + (BADGE[r.activation_status] || 'muted') }, r.activation_status.replace('_', ' '))],
     ['What it means', explain],
     ['Published', (r) => el('span', {}, when(r.created_at), el('span', { class: 'sub' }, r.created_by.key_prefix ? 'by ' + r.created_by.key_prefix + '…' : 'from the console'))],
-    ['', (r) => !r.is_live && r.activation_status === 'inactive' ? el('button', { type: 'button', class: 'small', onclick: () => rollback(r.release_id) }, 'Roll back') : ''],
+    ['', (r) => !r.is_live && r.activation_status === 'inactive' ? el('button', { type: 'button', class: 'small', onclick: () => rollback(r.release_id) }, 'Roll back')
+      : ready(r) ? el('button', { type: 'button', class: 'small', onclick: () => again(r.release_id) }, 'Publish again') : ''],
   ]));
+}
+async function again(release) {
+  const r = await api('POST', '/v0/apps/' + id + '/releases/' + release + '/republish');
+  if (!r.ok) return say(failure(r), true);
+  await load();
+  say(r.data.activation.status === 'live' ? r.data.release_id + ' is live (published again from ' + release + ').' : r.data.release_id + ' was stored: ' + r.data.activation.status.replace('_', ' ') + '.');
 }
 async function rollback(release) {
   if (!confirm('Make ' + release + ' the live release? Data, secrets and users are kept.')) return;

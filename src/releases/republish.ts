@@ -1,0 +1,50 @@
+/**
+ * Publishing a stored release again, as the contract's `pending_secrets` transition says ("secrets
+ * set, then republish: a new release evaluated again"): a new release from the same stored files
+ * and manifest, through the same publish (limits, the module check, activation), so the developer
+ * does not have to send the bundle a second time once the secrets are set.
+ */
+import type { AppRow } from '../apps/queries.ts';
+import { findRelease } from '../apps/queries.ts';
+import { type ModuleCheck, publish, type Who } from '../apps/service.ts';
+import { blobStore } from '../blobs/store.ts';
+import type { Deps } from '../deps.ts';
+import { ApiError, errors } from '../errors.ts';
+import { manifestOf } from '../manifest/stored.ts';
+import { releaseFiles } from './queries.ts';
+
+export async function republishRelease(
+  deps: Deps,
+  app: AppRow,
+  releaseId: string,
+  who: Who,
+  options: { checkModule?: ModuleCheck } = {},
+) {
+  const release = await findRelease(deps.db, app.id, releaseId);
+  if (!release) throw errors.notFound('Release');
+  if (release.activation_status !== 'pending_secrets')
+    throw new ApiError(
+      'invalid_request',
+      `Only a release waiting for secrets is published again this way (${releaseId} is ${release.activation_status}); publish a new bundle, or roll back to a release that was live.`,
+    );
+  const store = blobStore(deps.config);
+  const files = await Promise.all(
+    (await releaseFiles(deps.db, releaseId)).map(async (f) => {
+      const bytes = await store.get(deps.db, app.account_id, f.sha256);
+      if (!bytes) throw new Error(`blob of ${f.path} in ${releaseId} is missing`);
+      return { path: f.path, content_type: f.content_type, bytes, sha256: f.sha256 };
+    }),
+  );
+  return publish(
+    deps,
+    { accountId: app.account_id, appId: app.id },
+    {
+      manifest: manifestOf(release.manifest),
+      files,
+      message: release.message,
+      provenance: { republished_from: releaseId },
+    },
+    who,
+    options,
+  );
+}

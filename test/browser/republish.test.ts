@@ -1,0 +1,79 @@
+/**
+ * A release waiting for a secret, finished from the console: the releases page names the missing
+ * secret; once it is set, the row says so and "Publish again" makes a new release live.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createSession } from '../../src/sign-in/sessions.ts';
+import { file, site } from '../_lib/bundles.ts';
+import { launchChromium } from '../_lib/browser.ts';
+import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
+
+const port = await freePort();
+const h = await createHarness({ PORT: String(port) });
+const live = await listen(h.server, port);
+const CONSOLE = `http://console.localhost:${port}`;
+const browser = await launchChromium();
+const owner = await newUser(h);
+const stored = await h.api('PUT /v0/apps', {
+  key: owner.api_key,
+  body: site({
+    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+    resources: { secrets: { required: ['GREETING'] } },
+    files: [
+      file('public/index.html', 'static'),
+      file(
+        'server.js',
+        "export default { fetch: (r, ctx) => new Response('hello ' + ctx.GREETING) };",
+        'text/javascript',
+      ),
+    ],
+  }) as never,
+});
+assert.is(stored.activation.status, 'pending_secrets');
+
+test('set the missing secret, then "Publish again": the app is live', async () => {
+  const { token } = await createSession(h.deps.db, owner.user_id);
+  const context = await browser.newContext();
+  await context.addCookies([
+    {
+      name: '__Host-platform_session',
+      value: token,
+      url: `https://console.localhost:${port}`,
+      secure: true,
+      httpOnly: true,
+    },
+  ]);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${CONSOLE}/apps/${stored.app_id}`);
+  await page.getByRole('link', { name: 'set GREETING' }).waitFor();
+  assert.is(
+    await page.getByRole('button', { name: 'Publish again' }).count(),
+    0,
+    'not while it is missing',
+  );
+  await h.api('PUT /v0/apps/{app_id}/secrets/{name}', {
+    key: owner.api_key,
+    params: { app_id: stored.app_id, name: 'GREETING' },
+    body: { value: 'world' },
+  });
+  await page.reload();
+  await page.getByText('Its secrets are all set now').waitFor();
+  await page.getByRole('button', { name: 'Publish again' }).click();
+  await page.getByText(/is live \(published again from rel_/).waitFor();
+  assert.is(
+    (await h.call('GET', '/run', { host: `${stored.app_id}.apps.localhost` })).text,
+    'hello world',
+  );
+  assert.equal(errors, []);
+  await context.close();
+});
+
+test.after(async () => {
+  await browser.close();
+  await live.close();
+  await h.close();
+});
+test.run();
