@@ -24,7 +24,8 @@ import { newRequestId } from './http/request-id.ts';
 import type { ParsedHeaders } from './http/parsed-headers.ts';
 import { operation } from './http/operation.ts';
 import { legacyRoutes } from './legacy/routes.ts';
-import { consolePages } from './console/routes.ts';
+import { consoleNotFound, consolePages } from './console/routes.ts';
+import { handleNotFound } from './http/error-handler.ts';
 import { docsPages, manifestSchemaResponse } from './docs/routes.ts';
 import { MANIFEST_SCHEMA_PATH } from './docs/manifest-schema.ts';
 import { deviceApprovalRoutes, deviceStartRoutes } from './device-auth/routes.ts';
@@ -112,14 +113,23 @@ function consoleRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
   const r = baseRouter(deps);
   r.route('/v0', v0Routes(plane, { console: true }));
   const { publicScheme, publicPort, hosts } = deps.config;
+  // the file browser previews images served by the app origins
+  const appOrigins = `${publicScheme}://*.${hosts.apps}${publicPort ? `:${publicPort}` : ''}`;
+  const docsUrl = publicUrl(deps.config, hosts.docs);
   r.route(
     '/',
     consolePages({
       devOutbox: !deps.config.mail.smtpUrl,
       plans: deps.config.plans,
-      // the file browser previews images served by the app origins
-      appOrigins: `${publicScheme}://*.${hosts.apps}${publicPort ? `:${publicPort}` : ''}`,
+      appOrigins,
+      docsUrl,
     }),
+  );
+  // a page that does not exist is a page; an API path that does not exist stays JSON
+  r.notFound((c) =>
+    c.req.path.startsWith('/v0/') || c.req.path.startsWith('/assets/')
+      ? handleNotFound(c)
+      : consoleNotFound(c, docsUrl, appOrigins),
   );
   return r;
 }

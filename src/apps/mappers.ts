@@ -44,7 +44,10 @@ function activationError(r: ReleaseRow): ReleaseSummary['activation_error'] {
 }
 
 /** ReleaseSummary. */
-export function toReleaseSummary(r: ReleaseRow, liveReleaseId: string | null): ReleaseSummary {
+export function toReleaseSummary(
+  r: ReleaseRow & { created_by_email?: string | null },
+  liveReleaseId: string | null,
+): ReleaseSummary {
   return {
     release_id: r.id,
     message: r.message,
@@ -52,6 +55,10 @@ export function toReleaseSummary(r: ReleaseRow, liveReleaseId: string | null): R
     activation_status: r.activation_status,
     activation_error: activationError(r),
     is_live: r.id === liveReleaseId,
-    created_by: { api_key_id: r.created_by_api_key_id, key_prefix: r.created_by_key_prefix },
+    created_by: {
+      api_key_id: r.created_by_api_key_id,
+      key_prefix: r.created_by_key_prefix,
+      ...(r.created_by_email === undefined ? {} : { email: r.created_by_email }),
+    },
   };
 }

@@ -38,12 +38,16 @@ export async function findRelease(db: Executor, appId: string, releaseId: string
 }
 export type ReleaseRow = NonNullable<Awaited<ReturnType<typeof findRelease>>>;
 
+/** An app's releases, newest first, with the e-mail of the person whose key published each. */
 export async function listReleases(db: Executor, appId: string) {
   return db
     .selectFrom('releases')
-    .selectAll()
-    .where('app_id', '=', appId)
-    .orderBy('seq', 'desc')
+    .leftJoin('api_keys', 'api_keys.id', 'releases.created_by_api_key_id')
+    .leftJoin('users', 'users.id', 'api_keys.user_id')
+    .selectAll('releases')
+    .select('users.email as created_by_email')
+    .where('releases.app_id', '=', appId)
+    .orderBy('releases.seq', 'desc')
     .execute();
 }
 

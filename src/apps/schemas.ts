@@ -82,6 +82,8 @@ export const ReleaseSummary = component(
     created_by: v.strictObject({
       api_key_id: v.nullable(v.string()),
       key_prefix: v.nullable(v.string()),
+      /** the person whose key published it (an addition; absent where unknown) */
+      email: v.optional(v.nullable(v.string())),
     }),
   }),
 );

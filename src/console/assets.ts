@@ -8,14 +8,14 @@ export const CONSOLE_CSS = `:root{color-scheme:light dark;--fg:#1d2430;--muted:#
 [hidden]{display:none!important}*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
 a{color:var(--accent)}header{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center;padding:.6rem 1.25rem;border-bottom:1px solid var(--line);background:var(--card)}
 .brand{font-weight:700;color:var(--fg);text-decoration:none;margin-right:.5rem}nav{display:flex;gap:1rem;flex-wrap:wrap}nav a{text-decoration:none;color:var(--muted);font-weight:600}nav a[aria-current=page]{color:var(--fg)}
-.spacer{flex:1}#who{color:var(--muted);font-size:.9rem}#account-switch{width:auto;padding:.3rem .5rem}
+.spacer{flex:1}.docs-link{color:var(--muted);font-weight:600;text-decoration:none}#who{color:var(--muted);font-size:.9rem}#account-switch{width:auto;padding:.3rem .5rem}
 main{max-width:60rem;margin:2rem auto;padding:0 1rem}main.narrow{max-width:30rem}.card{padding:1.5rem;background:var(--card);border:1px solid var(--line);border-radius:12px;margin-bottom:1.25rem}
 h1{margin:0 0 1rem;font-size:1.5rem}h2{font-size:1.1rem;margin:0 0 .75rem}label{display:block;font-weight:600;margin:1rem 0 .25rem}
 input,select,textarea{width:100%;padding:.55rem .7rem;font:inherit;color:inherit;background:var(--bg);border:1px solid var(--line);border-radius:8px}
 input:focus,select:focus,button:focus,a:focus{outline:3px solid var(--accent);outline-offset:1px}
 small,.hint,.optional,.muted{color:var(--muted);font-weight:400}button{margin-top:1rem;padding:.5rem 1rem;font:inherit;font-weight:600;color:#fff;background:var(--accent);border:0;border-radius:8px;cursor:pointer}
 button.secondary,button.small{color:var(--fg);background:transparent;border:1px solid var(--line)}button.small{margin:0;padding:.2rem .6rem;font-size:.875rem}button.danger{color:var(--bad);border-color:var(--bad)}
-.actions{display:flex;gap:.75rem;flex-wrap:wrap}.row{display:flex;gap:.75rem;flex-wrap:wrap;align-items:end}.row>*{flex:1 1 10rem}.row>button{flex:0 0 auto}
+.actions{display:flex;gap:.5rem .75rem;flex-wrap:wrap}td .actions button{white-space:nowrap}time{white-space:nowrap}.row{display:flex;gap:.75rem;flex-wrap:wrap;align-items:end}.row>*{flex:1 1 10rem}.row>button{flex:0 0 auto}
 #msg{min-height:1.5em}#msg.error,.error{color:var(--bad)}code,pre{font:.9em ui-monospace,SFMono-Regular,Menlo,monospace;background:var(--code);border-radius:4px;padding:.1em .3em}pre{padding:.75rem;overflow:auto}
 .table-wrap{overflow-x:auto}table{width:100%;border-collapse:collapse;font-size:.95rem}th,td{text-align:left;padding:.5rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}th{color:var(--muted);font-weight:600;font-size:.85rem}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:999px;font-size:.8rem;font-weight:600;border:1px solid currentColor}.badge.live,.badge.good{color:var(--good)}.badge.warn{color:var(--warn)}.badge.bad{color:var(--bad)}.badge.muted{color:var(--muted)}
@@ -27,6 +27,7 @@ table.records td:first-child code{white-space:nowrap}ul.checks{list-style:none;p
 .run-now{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}.run-now input{width:auto;flex:1 1 9rem;padding:.3rem .5rem}.run-now [role=status]{flex-basis:100%}td code.nowrap{white-space:nowrap;word-break:normal}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:1.25rem;margin:1.25rem 0}.grid h3,.breakdown h3{font-size:1rem;margin:0 0 .5rem}ul.bars{list-style:none;padding:0;margin:0}ul.bars li{display:grid;grid-template-columns:8.5rem 1fr 4rem;gap:.5rem;align-items:center;margin:.25rem 0;font-size:.9rem}ul.bars meter{width:100%}.bar-value{text-align:right;font-variant-numeric:tabular-nums}.chart{width:100%;margin:1rem 0}
 #app-origin{overflow-wrap:anywhere}img.thumb{width:3rem;height:3rem;object-fit:contain;border-radius:4px;border:1px solid var(--line);display:block;background:var(--code)}dl.fields{display:grid;grid-template-columns:minmax(6rem,max-content) minmax(0,1fr);gap:.4rem 1rem;margin:0 0 1rem}dl.fields dt{font-weight:600}dl.fields dd{margin:0;overflow-wrap:anywhere}dl.fields pre{margin:0}.richtext{white-space:pre-wrap}#row-form textarea{font:.9em ui-monospace,monospace}
+@media (max-width:640px){header{gap:.4rem .6rem}header nav{order:3;flex-basis:100%;flex-wrap:nowrap;overflow-x:auto;gap:.9rem;padding-bottom:.15rem}header nav a{white-space:nowrap}.tabs{flex-wrap:nowrap;overflow-x:auto}.tabs a{white-space:nowrap}#who{display:none}#account-switch{max-width:6rem;font-size:.875rem;padding:.25rem .4rem}.brand{margin-right:0}}
 @media (max-width:480px){header{padding:.5rem .75rem}main{margin:1rem auto}.card{padding:1rem}th,td{padding:.4rem}}
 @media (max-width:640px){.table-wrap thead{display:none}.table-wrap table,.table-wrap tbody,.table-wrap tr{display:block}.table-wrap tr{padding:.6rem 0;border-bottom:1px solid var(--line)}.table-wrap td{display:grid;grid-template-columns:6.5rem minmax(0,1fr);gap:.75rem;border:0;padding:.15rem 0}.table-wrap td::before{content:attr(data-label);color:var(--muted);font-size:.85rem;font-weight:600}.table-wrap td[data-label=""]{display:block}.table-wrap td .cell{overflow-wrap:anywhere;min-width:0}.table-wrap td[data-label=""]::before{content:none}}`;
 
@@ -46,6 +47,17 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+const RELATIVE = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+/** A time as people scan it in a table: relative ("3 hours ago", "in 6 days"), the exact one on hover. */
+export function ago(iso) {
+  if (!iso) return '—';
+  const t = new Date(iso);
+  const s = (t.getTime() - Date.now()) / 1000;
+  const a = Math.abs(s);
+  const [n, unit] = a < 45 ? [0, 'second'] : a < 2700 ? [s / 60, 'minute'] : a < 79200 ? [s / 3600, 'hour'] : a < 2592000 ? [s / 86400, 'day'] : a < 31536000 ? [s / 2592000, 'month'] : [s / 31536000, 'year'];
+  const text = unit === 'second' ? (s <= 0 ? 'just now' : 'in a moment') : RELATIVE.format(Math.round(n), unit);
+  return el('time', { datetime: t.toISOString(), title: t.toLocaleString() }, text);
+}
 export const accountId = () => localStorage.getItem('platform.account') || '';
 
 let current;

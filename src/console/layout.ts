@@ -32,6 +32,7 @@ export function layout(
   params: Record<string, string>,
   nav: { label: string; path: string; operator?: boolean }[],
   currentNav: string | undefined,
+  docsUrl?: string,
 ): Markup {
   return html`<!doctype html>
 <html lang="en">
@@ -48,6 +49,7 @@ export function layout(
 <a class="brand" href="/">Platform</a>
 ${page.signedIn ? html`<nav aria-label="Main">${nav.map((n) => html`<a href="${n.path}"${n.label === currentNav ? raw(' aria-current="page"') : ''}${n.operator ? raw(' data-operator hidden') : ''}>${n.label}</a>`)}</nav>` : ''}
 <span class="spacer"></span>
+${docsUrl ? html`<a class="docs-link" href="${docsUrl}">Docs</a>` : ''}
 ${page.signedIn ? html`<select id="account-switch" aria-label="Account" hidden></select>` : ''}
 <span id="who" aria-live="polite"></span>
 ${page.signedIn ? html`<button id="sign-out" type="button" class="small" hidden>Sign out</button>` : ''}

@@ -25,10 +25,26 @@ function securedWith(c: Context<Env>, csp: string): void {
   c.header('Cache-Control', 'no-store');
 }
 
+/** A page that does not exist, styled like the console, with the way back (no script needed). */
+export function consoleNotFound(c: Context<Env>, docsUrl: string, appOrigins = ''): Response {
+  securedWith(c, cspFor(appOrigins));
+  return c.html(
+    `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Not found · Platform</title><link rel="stylesheet" href="/assets/console.css"></head>
+<body><header><a class="brand" href="/">Platform</a><span class="spacer"></span><a href="${docsUrl}">Docs</a></header>
+<main class="narrow"><h1>There is no such page</h1><section class="card"><p>The console has no page at this address.</p>
+<p><a href="/">Your apps</a> · <a href="/account">Account</a> · <a href="${docsUrl}">Docs</a></p></section></main></body></html>`,
+    404,
+  );
+}
+
 export function consolePages(options: {
   devOutbox: boolean;
   plans: PlanCatalogue;
   appOrigins?: string;
+  /** the docs host, linked from every page's header */
+  docsUrl?: string;
 }): Hono<Env> {
   const r = new Hono<Env>();
   const csp = cspFor(options.appOrigins ?? '');
@@ -48,7 +64,9 @@ export function consolePages(options: {
           : page.path.startsWith('/operator')
             ? 'Operator'
             : undefined);
-      return c.html(layout(page, c.req.param() as Record<string, string>, nav, current));
+      return c.html(
+        layout(page, c.req.param() as Record<string, string>, nav, current, options.docsUrl),
+      );
     });
     r.get(`/assets/pages/${page.id}.js`, (c) => {
       secured(c);

@@ -137,14 +137,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "ActivationResult": {
-      "status": "pending_secrets",
-      "reasons": [
-        "missing required secrets: GREETING"
-      ],
-      "missing_secrets": [
-        "GREETING"
-      ],
-      "previous_release_id": null
+      "status": "live",
+      "reasons": [],
+      "missing_secrets": [],
+      "previous_release_id": "rel_79hkcn1a2365jcv1vnq5"
     },
     "ActiveFlag": {
       "scope": "app",
@@ -171,24 +167,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_868dcvb0jjaz9ycwd9kn",
-          "api_key_id": "key_868dcvb0jjaz9ycwd9kn",
-          "key_prefix": "ap_FnCV5k6b",
+          "id": "key_32t10cgs33d4x52m1nh1",
+          "api_key_id": "key_32t10cgs33d4x52m1nh1",
+          "key_prefix": "ap_xNqIRNfU",
           "name": "admin command",
-          "created_at": "2026-11-27T11:27:51.259Z",
-          "last_used_at": "2026-11-27T11:27:51.266Z",
+          "created_at": "2026-11-27T11:43:33.793Z",
+          "last_used_at": "2026-11-27T11:43:33.798Z",
           "revoked_at": null
         }
       ],
       "cursor": null
     },
     "ApiKeyMetadata": {
-      "id": "key_868dcvb0jjaz9ycwd9kn",
-      "api_key_id": "key_868dcvb0jjaz9ycwd9kn",
-      "key_prefix": "ap_FnCV5k6b",
+      "id": "key_32t10cgs33d4x52m1nh1",
+      "api_key_id": "key_32t10cgs33d4x52m1nh1",
+      "key_prefix": "ap_xNqIRNfU",
       "name": "admin command",
-      "created_at": "2026-11-27T11:27:51.259Z",
-      "last_used_at": "2026-11-27T11:27:51.266Z",
+      "created_at": "2026-11-27T11:43:33.793Z",
+      "last_used_at": "2026-11-27T11:43:33.798Z",
       "revoked_at": null
     },
     "AppAnalytics": {
@@ -292,45 +288,46 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "AppList": {
       "apps": [
         {
-          "app_id": "ayzr61r6z1vfmt8e",
-          "name": "My site",
-          "summary": null,
+          "app_id": "9mfxa7sy9fk6zhep",
+          "name": "Renamed",
+          "summary": "S",
           "visibility": "public",
-          "origin": "http://ayzr61r6z1vfmt8e.apps.localhost:8787",
-          "created_at": "2026-11-27T11:10:23.375Z",
-          "updated_at": "2026-11-27T11:10:23.387Z",
+          "origin": "http://9mfxa7sy9fk6zhep.apps.localhost:8787",
+          "created_at": "2026-11-27T11:43:33.361Z",
+          "updated_at": "2026-11-27T11:43:33.382Z",
           "deleted_at": null,
-          "live_release_id": "rel_kc1t7sbkx0fgg6sa7kym",
-          "account_id": "acct_77ps75gyer64evmms05v"
+          "live_release_id": "rel_1b0afzc6qgk6xanxv8gn",
+          "account_id": "acct_59tmpvr2ah953byvj6z3"
         },
         {
-          "app_id": "fqdn9f3g0186mex9",
+          "app_id": "2670sfm78fv166yp",
           "name": "My site",
           "summary": null,
           "visibility": "public",
-          "origin": "http://fqdn9f3g0186mex9.apps.localhost:8787",
-          "created_at": "2026-11-27T11:10:23.338Z",
-          "updated_at": "2026-11-27T11:10:23.352Z",
+          "origin": "http://2670sfm78fv166yp.apps.localhost:8787",
+          "created_at": "2026-11-27T11:43:33.223Z",
+          "updated_at": "2026-11-27T11:43:33.234Z",
           "deleted_at": null,
-          "live_release_id": "rel_ssehqx9bm7xr9180e38h",
-          "account_id": "acct_77ps75gyer64evmms05v"
+          "live_release_id": "rel_x2cmdxwxprwd6dggca24",
+          "account_id": "acct_59tmpvr2ah953byvj6z3"
         }
       ]
     },
     "AppManifest": {
-      "name": "Needs a secret"
+      "name": "Renamed",
+      "summary": "S"
     },
     "AppSummary": {
-      "app_id": "ayzr61r6z1vfmt8e",
-      "name": "My site",
-      "summary": null,
+      "app_id": "9mfxa7sy9fk6zhep",
+      "name": "Renamed",
+      "summary": "S",
       "visibility": "public",
-      "origin": "http://ayzr61r6z1vfmt8e.apps.localhost:8787",
-      "created_at": "2026-11-27T11:10:23.375Z",
-      "updated_at": "2026-11-27T11:10:23.387Z",
+      "origin": "http://9mfxa7sy9fk6zhep.apps.localhost:8787",
+      "created_at": "2026-11-27T11:43:33.361Z",
+      "updated_at": "2026-11-27T11:43:33.382Z",
       "deleted_at": null,
-      "live_release_id": "rel_kc1t7sbkx0fgg6sa7kym",
-      "account_id": "acct_77ps75gyer64evmms05v"
+      "live_release_id": "rel_1b0afzc6qgk6xanxv8gn",
+      "account_id": "acct_59tmpvr2ah953byvj6z3"
     },
     "AppUserDeleted": {
       "id": "usr_87v3mvn1kpzsy602dt7x",
@@ -713,68 +710,51 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "Error": {
       "error": {
-        "code": "invalid_request",
-        "message": "Only a release waiting for secrets is published again this way (rel_mamnta07hbw7j6z1r0bf is live); publish a new bundle,"
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow apps.create.",
+        "details": {
+          "permission": "apps.create",
+          "role": "viewer"
+        }
       }
     },
     "EventPage": {
-      "app_id": "2r07mrrrtq67zr0k",
+      "app_id": "0dz6z600j1fcrzn9",
       "events": [
         {
-          "app_event_id": "evt_9",
-          "release_id": null,
+          "app_event_id": "evt_17",
+          "release_id": "rel_1rdg151gm59w4n8kdw61",
           "app_user_id": null,
-          "api_key_id": "key_7w4gbmfd9zm66j6ey9vc",
-          "request_id": "0643e60eb2904326-16",
-          "type": "files.deleted_by_member",
-          "event_type": "files.deleted_by_member",
-          "severity": "info",
-          "level": "info",
-          "message": "File file_r8bs0d1e5d9nc37ph4e2 of pics was deleted by user-24359-1-3aea95@example.com.",
+          "api_key_id": "key_vxf2pw2v9xz24pds0f74",
+          "request_id": "a4a379e51d614254-k",
+          "type": "app.unpublished",
+          "event_type": "app.unpublished",
+          "severity": "warn",
+          "level": "warn",
+          "message": "App unpublished; its origin no longer serves.",
           "metadata": {
-            "by": "user-24359-1-3aea95@example.com",
-            "store": "pics",
-            "file_id": "file_r8bs0d1e5d9nc37ph4e2"
+            "previous_live_release_id": "rel_1rdg151gm59w4n8kdw61"
           },
-          "created_at": "2026-11-27T11:27:51.364Z"
-        },
-        {
-          "app_event_id": "evt_8",
-          "release_id": "rel_yc55g0rqak761j9ffayy",
-          "app_user_id": null,
-          "api_key_id": null,
-          "request_id": "0643e60eb2904326-16",
-          "type": "files.deleted",
-          "event_type": "files.deleted",
-          "severity": "info",
-          "level": "info",
-          "message": "File file_r8bs0d1e5d9nc37ph4e2 deleted from pics.",
-          "metadata": {
-            "store": "pics",
-            "file_id": "file_r8bs0d1e5d9nc37ph4e2"
-          },
-          "created_at": "2026-11-27T11:27:51.358Z"
+          "created_at": "2026-11-27T11:43:33.551Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
-      "app_event_id": "evt_9",
-      "release_id": null,
+      "app_event_id": "evt_17",
+      "release_id": "rel_1rdg151gm59w4n8kdw61",
       "app_user_id": null,
-      "api_key_id": "key_7w4gbmfd9zm66j6ey9vc",
-      "request_id": "0643e60eb2904326-16",
-      "type": "files.deleted_by_member",
-      "event_type": "files.deleted_by_member",
-      "severity": "info",
-      "level": "info",
-      "message": "File file_r8bs0d1e5d9nc37ph4e2 of pics was deleted by user-24359-1-3aea95@example.com.",
+      "api_key_id": "key_vxf2pw2v9xz24pds0f74",
+      "request_id": "a4a379e51d614254-k",
+      "type": "app.unpublished",
+      "event_type": "app.unpublished",
+      "severity": "warn",
+      "level": "warn",
+      "message": "App unpublished; its origin no longer serves.",
       "metadata": {
-        "by": "user-24359-1-3aea95@example.com",
-        "store": "pics",
-        "file_id": "file_r8bs0d1e5d9nc37ph4e2"
+        "previous_live_release_id": "rel_1rdg151gm59w4n8kdw61"
       },
-      "created_at": "2026-11-27T11:27:51.364Z"
+      "created_at": "2026-11-27T11:43:33.551Z"
     },
     "FileStoreSpec": {
       "public": true
@@ -1030,113 +1010,90 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "url": "http://127.0.0.1:39361/portal/eb417e1d47a8"
     },
     "PublishAppResponse": {
-      "status": "stored",
-      "app_id": "2fx758ptky0vbv7w",
-      "account_id": "acct_nb58j5fyy49vt4vbb033",
-      "release_id": "rel_aga7nejwnk5ym8x8yr88",
-      "origin": "http://2fx758ptky0vbv7w.apps.localhost:8787",
-      "previous_release_id": null,
+      "status": "published",
+      "app_id": "9mfxa7sy9fk6zhep",
+      "account_id": "acct_59tmpvr2ah953byvj6z3",
+      "release_id": "rel_1b0afzc6qgk6xanxv8gn",
+      "origin": "http://9mfxa7sy9fk6zhep.apps.localhost:8787",
+      "previous_release_id": "rel_79hkcn1a2365jcv1vnq5",
       "activation": {
-        "status": "pending_secrets",
-        "reasons": [
-          "missing required secrets: GREETING"
-        ],
-        "missing_secrets": [
-          "GREETING"
-        ],
-        "previous_release_id": null
+        "status": "live",
+        "reasons": [],
+        "missing_secrets": [],
+        "previous_release_id": "rel_79hkcn1a2365jcv1vnq5"
       }
     },
     "PublishRequest": {
       "app": {
-        "name": "Needs a secret"
+        "name": "My site"
       },
       "runtime": {
-        "static_root": "public",
-        "fallback": "server",
-        "server_entry": "server.js"
-      },
-      "resources": {
-        "secrets": {
-          "required": [
-            "GREETING"
-          ]
-        }
-      },
-      "provenance": {
-        "client": "platform-cli",
-        "files": 2,
-        "bytes": 90
+        "static_root": "public"
       },
       "files": [
         {
           "path": "public/index.html",
           "content_type": "text/html; charset=utf-8",
-          "content_base64": "c3RhdGlj"
+          "content_base64": "PGgxPkhlbGxvPC9oMT4="
         },
         {
-          "path": "server.js",
-          "content_type": "text/javascript; charset=utf-8",
-          "content_base64": "ZXhwb3J0IGRlZmF1bHQgeyBmZXRjaChyZXEsIGN0eCkgeyByZXR1cm4gbmV3IFJlc3BvbnNlKCdoZWxsbyAnICsgY3R4LkdSRUVUSU5HKSB9IH07"
+          "path": "public/app.js",
+          "content_type": "text/javascript",
+          "content_base64": "Y29uc29sZS5sb2coMSk="
         }
-      ]
+      ],
+      "message": "first",
+      "provenance": {
+        "git_sha": "abc"
+      }
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
       "content_type": "text/html; charset=utf-8",
-      "content_base64": "c3RhdGlj"
+      "content_base64": "PGgxPkhlbGxvPC9oMT4="
     },
     "ReleaseList": {
-      "app_id": "8edct4c2macz740d",
+      "app_id": "ccw150t9e2c7hzhc",
       "releases": [
         {
-          "release_id": "rel_xrr0fmnw70v57yan6s6e",
-          "message": null,
-          "created_at": "2026-11-27T11:34:12.672Z",
+          "release_id": "rel_hj3dcsppnp9c8tem4rnf",
+          "message": "m7",
+          "created_at": "2026-11-27T11:43:33.674Z",
           "activation_status": "live",
           "activation_error": null,
           "is_live": true,
           "created_by": {
-            "api_key_id": "key_ywc4qbmcectbmb0wjtfd",
-            "key_prefix": "ap_zPmLP09X"
+            "api_key_id": "key_vxf2pw2v9xz24pds0f74",
+            "key_prefix": "ap_zb302AYU",
+            "email": "owner-11536-1-ecda36@example.com"
           }
         },
         {
-          "release_id": "rel_7vqek7yapqe05nkdsrzb",
-          "message": null,
-          "created_at": "2026-11-27T11:34:12.488Z",
-          "activation_status": "pending_secrets",
-          "activation_error": {
-            "code": "pending_secrets",
-            "message": "Required secrets are missing.",
-            "missing_secrets": [
-              "GREETING"
-            ]
-          },
+          "release_id": "rel_kjy68c72hwxjg3bjdc3p",
+          "message": "m4",
+          "created_at": "2026-11-27T11:43:33.670Z",
+          "activation_status": "inactive",
+          "activation_error": null,
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_ywc4qbmcectbmb0wjtfd",
-            "key_prefix": "ap_zPmLP09X"
+            "api_key_id": "key_vxf2pw2v9xz24pds0f74",
+            "key_prefix": "ap_zb302AYU",
+            "email": "owner-11536-1-ecda36@example.com"
           }
         }
       ]
     },
     "ReleaseSummary": {
-      "release_id": "rel_7vqek7yapqe05nkdsrzb",
-      "message": null,
-      "created_at": "2026-11-27T11:34:12.488Z",
-      "activation_status": "pending_secrets",
-      "activation_error": {
-        "code": "pending_secrets",
-        "message": "Required secrets are missing.",
-        "missing_secrets": [
-          "GREETING"
-        ]
-      },
-      "is_live": false,
+      "release_id": "rel_1b0afzc6qgk6xanxv8gn",
+      "message": "second",
+      "created_at": "2026-11-27T11:43:33.376Z",
+      "activation_status": "live",
+      "activation_error": null,
+      "is_live": true,
       "created_by": {
-        "api_key_id": "key_ywc4qbmcectbmb0wjtfd",
-        "key_prefix": "ap_zPmLP09X"
+        "api_key_id": "key_vxf2pw2v9xz24pds0f74",
+        "key_prefix": "ap_zb302AYU",
+        "email": "owner-11536-1-ecda36@example.com"
       }
     },
     "RenameApiKeyRequest": {
@@ -1208,13 +1165,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_868dcvb0jjaz9ycwd9kn",
-      "api_key_id": "key_868dcvb0jjaz9ycwd9kn",
-      "key_prefix": "ap_FnCV5k6b",
+      "id": "key_32t10cgs33d4x52m1nh1",
+      "api_key_id": "key_32t10cgs33d4x52m1nh1",
+      "key_prefix": "ap_xNqIRNfU",
       "name": "admin command",
-      "created_at": "2026-11-27T11:27:51.259Z",
-      "last_used_at": "2026-11-27T11:27:51.266Z",
-      "revoked_at": "2026-11-27T11:27:51.277Z",
+      "created_at": "2026-11-27T11:43:33.793Z",
+      "last_used_at": "2026-11-27T11:43:33.798Z",
+      "revoked_at": "2026-11-27T11:43:33.806Z",
       "revoked": true
     },
     "RollbackRequest": {
@@ -1373,9 +1330,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RuntimeManifest": {
-      "static_root": "public",
-      "fallback": "server",
-      "server_entry": "server.js"
+      "static_root": "public"
     },
     "SecretDeleted": {
       "app_id": "brem8rfmqjwqecgq",
@@ -1536,9 +1491,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "kind": "custom_domain"
     },
     "UnpublishResponse": {
-      "app_id": "re2xvqvc5737pact",
+      "app_id": "0dz6z600j1fcrzn9",
       "status": "unpublished",
-      "deleted_at": "2026-11-27T11:17:19.978Z"
+      "deleted_at": "2026-11-27T11:43:33.551Z"
     },
     "UpdateRouteRequest": {
       "status": "disabled"
@@ -2348,16 +2303,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getApp 200": {
-      "app_id": "xpf50qb9qagsje5r",
+      "app_id": "2670sfm78fv166yp",
       "name": "My site",
       "summary": null,
       "visibility": "public",
-      "origin": "http://xpf50qb9qagsje5r.apps.localhost:8787",
-      "created_at": "2026-11-27T11:10:25.277Z",
-      "updated_at": "2026-11-27T11:10:25.281Z",
+      "origin": "http://2670sfm78fv166yp.apps.localhost:8787",
+      "created_at": "2026-11-27T11:43:33.223Z",
+      "updated_at": "2026-11-27T11:43:33.234Z",
       "deleted_at": null,
-      "live_release_id": "rel_xq2gqvj3rffm1k9jxvj3",
-      "account_id": "acct_fgk87shz2r92zqd8ndh1"
+      "live_release_id": "rel_x2cmdxwxprwd6dggca24",
+      "account_id": "acct_59tmpvr2ah953byvj6z3"
     },
     "getApp 401": {
       "error": {
@@ -2739,12 +2694,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_868dcvb0jjaz9ycwd9kn",
-          "api_key_id": "key_868dcvb0jjaz9ycwd9kn",
-          "key_prefix": "ap_FnCV5k6b",
+          "id": "key_32t10cgs33d4x52m1nh1",
+          "api_key_id": "key_32t10cgs33d4x52m1nh1",
+          "key_prefix": "ap_xNqIRNfU",
           "name": "admin command",
-          "created_at": "2026-11-27T11:27:51.259Z",
-          "last_used_at": "2026-11-27T11:27:51.266Z",
+          "created_at": "2026-11-27T11:43:33.793Z",
+          "last_used_at": "2026-11-27T11:43:33.798Z",
           "revoked_at": null
         }
       ],
@@ -2785,28 +2740,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApps 200": {
       "apps": [
         {
-          "app_id": "ayzr61r6z1vfmt8e",
+          "app_id": "2670sfm78fv166yp",
           "name": "My site",
           "summary": null,
           "visibility": "public",
-          "origin": "http://ayzr61r6z1vfmt8e.apps.localhost:8787",
-          "created_at": "2026-11-27T11:10:23.375Z",
-          "updated_at": "2026-11-27T11:10:23.387Z",
+          "origin": "http://2670sfm78fv166yp.apps.localhost:8787",
+          "created_at": "2026-11-27T11:43:33.223Z",
+          "updated_at": "2026-11-27T11:43:33.234Z",
           "deleted_at": null,
-          "live_release_id": "rel_kc1t7sbkx0fgg6sa7kym",
-          "account_id": "acct_77ps75gyer64evmms05v"
-        },
-        {
-          "app_id": "fqdn9f3g0186mex9",
-          "name": "My site",
-          "summary": null,
-          "visibility": "public",
-          "origin": "http://fqdn9f3g0186mex9.apps.localhost:8787",
-          "created_at": "2026-11-27T11:10:23.338Z",
-          "updated_at": "2026-11-27T11:10:23.352Z",
-          "deleted_at": null,
-          "live_release_id": "rel_ssehqx9bm7xr9180e38h",
-          "account_id": "acct_77ps75gyer64evmms05v"
+          "live_release_id": "rel_x2cmdxwxprwd6dggca24",
+          "account_id": "acct_59tmpvr2ah953byvj6z3"
         }
       ]
     },
@@ -2826,7 +2769,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApps 401": {
       "error": {
         "code": "unauthorized",
-        "message": "This API key is unknown or has been revoked."
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
       }
     },
     "listApps 404": {
@@ -2952,42 +2895,23 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "listEvents 200": {
-      "app_id": "2r07mrrrtq67zr0k",
+      "app_id": "0dz6z600j1fcrzn9",
       "events": [
         {
-          "app_event_id": "evt_9",
-          "release_id": null,
+          "app_event_id": "evt_17",
+          "release_id": "rel_1rdg151gm59w4n8kdw61",
           "app_user_id": null,
-          "api_key_id": "key_7w4gbmfd9zm66j6ey9vc",
-          "request_id": "0643e60eb2904326-16",
-          "type": "files.deleted_by_member",
-          "event_type": "files.deleted_by_member",
-          "severity": "info",
-          "level": "info",
-          "message": "File file_r8bs0d1e5d9nc37ph4e2 of pics was deleted by user-24359-1-3aea95@example.com.",
+          "api_key_id": "key_vxf2pw2v9xz24pds0f74",
+          "request_id": "a4a379e51d614254-k",
+          "type": "app.unpublished",
+          "event_type": "app.unpublished",
+          "severity": "warn",
+          "level": "warn",
+          "message": "App unpublished; its origin no longer serves.",
           "metadata": {
-            "by": "user-24359-1-3aea95@example.com",
-            "store": "pics",
-            "file_id": "file_r8bs0d1e5d9nc37ph4e2"
+            "previous_live_release_id": "rel_1rdg151gm59w4n8kdw61"
           },
-          "created_at": "2026-11-27T11:27:51.364Z"
-        },
-        {
-          "app_event_id": "evt_8",
-          "release_id": "rel_yc55g0rqak761j9ffayy",
-          "app_user_id": null,
-          "api_key_id": null,
-          "request_id": "0643e60eb2904326-16",
-          "type": "files.deleted",
-          "event_type": "files.deleted",
-          "severity": "info",
-          "level": "info",
-          "message": "File file_r8bs0d1e5d9nc37ph4e2 deleted from pics.",
-          "metadata": {
-            "store": "pics",
-            "file_id": "file_r8bs0d1e5d9nc37ph4e2"
-          },
-          "created_at": "2026-11-27T11:27:51.358Z"
+          "created_at": "2026-11-27T11:43:33.551Z"
         }
       ],
       "cursor": null
@@ -3050,36 +2974,32 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listReleases 200": {
-      "app_id": "8edct4c2macz740d",
+      "app_id": "9mfxa7sy9fk6zhep",
       "releases": [
         {
-          "release_id": "rel_xrr0fmnw70v57yan6s6e",
-          "message": null,
-          "created_at": "2026-11-27T11:34:12.672Z",
+          "release_id": "rel_1b0afzc6qgk6xanxv8gn",
+          "message": "second",
+          "created_at": "2026-11-27T11:43:33.376Z",
           "activation_status": "live",
           "activation_error": null,
           "is_live": true,
           "created_by": {
-            "api_key_id": "key_ywc4qbmcectbmb0wjtfd",
-            "key_prefix": "ap_zPmLP09X"
+            "api_key_id": "key_vxf2pw2v9xz24pds0f74",
+            "key_prefix": "ap_zb302AYU",
+            "email": "owner-11536-1-ecda36@example.com"
           }
         },
         {
-          "release_id": "rel_7vqek7yapqe05nkdsrzb",
+          "release_id": "rel_79hkcn1a2365jcv1vnq5",
           "message": null,
-          "created_at": "2026-11-27T11:34:12.488Z",
-          "activation_status": "pending_secrets",
-          "activation_error": {
-            "code": "pending_secrets",
-            "message": "Required secrets are missing.",
-            "missing_secrets": [
-              "GREETING"
-            ]
-          },
+          "created_at": "2026-11-27T11:43:33.361Z",
+          "activation_status": "inactive",
+          "activation_error": null,
           "is_live": false,
           "created_by": {
-            "api_key_id": "key_ywc4qbmcectbmb0wjtfd",
-            "key_prefix": "ap_zPmLP09X"
+            "api_key_id": "key_vxf2pw2v9xz24pds0f74",
+            "key_prefix": "ap_zb302AYU",
+            "email": "owner-11536-1-ecda36@example.com"
           }
         }
       ]
@@ -3618,20 +3538,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "publishNewApp 200": {
-      "status": "stored",
-      "app_id": "2fx758ptky0vbv7w",
-      "account_id": "acct_nb58j5fyy49vt4vbb033",
-      "release_id": "rel_aga7nejwnk5ym8x8yr88",
-      "origin": "http://2fx758ptky0vbv7w.apps.localhost:8787",
+      "status": "published",
+      "app_id": "2670sfm78fv166yp",
+      "account_id": "acct_59tmpvr2ah953byvj6z3",
+      "release_id": "rel_x2cmdxwxprwd6dggca24",
+      "origin": "http://2670sfm78fv166yp.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
-        "status": "pending_secrets",
-        "reasons": [
-          "missing required secrets: GREETING"
-        ],
-        "missing_secrets": [
-          "GREETING"
-        ],
+        "status": "live",
+        "reasons": [],
+        "missing_secrets": [],
         "previous_release_id": null
       }
     },
@@ -3669,10 +3585,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 403": {
       "error": {
-        "code": "account_suspended",
-        "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow apps.create.",
         "details": {
-          "account_id": "acct_msvvmpsyh31dg9cfp4s6"
+          "permission": "apps.create",
+          "role": "viewer"
         }
       }
     },
@@ -3686,18 +3603,36 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       }
     },
+    "publishNewApp 500": {
+      "error": {
+        "code": "internal_error",
+        "message": "Something went wrong on our side. Quote the request id when reporting it.",
+        "details": {
+          "request_id": "a4a379e51d614254-38"
+        }
+      }
+    },
+    "publishNewApp 503": {
+      "error": {
+        "code": "service_unavailable",
+        "message": "Too many large request bodies are being taken at once; retry in a few seconds.",
+        "details": {
+          "retry_after": 5
+        }
+      }
+    },
     "publishRelease 200": {
       "status": "published",
-      "app_id": "jrbt6hcm5by8zngg",
-      "account_id": "acct_77ps75gyer64evmms05v",
-      "release_id": "rel_tj8fd90bj96na2x4yjwn",
-      "origin": "http://jrbt6hcm5by8zngg.apps.localhost:8787",
-      "previous_release_id": "rel_fg6rt187rf0tmfxasvgn",
+      "app_id": "9mfxa7sy9fk6zhep",
+      "account_id": "acct_59tmpvr2ah953byvj6z3",
+      "release_id": "rel_1b0afzc6qgk6xanxv8gn",
+      "origin": "http://9mfxa7sy9fk6zhep.apps.localhost:8787",
+      "previous_release_id": "rel_79hkcn1a2365jcv1vnq5",
       "activation": {
         "status": "live",
         "reasons": [],
         "missing_secrets": [],
-        "previous_release_id": "rel_fg6rt187rf0tmfxasvgn"
+        "previous_release_id": "rel_79hkcn1a2365jcv1vnq5"
       }
     },
     "publishRelease 400": {
@@ -3734,10 +3669,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishRelease 403": {
       "error": {
-        "code": "account_suspended",
-        "message": "This account is suspended: it can read, but not change anything. Contact the operator of this platform.",
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow apps.publish.",
         "details": {
-          "account_id": "acct_zeznvxjjvgkg237yypa3"
+          "permission": "apps.publish",
+          "role": "viewer"
         }
       }
     },
@@ -3879,13 +3815,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeApiKey 200": {
-      "id": "key_868dcvb0jjaz9ycwd9kn",
-      "api_key_id": "key_868dcvb0jjaz9ycwd9kn",
-      "key_prefix": "ap_FnCV5k6b",
+      "id": "key_32t10cgs33d4x52m1nh1",
+      "api_key_id": "key_32t10cgs33d4x52m1nh1",
+      "key_prefix": "ap_xNqIRNfU",
       "name": "admin command",
-      "created_at": "2026-11-27T11:27:51.259Z",
-      "last_used_at": "2026-11-27T11:27:51.266Z",
-      "revoked_at": "2026-11-27T11:27:51.277Z",
+      "created_at": "2026-11-27T11:43:33.793Z",
+      "last_used_at": "2026-11-27T11:43:33.798Z",
+      "revoked_at": "2026-11-27T11:43:33.806Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -3966,17 +3902,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "rollbackApp 404": {
       "error": {
         "code": "not_found",
-        "message": "Release not found."
+        "message": "App not found."
       }
     },
     "rollbackApp 409": {
       "error": {
         "code": "conflict",
-        "message": "Only a release that was live before can be rolled back to; this one is pending_secrets.",
-        "details": {
-          "release_id": "rel_a9086f3kj38na748xwgz",
-          "activation_status": "pending_secrets"
-        }
+        "message": "The app is unpublished; publish a release to bring it back."
       }
     },
     "runJob 202": {
@@ -4170,9 +4102,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "unpublishApp 200": {
-      "app_id": "re2xvqvc5737pact",
+      "app_id": "0dz6z600j1fcrzn9",
       "status": "unpublished",
-      "deleted_at": "2026-11-27T11:17:19.978Z"
+      "deleted_at": "2026-11-27T11:43:33.551Z"
     },
     "unpublishApp 401": {
       "error": {

@@ -77,6 +77,13 @@ test('publishing again creates another release; previous_release_id and releases
     created_by: {
       api_key_id: newest.created_by.api_key_id,
       key_prefix: owner.api_key.slice(0, 11),
+      email: (
+        await h.deps.db
+          .selectFrom('users')
+          .select('email')
+          .where('id', '=', owner.user_id)
+          .executeTakeFirstOrThrow()
+      ).email,
     },
   });
   assert.match(newest.created_by.api_key_id, /^key_/);

@@ -17,7 +17,7 @@ export const appAnalyticsPage: ConsolePage = {
 <section class="card"><form id="range-form" class="row"><div><label for="range">Range</label><select id="range"><option value="7d">Last 7 days</option><option value="30d">Last 30 days</option><option value="90d">Last 90 days</option></select></div></form>
 <p class="hint" id="clamp" hidden></p></section>
 <section class="card loading" id="content" aria-busy="true"><p class="muted">Loading analytics…</p></section>`,
-  script: `import { $, api, appHeading, appIdOf, boot, el, failure, show, table, when } from '/assets/console.js';
+  script: `import { $, ago, api, appHeading, appIdOf, boot, el, failure, show, table, when } from '/assets/console.js';
 import uPlot from '/assets/uplot.esm.js';
 const id = appIdOf();
 const fmt = (n) => n.toLocaleString();
@@ -65,7 +65,7 @@ async function load() {
       breakdown('Jobs', a.jobs),
       breakdown('Webhooks', a.webhooks, { delivery_failed: 'delivery failed' })),
     el('h3', {}, 'Recent errors'),
-    a.recent_errors.length ? table(a.recent_errors, [['When', (e) => when(e.created_at)], ['Type', (e) => el('code', {}, e.type)], ['Message', (e) => e.message]]) : el('p', { class: 'empty' }, 'No errors in this range.'),
+    a.recent_errors.length ? table(a.recent_errors, [['When', (e) => ago(e.created_at)], ['Type', (e) => el('code', {}, e.type)], ['Message', (e) => e.message]]) : el('p', { class: 'empty' }, 'No errors in this range.'),
     a.recent_errors.length ? el('p', {}, el('a', { href: '/apps/' + id + '/events' }, 'The event log')) : '');
 }
 $('range').addEventListener('change', load);

@@ -17,7 +17,7 @@ export const appEventsPage: ConsolePage = {
 </form></section>
 <section class="card loading" id="content" aria-busy="true"><p class="muted">Loading events…</p></section>
 <button id="more" type="button" class="secondary" hidden>Older events</button>`,
-  script: `import { $, api, appHeading, appIdOf, boot, el, failure, show, table, when } from '/assets/console.js';
+  script: `import { $, ago, api, appHeading, appIdOf, boot, el, failure, show, table, when } from '/assets/console.js';
 const id = appIdOf();
 const LEVEL = { debug: 'muted', info: 'good', warn: 'warn', error: 'bad' };
 let events = [];
@@ -34,7 +34,7 @@ const query = (extra) => {
 function render() {
   if (!events.length) return show('content', el('p', { class: 'empty' }, 'No events match.'));
   show('content', table(events, [
-    ['When', (e) => when(e.created_at)],
+    ['When', (e) => ago(e.created_at)],
     ['Level', (e) => el('span', { class: 'badge ' + LEVEL[e.severity] }, e.severity)],
     ['Type', (e) => el('code', {}, e.type)],
     ['Message', (e) => e.message],

@@ -15,7 +15,7 @@ export const appFilesPage: ConsolePage = {
   body: (p) => html`${appTabs(p.app_id!, 'Files')}
 <section class="card loading" id="stores" aria-busy="true"><p class="muted">Loading stores…</p></section>
 <section class="card" id="files" hidden></section>`,
-  script: `import { $, api, appHeading, appIdOf, boot, el, failure, say, show, table, when } from '/assets/console.js';
+  script: `import { $, ago, api, appHeading, appIdOf, boot, el, failure, say, show, table, when } from '/assets/console.js';
 ${formatBytes.toString()}
 const id = appIdOf();
 let stores = [];
@@ -67,7 +67,7 @@ async function load(cursor) {
     ['Type', (f) => el('code', { class: 'nowrap' }, f.content_type)],
     ['Size', (f) => formatBytes(f.size)],
     ['Uploaded by', (f) => f.owner_email ?? el('span', { class: 'muted' }, 'app code')],
-    ['Uploaded', (f) => when(f.created_at)],
+    ['Uploaded', (f) => ago(f.created_at)],
     ['', (f) => el('span', { class: 'actions' },
       el('button', { type: 'button', class: 'small', onclick: () => download(f) }, 'Download'),
       canWrite ? el('button', { type: 'button', class: 'small danger', onclick: () => remove(f) }, 'Delete') : '')],

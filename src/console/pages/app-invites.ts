@@ -22,7 +22,7 @@ export const appInvitesPage: ConsolePage = {
 <button type="submit">Create invite</button>
 </form><div id="result" aria-live="polite"></div></section>
 <section class="card loading" id="invites" aria-busy="true"><p class="muted">Loading invitations…</p></section>`,
-  script: `import { $, api, appHeading, appIdOf, boot, copyButton, el, failure, say, show, table, when } from '/assets/console.js';
+  script: `import { $, ago, api, appHeading, appIdOf, boot, copyButton, el, failure, say, show, table, when } from '/assets/console.js';
 const id = appIdOf();
 let canManage = false;
 let declared = [];
@@ -38,8 +38,8 @@ async function loadUsers(cursor) {
     ['E-mail', (u) => [u.email, u.verified ? '' : el('span', { class: 'sub' }, 'not verified')]],
     ['Roles', (u) => u.roles.length ? u.roles.map((x) => el('span', { class: 'badge' }, x)) : el('span', { class: 'muted' }, '—')],
     ['Status', (u) => u.disabled ? el('span', { class: 'badge bad' }, 'disabled') : el('span', { class: 'badge good' }, 'active')],
-    ['Last sign-in', (u) => when(u.last_sign_in_at)],
-    ['Joined', (u) => when(u.created_at)],
+    ['Last sign-in', (u) => ago(u.last_sign_in_at)],
+    ['Joined', (u) => ago(u.created_at)],
     ['', (u) => canManage ? el('span', { class: 'actions' },
       el('button', { type: 'button', class: 'small', onclick: () => roles(u) }, 'Roles'),
       el('button', { type: 'button', class: 'small', onclick: () => signOut(u) }, 'Sign out'),
@@ -81,7 +81,7 @@ async function loadInvites() {
   show('invites', el('h2', {}, 'Pending invitations'), table(r.data.invites, [
     ['E-mail', (i) => i.email],
     ['Roles', (i) => i.roles.map((x) => el('span', { class: 'badge' }, x))],
-    ['Expires', (i) => when(i.expires_at)],
+    ['Expires', (i) => ago(i.expires_at)],
     ['', (i) => canManage ? el('button', { type: 'button', class: 'small danger', onclick: () => withdraw(i) }, 'Withdraw') : ''],
   ]));
 }

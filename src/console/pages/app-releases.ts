@@ -9,7 +9,7 @@ export const appReleasesPage: ConsolePage = {
   signedIn: true,
   body: (p) =>
     html`${appTabs(p.app_id!, 'Releases')}<section class="card loading" id="content" aria-busy="true"><p class="muted">Loading releases…</p></section>`,
-  script: `import { api, appHeading, appIdOf, boot, el, failure, say, show, table, when } from '/assets/console.js';
+  script: `import { ago, api, appHeading, appIdOf, boot, el, failure, say, show, table, when } from '/assets/console.js';
 const id = appIdOf();
 const BADGE = { live: 'live', inactive: 'muted', pending_secrets: 'warn', requires_migration: 'warn', failed: 'bad' };
 function explain(r) {
@@ -34,10 +34,10 @@ async function load() {
   if (!rels.data.releases.length) return show('content', el('p', { class: 'empty' }, 'No releases yet.'));
   show('content', table(rels.data.releases, [
     ['', (r) => r.is_live ? el('span', { class: 'live-dot', title: 'live', 'aria-label': 'live' }, '●') : ''],
-    ['Release', (r) => el('span', {}, el('code', {}, r.release_id), r.message ? el('span', { class: 'sub' }, r.message) : '')],
+    ['Release', (r) => el('span', {}, el('code', { class: 'nowrap' }, r.release_id), r.message ? el('span', { class: 'sub' }, r.message) : '')],
     ['Status', (r) => el('span', { class: 'badge ' + (BADGE[r.activation_status] || 'muted') }, r.activation_status.replace('_', ' '))],
     ['What it means', explain],
-    ['Published', (r) => el('span', {}, when(r.created_at), el('span', { class: 'sub' }, r.created_by.key_prefix ? 'by ' + r.created_by.key_prefix + '…' : 'from the console'))],
+    ['Published', (r) => el('span', {}, ago(r.created_at), el('span', { class: 'sub' }, r.created_by.email ? 'by ' + r.created_by.email : r.created_by.key_prefix ? 'by key ' + r.created_by.key_prefix + '…' : 'from the console'))],
     ['', (r) => !r.is_live && r.activation_status === 'inactive' ? el('button', { type: 'button', class: 'small', onclick: () => rollback(r.release_id) }, 'Roll back')
       : ready(r) ? el('button', { type: 'button', class: 'small', onclick: () => again(r.release_id) }, 'Publish again') : ''],
   ]));

@@ -15,7 +15,7 @@ export const appSecretsPage: ConsolePage = {
 <div><label for="value">Value</label><input id="value" type="password" required autocomplete="new-password"></div>
 <button type="submit">Save</button>
 </form><p class="hint">Values are encrypted at rest, readable only by the app's server code, and never shown again.</p></section>`,
-  script: `import { $, api, appHeading, appIdOf, boot, el, failure, say, show, table, when } from '/assets/console.js';
+  script: `import { $, ago, api, appHeading, appIdOf, boot, el, failure, say, show, table, when } from '/assets/console.js';
 const id = appIdOf();
 async function load() {
   const r = await api('GET', '/v0/apps/' + id + '/secrets');
@@ -24,7 +24,7 @@ async function load() {
   show('content', table(r.data.secrets, [
     ['Name', (s) => el('code', {}, s.name)],
     ['State', (s) => s.present ? el('span', { class: 'badge good' }, 'set') : el('span', { class: 'badge warn' }, 'missing')],
-    ['Updated', (s) => when(s.updated_at)],
+    ['Updated', (s) => ago(s.updated_at)],
     ['', (s) => s.present ? el('button', { type: 'button', class: 'small danger', onclick: () => remove(s.name) }, 'Delete') : el('button', { type: 'button', class: 'small', onclick: () => { $('name').value = s.name; $('value').focus(); } }, 'Set')],
   ]));
 }

@@ -12,7 +12,7 @@ export const keysPage: ConsolePage = {
 <form id="create" class="row"><div><label for="name">Name</label><input id="name" maxlength="120" placeholder="CI deploys" required></div><button type="submit">Create key</button></form>
 <div id="created" aria-live="polite"></div></section>
 <section class="card loading" id="content" aria-busy="true"><p class="muted">Loading keys…</p></section>`,
-  script: `import { $, api, boot, copyButton, el, failure, say, show, table, when } from '/assets/console.js';
+  script: `import { $, ago, api, boot, copyButton, el, failure, say, show, table, when } from '/assets/console.js';
 let shown = [];
 async function load(cursor) {
   const r = await api('GET', '/v0/auth/api-keys' + (cursor ? '?cursor=' + encodeURIComponent(cursor) : ''));
@@ -23,8 +23,8 @@ async function load(cursor) {
   show('content', el('h2', {}, 'Your keys'), table(shown, [
     ['Name', (k) => k.name],
     ['Key', (k) => el('code', {}, k.key_prefix + '…')],
-    ['Created', (k) => when(k.created_at)],
-    ['Last used', (k) => when(k.last_used_at)],
+    ['Created', (k) => ago(k.created_at)],
+    ['Last used', (k) => ago(k.last_used_at)],
     ['', (k) => k.revoked_at ? el('span', { class: 'badge muted' }, 'revoked ' + when(k.revoked_at)) : el('span', { class: 'actions' },
       el('button', { type: 'button', class: 'small', onclick: () => rename(k) }, 'Rename'),
       el('button', { type: 'button', class: 'small danger', onclick: () => revoke(k) }, 'Revoke'))],

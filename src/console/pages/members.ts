@@ -13,7 +13,7 @@ export const membersPage: ConsolePage = {
 <form id="invite" class="row"><div><label for="email">E-mail</label><input id="email" type="email" required></div>
 <div><label for="role">Role</label><select id="role"><option>viewer</option><option selected>developer</option><option>admin</option><option>owner</option></select></div>
 <button type="submit">Send invitation</button></form><p class="hint">They get a link by e-mail, valid 7 days; new people sign up through it.</p></section>`,
-  script: `import { $, accountId, api, boot, el, failure, say, show, table, when } from '/assets/console.js';
+  script: `import { $, accountId, ago, api, boot, el, failure, say, show, table, when } from '/assets/console.js';
 const ROLES = ['owner', 'admin', 'developer', 'viewer'];
 let me;
 async function load() {
@@ -26,11 +26,11 @@ async function load() {
   const parts = [el('h2', {}, 'Members'), table(r.data.members, [
     ['Who', (m) => el('span', {}, m.username || m.email, m.username ? el('div', { class: 'muted' }, m.email) : '')],
     ['Role', (m) => manage && m.user_id !== me.user.id ? el('select', { 'aria-label': 'Role of ' + m.email, onchange: (e) => setRole(m, e.target.value) }, ROLES.map((x) => el('option', { selected: x === m.role }, x))) : m.role],
-    ['Joined', (m) => when(m.joined_at)],
+    ['Joined', (m) => ago(m.joined_at)],
     ['', (m) => m.user_id === me.user.id ? el('button', { type: 'button', class: 'small danger', onclick: () => remove(m, true) }, 'Leave') : manage ? el('button', { type: 'button', class: 'small danger', onclick: () => remove(m, false) }, 'Remove') : ''],
   ])];
   if (r.data.invitations.length) parts.push(el('h2', {}, 'Open invitations'), table(r.data.invitations, [
-    ['E-mail', (i) => i.email], ['Role', (i) => i.role], ['Expires', (i) => when(i.expires_at)],
+    ['E-mail', (i) => i.email], ['Role', (i) => i.role], ['Expires', (i) => ago(i.expires_at)],
     ['', (i) => manage ? el('button', { type: 'button', class: 'small', onclick: () => withdraw(i) }, 'Withdraw') : ''],
   ]));
   show('content', ...parts);

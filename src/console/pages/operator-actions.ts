@@ -9,7 +9,7 @@ export const operatorActionsPage: ConsolePage = {
   signedIn: true,
   body: () => html`${operatorTabs('Actions')}
 <section class="card loading" id="content" aria-busy="true"><p class="muted">Loading…</p></section>`,
-  script: `import { api, boot, el, failure, show, table, when } from '/assets/console.js';
+  script: `import { ago, api, boot, el, failure, show, table, when } from '/assets/console.js';
 let shown = [];
 const WHAT = { set_plan: 'Set plan', set_flag: 'Flag', clear_flag: 'Lift flag', set_billing_state: 'Billing access', grant_operator: 'Named operator', revoke_operator: 'Removed operator' };
 function detail(a) {
@@ -28,7 +28,7 @@ async function load(cursor) {
   if (!shown.length) return show('content', el('p', { class: 'empty' }, 'No operator action yet.'));
   const more = r.data.cursor ? el('p', {}, el('button', { type: 'button', class: 'small', onclick: () => load(r.data.cursor) }, 'Show older')) : '';
   show('content', table(shown, [
-    ['When', (a) => when(a.at)],
+    ['When', (a) => ago(a.at)],
     ['Who', (a) => a.actor_email ? [a.actor_email, el('span', { class: 'sub' }, a.actor_label.replace(a.actor_email + ' ', ''))] : a.actor_label],
     ['What', (a) => WHAT[a.action] || a.action],
     ['On', (a) => a.app_id ? ['app ', el('code', {}, a.app_id)] : a.account_id ? el('a', { href: '/operator/accounts/' + a.account_id }, a.account_id) : '—'],

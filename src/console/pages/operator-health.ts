@@ -10,7 +10,7 @@ export const operatorHealthPage: ConsolePage = {
   signedIn: true,
   body: () => html`${operatorTabs('Health')}
 <section class="card loading" id="content" aria-busy="true"><p class="muted">Loading…</p></section>`,
-  script: `import { api, boot, el, failure, show, table, when } from '/assets/console.js';
+  script: `import { ago, api, boot, el, failure, show, table, when } from '/assets/console.js';
 ${formatBytes.toString()}
 const beat = (x) => x.live ? el('span', { class: 'badge live' }, 'live') : el('span', { class: 'badge bad' }, 'silent');
 async function load() {
@@ -24,13 +24,13 @@ async function load() {
       ['Node', (n) => [n.host + ' · pid ' + n.pid, el('span', { class: 'sub' }, n.node_id)]],
       ['Role', (n) => n.role],
       ['Heartbeat', (n) => [beat(n), el('span', { class: 'sub' }, when(n.beat_at))]],
-      ['Started', (n) => when(n.started_at)],
+      ['Started', (n) => ago(n.started_at)],
     ]) : el('p', { class: 'empty' }, 'No node is beating.'),
     el('h2', {}, 'Job workers'),
     h.workers.length ? table(h.workers, [
       ['Worker', (w) => [w.host + ' · pid ' + w.pid, el('span', { class: 'sub' }, w.worker_id)]],
       ['Heartbeat', (w) => [beat(w), el('span', { class: 'sub' }, when(w.beat_at))]],
-      ['Started', (w) => when(w.started_at)],
+      ['Started', (w) => ago(w.started_at)],
     ]) : el('p', { class: 'empty' }, 'No job worker is beating.'),
     el('div', { class: 'grid' },
       el('div', {}, el('h3', {}, 'Job queue'), el('ul', { class: 'checks' },

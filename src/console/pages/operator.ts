@@ -13,7 +13,7 @@ export const operatorPage: ConsolePage = {
   body: () => html`${operatorTabs('Accounts')}
 <section class="card"><form id="search" class="row" role="search"><div><label for="q">Find an account</label><input id="q" type="search" maxlength="200" placeholder="Name, member e-mail or acct_…"></div><button type="submit" class="secondary">Search</button></form></section>
 <section class="card loading" id="content" aria-busy="true"><p class="muted">Loading accounts…</p></section>`,
-  script: `import { $, api, boot, el, failure, show, table, when } from '/assets/console.js';
+  script: `import { $, ago, api, boot, el, failure, show, table, when } from '/assets/console.js';
 ${formatBytes.toString()}
 let shown = [];
 const flagBadges = (flags) => flags.length ? flags.map((f) => el('span', { class: 'badge bad', title: f.reason }, f.flag)) : el('span', { class: 'muted' }, '—');
@@ -34,7 +34,7 @@ async function load(cursor) {
     ['Requests', (a) => [a.requests_this_month.toLocaleString(), el('span', { class: 'sub' }, 'this month')]],
     ['Stored', (a) => formatBytes(a.stored_bytes)],
     ['Flags', (a) => flagBadges(a.flags)],
-    ['Created', (a) => when(a.created_at)],
+    ['Created', (a) => ago(a.created_at)],
   ]), more);
 }
 $('search').addEventListener('submit', (e) => { e.preventDefault(); load(); });

@@ -1,0 +1,121 @@
+/**
+ * The console's frame: a styled page for an address it does not have (an unknown API path stays
+ * JSON), a Docs link, `/` to find an app, relative times with the exact one on hover, releases
+ * credited to the person, and at 390 px a header of two rows and no sideways scrolling.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createSession } from '../../src/sign-in/sessions.ts';
+import { site } from '../_lib/bundles.ts';
+import { launchChromium } from '../_lib/browser.ts';
+import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
+
+const port = await freePort();
+const h = await createHarness({ PORT: String(port) });
+const live = await listen(h.server, port);
+const CONSOLE = `http://console.localhost:${port}`;
+const browser = await launchChromium();
+const shots = process.env.SCREENSHOTS ?? path.resolve('.data', 'screenshots');
+await mkdir(shots, { recursive: true });
+const owner = await newUser(h, 'layout');
+const apps: string[] = [];
+for (const name of ['Billing portal', 'Blog', 'Checkout']) {
+  const r = await h.api('PUT /v0/apps', {
+    key: owner.api_key,
+    body: site({ app: { name } }) as never,
+  });
+  apps.push(r.app_id);
+}
+const { token } = await createSession(h.deps.db, owner.user_id);
+const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+await context.addCookies([
+  {
+    name: '__Host-platform_session',
+    value: token,
+    url: `https://console.localhost:${port}`,
+    secure: true,
+    httpOnly: true,
+  },
+]);
+const page = await context.newPage();
+const errors: string[] = [];
+page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+
+test('an unknown console address is a page; an unknown API path stays JSON', async () => {
+  const r = await page.goto(`${CONSOLE}/no/such/page`);
+  assert.is(r!.status(), 404);
+  await page.getByRole('heading', { name: 'There is no such page' }).waitFor();
+  assert.match(r!.headers()['content-security-policy'] ?? '', "script-src 'self'");
+  await page.screenshot({ path: path.join(shots, 'not-found-1280.png') });
+  const api = await h.call('GET', '/v0/no-such-route', {
+    host: `console.localhost:${port}`,
+    key: owner.api_key,
+  });
+  assert.is(api.status, 404);
+  assert.is(api.body.error.code, 'not_found');
+});
+
+test('the header links the docs; / finds an app', async () => {
+  await page.goto(`${CONSOLE}/`);
+  await page.getByRole('link', { name: 'Billing portal' }).waitFor();
+  assert.is(
+    await page.getByRole('link', { name: 'Docs' }).getAttribute('href'),
+    `http://docs.localhost:${port}`,
+  );
+  await page.keyboard.press('/');
+  assert.is(await page.evaluate(() => document.activeElement?.id), 'find');
+  await page.keyboard.type('portal');
+  await page.getByText('No app matches').or(page.locator('#content tbody tr')).first().waitFor();
+  assert.equal(await page.locator('#content tbody tr a').first().innerText(), 'Billing portal');
+  assert.is(await page.locator('#content tbody tr').count(), 1);
+  await page.locator('#find').fill('');
+  await page.keyboard.type('blog');
+  await page.waitForFunction(() => document.querySelectorAll('#content tbody tr').length === 1);
+  assert.equal(await page.locator('#content tbody tr a').first().innerText(), 'Blog');
+  await page.keyboard.type('zzz');
+  await page.getByText('No app matches').waitFor();
+});
+
+test('releases: relative times with the exact one on hover, credited to the person', async () => {
+  await page.goto(`${CONSOLE}/apps/${apps[0]}`);
+  const time = page.locator('#content time').first();
+  await time.waitFor();
+  assert.match(await time.innerText(), /just now|second|minute/);
+  assert.ok((await time.getAttribute('title'))!.length > 8, 'the exact time is on hover');
+  await page
+    .getByText(/by layout-/)
+    .first()
+    .waitFor();
+});
+
+test('at 390 px: a two-row header and no sideways scrolling', async () => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  for (const p of ['/', `/apps/${apps[0]}`, '/keys', '/account']) {
+    await page.goto(`${CONSOLE}${p}`);
+    await page.locator('#content:not(.loading)').first().waitFor();
+    const header = await page.locator('header').boundingBox();
+    if (header!.height >= 110) await page.screenshot({ path: path.join(shots, 'header-390.png') });
+    assert.ok(header!.height < 110, `${p}: header ${header!.height}px tall`);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    assert.ok(overflow <= 0, `${p}: ${overflow}px sideways`);
+  }
+  await page.goto(`${CONSOLE}/apps/${apps[0]}`);
+  await page.locator('#content time').first().waitFor();
+  await page.screenshot({ path: path.join(shots, 'releases-390.png'), fullPage: true });
+});
+
+test('no page had a script error', () => {
+  assert.equal(errors, []);
+});
+
+test.after(async () => {
+  await context.close();
+  await browser.close();
+  await live.close();
+  await h.close();
+});
+test.run();
