@@ -389,6 +389,7 @@ examples(
     .option(...appOpt)
     .option('--type <type>', 'exact event type, e.g. runtime.request_error')
     .option('--severity <level>', 'debug, info, warn or error')
+    .option('--search <text>', 'text in a message or its details')
     .option('--limit <n>', 'how many (1 to 100)')
     .option('-f, --follow', 'keep polling and print new events until interrupted')
     .option('--interval <ms>', 'poll interval with --follow', '1000')

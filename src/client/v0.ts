@@ -76,7 +76,7 @@ import type {
 } from '../operators/schemas.ts';
 import type { EventsQuery } from '../events/routes.ts';
 import type { ApiKeysQuery } from '../api-keys/routes.ts';
-import type { EventPage } from '../events/schemas.ts';
+import type { EventGroupList, EventPage, EventTypeList } from '../events/schemas.ts';
 import type { HealthResponse } from '../http/health.ts';
 import type { PublishBody } from '../manifest/schema.ts';
 import type {
@@ -245,6 +245,12 @@ export type V0Routes = {
     In<typeof RowFields>
   >;
   'DELETE /v0/apps/{app_id}/data/{collection}/{row_id}': Op<Out<typeof DataRowDeleted>>;
+  'GET /v0/apps/{app_id}/event-types': Op<Out<typeof EventTypeList>>;
+  'GET /v0/apps/{app_id}/event-groups': Op<
+    Out<typeof EventGroupList>,
+    never,
+    Record<string, string>
+  >;
   // an app's file stores (the file browser)
   'GET /v0/apps/{app_id}/files/{store}': Op<
     Out<typeof StoredFilePage>,
@@ -362,6 +368,8 @@ export const V0_ROUTES = Object.keys({
   'GET /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
   'PATCH /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
   'DELETE /v0/apps/{app_id}/data/{collection}/{row_id}': 1,
+  'GET /v0/apps/{app_id}/event-types': 1,
+  'GET /v0/apps/{app_id}/event-groups': 1,
   'GET /v0/apps/{app_id}/files/{store}': 1,
   'POST /v0/apps/{app_id}/files/{store}/{file_id}/signed-url': 1,
   'DELETE /v0/apps/{app_id}/files/{store}/{file_id}': 1,

@@ -5,8 +5,8 @@ import { appAccess } from '../apps/access.ts';
 import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
 import { query, queryOf } from '../http/validate.ts';
-import { listEvents, type EventRow } from './queries.ts';
-import { EventPage, type EventSummary } from './schemas.ts';
+import { eventById, eventGroups, eventTypes, listEvents, type EventRow } from './queries.ts';
+import { EventGroupList, EventPage, type EventSummary, EventTypeList } from './schemas.ts';
 
 const CURSOR_PREFIX = 'ev1.';
 
@@ -32,7 +32,23 @@ export const EventsQuery = v.strictObject({
   release_id: v.optional(
     v.pipe(v.string(), v.regex(/^rel_[0-9a-z]{1,64}$/, 'must be a release id (rel_...)')),
   ),
+  /** free text: in the message or anywhere in the metadata, case-insensitive */
+  q: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.maxLength(200),
+      v.check((s) => !s.includes('\0'), 'must not contain NUL'),
+    ),
+  ),
   ...pageQuery(decodeCursor),
+});
+
+const GroupsQuery = v.strictObject({
+  type: EventsQuery.entries.type,
+  severity: EventsQuery.entries.severity,
+  release_id: EventsQuery.entries.release_id,
+  q: EventsQuery.entries.q,
 });
 
 /** EventSummary. */
@@ -62,6 +78,21 @@ const list = operation({
   responses: { 200: EventPage },
 });
 
+const types = operation({
+  operationId: 'listEventTypes',
+  summary: "The event types in this app's log, with how many of each and the latest",
+  tags: ['Events'],
+  responses: { 200: EventTypeList },
+});
+const groups = operation({
+  operationId: 'listEventGroups',
+  summary: 'Identical events grouped, with a count: the same type, level and message',
+  description:
+    'The 100 most recent groups, filtered like the log (`severity=error` for an error list), each with its first and last time and the latest occurrence in full.',
+  tags: ['Events'],
+  responses: { 200: EventGroupList },
+});
+
 /** `/v0/apps/:app_id/events`: members of the app's account only. */
 export function eventRoutes(): Hono<Env> {
   const r = new Hono<Env>();
@@ -73,6 +104,7 @@ export function eventRoutes(): Hono<Env> {
       type: q.type,
       severity: q.severity,
       releaseId: q.release_id,
+      text: q.q,
       beforeId: q.cursor ? decodeCursor(q.cursor) : undefined,
       limit: limit + 1,
     });
@@ -80,5 +112,50 @@ export function eventRoutes(): Hono<Env> {
     const cursor = rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null;
     return list.reply(c, 200, { app_id: c.var.app.id, events: page.map(toEventSummary), cursor });
   });
+
+  r.get('/:app_id/event-types', types, appAccess('events.read'), async (c) => {
+    const rows = await eventTypes(c.var.deps.db, c.var.app.id);
+    return types.reply(c, 200, {
+      app_id: c.var.app.id,
+      types: rows.map((t) => ({
+        type: t.type,
+        count: Number(t.count),
+        last_at: new Date(t.last_at as unknown as string).toISOString(),
+      })),
+    });
+  });
+
+  r.get(
+    '/:app_id/event-groups',
+    groups,
+    appAccess('events.read'),
+    query(GroupsQuery),
+    async (c) => {
+      const q = queryOf(c, GroupsQuery);
+      const { db } = c.var.deps;
+      const rows = await eventGroups(db, c.var.app.id, {
+        type: q.type,
+        severity: q.severity,
+        releaseId: q.release_id,
+        text: q.q,
+        limit: 100,
+      });
+      const out = [];
+      for (const g of rows) {
+        const last = await eventById(db, c.var.app.id, Number(g.last_id));
+        if (!last) continue; // pruned by retention between the two reads
+        out.push({
+          type: g.type,
+          severity: g.severity,
+          message: g.message,
+          count: Number(g.count),
+          first_at: new Date(g.first_at as unknown as string).toISOString(),
+          last_at: new Date(g.last_at as unknown as string).toISOString(),
+          last: toEventSummary(last),
+        });
+      }
+      return groups.reply(c, 200, { app_id: c.var.app.id, groups: out });
+    },
+  );
   return r;
 }

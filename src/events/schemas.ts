@@ -32,3 +32,30 @@ export const EventPage = component(
   }),
 );
 export type EventPage = v.InferOutput<typeof EventPage>;
+
+export const EventTypeList = component(
+  'EventTypeList',
+  v.strictObject({
+    app_id: v.string(),
+    types: v.array(v.strictObject({ type: v.string(), count: v.number(), last_at: DateTime })),
+  }),
+);
+
+export const EventGroupList = component(
+  'EventGroupList',
+  v.strictObject({
+    app_id: v.string(),
+    groups: v.array(
+      v.strictObject({
+        type: v.string(),
+        severity: v.picklist(['debug', 'info', 'warn', 'error']),
+        message: v.string(),
+        count: v.number(),
+        first_at: DateTime,
+        last_at: DateTime,
+        /** the latest occurrence, in full */
+        last: EventSummary,
+      }),
+    ),
+  }),
+);

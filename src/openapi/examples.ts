@@ -140,7 +140,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "status": "live",
       "reasons": [],
       "missing_secrets": [],
-      "previous_release_id": "rel_79hkcn1a2365jcv1vnq5"
+      "previous_release_id": null
     },
     "ActiveFlag": {
       "scope": "app",
@@ -167,24 +167,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_32t10cgs33d4x52m1nh1",
-          "api_key_id": "key_32t10cgs33d4x52m1nh1",
-          "key_prefix": "ap_xNqIRNfU",
+          "id": "key_t8x2rn054yjytz9e2c1e",
+          "api_key_id": "key_t8x2rn054yjytz9e2c1e",
+          "key_prefix": "ap_wxd4PVhl",
           "name": "admin command",
-          "created_at": "2026-11-27T11:43:33.793Z",
-          "last_used_at": "2026-11-27T11:43:33.798Z",
+          "created_at": "2026-11-27T11:53:44.423Z",
+          "last_used_at": "2026-11-27T11:53:44.439Z",
           "revoked_at": null
         }
       ],
       "cursor": null
     },
     "ApiKeyMetadata": {
-      "id": "key_32t10cgs33d4x52m1nh1",
-      "api_key_id": "key_32t10cgs33d4x52m1nh1",
-      "key_prefix": "ap_xNqIRNfU",
+      "id": "key_t8x2rn054yjytz9e2c1e",
+      "api_key_id": "key_t8x2rn054yjytz9e2c1e",
+      "key_prefix": "ap_wxd4PVhl",
       "name": "admin command",
-      "created_at": "2026-11-27T11:43:33.793Z",
-      "last_used_at": "2026-11-27T11:43:33.798Z",
+      "created_at": "2026-11-27T11:53:44.423Z",
+      "last_used_at": "2026-11-27T11:53:44.439Z",
       "revoked_at": null
     },
     "AppAnalytics": {
@@ -314,8 +314,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "AppManifest": {
-      "name": "Renamed",
-      "summary": "S"
+      "name": "My site"
     },
     "AppSummary": {
       "app_id": "9mfxa7sy9fk6zhep",
@@ -710,51 +709,142 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "Error": {
       "error": {
-        "code": "forbidden",
-        "message": "Your role (viewer) in this account does not allow apps.create.",
+        "code": "invalid_request",
+        "message": "Invalid query.",
         "details": {
-          "permission": "apps.create",
-          "role": "viewer"
+          "fields": {
+            "q": [
+              "must not contain NUL"
+            ]
+          }
         }
       }
     },
+    "EventGroupList": {
+      "app_id": "bamxvjzrdqxx5235",
+      "groups": [
+        {
+          "type": "runtime.request_error",
+          "severity": "error",
+          "message": "RangeError: bad length",
+          "count": 1,
+          "first_at": "2026-11-27T11:53:44.219Z",
+          "last_at": "2026-11-27T11:53:44.219Z",
+          "last": {
+            "app_event_id": "evt_8",
+            "release_id": "rel_x9h1nzzmk7hsead89mq5",
+            "app_user_id": null,
+            "api_key_id": null,
+            "request_id": null,
+            "type": "runtime.request_error",
+            "event_type": "runtime.request_error",
+            "severity": "error",
+            "level": "error",
+            "message": "RangeError: bad length",
+            "metadata": {
+              "path": "/a"
+            },
+            "created_at": "2026-11-27T11:53:44.219Z"
+          }
+        },
+        {
+          "type": "runtime.request_error",
+          "severity": "error",
+          "message": "TypeError: cannot read properties of undefined",
+          "count": 5,
+          "first_at": "2026-11-27T11:53:44.219Z",
+          "last_at": "2026-11-27T11:53:44.219Z",
+          "last": {
+            "app_event_id": "evt_7",
+            "release_id": "rel_x9h1nzzmk7hsead89mq5",
+            "app_user_id": null,
+            "api_key_id": null,
+            "request_id": null,
+            "type": "runtime.request_error",
+            "event_type": "runtime.request_error",
+            "severity": "error",
+            "level": "error",
+            "message": "TypeError: cannot read properties of undefined",
+            "metadata": {
+              "path": "/checkout",
+              "stack": "TypeError: x\n    at handler (src/cart.ts:12:7)"
+            },
+            "created_at": "2026-11-27T11:53:44.219Z"
+          }
+        }
+      ]
+    },
     "EventPage": {
-      "app_id": "0dz6z600j1fcrzn9",
+      "app_id": "bamxvjzrdqxx5235",
       "events": [
         {
-          "app_event_id": "evt_17",
-          "release_id": "rel_1rdg151gm59w4n8kdw61",
+          "app_event_id": "evt_7",
+          "release_id": "rel_x9h1nzzmk7hsead89mq5",
           "app_user_id": null,
-          "api_key_id": "key_vxf2pw2v9xz24pds0f74",
-          "request_id": "a4a379e51d614254-k",
-          "type": "app.unpublished",
-          "event_type": "app.unpublished",
-          "severity": "warn",
-          "level": "warn",
-          "message": "App unpublished; its origin no longer serves.",
+          "api_key_id": null,
+          "request_id": null,
+          "type": "runtime.request_error",
+          "event_type": "runtime.request_error",
+          "severity": "error",
+          "level": "error",
+          "message": "TypeError: cannot read properties of undefined",
           "metadata": {
-            "previous_live_release_id": "rel_1rdg151gm59w4n8kdw61"
+            "path": "/checkout",
+            "stack": "TypeError: x\n    at handler (src/cart.ts:12:7)"
           },
-          "created_at": "2026-11-27T11:43:33.551Z"
+          "created_at": "2026-11-27T11:53:44.219Z"
+        },
+        {
+          "app_event_id": "evt_6",
+          "release_id": "rel_x9h1nzzmk7hsead89mq5",
+          "app_user_id": null,
+          "api_key_id": null,
+          "request_id": null,
+          "type": "runtime.request_error",
+          "event_type": "runtime.request_error",
+          "severity": "error",
+          "level": "error",
+          "message": "TypeError: cannot read properties of undefined",
+          "metadata": {
+            "path": "/checkout",
+            "stack": "TypeError: x\n    at handler (src/cart.ts:12:7)"
+          },
+          "created_at": "2026-11-27T11:53:44.219Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
-      "app_event_id": "evt_17",
-      "release_id": "rel_1rdg151gm59w4n8kdw61",
+      "app_event_id": "evt_7",
+      "release_id": "rel_x9h1nzzmk7hsead89mq5",
       "app_user_id": null,
-      "api_key_id": "key_vxf2pw2v9xz24pds0f74",
-      "request_id": "a4a379e51d614254-k",
-      "type": "app.unpublished",
-      "event_type": "app.unpublished",
-      "severity": "warn",
-      "level": "warn",
-      "message": "App unpublished; its origin no longer serves.",
+      "api_key_id": null,
+      "request_id": null,
+      "type": "runtime.request_error",
+      "event_type": "runtime.request_error",
+      "severity": "error",
+      "level": "error",
+      "message": "TypeError: cannot read properties of undefined",
       "metadata": {
-        "previous_live_release_id": "rel_1rdg151gm59w4n8kdw61"
+        "path": "/checkout",
+        "stack": "TypeError: x\n    at handler (src/cart.ts:12:7)"
       },
-      "created_at": "2026-11-27T11:43:33.551Z"
+      "created_at": "2026-11-27T11:53:44.219Z"
+    },
+    "EventTypeList": {
+      "app_id": "bamxvjzrdqxx5235",
+      "types": [
+        {
+          "type": "release.activated",
+          "count": 1,
+          "last_at": "2026-11-27T11:53:43.918Z"
+        },
+        {
+          "type": "release.created",
+          "count": 1,
+          "last_at": "2026-11-27T11:53:43.918Z"
+        }
+      ]
     },
     "FileStoreSpec": {
       "public": true
@@ -1011,16 +1101,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "PublishAppResponse": {
       "status": "published",
-      "app_id": "9mfxa7sy9fk6zhep",
-      "account_id": "acct_59tmpvr2ah953byvj6z3",
-      "release_id": "rel_1b0afzc6qgk6xanxv8gn",
-      "origin": "http://9mfxa7sy9fk6zhep.apps.localhost:8787",
-      "previous_release_id": "rel_79hkcn1a2365jcv1vnq5",
+      "app_id": "bamxvjzrdqxx5235",
+      "account_id": "acct_vxg2v9m3ha34p99g9fh3",
+      "release_id": "rel_x9h1nzzmk7hsead89mq5",
+      "origin": "http://bamxvjzrdqxx5235.apps.localhost:8787",
+      "previous_release_id": null,
       "activation": {
         "status": "live",
         "reasons": [],
         "missing_secrets": [],
-        "previous_release_id": "rel_79hkcn1a2365jcv1vnq5"
+        "previous_release_id": null
       }
     },
     "PublishRequest": {
@@ -1041,11 +1131,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
           "content_type": "text/javascript",
           "content_base64": "Y29uc29sZS5sb2coMSk="
         }
-      ],
-      "message": "first",
-      "provenance": {
-        "git_sha": "abc"
-      }
+      ]
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
@@ -1165,13 +1251,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_32t10cgs33d4x52m1nh1",
-      "api_key_id": "key_32t10cgs33d4x52m1nh1",
-      "key_prefix": "ap_xNqIRNfU",
+      "id": "key_t8x2rn054yjytz9e2c1e",
+      "api_key_id": "key_t8x2rn054yjytz9e2c1e",
+      "key_prefix": "ap_wxd4PVhl",
       "name": "admin command",
-      "created_at": "2026-11-27T11:43:33.793Z",
-      "last_used_at": "2026-11-27T11:43:33.798Z",
-      "revoked_at": "2026-11-27T11:43:33.806Z",
+      "created_at": "2026-11-27T11:53:44.423Z",
+      "last_used_at": "2026-11-27T11:53:44.439Z",
+      "revoked_at": "2026-11-27T11:53:44.475Z",
       "revoked": true
     },
     "RollbackRequest": {
@@ -2694,12 +2780,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_32t10cgs33d4x52m1nh1",
-          "api_key_id": "key_32t10cgs33d4x52m1nh1",
-          "key_prefix": "ap_xNqIRNfU",
+          "id": "key_t8x2rn054yjytz9e2c1e",
+          "api_key_id": "key_t8x2rn054yjytz9e2c1e",
+          "key_prefix": "ap_wxd4PVhl",
           "name": "admin command",
-          "created_at": "2026-11-27T11:43:33.793Z",
-          "last_used_at": "2026-11-27T11:43:33.798Z",
+          "created_at": "2026-11-27T11:53:44.423Z",
+          "last_used_at": "2026-11-27T11:53:44.439Z",
           "revoked_at": null
         }
       ],
@@ -2894,24 +2980,90 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         }
       ]
     },
+    "listEventGroups 200": {
+      "app_id": "bamxvjzrdqxx5235",
+      "groups": [
+        {
+          "type": "runtime.request_error",
+          "severity": "error",
+          "message": "RangeError: bad length",
+          "count": 1,
+          "first_at": "2026-11-27T11:53:44.219Z",
+          "last_at": "2026-11-27T11:53:44.219Z",
+          "last": {
+            "app_event_id": "evt_8",
+            "release_id": "rel_x9h1nzzmk7hsead89mq5",
+            "app_user_id": null,
+            "api_key_id": null,
+            "request_id": null,
+            "type": "runtime.request_error",
+            "event_type": "runtime.request_error",
+            "severity": "error",
+            "level": "error",
+            "message": "RangeError: bad length",
+            "metadata": {
+              "path": "/a"
+            },
+            "created_at": "2026-11-27T11:53:44.219Z"
+          }
+        },
+        {
+          "type": "runtime.request_error",
+          "severity": "error",
+          "message": "TypeError: cannot read properties of undefined",
+          "count": 5,
+          "first_at": "2026-11-27T11:53:44.219Z",
+          "last_at": "2026-11-27T11:53:44.219Z",
+          "last": {
+            "app_event_id": "evt_7",
+            "release_id": "rel_x9h1nzzmk7hsead89mq5",
+            "app_user_id": null,
+            "api_key_id": null,
+            "request_id": null,
+            "type": "runtime.request_error",
+            "event_type": "runtime.request_error",
+            "severity": "error",
+            "level": "error",
+            "message": "TypeError: cannot read properties of undefined",
+            "metadata": {
+              "path": "/checkout",
+              "stack": "TypeError: x\n    at handler (src/cart.ts:12:7)"
+            },
+            "created_at": "2026-11-27T11:53:44.219Z"
+          }
+        }
+      ]
+    },
+    "listEventGroups 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "listEventGroups 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
     "listEvents 200": {
-      "app_id": "0dz6z600j1fcrzn9",
+      "app_id": "bamxvjzrdqxx5235",
       "events": [
         {
-          "app_event_id": "evt_17",
-          "release_id": "rel_1rdg151gm59w4n8kdw61",
+          "app_event_id": "evt_9",
+          "release_id": "rel_x9h1nzzmk7hsead89mq5",
           "app_user_id": null,
-          "api_key_id": "key_vxf2pw2v9xz24pds0f74",
-          "request_id": "a4a379e51d614254-k",
-          "type": "app.unpublished",
-          "event_type": "app.unpublished",
-          "severity": "warn",
-          "level": "warn",
-          "message": "App unpublished; its origin no longer serves.",
+          "api_key_id": null,
+          "request_id": null,
+          "type": "runtime.log",
+          "event_type": "runtime.log",
+          "severity": "info",
+          "level": "info",
+          "message": "order 100% paid",
           "metadata": {
-            "previous_live_release_id": "rel_1rdg151gm59w4n8kdw61"
+            "order": "ord_77"
           },
-          "created_at": "2026-11-27T11:43:33.551Z"
+          "created_at": "2026-11-27T11:53:44.219Z"
         }
       ],
       "cursor": null
@@ -2922,8 +3074,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "Invalid query.",
         "details": {
           "fields": {
-            "limit": [
-              "must be an integer from 1 to 100"
+            "q": [
+              "must not contain NUL"
             ]
           }
         }
@@ -2936,6 +3088,33 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listEvents 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
+    "listEventTypes 200": {
+      "app_id": "bamxvjzrdqxx5235",
+      "types": [
+        {
+          "type": "release.activated",
+          "count": 1,
+          "last_at": "2026-11-27T11:53:43.918Z"
+        },
+        {
+          "type": "release.created",
+          "count": 1,
+          "last_at": "2026-11-27T11:53:43.918Z"
+        }
+      ]
+    },
+    "listEventTypes 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "listEventTypes 404": {
       "error": {
         "code": "not_found",
         "message": "App not found."
@@ -3539,10 +3718,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "2670sfm78fv166yp",
-      "account_id": "acct_59tmpvr2ah953byvj6z3",
-      "release_id": "rel_x2cmdxwxprwd6dggca24",
-      "origin": "http://2670sfm78fv166yp.apps.localhost:8787",
+      "app_id": "bamxvjzrdqxx5235",
+      "account_id": "acct_vxg2v9m3ha34p99g9fh3",
+      "release_id": "rel_x9h1nzzmk7hsead89mq5",
+      "origin": "http://bamxvjzrdqxx5235.apps.localhost:8787",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -3815,13 +3994,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeApiKey 200": {
-      "id": "key_32t10cgs33d4x52m1nh1",
-      "api_key_id": "key_32t10cgs33d4x52m1nh1",
-      "key_prefix": "ap_xNqIRNfU",
+      "id": "key_t8x2rn054yjytz9e2c1e",
+      "api_key_id": "key_t8x2rn054yjytz9e2c1e",
+      "key_prefix": "ap_wxd4PVhl",
       "name": "admin command",
-      "created_at": "2026-11-27T11:43:33.793Z",
-      "last_used_at": "2026-11-27T11:43:33.798Z",
-      "revoked_at": "2026-11-27T11:43:33.806Z",
+      "created_at": "2026-11-27T11:53:44.423Z",
+      "last_used_at": "2026-11-27T11:53:44.439Z",
+      "revoked_at": "2026-11-27T11:53:44.475Z",
       "revoked": true
     },
     "revokeApiKey 401": {

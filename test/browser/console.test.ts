@@ -261,7 +261,7 @@ test('the event log tails live', async () => {
   await page.getByLabel('Live tail').check();
   await run(['secrets', 'set', 'SECOND', 'value-two'], path.join(work, 'site'));
   await page.getByRole('cell', { name: 'Secret SECOND was set.' }).waitFor({ timeout: 10_000 });
-  await page.getByLabel('Severity').selectOption('warn');
+  await page.getByLabel('Level').selectOption('warn');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.getByRole('cell', { name: 'release.rolled_back' }).waitFor();
   await shot('10-events');

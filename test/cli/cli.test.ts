@@ -138,6 +138,16 @@ test('events prints the log; --type filters; --follow prints new events until in
   assert.is(ev.code, 0, ev.stderr);
   assert.match(ev.stdout, 'release.created');
   assert.match(ev.stdout, 'secret.set');
+  const searched = await cli(['events', '--search', 'was set'], { cwd: dir });
+  assert.is(searched.code, 0, searched.stderr);
+  assert.match(searched.stdout, 'secret.set');
+  assert.not.match(searched.stdout, 'release.created', '--search filters');
+  assert.match(
+    searched.stdout,
+    /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d /m,
+    'a readable local time starts each line',
+  );
+  assert.match(searched.stdout, /name=\w+/, 'details as key=value');
   const typed = await cli(['events', '--type', 'release.rolled_back', '--json'], { cwd: dir });
   const parsed = JSON.parse(typed.stdout);
   assert.ok(parsed.events.length === 1 && parsed.events[0].type === 'release.rolled_back');

@@ -13,16 +13,32 @@ const COLORS: Record<string, (s: string) => string> = {
   error: c.red,
 };
 
+const two = (n: number) => String(n).padStart(2, '0');
+/** Local time as a log line starts: 2026-11-27 11:52:03. */
+function stamp(iso: string): string {
+  const d = new Date(iso);
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+/** One event as people read a log: the details as key=value, a stack as indented lines under it. */
 function line(e: EventSummary): string {
-  const meta =
-    e.metadata && Object.keys(e.metadata).length ? ` ${c.dim(JSON.stringify(e.metadata))}` : '';
-  return `${c.dim(e.created_at)} ${(COLORS[e.severity] ?? String)(e.severity.padEnd(5))} ${e.type.padEnd(24)} ${e.message}${meta}`;
+  const { stack, ...rest } = (e.metadata ?? {}) as Record<string, unknown>;
+  const pairs = Object.entries(rest)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  const head = `${c.dim(stamp(e.created_at))} ${(COLORS[e.severity] ?? String)(e.severity.padEnd(5))} ${e.type.padEnd(24)} ${e.message}${pairs ? ` ${c.dim(pairs)}` : ''}${e.release_id ? c.dim(` (${e.release_id})`) : ''}`;
+  if (typeof stack !== 'string' || !stack) return head;
+  return `${head}\n${stack
+    .split('\n')
+    .map((l) => `    ${c.dim(l.trim())}`)
+    .join('\n')}`;
 }
 
 export async function events(opts: {
   app?: string;
   type?: string;
   severity?: string;
+  search?: string;
   limit?: string;
   follow?: boolean;
   json?: boolean;
@@ -36,7 +52,7 @@ export async function events(opts: {
   const page = (extra: { limit?: string; cursor?: string }) =>
     api.request('GET /v0/apps/{app_id}/events', {
       params: { app_id: appId },
-      query: { type: opts.type, severity, ...extra },
+      query: { type: opts.type, severity, q: opts.search, ...extra },
     });
   if (opts.limit !== undefined && !/^\d+$/.test(opts.limit))
     throw new CliError('--limit must be a number from 1 to 100.', 'invalid_request');

@@ -1,20 +1,27 @@
 import { html } from 'hono/html';
 import { appTabs, type ConsolePage } from '../layout.ts';
 
-/** The app's event log with filters, paging and a live tail. */
+/**
+ * The app's event log: free-text search over messages and metadata, the type filter as this app's
+ * own types, level and release filters, identical events grouped with a count, each event's
+ * details as a readable panel (stacks as lines, with the release that threw), a live tail.
+ */
 export const appEventsPage: ConsolePage = {
   id: 'app-events',
   path: '/apps/:app_id/events',
   title: 'Events',
   signedIn: true,
   body: (p) => html`${appTabs(p.app_id!, 'Events')}
-<section class="card"><form id="filters" class="row">
-<div><label for="type">Type</label><input id="type" placeholder="release.created" spellcheck="false"></div>
-<div><label for="severity">Severity</label><select id="severity"><option value="">any</option><option>debug</option><option>info</option><option>warn</option><option>error</option></select></div>
-<div><label for="release">Release</label><input id="release" placeholder="rel_…" spellcheck="false"></div>
+<section class="card"><form id="filters" class="row" role="search">
+<div><label for="q">Search</label><input id="q" type="search" maxlength="200" placeholder="Text in a message or its details" spellcheck="false"></div>
+<div><label for="type">Type</label><select id="type"><option value="">any</option></select></div>
+<div><label for="severity">Level</label><select id="severity"><option value="">any</option><option>debug</option><option>info</option><option>warn</option><option>error</option></select></div>
+<div><label for="release">Release</label><select id="release"><option value="">any</option></select></div>
 <button type="submit">Filter</button>
+<label class="check" for="grouped"><input id="grouped" type="checkbox"> Group identical</label>
 <label class="check" for="live"><input id="live" type="checkbox"> Live tail</label>
 </form></section>
+<section class="card" id="detail" hidden></section>
 <section class="card loading" id="content" aria-busy="true"><p class="muted">Loading events…</p></section>
 <button id="more" type="button" class="secondary" hidden>Older events</button>`,
   script: `import { $, ago, api, appHeading, appIdOf, boot, el, failure, show, table, when } from '/assets/console.js';
@@ -23,34 +30,76 @@ const LEVEL = { debug: 'muted', info: 'good', warn: 'warn', error: 'bad' };
 let events = [];
 let cursor = null;
 let timer;
-const query = (extra) => {
+const filters = () => {
   const q = new URLSearchParams();
-  if ($('type').value.trim()) q.set('type', $('type').value.trim());
+  if ($('q').value.trim()) q.set('q', $('q').value.trim());
+  if ($('type').value) q.set('type', $('type').value);
   if ($('severity').value) q.set('severity', $('severity').value);
-  if ($('release').value.trim()) q.set('release_id', $('release').value.trim());
+  if ($('release').value) q.set('release_id', $('release').value);
+  return q;
+};
+const query = (extra) => {
+  const q = filters();
   for (const [k, v] of Object.entries(extra)) if (v) q.set(k, v);
   return '/v0/apps/' + id + '/events?' + q;
 };
+const releaseLink = (r) => r ? el('a', { href: '/apps/' + id + '#' + r, title: 'the release that was live' }, el('code', { class: 'nowrap' }, r)) : el('span', { class: 'muted' }, '—');
+
+/** An event's details as a person reads them: stacks as lines, the rest as labelled values. */
+function detail(e) {
+  const m = e.metadata || {};
+  const stack = m.stack || (m.error && m.error.stack);
+  const rest = Object.entries(m).filter(([k]) => k !== 'stack');
+  show('detail',
+    el('h2', {}, el('span', { class: 'badge ' + LEVEL[e.severity] }, e.severity), ' ', el('code', {}, e.type)),
+    el('p', {}, e.message),
+    el('dl', { class: 'fields' },
+      el('dt', {}, 'when'), el('dd', {}, when(e.created_at)),
+      el('dt', {}, 'release'), el('dd', {}, releaseLink(e.release_id)),
+      e.request_id ? [el('dt', {}, 'request'), el('dd', {}, el('code', {}, e.request_id))] : '',
+      rest.map(([k, v]) => [el('dt', {}, k), el('dd', {}, typeof v === 'string' ? (v.includes('\\n') ? el('pre', {}, v) : v) : el('pre', {}, JSON.stringify(v, null, 2)))])),
+    ...(stack ? [el('h3', {}, 'Stack'), el('pre', { class: 'stack' }, String(stack))] : []),
+    el('p', {}, el('button', { type: 'button', class: 'small', onclick: () => { $('detail').hidden = true; } }, 'Close')));
+  $('detail').hidden = false;
+  $('detail').scrollIntoView({ block: 'nearest' });
+}
+
 function render() {
   if (!events.length) return show('content', el('p', { class: 'empty' }, 'No events match.'));
   show('content', table(events, [
     ['When', (e) => ago(e.created_at)],
     ['Level', (e) => el('span', { class: 'badge ' + LEVEL[e.severity] }, e.severity)],
     ['Type', (e) => el('code', {}, e.type)],
-    ['Message', (e) => e.message],
-    ['Details', (e) => Object.keys(e.metadata).length ? el('code', {}, JSON.stringify(e.metadata)) : ''],
+    ['Message', (e) => el('a', { href: '#' + e.app_event_id, onclick: (ev) => { ev.preventDefault(); detail(e); } }, e.message)],
+    ['Release', (e) => releaseLink(e.release_id)],
   ]));
   $('more').hidden = !cursor;
 }
 async function first() {
+  if ($('grouped').checked) return grouped();
   const r = await api('GET', query({ limit: '50' }));
   if (!r.ok) return show('content', el('p', { class: 'error' }, failure(r)));
   events = r.data.events;
   cursor = r.data.cursor;
   render();
 }
+async function grouped() {
+  const r = await api('GET', '/v0/apps/' + id + '/event-groups?' + filters());
+  $('more').hidden = true;
+  if (!r.ok) return show('content', el('p', { class: 'error' }, failure(r)));
+  if (!r.data.groups.length) return show('content', el('p', { class: 'empty' }, 'No events match.'));
+  show('content', table(r.data.groups, [
+    ['Count', (g) => el('strong', {}, g.count.toLocaleString() + '×')],
+    ['Level', (g) => el('span', { class: 'badge ' + LEVEL[g.severity] }, g.severity)],
+    ['Type', (g) => el('code', {}, g.type)],
+    ['Message', (g) => el('a', { href: '#' + g.last.app_event_id, onclick: (ev) => { ev.preventDefault(); detail(g.last); } }, g.message)],
+    ['First', (g) => ago(g.first_at)],
+    ['Last', (g) => ago(g.last_at)],
+  ]));
+}
 const num = (e) => Number(e.app_event_id.replace('evt_', ''));
 async function tail() {
+  if ($('grouped').checked) return grouped();
   const r = await api('GET', query({ limit: '100' }));
   if (!r.ok) return;
   const newest = events.length ? num(events[0]) : 0;
@@ -58,6 +107,7 @@ async function tail() {
   if (fresh.length) { events = fresh.concat(events); render(); }
 }
 $('filters').addEventListener('submit', (e) => { e.preventDefault(); first(); });
+$('grouped').addEventListener('change', first);
 $('more').addEventListener('click', async () => {
   const r = await api('GET', query({ limit: '50', cursor }));
   if (!r.ok) return;
@@ -66,5 +116,11 @@ $('more').addEventListener('click', async () => {
   render();
 });
 $('live').addEventListener('change', () => { clearInterval(timer); if ($('live').checked) timer = setInterval(tail, 2000); });
-if (await boot(true)) { await appHeading(id, 'events'); await first(); }`,
+if (await boot(true)) {
+  await appHeading(id, 'events');
+  const [types, releases] = await Promise.all([api('GET', '/v0/apps/' + id + '/event-types'), api('GET', '/v0/apps/' + id + '/releases')]);
+  if (types.ok) $('type').append(...types.data.types.map((t) => el('option', { value: t.type }, t.type + ' (' + t.count + ')')));
+  if (releases.ok) $('release').append(...releases.data.releases.map((r) => el('option', { value: r.release_id }, r.release_id + (r.is_live ? ' (live)' : ''))));
+  await first();
+}`,
 };
