@@ -22,7 +22,7 @@ import type { PoolStats } from '../sandbox/pool-stats.ts';
 import { runServerFallback } from './server-fallback.ts';
 import { representation, serveFile, STATIC_CACHE_CONTROL, staticStatus } from './static.ts';
 import { platformRoutes } from './platform/router.ts';
-import { originBlocked, originError, originFail, originJson } from './respond.ts';
+import { notPublished, originBlocked, originError, originFail, originJson } from './respond.ts';
 import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
 import { createEventWriter, type EventWriter } from '../events/writer.ts';
 import { createBodyBudget } from '../http/body-budget.ts';
@@ -243,7 +243,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     host: string | null,
   ): Promise<Response> {
     const app = await caches.liveApp(appId);
-    if (!app) return originFail('not_found', 'No app is published at this address.', requestId);
+    if (!app) return notPublished(req, requestId);
     const following = meter.follow(app.accountId);
     if (following) await following;
     const refused = refusal(app, requestId);

@@ -31,6 +31,28 @@ export function originFail(
   return originJson(statusOf(code), errorBody(code, message), requestId, extra);
 }
 
+/**
+ * An address where nothing is published: a browser navigating there (Fetch Metadata says so) gets a
+ * short page saying so; anything else, the contract's error body. Both 404, both with the request id.
+ */
+export function notPublished(req: Request, requestId: string): Response {
+  if (req.headers.get('sec-fetch-mode') !== 'navigate' || req.method !== 'GET')
+    return originFail('not_found', 'No app is published at this address.', requestId);
+  return new Response(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Nothing is published here</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:15vh auto;padding:0 1rem;color:#1d2430}code{background:#eef1f5;padding:.1em .3em;border-radius:4px}@media (prefers-color-scheme:dark){body{background:#12151b;color:#e7eaf0}code{background:#232935}}</style></head><body><h1>Nothing is published here</h1><p>No app is live at this address: it was never published, it was unpublished, or its owner has not made a release live yet.</p><p>Request <code>${requestId.replace(/[^\w.-]/g, '')}</code></p></body></html>`,
+    {
+      status: 404,
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy':
+          "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
+        'cache-control': 'no-store',
+        [REQUEST_ID_HEADER]: requestId,
+      },
+    },
+  );
+}
+
 /** The origin's error handler: what every `/_platform/*` route and the origin's catch-all answer with. */
 export function originError(
   deps: Deps,

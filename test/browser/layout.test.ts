@@ -57,6 +57,15 @@ test('an unknown console address is a page; an unknown API path stays JSON', asy
   assert.is(api.body.error.code, 'not_found');
 });
 
+test('an app origin with nothing published: a page for a browser, the error body for code', async () => {
+  const origin = `http://nothingpublished0.apps.localhost:${port}/`;
+  const visit = await page.goto(origin);
+  assert.is(visit!.status(), 404);
+  await page.getByRole('heading', { name: 'Nothing is published here' }).waitFor();
+  const fromCode = await h.call('GET', '/', { host: 'nothingpublished0.apps.localhost' });
+  assert.is(fromCode.body.error.code, 'not_found');
+});
+
 test('the header links the docs; / finds an app', async () => {
   await page.goto(`${CONSOLE}/`);
   await page.getByRole('link', { name: 'Billing portal' }).waitFor();
