@@ -82,6 +82,10 @@ test('a running cluster is borrowed (takeOver false) or taken over, never starte
   assert.ok(adopter.owned, 'a cluster left running is taken over');
   await adopter.stop();
   assert.not.ok(await reachable(owner.url()));
+  // the first owner lives in this process too: let go of its lock, or it takes the lock again
+  // (every second) whenever a later start brings the cluster back, and a start from another
+  // process (the admin command below) is refused as a second owner
+  await owner.stop();
 });
 
 test("the owner's lock is taken again when its connection ends under it (its backend terminated)", async () => {
