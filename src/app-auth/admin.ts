@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
+import { containsPattern } from '../lib/like.ts';
 
 export type AppUserRecord = {
   id: string;
@@ -63,8 +64,7 @@ export async function listAppUsers(
     .orderBy('u.created_at', 'desc')
     .orderBy('u.id', 'desc')
     .limit(options.limit + 1);
-  if (options.q)
-    q = q.where('u.email', 'ilike', `%${options.q.replace(/[\\%_]/g, (m) => `\\${m}`)}%`);
+  if (options.q) q = q.where('u.email', 'ilike', containsPattern(options.q));
   if (options.after)
     q = q.where(
       sql<boolean>`(u.created_at, u.id) < (${options.after.at}::timestamptz, ${options.after.id})`,

@@ -28,11 +28,10 @@ import {
   AppUserRecord,
   AppUserSignedOut,
   AppUsersQuery,
-  decodeUserCursor,
-  encodeUserCursor,
   InviteWithdrawn,
   PendingInviteList,
 } from './schemas.ts';
+import { timeIdCursor } from '../http/paging.ts';
 
 const tags = ['App users'];
 const list = operation({
@@ -125,12 +124,12 @@ export function appUserRoutes(): Hono<Env> {
       const page = await listAppUsers(c.var.deps.db, c.var.app.id, {
         limit: q.limit ?? 50,
         q: q.q,
-        after: q.cursor ? decodeUserCursor(q.cursor) : undefined,
+        after: q.cursor ? timeIdCursor.decode(q.cursor) : undefined,
       });
       return list.reply(c, 200, {
         app_id: c.var.app.id,
         app_users: page.users,
-        cursor: page.next ? encodeUserCursor(page.next) : null,
+        cursor: page.next ? timeIdCursor.encode(page.next) : null,
       });
     },
   );

@@ -1,6 +1,6 @@
 /** App-user administration records: an app user as the team sees them, pages, changes, invitations. */
 import * as v from 'valibot';
-import { pageQuery } from '../http/paging.ts';
+import { pageQuery, timeIdCursor } from '../http/paging.ts';
 import { component, DateTime } from '../openapi/components.ts';
 
 export const AppUserRecord = component(
@@ -55,23 +55,6 @@ export const InviteWithdrawn = component(
   v.strictObject({ invite_id: v.string(), withdrawn: v.literal(true) }),
 );
 
-const CURSOR = /^[A-Za-z0-9_-]{1,300}$/;
-export function decodeUserCursor(c: string): { at: string; id: string } | undefined {
-  if (!CURSOR.test(c)) return undefined;
-  try {
-    const [at, id] = JSON.parse(Buffer.from(c, 'base64url').toString()) as [unknown, unknown];
-    if (
-      typeof at === 'string' &&
-      /^\d{4}-\d\d-\d\d[ T][\d:.]+([+-]\d\d(:?\d\d)?|Z)?$/.test(at) &&
-      typeof id === 'string'
-    )
-      return { at, id };
-  } catch {}
-  return undefined;
-}
-export const encodeUserCursor = (c: { at: string; id: string }) =>
-  Buffer.from(JSON.stringify([c.at, c.id])).toString('base64url');
-
 export const AppUsersQuery = v.strictObject({
   q: v.optional(
     v.pipe(
@@ -80,5 +63,5 @@ export const AppUsersQuery = v.strictObject({
       v.check((s) => !s.includes('\0'), 'must not contain NUL'),
     ),
   ),
-  ...pageQuery(decodeUserCursor),
+  ...pageQuery(timeIdCursor.decode),
 });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 import type { Severity } from '../db/schema.ts';
+import { containsPattern } from '../lib/like.ts';
 
 export type EventFilter = {
   appId: string;
@@ -13,20 +14,19 @@ export type EventFilter = {
   limit: number;
 };
 
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-
 /** Newest first by id (keyset), so a cursor pages through every event once even while new ones arrive. */
+/** Free text in the message or anywhere in the metadata's JSON, case-insensitive. */
+const textMatches = (text: string) => {
+  const like = containsPattern(text);
+  return sql<boolean>`(message ilike ${like} or metadata::text ilike ${like})`;
+};
+
 export async function listEvents(db: Executor, f: EventFilter) {
   let q = db.selectFrom('app_events').selectAll().where('app_id', '=', f.appId);
   if (f.type) q = q.where('type', '=', f.type);
   if (f.severity) q = q.where('severity', '=', f.severity);
   if (f.releaseId) q = q.where('release_id', '=', f.releaseId);
-  if (f.text) {
-    const like = likePattern(f.text);
-    q = q.where((eb) =>
-      eb.or([eb('message', 'ilike', like), eb(sql<string>`metadata::text`, 'ilike', like)]),
-    );
-  }
+  if (f.text) q = q.where(textMatches(f.text));
   if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
   return q.orderBy('id', 'desc').limit(f.limit).execute();
 }
@@ -71,12 +71,7 @@ export async function eventGroups(
   if (f.type) q = q.where('type', '=', f.type);
   if (f.severity) q = q.where('severity', '=', f.severity);
   if (f.releaseId) q = q.where('release_id', '=', f.releaseId);
-  if (f.text) {
-    const like = likePattern(f.text);
-    q = q.where((eb) =>
-      eb.or([eb('message', 'ilike', like), eb(sql<string>`metadata::text`, 'ilike', like)]),
-    );
-  }
+  if (f.text) q = q.where(textMatches(f.text));
   return q
     .groupBy(['type', 'severity', 'message'])
     .orderBy(sql`max(id)`, 'desc')

@@ -14,15 +14,9 @@ import { operation } from '../http/operation.ts';
 import { query, queryOf } from '../http/validate.ts';
 import { manifestOf } from '../manifest/stored.ts';
 import { listStoreFiles } from './queries.ts';
-import {
-  decodeFileCursor,
-  encodeFileCursor,
-  FilesQuery,
-  SignedFileUrl,
-  StoredFileDeleted,
-  StoredFilePage,
-} from './schemas.ts';
+import { FilesQuery, SignedFileUrl, StoredFileDeleted, StoredFilePage } from './schemas.ts';
 import { createSignedUrl, deleteFile, type FilesTarget, storeSpec } from './service.ts';
+import { timeIdCursor } from '../http/paging.ts';
 
 /** How long a console download or preview link lives. */
 const BROWSER_URL_SECONDS = 300;
@@ -88,7 +82,7 @@ export function fileRoutes(): Hono<Env> {
     const rows = await listStoreFiles(
       c.var.deps.db,
       { appId: target.appId, store },
-      { limit, after: q.cursor ? decodeFileCursor(q.cursor) : undefined },
+      { limit, after: q.cursor ? timeIdCursor.decode(q.cursor) : undefined },
     );
     const page = rows.slice(0, limit);
     const origin = appOrigin(c.var.deps.config, target.appId);
@@ -112,7 +106,7 @@ export function fileRoutes(): Hono<Env> {
       })),
       cursor:
         rows.length > limit && last
-          ? encodeFileCursor({ at: last.created_key, id: last.id })
+          ? timeIdCursor.encode({ at: last.created_key, id: last.id })
           : null,
     });
   });

@@ -1,6 +1,6 @@
 /** The file browser's records: a stored file as the team sees it, a page of them. */
 import * as v from 'valibot';
-import { pageQuery } from '../http/paging.ts';
+import { pageQuery, timeIdCursor } from '../http/paging.ts';
 import { component, DateTime } from '../openapi/components.ts';
 
 export const StoredFile = component(
@@ -38,21 +38,4 @@ export const StoredFileDeleted = component(
   v.strictObject({ file_id: v.string(), deleted: v.literal(true) }),
 );
 
-const CURSOR = /^[A-Za-z0-9_-]{1,300}$/;
-export function decodeFileCursor(c: string): { at: string; id: string } | undefined {
-  if (!CURSOR.test(c)) return undefined;
-  try {
-    const [at, id] = JSON.parse(Buffer.from(c, 'base64url').toString()) as [unknown, unknown];
-    if (
-      typeof at === 'string' &&
-      /^\d{4}-\d\d-\d\d[ T][\d:.]+([+-]\d\d(:?\d\d)?|Z)?$/.test(at) &&
-      typeof id === 'string'
-    )
-      return { at, id };
-  } catch {}
-  return undefined;
-}
-export const encodeFileCursor = (c: { at: string; id: string }) =>
-  Buffer.from(JSON.stringify([c.at, c.id])).toString('base64url');
-
-export const FilesQuery = v.strictObject({ ...pageQuery(decodeFileCursor) });
+export const FilesQuery = v.strictObject({ ...pageQuery(timeIdCursor.decode) });

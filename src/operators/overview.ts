@@ -4,13 +4,12 @@ import type { Deps } from '../deps.ts';
 import { jobQueueCounts } from '../jobs/queue-stats.ts';
 import { LIVE_WITHIN_SECONDS } from '../nodes/heartbeat.ts';
 import { monthOf, REQUESTS_METRIC } from '../usage/meter.ts';
-
-export type AccountCursor = { created: string; id: string };
+import { containsPattern } from '../lib/like.ts';
 
 /** Accounts newest first, with owner, plan, flags and usage; `q` matches id, name or an e-mail. */
 export async function operatorAccounts(
   deps: Deps,
-  options: { limit: number; q?: string; after?: AccountCursor },
+  options: { limit: number; q?: string; after?: { at: string; id: string } },
 ) {
   const period = monthOf(new Date()).start;
   let q = deps.db
@@ -54,7 +53,7 @@ export async function operatorAccounts(
     .limit(options.limit + 1);
   const term = options.q?.trim();
   if (term) {
-    const like = `%${term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    const like = containsPattern(term);
     q = q.where((eb) =>
       eb.or([
         eb('accounts.id', '=', term),
@@ -71,10 +70,8 @@ export async function operatorAccounts(
     );
   }
   if (options.after) {
-    const { created, id } = options.after;
-    q = q.where(
-      sql<boolean>`(accounts.created_at, accounts.id) < (${created}::timestamptz, ${id})`,
-    );
+    const { at, id } = options.after;
+    q = q.where(sql<boolean>`(accounts.created_at, accounts.id) < (${at}::timestamptz, ${id})`);
   }
   const rows = await q.execute();
   const page = rows.slice(0, options.limit);
@@ -104,7 +101,7 @@ export async function operatorAccounts(
         .filter((f) => f.account_id === r.id)
         .map((f) => ({ flag: f.flag, reason: f.reason, created_at: f.created_at.toISOString() })),
     })),
-    next: rows.length > options.limit && last ? { created: last.created_key, id: last.id } : null,
+    next: rows.length > options.limit && last ? { at: last.created_key, id: last.id } : null,
   };
 }
 

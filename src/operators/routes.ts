@@ -20,8 +20,6 @@ import {
   AccountsQuery,
   ActionsQuery,
   BillingStateRequest,
-  decodeAccountCursor,
-  encodeAccountCursor,
   FlagRequest,
   OperatorAccountList,
   OperatorActionList,
@@ -31,6 +29,7 @@ import {
   ServerHealth,
   SetPlanRequest,
 } from './schemas.ts';
+import { timeIdCursor } from '../http/paging.ts';
 
 const tags = ['Operator'];
 const ACCOUNT = /^acct_[0-9a-z]{1,64}$/;
@@ -165,11 +164,11 @@ export function operatorRoutes(): Hono<Env> {
     const page = await operatorAccounts(c.var.deps, {
       limit: q.limit ?? 50,
       q: q.q,
-      after: q.cursor ? decodeAccountCursor(q.cursor) : undefined,
+      after: q.cursor ? timeIdCursor.decode(q.cursor) : undefined,
     });
     return listAccounts.reply(c, 200, {
       accounts: page.accounts,
-      cursor: page.next ? encodeAccountCursor(page.next) : null,
+      cursor: page.next ? timeIdCursor.encode(page.next) : null,
     });
   });
 

@@ -1,6 +1,6 @@
 /** The Operator section's records: accounts at a glance, an account's apps, health, actions. */
 import * as v from 'valibot';
-import { pageQuery } from '../http/paging.ts';
+import { pageQuery, timeIdCursor } from '../http/paging.ts';
 import { component, DateTime } from '../openapi/components.ts';
 import { PLAN_KEYS } from '../plans/catalogue.ts';
 
@@ -132,24 +132,6 @@ export const BillingStateRequest = v.strictObject({
   grace_days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(90))),
 });
 
-const ACCOUNT_CURSOR = /^[A-Za-z0-9_-]{1,400}$/;
-export function decodeAccountCursor(c: string): { created: string; id: string } | undefined {
-  if (!ACCOUNT_CURSOR.test(c)) return undefined;
-  try {
-    const o = JSON.parse(Buffer.from(c, 'base64url').toString()) as unknown;
-    if (
-      Array.isArray(o) &&
-      typeof o[0] === 'string' &&
-      typeof o[1] === 'string' &&
-      /^\d{4}-\d\d-\d\d[ T][\d:.]+([+-]\d\d(:?\d\d)?|Z)?$/.test(o[0])
-    )
-      return { created: o[0], id: o[1] };
-  } catch {}
-  return undefined;
-}
-export const encodeAccountCursor = (c: { created: string; id: string }) =>
-  Buffer.from(JSON.stringify([c.created, c.id])).toString('base64url');
-
 export const decodeActionCursor = (c: string) => (/^\d{1,18}$/.test(c) ? Number(c) : undefined);
 
 export const AccountsQuery = v.strictObject({
@@ -160,6 +142,6 @@ export const AccountsQuery = v.strictObject({
       v.check((s) => !s.includes('\0'), 'must not contain NUL'),
     ),
   ),
-  ...pageQuery(decodeAccountCursor),
+  ...pageQuery(timeIdCursor.decode),
 });
 export const ActionsQuery = v.strictObject({ ...pageQuery(decodeActionCursor) });
