@@ -1,6 +1,15 @@
 /** Debian's Chromium under playwright-core, with every `*.localhost` name on loopback and no other name resolvable. */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import path from 'node:path';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+} from 'playwright-core';
+import type { Executor } from '../../src/db/database.ts';
+import { createSession, SESSION_COOKIE } from '../../src/sign-in/sessions.ts';
 
 export async function launchChromium(): Promise<Browser> {
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -21,4 +30,35 @@ export async function launchChromium(): Promise<Browser> {
       '--host-resolver-rules=MAP *.localhost 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
     ],
   });
+}
+
+/** A browser context signed in to the console as `userId` (a real session, its cookie set). */
+export async function consoleContext(
+  browser: Browser,
+  db: Executor,
+  userId: string,
+  port: number,
+  options: BrowserContextOptions = {},
+): Promise<BrowserContext> {
+  const { token } = await createSession(db, userId);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
+  await context.addCookies([
+    {
+      name: SESSION_COOKIE,
+      value: token,
+      url: `https://console.localhost:${port}`,
+      secure: true,
+      httpOnly: true,
+    },
+  ]);
+  return context;
+}
+
+/** Full-page screenshots of `page` at 1280 and 390 px wide (`<dir>/<name>-<width>.png`), back to 1280 after. */
+export async function shootWidths(page: Page, dir: string, name: string): Promise<void> {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: path.join(dir, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 }

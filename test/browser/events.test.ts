@@ -8,9 +8,8 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { recordEvents } from '../../src/events/record.ts';
-import { createSession } from '../../src/sign-in/sessions.ts';
 import { site } from '../_lib/bundles.ts';
-import { launchChromium } from '../_lib/browser.ts';
+import { consoleContext, launchChromium } from '../_lib/browser.ts';
 import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
 
 const port = await freePort();
@@ -45,17 +44,7 @@ await recordEvents(h.deps.db, [
 ]);
 
 test('search, types, grouped errors and a readable error', async () => {
-  const { token } = await createSession(h.deps.db, owner.user_id);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.addCookies([
-    {
-      name: '__Host-platform_session',
-      value: token,
-      url: `https://console.localhost:${port}`,
-      secure: true,
-      httpOnly: true,
-    },
-  ]);
+  const context = await consoleContext(browser, h.deps.db, owner.user_id, port);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));

@@ -8,9 +8,8 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createSession } from '../../src/sign-in/sessions.ts';
 import { publishServerApp } from '../_lib/apps.ts';
-import { launchChromium } from '../_lib/browser.ts';
+import { consoleContext, launchChromium } from '../_lib/browser.ts';
 import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
 
 // a 2x2 red PNG
@@ -44,20 +43,9 @@ for (const q of [
 
 const errors: string[] = [];
 async function signedIn(): Promise<Page> {
-  const { token } = await createSession(h.deps.db, owner.user_id);
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
+  const context = await consoleContext(browser, h.deps.db, owner.user_id, port, {
     acceptDownloads: true,
   });
-  await context.addCookies([
-    {
-      name: '__Host-platform_session',
-      value: token,
-      url: `https://console.localhost:${port}`,
-      secure: true,
-      httpOnly: true,
-    },
-  ]);
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
   // a refused image (CSP) is a console error; a failed load is a response (the browser's own favicon aside)

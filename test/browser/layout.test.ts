@@ -7,9 +7,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createSession } from '../../src/sign-in/sessions.ts';
 import { site } from '../_lib/bundles.ts';
-import { launchChromium } from '../_lib/browser.ts';
+import { consoleContext, launchChromium } from '../_lib/browser.ts';
 import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
 
 const port = await freePort();
@@ -28,17 +27,7 @@ for (const name of ['Billing portal', 'Blog', 'Checkout']) {
   });
   apps.push(r.app_id);
 }
-const { token } = await createSession(h.deps.db, owner.user_id);
-const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-await context.addCookies([
-  {
-    name: '__Host-platform_session',
-    value: token,
-    url: `https://console.localhost:${port}`,
-    secure: true,
-    httpOnly: true,
-  },
-]);
+const context = await consoleContext(browser, h.deps.db, owner.user_id, port);
 const page = await context.newPage();
 const errors: string[] = [];
 page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));

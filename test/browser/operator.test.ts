@@ -9,9 +9,8 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
-import { createSession } from '../../src/sign-in/sessions.ts';
 import { site } from '../_lib/bundles.ts';
-import { launchChromium } from '../_lib/browser.ts';
+import { consoleContext, launchChromium, shootWidths } from '../_lib/browser.ts';
 import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
 
 const port = await freePort();
@@ -30,29 +29,11 @@ const appHost = `${app.app_id}.apps.localhost`;
 
 const errors: string[] = [];
 async function signedIn(userId: string): Promise<Page> {
-  const { token } = await createSession(h.deps.db, userId);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.addCookies([
-    {
-      name: '__Host-platform_session',
-      value: token,
-      url: `https://console.localhost:${port}`,
-      secure: true,
-      httpOnly: true,
-    },
-  ]);
-  const page = await context.newPage();
+  const page = await (await consoleContext(browser, h.deps.db, userId, port)).newPage();
   page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
   return page;
 }
-
-async function shoot(page: Page, name: string) {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: path.join(shots, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
+const shoot = (page: Page, name: string) => shootWidths(page, shots, name);
 
 test('an operator runs the server from the console', async () => {
   const page = await signedIn(operator.user_id);

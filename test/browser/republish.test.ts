@@ -4,9 +4,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createSession } from '../../src/sign-in/sessions.ts';
 import { file, site } from '../_lib/bundles.ts';
-import { launchChromium } from '../_lib/browser.ts';
+import { consoleContext, launchChromium } from '../_lib/browser.ts';
 import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
 
 const port = await freePort();
@@ -33,17 +32,7 @@ const stored = await h.api('PUT /v0/apps', {
 assert.is(stored.activation.status, 'pending_secrets');
 
 test('set the missing secret, then "Publish again": the app is live', async () => {
-  const { token } = await createSession(h.deps.db, owner.user_id);
-  const context = await browser.newContext();
-  await context.addCookies([
-    {
-      name: '__Host-platform_session',
-      value: token,
-      url: `https://console.localhost:${port}`,
-      secure: true,
-      httpOnly: true,
-    },
-  ]);
+  const context = await consoleContext(browser, h.deps.db, owner.user_id, port);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
