@@ -155,6 +155,7 @@ const METRIC_KIND: Record<string, HostKindLabel> = {
   console: 'console',
   docs: 'docs',
   app: 'app',
+  preview: 'app',
   custom: 'custom',
 };
 
@@ -196,6 +197,13 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
         return appsPlane.handle(
           req,
           host.label,
+          env?.incoming?.socket?.remoteAddress,
+          env?.incoming?.headers,
+        );
+      case 'preview':
+        return appsPlane.handlePreview(
+          req,
+          host,
           env?.incoming?.socket?.remoteAddress,
           env?.incoming?.headers,
         );

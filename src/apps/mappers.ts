@@ -1,5 +1,6 @@
 import { publicUrl, type Config } from '../config.ts';
 import type { AppRow, ReleaseRow } from './queries.ts';
+import { previewOrigin } from '../releases/previews.ts';
 import type { AppSummary, ReleaseSummary } from './schemas.ts';
 
 export function appOrigin(config: Config, appId: string): string {
@@ -45,6 +46,7 @@ function activationError(r: ReleaseRow): ReleaseSummary['activation_error'] {
 
 /** ReleaseSummary. */
 export function toReleaseSummary(
+  config: Config,
   r: ReleaseRow & { created_by_email?: string | null },
   liveReleaseId: string | null,
 ): ReleaseSummary {
@@ -55,6 +57,8 @@ export function toReleaseSummary(
     activation_status: r.activation_status,
     activation_error: activationError(r),
     is_live: r.id === liveReleaseId,
+    // only on previews: the contract's fields stay as they were for every other release
+    ...(r.preview ? { preview: true, preview_origin: previewOrigin(config, r.app_id, r.id) } : {}),
     created_by: {
       api_key_id: r.created_by_api_key_id,
       key_prefix: r.created_by_key_prefix,

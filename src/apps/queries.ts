@@ -224,3 +224,16 @@ export async function tombstoneApp(db: Executor, appId: string, at: Date) {
     .where('id', '=', appId)
     .execute();
 }
+
+export async function releaseFileCount(db: Executor, releaseId: string): Promise<number> {
+  const row = await db
+    .selectFrom('release_files')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('release_id', '=', releaseId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function endPreview(db: Executor, releaseId: string): Promise<void> {
+  await db.updateTable('releases').set({ preview: false }).where('id', '=', releaseId).execute();
+}

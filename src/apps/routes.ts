@@ -18,6 +18,7 @@ import { findRelease, listApps, listReleases } from './queries.ts';
 import {
   AppList,
   AppSummary,
+  PreviewLink,
   PublishAppResponse,
   ReleaseList,
   ResourceList,
@@ -28,6 +29,9 @@ import { manifestOf } from '../manifest/stored.ts';
 import { measureApp, STORAGE_METRIC, withUsage } from '../storage/measure.ts';
 import { publish, unpublish, type ModuleCheck } from './service.ts';
 import { republishRelease } from '../releases/republish.ts';
+import { makePreviewLive } from '../releases/make-live.ts';
+import { previewLink } from '../releases/previews.ts';
+import { query, queryOf } from '../http/validate.ts';
 
 /** Room for publish bodies in this process (http/body-budget.ts): two of the largest at once, one per account. */
 const publishRoom = createBodyBudget(PUBLISH_BODY_BUDGET);
@@ -54,6 +58,10 @@ export const RollbackRequest = component(
     ),
   }),
 );
+/** `?preview=true`: store the release beside the live one and serve it at its own origin (an addition). */
+export const PublishQuery = v.strictObject({
+  preview: v.optional(v.picklist(['true', 'false'])),
+});
 const tags = ['Apps'];
 /** What a bundle can be refused for, besides the body checks every JSON route has. */
 const BUNDLE_ERRORS: ErrorCode[] = [
@@ -96,10 +104,34 @@ const get = operation({
 const republish = operation({
   operationId: 'publishRelease',
   summary: 'Publish a new release of an app',
-  description: PUBLISHED,
+  description: `${PUBLISHED} With \`?preview=true\` a release that could go live is stored as a preview instead (\`stored\`, activation \`inactive\`), the live pointer unchanged, and \`preview\` says where it is served and gives a link that opens it for seven days.`,
   tags,
   responses: { 200: PublishAppResponse },
-  errors: BUNDLE_ERRORS,
+  errors: [...BUNDLE_ERRORS, 'conflict'],
+});
+const makeLive = operation({
+  operationId: 'makePreviewLive',
+  summary: 'Make a preview release the live release',
+  description:
+    'The checks of a publish are made again now (plan limits, resources provisioned since, secrets set since); then the live pointer moves to the preview, as a publish moves it. 409 `conflict` when the release is not a preview that could go live, is live already, or the app is unpublished.',
+  tags,
+  responses: { 200: PublishAppResponse },
+  errors: [
+    'conflict',
+    'requires_migration',
+    'pending_secrets',
+    'plan_limit_exceeded',
+    'entitlement_required',
+  ],
+});
+const openPreview = operation({
+  operationId: 'createPreviewLink',
+  summary: "A link that opens a preview release's origin in a browser",
+  description:
+    'Every member of the account may open its previews. The link carries a grant valid for seven days (a new one each call); following it sets a cookie on the preview origin only. 409 `conflict` for a release that is not a servable preview.',
+  tags,
+  responses: { 200: PreviewLink },
+  errors: ['conflict'],
 });
 const publishAgain = operation({
   operationId: 'republishRelease',
@@ -183,10 +215,12 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
     '/:app_id',
     republish,
     appAccess('apps.publish'),
+    query(PublishQuery),
     publishBody((c) => c.var.app.account_id),
     async (c) => {
       const app = c.var.app;
       const bundle = c.var.body as ValidBundle;
+      const preview = queryOf(c, PublishQuery).preview === 'true';
       return republish.reply(
         c,
         200,
@@ -195,9 +229,46 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
           { accountId: app.account_id, appId: app.id },
           bundle,
           { actor: c.var.actor, requestId: c.var.requestId },
-          options,
+          { ...options, preview },
         ),
       );
+    },
+  );
+
+  r.post(
+    '/:app_id/releases/:release_id/make-live',
+    makeLive,
+    appAccess('apps.publish'),
+    async (c) =>
+      makeLive.reply(
+        c,
+        200,
+        await makePreviewLive(c.var.deps, c.var.app.id, c.req.param('release_id'), {
+          actor: c.var.actor,
+          requestId: c.var.requestId,
+        }),
+      ),
+  );
+
+  r.post(
+    '/:app_id/releases/:release_id/preview-link',
+    openPreview,
+    appAccess('apps.read'),
+    async (c) => {
+      const app = c.var.app;
+      const release = await findRelease(c.var.deps.db, app.id, c.req.param('release_id'));
+      if (!release) throw new ApiError('not_found', 'Release not found.');
+      if (
+        !release.preview ||
+        !['inactive', 'live'].includes(release.activation_status) ||
+        app.deleted_at
+      )
+        throw new ApiError(
+          'conflict',
+          'Only a preview that could go live is served at a preview origin.',
+          { release_id: release.id, activation_status: release.activation_status },
+        );
+      return openPreview.reply(c, 200, previewLink(c.var.deps, app.id, release.id));
     },
   );
 
@@ -232,7 +303,7 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
     const rows = await listReleases(c.var.deps.db, app.id);
     return releases.reply(c, 200, {
       app_id: app.id,
-      releases: rows.map((row) => toReleaseSummary(row, app.live_release_id)),
+      releases: rows.map((row) => toReleaseSummary(c.var.deps.config, row, app.live_release_id)),
     });
   });
 

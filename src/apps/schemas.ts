@@ -45,6 +45,18 @@ export const ActivationResult = component(
 );
 export type ActivationResult = v.InferOutput<typeof ActivationResult>;
 
+/** A preview's own origin and a link that lets a browser in until `expires_at` (src/releases/previews.ts). */
+export const PreviewLink = component(
+  'PreviewLink',
+  v.strictObject({
+    release_id: ReleaseId,
+    origin: Url,
+    url: Url,
+    expires_at: DateTime,
+  }),
+);
+export type PreviewLink = v.InferOutput<typeof PreviewLink>;
+
 export const PublishAppResponse = component(
   'PublishAppResponse',
   v.strictObject({
@@ -55,6 +67,8 @@ export const PublishAppResponse = component(
     origin: Url,
     previous_release_id: v.nullable(ReleaseId),
     activation: ActivationResult,
+    /** A release published as a preview (an addition): where it is served, and a link that opens it. */
+    preview: v.optional(PreviewLink),
   }),
 );
 export type PublishAppResponse = v.InferOutput<typeof PublishAppResponse>;
@@ -79,6 +93,9 @@ export const ReleaseSummary = component(
     activation_status: ActivationStatus,
     activation_error: v.nullable(ActivationError),
     is_live: v.boolean(),
+    /** present on a preview (an addition): served at `preview_origin` until made live */
+    preview: v.optional(v.literal(true)),
+    preview_origin: v.optional(Url),
     created_by: v.strictObject({
       api_key_id: v.nullable(v.string()),
       key_prefix: v.nullable(v.string()),

@@ -26,6 +26,7 @@ import type { Manifest } from '../manifest/schema.ts';
 import type { ValidBundle } from '../manifest/validate.ts';
 import { isServerSource, manifestOf } from '../manifest/stored.ts';
 import { appOrigin } from './mappers.ts';
+import { previewLink } from '../releases/previews.ts';
 import { ApiError } from '../errors.ts';
 import { planOf } from '../plans/catalogue.ts';
 import { removeAppRoutes } from '../domains/queries.ts';
@@ -58,7 +59,7 @@ function requiredSecrets(resources: ResourceState[]): string[] {
   );
 }
 
-function toStates(
+export function toStates(
   rows: { resource_type: string; resource_name: string; spec: unknown }[],
 ): ResourceState[] {
   return rows.map((r) => ({
@@ -170,7 +171,7 @@ export async function publish(
   target: { accountId: string; appId?: string },
   bundle: ValidBundle,
   who: Who,
-  options: { checkModule?: ModuleCheck } = {},
+  options: { checkModule?: ModuleCheck; preview?: boolean } = {},
 ): Promise<PublishAppResponse> {
   const account = await accountPlanRow(deps.db, target.accountId);
   if (!account) throw new ApiError('not_found', 'Account not found.');
@@ -197,7 +198,9 @@ export async function publish(
   }
   // Compressed variants are made before the transaction (no lock held while compressing).
   const variants = await prepareVariants(deps.db, target.accountId, bundle.files);
-  const result = await publishTx(deps, target, bundle, who, moduleError, variants);
+  const result = await publishTx(deps, target, bundle, who, moduleError, variants, {
+    preview: options.preview === true,
+  });
   if (result.status === 'published') deps.signals.appChanged(result.app_id);
   return result;
 }
@@ -211,10 +214,21 @@ async function publishTx(
   who: Who,
   moduleError: ModuleError | undefined,
   variants: PreparedVariants,
+  mode: { preview: boolean },
 ): Promise<PublishAppResponse> {
   return deps.db.transaction().execute(async (trx) => {
     const m = bundle.manifest.app;
     const existing = target.appId ? await lockApp(trx, target.appId) : undefined;
+    if (mode.preview && !existing)
+      throw new ApiError(
+        'invalid_request',
+        'A preview is published beside a live app: publish the first release without --preview.',
+      );
+    if (mode.preview && existing?.deleted_at)
+      throw new ApiError(
+        'conflict',
+        'The app is unpublished; publish a release (without --preview) to bring it back.',
+      );
     // One more published app (new, or a tombstoned one back): the account row lock makes the count exact.
     const grows = !existing || existing.deleted_at !== null;
     const account = await accountPlanRow(trx, target.accountId, { lock: grows });
@@ -235,7 +249,7 @@ async function publishTx(
       existing ?? (await insertApp(trx, { id: newAppId(), accountId: target.accountId, app: m }));
     const seq = await nextReleaseSeq(trx, app.id);
     const evaluated = await evaluateActivation(trx, app.id, bundle.manifest);
-    const evaluation = moduleError
+    const checked = moduleError
       ? {
           ...evaluated,
           status: 'failed' as const,
@@ -245,6 +259,15 @@ async function publishTx(
           missing: evaluated.missing,
         }
       : evaluated;
+    // a preview that could go live is stored beside the live release, served at its own origin
+    const evaluation =
+      mode.preview && checked.status === 'live'
+        ? {
+            ...checked,
+            status: 'inactive' as const,
+            reasons: ['published as a preview: make it live to serve it at the app origin'],
+          }
+        : checked;
     const previous = app.live_release_id;
     const releaseId = newId('rel');
     await insertRelease(trx, {
@@ -260,6 +283,7 @@ async function publishTx(
       activation_reasons: JSON.stringify(evaluation.reasons),
       missing_secrets: JSON.stringify(evaluation.missing),
       previous_release_id: previous,
+      preview: mode.preview,
     });
     await insertReleaseFiles(trx, releaseId, bundle.files);
     const base = {
@@ -273,12 +297,16 @@ async function publishTx(
       {
         ...base,
         type: 'release.created',
-        severity: evaluation.status === 'live' ? 'info' : 'warn',
+        severity:
+          evaluation.status === 'live' || evaluation.status === 'inactive' ? 'info' : 'warn',
         message:
           evaluation.status === 'live'
             ? 'Release created.'
-            : `Release created and stored (${evaluation.status}).`,
+            : evaluation.status === 'inactive'
+              ? 'Preview release created; the live release is unchanged.'
+              : `Release created and stored (${evaluation.status}).`,
         metadata: {
+          ...(mode.preview ? { preview: true } : {}),
           activation_status: evaluation.status,
           files: bundle.files.length,
           reasons: evaluation.reasons,
@@ -325,6 +353,9 @@ async function publishTx(
       origin: appOrigin(deps.config, app.id),
       previous_release_id: previous,
       activation,
+      ...(mode.preview && evaluation.status === 'inactive'
+        ? { preview: previewLink(deps, app.id, releaseId) }
+        : {}),
     };
   });
 }

@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { account } from './commands/account.ts';
-import { apps, open, releases, rollback, unpublish } from './commands/apps.ts';
+import { apps, open, promote, releases, rollback, unpublish } from './commands/apps.ts';
 import { resources } from './commands/resources.ts';
 import { billing, billingPortal, billingUpgrade } from './commands/billing.ts';
 import { login, logout, whoami } from './commands/auth.ts';
@@ -110,19 +110,24 @@ examples(
     .option(...appOpt)
     .option('-m, --message <text>', 'release note')
     .option(
+      '--preview',
+      'store the release beside the live one and print a link to its own preview origin',
+    )
+    .option(
       '--no-bundle',
       'send the server entry as it is (no esbuild: no TypeScript, no packages)',
     )
     .option(...jsonOpt)
     .addHelpText(
       'after',
-      '\nA TypeScript/JSX server entry, or one importing packages from node_modules, is bundled with esbuild\ninto .platform/build/server.js with a source map (never served); plain JavaScript with only\nrelative imports is sent as it is.\n\nExit codes: 0 the release is live; 3 stored, waiting for secrets; 4 stored, needs a migration;\n5 stored, the server module did not load; 1 any other error.',
+      '\nA TypeScript/JSX server entry, or one importing packages from node_modules, is bundled with esbuild\ninto .platform/build/server.js with a source map (never served); plain JavaScript with only\nrelative imports is sent as it is.\n\nExit codes: 0 the release is live (or, with --preview, served as a preview); 3 stored, waiting for secrets; 4 stored, needs a migration;\n5 stored, the server module did not load; 1 any other error.',
     )
     .action((dir, o) => publish(dir, o)),
   [
     'platform publish',
     'platform publish ./site -m "new pricing page"',
     'platform publish --app k3j2h4g5f6d7s8a9 --json',
+    'platform publish --preview -m "try the new checkout"',
   ],
 );
 examples(
@@ -216,6 +221,16 @@ examples(
     .option(...jsonOpt)
     .action((id, o) => rollback(id, o)),
   ['platform rollback rel_0123456789abcdefghjk'],
+);
+examples(
+  program
+    .command('promote')
+    .argument('<release_id>', 'a release published with --preview')
+    .description('make a preview the live release (the checks of a publish are made again)')
+    .option(...appOpt)
+    .option(...jsonOpt)
+    .action((id, o) => promote(id, o)),
+  ['platform promote rel_0123456789abcdefghjk'],
 );
 examples(
   program

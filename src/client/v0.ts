@@ -26,10 +26,11 @@ import type {
   InviteWithdrawn,
   PendingInviteList,
 } from '../app-auth/schemas.ts';
-import type { RollbackRequest } from '../apps/routes.ts';
+import type { PublishQuery, RollbackRequest } from '../apps/routes.ts';
 import type {
   AppList,
   AppSummary,
+  PreviewLink,
   PublishAppResponse,
   ReleaseList,
   ResourceList,
@@ -195,8 +196,14 @@ export type V0Routes = {
   'GET /v0/apps': Op<Out<typeof AppList>>;
   'PUT /v0/apps': Op<Out<typeof PublishAppResponse>, In<typeof PublishBody>>;
   'GET /v0/apps/{app_id}': Op<Out<typeof AppSummary>>;
-  'PUT /v0/apps/{app_id}': Op<Out<typeof PublishAppResponse>, In<typeof PublishBody>>;
+  'PUT /v0/apps/{app_id}': Op<
+    Out<typeof PublishAppResponse>,
+    In<typeof PublishBody>,
+    In<typeof PublishQuery>
+  >;
   'POST /v0/apps/{app_id}/releases/{release_id}/republish': Op<Out<typeof PublishAppResponse>>;
+  'POST /v0/apps/{app_id}/releases/{release_id}/make-live': Op<Out<typeof PublishAppResponse>>;
+  'POST /v0/apps/{app_id}/releases/{release_id}/preview-link': Op<Out<typeof PreviewLink>>;
   'DELETE /v0/apps/{app_id}': Op<Out<typeof UnpublishResponse>>;
   'GET /v0/apps/{app_id}/releases': Op<Out<typeof ReleaseList>>;
   'POST /v0/apps/{app_id}/rollback': Op<Out<typeof RollbackResponse>, In<typeof RollbackRequest>>;
@@ -341,6 +348,8 @@ export const V0_ROUTES = Object.keys({
   'GET /v0/apps/{app_id}': 1,
   'PUT /v0/apps/{app_id}': 1,
   'POST /v0/apps/{app_id}/releases/{release_id}/republish': 1,
+  'POST /v0/apps/{app_id}/releases/{release_id}/make-live': 1,
+  'POST /v0/apps/{app_id}/releases/{release_id}/preview-link': 1,
   'DELETE /v0/apps/{app_id}': 1,
   'GET /v0/apps/{app_id}/releases': 1,
   'POST /v0/apps/{app_id}/rollback': 1,

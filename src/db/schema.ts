@@ -99,6 +99,7 @@ export interface ReleasesTable {
   missing_secrets: ColumnType<string[], string, string>;
   activated_at: NullableTimestamp;
   previous_release_id: string | null;
+  preview: Generated<boolean>;
   created_at: Timestamp;
 }
 

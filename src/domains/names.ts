@@ -2,6 +2,7 @@
  * What a slug and a custom hostname may be: the rules, the normalisation, and which hostnames
  * are a zone's apex (they cannot hold a CNAME). docs/decisions.md "Routes and domains".
  */
+import { parsePreviewLabel } from '../releases/previews.ts';
 import { parse } from 'tldts';
 import { APP_ID } from '../lib/ids.ts';
 import type { Config } from '../config.ts';
@@ -77,6 +78,8 @@ export function checkSlug(raw: string): string {
     throw bad('hyphens in the third and fourth places are reserved for IDNA ("xn--")');
   if (APP_ID.test(slug))
     throw bad('12 to 24 letters and digits with no hyphen is the shape of an app id; add a hyphen');
+  if (parsePreviewLabel(slug))
+    throw bad('an app id, two hyphens and 20 letters and digits is the shape of a preview address');
   if (RESERVED_SLUGS.has(slug)) throw bad('it is reserved');
   return slug;
 }

@@ -60,6 +60,11 @@ export function tlsPermissionRoutes(plane: AppsPlane): Hono<Env> {
       new ApiError('not_found', `${domain} is not served by this platform; no certificate.`);
     const host = classifyHost(config, domain);
     if (host.kind === 'unknown') throw deny();
+    if (host.kind === 'preview') {
+      const app = await plane.caches.previewApp(host.appId, host.releaseId);
+      if (!app || app.block) throw deny();
+      return ask.reply(c, 200, { domain, allowed: true, kind: 'app_origin' });
+    }
     if (host.kind !== 'app' && host.kind !== 'custom') {
       // the configured names only: the loopback aliases of the API host get no certificate
       if (!Object.values(config.hosts).includes(domain)) throw deny();

@@ -71,10 +71,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "default_account_id": "acct_zwkwmwmcqnm6pn20f5xb"
     },
     "AccountMembership": {
-      "id": "acct_8bqazwj9bx3v7xxg215d",
-      "account_id": "acct_8bqazwj9bx3v7xxg215d",
-      "name": "nub56ufz9",
-      "owner_user_id": "usr_7gff3fx6br654apqtq7e",
+      "id": "acct_8dasrbt9qtm58vcc2bgy",
+      "account_id": "acct_8dasrbt9qtm58vcc2bgy",
+      "name": "user-10428-1-17494b",
+      "owner_user_id": "usr_dmc3xxtm8fvhag4z9h3c",
       "role": "owner"
     },
     "AccountStatus": {
@@ -137,10 +137,14 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "ActivationResult": {
-      "status": "live",
-      "reasons": [],
-      "missing_secrets": [],
-      "previous_release_id": null
+      "status": "pending_secrets",
+      "reasons": [
+        "missing required secrets: API_KEY"
+      ],
+      "missing_secrets": [
+        "API_KEY"
+      ],
+      "previous_release_id": "rel_9xx0q8tt6h9r8j3z1ygy"
     },
     "ActiveFlag": {
       "scope": "app",
@@ -167,24 +171,24 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "ApiKeyList": {
       "api_keys": [
         {
-          "id": "key_t8x2rn054yjytz9e2c1e",
-          "api_key_id": "key_t8x2rn054yjytz9e2c1e",
-          "key_prefix": "ap_wxd4PVhl",
+          "id": "key_wt9ncg2cv5xrv9tft5jy",
+          "api_key_id": "key_wt9ncg2cv5xrv9tft5jy",
+          "key_prefix": "ap_FEtLOthl",
           "name": "admin command",
-          "created_at": "2026-11-27T11:53:44.423Z",
-          "last_used_at": "2026-11-27T11:53:44.439Z",
+          "created_at": "2026-11-27T13:46:01.834Z",
+          "last_used_at": "2026-11-27T13:46:01.838Z",
           "revoked_at": null
         }
       ],
       "cursor": null
     },
     "ApiKeyMetadata": {
-      "id": "key_t8x2rn054yjytz9e2c1e",
-      "api_key_id": "key_t8x2rn054yjytz9e2c1e",
-      "key_prefix": "ap_wxd4PVhl",
+      "id": "key_wt9ncg2cv5xrv9tft5jy",
+      "api_key_id": "key_wt9ncg2cv5xrv9tft5jy",
+      "key_prefix": "ap_FEtLOthl",
       "name": "admin command",
-      "created_at": "2026-11-27T11:53:44.423Z",
-      "last_used_at": "2026-11-27T11:53:44.439Z",
+      "created_at": "2026-11-27T13:46:01.834Z",
+      "last_used_at": "2026-11-27T13:46:01.838Z",
       "revoked_at": null
     },
     "AppAnalytics": {
@@ -317,16 +321,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "name": "My site"
     },
     "AppSummary": {
-      "app_id": "9mfxa7sy9fk6zhep",
-      "name": "Renamed",
-      "summary": "S",
+      "app_id": "ptgszwdgkn7p5afk",
+      "name": "My site",
+      "summary": null,
       "visibility": "public",
-      "origin": "http://9mfxa7sy9fk6zhep.apps.localhost:8787",
-      "created_at": "2026-11-27T11:43:33.361Z",
-      "updated_at": "2026-11-27T11:43:33.382Z",
+      "origin": "http://ptgszwdgkn7p5afk.apps.localhost:14324",
+      "created_at": "2026-11-27T13:45:56.133Z",
+      "updated_at": "2026-11-27T13:45:56.177Z",
       "deleted_at": null,
-      "live_release_id": "rel_1b0afzc6qgk6xanxv8gn",
-      "account_id": "acct_59tmpvr2ah953byvj6z3"
+      "live_release_id": "rel_x6xhtw0n29hw64dche5e",
+      "account_id": "acct_8dasrbt9qtm58vcc2bgy"
     },
     "AppUserDeleted": {
       "id": "usr_87v3mvn1kpzsy602dt7x",
@@ -709,14 +713,11 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "Error": {
       "error": {
-        "code": "invalid_request",
-        "message": "Invalid query.",
+        "code": "conflict",
+        "message": "Only a preview that could go live is served at a preview origin.",
         "details": {
-          "fields": {
-            "q": [
-              "must not contain NUL"
-            ]
-          }
+          "release_id": "rel_6gwcv87mgt9c1am0t1cb",
+          "activation_status": "live"
         }
       }
     },
@@ -775,61 +776,76 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       ]
     },
     "EventPage": {
-      "app_id": "bamxvjzrdqxx5235",
+      "app_id": "vaz8es9dtjhqvh8w",
       "events": [
         {
-          "app_event_id": "evt_7",
-          "release_id": "rel_x9h1nzzmk7hsead89mq5",
+          "app_event_id": "evt_4",
+          "release_id": "rel_g5542jeqkz4qwvpvv6ax",
           "app_user_id": null,
-          "api_key_id": null,
-          "request_id": null,
-          "type": "runtime.request_error",
-          "event_type": "runtime.request_error",
-          "severity": "error",
-          "level": "error",
-          "message": "TypeError: cannot read properties of undefined",
+          "api_key_id": "key_9dmtx7tdwbm9dj6s1jxq",
+          "request_id": "2330a8070bc855a0-d",
+          "type": "release.created",
+          "event_type": "release.created",
+          "severity": "info",
+          "level": "info",
+          "message": "Preview release created; the live release is unchanged.",
           "metadata": {
-            "path": "/checkout",
-            "stack": "TypeError: x\n    at handler (src/cart.ts:12:7)"
+            "files": 2,
+            "preview": true,
+            "reasons": [
+              "published as a preview: make it live to serve it at the app origin"
+            ],
+            "missing_secrets": [],
+            "activation_status": "inactive"
           },
-          "created_at": "2026-11-27T11:53:44.219Z"
+          "created_at": "2026-11-27T13:46:01.441Z"
         },
         {
-          "app_event_id": "evt_6",
-          "release_id": "rel_x9h1nzzmk7hsead89mq5",
+          "app_event_id": "evt_3",
+          "release_id": "rel_19nbemr84a735nazt1dp",
           "app_user_id": null,
-          "api_key_id": null,
-          "request_id": null,
-          "type": "runtime.request_error",
-          "event_type": "runtime.request_error",
-          "severity": "error",
-          "level": "error",
-          "message": "TypeError: cannot read properties of undefined",
+          "api_key_id": "key_9dmtx7tdwbm9dj6s1jxq",
+          "request_id": "2330a8070bc855a0-2",
+          "type": "release.created",
+          "event_type": "release.created",
+          "severity": "info",
+          "level": "info",
+          "message": "Preview release created; the live release is unchanged.",
           "metadata": {
-            "path": "/checkout",
-            "stack": "TypeError: x\n    at handler (src/cart.ts:12:7)"
+            "files": 2,
+            "preview": true,
+            "reasons": [
+              "published as a preview: make it live to serve it at the app origin"
+            ],
+            "missing_secrets": [],
+            "activation_status": "inactive"
           },
-          "created_at": "2026-11-27T11:53:44.219Z"
+          "created_at": "2026-11-27T13:46:01.357Z"
         }
       ],
       "cursor": null
     },
     "EventSummary": {
-      "app_event_id": "evt_7",
-      "release_id": "rel_x9h1nzzmk7hsead89mq5",
+      "app_event_id": "evt_4",
+      "release_id": "rel_g5542jeqkz4qwvpvv6ax",
       "app_user_id": null,
-      "api_key_id": null,
-      "request_id": null,
-      "type": "runtime.request_error",
-      "event_type": "runtime.request_error",
-      "severity": "error",
-      "level": "error",
-      "message": "TypeError: cannot read properties of undefined",
+      "api_key_id": "key_9dmtx7tdwbm9dj6s1jxq",
+      "request_id": "2330a8070bc855a0-d",
+      "type": "release.created",
+      "event_type": "release.created",
+      "severity": "info",
+      "level": "info",
+      "message": "Preview release created; the live release is unchanged.",
       "metadata": {
-        "path": "/checkout",
-        "stack": "TypeError: x\n    at handler (src/cart.ts:12:7)"
+        "files": 2,
+        "preview": true,
+        "reasons": [
+          "published as a preview: make it live to serve it at the app origin"
+        ],
+        "missing_secrets": [],
+        "activation_status": "inactive"
       },
-      "created_at": "2026-11-27T11:53:44.219Z"
+      "created_at": "2026-11-27T13:46:01.441Z"
     },
     "EventTypeList": {
       "app_id": "bamxvjzrdqxx5235",
@@ -1066,120 +1082,140 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "PlatformSession": {
       "user": {
-        "id": "usr_80y8jst7ff0gtsbmnc3m",
-        "email": "invitee-12180-23-84d70b@example.com",
-        "username": "invitee-35490"
+        "id": "usr_dmc3xxtm8fvhag4z9h3c",
+        "email": "user-10428-1-17494b@example.com",
+        "username": null
       },
       "accounts": [
         {
-          "id": "acct_r30sgg04sw6fy371750j",
-          "account_id": "acct_r30sgg04sw6fy371750j",
-          "name": "user-12180-22-f5b7f3",
-          "owner_user_id": "usr_p3tb9zcamthjsjxq1182",
-          "role": "developer"
-        },
-        {
-          "id": "acct_vea3ejw38jn3j8np64xh",
-          "account_id": "acct_vea3ejw38jn3j8np64xh",
-          "name": "invitee-35490",
-          "owner_user_id": "usr_80y8jst7ff0gtsbmnc3m",
+          "id": "acct_8dasrbt9qtm58vcc2bgy",
+          "account_id": "acct_8dasrbt9qtm58vcc2bgy",
+          "name": "user-10428-1-17494b",
+          "owner_user_id": "usr_dmc3xxtm8fvhag4z9h3c",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_vea3ejw38jn3j8np64xh",
-      "csrf_token": "gVtkYWaAGewyqC9OIxIKnx6rbvfLBBtb_Loea7Hsfbc",
-      "expires_at": "2026-12-04T10:37:15.506Z",
-      "operator": false
+      "default_account_id": "acct_8dasrbt9qtm58vcc2bgy",
+      "csrf_token": "UG3X0OQQXTXtoY_kWbgKVw1A36rPnHYgdZOf6Hf1lEw",
+      "expires_at": "2026-12-04T13:45:57.268Z",
+      "operator": true
     },
     "PlatformUser": {
-      "id": "usr_7gff3fx6br654apqtq7e",
-      "email": "next-11213-1-b44cfb@example.com",
-      "username": "nub56ufz9"
+      "id": "usr_dmc3xxtm8fvhag4z9h3c",
+      "email": "user-10428-1-17494b@example.com",
+      "username": null
     },
     "PortalSession": {
       "url": "http://127.0.0.1:39361/portal/eb417e1d47a8"
     },
+    "PreviewLink": {
+      "release_id": "rel_cyzjhbdgq02s7tr5z9ds",
+      "origin": "http://ptgszwdgkn7p5afk--cyzjhbdgq02s7tr5z9ds.apps.localhost:14324",
+      "url": "http://ptgszwdgkn7p5afk--cyzjhbdgq02s7tr5z9ds.apps.localhost:14324/_platform/preview?grant=1796391956.bE6kKtlAqxvNR_fmVY",
+      "expires_at": "2026-12-04T13:45:56.000Z"
+    },
     "PublishAppResponse": {
-      "status": "published",
-      "app_id": "bamxvjzrdqxx5235",
-      "account_id": "acct_vxg2v9m3ha34p99g9fh3",
-      "release_id": "rel_x9h1nzzmk7hsead89mq5",
-      "origin": "http://bamxvjzrdqxx5235.apps.localhost:8787",
-      "previous_release_id": null,
+      "status": "stored",
+      "app_id": "ptgszwdgkn7p5afk",
+      "account_id": "acct_8dasrbt9qtm58vcc2bgy",
+      "release_id": "rel_cyzjhbdgq02s7tr5z9ds",
+      "origin": "http://ptgszwdgkn7p5afk.apps.localhost:14324",
+      "previous_release_id": "rel_x6xhtw0n29hw64dche5e",
       "activation": {
-        "status": "live",
-        "reasons": [],
+        "status": "inactive",
+        "reasons": [
+          "published as a preview: make it live to serve it at the app origin"
+        ],
         "missing_secrets": [],
-        "previous_release_id": null
+        "previous_release_id": "rel_x6xhtw0n29hw64dche5e"
+      },
+      "preview": {
+        "release_id": "rel_cyzjhbdgq02s7tr5z9ds",
+        "origin": "http://ptgszwdgkn7p5afk--cyzjhbdgq02s7tr5z9ds.apps.localhost:14324",
+        "url": "http://ptgszwdgkn7p5afk--cyzjhbdgq02s7tr5z9ds.apps.localhost:14324/_platform/preview?grant=1796391956.bE6kKtlAqxvNR_fmVY",
+        "expires_at": "2026-12-04T13:45:56.000Z"
       }
     },
     "PublishRequest": {
       "app": {
-        "name": "My site"
+        "name": "Previewed"
       },
       "runtime": {
-        "static_root": "public"
+        "static_root": "public",
+        "fallback": "server",
+        "server_entry": "server.js"
+      },
+      "provenance": {
+        "client": "platform-cli",
+        "files": 2,
+        "bytes": 64
       },
       "files": [
         {
           "path": "public/index.html",
           "content_type": "text/html; charset=utf-8",
-          "content_base64": "PGgxPkhlbGxvPC9oMT4="
+          "content_base64": "c3RhdGlj"
         },
         {
-          "path": "public/app.js",
-          "content_type": "text/javascript",
-          "content_base64": "Y29uc29sZS5sb2coMSk="
+          "path": "server.js",
+          "content_type": "text/javascript; charset=utf-8",
+          "content_base64": "ZXhwb3J0IGRlZmF1bHQgeyBmZXRjaCgpIHsgcmV0dXJuIG5ldyBSZXNwb25zZSgnb25lJykgfSB9Ow=="
         }
       ]
     },
     "ReleaseFileInput": {
       "path": "public/index.html",
       "content_type": "text/html; charset=utf-8",
-      "content_base64": "PGgxPkhlbGxvPC9oMT4="
+      "content_base64": "PCFkb2N0eXBlIGh0bWw+PHRpdGxlPnY8L3RpdGxlPjxoMT52ZXJzaW9uIG9uZTwvaDE+"
     },
     "ReleaseList": {
-      "app_id": "ccw150t9e2c7hzhc",
+      "app_id": "vaz8es9dtjhqvh8w",
       "releases": [
         {
-          "release_id": "rel_hj3dcsppnp9c8tem4rnf",
-          "message": "m7",
-          "created_at": "2026-11-27T11:43:33.674Z",
-          "activation_status": "live",
-          "activation_error": null,
-          "is_live": true,
-          "created_by": {
-            "api_key_id": "key_vxf2pw2v9xz24pds0f74",
-            "key_prefix": "ap_zb302AYU",
-            "email": "owner-11536-1-ecda36@example.com"
-          }
-        },
-        {
-          "release_id": "rel_kjy68c72hwxjg3bjdc3p",
-          "message": "m4",
-          "created_at": "2026-11-27T11:43:33.670Z",
+          "release_id": "rel_g5542jeqkz4qwvpvv6ax",
+          "message": null,
+          "created_at": "2026-11-27T13:46:01.441Z",
           "activation_status": "inactive",
           "activation_error": null,
           "is_live": false,
+          "preview": true,
+          "preview_origin": "http://vaz8es9dtjhqvh8w--g5542jeqkz4qwvpvv6ax.apps.localhost:8787",
           "created_by": {
-            "api_key_id": "key_vxf2pw2v9xz24pds0f74",
-            "key_prefix": "ap_zb302AYU",
-            "email": "owner-11536-1-ecda36@example.com"
+            "api_key_id": "key_9dmtx7tdwbm9dj6s1jxq",
+            "key_prefix": "ap_V77RWWWc",
+            "email": "previews-10741-1-f3d4d2@example.com"
+          }
+        },
+        {
+          "release_id": "rel_19nbemr84a735nazt1dp",
+          "message": null,
+          "created_at": "2026-11-27T13:46:01.357Z",
+          "activation_status": "inactive",
+          "activation_error": null,
+          "is_live": false,
+          "preview": true,
+          "preview_origin": "http://vaz8es9dtjhqvh8w--19nbemr84a735nazt1dp.apps.localhost:8787",
+          "created_by": {
+            "api_key_id": "key_9dmtx7tdwbm9dj6s1jxq",
+            "key_prefix": "ap_V77RWWWc",
+            "email": "previews-10741-1-f3d4d2@example.com"
           }
         }
       ]
     },
     "ReleaseSummary": {
-      "release_id": "rel_1b0afzc6qgk6xanxv8gn",
-      "message": "second",
-      "created_at": "2026-11-27T11:43:33.376Z",
-      "activation_status": "live",
+      "release_id": "rel_cyzjhbdgq02s7tr5z9ds",
+      "message": null,
+      "created_at": "2026-11-27T13:45:56.425Z",
+      "activation_status": "inactive",
       "activation_error": null,
-      "is_live": true,
+      "is_live": false,
+      "preview": true,
+      "preview_origin": "http://ptgszwdgkn7p5afk--cyzjhbdgq02s7tr5z9ds.apps.localhost:14324",
       "created_by": {
-        "api_key_id": "key_vxf2pw2v9xz24pds0f74",
-        "key_prefix": "ap_zb302AYU",
-        "email": "owner-11536-1-ecda36@example.com"
+        "api_key_id": "key_m9sjz07qb8afqwfbwm9j",
+        "key_prefix": "ap_oGETdW7d",
+        "email": "user-10428-1-17494b@example.com"
       }
     },
     "RenameApiKeyRequest": {
@@ -1226,7 +1262,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "ResourceManifest": {
       "secrets": {
         "required": [
-          "GREETING"
+          "TOKEN"
         ]
       }
     },
@@ -1251,23 +1287,23 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RevokedApiKey": {
-      "id": "key_t8x2rn054yjytz9e2c1e",
-      "api_key_id": "key_t8x2rn054yjytz9e2c1e",
-      "key_prefix": "ap_wxd4PVhl",
+      "id": "key_wt9ncg2cv5xrv9tft5jy",
+      "api_key_id": "key_wt9ncg2cv5xrv9tft5jy",
+      "key_prefix": "ap_FEtLOthl",
       "name": "admin command",
-      "created_at": "2026-11-27T11:53:44.423Z",
-      "last_used_at": "2026-11-27T11:53:44.439Z",
-      "revoked_at": "2026-11-27T11:53:44.475Z",
+      "created_at": "2026-11-27T13:46:01.834Z",
+      "last_used_at": "2026-11-27T13:46:01.838Z",
+      "revoked_at": "2026-11-27T13:46:01.848Z",
       "revoked": true
     },
     "RollbackRequest": {
-      "release_id": "rel_stage1000000000000000"
+      "release_id": "rel_gt7s3aq7ts9zzzamhmay"
     },
     "RollbackResponse": {
-      "app_id": "stage1app0000000",
-      "release_id": "rel_stage1000000000000000",
-      "previous_release_id": "rel_dv34jp3ebr6hjz8tzw87",
-      "origin": "http://stage1app0000000.apps.localhost:8787",
+      "app_id": "k05x2zny4vtyv0he",
+      "release_id": "rel_gt7s3aq7ts9zzzamhmay",
+      "previous_release_id": "rel_6gwcv87mgt9c1am0t1cb",
+      "origin": "http://k05x2zny4vtyv0he.apps.localhost:8787",
       "status": "rolled_back"
     },
     "Route": {
@@ -1416,30 +1452,25 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "RuntimeManifest": {
-      "static_root": "public"
+      "static_root": "public",
+      "fallback": "server",
+      "server_entry": "server.js"
     },
     "SecretDeleted": {
-      "app_id": "brem8rfmqjwqecgq",
-      "name": "X",
+      "app_id": "9p2jhrwe3418c8gp",
+      "name": "TOKEN",
       "deleted": true,
       "present": false
     },
     "SecretList": {
-      "app_id": "ffgwh3nzkg4se9gc",
-      "secrets": [
-        {
-          "name": "API_TOKEN",
-          "present": true,
-          "created_at": "2026-11-24T05:37:56.106Z",
-          "updated_at": "2026-11-24T05:37:56.106Z"
-        }
-      ]
+      "app_id": "ptgszwdgkn7p5afk",
+      "secrets": []
     },
     "SecretSummary": {
-      "name": "GREETING",
+      "name": "TOKEN",
       "present": true,
-      "created_at": "2026-11-27T11:34:12.620Z",
-      "updated_at": "2026-11-27T11:34:12.620Z"
+      "created_at": "2026-11-27T13:46:01.593Z",
+      "updated_at": "2026-11-27T13:46:01.593Z"
     },
     "ServerHealth": {
       "nodes": [],
@@ -1475,7 +1506,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "SetSecretRequest": {
-      "value": "bonjour-secret-value"
+      "value": "s3cret"
     },
     "SignedFileUrl": {
       "url": "http://2r07mrrrtq67zr0k.apps.localhost:8787/_platform/files/docs/file_xhzwvkcntj6k6gpwmzsx?expires=1795779171&sig=e29133",
@@ -1577,9 +1608,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "kind": "custom_domain"
     },
     "UnpublishResponse": {
-      "app_id": "0dz6z600j1fcrzn9",
+      "app_id": "mkqbrakgd169qr5g",
       "status": "unpublished",
-      "deleted_at": "2026-11-27T11:43:33.551Z"
+      "deleted_at": "2026-11-27T13:46:01.727Z"
     },
     "UpdateRouteRequest": {
       "status": "disabled"
@@ -2021,6 +2052,34 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
         "message": "Billing is not set up on this platform (STRIPE_SECRET_KEY is missing)."
       }
     },
+    "createPreviewLink 200": {
+      "release_id": "rel_cyzjhbdgq02s7tr5z9ds",
+      "origin": "http://ptgszwdgkn7p5afk--cyzjhbdgq02s7tr5z9ds.apps.localhost:14324",
+      "url": "http://ptgszwdgkn7p5afk--cyzjhbdgq02s7tr5z9ds.apps.localhost:14324/_platform/preview?grant=1796391958.XJMxlD8Oc45Jv27Sih",
+      "expires_at": "2026-12-04T13:45:58.000Z"
+    },
+    "createPreviewLink 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "createPreviewLink 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
+    "createPreviewLink 409": {
+      "error": {
+        "code": "conflict",
+        "message": "Only a preview that could go live is served at a preview origin.",
+        "details": {
+          "release_id": "rel_6gwcv87mgt9c1am0t1cb",
+          "activation_status": "live"
+        }
+      }
+    },
     "createSlug 201": {
       "route_id": "route_80g9nnrfgnaky6dt4wkm",
       "app_id": "na1hjvjs3e886j7p",
@@ -2039,7 +2098,7 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "createSlug 400": {
       "error": {
         "code": "invalid_request",
-        "message": "\"ab\" cannot be a slug: it must be 3 to 63 characters.",
+        "message": "\"dpc20jnkg8gas57q--abcdefghjkmnpqrstvwx\" cannot be a slug: an app id, two hyphens and 20 letters and digits is the shape",
         "details": {
           "field": "slug"
         }
@@ -2205,8 +2264,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "deleteSecret 200": {
-      "app_id": "brem8rfmqjwqecgq",
-      "name": "X",
+      "app_id": "9p2jhrwe3418c8gp",
+      "name": "TOKEN",
       "deleted": true,
       "present": false
     },
@@ -2389,16 +2448,16 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "getApp 200": {
-      "app_id": "2670sfm78fv166yp",
+      "app_id": "ptgszwdgkn7p5afk",
       "name": "My site",
       "summary": null,
       "visibility": "public",
-      "origin": "http://2670sfm78fv166yp.apps.localhost:8787",
-      "created_at": "2026-11-27T11:43:33.223Z",
-      "updated_at": "2026-11-27T11:43:33.234Z",
+      "origin": "http://ptgszwdgkn7p5afk.apps.localhost:14324",
+      "created_at": "2026-11-27T13:45:56.133Z",
+      "updated_at": "2026-11-27T13:45:56.177Z",
       "deleted_at": null,
-      "live_release_id": "rel_x2cmdxwxprwd6dggca24",
-      "account_id": "acct_59tmpvr2ah953byvj6z3"
+      "live_release_id": "rel_x6xhtw0n29hw64dche5e",
+      "account_id": "acct_8dasrbt9qtm58vcc2bgy"
     },
     "getApp 401": {
       "error": {
@@ -2666,22 +2725,22 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "getPlatformSession 200": {
       "user": {
-        "id": "usr_7gff3fx6br654apqtq7e",
-        "email": "next-11213-1-b44cfb@example.com",
-        "username": "nub56ufz9"
+        "id": "usr_dmc3xxtm8fvhag4z9h3c",
+        "email": "user-10428-1-17494b@example.com",
+        "username": null
       },
       "accounts": [
         {
-          "id": "acct_8bqazwj9bx3v7xxg215d",
-          "account_id": "acct_8bqazwj9bx3v7xxg215d",
-          "name": "nub56ufz9",
-          "owner_user_id": "usr_7gff3fx6br654apqtq7e",
+          "id": "acct_8dasrbt9qtm58vcc2bgy",
+          "account_id": "acct_8dasrbt9qtm58vcc2bgy",
+          "name": "user-10428-1-17494b",
+          "owner_user_id": "usr_dmc3xxtm8fvhag4z9h3c",
           "role": "owner"
         }
       ],
-      "default_account_id": "acct_8bqazwj9bx3v7xxg215d",
-      "csrf_token": "UalrtGCz4wABvRU0Zssc72AAAGumgIl_dw6ouYmpu4U",
-      "expires_at": "2026-12-04T10:36:53.595Z",
+      "default_account_id": "acct_8dasrbt9qtm58vcc2bgy",
+      "csrf_token": "UG3X0OQQXTXtoY_kWbgKVw1A36rPnHYgdZOf6Hf1lEw",
+      "expires_at": "2026-12-04T13:45:57.268Z",
       "operator": true
     },
     "getPlatformSession 401": {
@@ -2780,12 +2839,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     "listApiKeys 200": {
       "api_keys": [
         {
-          "id": "key_t8x2rn054yjytz9e2c1e",
-          "api_key_id": "key_t8x2rn054yjytz9e2c1e",
-          "key_prefix": "ap_wxd4PVhl",
+          "id": "key_wt9ncg2cv5xrv9tft5jy",
+          "api_key_id": "key_wt9ncg2cv5xrv9tft5jy",
+          "key_prefix": "ap_FEtLOthl",
           "name": "admin command",
-          "created_at": "2026-11-27T11:53:44.423Z",
-          "last_used_at": "2026-11-27T11:53:44.439Z",
+          "created_at": "2026-11-27T13:46:01.834Z",
+          "last_used_at": "2026-11-27T13:46:01.838Z",
           "revoked_at": null
         }
       ],
@@ -3047,23 +3106,51 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listEvents 200": {
-      "app_id": "bamxvjzrdqxx5235",
+      "app_id": "vaz8es9dtjhqvh8w",
       "events": [
         {
-          "app_event_id": "evt_9",
-          "release_id": "rel_x9h1nzzmk7hsead89mq5",
+          "app_event_id": "evt_4",
+          "release_id": "rel_g5542jeqkz4qwvpvv6ax",
           "app_user_id": null,
-          "api_key_id": null,
-          "request_id": null,
-          "type": "runtime.log",
-          "event_type": "runtime.log",
+          "api_key_id": "key_9dmtx7tdwbm9dj6s1jxq",
+          "request_id": "2330a8070bc855a0-d",
+          "type": "release.created",
+          "event_type": "release.created",
           "severity": "info",
           "level": "info",
-          "message": "order 100% paid",
+          "message": "Preview release created; the live release is unchanged.",
           "metadata": {
-            "order": "ord_77"
+            "files": 2,
+            "preview": true,
+            "reasons": [
+              "published as a preview: make it live to serve it at the app origin"
+            ],
+            "missing_secrets": [],
+            "activation_status": "inactive"
           },
-          "created_at": "2026-11-27T11:53:44.219Z"
+          "created_at": "2026-11-27T13:46:01.441Z"
+        },
+        {
+          "app_event_id": "evt_3",
+          "release_id": "rel_19nbemr84a735nazt1dp",
+          "app_user_id": null,
+          "api_key_id": "key_9dmtx7tdwbm9dj6s1jxq",
+          "request_id": "2330a8070bc855a0-2",
+          "type": "release.created",
+          "event_type": "release.created",
+          "severity": "info",
+          "level": "info",
+          "message": "Preview release created; the live release is unchanged.",
+          "metadata": {
+            "files": 2,
+            "preview": true,
+            "reasons": [
+              "published as a preview: make it live to serve it at the app origin"
+            ],
+            "missing_secrets": [],
+            "activation_status": "inactive"
+          },
+          "created_at": "2026-11-27T13:46:01.357Z"
         }
       ],
       "cursor": null
@@ -3153,32 +3240,34 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listReleases 200": {
-      "app_id": "9mfxa7sy9fk6zhep",
+      "app_id": "ptgszwdgkn7p5afk",
       "releases": [
         {
-          "release_id": "rel_1b0afzc6qgk6xanxv8gn",
-          "message": "second",
-          "created_at": "2026-11-27T11:43:33.376Z",
+          "release_id": "rel_cyzjhbdgq02s7tr5z9ds",
+          "message": null,
+          "created_at": "2026-11-27T13:45:56.425Z",
+          "activation_status": "inactive",
+          "activation_error": null,
+          "is_live": false,
+          "preview": true,
+          "preview_origin": "http://ptgszwdgkn7p5afk--cyzjhbdgq02s7tr5z9ds.apps.localhost:14324",
+          "created_by": {
+            "api_key_id": "key_m9sjz07qb8afqwfbwm9j",
+            "key_prefix": "ap_oGETdW7d",
+            "email": "user-10428-1-17494b@example.com"
+          }
+        },
+        {
+          "release_id": "rel_x6xhtw0n29hw64dche5e",
+          "message": null,
+          "created_at": "2026-11-27T13:45:56.133Z",
           "activation_status": "live",
           "activation_error": null,
           "is_live": true,
           "created_by": {
-            "api_key_id": "key_vxf2pw2v9xz24pds0f74",
-            "key_prefix": "ap_zb302AYU",
-            "email": "owner-11536-1-ecda36@example.com"
-          }
-        },
-        {
-          "release_id": "rel_79hkcn1a2365jcv1vnq5",
-          "message": null,
-          "created_at": "2026-11-27T11:43:33.361Z",
-          "activation_status": "inactive",
-          "activation_error": null,
-          "is_live": false,
-          "created_by": {
-            "api_key_id": "key_vxf2pw2v9xz24pds0f74",
-            "key_prefix": "ap_zb302AYU",
-            "email": "owner-11536-1-ecda36@example.com"
+            "api_key_id": "key_m9sjz07qb8afqwfbwm9j",
+            "key_prefix": "ap_oGETdW7d",
+            "email": "user-10428-1-17494b@example.com"
           }
         }
       ]
@@ -3262,13 +3351,8 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "listSecrets 200": {
-      "app_id": "ffgwh3nzkg4se9gc",
-      "secrets": [
-        {
-          "name": "API_TOKEN",
-          "present": false
-        }
-      ]
+      "app_id": "ptgszwdgkn7p5afk",
+      "secrets": []
     },
     "listSecrets 401": {
       "error": {
@@ -3337,6 +3421,51 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "error": {
         "code": "not_found",
         "message": "App not found."
+      }
+    },
+    "makePreviewLive 200": {
+      "status": "published",
+      "app_id": "ptgszwdgkn7p5afk",
+      "account_id": "acct_8dasrbt9qtm58vcc2bgy",
+      "release_id": "rel_cyzjhbdgq02s7tr5z9ds",
+      "origin": "http://ptgszwdgkn7p5afk.apps.localhost:14324",
+      "previous_release_id": "rel_x6xhtw0n29hw64dche5e",
+      "activation": {
+        "status": "live",
+        "reasons": [],
+        "missing_secrets": [],
+        "previous_release_id": "rel_x6xhtw0n29hw64dche5e"
+      }
+    },
+    "makePreviewLive 401": {
+      "error": {
+        "code": "unauthorized",
+        "message": "A valid API key is required (Authorization: Bearer ap_...)."
+      }
+    },
+    "makePreviewLive 403": {
+      "error": {
+        "code": "forbidden",
+        "message": "Your role (viewer) in this account does not allow apps.publish.",
+        "details": {
+          "permission": "apps.publish",
+          "role": "viewer"
+        }
+      }
+    },
+    "makePreviewLive 404": {
+      "error": {
+        "code": "not_found",
+        "message": "App not found."
+      }
+    },
+    "makePreviewLive 409": {
+      "error": {
+        "code": "conflict",
+        "message": "That release is already live.",
+        "details": {
+          "release_id": "rel_6gwcv87mgt9c1am0t1cb"
+        }
       }
     },
     "operatorClearAppFlag 200": {
@@ -3718,10 +3847,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
     },
     "publishNewApp 200": {
       "status": "published",
-      "app_id": "bamxvjzrdqxx5235",
-      "account_id": "acct_vxg2v9m3ha34p99g9fh3",
-      "release_id": "rel_x9h1nzzmk7hsead89mq5",
-      "origin": "http://bamxvjzrdqxx5235.apps.localhost:8787",
+      "app_id": "ptgszwdgkn7p5afk",
+      "account_id": "acct_8dasrbt9qtm58vcc2bgy",
+      "release_id": "rel_x6xhtw0n29hw64dche5e",
+      "origin": "http://ptgszwdgkn7p5afk.apps.localhost:14324",
       "previous_release_id": null,
       "activation": {
         "status": "live",
@@ -3801,27 +3930,35 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "publishRelease 200": {
-      "status": "published",
-      "app_id": "9mfxa7sy9fk6zhep",
-      "account_id": "acct_59tmpvr2ah953byvj6z3",
-      "release_id": "rel_1b0afzc6qgk6xanxv8gn",
-      "origin": "http://9mfxa7sy9fk6zhep.apps.localhost:8787",
-      "previous_release_id": "rel_79hkcn1a2365jcv1vnq5",
+      "status": "stored",
+      "app_id": "ptgszwdgkn7p5afk",
+      "account_id": "acct_8dasrbt9qtm58vcc2bgy",
+      "release_id": "rel_cyzjhbdgq02s7tr5z9ds",
+      "origin": "http://ptgszwdgkn7p5afk.apps.localhost:14324",
+      "previous_release_id": "rel_x6xhtw0n29hw64dche5e",
       "activation": {
-        "status": "live",
-        "reasons": [],
+        "status": "inactive",
+        "reasons": [
+          "published as a preview: make it live to serve it at the app origin"
+        ],
         "missing_secrets": [],
-        "previous_release_id": "rel_79hkcn1a2365jcv1vnq5"
+        "previous_release_id": "rel_x6xhtw0n29hw64dche5e"
+      },
+      "preview": {
+        "release_id": "rel_cyzjhbdgq02s7tr5z9ds",
+        "origin": "http://ptgszwdgkn7p5afk--cyzjhbdgq02s7tr5z9ds.apps.localhost:14324",
+        "url": "http://ptgszwdgkn7p5afk--cyzjhbdgq02s7tr5z9ds.apps.localhost:14324/_platform/preview?grant=1796391956.bE6kKtlAqxvNR_fmVY",
+        "expires_at": "2026-12-04T13:45:56.000Z"
       }
     },
     "publishRelease 400": {
       "error": {
         "code": "invalid_request",
-        "message": "The publish body must be a JSON object.",
+        "message": "Invalid query.",
         "details": {
           "fields": {
-            "(root)": [
-              "must be an object"
+            "preview": [
+              "Invalid type: Expected (\"true\" | \"false\") but received \"yes\""
             ]
           }
         }
@@ -3860,6 +3997,12 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       "error": {
         "code": "not_found",
         "message": "App not found."
+      }
+    },
+    "publishRelease 409": {
+      "error": {
+        "code": "conflict",
+        "message": "The app is unpublished; publish a release (without --preview) to bring it back."
       }
     },
     "publishRelease 413": {
@@ -3949,17 +4092,25 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "republishRelease 200": {
-      "status": "published",
-      "app_id": "8edct4c2macz740d",
-      "account_id": "acct_nb58j5fyy49vt4vbb033",
-      "release_id": "rel_xrr0fmnw70v57yan6s6e",
-      "origin": "http://8edct4c2macz740d.apps.localhost:8787",
-      "previous_release_id": null,
+      "status": "stored",
+      "app_id": "kjed5rgjwcp9dcjh",
+      "account_id": "acct_jy2xqda53e487jftd2c8",
+      "release_id": "rel_0s2gvkkvf7qh5n7etqk0",
+      "origin": "http://kjed5rgjwcp9dcjh.apps.localhost:8787",
+      "previous_release_id": "rel_9xx0q8tt6h9r8j3z1ygy",
       "activation": {
-        "status": "live",
-        "reasons": [],
+        "status": "inactive",
+        "reasons": [
+          "published as a preview: make it live to serve it at the app origin"
+        ],
         "missing_secrets": [],
-        "previous_release_id": null
+        "previous_release_id": "rel_9xx0q8tt6h9r8j3z1ygy"
+      },
+      "preview": {
+        "release_id": "rel_0s2gvkkvf7qh5n7etqk0",
+        "origin": "http://kjed5rgjwcp9dcjh--0s2gvkkvf7qh5n7etqk0.apps.localhost:8787",
+        "url": "http://kjed5rgjwcp9dcjh--0s2gvkkvf7qh5n7etqk0.apps.localhost:8787/_platform/preview?grant=1796391961.s3jvuJj0F6mBDpvgThh",
+        "expires_at": "2026-12-04T13:46:01.000Z"
       }
     },
     "republishRelease 400": {
@@ -3994,13 +4145,13 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "revokeApiKey 200": {
-      "id": "key_t8x2rn054yjytz9e2c1e",
-      "api_key_id": "key_t8x2rn054yjytz9e2c1e",
-      "key_prefix": "ap_wxd4PVhl",
+      "id": "key_wt9ncg2cv5xrv9tft5jy",
+      "api_key_id": "key_wt9ncg2cv5xrv9tft5jy",
+      "key_prefix": "ap_FEtLOthl",
       "name": "admin command",
-      "created_at": "2026-11-27T11:53:44.423Z",
-      "last_used_at": "2026-11-27T11:53:44.439Z",
-      "revoked_at": "2026-11-27T11:53:44.475Z",
+      "created_at": "2026-11-27T13:46:01.834Z",
+      "last_used_at": "2026-11-27T13:46:01.838Z",
+      "revoked_at": "2026-11-27T13:46:01.848Z",
       "revoked": true
     },
     "revokeApiKey 401": {
@@ -4043,10 +4194,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "rollbackApp 200": {
-      "app_id": "stage1app0000000",
-      "release_id": "rel_stage1000000000000000",
-      "previous_release_id": "rel_dv34jp3ebr6hjz8tzw87",
-      "origin": "http://stage1app0000000.apps.localhost:8787",
+      "app_id": "k05x2zny4vtyv0he",
+      "release_id": "rel_gt7s3aq7ts9zzzamhmay",
+      "previous_release_id": "rel_6gwcv87mgt9c1am0t1cb",
+      "origin": "http://k05x2zny4vtyv0he.apps.localhost:8787",
       "status": "rolled_back"
     },
     "rollbackApp 400": {
@@ -4154,10 +4305,10 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "setSecret 200": {
-      "name": "GREETING",
+      "name": "TOKEN",
       "present": true,
-      "created_at": "2026-11-27T11:34:12.620Z",
-      "updated_at": "2026-11-27T11:34:12.620Z"
+      "created_at": "2026-11-27T13:46:01.593Z",
+      "updated_at": "2026-11-27T13:46:01.593Z"
     },
     "setSecret 400": {
       "error": {
@@ -4281,9 +4432,9 @@ export const EXAMPLES: { components: Record<string, unknown>; responses: Record<
       }
     },
     "unpublishApp 200": {
-      "app_id": "0dz6z600j1fcrzn9",
+      "app_id": "mkqbrakgd169qr5g",
       "status": "unpublished",
-      "deleted_at": "2026-11-27T11:43:33.551Z"
+      "deleted_at": "2026-11-27T13:46:01.727Z"
     },
     "unpublishApp 401": {
       "error": {

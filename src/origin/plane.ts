@@ -22,6 +22,7 @@ import type { PoolStats } from '../sandbox/pool-stats.ts';
 import { runServerFallback } from './server-fallback.ts';
 import { representation, serveFile, STATIC_CACHE_CONTROL, staticStatus } from './static.ts';
 import { platformRoutes } from './platform/router.ts';
+import { noindex, previewGate } from './preview-gate.ts';
 import { notPublished, originBlocked, originError, originFail, originJson } from './respond.ts';
 import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
 import { createEventWriter, type EventWriter } from '../events/writer.ts';
@@ -55,6 +56,13 @@ export type AppsPlane = {
     client?: string,
     parsed?: ParsedHeaders,
   ): Response | Promise<Response>;
+  /** Answers a request for a release's preview origin (`<app_id>--<release token>`): a grant opens it. */
+  handlePreview(
+    req: Request,
+    target: { appId: string; releaseId: string },
+    client?: string,
+    parsed?: ParsedHeaders,
+  ): Promise<Response>;
   /** Host → app for slugs and custom domains (kept current across nodes by `feed`). */
   routes: RouteTable;
   /** Changes committed by any node (LISTEN/NOTIFY). */
@@ -457,6 +465,40 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     );
   }
 
+  /**
+   * A preview is served as its app would be with the preview in the live pointer's place: the same
+   * routing, limits and blocks; its requests count toward the monthly quota but not the app's analytics.
+   */
+  async function handlePreview(
+    req: Request,
+    target: { appId: string; releaseId: string },
+    client = 'unknown',
+    parsed?: ParsedHeaders,
+  ): Promise<Response> {
+    if (!feedStarted) startFeed();
+    const reads = headerReads(req, parsed);
+    const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
+    try {
+      const { pathname, search } = splitUrl(req.url);
+      const door = previewGate(deps, req, target, pathname, requestId);
+      if (door) return door;
+      const app = await caches.previewApp(target.appId, target.releaseId);
+      if (!app)
+        return noindex(
+          originFail('not_found', 'There is no preview of this release to serve.', requestId),
+        );
+      const refused = refusal(app, requestId);
+      if (refused) return noindex(refused);
+      const res = await routeLive(req, reads, app, requestId, client, pathname, search, {
+        target: 'static',
+      });
+      meter.record({ accountId: app.accountId, appId: app.appId, status: res.status });
+      return noindex(res);
+    } catch (err) {
+      return noindex(originError(deps, err, requestId, { app_id: target.appId }));
+    }
+  }
+
   const checkModule: ModuleCheck = async (input) => {
     const checkId = `check_${crypto.randomUUID()}`;
     const result = await sandbox().invoke({
@@ -487,6 +529,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   return {
     handle,
     handleAlias,
+    handlePreview,
     analytics,
     routes,
     feed,

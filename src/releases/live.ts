@@ -19,6 +19,7 @@ import { planOf } from '../plans/catalogue.ts';
 import {
   appPointer,
   firstSight,
+  previewPointer,
   releaseFiles,
   releaseVariants,
   releaseWithAccount,
@@ -122,11 +123,17 @@ export function createRuntimeCaches(deps: Deps) {
   const secrets = new LRUCache<string, { values: Record<string, string>; at: number }>({
     max: 10_000,
   });
-  deps.signals.onAppChanged((id) => live.delete(id));
+  // a preview release served at its own origin, as a LiveApp whose release is the preview
+  const previews = new LRUCache<string, { app: LiveApp | null; at: number }>({ max: 2_000 });
+  deps.signals.onAppChanged((id) => {
+    live.delete(id);
+    for (const [key, hit] of previews.entries()) if (hit.app?.appId === id) previews.delete(key);
+  });
   deps.signals.onSecretsChanged((id) => secrets.delete(id));
   deps.signals.onAccountChanged((accountId) => {
-    for (const [appId, hit] of live.entries())
-      if (hit.app?.accountId === accountId) live.delete(appId);
+    for (const cache of [live, previews])
+      for (const [key, hit] of cache.entries())
+        if (hit.app?.accountId === accountId) cache.delete(key);
   });
 
   const loading = new Map<string, Promise<LiveApp | null>>();
@@ -248,6 +255,19 @@ export function createRuntimeCaches(deps: Deps) {
   async function liveApp(appId: string): Promise<LiveApp | null> {
     const cached = liveAppCached(appId);
     return cached !== undefined ? cached : loadFirst(appId);
+  }
+
+  /**
+   * A preview release of an app as the app it serves (null: not a servable preview of that app, or
+   * the app is unpublished). Cached like a live pointer; the app's changes drop it.
+   */
+  async function previewApp(appId: string, releaseId: string): Promise<LiveApp | null> {
+    const key = `${appId}/${releaseId}`;
+    const hit = previews.get(key);
+    if (hit && Date.now() - hit.at < LIVE_TTL_MS) return hit.app;
+    const app = liveOf(await previewPointer(deps.db, appId, releaseId));
+    previews.set(key, { app, at: Date.now() });
+    return app;
   }
 
   /** A release's view from its rows. */
@@ -419,12 +439,14 @@ export function createRuntimeCaches(deps: Deps) {
   /** Drops every live pointer and decrypted secret (changes may have been missed): each is read again on next use. */
   function forgetLive(): void {
     live.clear();
+    previews.clear();
     secrets.clear();
   }
 
   return {
     liveApp,
     liveAppCached,
+    previewApp,
     release,
     releaseCached,
     bytes,

@@ -30,6 +30,28 @@ export async function appPointer(db: Executor, appId: string) {
   return (await hotRows(db, builder))[0];
 }
 
+/** An app's pointer row with one of its releases in the live pointer's place, if that release is a preview. */
+export async function previewPointer(db: Executor, appId: string, releaseId: string) {
+  const builder = db
+    .selectFrom('apps')
+    .innerJoin('accounts', 'accounts.id', 'apps.account_id')
+    .innerJoin('releases', 'releases.app_id', 'apps.id')
+    .select([
+      'apps.id',
+      'apps.account_id',
+      'releases.id as live_release_id',
+      'apps.deleted_at',
+      'accounts.plan_key',
+      ACCOUNT_SUSPENDED.as('account_suspended'),
+      APP_FLAGS.as('app_flags'),
+    ])
+    .where('apps.id', '=', appId)
+    .where('releases.id', '=', releaseId)
+    .where('releases.preview', '=', true)
+    .where('releases.activation_status', 'in', ['inactive', 'live']);
+  return (await hotRows(db, builder))[0];
+}
+
 /** A release with its app's account. */
 export async function releaseWithAccount(db: Executor, releaseId: string) {
   const builder = db

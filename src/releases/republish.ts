@@ -45,6 +45,6 @@ export async function republishRelease(
       provenance: { republished_from: releaseId },
     },
     who,
-    options,
+    { ...options, preview: release.preview },
   );
 }

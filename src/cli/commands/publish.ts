@@ -79,6 +79,7 @@ export async function sendRelease(
   prepared: Prepared,
   onProgress: (sent: number) => void = () => {},
   onBusy: (seconds: number, attempt: number) => void = () => {},
+  preview = false,
 ): Promise<PublishAppResponse> {
   for (let attempt = 1; ; attempt++) {
     let sent = 0;
@@ -87,6 +88,7 @@ export async function sendRelease(
       return appId
         ? await api.request('PUT /v0/apps/{app_id}', {
             params: { app_id: appId },
+            ...(preview ? { query: { preview: 'true' as const } } : {}),
             bodyStream: stream,
           })
         : await api.request('PUT /v0/apps', { bodyStream: stream });
@@ -101,13 +103,20 @@ export async function sendRelease(
 
 export async function publish(
   dir: string,
-  opts: { app?: string; message?: string; json?: boolean; bundle?: boolean },
+  opts: { app?: string; message?: string; json?: boolean; bundle?: boolean; preview?: boolean },
 ): Promise<void> {
+  const appId = opts.app ?? (await readLinkedApp(dir));
+  if (opts.preview && !appId)
+    throw new CliError(
+      'A preview is published beside a live app, and this folder is not linked to one yet.',
+      'invalid_request',
+      undefined,
+      'Publish it once without --preview (or pass --app <app_id>).',
+    );
   const prepared = await preparePublishOrExit(dir, opts);
   const { manifest, files, total } = prepared;
   if (!opts.json) printPreparation(prepared);
   const api = await createApi();
-  const appId = opts.app ?? (await readLinkedApp(dir));
 
   const showBar = Boolean(process.stderr.isTTY) && !opts.json && total > 1024 * 1024;
   const bar = showBar
@@ -127,6 +136,7 @@ export async function publish(
       (sent) => bar?.update(Math.ceil(sent / 1024)),
       (seconds, attempt) =>
         process.stderr.write(`${bar ? '\n' : ''}${busyMessage(seconds, attempt)}\n`),
+      opts.preview === true,
     );
   } finally {
     bar?.stop();
@@ -167,7 +177,11 @@ export async function publish(
 
   const a = result.activation;
   const mark =
-    result.status === 'published' ? c.green('✔ published') : c.yellow('● stored, not live');
+    result.status === 'published'
+      ? c.green('✔ published')
+      : result.preview
+        ? c.green('✔ preview')
+        : c.yellow('● stored, not live');
   process.stdout.write(
     `${mark} ${c.bold(String((manifest.app as { name?: string })?.name ?? result.app_id))}\n`,
   );
@@ -204,6 +218,12 @@ export async function publish(
     process.stdout.write(
       'Add a new collection, field, store or job name instead, backfill it, then stop using the old one.\n',
     );
+  }
+  if (result.preview) {
+    process.stdout.write(
+      `\n  ${c.bold(result.preview.url)}\n  ${c.dim(`opens ${result.preview.origin} in a browser until ${result.preview.expires_at}; the live release is unchanged.`)}\n  ${c.dim(`platform promote ${result.release_id}`)} makes it live.\n`,
+    );
+    return;
   }
   process.stdout.write(`\n  ${c.bold(result.origin)}\n`);
 }

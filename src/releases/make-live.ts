@@ -1,0 +1,106 @@
+/**
+ * Making a preview the live release: the checks a publish makes, again, now (the plan's limits, the
+ * resources provisioned since, the secrets set since; the module was checked when the preview was
+ * published and releases are immutable), then the live pointer moves as a publish moves it.
+ */
+import { appOrigin } from '../apps/mappers.ts';
+import {
+  endPreview,
+  findRelease,
+  lockApp,
+  provisionedResources,
+  releaseFileCount,
+} from '../apps/queries.ts';
+import type { PublishAppResponse } from '../apps/schemas.ts';
+import { evaluateActivation, goLive, toStates, type Who } from '../apps/service.ts';
+import type { Deps } from '../deps.ts';
+import { ApiError, errors } from '../errors.ts';
+import { recordEvents } from '../events/record.ts';
+import { manifestOf } from '../manifest/stored.ts';
+import { planOf } from '../plans/catalogue.ts';
+import { checkBundle, checkNewWebhooks } from '../plans/enforce.ts';
+import { accountPlanRow } from '../plans/queries.ts';
+
+export async function makePreviewLive(
+  deps: Deps,
+  appId: string,
+  releaseId: string,
+  who: Who,
+): Promise<PublishAppResponse> {
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const app = await lockApp(trx, appId);
+    if (app.deleted_at)
+      throw errors.conflict('The app is unpublished; publish a release to bring it back.');
+    const target = await findRelease(trx, app.id, releaseId);
+    if (!target) throw errors.notFound('Release');
+    if (target.id === app.live_release_id)
+      throw errors.conflict('That release is already live.', { release_id: target.id });
+    if (!target.preview)
+      throw errors.conflict(
+        'Only a preview is made live this way: roll back to a release that was live, or publish.',
+        { release_id: target.id },
+      );
+    if (target.activation_status !== 'inactive')
+      throw errors.conflict(
+        target.activation_status === 'pending_secrets'
+          ? 'That preview is waiting for secrets: set them and publish it again.'
+          : `That preview cannot go live: it is ${target.activation_status}.`,
+        { release_id: target.id, activation_status: target.activation_status },
+      );
+    const manifest = manifestOf(target.manifest);
+    const account = await accountPlanRow(trx, app.account_id);
+    if (!account) throw errors.notFound('Account');
+    const plan = planOf(deps.config.plans, account.plan_key);
+    const files = await releaseFileCount(trx, target.id);
+    checkBundle(deps.config.plans, plan, { files: new Array(files), manifest });
+    checkNewWebhooks(
+      deps.config.plans,
+      plan,
+      account,
+      manifest,
+      toStates(await provisionedResources(trx, app.id)),
+    );
+    const evaluation = await evaluateActivation(trx, app.id, manifest);
+    if (evaluation.status === 'requires_migration')
+      throw new ApiError(
+        'requires_migration',
+        'That preview is incompatible with the resources provisioned since it was published.',
+        { reasons: evaluation.reasons },
+      );
+    if (evaluation.status === 'pending_secrets')
+      throw new ApiError('pending_secrets', 'That preview needs secrets that are not set now.', {
+        missing_secrets: evaluation.missing,
+      });
+    const previous = app.live_release_id;
+    // once live it is a release like any other (rolled back to, not previewed)
+    await endPreview(trx, target.id);
+    const events = await goLive(trx, app, { id: target.id, manifest }, evaluation, who);
+    events.push({
+      app_id: app.id,
+      account_id: app.account_id,
+      type: 'release.activated',
+      message: 'Preview made live.',
+      metadata: { previous_release_id: previous, preview: true },
+      release_id: target.id,
+      api_key_id: who.actor.apiKeyId,
+      request_id: who.requestId,
+    });
+    await recordEvents(trx, events);
+    return {
+      status: 'published' as const,
+      app_id: app.id,
+      account_id: app.account_id,
+      release_id: target.id,
+      origin: appOrigin(deps.config, app.id),
+      previous_release_id: previous,
+      activation: {
+        status: 'live' as const,
+        reasons: [],
+        missing_secrets: [],
+        previous_release_id: previous,
+      },
+    };
+  });
+  deps.signals.appChanged(appId);
+  return result;
+}
