@@ -74,6 +74,7 @@ const EnvSchema = v.object({
     'all',
   ),
   PLATFORM_EXIT_WITH_PARENT: v.optional(v.picklist(['0', '1'], 'must be 0 or 1'), '0'),
+  PLATFORM_DEV_MODE: v.optional(v.picklist(['0', '1'], 'must be 0 or 1'), '0'),
   PLATFORM_API_HOST: hostname('api.localhost'),
   PLATFORM_CONSOLE_HOST: hostname('console.localhost'),
   PLATFORM_APPS_HOST: hostname('apps.localhost'),
@@ -304,6 +305,11 @@ export type Config = Readonly<{
   role: 'all' | 'api' | 'worker';
   /** Stop when the process that started this one is gone (`npm run cluster` sets it for its processes). */
   exitWithParent: boolean;
+  /**
+   * `platform dev`'s local service (PLATFORM_DEV_MODE=1): pages reload on a new release and a thrown
+   * error answers a browser with its stack (src/origin/dev-mode.ts). Never for a served platform.
+   */
+  devMode: boolean;
   hosts: Readonly<{ api: string; console: string; apps: string; docs: string }>;
   publicScheme: 'http' | 'https';
   /** Port shown in public URLs; empty when it is the scheme's default. */
@@ -461,6 +467,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     pgPort: e.PLATFORM_PG_PORT,
     role: e.PLATFORM_ROLE,
     exitWithParent: e.PLATFORM_EXIT_WITH_PARENT === '1',
+    devMode: e.PLATFORM_DEV_MODE === '1',
     hosts: Object.freeze({
       api: e.PLATFORM_API_HOST,
       console: e.PLATFORM_CONSOLE_HOST,

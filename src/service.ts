@@ -38,6 +38,7 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
   const stop = () =>
     (stopping ??= (async () => {
       try {
+        plane?.endStreams();
         const closing = httpServer
           ? new Promise<void>((resolve) => httpServer!.close(() => resolve()))
           : undefined;

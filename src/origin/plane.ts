@@ -23,6 +23,7 @@ import { runServerFallback } from './server-fallback.ts';
 import { representation, serveFile, STATIC_CACHE_CONTROL, staticStatus } from './static.ts';
 import { platformRoutes } from './platform/router.ts';
 import { noindex, previewGate } from './preview-gate.ts';
+import { createDevMode, DEV_PATH, isDocumentRequest } from './dev-mode.ts';
 import { notPublished, originBlocked, originError, originFail, originJson } from './respond.ts';
 import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
 import { createEventWriter, type EventWriter } from '../events/writer.ts';
@@ -79,6 +80,8 @@ export type AppsPlane = {
   events: EventWriter;
   /** Loads a server module from a bundle's sources in the sandbox: ok, or why it does not load. */
   checkModule: ModuleCheck;
+  /** Ends answers that stay open by design (dev mode's event streams), so the HTTP server can close. */
+  endStreams(): void;
   close(): Promise<void>;
 };
 
@@ -177,6 +180,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     });
   }
   const events = createEventWriter({ db: deps.db, log: deps.log });
+  const dev = deps.config.devMode ? createDevMode(deps, caches) : undefined;
   const bodies = createBodyBudget();
   const plans = deps.config.plans;
 
@@ -257,8 +261,18 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const refused = refusal(app, requestId);
     if (refused) return refused;
     const { pathname, search } = splitUrl(req.url);
+    if (dev && pathname.startsWith(DEV_PATH)) {
+      const answer = dev.answer(req, pathname, app.appId, requestId);
+      if (answer) return answer;
+    }
+    const page = dev !== undefined && isDocumentRequest(req);
+    if (page) {
+      req = dev.documentRequest(req);
+      reads = headerReads(req, undefined);
+    }
     const served: { target: Target } = { target: 'static' };
-    const res = await routeLive(req, reads, app, requestId, client, pathname, search, served);
+    let res = await routeLive(req, reads, app, requestId, client, pathname, search, served);
+    if (page) res = dev.decorate(res, app.releaseId);
     const status = res.status;
     capture(
       reads,
@@ -347,7 +361,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     host: string | null,
   ): Response | undefined {
     const method = req.method;
-    if (method !== 'GET' && method !== 'HEAD') return undefined;
+    if ((method !== 'GET' && method !== 'HEAD') || dev) return undefined;
     const app = caches.liveAppCached(appId);
     if (!app || app.block !== null || overQuota(app)) return undefined;
     const release = caches.releaseCached(app.releaseId);
@@ -539,7 +553,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     sandboxStats: () => pool?.stats() ?? null,
     meter,
     events,
+    endStreams: () => dev?.close(),
     async close() {
+      dev?.close();
       routes.close();
       await feed.close();
       await meter.close();

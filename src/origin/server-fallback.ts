@@ -28,6 +28,7 @@ import {
 } from './scrub.ts';
 import { invokeRelease } from './invoke.ts';
 import { compressAnswer } from './compress-answer.ts';
+import { devErrorPage, isDocumentRequest } from './dev-mode.ts';
 import { roomFor, type BodyBudget, type BodyRoom } from '../http/body-budget.ts';
 
 export const MAX_APP_REQUEST_BODY = 10 * 1024 * 1024;
@@ -286,7 +287,19 @@ async function answerCall(
         },
       });
     }
-    response = runtimeErrorResponse(status, input.requestId);
+    response =
+      deps.config.devMode && isDocumentRequest(req)
+        ? devErrorPage({
+            status,
+            summary: KIND_MESSAGES[kind] ?? 'The server handler failed.',
+            error: result.error?.message ?? null,
+            stack: result.error?.stack ?? null,
+            method: req.method,
+            path: new URL(requestUrl).pathname,
+            releaseId: release.releaseId,
+            requestId: input.requestId,
+          })
+        : runtimeErrorResponse(status, input.requestId);
   }
   // written in a batch after the answer goes out (events/writer.ts)
   services.events.add(events);

@@ -8,11 +8,18 @@ export function request(
   port: number,
   method: string,
   path: string,
-  options: { host?: string; key?: string; body?: unknown; timeoutMs?: number } = {},
+  options: {
+    host?: string;
+    key?: string;
+    body?: unknown;
+    timeoutMs?: number;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<Answer> {
   return new Promise((resolve) => {
     const data = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers = {
+      ...options.headers,
       host: options.host ?? 'api.localhost',
       ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
       ...(data ? { 'content-type': 'application/json' } : {}),

@@ -5,6 +5,7 @@
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,6 +23,7 @@ const SERVER = (
 export default {
   fetch(req: Request, ctx: Ctx) {
     ctx.log.info('hello from dev', { path: new URL(req.url).pathname });
+    if (new URL(req.url).pathname === '/boom') throw new Error('kaboom ${version}');
     return new Response('${version} ' + ctx.secrets.get('GREETING'));
   },
   job(event: { payload: unknown }, ctx: Ctx) {
@@ -34,6 +36,31 @@ const get = async (port: number, host: string, p = '/') => {
   const r = await request(port, 'GET', p, { host });
   return { status: r.status, text: r.text };
 };
+
+/** What a browser's address bar asks for (Fetch Metadata says a document). */
+const page = (port: number, host: string, p: string) =>
+  request(port, 'GET', p, { host, headers: { 'sec-fetch-dest': 'document' } });
+
+/** An open `/_platform/dev/changes` stream, as the reload script holds it; `text` grows as events arrive. */
+function changes(port: number, host: string, release: string) {
+  const seen = { text: '', ended: false, close: () => {} };
+  const req = http.get(
+    {
+      host: '127.0.0.1',
+      port,
+      path: `/_platform/dev/changes?release=${release}`,
+      headers: { host },
+    },
+    (res) => {
+      res.on('data', (d) => (seen.text += d));
+      res.on('end', () => (seen.ended = true));
+      res.on('error', () => (seen.ended = true));
+    },
+  );
+  req.on('error', () => (seen.ended = true));
+  seen.close = () => req.destroy();
+  return seen;
+}
 
 async function until<T>(fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -122,6 +149,40 @@ test('platform dev serves the folder, picks up an edit, reads .env, prints ctx.l
       'v3 changed',
       'the server answered: no such static file',
     );
+
+    // a page the browser opens carries the reload script; what code fetches is left as it is
+    const opened = await page(port, host, '/');
+    assert.match(
+      opened.text,
+      /^<h1>dev<\/h1><script src="\/_platform\/dev\/reload\.js" data-release="rel_\w+" defer><\/script>$/,
+    );
+    assert.is((await get(port, host, '/')).text, '<h1>dev</h1>');
+    const served = /data-release="(rel_\w+)"/.exec(opened.text)![1]!;
+    const script = await get(port, host, '/_platform/dev/reload.js');
+    assert.match(script.text, /new EventSource\('\/_platform\/dev\/changes\?release='/);
+
+    // a thrown error: a page with the stack, mapped to the source, for the browser; the generic body for code
+    const boom = await page(port, host, '/boom');
+    assert.is(boom.status, 500);
+    assert.match(boom.text, /<h1>Error: kaboom v3<\/h1>|<h1>kaboom v3<\/h1>/);
+    assert.match(boom.text, /src\/server\.ts:\d+:\d+/);
+    assert.match(boom.text, /data-release=/, 'the error page reloads itself after a fix');
+    const plain = await get(port, host, '/boom');
+    assert.is(JSON.parse(plain.text).error.code, 'runtime_error');
+
+    // an open page hears of the next release and reloads
+    const stream = changes(port, host, served);
+    await until(async () => stream.text.includes('retry:'));
+    assert.not.match(stream.text, 'event: release');
+    await writeFile(path.join(dir, 'src/server.ts'), SERVER('v4'));
+    await until(async () => stream.text.includes('event: release'));
+    assert.match(stream.text, /event: release\ndata: rel_\w+\n\n/);
+    await until(async () => stream.ended);
+    await answers('v4 changed');
+    // one left open: Ctrl-C must not wait for it
+    const current = /data-release="(rel_\w+)"/.exec((await page(port, host, '/')).text)![1]!;
+    const held = changes(port, host, current);
+    await until(async () => held.text.includes('retry:'));
   } finally {
     const postmaster = await readFile(
       path.join(dataDir, 'postgres', 'postmaster.pid'),
@@ -158,7 +219,7 @@ test('a second run reuses the data directory, the dev key and the development ap
     // the release that was live when the last run stopped still serves
     assert.equal(await get(Number(local[1]), `${appId}.apps.localhost`, '/x'), {
       status: 200,
-      text: 'v3 changed',
+      text: 'v4 changed',
     });
     await writeFile(path.join(dir, 'src/server.ts'), SERVER('v4'));
     const m = await run.waitForOutput(/http:\/\/([a-z0-9]+)\.apps\.localhost:(\d+)/, 15_000);

@@ -54,6 +54,8 @@ export async function startLocalService(options: {
     PLATFORM_LOG_LEVEL: process.env.PLATFORM_LOG_LEVEL ?? 'warn',
     PLATFORM_SANDBOX_WORKERS: '1',
     PLATFORM_WORKER_CONCURRENCY: '2',
+    // open pages reload on each new release; a thrown error shows its stack in the browser
+    PLATFORM_DEV_MODE: '1',
     // outbound fetches from app code go where the developer's machine can go (the API is still refused)
     ...(process.env.PLATFORM_FETCH_ALLOW
       ? { PLATFORM_FETCH_ALLOW: process.env.PLATFORM_FETCH_ALLOW }
