@@ -26,6 +26,7 @@ import type { Manifest } from '../manifest/schema.ts';
 import type { ValidBundle } from '../manifest/validate.ts';
 import { isServerSource, manifestOf } from '../manifest/stored.ts';
 import { appOrigin } from './mappers.ts';
+import { rebuildIndexes } from '../data/service.ts';
 import { previewLink } from '../releases/previews.ts';
 import { ApiError } from '../errors.ts';
 import { planOf } from '../plans/catalogue.ts';
@@ -122,6 +123,9 @@ export async function goLive(
     request_id: who.requestId,
   };
   const events: NewEvent[] = [];
+  const prevManifest = previous ? await releaseManifest(trx, previous) : undefined;
+  const before = prevManifest ? flattenResources(manifestOf(prevManifest)) : [];
+  await rebuildNewIndexes(trx, app.id, before, evaluation.next);
   const have = new Map(evaluation.provisioned.map((r) => [resourceKey(r), r]));
   for (const r of evaluation.next) {
     const old = have.get(resourceKey(r));
@@ -140,9 +144,8 @@ export async function goLive(
     });
   }
   if (previous) {
-    const prev = await releaseManifest(trx, previous);
     const nextKeys = new Set(evaluation.next.map(resourceKey));
-    for (const r of prev ? flattenResources(manifestOf(prev)) : []) {
+    for (const r of before) {
       if (nextKeys.has(resourceKey(r))) continue;
       events.push({
         ...base,
@@ -154,6 +157,26 @@ export async function goLive(
     }
   }
   return events;
+}
+
+/** Indexes the new live release declares and the one it replaces did not (by name and fields) are built from the rows. */
+async function rebuildNewIndexes(
+  trx: Tx,
+  appId: string,
+  before: ResourceState[],
+  next: ResourceState[],
+): Promise<void> {
+  type Index = { name: string; fields: string[]; unique: boolean };
+  const indexesOf = (r: ResourceState | undefined) =>
+    (r?.spec.indexes as Index[] | undefined) ?? [];
+  for (const r of next) {
+    if (r.resource_type !== 'data') continue;
+    const old = indexesOf(before.find((b) => resourceKey(b) === resourceKey(r)));
+    const fresh = indexesOf(r).filter(
+      (i) => !old.some((o) => o.name === i.name && o.fields.join('\0') === i.fields.join('\0')),
+    );
+    await rebuildIndexes(trx, appId, r.resource_name, fresh);
+  }
 }
 
 /** ` (at src/server.ts:3:9)`: where the user's own code threw, when the stack says. */

@@ -8,6 +8,7 @@ import { Hono, type Context } from 'hono';
 import { appAccess } from '../apps/access.ts';
 import { releaseManifest } from '../apps/queries.ts';
 import { ApiError } from '../errors.ts';
+import { listRowsSorted, type SortCursor, sortCursorAfter } from './sorted.ts';
 import { recordEvents } from '../events/record.ts';
 import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
@@ -26,7 +27,9 @@ import {
   DataRowDeleted,
   DataRowPage,
   decodeRowCursor,
+  decodeSortCursor,
   encodeRowCursor,
+  encodeSortCursor,
   RowFields,
   RowsQuery,
 } from './schemas.ts';
@@ -47,7 +50,7 @@ const list = operation({
   operationId: 'listDataRows',
   summary: "A page of a collection's rows",
   description:
-    '`where` is the JSON of `ctx.data...list({ where })`: equality on declared fields (`null` matches a missing field). `order` is `newest` (the default) or `oldest`, by creation. At most `limit` rows (default 50, most 100), fewer when they pass 8 MiB of JSON; `cursor` leads to the next page.',
+    '`where` is the JSON of `ctx.data...list({ where })`: equality on declared fields (`null` matches a missing field). `order` is `newest` (the default) or `oldest`, by creation. `sort=price` (or `-price`, descending) orders by a field an index starts with instead, in the order of its JSON value (numbers as numbers), rows without a value last; `invalid_query` for a field no index starts with. At most `limit` rows (default 50, most 100), fewer when they pass 8 MiB of JSON; `cursor` leads to the next page.',
   tags,
   responses: { 200: DataRowPage },
   errors: ['collection_not_declared', 'unknown_field', 'invalid_value', 'invalid_query'],
@@ -134,22 +137,37 @@ export function dataRoutes(): Hono<Env> {
     const q = queryOf(c, RowsQuery);
     const collection = c.req.param('collection');
     const limit = q.limit ?? 50;
-    const { rows, cut } = await listRowsPage(
-      c.var.deps,
-      await targetOf(c),
-      collection,
-      { where: q.where ? JSON.parse(q.where) : undefined, limit: limit + 1 },
-      {
-        after: q.cursor ? decodeRowCursor(q.cursor) : undefined,
-        newestFirst: q.order !== 'oldest',
-      },
-    );
+    const args = { where: q.where ? JSON.parse(q.where) : undefined, limit: limit + 1 };
+    const field = q.sort?.replace(/^-/, '');
+    const cursorOf = field
+      ? (row: Record<string, unknown>) => encodeSortCursor(sortCursorAfter(row, field))
+      : encodeRowCursor;
+    const after = q.cursor
+      ? field
+        ? decodeSortCursor(q.cursor)
+        : decodeRowCursor(q.cursor)
+      : undefined;
+    if (q.cursor && !after)
+      throw new ApiError('invalid_request', 'That cursor is from a list in another order.', {
+        fields: { cursor: ['must be a cursor of a list in the same order'] },
+      });
+    const target = await targetOf(c);
+    const { rows, cut } = field
+      ? await listRowsSorted(c.var.deps, target, collection, args, {
+          sort: field,
+          desc: q.sort!.startsWith('-'),
+          after: after as SortCursor | undefined,
+        })
+      : await listRowsPage(c.var.deps, target, collection, args, {
+          after: after as { at: Date; id: string } | undefined,
+          newestFirst: q.order !== 'oldest',
+        });
     const page = rows.slice(0, limit);
     return list.reply(c, 200, {
       app_id: c.var.app.id,
       collection,
       rows: page as never,
-      cursor: cut || rows.length > limit ? encodeRowCursor(page.at(-1)!) : null,
+      cursor: cut || rows.length > limit ? cursorOf(page.at(-1)!) : null,
     });
   });
 

@@ -29,9 +29,12 @@ export type DataTarget = {
   /** Browser access under an `owner` rule: only this user's rows exist. */
   onlyOwnerId?: string;
 };
-type Row = { id: string; data: Record<string, unknown>; created_at: Date; updated_at: Date };
+export type Row = { id: string; data: Record<string, unknown>; created_at: Date; updated_at: Date };
 
-function collectionSpec(target: DataTarget, name: string): { name: string; spec: CollectionSpec } {
+export function collectionSpec(
+  target: DataTarget,
+  name: string,
+): { name: string; spec: CollectionSpec } {
   const r = flattenResources(target.manifest).find(
     (x) => x.resource_type === 'data' && x.resource_name === name,
   );
@@ -85,7 +88,7 @@ function checkValue(field: string, spec: FieldSpec, value: unknown): unknown {
   }
 }
 
-function checkFields(spec: CollectionSpec, fields: unknown): Record<string, unknown> {
+export function checkFields(spec: CollectionSpec, fields: unknown): Record<string, unknown> {
   if (!fields || typeof fields !== 'object' || Array.isArray(fields))
     throw new ApiError('invalid_value', 'Fields must be an object.');
   const out: Record<string, unknown> = {};
@@ -166,7 +169,29 @@ async function claimUniques(
   }
 }
 
-/** Rewrites the row's entries in every declared index (rows with a null in an index's fields are not in it). */
+/** A row's entries in `indexes` (a row with a null in an index's fields is not in it). */
+function indexEntries(
+  appId: string,
+  collection: string,
+  indexes: CollectionSpec['indexes'],
+  rowId: string,
+  createdAt: Date,
+  data: Record<string, unknown>,
+) {
+  return indexes
+    .map((index) => ({ index, parts: index.fields.map((f) => data[f]) }))
+    .filter(({ parts }) => parts.every((p) => p !== null && p !== undefined))
+    .map(({ index, parts }) => ({
+      app_id: appId,
+      collection,
+      index_name: index.name,
+      key: JSON.stringify(parts),
+      created_at: createdAt,
+      row_id: rowId,
+    }));
+}
+
+/** Rewrites the row's entries in every declared index. */
 async function writeIndexEntries(
   trx: Tx,
   appId: string,
@@ -182,18 +207,62 @@ async function writeIndexEntries(
     .where('collection', '=', collection)
     .where('row_id', '=', rowId)
     .execute();
-  const entries = spec.indexes
-    .map((index) => ({ index, parts: index.fields.map((f) => data[f]) }))
-    .filter(({ parts }) => parts.every((p) => p !== null && p !== undefined))
-    .map(({ index, parts }) => ({
-      app_id: appId,
-      collection,
-      index_name: index.name,
-      key: JSON.stringify(parts),
-      created_at: createdAt,
-      row_id: rowId,
-    }));
+  const entries = indexEntries(appId, collection, spec.indexes, rowId, createdAt, data);
   if (entries.length) await trx.insertInto('app_row_index_entries').values(entries).execute();
+}
+
+/**
+ * Builds `indexes` of a collection afresh from its rows: an index a release declares that the
+ * release before it did not (new, changed, or declared again after a release without it) holds
+ * every row, not only those written since. Runs in the transaction that makes the release live.
+ */
+export async function rebuildIndexes(
+  trx: Tx,
+  appId: string,
+  collection: string,
+  indexes: CollectionSpec['indexes'],
+): Promise<void> {
+  if (!indexes.length) return;
+  await trx
+    .deleteFrom('app_row_index_entries')
+    .where('app_id', '=', appId)
+    .where('collection', '=', collection)
+    .where(
+      'index_name',
+      'in',
+      indexes.map((i) => i.name),
+    )
+    .execute();
+  let after = '';
+  for (;;) {
+    const rows = await trx
+      .selectFrom('app_rows')
+      .select(['id', 'data', 'created_at'])
+      .where('app_id', '=', appId)
+      .where('collection', '=', collection)
+      .where('deleted_at', 'is', null)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(1000)
+      .execute();
+    if (!rows.length) return;
+    const entries = rows.flatMap((r) =>
+      indexEntries(
+        appId,
+        collection,
+        indexes,
+        r.id,
+        r.created_at,
+        r.data as Record<string, unknown>,
+      ),
+    );
+    for (let i = 0; i < entries.length; i += 1000)
+      await trx
+        .insertInto('app_row_index_entries')
+        .values(entries.slice(i, i + 1000))
+        .execute();
+    after = rows.at(-1)!.id;
+  }
 }
 
 function toApi(row: Row): Record<string, unknown> {
@@ -391,21 +460,11 @@ export async function listRows(
   return rows;
 }
 
-/**
- * Equality on declared fields, oldest first by (created_at, id); `limit` 1..1000, default 100.
- * The rows that fit in MAX_PAGE_BYTES, at least one: `cut` when some asked for were left for the
- * next page. Postgres measures and drops them, so they never reach this process.
- */
-export async function listRowsPage(
-  deps: Deps,
-  target: DataTarget,
-  collection: string,
+/** `list({ where, limit })` checked: the limit, equality on fields (`match`) and the fields that must be missing. */
+export function listQuery(
+  spec: CollectionSpec,
   query: unknown,
-  page: { after?: { at: Date; id: string }; newestFirst?: boolean } = {},
-): Promise<{ rows: Record<string, unknown>[]; cut: boolean }> {
-  const dir = page.newestFirst ? 'desc' : 'asc';
-  const past = page.newestFirst ? sql.raw('<') : sql.raw('>');
-  const { name, spec } = collectionSpec(target, collection);
+): { limit: number; match: Record<string, unknown>; nullFields: string[] } {
   const opts = (query ?? {}) as { where?: unknown; limit?: unknown };
   if (typeof opts !== 'object' || opts === null)
     throw new ApiError('invalid_query', 'list() takes { where, limit }.');
@@ -427,6 +486,25 @@ export async function listRowsPage(
     .filter(([, v]) => v === null)
     .map(([k]) => k);
   const match = Object.fromEntries(Object.entries(where).filter(([, v]) => v !== null));
+  return { limit, match, nullFields };
+}
+
+/**
+ * Equality on declared fields, oldest first by (created_at, id); `limit` 1..1000, default 100.
+ * The rows that fit in MAX_PAGE_BYTES, at least one: `cut` when some asked for were left for the
+ * next page. Postgres measures and drops them, so they never reach this process.
+ */
+export async function listRowsPage(
+  deps: Deps,
+  target: DataTarget,
+  collection: string,
+  query: unknown,
+  page: { after?: { at: Date; id: string }; newestFirst?: boolean } = {},
+): Promise<{ rows: Record<string, unknown>[]; cut: boolean }> {
+  const dir = page.newestFirst ? 'desc' : 'asc';
+  const past = page.newestFirst ? sql.raw('<') : sql.raw('>');
+  const { name, spec } = collectionSpec(target, collection);
+  const { limit, match, nullFields } = listQuery(spec, query);
   // A declared index whose fields the filter fixes: the widest one wins.
   const index = spec.indexes
     .filter((i) => i.fields.every((f) => Object.hasOwn(match, f)))
@@ -443,7 +521,7 @@ export async function listRowsPage(
           .onRef('r.collection', '=', 'e.collection')
           .onRef('r.id', '=', 'e.row_id'),
       )
-      .select(['r.id', 'r.data', 'r.created_at', 'r.updated_at'])
+      .select(['r.id', 'r.data', 'r.created_at', 'r.updated_at', sql<unknown>`null`.as('sv')])
       .where('e.app_id', '=', target.appId)
       .where('e.collection', '=', name)
       .where('e.index_name', '=', index.name)
@@ -465,7 +543,7 @@ export async function listRowsPage(
   }
   let q = deps.db
     .selectFrom('app_rows')
-    .select(['id', 'data', 'created_at', 'updated_at'])
+    .select(['id', 'data', 'created_at', 'updated_at', sql<unknown>`null`.as('sv')])
     .where('app_id', '=', target.appId)
     .where('collection', '=', name)
     .where('deleted_at', 'is', null);
@@ -484,15 +562,22 @@ export async function listRowsPage(
   return withinBudget(deps, q.orderBy('created_at', dir).orderBy('id', dir).limit(limit), dir);
 }
 
-/** The page `inner` selects (ordered and limited), its rows' data sent only while their running size stays within MAX_PAGE_BYTES (the first row always). */
-async function withinBudget(
+/**
+ * The page `inner` selects (ordered and limited), its rows' data sent only while their running size
+ * stays within MAX_PAGE_BYTES (the first row always). `sorted`: `inner` also selects `sv`, the sort
+ * value, and is ordered by it first (src/data/sorted.ts).
+ */
+export async function withinBudget(
   deps: Deps,
-  inner: { as(alias: 'p'): AliasedSelectQueryBuilder<Row, 'p'> },
+  inner: { as(alias: 'p'): AliasedSelectQueryBuilder<Row & { sv: unknown }, 'p'> },
   dir: 'asc' | 'desc' = 'asc',
+  sorted = false,
 ): Promise<{ rows: Record<string, unknown>[]; cut: boolean }> {
-  const order = sql.raw(`order by p.created_at ${dir}, p.id ${dir}`);
+  const order = sql.raw(
+    `order by ${sorted ? `p.sv ${dir}, ` : ''}p.created_at ${dir}, p.id ${dir}`,
+  );
   const upTo = sql<number>`sum(octet_length(p.data::text)) over (${order})`;
-  const sized = await deps.db
+  let q = deps.db
     .selectFrom(inner.as('p'))
     .select([
       'p.id',
@@ -503,10 +588,9 @@ async function withinBudget(
       >`case when ${upTo} <= ${MAX_PAGE_BYTES} or row_number() over (${order}) = 1 then p.data end`.as(
         'data',
       ),
-    ])
-    .orderBy('p.created_at', dir)
-    .orderBy('p.id', dir)
-    .execute();
+    ]);
+  if (sorted) q = q.orderBy('p.sv', dir);
+  const sized = await q.orderBy('p.created_at', dir).orderBy('p.id', dir).execute();
   const rows: Record<string, unknown>[] = [];
   for (const r of sized) {
     if (r.data === null) return { rows, cut: true };

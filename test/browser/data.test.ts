@@ -146,6 +146,43 @@ test('a viewer reads rows and is offered no change', async () => {
   await page.context().close();
 });
 
+test('sort by an indexed field, both ways', async () => {
+  for (const [title, status] of [
+    ['Later', 'open'],
+    ['Finished', 'done'],
+    ['Untriaged', undefined],
+  ] as const)
+    await h.api('POST /v0/apps/{app_id}/data/{collection}', {
+      key: owner.api_key,
+      params: { app_id: app.appId, collection: 'tasks' },
+      body: { title, ...(status ? { status } : {}) },
+    });
+  const page = await signedIn(owner.user_id);
+  await page.goto(`${CONSOLE}/apps/${app.appId}/data?collection=tasks`);
+  await page.locator('#rows tbody tr').first().waitFor();
+  const titles = async () => {
+    await page.locator('#rows tbody tr').first().waitFor();
+    return page.locator('#rows td[data-label="title"]').allInnerTexts();
+  };
+  await page.getByLabel('Order').selectOption({ label: 'status, ascending' });
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.waitForFunction(
+    () => document.querySelector('#rows td[data-label="title"]')?.textContent === 'Finished',
+  );
+  assert.equal((await titles()).at(-1), 'Untriaged', 'a row without a status comes last');
+  await page.getByLabel('Order').selectOption({ label: 'status, descending' });
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.waitForFunction(
+    () => document.querySelector('#rows td[data-label="title"]')?.textContent !== 'Finished',
+  );
+  const down = await titles();
+  assert.equal(
+    down.filter((t) => t !== 'Visible'),
+    ['Later', 'Finished', 'Untriaged'],
+  );
+  await page.context().close();
+});
+
 test('no page had a script error', () => {
   assert.equal(errors, []);
 });

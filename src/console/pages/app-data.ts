@@ -2,7 +2,7 @@ import { html } from 'hono/html';
 import { appTabs, type ConsolePage } from '../layout.ts';
 
 /**
- * The data browser: each collection's rows (newest first, paged, filtered with ctx.data's `where`),
+ * The data browser: each collection's rows (newest first or by an indexed field, paged, filtered with ctx.data's `where`),
  * a row's fields by type (references link to their row), and create, edit and delete for the roles
  * that may write. Everything goes through `/v0/apps/<id>/data/…`, validated as app code's writes are.
  */
@@ -16,7 +16,7 @@ export const appDataPage: ConsolePage = {
 <section class="card" id="browser" hidden>
 <form id="filter" class="row" role="search">
 <div><label for="where">Filter <span class="optional">(where, as JSON: {"status": "open"})</span></label><input id="where" spellcheck="false" placeholder="{}"></div>
-<div><label for="order">Order</label><select id="order"><option value="newest">Newest first</option><option value="oldest">Oldest first</option></select></div>
+<div><label for="order">Order</label><select id="order"></select></div>
 <button type="submit" class="secondary">Apply</button>
 </form>
 <div id="rows" aria-live="polite"></div>
@@ -123,15 +123,28 @@ async function remove(row) {
   say('Row deleted.');
 }
 
+/** The order choices of a collection: by creation, and both ways by each field an index starts with. */
+function orders(spec) {
+  const sortable = [...new Set((spec.indexes || []).map((i) => i.fields[0]))];
+  return [el('option', { value: 'newest' }, 'Newest first'), el('option', { value: 'oldest' }, 'Oldest first'),
+    ...sortable.flatMap((f) => [el('option', { value: 'sort:' + f }, f + ', ascending'), el('option', { value: 'sort:-' + f }, f + ', descending')])];
+}
+
 async function loadRows(cursor) {
-  const q = new URLSearchParams({ order: $('order').value, limit: '25' });
+  const order = $('order').value || 'newest';
+  const q = new URLSearchParams({ limit: '25' });
+  if (order.startsWith('sort:')) q.set('sort', order.slice(5)); else q.set('order', order);
   const where = $('where').value.trim();
   if (where && where !== '{}') q.set('where', where);
   if (cursor) q.set('cursor', cursor);
   const r = await api('GET', '/v0/apps/' + id + '/data/' + current.name + '?' + q);
   if (!r.ok) return show('rows', el('p', { class: 'error' }, failure(r)));
   shown = cursor ? shown.concat(r.data.rows) : r.data.rows;
-  const fields = Object.entries(current.spec.fields).slice(0, 4);
+  // the sorted field is always among the columns
+  const sortField = order.startsWith('sort:') ? order.slice(5).replace(/^-/, '') : undefined;
+  const all = Object.entries(current.spec.fields);
+  const fields = all.slice(0, 4);
+  if (sortField && !fields.some(([n]) => n === sortField)) fields.push(all.find(([n]) => n === sortField));
   const more = r.data.cursor ? el('p', {}, el('button', { type: 'button', class: 'small', onclick: () => loadRows(r.data.cursor) }, 'Show more')) : '';
   const add = canWrite ? el('p', {}, el('button', { type: 'button', id: 'new-row', onclick: () => go({ collection: current.name, row: 'new' }) }, 'New row')) : '';
   if (!shown.length) return show('rows', add, el('p', { class: 'empty' }, where ? 'No row matches this filter.' : 'No rows yet.'));
@@ -152,6 +165,10 @@ async function route() {
   }
   $('browser').hidden = false;
   $('row-panel').hidden = true;
+  if ($('order').dataset.collection !== current.name) {
+    show('order', ...orders(current.spec));
+    $('order').dataset.collection = current.name;
+  }
   await loadRows();
   if (p.get('row')) await showRow(p.get('row'), false);
 }
