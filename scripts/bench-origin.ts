@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
 import { startBenchEnv } from './bench-env.ts';
 import { median } from './_lib/stats.ts';
+import { hasWrk, load as loadRun } from './_lib/load.ts';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -75,55 +76,8 @@ async function measured(
     : r;
 }
 
-async function hasWrk(): Promise<boolean> {
-  return run('wrk', ['--version']).then(
-    () => true,
-    (e) => /^wrk /m.test(String(e.stdout ?? '') + String(e.stderr ?? '')),
-  );
-}
-
-function ms(v: string): number {
-  const m = /([\d.]+)(us|ms|s)/.exec(v);
-  if (!m) return NaN;
-  const n = Number(m[1]);
-  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
-}
-
-async function load(
-  label: string,
-  url: string,
-  headers: Record<string, string>,
-  seconds = SECONDS,
-): Promise<Result> {
-  if (await hasWrk()) {
-    const args = ['-t', '2', '-c', String(CONNECTIONS), '-d', `${seconds}s`, '--latency', url];
-    // wrk drops its own Host header only for one spelled `Host`; a `host` header would make two, and
-    // Node keeps the first, so part of the load would hit the API host's 404 instead of the app
-    for (const [k, v] of Object.entries(headers))
-      args.unshift('-H', `${k === 'host' ? 'Host' : k}: ${v}`);
-    const { stdout } = await run('wrk', args, { maxBuffer: 1 << 20 });
-    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
-    const p50 = ms(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? '');
-    const p99 = ms(/\s99%\s+(\S+)/.exec(stdout)?.[1] ?? '');
-    const errors =
-      Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0) +
-      Number(/Socket errors:.*?timeout (\d+)/.exec(stdout)?.[1] ?? 0);
-    return { label, rps, p50, p99, errors };
-  }
-  const { default: autocannon } = await import('autocannon' as string).catch(() => {
-    throw new Error(
-      'bench:origin needs a load generator: wrk (apt-get install wrk) or autocannon (npm install --no-save autocannon)',
-    );
-  });
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-  return {
-    label,
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    errors: r.non2xx + r.errors,
-  };
-}
+const load = (label: string, url: string, headers: Record<string, string>, seconds = SECONDS) =>
+  loadRun(label, url, headers, { seconds, connections: CONNECTIONS });
 
 const env = await startBenchEnv();
 const { operatorVerify } = await import('../src/domains/service.ts');

@@ -175,6 +175,16 @@ const EnvSchema = v.object({
     v.regex(/^\d+$/, 'must be a whole number'),
     v.transform(Number),
   ),
+  PLATFORM_HTTP_CACHE_MB: v.pipe(
+    v.optional(v.string(), '64'),
+    v.regex(/^\d+$/, 'must be a whole number'),
+    v.transform(Number),
+  ),
+  PLATFORM_HTTP_CACHE_APP_MB: v.pipe(
+    v.optional(v.string(), '8'),
+    v.regex(/^\d+$/, 'must be a whole number'),
+    v.transform(Number),
+  ),
   SMTP_URL: v.optional(
     v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')),
   ),
@@ -344,6 +354,11 @@ export type Config = Readonly<{
     countryHeader: string | undefined;
   }>;
   staticCacheBytes: number;
+  /**
+   * The shared cache of app answers marked cacheable (src/origin/http-cache.ts): bytes in all, and
+   * the most one app may hold (PLATFORM_HTTP_CACHE_MB, PLATFORM_HTTP_CACHE_APP_MB; 0 turns it off).
+   */
+  httpCache: Readonly<{ bytes: number; appBytes: number }>;
   /** Time a client has to send its request headers, and the whole request (body included). */
   timeouts: Readonly<{ headersMs: number; requestMs: number }>;
   mail: Readonly<{ smtpUrl: string | undefined; from: string }>;
@@ -500,6 +515,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
           : e.PLATFORM_SANDBOX_INSTANCE_BUDGET_MB * 1024 * 1024,
     }),
     staticCacheBytes: e.PLATFORM_STATIC_CACHE_MB * 1024 * 1024,
+    httpCache: Object.freeze({
+      bytes: e.PLATFORM_HTTP_CACHE_MB * 1024 * 1024,
+      appBytes: Math.min(e.PLATFORM_HTTP_CACHE_APP_MB, e.PLATFORM_HTTP_CACHE_MB) * 1024 * 1024,
+    }),
     timeouts: Object.freeze({
       headersMs: e.PLATFORM_HEADERS_TIMEOUT_SECONDS * 1000,
       requestMs: e.PLATFORM_REQUEST_TIMEOUT_SECONDS * 1000,

@@ -189,6 +189,28 @@ export function createMetrics(deps: Deps, plane: AppsPlane): Metrics {
       this.inc({ result: 'miss' }, c.misses);
     },
   });
+  const answers = () =>
+    plane.httpCache?.stats() ?? { bytes: 0, entries: 0, hits: 0, misses: 0 };
+  new client.Gauge({
+    name: 'platform_http_cache_bytes',
+    help: 'Bytes of app answers held by the shared cache of app origins',
+    registers: [registry],
+    collect() {
+      this.set(answers().bytes);
+    },
+  });
+  new client.Counter({
+    name: 'platform_http_cache_lookups_total',
+    help: 'Lookups of the shared cache of app origins by result (hit: answered without running the app)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    collect() {
+      const c = answers();
+      this.reset();
+      this.inc({ result: 'hit' }, c.hits);
+      this.inc({ result: 'miss' }, c.misses);
+    },
+  });
 
   return {
     registry,

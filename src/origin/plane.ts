@@ -24,6 +24,7 @@ import { representation, serveFile, STATIC_CACHE_CONTROL, staticStatus } from '.
 import { platformRoutes } from './platform/router.ts';
 import { noindex, previewGate } from './preview-gate.ts';
 import { createDevMode, DEV_PATH, isDocumentRequest } from './dev-mode.ts';
+import { createHttpCache, type HttpCache } from './http-cache.ts';
 import { notPublished, originBlocked, originError, originFail, originJson } from './respond.ts';
 import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
 import { createEventWriter, type EventWriter } from '../events/writer.ts';
@@ -80,6 +81,8 @@ export type AppsPlane = {
   events: EventWriter;
   /** Loads a server module from a bundle's sources in the sandbox: ok, or why it does not load. */
   checkModule: ModuleCheck;
+  /** The shared cache of answers apps mark cacheable (absent when turned off). */
+  httpCache: HttpCache | undefined;
   /** Ends answers that stay open by design (dev mode's event streams), so the HTTP server can close. */
   endStreams(): void;
   close(): Promise<void>;
@@ -181,6 +184,13 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   }
   const events = createEventWriter({ db: deps.db, log: deps.log });
   const dev = deps.config.devMode ? createDevMode(deps, caches) : undefined;
+  const httpCache =
+    deps.config.httpCache.bytes > 0 ? createHttpCache(deps.config.httpCache) : undefined;
+  if (httpCache) {
+    // what an app answered before a publish, rollback, unpublish or secret change is not its answer now
+    deps.signals.onAppChanged((id) => httpCache.purge(id));
+    deps.signals.onSecretsChanged((id) => httpCache.purge(id));
+  }
   const bodies = createBodyBudget();
   const plans = deps.config.plans;
 
@@ -330,11 +340,18 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const fallback = runtime.fallback ?? '404';
     if (fallback === 'server') {
       served.target = 'server';
-      return runServerFallback(
-        deps,
-        { caches, sandbox, events, bodies },
-        { req, app, release, origin: appOrigin(deps.config, app.appId), requestId, reads },
-      );
+      const run = (r: Request, id: string) =>
+        runServerFallback(
+          deps,
+          { caches, sandbox, events, bodies },
+          { req: r, app, release, origin: appOrigin(deps.config, app.appId), requestId: id, reads },
+        );
+      if (!httpCache || !readable) return run(req, requestId);
+      const found = httpCache.lookup(app.appId, req, reads, requestId);
+      if (found.kind === 'miss')
+        return httpCache.store(app.appId, req, reads, await run(req, requestId), found.fwd);
+      if (found.refresh) refreshInBackground(app.appId, req, reads, run);
+      return found.response;
     }
     if (!readable)
       return originFail('method_not_allowed', `${req.method} is not allowed here.`, requestId, {
@@ -346,6 +363,27 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const page404 = root === null ? undefined : files.get(`${root}/404.html`);
     if (page404) return serve(req, reads, app, page404, 404, requestId);
     return originFail('not_found', 'Not found.', requestId);
+  }
+
+  /** `stale-while-revalidate`: one request runs the app again after the stale answer went out. */
+  function refreshInBackground(
+    appId: string,
+    req: Request,
+    reads: HeaderReads,
+    run: (r: Request, requestId: string) => Promise<Response>,
+  ): void {
+    const done = httpCache?.startRefresh(appId, req);
+    if (!done) return;
+    const again = new Request(req.url, { method: 'GET', headers: req.headers });
+    void run(again, requestIdFor(null))
+      .then(async (res) => {
+        // the kept copy reads on by itself; the visitor's copy has nobody to go to
+        await httpCache!.store(appId, again, reads, res, 'stale').body?.cancel();
+      })
+      .catch((err) =>
+        deps.log.warn('background refresh failed', { app_id: appId, error: String(err) }),
+      )
+      .finally(done);
   }
 
   /**
@@ -378,6 +416,31 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     return serveFile(req, rep, bytes, 200, requestId, status);
   }
 
+  /**
+   * A fresh answer of the shared cache for an app whose release is in memory, answered
+   * synchronously like a static hit. A stale one (its refresh needs the full path) and a miss go on.
+   */
+  function fastCached(
+    req: Request,
+    reads: HeaderReads,
+    appId: string,
+    requestId: string,
+    via: RouteKind,
+    host: string | null,
+  ): Response | undefined {
+    const method = req.method;
+    if (!httpCache || dev || (method !== 'GET' && method !== 'HEAD')) return undefined;
+    const app = caches.liveAppCached(appId);
+    if (!app || app.block !== null || overQuota(app)) return undefined;
+    const release = caches.releaseCached(app.releaseId);
+    if (release?.manifest.runtime.fallback !== 'server') return undefined;
+    // an entry exists only for a URL this release answered from its server code (purged on publish)
+    const found = httpCache.lookup(app.appId, req, reads, requestId, false);
+    if (found.kind !== 'hit' || found.refresh) return undefined;
+    capture(reads, app, found.response.status, via, host, 'server', splitUrl(req.url).pathname);
+    return found.response;
+  }
+
   function handle(
     req: Request,
     appId: string,
@@ -388,7 +451,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const reads = headerReads(req, parsed);
     const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
     try {
-      const fast = fastStatic(req, reads, appId, requestId, 'canonical', null);
+      const fast =
+        fastStatic(req, reads, appId, requestId, 'canonical', null) ??
+        fastCached(req, reads, appId, requestId, 'canonical', null);
       if (fast) return fast;
     } catch {
       // fall through to the full path, which reports errors properly
@@ -454,7 +519,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       );
     if (entry.status !== 'active') return routeDisabled(entry, requestId);
     try {
-      const fast = fastStatic(req, reads, entry.appId, requestId, entry.routeType, hostname);
+      const fast =
+        fastStatic(req, reads, entry.appId, requestId, entry.routeType, hostname) ??
+        fastCached(req, reads, entry.appId, requestId, entry.routeType, hostname);
       if (fast) return fast;
     } catch {
       // the full path reports errors properly
@@ -554,6 +621,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     meter,
     events,
     endStreams: () => dev?.close(),
+    httpCache,
     async close() {
       dev?.close();
       routes.close();

@@ -1,0 +1,63 @@
+/**
+ * Load runs for benchmarks: wrk when installed (else autocannon), requests/s and p50/p99 latency.
+ * Headers are sent as given; `host` is spelled `Host` for wrk, which otherwise sends two.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export type LoadResult = { label: string; rps: number; p50: number; p99: number; errors: number };
+
+let wrk: Promise<boolean> | undefined;
+export function hasWrk(): Promise<boolean> {
+  wrk ??= run('wrk', ['--version']).then(
+    () => true,
+    (e) => /^wrk /m.test(String(e.stdout ?? '') + String(e.stderr ?? '')),
+  );
+  return wrk;
+}
+
+function ms(v: string): number {
+  const m = /([\d.]+)(us|ms|s)/.exec(v);
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+export async function load(
+  label: string,
+  url: string,
+  headers: Record<string, string>,
+  options: { seconds: number; connections: number },
+): Promise<LoadResult> {
+  const { seconds, connections } = options;
+  if (await hasWrk()) {
+    const args = ['-t', '2', '-c', String(connections), '-d', `${seconds}s`, '--latency', url];
+    // wrk drops its own Host header only for one spelled `Host`; a `host` header would make two, and
+    // Node keeps the first, so part of the load would hit the API host's 404 instead of the app
+    for (const [k, v] of Object.entries(headers))
+      args.unshift('-H', `${k === 'host' ? 'Host' : k}: ${v}`);
+    const { stdout } = await run('wrk', args, { maxBuffer: 1 << 20 });
+    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
+    const p50 = ms(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? '');
+    const p99 = ms(/\s99%\s+(\S+)/.exec(stdout)?.[1] ?? '');
+    const errors =
+      Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0) +
+      Number(/Socket errors:.*?timeout (\d+)/.exec(stdout)?.[1] ?? 0);
+    return { label, rps, p50, p99, errors };
+  }
+  const { default: autocannon } = await import('autocannon' as string).catch(() => {
+    throw new Error(
+      'benchmarks need a load generator: wrk (apt-get install wrk) or autocannon (npm install --no-save autocannon)',
+    );
+  });
+  const r = await autocannon({ url, connections, duration: seconds, headers });
+  return {
+    label,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.non2xx + r.errors,
+  };
+}

@@ -1,0 +1,338 @@
+/**
+ * The shared cache of app origins: a server answer the app marks cacheable (`Cache-Control:
+ * s-maxage` or `max-age`, RFC 9111 as a shared cache reads it, through `http-cache-semantics`) is
+ * kept in memory and answers the next matching requests without running the app: `Vary`, `Age`,
+ * `stale-while-revalidate` (one refresh in the background), `no-cache` from the client. Never an
+ * answer that sets cookies, and never for a request carrying the app-user session (or
+ * `Authorization`) unless the answer says `public`. Bounded in all and per app; an app's entries
+ * are dropped when it changes (publish, rollback, unpublish, secrets) on any node.
+ * Every answer that could have come from it says how in `Cache-Status` (RFC 9211).
+ */
+import CachePolicy from 'http-cache-semantics';
+import { LRUCache } from 'lru-cache';
+import { SESSION_COOKIE } from '../app-auth/service.ts';
+import type { HeaderReads } from '../http/parsed-headers.ts';
+import { REQUEST_ID_HEADER } from '../http/request-id.ts';
+
+/** Larger answers are not kept: one would crowd out many. */
+export const MAX_CACHED_ANSWER_BYTES = 1024 * 1024;
+const ENTRY_OVERHEAD = 512;
+const CACHE_STATUS = 'cache-status';
+
+type Entry = {
+  appId: string;
+  policy: CachePolicy;
+  /** which variant of the URL this is: the request's values of the headers the answer varies on */
+  variant: string;
+  /** the request headers the answer varies on (lower case), and the stored request's values of them */
+  varyNames: string[];
+  varyValues: (string | null)[];
+  /** what the policy said when it was stored: headers to send (without Age), age then, and its freshness */
+  headers: Record<string, string>;
+  etag: string | undefined;
+  ageAtStore: number;
+  storedAt: number;
+  maxAge: number;
+  status: number;
+  body: Buffer;
+  /** the answer said `public`: it may serve a request that carries credentials */
+  public: boolean;
+  size: number;
+};
+
+type Fwd = 'uri-miss' | 'vary-miss' | 'stale' | 'request';
+export type CacheLookup =
+  | { kind: 'hit'; response: Response; refresh: boolean }
+  | { kind: 'miss'; fwd: Fwd };
+
+/** The URL's path and query (the request URL is absolute and normalised). */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  return start < 0 ? '/' : url.slice(start);
+}
+
+/**
+ * A request as the policy library reads it: the headers it looks at (request directives,
+ * credentials, the ones `names` an answer varies on), from the parsed headers, not a copy of all.
+ */
+function policyRequest(url: string, reads: HeaderReads, names: readonly string[]) {
+  const headers: Record<string, string> = {};
+  for (const n of ['cache-control', 'pragma', 'authorization', ...names]) {
+    const v = reads.get(n);
+    if (v !== null) headers[n] = v;
+  }
+  return { url: pathOf(url), method: 'GET', headers };
+}
+
+/** Whether the request carries credentials a shared cache must not answer for another visitor. */
+function credentialed(reads: HeaderReads): boolean {
+  if (reads.get('authorization') !== null) return true;
+  const cookie = reads.get('cookie');
+  return cookie?.includes(`${SESSION_COOKIE}=`) === true;
+}
+
+/** The client asks for an answer no cache gave (`Cache-Control: no-cache`/`no-store`, `Pragma: no-cache`). */
+function refusesStored(reads: HeaderReads): boolean {
+  const cc = reads.get('cache-control');
+  const pragma = reads.get('pragma');
+  return (
+    (cc !== null && /(^|,)\s*no-(cache|store)\s*(,|$)/i.test(cc)) ||
+    (pragma !== null && /no-cache/i.test(pragma))
+  );
+}
+
+function varyNamesOf(vary: string | null): string[] {
+  if (!vary) return [];
+  return vary
+    .toLowerCase()
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)
+    .sort();
+}
+
+const size = (list: Entry[]) => list.reduce((n, e) => n + e.size, 0);
+
+export type HttpCache = ReturnType<typeof createHttpCache>;
+
+export function createHttpCache(options: { bytes: number; appBytes: number }) {
+  const perApp = new Map<string, { bytes: number; keys: Set<string> }>();
+  const entries = new LRUCache<string, Entry[]>({
+    maxSize: Math.max(1, options.bytes),
+    sizeCalculation: (list) => Math.max(1, size(list)),
+    dispose: (list, key) => {
+      const appId = list[0]?.appId;
+      const app = appId ? perApp.get(appId) : undefined;
+      if (!app) return;
+      app.bytes -= size(list);
+      app.keys.delete(key);
+      if (!app.keys.size) perApp.delete(appId!);
+    },
+  });
+  const refreshing = new Set<string>();
+  let hits = 0;
+  let misses = 0;
+
+  // the URL with its host: the same path may answer differently on a slug or custom domain
+  const keyOf = (appId: string, req: Request) => `${appId}\n${req.url}`;
+
+  /**
+   * A stored answer for `req`, or why there is none. HEAD is answered from a GET's entry. `count`:
+   * false for a look that a full one may follow (the synchronous fast path), so a miss counts once.
+   */
+  /** A hit's answer: the stored headers with this request's Age, id and Cache-Status. */
+  function answer(
+    e: Entry,
+    req: Request,
+    reads: HeaderReads,
+    requestId: string,
+    age: number,
+    refresh: boolean,
+  ): CacheLookup {
+    hits++;
+    // a plain object, as static hits answer: node-server writes it without building Headers
+    const headers: Record<string, string> = {
+      ...e.headers,
+      age: String(Math.floor(age)),
+      [REQUEST_ID_HEADER]: requestId,
+      [CACHE_STATUS]: `platform; hit; ttl=${Math.floor(e.maxAge - age)}`,
+    };
+    const inm = reads.get('if-none-match');
+    if (e.etag && inm !== null && etagMatches(inm, e.etag))
+      return { kind: 'hit', response: new Response(null, { status: 304, headers }), refresh };
+    const body = req.method === 'HEAD' || e.body.byteLength === 0 ? null : e.body;
+    return {
+      kind: 'hit',
+      response: new Response(body as Uint8Array<ArrayBuffer> | null, { status: e.status, headers }),
+      refresh,
+    };
+  }
+
+  function lookup(
+    appId: string,
+    req: Request,
+    reads: HeaderReads,
+    requestId: string,
+    count = true,
+  ): CacheLookup {
+    const list = entries.get(keyOf(appId, req));
+    let fwd: Fwd = !list?.length ? 'uri-miss' : refusesStored(reads) ? 'request' : 'vary-miss';
+    if (fwd === 'vary-miss') {
+      const found = lookupIn(list!, req, reads, requestId);
+      if (found.kind === 'hit') return found;
+      fwd = found.fwd;
+    }
+    if (count) misses++;
+    return { kind: 'miss', fwd };
+  }
+
+  /** The first of a URL's entries that answers `req` (no closures: this runs for every hit). */
+  function lookupIn(
+    list: Entry[],
+    req: Request,
+    reads: HeaderReads,
+    requestId: string,
+  ): CacheLookup {
+    const withCredentials = credentialed(reads);
+    // no request directives: a fresh entry whose Vary matches answers by the figures the policy gave at storing
+    const plain = reads.get('cache-control') === null;
+    let fwd: Fwd = 'vary-miss';
+    for (const e of list) {
+      if (withCredentials && !e.public) {
+        fwd = 'request';
+        continue;
+      }
+      if (plain && varyMatches(e, reads)) {
+        const age = e.ageAtStore + (Date.now() - e.storedAt) / 1000;
+        if (age < e.maxAge) return answer(e, req, reads, requestId, age, false);
+      }
+      // anything else (stale, stale-while-revalidate, the client's own directives): the policy decides
+      const verdict = e.policy.evaluateRequest(policyRequest(req.url, reads, e.varyNames));
+      if (!verdict.response || verdict.revalidation?.synchronous) {
+        if (fwd === 'vary-miss' && e.policy.stale()) fwd = 'stale';
+        continue;
+      }
+      return answer(e, req, reads, requestId, e.policy.age(), verdict.revalidation !== undefined);
+    }
+    return { kind: 'miss', fwd };
+  }
+
+  /** Marks one background refresh of this request's entry as running; undefined while one already is. */
+  function startRefresh(appId: string, req: Request): (() => void) | undefined {
+    const key = keyOf(appId, req);
+    if (refreshing.has(key)) return undefined;
+    refreshing.add(key);
+    return () => refreshing.delete(key);
+  }
+
+  function put(appId: string, key: string, entry: Entry): void {
+    const old = entries.peek(key) ?? [];
+    const list = old.filter((e) => e.variant !== entry.variant);
+    list.push(entry);
+    const held = (perApp.get(appId)?.bytes ?? 0) - size(old) + size(list);
+    // an app at its share stores nothing more until its entries age out or are evicted
+    if (held > options.appBytes) return;
+    entries.set(key, list); // the old list is disposed of (its bytes leave the app's count)
+    if (!entries.has(key)) return;
+    const app = perApp.get(appId) ?? { bytes: 0, keys: new Set<string>() };
+    app.bytes += size(list);
+    app.keys.add(key);
+    perApp.set(appId, app);
+  }
+
+  /**
+   * The answer to send for `req`, kept on its way out when the app marked it cacheable (the body is
+   * read as it streams to the visitor). `fwd` says why it was not a hit.
+   */
+  function store(
+    appId: string,
+    req: Request,
+    reads: HeaderReads,
+    res: Response,
+    fwd: Fwd,
+  ): Response {
+    const headers = new Headers(res.headers);
+    headers.set(CACHE_STATUS, `platform; fwd=${fwd}`);
+    const answer = (body: ReadableStream<Uint8Array> | null) =>
+      new Response(body, { status: res.status, statusText: res.statusText, headers });
+    if (req.method !== 'GET' || headers.has('set-cookie')) return answer(res.body);
+    const kept = Object.fromEntries(headers);
+    delete kept[REQUEST_ID_HEADER];
+    delete kept[CACHE_STATUS];
+    const varyNames = varyNamesOf(headers.get('vary'));
+    const policy = new CachePolicy(
+      policyRequest(req.url, reads, varyNames),
+      { status: res.status, headers: kept },
+      { shared: true, cacheHeuristic: 0, immutableMinTimeToLive: 0 },
+    );
+    const isPublic = /(^|,)\s*public\s*(,|$)/i.test(headers.get('cache-control') ?? '');
+    if (!policy.storable() || policy.timeToLive() <= 0 || (credentialed(reads) && !isPublic))
+      return answer(res.body);
+    if (Number(headers.get('content-length') ?? '0') > MAX_CACHED_ANSWER_BYTES)
+      return answer(res.body);
+    const key = keyOf(appId, req);
+    const varyValues = varyNames.map((n) => reads.get(n));
+    const sent: Record<string, string> = {};
+    // Age says how old the answer is; Date is the server's own, which Node writes cheaply (a
+    // stored one measurably slows every hit: bench:http-cache)
+    for (const [n, v] of Object.entries(policy.responseHeaders()))
+      if (typeof v === 'string' && n !== 'age' && n !== 'date') sent[n] = v;
+    const keep = (body: Buffer) =>
+      put(appId, key, {
+        appId,
+        policy,
+        variant: JSON.stringify([varyNames, varyValues]),
+        varyNames,
+        varyValues,
+        headers: sent,
+        etag: sent.etag,
+        ageAtStore: policy.age(),
+        storedAt: Date.now(),
+        maxAge: policy.maxAge(),
+        status: res.status,
+        body,
+        public: isPublic,
+        size: body.byteLength + ENTRY_OVERHEAD,
+      });
+    headers.set(CACHE_STATUS, `platform; fwd=${fwd}; stored`);
+    if (!res.body) {
+      keep(Buffer.alloc(0));
+      return answer(null);
+    }
+    const [toVisitor, toCache] = res.body.tee();
+    void collect(toCache).then((body) => body && keep(body));
+    return answer(toVisitor);
+  }
+
+  /** Drops every answer kept for an app. */
+  function purge(appId: string): void {
+    const app = perApp.get(appId);
+    if (!app) return;
+    for (const key of [...app.keys]) entries.delete(key);
+    perApp.delete(appId);
+  }
+
+  return {
+    lookup,
+    store,
+    purge,
+    startRefresh,
+    stats: () => ({ bytes: entries.calculatedSize, entries: entries.size, hits, misses }),
+  };
+}
+
+/** The whole body, or undefined when it passes MAX_CACHED_ANSWER_BYTES or fails. */
+async function collect(stream: ReadableStream<Uint8Array>): Promise<Buffer | undefined> {
+  const reader = stream.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_CACHED_ANSWER_BYTES) {
+        await reader.cancel();
+        return undefined;
+      }
+      parts.push(value);
+    }
+  } catch {
+    return undefined;
+  }
+  return Buffer.concat(parts, size);
+}
+
+function varyMatches(e: Entry, reads: HeaderReads): boolean {
+  for (let i = 0; i < e.varyNames.length; i++)
+    if (reads.get(e.varyNames[i]!) !== e.varyValues[i]) return false;
+  return true;
+}
+
+function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  for (const t of ifNoneMatch.split(',')) {
+    const tag = t.trim();
+    if (tag === etag || tag === '*') return true;
+  }
+  return false;
+}
