@@ -189,8 +189,7 @@ export function createMetrics(deps: Deps, plane: AppsPlane): Metrics {
       this.inc({ result: 'miss' }, c.misses);
     },
   });
-  const answers = () =>
-    plane.httpCache?.stats() ?? { bytes: 0, entries: 0, hits: 0, misses: 0 };
+  const answers = () => plane.httpCache?.stats() ?? { bytes: 0, entries: 0, hits: 0, misses: 0 };
   new client.Gauge({
     name: 'platform_http_cache_bytes',
     help: 'Bytes of app answers held by the shared cache of app origins',

@@ -4,14 +4,20 @@ import { ApiError } from '../errors.ts';
 import { lookupId } from '../lib/text.ts';
 import { createSignedUrl, createUpload, deleteFile } from '../files/service.ts';
 import { enqueueFromApp, type JobTarget } from '../jobs/enqueue.ts';
-import type { HostCallHandler } from '../sandbox/pool.ts';
+import type { HostCallHandler, HostUpload } from '../sandbox/pool.ts';
+import type { HttpCache } from './http-cache.ts';
 
 /** What reads the release's static files for `ctx.assets.fetch` (path, method). */
 export type AssetReader = (pathname: unknown, method: unknown) => Promise<unknown>;
 
 /** The asynchronous platform calls app code may make, bound to one app, release and request. */
-export function hostCallsFor(deps: Deps, target: JobTarget, assets?: AssetReader): HostCallHandler {
-  const calls = dispatch(deps, target, assets);
+export function hostCallsFor(
+  deps: Deps,
+  target: JobTarget,
+  assets?: AssetReader,
+  cache?: HttpCache['api'],
+): HostCallHandler {
+  const calls = dispatch(deps, target, assets, cache);
   return async (method, args, upload) => {
     try {
       return await calls(method, args, upload);
@@ -36,9 +42,81 @@ function collectionArg(name: unknown): string {
   return name;
 }
 
-function dispatch(deps: Deps, target: JobTarget, assets?: AssetReader): HostCallHandler {
+/** A cache name and URL from app code (the Cache API): bounded strings, an http(s) URL. */
+function cacheArgs(name: unknown, url: unknown): { name: string; url: string } {
+  if (typeof name !== 'string' || name.length > 256)
+    throw new ApiError('invalid_request', 'A cache name is a string of at most 256 characters.');
+  if (
+    typeof url !== 'string' ||
+    url.length > 8192 ||
+    !/^https?:\/\//i.test(url) ||
+    !URL.canParse(url)
+  )
+    throw new ApiError(
+      'invalid_request',
+      'A cached request needs an http(s) URL of at most 8 KiB.',
+    );
+  return { name, url };
+}
+
+/** Header pairs from app code, as Headers (invalid ones refused, as the Headers constructor refuses them). */
+function headersArg(pairs: unknown): Headers {
+  if (!Array.isArray(pairs)) return new Headers();
+  try {
+    return new Headers(
+      pairs
+        .filter((p) => Array.isArray(p) && p.length === 2)
+        .map((p) => [String(p[0]), String(p[1])]),
+    );
+  } catch {
+    throw new ApiError('invalid_request', 'Invalid header.');
+  }
+}
+
+async function cacheCall(
+  cache: HttpCache['api'] | undefined,
+  target: JobTarget,
+  method: string,
+  args: unknown[],
+  upload: HostUpload | undefined,
+): Promise<unknown> {
+  if (!cache) throw new ApiError('not_available', 'caches is not available here');
+  const { name, url } = cacheArgs(args[0], args[1]);
+  if (method === 'cache.delete') return cache.delete(target.appId, name, url);
+  const reqHeaders = headersArg(args[2]);
+  if (method === 'cache.put') {
+    const status = Number(args[3]);
+    if (!Number.isInteger(status) || status < 200 || status > 599)
+      throw new ApiError('invalid_request', 'A cached response needs a status from 200 to 599.');
+    return cache.put(
+      target.appId,
+      name,
+      url,
+      reqHeaders,
+      status,
+      headersArg(args[4]),
+      upload?.bytes ?? Buffer.alloc(0),
+    );
+  }
+  const req = new Request(url, { headers: reqHeaders });
+  const res = cache.match(target.appId, name, req, reqHeaders, target.requestId ?? '');
+  if (!res) return null;
+  const bytes = Buffer.from(await res.arrayBuffer());
+  return { status: res.status, headers: [...res.headers], base64: bytes.toString('base64') };
+}
+
+function dispatch(
+  deps: Deps,
+  target: JobTarget,
+  assets?: AssetReader,
+  cache?: HttpCache['api'],
+): HostCallHandler {
   return async (method, args, upload) => {
     switch (method) {
+      case 'cache.match':
+      case 'cache.put':
+      case 'cache.delete':
+        return cacheCall(cache, target, method, args, upload);
       case 'assets.fetch':
         if (!assets) throw new ApiError('not_available', 'ctx.assets is not available here');
         return assets(args[0], args[1]);

@@ -6,7 +6,9 @@
  * answer that sets cookies, and never for a request carrying the app-user session (or
  * `Authorization`) unless the answer says `public`. Bounded in all and per app; an app's entries
  * are dropped when it changes (publish, rollback, unpublish, secrets) on any node.
- * Every answer that could have come from it says how in `Cache-Status` (RFC 9211).
+ * Every answer that could have come from it says how in `Cache-Status` (RFC 9211). A streamed
+ * answer is not kept (it goes out as it is made). App code's Cache API (`caches.default`) uses the
+ * same store and rules in namespaces of its own.
  */
 import CachePolicy from 'http-cache-semantics';
 import { LRUCache } from 'lru-cache';
@@ -41,6 +43,8 @@ type Entry = {
 };
 
 type Fwd = 'uri-miss' | 'vary-miss' | 'stale' | 'request';
+/** Why the cache did not answer a request (RFC 9211's `fwd`). */
+export type CacheMiss = Fwd;
 export type CacheLookup =
   | { kind: 'hit'; response: Response; refresh: boolean }
   | { kind: 'miss'; fwd: Fwd };
@@ -172,8 +176,9 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
     req: Request,
     reads: HeaderReads,
     requestId: string,
+    explicit = false,
   ): CacheLookup {
-    const withCredentials = credentialed(reads);
+    const withCredentials = !explicit && credentialed(reads);
     // no request directives: a fresh entry whose Vary matches answers by the figures the policy gave at storing
     const plain = reads.get('cache-control') === null;
     let fwd: Fwd = 'vary-miss';
@@ -221,67 +226,124 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
   }
 
   /**
-   * The answer to send for `req`, kept on its way out when the app marked it cacheable (the body is
-   * read as it streams to the visitor). `fwd` says why it was not a hit.
+   * A buffered server answer to a GET the cache missed: kept when the app marked it cacheable. Says
+   * so in `headers` (`Cache-Status`), which go out with the answer either way.
    */
-  function store(
+  function offer(
     appId: string,
-    req: Request,
+    url: string,
     reads: HeaderReads,
-    res: Response,
-    fwd: Fwd,
-  ): Response {
-    const headers = new Headers(res.headers);
-    headers.set(CACHE_STATUS, `platform; fwd=${fwd}`);
-    const answer = (body: ReadableStream<Uint8Array> | null) =>
-      new Response(body, { status: res.status, statusText: res.statusText, headers });
-    if (req.method !== 'GET' || headers.has('set-cookie')) return answer(res.body);
+    status: number,
+    headers: Record<string, string> | Headers,
+    body: string | ArrayBuffer | Uint8Array | null,
+    fwd: CacheMiss,
+  ): void {
+    const set = (v: string) =>
+      headers instanceof Headers ? headers.set(CACHE_STATUS, v) : (headers[CACHE_STATUS] = v);
+    set(`platform; fwd=${fwd}`);
+    // a cookie-setting answer comes as Headers (set-cookie lines apart): never kept
+    if (headers instanceof Headers) return;
+    const bytes =
+      body === null
+        ? Buffer.alloc(0)
+        : typeof body === 'string'
+          ? Buffer.from(body)
+          : Buffer.from(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
+    if (bytes.byteLength > MAX_CACHED_ANSWER_BYTES) return;
+    const entry = entryFor(appId, url, reads, status, new Headers(headers), false);
+    if (!entry) return;
+    put(appId, `${appId}\n${url}`, entry(bytes)); // the key keyOf gives
+    set(`platform; fwd=${fwd}; stored`);
+  }
+
+  /**
+   * What to keep of an answer to `url` (the request's headers in `reads`), or undefined when it may
+   * not be kept. `explicit`: the app asked (the Cache API), so the credential rule does not apply.
+   */
+  function entryFor(
+    appId: string,
+    url: string,
+    reads: HeaderReads,
+    status: number,
+    headers: Headers,
+    explicit: boolean,
+  ): ((body: Buffer) => Entry) | undefined {
+    if (headers.has('set-cookie')) return undefined;
     const kept = Object.fromEntries(headers);
     delete kept[REQUEST_ID_HEADER];
     delete kept[CACHE_STATUS];
     const varyNames = varyNamesOf(headers.get('vary'));
     const policy = new CachePolicy(
-      policyRequest(req.url, reads, varyNames),
-      { status: res.status, headers: kept },
+      policyRequest(url, reads, varyNames),
+      { status, headers: kept },
       { shared: true, cacheHeuristic: 0, immutableMinTimeToLive: 0 },
     );
     const isPublic = /(^|,)\s*public\s*(,|$)/i.test(headers.get('cache-control') ?? '');
-    if (!policy.storable() || policy.timeToLive() <= 0 || (credentialed(reads) && !isPublic))
-      return answer(res.body);
-    if (Number(headers.get('content-length') ?? '0') > MAX_CACHED_ANSWER_BYTES)
-      return answer(res.body);
-    const key = keyOf(appId, req);
+    if (!policy.storable() || policy.timeToLive() <= 0) return undefined;
+    if (!explicit && credentialed(reads) && !isPublic) return undefined;
     const varyValues = varyNames.map((n) => reads.get(n));
     const sent: Record<string, string> = {};
     // Age says how old the answer is; Date is the server's own, which Node writes cheaply (a
     // stored one measurably slows every hit: bench:http-cache)
     for (const [n, v] of Object.entries(policy.responseHeaders()))
       if (typeof v === 'string' && n !== 'age' && n !== 'date') sent[n] = v;
-    const keep = (body: Buffer) =>
-      put(appId, key, {
-        appId,
-        policy,
-        variant: JSON.stringify([varyNames, varyValues]),
-        varyNames,
-        varyValues,
-        headers: sent,
-        etag: sent.etag,
-        ageAtStore: policy.age(),
-        storedAt: Date.now(),
-        maxAge: policy.maxAge(),
-        status: res.status,
-        body,
-        public: isPublic,
-        size: body.byteLength + ENTRY_OVERHEAD,
-      });
-    headers.set(CACHE_STATUS, `platform; fwd=${fwd}; stored`);
-    if (!res.body) {
-      keep(Buffer.alloc(0));
-      return answer(null);
-    }
-    const [toVisitor, toCache] = res.body.tee();
-    void collect(toCache).then((body) => body && keep(body));
-    return answer(toVisitor);
+    return (body) => ({
+      appId,
+      policy,
+      variant: JSON.stringify([varyNames, varyValues]),
+      varyNames,
+      varyValues,
+      headers: sent,
+      etag: sent.etag,
+      ageAtStore: policy.age(),
+      storedAt: Date.now(),
+      maxAge: policy.maxAge(),
+      status,
+      body,
+      public: isPublic || explicit,
+      size: body.byteLength + ENTRY_OVERHEAD,
+    });
+  }
+
+  // The Cache API of app code (`caches.default`, `caches.open(name)`): the same store and rules,
+  // in a namespace of the app's own per cache name, filled only by `put`.
+  const apiKey = (appId: string, cache: string, url: string) => `${appId}\ncache:${cache}\n${url}`;
+
+  /** `cache.put(request, response)`: kept at once (false when its headers forbid it or it is too large). */
+  function apiPut(
+    appId: string,
+    cache: string,
+    url: string,
+    reads: HeaderReads,
+    status: number,
+    headers: Headers,
+    body: Buffer,
+  ): boolean {
+    if (body.byteLength > MAX_CACHED_ANSWER_BYTES) return false;
+    const entry = entryFor(appId, url, reads, status, headers, true);
+    if (!entry) return false;
+    const key = apiKey(appId, cache, url);
+    put(appId, key, entry(body));
+    return entries.peek(key)?.some((e) => e.body === body) === true;
+  }
+
+  /** `cache.match(request)`: the kept answer, or undefined. */
+  function apiMatch(
+    appId: string,
+    cache: string,
+    req: Request,
+    reads: HeaderReads,
+    requestId: string,
+  ): Response | undefined {
+    const list = entries.get(apiKey(appId, cache, req.url));
+    if (!list?.length) return undefined;
+    const found = lookupIn(list, req, reads, requestId, true);
+    return found.kind === 'hit' ? found.response : undefined;
+  }
+
+  /** `cache.delete(request)`: whether something was kept for that URL. */
+  function apiDelete(appId: string, cache: string, url: string): boolean {
+    return entries.delete(apiKey(appId, cache, url));
   }
 
   /** Drops every answer kept for an app. */
@@ -294,33 +356,12 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
 
   return {
     lookup,
-    store,
+    offer,
     purge,
+    api: { put: apiPut, match: apiMatch, delete: apiDelete },
     startRefresh,
     stats: () => ({ bytes: entries.calculatedSize, entries: entries.size, hits, misses }),
   };
-}
-
-/** The whole body, or undefined when it passes MAX_CACHED_ANSWER_BYTES or fails. */
-async function collect(stream: ReadableStream<Uint8Array>): Promise<Buffer | undefined> {
-  const reader = stream.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_CACHED_ANSWER_BYTES) {
-        await reader.cancel();
-        return undefined;
-      }
-      parts.push(value);
-    }
-  } catch {
-    return undefined;
-  }
-  return Buffer.concat(parts, size);
 }
 
 function varyMatches(e: Entry, reads: HeaderReads): boolean {

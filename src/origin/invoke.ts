@@ -6,6 +6,7 @@ import { appOrigin } from '../apps/mappers.ts';
 import type { Deps } from '../deps.ts';
 import { readAsset } from './assets.ts';
 import { hostCallsFor } from './host-calls.ts';
+import type { HttpCache } from './http-cache.ts';
 import { sandboxFlags, type ReleaseView, type RuntimeCaches } from '../releases/live.ts';
 import type { SandboxPool } from '../sandbox/pool.ts';
 import type { CallRequest, Invocation, InvocationResult } from '../sandbox/protocol.ts';
@@ -13,7 +14,12 @@ import { addUsage } from '../usage/counters.ts';
 import { planOf } from '../plans/catalogue.ts';
 import { mapReleaseStack } from '../source-maps/release-maps.ts';
 
-export type ReleaseServices = { caches: RuntimeCaches; sandbox: () => SandboxPool };
+export type ReleaseServices = {
+  caches: RuntimeCaches;
+  sandbox: () => SandboxPool;
+  /** the origin's shared cache, behind app code's Cache API (`caches.default`) */
+  httpCache?: HttpCache | undefined;
+};
 
 export type ReleaseCall = {
   handler: Invocation['handler'];
@@ -73,6 +79,7 @@ export async function invokeRelease(
         requestId: call.requestId,
       },
       (pathname, method) => readAsset(services.caches, release, app.accountId, pathname, method),
+      services.httpCache?.api,
     ),
   });
   countOutbound(deps, app.appId, result.fetches);

@@ -24,7 +24,7 @@ import { representation, serveFile, STATIC_CACHE_CONTROL, staticStatus } from '.
 import { platformRoutes } from './platform/router.ts';
 import { noindex, previewGate } from './preview-gate.ts';
 import { createDevMode, DEV_PATH, isDocumentRequest } from './dev-mode.ts';
-import { createHttpCache, type HttpCache } from './http-cache.ts';
+import { type CacheMiss, createHttpCache, type HttpCache } from './http-cache.ts';
 import { notPublished, originBlocked, originError, originFail, originJson } from './respond.ts';
 import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
 import { createEventWriter, type EventWriter } from '../events/writer.ts';
@@ -313,7 +313,16 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     if (!path) return originFail('not_found', 'Not found.', requestId);
     if (path.segments[0] === '_platform') {
       served.target = 'server';
-      return platformRoutes.fetch(req, { deps, caches, sandbox, app, release, requestId, client });
+      return platformRoutes.fetch(req, {
+        deps,
+        caches,
+        sandbox,
+        httpCache,
+        app,
+        release,
+        requestId,
+        client,
+      });
     }
 
     const { runtime } = release.manifest;
@@ -340,17 +349,26 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const fallback = runtime.fallback ?? '404';
     if (fallback === 'server') {
       served.target = 'server';
-      const run = (r: Request, id: string) =>
+      const run = (r: Request, id: string, cacheMiss?: CacheMiss) =>
         runServerFallback(
           deps,
-          { caches, sandbox, events, bodies },
-          { req: r, app, release, origin: appOrigin(deps.config, app.appId), requestId: id, reads },
+          { caches, sandbox, events, bodies, httpCache },
+          {
+            req: r,
+            app,
+            release,
+            origin: appOrigin(deps.config, app.appId),
+            requestId: id,
+            reads,
+            cacheMiss,
+          },
         );
       if (!httpCache || !readable) return run(req, requestId);
       const found = httpCache.lookup(app.appId, req, reads, requestId);
+      // a HEAD is answered from a GET's entry, never kept (it has no body)
       if (found.kind === 'miss')
-        return httpCache.store(app.appId, req, reads, await run(req, requestId), found.fwd);
-      if (found.refresh) refreshInBackground(app.appId, req, reads, run);
+        return run(req, requestId, req.method === 'GET' ? found.fwd : undefined);
+      if (found.refresh) refreshInBackground(app.appId, req, run);
       return found.response;
     }
     if (!readable)
@@ -369,17 +387,13 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   function refreshInBackground(
     appId: string,
     req: Request,
-    reads: HeaderReads,
-    run: (r: Request, requestId: string) => Promise<Response>,
+    run: (r: Request, requestId: string, cacheMiss: CacheMiss) => Promise<Response>,
   ): void {
     const done = httpCache?.startRefresh(appId, req);
     if (!done) return;
-    const again = new Request(req.url, { method: 'GET', headers: req.headers });
-    void run(again, requestIdFor(null))
-      .then(async (res) => {
-        // the kept copy reads on by itself; the visitor's copy has nobody to go to
-        await httpCache!.store(appId, again, reads, res, 'stale').body?.cancel();
-      })
+    void run(req, requestIdFor(null), 'stale')
+      // the new answer was kept as it was made; nobody waits for its body
+      .then((res) => res.body?.cancel())
       .catch((err) =>
         deps.log.warn('background refresh failed', { app_id: appId, error: String(err) }),
       )

@@ -28,8 +28,15 @@ import {
 } from './scrub.ts';
 import { invokeRelease } from './invoke.ts';
 import { compressAnswer } from './compress-answer.ts';
+import type { CacheMiss, HttpCache } from './http-cache.ts';
 import { devErrorPage, isDocumentRequest } from './dev-mode.ts';
 import { roomFor, type BodyBudget, type BodyRoom } from '../http/body-budget.ts';
+
+/** Sets a header on what scrubResponseHeaders gave (a plain object, or Headers when cookies are set). */
+function setHeader(headers: Record<string, string> | Headers, name: string, value: string): void {
+  if (headers instanceof Headers) headers.set(name, value);
+  else headers[name] = value;
+}
 
 export const MAX_APP_REQUEST_BODY = 10 * 1024 * 1024;
 
@@ -72,8 +79,10 @@ function streamed(
   requestUrl: string,
   answer: NonNullable<InvocationResult['response']>,
   requestId: string,
+  cacheMiss?: CacheMiss,
 ): Response {
   const headers = scrubResponseHeaders(answer.headers, requestId);
+  if (cacheMiss) setHeader(headers, 'cache-status', `platform; fwd=${cacheMiss}`);
   const noBody = req.method === 'HEAD' || answer.status === 204 || answer.status === 304;
   if (noBody) void answer.stream!.cancel().catch(() => {});
   void answer.streamEnd!.then(async (end) => {
@@ -107,6 +116,7 @@ type FallbackServices = {
   sandbox: () => SandboxPool;
   events: EventWriter;
   bodies: BodyBudget;
+  httpCache?: HttpCache | undefined;
 };
 
 export async function runServerFallback(
@@ -119,6 +129,8 @@ export async function runServerFallback(
     origin: string;
     requestId: string;
     reads: HeaderReads;
+    /** a GET the shared cache could not answer, and why: its answer is offered to the cache */
+    cacheMiss?: CacheMiss | undefined;
   },
 ): Promise<Response> {
   const { req, app } = input;
@@ -196,6 +208,7 @@ async function answerCall(
     origin: string;
     requestId: string;
     reads: HeaderReads;
+    cacheMiss?: CacheMiss | undefined;
   },
   body: ArrayBuffer | undefined,
 ): Promise<Response> {
@@ -234,7 +247,16 @@ async function answerCall(
   };
   const problem = result.ok && result.response ? badResponse(result.response) : null;
   if (result.ok && result.response?.stream && !problem && result.response.status < 500)
-    return streamed(services.events, base, req, requestUrl, result.response, input.requestId);
+    // a streamed answer goes out as it is made: it is not kept
+    return streamed(
+      services.events,
+      base,
+      req,
+      requestUrl,
+      result.response,
+      input.requestId,
+      input.cacheMiss,
+    );
   // a 5xx gets the generic answer whether the app streamed it or not (the contract's rule)
   if (result.ok && result.response?.stream) void result.response.stream.cancel().catch(() => {});
   const events: NewEvent[] = logEvents(base, result.logs);
@@ -244,10 +266,18 @@ async function answerCall(
     const noBody =
       req.method === 'HEAD' || result.response.status === 204 || result.response.status === 304;
     const payload = noBody ? null : (result.response.text ?? result.response.body ?? null);
-    response = new Response(
-      payload === null ? null : ((await compressAnswer(req, headers, payload)) as BodyInit),
-      { status: result.response.status, headers },
-    );
+    const sent = payload === null ? null : await compressAnswer(req, headers, payload);
+    if (input.cacheMiss && services.httpCache)
+      services.httpCache.offer(
+        app.appId,
+        req.url,
+        input.reads,
+        result.response.status,
+        headers,
+        sent,
+        input.cacheMiss,
+      );
+    response = new Response(sent as BodyInit | null, { status: result.response.status, headers });
   } else {
     const kind = problem ?? (result.ok ? 'status_5xx' : (result.error?.kind ?? 'crash'));
     const status = result.ok && result.response && !problem ? result.response.status : 500;

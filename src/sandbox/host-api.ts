@@ -64,7 +64,8 @@ export type HostApi = {
   loadChunk(name: string): (platform: ChunkPlatform) => void;
   /**
    * An asynchronous platform call (data, files, jobs) answered by the main thread: JSON in, JSON out.
-   * A file upload's bytes come beside the JSON, as an ArrayBuffer (`files.upload` only).
+   * A file upload's (or a cached response's) bytes come beside the JSON, as an ArrayBuffer
+   * (`files.upload` and `cache.put` only).
    */
   call(method: string, argsJson: string, bytes?: ArrayBuffer): Promise<string>;
 };

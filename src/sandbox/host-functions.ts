@@ -37,6 +37,9 @@ export const HOST_CALL_ARGS = {
 } as const;
 
 /** Why the arguments of a platform call are refused (too large), charging them to the call when not. */
+/** The platform calls whose bytes cross beside the JSON: a file upload, a response kept by the Cache API. */
+const BYTE_CALLS = new Set(['files.upload', 'cache.put']);
+
 function argsRefusal(
   call: Call,
   method: string,
@@ -399,7 +402,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       let tooLarge: string | undefined;
       {
         using view =
-          m === 'files.upload' && bytesHandle !== undefined && ctx.typeof(bytesHandle) === 'object'
+          BYTE_CALLS.has(m) && bytesHandle !== undefined && ctx.typeof(bytesHandle) === 'object'
             ? ctx.getArrayBuffer(bytesHandle)
             : undefined;
         tooLarge = argsRefusal(call, m, a, view?.value.byteLength ?? 0);

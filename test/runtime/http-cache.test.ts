@@ -150,5 +150,44 @@ test('an app keeps at most its share (PLATFORM_HTTP_CACHE_APP_MB)', async () => 
   assert.ok(stats.bytes <= 1024 * 1024 + 64 * 1024, `${stats.bytes} bytes held`);
 });
 
+test('the Cache API of app code: caches.default and caches.open, as Workers code uses them', async () => {
+  const cacheApp = await publishServerApp(
+    h,
+    owner.api_key,
+    `let runs = 0;
+export default { async fetch(req, env, ctx) {
+  const u = new URL(req.url);
+  const cache = u.searchParams.get('named') ? await caches.open('pages') : caches.default;
+  const key = new Request('https://cache.internal' + u.pathname);
+  if (u.searchParams.get('delete')) return Response.json({ deleted: await cache.delete(key) });
+  if (u.searchParams.get('bad')) {
+    try { await cache.put(new Request(key, { method: 'POST' }), new Response('x')); }
+    catch (e) { return new Response(e.name + ': ' + e.message); }
+  }
+  const hit = await cache.match(key);
+  if (hit) return new Response('cached: ' + (await hit.text()) + ' age ' + hit.headers.get('age'));
+  runs++;
+  // the copy kept says how long; the answer itself is not for the origin's cache
+  const kept = new Response('run ' + runs, { headers: { 'cache-control': 'max-age=600' } });
+  ctx.waitUntil(cache.put(key, kept));
+  return new Response('run ' + runs);
+} };`,
+  );
+  const call = (path: string) => h.call('GET', path, { host: cacheApp.host });
+  assert.is((await call('/k')).text, 'run 1');
+  const again = await waitFor(async () => {
+    const r = await call('/k');
+    return r.text.startsWith('cached') ? r : undefined;
+  }, 5_000);
+  assert.match(again.text, /^cached: run 1 age \d+$/);
+  // a named cache is its own namespace
+  assert.is((await call('/k?named=1')).text, 'run 2');
+  await waitFor(async () => (await call('/k?named=1')).text.startsWith('cached: run 2'), 5_000);
+  assert.equal((await call('/k?delete=1')).body, { deleted: true });
+  assert.equal((await call('/k?delete=1')).body, { deleted: false });
+  assert.is((await call('/k')).text, 'run 3');
+  assert.is((await call('/k?bad=1')).text, 'TypeError: Cache.put: only GET requests can be cached');
+});
+
 test.after(() => h.close());
 test.run();

@@ -8,8 +8,13 @@ import type { CollectionSpec } from '../../manifest/resources.ts';
 import type { Deps } from '../../deps.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from '../../releases/live.ts';
 import type { SandboxPool } from '../../sandbox/pool.ts';
+import type { HttpCache } from '../http-cache.ts';
 
-export type OriginServices = { caches: RuntimeCaches; sandbox: () => SandboxPool };
+export type OriginServices = {
+  caches: RuntimeCaches;
+  sandbox: () => SandboxPool;
+  httpCache?: HttpCache | undefined;
+};
 
 export type PlatformRequest = OriginServices & {
   deps: Deps;

@@ -906,6 +906,90 @@
     for (var i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
     return out;
   };
+  // The Cache API as Workers offer it (`caches.default`, `caches.open(name)`): responses kept by the
+  // origin's shared cache for this app, by their own Cache-Control, one namespace per name.
+  var cacheRequest = function (input) {
+    return input instanceof Request ? input : new Request(input);
+  };
+  var headerPairs = function (headers) {
+    var out = [];
+    headers.forEach(function (v, k) {
+      out.push([k, v]);
+    });
+    return out;
+  };
+  var makeCache = function (name) {
+    return Object.freeze({
+      match: function (input, options) {
+        try {
+          var req = cacheRequest(input);
+        } catch (e) {
+          return Promise.reject(e);
+        }
+        if (req.method !== 'GET' && !options?.ignoreMethod) return Promise.resolve(undefined);
+        return hostCall('cache.match', [name, req.url, headerPairs(req.headers)]).then(
+          function (a) {
+            if (!a) return undefined;
+            return new Response(a.base64 ? binaryBytes(atob(a.base64)) : null, {
+              status: a.status,
+              headers: a.headers,
+            });
+          },
+        );
+      },
+      put: function (input, response) {
+        try {
+          var req = cacheRequest(input);
+        } catch (e) {
+          return Promise.reject(e);
+        }
+        var refuse = function (why) {
+          return Promise.reject(new TypeError('Cache.put: ' + why));
+        };
+        if (req.method !== 'GET') return refuse('only GET requests can be cached');
+        if (!(response instanceof Response))
+          return refuse('the second argument must be a Response');
+        if (response.status === 206) return refuse('a partial response (206) cannot be cached');
+        var vary = response.headers.get('vary') || '';
+        if (/(^|,)\s*\*\s*(,|$)/.test(vary))
+          return refuse("a response with 'Vary: *' cannot be cached");
+        // the prelude's own Response type is partial: the full class comes with the fetch chunk
+        var full = /** @type {any} */ (response);
+        if (full.bodyUsed) return refuse('the response body was already used');
+        return full
+          .arrayBuffer()
+          .then(function (body) {
+            var args = [name, req.url, headerPairs(req.headers), response.status];
+            return hostCall('cache.put', args.concat([headerPairs(response.headers)]), body);
+          })
+          .then(function () {
+            return undefined;
+          });
+      },
+      delete: function (input, options) {
+        try {
+          var req = cacheRequest(input);
+        } catch (e) {
+          return Promise.reject(e);
+        }
+        if (req.method !== 'GET' && !options?.ignoreMethod) return Promise.resolve(false);
+        return hostCall('cache.delete', [name, req.url]);
+      },
+    });
+  };
+  var defaultCache = null;
+  hide(
+    G,
+    'caches',
+    Object.freeze({
+      get default() {
+        return defaultCache || (defaultCache = makeCache(''));
+      },
+      open: function (cacheName) {
+        return Promise.resolve(makeCache('named:' + String(cacheName)));
+      },
+    }),
+  );
   var ctx = null;
   var SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
   // Called once per instance: ctx is the same object for every call (host functions know the current call).
