@@ -382,7 +382,7 @@ export type Config = Readonly<{
     tlsAskToken: string | undefined;
     cloudflare: Readonly<{ apiToken: string; zoneId: string; apiBase: string }> | undefined;
   }>;
-  /** Where release and app file bytes go: Postgres, or an S3-compatible bucket (docs/decisions.md "Blob storage"). */
+  /** Where release and app file bytes go: Postgres, or an S3-compatible bucket (docs/decisions/files.md "Blob storage"). */
   blobs: Readonly<{ store: 'postgres' | 's3'; s3: S3Config | undefined }>;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }>;

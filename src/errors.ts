@@ -37,7 +37,7 @@ const STATUS = {
   domain_pending_verification: 409,
   custom_hostname_provider_conflict: 409,
   custom_hostname_provider_failed: 502,
-  // billing (docs/decisions.md): Stripe failed or could not be reached
+  // billing (docs/decisions/plans-and-billing.md): Stripe failed or could not be reached
   payment_provider_failed: 502,
   password_auth_disabled: 410,
   password_signup_disabled: 410,
@@ -58,10 +58,10 @@ const STATUS = {
   invalid_device_authorization: 400,
   device_authorization_expired: 400,
   runtime_error: 500,
-  // sign-in and team members (docs/decisions.md)
+  // sign-in and team members (docs/decisions/sign-in-and-members.md)
   csrf_rejected: 403,
   last_owner: 409,
-  // the app origin: what app code's platform calls and the /_platform routes answer (docs/decisions.md)
+  // the app origin: what app code's platform calls and the /_platform routes answer (docs/decisions/origin.md)
   collection_not_declared: 400,
   unknown_field: 400,
   reserved_field: 400,

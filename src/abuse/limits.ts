@@ -11,7 +11,7 @@ import { clock } from '../lib/clock.ts';
 
 export type Limit = { max: number; windowSeconds: number };
 
-/** The limits, in one place; docs/decisions.md lists them. */
+/** The limits, in one place; docs/decisions/sign-in-and-members.md lists them. */
 export const LIMITS = {
   emailRequestPerAddress: { max: 5, windowSeconds: 900 },
   emailRequestPerClient: { max: 30, windowSeconds: 900 },

@@ -3,7 +3,7 @@ import type { Role } from '../db/schema.ts';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'developer', 'viewer'];
 
 /**
- * Which platform roles may do what. docs/decisions.md carries the same matrix as a table; a
+ * Which platform roles may do what. docs/decisions/foundation.md carries the same matrix as a table; a
  * test checks every cell that has a route. Roles declared in app manifests never appear here.
  */
 export const PERMISSIONS = {

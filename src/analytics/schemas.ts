@@ -1,4 +1,4 @@
-/** The App analytics record (field names: docs/decisions.md "Analytics"). */
+/** The App analytics record (field names: docs/decisions/analytics.md "Analytics"). */
 import * as v from 'valibot';
 import { component, DateTime } from '../openapi/components.ts';
 import { EventSummary } from '../events/schemas.ts';

@@ -3,7 +3,7 @@
  * Every table is read inside one REPEATABLE READ, READ ONLY transaction (the snapshot pg_dump
  * takes), with `COPY ... TO STDOUT` streamed to a file, never held in memory. pg_dump itself is not
  * used: the embedded server ships only initdb, pg_ctl and postgres, and a pg_dump older than the
- * server refuses to dump it (docs/decisions.md, "Backups").
+ * server refuses to dump it (docs/decisions/operations.md, "Backups").
  */
 import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';

@@ -1,7 +1,7 @@
 /**
  * The account follows what Stripe says, in any order Stripe says it, exactly once. An event is never
  * applied by itself: it names an account, whose subscriptions are read again from the Stripe API,
- * and the account's plan and billing access are recomputed from that truth (docs/decisions.md,
+ * and the account's plan and billing access are recomputed from that truth (docs/decisions/plans-and-billing.md,
  * "Billing state machine"). The provider's event id is recorded in the transaction that applies the
  * result, so a replay (even five at once) has no second effect.
  */
@@ -16,7 +16,7 @@ import { accountPlanRow, setBillingAccess, type AccountPlanRow } from '../plans/
 import { addHistory, claimStripeEvent, enableBillingRoutes, saveSnapshot } from './queries.ts';
 import { planOfPrice, stripeOf } from './stripe.ts';
 
-/** The subscription as the Billing plan record shows it (docs/decisions.md). */
+/** The subscription as the Billing plan record shows it (docs/decisions/plans-and-billing.md). */
 export type SubscriptionView = {
   id: string;
   status: Stripe.Subscription.Status;

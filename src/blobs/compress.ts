@@ -3,7 +3,7 @@
  * for files over 256 KiB, see MAX_BEST_BYTES), through node:zlib's asynchronous
  * calls, which run on libuv's thread pool, off the main thread and in parallel. A variant is kept
  * only when it saves at least 5%. Which types are compressed: text, JSON, JavaScript, CSS, SVG,
- * XML, WebAssembly and a few more (docs/decisions.md), from 1 KiB up.
+ * XML, WebAssembly and a few more (docs/decisions/origin.md), from 1 KiB up.
  */
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';

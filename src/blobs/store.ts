@@ -2,7 +2,7 @@
  * Content-addressed bytes, deduplicated per account: a `blobs` row per (account, sha256) says where
  * the bytes are, in the row itself (`stored_in: postgres`) or in the object store (`s3`,
  * src/blobs/s3.ts). New blobs go where PLATFORM_BLOB_STORE says; reads follow each row, so both kinds
- * serve side by side while `npm run admin -- migrate-blobs` moves them (docs/decisions.md "Blob storage").
+ * serve side by side while `npm run admin -- migrate-blobs` moves them (docs/decisions/files.md "Blob storage").
  */
 import { sql } from 'kysely';
 import type { Config, S3Config } from '../config.ts';

@@ -1,7 +1,7 @@
 /**
  * Building the server entry with esbuild when the sandbox could not load it as written: a
  * TypeScript/JSX entry, or one that imports packages from `node_modules`. The bundle and its source
- * map go to `.platform/build/` in the release (never served as static files, docs/decisions.md
+ * map go to `.platform/build/` in the release (never served as static files, docs/decisions/cli-and-dev.md
  * "Bundling"); the manifest the user wrote keeps naming their source entry.
  */
 import path from 'node:path';

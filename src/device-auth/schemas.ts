@@ -1,4 +1,4 @@
-/** RFC 8628 device authorization for `platform login` (docs/decisions.md). */
+/** RFC 8628 device authorization for `platform login` (docs/decisions/sign-in-and-members.md). */
 import * as v from 'valibot';
 import { component, DateTime, Url } from '../openapi/components.ts';
 

@@ -1,6 +1,6 @@
 /**
  * What a slug and a custom hostname may be: the rules, the normalisation, and which hostnames
- * are a zone's apex (they cannot hold a CNAME). docs/decisions.md "Routes and domains".
+ * are a zone's apex (they cannot hold a CNAME). docs/decisions/domains.md "Routes and domains".
  */
 import { parsePreviewLabel } from '../releases/previews.ts';
 import { parse } from 'tldts';

@@ -3,7 +3,7 @@
  * set: the four calls of the v4 API this platform needs (create with `ssl.method: txt`, read, find
  * by name, delete), over fetch with a bearer token and `CLOUDFLARE_API_BASE` (tests point it at a
  * loopback fake). The official SDK (`cloudflare`, 120 MB installed) is not worth four calls
- * (docs/decisions.md). Every failure or timeout is 502 `custom_hostname_provider_failed`; a
+ * (docs/decisions/domains.md). Every failure or timeout is 502 `custom_hostname_provider_failed`; a
  * hostname that exists there already and is not ours is 409 `custom_hostname_provider_conflict`.
  */
 import type { Config } from '../config.ts';

@@ -1,4 +1,4 @@
-/** `/v0/apps/<app_id>/slugs`, `/domains` and `/routes`: an app's aliases (docs/decisions.md "Routes and domains"). */
+/** `/v0/apps/<app_id>/slugs`, `/domains` and `/routes`: an app's aliases (docs/decisions/domains.md "Routes and domains"). */
 import { Hono } from 'hono';
 import { appAccess } from '../apps/access.ts';
 import { ApiError } from '../errors.ts';

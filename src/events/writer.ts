@@ -4,7 +4,7 @@
  * answer never waits for an insert. A failed write keeps the batch for the next flush (bounded:
  * past `maxQueued` the oldest are dropped and the drop is logged); a batch the database refuses for
  * good is written event by event, and only an event refused alone is dropped (logged). Crash
- * safety (docs/decisions.md): a clean stop (SIGTERM, Ctrl-C) writes everything queued; a hard kill
+ * safety (docs/decisions/origin.md): a clean stop (SIGTERM, Ctrl-C) writes everything queued; a hard kill
  * can lose at most the events of the last `flushMs`.
  *
  * Each app has an allowance (`perApp`: a burst, refilled at a rate per second, on this node): app

@@ -1,6 +1,6 @@
 /**
  * `POST /v0/apps/<app_id>/jobs/<job_name>/runs`: run a declared job of the live release now, as
- * `platform jobs run` and `platform dev` do (docs/decisions.md "Running a job now").
+ * `platform jobs run` and `platform dev` do (docs/decisions/jobs-and-webhooks.md "Running a job now").
  */
 import { Hono } from 'hono';
 import { appAccess } from '../apps/access.ts';

@@ -1,7 +1,7 @@
 /**
  * Resources as the platform keeps them: a manifest flattened into `ResourceState`s with every
  * default filled in, the compatibility rules that make provisioning monotonic, and the merge
- * that records what has been provisioned. docs/decisions.md lists the rules in prose.
+ * that records what has been provisioned. docs/decisions/publishing.md lists the rules in prose.
  */
 import type { Manifest } from './schema.ts';
 

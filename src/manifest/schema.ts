@@ -18,7 +18,7 @@ export const RESERVED_RESOURCE_NAMES = [
 ];
 export const RESERVED_ROLE_NAMES = ['system', 'platform'];
 export const RESERVED_FIELD_NAMES = ['id', 'created_at', 'updated_at', 'deleted_at', 'data'];
-/** The platform's own prefix and two infrastructure providers' (docs/decisions.md). */
+/** The platform's own prefix and two infrastructure providers' (docs/decisions/publishing.md). */
 export const RESERVED_SECRET_PREFIXES = ['PLATFORM_', 'AWS_', 'CLOUDFLARE_'];
 
 const notIn = (list: string[], what: string) =>

@@ -1,4 +1,4 @@
-/** Who is in an account, and invitations (docs/decisions.md, "Team members"). */
+/** Who is in an account, and invitations (docs/decisions/sign-in-and-members.md, "Team members"). */
 import * as v from 'valibot';
 import { component, DateTime } from '../openapi/components.ts';
 import { Email } from '../users/service.ts';

@@ -1,7 +1,7 @@
 /**
  * The plan catalogue: every plan's name, price, features and limits, in one table. An operator can
  * replace numbers, prices, names and features with `PLATFORM_PLANS_FILE` (merged over this table,
- * checked at start-up). docs/decisions.md carries the same table with the reasoning behind it.
+ * checked at start-up). docs/decisions/plans-and-billing.md carries the same table with the reasoning behind it.
  */
 import { RELEASE_LIMITS } from '../manifest/limits.ts';
 import * as v from 'valibot';
@@ -58,7 +58,7 @@ const GiB = 1024 ** 3;
 const NONE = { app_slugs: false, custom_domains: false, app_analytics: false, webhooks: false };
 const ALL = { app_slugs: true, custom_domains: true, app_analytics: true, webhooks: true };
 
-/** The built-in catalogue (see docs/decisions.md, "Plans"). */
+/** The built-in catalogue (see docs/decisions/plans-and-billing.md, "Plans"). */
 export const BUILT_IN_PLANS: PlanCatalogue = {
   free: {
     key: 'free',

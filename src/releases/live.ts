@@ -39,7 +39,7 @@ export const LIVE_TTL_MS = 10_000;
 /** Files larger than this are streamed from storage on every request instead of cached. */
 const MAX_CACHED_FILE = 4 * 1024 * 1024;
 
-/** What stops an app from serving, worst first (operator flags; docs/decisions.md). */
+/** What stops an app from serving, worst first (operator flags; docs/decisions/plans-and-billing.md). */
 export type ServingBlock = 'app_takedown' | 'account_suspended' | 'app_suspended';
 export type LiveApp = {
   appId: string;

@@ -112,7 +112,7 @@ function overBudget(call: Call): JobFailure {
  * Runs guest code (a segment) under the CPU budget of `call`, telling the pool's watchdog while it
  * runs. A call over its budget that has had crypto.subtle work done for it (billed between
  * segments, see subtle.ts) gets no new segment; for any other call the interrupt alone decides, as
- * before (see "Limits" in docs/decisions.md on failing calls between segments).
+ * before (see "Limits" in docs/decisions/sandbox.md on failing calls between segments).
  */
 export function segment<T>(state: WorkerState, inst: Instance, call: Call, fn: () => T): T {
   if (call.subtleMs !== undefined && call.cpuUsedMs > call.inv.limits.cpuMs) {

@@ -182,7 +182,7 @@ const MAX_LOADED = 20_000;
  * How much longer than on another worker a call may expect to wait on its release's warm worker
  * before it goes to the other. Small calls are packed onto one thread until its queue holds about
  * this much work: every thread woken for a call costs CPU of its own (a trivial call under 32
- * connections took 56 µs of CPU per request spread over two threads, 48 on one: docs/decisions.md).
+ * connections took 56 µs of CPU per request spread over two threads, 48 on one: docs/decisions/sandbox.md).
  */
 const SPILL_MS = 1;
 /** What a call costs its worker besides its guest CPU (receiving it, answering), ms. */

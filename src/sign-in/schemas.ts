@@ -1,4 +1,4 @@
-/** Bodies of passwordless sign-in, sign-up and the console session (docs/decisions.md). */
+/** Bodies of passwordless sign-in, sign-up and the console session (docs/decisions/sign-in-and-members.md). */
 import * as v from 'valibot';
 import { AccountMembership } from '../accounts/schemas.ts';
 import { component, DateTime } from '../openapi/components.ts';

@@ -4,7 +4,7 @@
  * node keeps each writing account's measure for FRESH_MS, adds what it writes meanwhile, and
  * measures again behind the next write once the measure is older (the write is judged by the older
  * measure plus what was added). Other nodes' writes in that window are seen at the next measure:
- * an account can pass its limit by at most what all nodes write in FRESH_MS (docs/decisions.md,
+ * an account can pass its limit by at most what all nodes write in FRESH_MS (docs/decisions/plans-and-billing.md,
  * "Storage quota"). Deleting is never refused, and what shrinks is never refused.
  */
 import type { Executor } from '../db/database.ts';

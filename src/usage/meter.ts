@@ -6,7 +6,7 @@
  * what this node has counted since: no database round trip on a request.
  *
  * Overshoot: a node learns other nodes' counts at its own flushes, so an account can go over its
- * quota by at most what the other nodes serve it in one flush interval (docs/decisions.md).
+ * quota by at most what the other nodes serve it in one flush interval (docs/decisions/plans-and-billing.md).
  */
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';

@@ -55,7 +55,7 @@ test("lints clean with @redocly/cli's recommended rules", async () => {
     absoluteRef: 'openapi.json',
     config,
   });
-  // Each exception is a fact of the service, not of the document (docs/decisions.md, "The OpenAPI document"):
+  // Each exception is a fact of the service, not of the document (docs/decisions/foundation.md, "The OpenAPI document"):
   const expected = (ruleId: string, pointer: string) =>
     // /healthz, /openapi.json and the manifest schema answer 200 to anyone, with no input to refuse
     (ruleId === 'operation-4xx-response' &&

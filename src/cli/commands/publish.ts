@@ -8,7 +8,7 @@ import { linkApp, readLinkedApp, type LocalFile } from '../bundle.ts';
 import { c, CliError, printJson } from '../output.ts';
 import { readValue } from './secrets.ts';
 
-/** Exit codes of `platform publish` when the release is stored but not live (README, decisions.md). */
+/** Exit codes of `platform publish` when the release is stored but not live (README, docs/decisions/sign-in-and-members.md). */
 export const NOT_LIVE_EXIT: Partial<Record<string, number>> = {
   pending_secrets: 3,
   requires_migration: 4,
