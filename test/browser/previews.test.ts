@@ -75,7 +75,9 @@ test('open a preview from the console, then make it live', async () => {
   await page.getByText(`${preview.release_id} is live.`).waitFor();
   const canonical = await h.call('GET', '/run', { host: `${first.app_id}.apps.localhost` });
   assert.is(canonical.text, 'server two');
-  assert.is(await page.getByRole('button', { name: 'Open preview' }).count(), 0);
+  // the list is drawn again: the release is live, no longer a preview
+  await page.getByRole('button', { name: 'Open preview' }).waitFor({ state: 'detached' });
+  assert.is(await page.locator('.live-dot').count(), 1);
   assert.equal(errors, []);
   await context.close();
 });
