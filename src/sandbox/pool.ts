@@ -5,14 +5,12 @@
  * (a long single instruction the interrupt handler never sees) is terminated and replaced.
  */
 import {
-  BEGUN_COUNT,
   FETCHES_FAILED,
   FETCHES_OK,
   LAST_BEGUN,
   RUNNING_ID,
   RUNNING_SINCE,
   SHARED_STATE_BYTES,
-  SPARE_READY,
   THREAD_ID,
 } from './shared-state.ts';
 import { Worker } from 'node:worker_threads';
@@ -99,19 +97,10 @@ type Pending = {
 /** Platform calls that only read: a call that made no other may safely run again after its worker died under it. */
 const READ_ONLY_CALLS = new Set(['data.get', 'data.list', 'files.signedUrl']);
 
-/**
- * A release that kills its worker this often is quarantined: it gets a worker of its own for
- * `forMs` (it keeps serving, and its crashes no longer touch other apps' calls), or, when
- * `maxIsolated` releases already have one, its calls are refused for `cooldownMs`.
- */
-export const QUARANTINE = {
-  kills: 3,
-  withinMs: 60_000,
-  forMs: 600_000,
-  cooldownMs: 60_000,
-  maxIsolated: 2,
-};
-export type Quarantine = { mode: 'own_worker' | 'refused'; seconds: number };
+import { chooseWorker, spareReady } from './placement.ts';
+import { QUARANTINE, type Quarantine, QuarantineBook } from './quarantine.ts';
+
+export { QUARANTINE, type Quarantine };
 
 /**
  * CPU fairness between releases. Calls run FIFO inside a worker, so 64 calls of a CPU-heavy app
@@ -177,36 +166,6 @@ const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
 
 /** Releases remembered per worker: a worker keeps at most its backstop of warm instances (10,000) anyway. */
 const MAX_LOADED = 20_000;
-
-/**
- * How much longer than on another worker a call may expect to wait on its release's warm worker
- * before it goes to the other. Small calls are packed onto one thread until its queue holds about
- * this much work: every thread woken for a call costs CPU of its own (a trivial call under 32
- * connections took 56 µs of CPU per request spread over two threads, 48 on one: docs/decisions/sandbox.md).
- */
-const SPILL_MS = 1;
-/** What a call costs its worker besides its guest CPU (receiving it, answering), ms. */
-const CALL_OVERHEAD_MS = 0.02;
-
-/**
- * The work ahead of a call sent to a worker now, ms: the stretch of guest code running there (a
- * long call holds every call behind it) and the calls it has not begun, each at its recent average.
- * Calls it began that wait for a timer or a fetch hold nothing up.
- */
-function backlogMs(slot: Slot, now: number): number {
-  const running = slot.state[RUNNING_SINCE] ? now - slot.state[RUNNING_SINCE] : 0;
-  return running + (slot.sent - slot.state[BEGUN_COUNT]!) * (slot.callMs + CALL_OVERHEAD_MS);
-}
-
-/** Whether a release new to this worker would find a blank instance waiting. */
-const spareReady = (slot: Slot): boolean =>
-  slot.state[SPARE_READY] === 1 && slot.coldInFlight === 0;
-
-function hashString(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
-}
 
 export class SandboxPool {
   /** what the pool has done since it started (`stats()` adds what it holds now) */
@@ -436,8 +395,8 @@ export class SandboxPool {
       });
     this.options.onWorkerExit?.({ index: slot.index, reason });
     if (slot.isolatedFor) {
-      const own = this.isolated.get(slot.isolatedFor);
-      if (own?.slot === slot) own.slot = this.spawn(-1, slot.isolatedFor);
+      if (this.quarantine.worker(slot.isolatedFor) === slot)
+        this.quarantine.replace(slot.isolatedFor, this.spawn(-1, slot.isolatedFor));
     } else this.slots[slot.index] = this.spawn(slot.index);
     const culprit =
       runningFailure && running !== undefined ? pending.find((p) => p.id === running) : undefined;
@@ -457,42 +416,17 @@ export class SandboxPool {
     });
   }
 
-  private kills = new Map<string, number[]>();
-  private quarantinedUntil = new Map<string, number>();
-  private isolated = new Map<string, { slot: Slot; until: number }>();
+  /** Releases that keep killing their worker: their own worker, or their calls refused for a while. */
+  private quarantine = new QuarantineBook<Slot>();
 
   /** Counts a worker kill against a release; the quarantine it starts, if this kill is one too many. */
   private killedBy(releaseId: string): Quarantine | undefined {
-    if (this.isolated.has(releaseId)) return undefined; // already alone: it only hurts itself
-    const now = Date.now();
-    const recent = (this.kills.get(releaseId) ?? []).filter((t) => now - t < QUARANTINE.withinMs);
-    recent.push(now);
-    this.kills.set(releaseId, recent);
-    if (this.kills.size > 10_000) this.kills.delete(this.kills.keys().next().value!);
-    if (recent.length < QUARANTINE.kills) return undefined;
-    this.kills.delete(releaseId);
-    if (this.isolated.size < QUARANTINE.maxIsolated) {
-      this.isolated.set(releaseId, {
-        slot: this.spawn(-1, releaseId),
-        until: now + QUARANTINE.forMs,
-      });
-      return { mode: 'own_worker', seconds: QUARANTINE.forMs / 1000 };
-    }
-    this.quarantinedUntil.set(releaseId, now + QUARANTINE.cooldownMs);
-    return { mode: 'refused', seconds: QUARANTINE.cooldownMs / 1000 };
+    return this.quarantine.killed(releaseId, Date.now(), () => this.spawn(-1, releaseId));
   }
 
   /** Every live worker: the shared ones and quarantined releases' own. */
   private allSlots(): Slot[] {
-    return [...this.slots, ...[...this.isolated.values()].map((i) => i.slot)];
-  }
-
-  private quarantineLeft(releaseId: string): number {
-    const until = this.quarantinedUntil.get(releaseId);
-    if (until === undefined) return 0;
-    if (until > Date.now()) return Math.ceil((until - Date.now()) / 1000);
-    this.quarantinedUntil.delete(releaseId);
-    return 0;
+    return [...this.slots, ...this.quarantine.workers()];
   }
 
   /**
@@ -524,32 +458,17 @@ export class SandboxPool {
   }
 
   private pick(releaseId: string): Slot {
-    const own = this.isolated.get(releaseId);
-    if (own) {
-      if (own.until > Date.now() || own.slot.pending.size > 0) return own.slot;
+    const own = this.quarantine.ownWorker(
+      releaseId,
+      Date.now(),
+      (slot: Slot) => slot.pending.size > 0,
       // quarantine over: back to the shared workers once its own is idle
-      this.isolated.delete(releaseId);
-      own.slot.alive = false;
-      void own.slot.worker.terminate();
-    }
-    // Where the release is warm; else, for a release new to every worker, one whose spare is ready
-    // (a cold start there skips compiling the prelude); else its hashed worker.
-    let preferred = this.slots.find((s) => s.loaded.has(releaseId));
-    if (!preferred) {
-      const hashed = this.slots[hashString(releaseId) % this.slots.length]!;
-      preferred = spareReady(hashed) ? hashed : (this.slots.find(spareReady) ?? hashed);
-    }
-    // Stay on the warm worker unless a call would wait clearly longer there than on another.
-    const now = TIME_ORIGIN + performance.now();
-    const preferredMs = backlogMs(preferred, now);
-    let least = preferred;
-    let leastMs = preferredMs;
-    for (const s of this.slots) {
-      if (s === preferred) continue;
-      const ms = backlogMs(s, now);
-      if (ms < leastMs) (least = s), (leastMs = ms);
-    }
-    return preferredMs > leastMs + SPILL_MS ? least : preferred;
+      (slot: Slot) => {
+        slot.alive = false;
+        void slot.worker.terminate();
+      },
+    );
+    return own ?? chooseWorker(this.slots, releaseId, TIME_ORIGIN + performance.now());
   }
 
   private async send(
@@ -647,7 +566,7 @@ export class SandboxPool {
   private async invokeOnce(input: InvokeInput): Promise<InvocationResult> {
     if (this.closed)
       return { ok: false, error: { kind: 'killed', message: 'sandbox pool is closed' } };
-    const left = this.quarantineLeft(input.release.releaseId);
+    const left = this.quarantine.refusedFor(input.release.releaseId, Date.now());
     if (left)
       return {
         ok: false,
@@ -738,7 +657,7 @@ export class SandboxPool {
     // on every server call: no array of all slots made for it
     return (
       this.slots.some((s) => s.loaded.has(releaseId)) ||
-      this.isolated.get(releaseId)?.slot.loaded.has(releaseId) === true
+      this.quarantine.worker(releaseId)?.loaded.has(releaseId) === true
     );
   }
 
