@@ -203,6 +203,9 @@ export async function publish(
   // A server module that does not load (syntax error, bad import, top-level throw) never goes live.
   let moduleError: ModuleError | undefined;
   const entry = bundle.manifest.runtime.server_entry;
+  // the ids are chosen now, so the instance that checks the module can stay as the release's first warm one
+  const ids = { appId: target.appId ?? newAppId(), releaseId: newId('rel') };
+  let kept = false;
   if (entry && options.checkModule) {
     const sources = Object.fromEntries(
       bundle.files
@@ -210,21 +213,34 @@ export async function publish(
         .map((f) => [f.path, f.bytes.toString('utf8')]),
     );
     const check = await options.checkModule({
-      appId: target.appId ?? 'newapp000000',
+      appId: ids.appId,
       planKey: account.plan_key,
       entry,
       sources,
+      ...(options.preview
+        ? {}
+        : { keepAs: { releaseId: ids.releaseId, manifest: bundle.manifest } }),
     });
+    kept = check.ok && !options.preview;
     // a bundle's stack names the user's files through the source map published with it
     if (!check.ok)
       moduleError = { message: check.error, stack: mapBundleStack(bundle.files, check.stack) };
   }
   // Compressed variants are made before the transaction (no lock held while compressing).
   const variants = await prepareVariants(deps.db, target.accountId, bundle.files);
-  const result = await publishTx(deps, target, bundle, who, moduleError, variants, {
-    preview: options.preview === true,
-  });
+  const discard = () => kept && options.checkModule?.discard?.(ids.releaseId);
+  let result: PublishAppResponse;
+  try {
+    result = await publishTx(deps, target, bundle, who, moduleError, variants, {
+      preview: options.preview === true,
+      ids,
+    });
+  } catch (err) {
+    discard();
+    throw err;
+  }
   if (result.status === 'published') deps.signals.appChanged(result.app_id);
+  else discard();
   return result;
 }
 
@@ -237,7 +253,7 @@ async function publishTx(
   who: Who,
   moduleError: ModuleError | undefined,
   variants: PreparedVariants,
-  mode: { preview: boolean },
+  mode: { preview: boolean; ids: { appId: string; releaseId: string } },
 ): Promise<PublishAppResponse> {
   return deps.db.transaction().execute(async (trx) => {
     const m = bundle.manifest.app;
@@ -269,7 +285,8 @@ async function publishTx(
     await blobStore(deps.config).putMany(trx, target.accountId, bundle.files);
     await saveVariants(trx, blobStore(deps.config), target.accountId, variants);
     const app: AppRow =
-      existing ?? (await insertApp(trx, { id: newAppId(), accountId: target.accountId, app: m }));
+      existing ??
+      (await insertApp(trx, { id: mode.ids.appId, accountId: target.accountId, app: m }));
     const seq = await nextReleaseSeq(trx, app.id);
     const evaluated = await evaluateActivation(trx, app.id, bundle.manifest);
     const checked = moduleError
@@ -292,7 +309,7 @@ async function publishTx(
           }
         : checked;
     const previous = app.live_release_id;
-    const releaseId = newId('rel');
+    const releaseId = mode.ids.releaseId;
     await insertRelease(trx, {
       id: releaseId,
       app_id: app.id,

@@ -36,6 +36,13 @@ export type ReleaseCall = {
   origin?: string;
 };
 
+/** How an instance of a release sets up its ctx: what the release declares, and the operator's country header. */
+export function instanceFlags(deps: Deps, release: { manifest: ReleaseView['manifest'] }) {
+  const flags = sandboxFlags(release);
+  const countryHeader = deps.config.sandbox.countryHeader;
+  return countryHeader ? { ...flags, countryHeader } : flags;
+}
+
 export async function invokeRelease(
   deps: Deps,
   services: ReleaseServices,
@@ -49,9 +56,7 @@ export async function invokeRelease(
   const secrets = await services.caches.appSecrets(app.appId);
   const result = await sandbox.invoke({
     handler: call.handler,
-    flags: deps.config.sandbox.countryHeader
-      ? { ...sandboxFlags(release), countryHeader: deps.config.sandbox.countryHeader }
-      : sandboxFlags(release),
+    flags: instanceFlags(deps, release),
     ...(call.event === undefined ? {} : { event: call.event }),
     app: {
       app_id: app.appId,

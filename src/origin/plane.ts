@@ -20,6 +20,7 @@ import { decodeAppPath } from './paths.ts';
 import { SandboxPool } from '../sandbox/pool.ts';
 import type { PoolStats } from '../sandbox/pool-stats.ts';
 import { runServerFallback } from './server-fallback.ts';
+import { instanceFlags } from './invoke.ts';
 import { representation, serveFile, STATIC_CACHE_CONTROL, staticStatus } from './static.ts';
 import { platformRoutes } from './platform/router.ts';
 import { noindex, previewGate } from './preview-gate.ts';
@@ -595,9 +596,12 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   }
 
   const checkModule: ModuleCheck = async (input) => {
-    const checkId = `check_${crypto.randomUUID()}`;
+    const keep = input.keepAs;
+    const checkId = keep?.releaseId ?? `check_${crypto.randomUUID()}`;
     const result = await sandbox().invoke({
       handler: 'load',
+      // a kept instance is set up as the release's own calls set theirs up
+      ...(keep ? { flags: instanceFlags(deps, keep) } : {}),
       app: {
         app_id: input.appId,
         origin: appOrigin(deps.config, input.appId),
@@ -607,9 +611,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       loadSources: async () => input.sources,
       limits: { cpuMs: planOf(plans, input.planKey).limits['server.cpu_ms.max'] },
       request: { method: 'GET', url: appOrigin(deps.config, input.appId), headers: [] },
-      secrets: {},
+      secrets: keep ? await caches.appSecrets(input.appId) : {},
     });
-    sandbox().evict(checkId);
+    if (!keep || !result.ok) sandbox().evict(checkId);
     if (result.ok) {
       const listed = result.response?.headers.find(([n]) => n === 'x-handlers')?.[1] ?? '';
       return { ok: true, handlers: listed ? listed.split(',') : [] };
@@ -620,6 +624,8 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       ...(result.error?.stack ? { stack: result.error.stack } : {}),
     };
   };
+
+  checkModule.discard = (releaseId) => sandbox().evict(releaseId);
 
   return {
     handle,
