@@ -72,6 +72,8 @@ test('a secret that does not open reads as absent and records an error event, ne
       sealed: seal(randomBytes(32), secretAad(appId, 'BROKEN'), 'x-value'),
     })
     .execute();
+  // a row another node writes reaches this one's caches through the change feed's signal
+  h.deps.signals.secretsChanged(appId);
   const r = await h.call('GET', '/read', { host: `${appId}.apps.localhost` });
   assert.equal(r.body, { type: 'undefined', value: null });
   let events: { message: string }[] = [];
