@@ -40,22 +40,30 @@ export default { fetch(req) {
 
 const env = await startBenchEnv();
 await env.server!.apps.sandbox().warm();
-const published = (await fetch(`${env.url}/v0/apps`, {
-  method: 'PUT',
-  headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
-  body: JSON.stringify({
-    app: { name: 'bench-cache' },
-    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
-    files: [
-      { path: 'public/index.html', content_type: 'text/html', content_base64: 'aGk=' },
-      {
-        path: 'server.js',
-        content_type: 'text/javascript',
-        content_base64: Buffer.from(handler).toString('base64'),
-      },
-    ],
-  }),
-}).then((r) => r.json())) as { app_id: string };
+/** Publishes the handler with `extra` static files: a new app, or a new release of `appId`. */
+const publish = async (appId?: string, extra: { path: string; text: string }[] = []) =>
+  (await fetch(`${env.url}/v0/apps${appId ? `/${appId}` : ''}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      app: { name: 'bench-cache' },
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+      files: [
+        { path: 'public/index.html', content_type: 'text/html', content_base64: 'aGk=' },
+        ...extra.map((f) => ({
+          path: f.path,
+          content_type: 'text/html; charset=utf-8',
+          content_base64: Buffer.from(f.text).toString('base64'),
+        })),
+        {
+          path: 'server.js',
+          content_type: 'text/javascript',
+          content_base64: Buffer.from(handler).toString('base64'),
+        },
+      ],
+    }),
+  }).then((r) => r.json())) as { app_id: string };
+const published = await publish();
 const host = `${published.app_id}.apps.localhost`;
 
 const get = (path: string) =>
@@ -73,27 +81,7 @@ if ((await get('/cached')).text !== pageText)
   throw new Error('the two paths answer different bytes');
 
 // the same bytes as a static file of the release: the origin's fastest path, for reference
-await fetch(`${env.url}/v0/apps/${published.app_id}`, {
-  method: 'PUT',
-  headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
-  body: JSON.stringify({
-    app: { name: 'bench-cache' },
-    runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
-    files: [
-      { path: 'public/index.html', content_type: 'text/html', content_base64: 'aGk=' },
-      {
-        path: 'public/static.html',
-        content_type: 'text/html; charset=utf-8',
-        content_base64: Buffer.from(pageText).toString('base64'),
-      },
-      {
-        path: 'server.js',
-        content_type: 'text/javascript',
-        content_base64: Buffer.from(handler).toString('base64'),
-      },
-    ],
-  }),
-});
+await publish(published.app_id, [{ path: 'public/static.html', text: pageText }]);
 if ((await get('/static.html')).text !== pageText) throw new Error('the static file differs');
 
 const bare = spawn(

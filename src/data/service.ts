@@ -5,7 +5,7 @@
  * concurrent writes), soft delete via `deleted_at`. Errors carry a stable `code` for app code.
  */
 import { MAX_JSON_DEPTH, nulAt, tooDeep } from '../lib/json.ts';
-import { sql, type AliasedSelectQueryBuilder } from 'kysely';
+import { sql, type AliasedSelectQueryBuilder, type RawBuilder } from 'kysely';
 import type { Executor, Tx } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { randomToken } from '../lib/ids.ts';
@@ -489,6 +489,42 @@ export function listQuery(
   return { limit, match, nullFields };
 }
 
+/** A collection's live rows, as the list pages select them (`sv`: no sort value). */
+export function liveRows(deps: Deps, target: DataTarget, name: string) {
+  return deps.db
+    .selectFrom('app_rows')
+    .select(['id', 'data', 'created_at', 'updated_at', sql<unknown>`null`.as('sv')])
+    .where('app_id', '=', target.appId)
+    .where('collection', '=', name)
+    .where('deleted_at', 'is', null);
+}
+
+/**
+ * A collection's live rows (`r`) through the entries (`e`) of one of its indexes, as the list
+ * pages select them, with `sortValue` as `sv`.
+ */
+export function throughIndex(
+  deps: Deps,
+  target: DataTarget,
+  name: string,
+  indexName: string,
+  sortValue: RawBuilder<unknown>,
+) {
+  return deps.db
+    .selectFrom('app_row_index_entries as e')
+    .innerJoin('app_rows as r', (j) =>
+      j
+        .onRef('r.app_id', '=', 'e.app_id')
+        .onRef('r.collection', '=', 'e.collection')
+        .onRef('r.id', '=', 'e.row_id'),
+    )
+    .select(['r.id', 'r.data', 'r.created_at', 'r.updated_at', sortValue.as('sv')])
+    .where('e.app_id', '=', target.appId)
+    .where('e.collection', '=', name)
+    .where('e.index_name', '=', indexName)
+    .where('r.deleted_at', 'is', null);
+}
+
 /**
  * Equality on declared fields, oldest first by (created_at, id); `limit` 1..1000, default 100.
  * The rows that fit in MAX_PAGE_BYTES, at least one: `cut` when some asked for were left for the
@@ -513,20 +549,11 @@ export async function listRowsPage(
     const rest = Object.fromEntries(
       Object.entries(match).filter(([k]) => !index.fields.includes(k)),
     );
-    let q = deps.db
-      .selectFrom('app_row_index_entries as e')
-      .innerJoin('app_rows as r', (j) =>
-        j
-          .onRef('r.app_id', '=', 'e.app_id')
-          .onRef('r.collection', '=', 'e.collection')
-          .onRef('r.id', '=', 'e.row_id'),
-      )
-      .select(['r.id', 'r.data', 'r.created_at', 'r.updated_at', sql<unknown>`null`.as('sv')])
-      .where('e.app_id', '=', target.appId)
-      .where('e.collection', '=', name)
-      .where('e.index_name', '=', index.name)
-      .where('e.key', '=', JSON.stringify(index.fields.map((f) => match[f])))
-      .where('r.deleted_at', 'is', null);
+    let q = throughIndex(deps, target, name, index.name, sql<unknown>`null`).where(
+      'e.key',
+      '=',
+      JSON.stringify(index.fields.map((f) => match[f])),
+    );
     if (Object.keys(rest).length)
       q = q.where(sql<boolean>`r.data @> ${JSON.stringify(rest)}::jsonb`);
     for (const f of nullFields) q = q.where(sql<boolean>`r.data->${f} is null`);
@@ -541,12 +568,7 @@ export async function listRowsPage(
       dir,
     );
   }
-  let q = deps.db
-    .selectFrom('app_rows')
-    .select(['id', 'data', 'created_at', 'updated_at', sql<unknown>`null`.as('sv')])
-    .where('app_id', '=', target.appId)
-    .where('collection', '=', name)
-    .where('deleted_at', 'is', null);
+  let q = liveRows(deps, target, name);
   if (Object.keys(match).length) {
     // Unindexed fields: containment (the GIN index app_rows_match_idx can serve it), in list order.
     q = q.where(

@@ -8,7 +8,14 @@
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
-import { collectionSpec, type DataTarget, listQuery, withinBudget } from './service.ts';
+import {
+  collectionSpec,
+  type DataTarget,
+  listQuery,
+  liveRows,
+  throughIndex,
+  withinBudget,
+} from './service.ts';
 
 export type SortCursor =
   | { part: 'value'; value: unknown; at: Date; id: string }
@@ -62,19 +69,7 @@ export async function listRowsSorted(
   const rows: Record<string, unknown>[] = [];
 
   if (page.after?.part !== 'missing' && !nullFields.includes(page.sort)) {
-    let q = deps.db
-      .selectFrom('app_row_index_entries as e')
-      .innerJoin('app_rows as r', (j) =>
-        j
-          .onRef('r.app_id', '=', 'e.app_id')
-          .onRef('r.collection', '=', 'e.collection')
-          .onRef('r.id', '=', 'e.row_id'),
-      )
-      .select(['r.id', 'r.data', 'r.created_at', 'r.updated_at', value.as('sv')])
-      .where('e.app_id', '=', target.appId)
-      .where('e.collection', '=', name)
-      .where('e.index_name', '=', index.name)
-      .where('r.deleted_at', 'is', null);
+    let q = throughIndex(deps, target, name, index.name, value);
     if (Object.keys(match).length)
       q = q.where(sql<boolean>`r.data @> ${JSON.stringify(match)}::jsonb`);
     for (const f of nullFields) q = q.where(sql<boolean>`r.data->${f} is null`);
@@ -95,13 +90,7 @@ export async function listRowsSorted(
   }
 
   // then the rows without a value for the field, oldest first
-  let q = deps.db
-    .selectFrom('app_rows')
-    .select(['id', 'data', 'created_at', 'updated_at', sql<unknown>`null`.as('sv')])
-    .where('app_id', '=', target.appId)
-    .where('collection', '=', name)
-    .where('deleted_at', 'is', null)
-    .where(sql<boolean>`data->${page.sort} is null`);
+  let q = liveRows(deps, target, name).where(sql<boolean>`data->${page.sort} is null`);
   if (Object.keys(match).length) q = q.where(sql<boolean>`data @> ${JSON.stringify(match)}::jsonb`);
   for (const f of nullFields) q = q.where(sql<boolean>`data->${f} is null`);
   if (target.onlyOwnerId) q = q.where('owner_user_id', '=', target.onlyOwnerId);

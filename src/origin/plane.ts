@@ -402,10 +402,12 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   }
 
   /**
-   * A static hit whose app, release and bytes are all in memory, answered synchronously (no
-   * promise for node-server to await). Anything else returns undefined and takes the full path.
+   * An answer from memory, given synchronously (no promise for node-server to await): a static file
+   * whose bytes are cached, or a fresh answer of the shared cache, for an app and release in memory.
+   * Anything else (a stale entry, whose refresh needs the full path, too) returns undefined and
+   * takes the full path.
    */
-  function fastStatic(
+  function fromMemory(
     req: Request,
     reads: HeaderReads,
     appId: string,
@@ -421,38 +423,20 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     if (!release) return undefined;
     const pathname = splitUrl(req.url).pathname;
     const f = directStaticFile(release, pathname);
-    if (!f) return undefined;
-    const rep = representation(reads, f);
-    if (!rep) return undefined;
-    const bytes = method === 'HEAD' ? null : caches.bytesCached(rep.blob);
-    if (bytes === undefined) return undefined;
-    const status = staticStatus(reads, rep, 200);
-    capture(reads, app, status, via, host, 'static', pathname);
-    return serveFile(req, rep, bytes, 200, requestId, status);
-  }
-
-  /**
-   * A fresh answer of the shared cache for an app whose release is in memory, answered
-   * synchronously like a static hit. A stale one (its refresh needs the full path) and a miss go on.
-   */
-  function fastCached(
-    req: Request,
-    reads: HeaderReads,
-    appId: string,
-    requestId: string,
-    via: RouteKind,
-    host: string | null,
-  ): Response | undefined {
-    const method = req.method;
-    if (!httpCache || dev || (method !== 'GET' && method !== 'HEAD')) return undefined;
-    const app = caches.liveAppCached(appId);
-    if (!app || app.block !== null || overQuota(app)) return undefined;
-    const release = caches.releaseCached(app.releaseId);
-    if (release?.manifest.runtime.fallback !== 'server') return undefined;
+    if (f) {
+      const rep = representation(reads, f);
+      if (!rep) return undefined;
+      const bytes = method === 'HEAD' ? null : caches.bytesCached(rep.blob);
+      if (bytes === undefined) return undefined;
+      const status = staticStatus(reads, rep, 200);
+      capture(reads, app, status, via, host, 'static', pathname);
+      return serveFile(req, rep, bytes, 200, requestId, status);
+    }
+    if (!httpCache || release.manifest.runtime.fallback !== 'server') return undefined;
     // an entry exists only for a URL this release answered from its server code (purged on publish)
     const found = httpCache.lookup(app.appId, req, reads, requestId, false);
     if (found.kind !== 'hit' || found.refresh) return undefined;
-    capture(reads, app, found.response.status, via, host, 'server', splitUrl(req.url).pathname);
+    capture(reads, app, found.response.status, via, host, 'server', pathname);
     return found.response;
   }
 
@@ -466,9 +450,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     const reads = headerReads(req, parsed);
     const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
     try {
-      const fast =
-        fastStatic(req, reads, appId, requestId, 'canonical', null) ??
-        fastCached(req, reads, appId, requestId, 'canonical', null);
+      const fast = fromMemory(req, reads, appId, requestId, 'canonical', null);
       if (fast) return fast;
     } catch {
       // fall through to the full path, which reports errors properly
@@ -534,9 +516,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       );
     if (entry.status !== 'active') return routeDisabled(entry, requestId);
     try {
-      const fast =
-        fastStatic(req, reads, entry.appId, requestId, entry.routeType, hostname) ??
-        fastCached(req, reads, entry.appId, requestId, entry.routeType, hostname);
+      const fast = fromMemory(req, reads, entry.appId, requestId, entry.routeType, hostname);
       if (fast) return fast;
     } catch {
       // the full path reports errors properly

@@ -3,18 +3,13 @@
  * resources provisioned since, the secrets set since; the module was checked when the preview was
  * published and releases are immutable), then the live pointer moves as a publish moves it.
  */
+import { fitsNow, switchTarget } from './switch.ts';
 import { appOrigin } from '../apps/mappers.ts';
-import {
-  endPreview,
-  findRelease,
-  lockApp,
-  provisionedResources,
-  releaseFileCount,
-} from '../apps/queries.ts';
+import { endPreview, provisionedResources, releaseFileCount } from '../apps/queries.ts';
 import type { PublishAppResponse } from '../apps/schemas.ts';
-import { evaluateActivation, goLive, toStates, type Who } from '../apps/service.ts';
+import { goLive, toStates, type Who } from '../apps/service.ts';
 import type { Deps } from '../deps.ts';
-import { ApiError, errors } from '../errors.ts';
+import { errors } from '../errors.ts';
 import { recordEvents } from '../events/record.ts';
 import { manifestOf } from '../manifest/stored.ts';
 import { planOf } from '../plans/catalogue.ts';
@@ -28,13 +23,7 @@ export async function makePreviewLive(
   who: Who,
 ): Promise<PublishAppResponse> {
   const result = await deps.db.transaction().execute(async (trx) => {
-    const app = await lockApp(trx, appId);
-    if (app.deleted_at)
-      throw errors.conflict('The app is unpublished; publish a release to bring it back.');
-    const target = await findRelease(trx, app.id, releaseId);
-    if (!target) throw errors.notFound('Release');
-    if (target.id === app.live_release_id)
-      throw errors.conflict('That release is already live.', { release_id: target.id });
+    const { app, target } = await switchTarget(trx, appId, releaseId);
     if (!target.preview)
       throw errors.conflict(
         'Only a preview is made live this way: roll back to a release that was live, or publish.',
@@ -60,17 +49,7 @@ export async function makePreviewLive(
       manifest,
       toStates(await provisionedResources(trx, app.id)),
     );
-    const evaluation = await evaluateActivation(trx, app.id, manifest);
-    if (evaluation.status === 'requires_migration')
-      throw new ApiError(
-        'requires_migration',
-        'That preview is incompatible with the resources provisioned since it was published.',
-        { reasons: evaluation.reasons },
-      );
-    if (evaluation.status === 'pending_secrets')
-      throw new ApiError('pending_secrets', 'That preview needs secrets that are not set now.', {
-        missing_secrets: evaluation.missing,
-      });
+    const evaluation = await fitsNow(trx, app.id, manifest, 'That preview');
     const previous = app.live_release_id;
     // once live it is a release like any other (rolled back to, not previewed)
     await endPreview(trx, target.id);

@@ -1,9 +1,9 @@
-import { evaluateActivation, goLive, type Who } from '../apps/service.ts';
+import { fitsNow, switchTarget } from './switch.ts';
+import { goLive, type Who } from '../apps/service.ts';
 import { manifestOf } from '../manifest/stored.ts';
 import { appOrigin } from '../apps/mappers.ts';
-import { findRelease, lockApp } from '../apps/queries.ts';
 import type { Deps } from '../deps.ts';
-import { ApiError, errors } from '../errors.ts';
+import { errors } from '../errors.ts';
 import { recordEvents } from '../events/record.ts';
 
 /**
@@ -12,13 +12,7 @@ import { recordEvents } from '../events/record.ts';
  */
 export async function rollback(deps: Deps, appId: string, releaseId: string, who: Who) {
   const result = await deps.db.transaction().execute(async (trx) => {
-    const app = await lockApp(trx, appId);
-    if (app.deleted_at)
-      throw errors.conflict('The app is unpublished; publish a release to bring it back.');
-    const target = await findRelease(trx, app.id, releaseId);
-    if (!target) throw errors.notFound('Release');
-    if (target.id === app.live_release_id)
-      throw errors.conflict('That release is already live.', { release_id: target.id });
+    const { app, target } = await switchTarget(trx, appId, releaseId);
     if (!target.activated_at) {
       throw errors.conflict(
         `Only a release that was live before can be rolled back to; this one is ${target.activation_status}.`,
@@ -29,19 +23,7 @@ export async function rollback(deps: Deps, appId: string, releaseId: string, who
       );
     }
     const manifest = manifestOf(target.manifest);
-    const evaluation = await evaluateActivation(trx, app.id, manifest);
-    if (evaluation.status === 'requires_migration') {
-      throw new ApiError(
-        'requires_migration',
-        'That release is incompatible with the resources provisioned since.',
-        { reasons: evaluation.reasons },
-      );
-    }
-    if (evaluation.status === 'pending_secrets') {
-      throw new ApiError('pending_secrets', 'That release needs secrets that are not set.', {
-        missing_secrets: evaluation.missing,
-      });
-    }
+    const evaluation = await fitsNow(trx, app.id, manifest, 'That release');
     const previous = app.live_release_id;
     const events = await goLive(trx, app, { id: target.id, manifest }, evaluation, who);
     events.push({

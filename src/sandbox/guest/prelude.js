@@ -908,8 +908,14 @@
   };
   // The Cache API as Workers offer it (`caches.default`, `caches.open(name)`): responses kept by the
   // origin's shared cache for this app, by their own Cache-Control, one namespace per name.
-  var cacheRequest = function (input) {
-    return input instanceof Request ? input : new Request(input);
+  /** `fn` with the request `input` names; a promise rejected with the constructor's error when it names none. */
+  var withRequest = function (input, fn) {
+    try {
+      var req = input instanceof Request ? input : new Request(input);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return fn(req);
   };
   var headerPairs = function (headers) {
     var out = [];
@@ -921,59 +927,45 @@
   var makeCache = function (name) {
     return Object.freeze({
       match: function (input, options) {
-        try {
-          var req = cacheRequest(input);
-        } catch (e) {
-          return Promise.reject(e);
-        }
-        if (req.method !== 'GET' && !options?.ignoreMethod) return Promise.resolve(undefined);
-        return hostCall('cache.match', [name, req.url, headerPairs(req.headers)]).then(
-          function (a) {
+        return withRequest(input, function (req) {
+          if (req.method !== 'GET' && !options?.ignoreMethod) return Promise.resolve(undefined);
+          var args = [name, req.url, headerPairs(req.headers)];
+          return hostCall('cache.match', args).then(function (a) {
             if (!a) return undefined;
-            return new Response(a.base64 ? binaryBytes(atob(a.base64)) : null, {
-              status: a.status,
-              headers: a.headers,
-            });
-          },
-        );
+            var body = a.base64 ? binaryBytes(atob(a.base64)) : null;
+            return new Response(body, { status: a.status, headers: a.headers });
+          });
+        });
       },
       put: function (input, response) {
-        try {
-          var req = cacheRequest(input);
-        } catch (e) {
-          return Promise.reject(e);
-        }
-        var refuse = function (why) {
-          return Promise.reject(new TypeError('Cache.put: ' + why));
-        };
-        if (req.method !== 'GET') return refuse('only GET requests can be cached');
-        if (!(response instanceof Response))
-          return refuse('the second argument must be a Response');
-        if (response.status === 206) return refuse('a partial response (206) cannot be cached');
-        var vary = response.headers.get('vary') || '';
-        if (/(^|,)\s*\*\s*(,|$)/.test(vary))
-          return refuse("a response with 'Vary: *' cannot be cached");
-        // the prelude's own Response type is partial: the full class comes with the fetch chunk
-        var full = /** @type {any} */ (response);
-        if (full.bodyUsed) return refuse('the response body was already used');
-        return full
-          .arrayBuffer()
-          .then(function (body) {
+        return withRequest(input, function (req) {
+          var refuse = function (why) {
+            return Promise.reject(new TypeError('Cache.put: ' + why));
+          };
+          if (req.method !== 'GET') return refuse('only GET requests can be cached');
+          if (!(response instanceof Response))
+            return refuse('the second argument must be a Response');
+          if (response.status === 206) return refuse('a partial response (206) cannot be cached');
+          var vary = response.headers.get('vary') || '';
+          if (/(^|,)\s*\*\s*(,|$)/.test(vary))
+            return refuse("a response with 'Vary: *' cannot be cached");
+          // the prelude's own Response type is partial: the full class comes with the fetch chunk
+          var full = /** @type {any} */ (response);
+          if (full.bodyUsed) return refuse('the response body was already used');
+          return full.arrayBuffer().then(function (body) {
             var args = [name, req.url, headerPairs(req.headers), response.status];
-            return hostCall('cache.put', args.concat([headerPairs(response.headers)]), body);
-          })
-          .then(function () {
-            return undefined;
+            args.push(headerPairs(response.headers));
+            return hostCall('cache.put', args, body).then(function () {
+              return undefined;
+            });
           });
+        });
       },
       delete: function (input, options) {
-        try {
-          var req = cacheRequest(input);
-        } catch (e) {
-          return Promise.reject(e);
-        }
-        if (req.method !== 'GET' && !options?.ignoreMethod) return Promise.resolve(false);
-        return hostCall('cache.delete', [name, req.url]);
+        return withRequest(input, function (req) {
+          if (req.method !== 'GET' && !options?.ignoreMethod) return Promise.resolve(false);
+          return hostCall('cache.delete', [name, req.url]);
+        });
       },
     });
   };
