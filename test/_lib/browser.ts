@@ -1,5 +1,6 @@
 /** Debian's Chromium under playwright-core, with every `*.localhost` name on loopback and no other name resolvable. */
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type Browser,
@@ -10,6 +11,7 @@ import {
 } from 'playwright-core';
 import type { Executor } from '../../src/db/database.ts';
 import { createSession, SESSION_COOKIE } from '../../src/sign-in/sessions.ts';
+import { createHarness, freePort, listen } from './harness.ts';
 
 export async function launchChromium(): Promise<Browser> {
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -61,4 +63,30 @@ export async function shootWidths(page: Page, dir: string, name: string): Promis
     await page.screenshot({ path: path.join(dir, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/**
+ * What every console tour starts with: a harness serving real HTTP on a free port (`env` added to
+ * its configuration), Chromium, and the screenshot folder (SCREENSHOTS=<dir>, default
+ * .data/screenshots). `close()` stops all three.
+ */
+export async function consoleTour(env: Record<string, string> = {}) {
+  const port = await freePort();
+  const h = await createHarness({ PORT: String(port), ...env });
+  const live = await listen(h.server, port);
+  const browser = await launchChromium();
+  const shots = process.env.SCREENSHOTS ?? path.resolve('.data', 'screenshots');
+  await mkdir(shots, { recursive: true });
+  return {
+    port,
+    h,
+    browser,
+    shots,
+    console: `http://console.localhost:${port}`,
+    async close() {
+      await browser.close();
+      await live.close();
+      await h.close();
+    },
+  };
 }

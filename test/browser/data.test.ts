@@ -3,22 +3,14 @@
  * the row it names, and filters; what app code reads follows each change; a viewer reads only.
  * Screenshots at 1280 and 390 px go to SCREENSHOTS=<dir> (default .data/screenshots).
  */
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { publishServerApp } from '../_lib/apps.ts';
-import { consoleContext, launchChromium, shootWidths } from '../_lib/browser.ts';
-import { createHarness, freePort, listen, newMember, newUser } from '../_lib/harness.ts';
+import { consoleContext, shootWidths, consoleTour } from '../_lib/browser.ts';
+import { newMember, newUser } from '../_lib/harness.ts';
 
-const port = await freePort();
-const h = await createHarness({ PORT: String(port) });
-const live = await listen(h.server, port);
-const CONSOLE = `http://console.localhost:${port}`;
-const browser = await launchChromium();
-const shots = process.env.SCREENSHOTS ?? path.resolve('.data', 'screenshots');
-await mkdir(shots, { recursive: true });
+const { port, h, browser, console: CONSOLE, shots, close } = await consoleTour();
 const owner = await newUser(h, 'owner');
 const viewer = await newMember(h, owner.account_id, 'viewer');
 const app = await publishServerApp(
@@ -188,8 +180,6 @@ test('no page had a script error', () => {
 });
 
 test.after(async () => {
-  await browser.close();
-  await live.close();
-  await h.close();
+  await close();
 });
 test.run();

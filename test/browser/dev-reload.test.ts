@@ -3,19 +3,13 @@
  * an open tab reloads itself when a new release goes live, and a thrown error shows a page with the
  * error and its stack. A platform without dev mode answers the same browser with the generic error.
  */
-import { mkdirSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
-import { launchChromium } from '../_lib/browser.ts';
+import { consoleTour, shootWidths } from '../_lib/browser.ts';
 import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
 
-const SHOTS = '.data/screenshots';
-mkdirSync(SHOTS, { recursive: true });
-const port = await freePort();
-const h = await createHarness({ PORT: String(port), PLATFORM_DEV_MODE: '1' });
-const live = await listen(h.server, port);
-const browser = await launchChromium();
+const { port, h, browser, shots: SHOTS, close } = await consoleTour({ PLATFORM_DEV_MODE: '1' });
 const owner = await newUser(h);
 
 const version = (v: string) =>
@@ -73,7 +67,7 @@ test('a thrown error shows its stack in the browser', async () => {
   const text = await page.locator('pre').innerText();
   assert.match(text, /explode/);
   assert.match(text, /server\.js:\d+/);
-  await page.screenshot({ path: `${SHOTS}/dev-error-1280.png`, fullPage: true });
+  await shootWidths(page, SHOTS, 'dev-error');
   // fixed: the error page reloads into the answer
   await h.api('PUT /v0/apps/{app_id}', {
     key: owner.api_key,
@@ -107,8 +101,6 @@ test('without dev mode: the generic error, no reload script', async () => {
 });
 
 test.after(async () => {
-  await browser.close();
-  await live.close();
-  await h.close();
+  await close();
 });
 test.run();

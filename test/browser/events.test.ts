@@ -3,22 +3,15 @@
  * details as a panel with its stack as lines and the release that threw. Screenshots at 1280 and
  * 390 px.
  */
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { recordEvents } from '../../src/events/record.ts';
 import { site } from '../_lib/bundles.ts';
-import { consoleContext, launchChromium } from '../_lib/browser.ts';
-import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
+import { consoleContext, consoleTour } from '../_lib/browser.ts';
+import { newUser } from '../_lib/harness.ts';
 
-const port = await freePort();
-const h = await createHarness({ PORT: String(port) });
-const live = await listen(h.server, port);
-const CONSOLE = `http://console.localhost:${port}`;
-const browser = await launchChromium();
-const shots = process.env.SCREENSHOTS ?? path.resolve('.data', 'screenshots');
-await mkdir(shots, { recursive: true });
+const { port, h, browser, console: CONSOLE, shots, close } = await consoleTour();
 const owner = await newUser(h);
 const app = await h.api('PUT /v0/apps', { key: owner.api_key, body: site() as never });
 const base = { app_id: app.app_id, account_id: owner.account_id, release_id: app.release_id };
@@ -74,8 +67,6 @@ test('search, types, grouped errors and a readable error', async () => {
 });
 
 test.after(async () => {
-  await browser.close();
-  await live.close();
-  await h.close();
+  await close();
 });
 test.run();

@@ -3,25 +3,19 @@
  * console's CSP lets the app origins' images in, and a private one comes through a signed URL), a
  * private file downloads with its bytes, a file is deleted. Screenshots at 1280 and 390 px.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { publishServerApp } from '../_lib/apps.ts';
-import { consoleContext, launchChromium } from '../_lib/browser.ts';
-import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
+import { consoleContext, consoleTour } from '../_lib/browser.ts';
+import { newUser } from '../_lib/harness.ts';
 
 // a 2x2 red PNG
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==';
-const port = await freePort();
-const h = await createHarness({ PORT: String(port) });
-const live = await listen(h.server, port);
-const CONSOLE = `http://console.localhost:${port}`;
-const browser = await launchChromium();
-const shots = process.env.SCREENSHOTS ?? path.resolve('.data', 'screenshots');
-await mkdir(shots, { recursive: true });
+const { port, h, browser, console: CONSOLE, shots, close } = await consoleTour();
 const owner = await newUser(h, 'owner');
 const app = await publishServerApp(
   h,
@@ -97,8 +91,6 @@ test('no page had a script error or a refused image', () => {
 });
 
 test.after(async () => {
-  await browser.close();
-  await live.close();
-  await h.close();
+  await close();
 });
 test.run();

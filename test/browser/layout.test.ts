@@ -3,21 +3,14 @@
  * JSON), a Docs link, `/` to find an app, relative times with the exact one on hover, releases
  * credited to the person, and at 390 px a header of two rows and no sideways scrolling.
  */
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { site } from '../_lib/bundles.ts';
-import { consoleContext, launchChromium } from '../_lib/browser.ts';
-import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
+import { consoleContext, consoleTour } from '../_lib/browser.ts';
+import { newUser } from '../_lib/harness.ts';
 
-const port = await freePort();
-const h = await createHarness({ PORT: String(port) });
-const live = await listen(h.server, port);
-const CONSOLE = `http://console.localhost:${port}`;
-const browser = await launchChromium();
-const shots = process.env.SCREENSHOTS ?? path.resolve('.data', 'screenshots');
-await mkdir(shots, { recursive: true });
+const { port, h, browser, console: CONSOLE, shots, close } = await consoleTour();
 const owner = await newUser(h, 'layout');
 const apps: string[] = [];
 for (const name of ['Billing portal', 'Blog', 'Checkout']) {
@@ -112,8 +105,6 @@ test('no page had a script error', () => {
 
 test.after(async () => {
   await context.close();
-  await browser.close();
-  await live.close();
-  await h.close();
+  await close();
 });
 test.run();

@@ -4,22 +4,21 @@
  * user who is not an operator sees no Operator link and gets a refusal on the page. Screenshots of
  * each page at 1280 and 390 px go to SCREENSHOTS=<dir> (default .data/screenshots).
  */
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { site } from '../_lib/bundles.ts';
-import { consoleContext, launchChromium, shootWidths } from '../_lib/browser.ts';
-import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
+import { consoleContext, shootWidths, consoleTour } from '../_lib/browser.ts';
+import { newUser } from '../_lib/harness.ts';
 
-const port = await freePort();
-const h = await createHarness({ PORT: String(port), PLATFORM_PLANS_FILE: '' });
-const live = await listen(h.server, port);
-const CONSOLE = `http://console.localhost:${port}`;
-const browser = await launchChromium();
-const shots = process.env.SCREENSHOTS ?? path.resolve('.data', 'screenshots');
-await mkdir(shots, { recursive: true });
+const {
+  port,
+  h,
+  browser,
+  console: CONSOLE,
+  shots,
+  close,
+} = await consoleTour({ PLATFORM_PLANS_FILE: '' });
 
 // this file's database is fresh: the first user is the install's operator
 const operator = await newUser(h, 'operator');
@@ -118,8 +117,6 @@ test('no page had a script error', () => {
 });
 
 test.after(async () => {
-  await browser.close();
-  await live.close();
-  await h.close();
+  await close();
 });
 test.run();

@@ -3,20 +3,13 @@
  * preview" opens it in a new tab (the link's grant becomes a cookie on the preview origin only), a
  * tab without the grant is refused, and "Make live" moves the live pointer.
  */
-import { mkdirSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
-import { consoleContext, launchChromium, shootWidths } from '../_lib/browser.ts';
-import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
+import { consoleContext, shootWidths, consoleTour } from '../_lib/browser.ts';
+import { newUser } from '../_lib/harness.ts';
 
-const port = await freePort();
-const h = await createHarness({ PORT: String(port) });
-const live = await listen(h.server, port);
-const CONSOLE = `http://console.localhost:${port}`;
-const SHOTS = '.data/screenshots';
-mkdirSync(SHOTS, { recursive: true });
-const browser = await launchChromium();
+const { port, h, browser, console: CONSOLE, shots: SHOTS, close } = await consoleTour();
 const owner = await newUser(h);
 
 const version = (v: string) =>
@@ -57,6 +50,7 @@ test('open a preview from the console, then make it live', async () => {
   const stranger = await browser.newPage();
   await stranger.goto(`${preview.preview!.origin}/`);
   assert.ok(await stranger.getByRole('heading', { name: 'This preview is private' }).isVisible());
+  await shootWidths(stranger, SHOTS, 'preview-private');
   await stranger.close();
 
   const [tab] = await Promise.all([
@@ -83,8 +77,6 @@ test('open a preview from the console, then make it live', async () => {
 });
 
 test.after(async () => {
-  await browser.close();
-  await live.close();
-  await h.close();
+  await close();
 });
 test.run();

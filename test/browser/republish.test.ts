@@ -5,14 +5,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
-import { consoleContext, launchChromium } from '../_lib/browser.ts';
-import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
+import { consoleContext, consoleTour } from '../_lib/browser.ts';
+import { newUser } from '../_lib/harness.ts';
 
-const port = await freePort();
-const h = await createHarness({ PORT: String(port) });
-const live = await listen(h.server, port);
-const CONSOLE = `http://console.localhost:${port}`;
-const browser = await launchChromium();
+const { port, h, browser, console: CONSOLE, close } = await consoleTour();
 const owner = await newUser(h);
 const stored = await h.api('PUT /v0/apps', {
   key: owner.api_key,
@@ -61,8 +57,6 @@ test('set the missing secret, then "Publish again": the app is live', async () =
 });
 
 test.after(async () => {
-  await browser.close();
-  await live.close();
-  await h.close();
+  await close();
 });
 test.run();
