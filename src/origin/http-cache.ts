@@ -243,13 +243,20 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
     set(`platform; fwd=${fwd}`);
     // a cookie-setting answer comes as Headers (set-cookie lines apart): never kept
     if (headers instanceof Headers) return;
+    // most answers say nothing of freshness, and nothing is kept without it: no policy is built for them
+    const cc = headers['cache-control'];
+    if (headers.expires === undefined && (cc === undefined || !/max-?age/i.test(cc))) return;
+    const size =
+      body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    if (size > MAX_CACHED_ANSWER_BYTES) return;
     const bytes =
       body === null
         ? Buffer.alloc(0)
         : typeof body === 'string'
           ? Buffer.from(body)
-          : Buffer.from(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
-    if (bytes.byteLength > MAX_CACHED_ANSWER_BYTES) return;
+          : Buffer.isBuffer(body)
+            ? body
+            : Buffer.from(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
     const entry = entryFor(appId, url, reads, status, new Headers(headers), false);
     if (!entry) return;
     put(appId, `${appId}\n${url}`, entry(bytes)); // the key keyOf gives
