@@ -15,6 +15,11 @@ type Internals = {
   ctx: { value: number };
   ffi: {
     QTS_NewString(ctx: number, str: number): number;
+    QTS_GetString(ctx: number, value: number): number;
+    QTS_FreeCString(ctx: number, str: number): void;
+    QTS_NewArrayBuffer(ctx: number, buffer: number, length: number): number;
+    QTS_GetArrayBuffer(ctx: number, value: number): number;
+    QTS_GetArrayBufferLength(ctx: number, value: number): number;
     QTS_Call(ctx: number, fn: number, thisVal: number, argc: number, argv: number): number;
     QTS_ResolveException(ctx: number, maybeException: number): number;
     QTS_FreeValuePointer(ctx: number, value: number): void;
@@ -81,4 +86,51 @@ export function callFunctionFast(
     return { error: memory.heapValueHandle(error) };
   }
   return { value: memory.heapValueHandle(result) };
+}
+
+const REPLACEMENT = [0xef, 0xbf, 0xbd];
+const ptrOf = (h: QuickJSHandle) => (h as unknown as { value: number }).value;
+
+/**
+ * The UTF-8 bytes of a guest string without NUL, as a guest ArrayBuffer: QuickJS writes the string
+ * as UTF-8 itself, and the bytes are copied inside WASM memory, never through a JavaScript string
+ * (the library's path: a C string decoded into a JavaScript string, encoded again). A lone surrogate,
+ * which QuickJS writes as its three-byte form, becomes U+FFFD (three bytes too), as TextEncoder has it.
+ */
+export function utf8OfGuestString(ctx: QuickJSContext, s: QuickJSHandle): QuickJSHandle {
+  const { ctx: ctxPtr, ffi, memory } = ctx as unknown as Internals;
+  const module = memory.module;
+  const str = ffi.QTS_GetString(ctxPtr.value, ptrOf(s));
+  try {
+    const end = module.HEAPU8.indexOf(0, str);
+    const length = end - str;
+    const out = module._malloc(Math.max(1, length));
+    const heap = module.HEAPU8; // after malloc, which may grow the memory
+    heap.copyWithin(out, str, end);
+    const view = heap.subarray(out, out + length);
+    for (let i = view.indexOf(0xed); i >= 0; i = view.indexOf(0xed, i + 1))
+      if (view[i + 1]! >= 0xa0) view.set(REPLACEMENT, i);
+    // the new ArrayBuffer owns `out` and frees it
+    return memory.heapValueHandle(ffi.QTS_NewArrayBuffer(ctxPtr.value, out, length));
+  } finally {
+    ffi.QTS_FreeCString(ctxPtr.value, str);
+  }
+}
+
+/** A guest ArrayBuffer's bytes decoded by `decoder`, read in place from WASM memory. */
+export function decodeGuestBytes(
+  ctx: QuickJSContext,
+  ab: QuickJSHandle,
+  decoder: TextDecoder,
+): string {
+  const { ctx: ctxPtr, ffi, memory } = ctx as unknown as Internals;
+  const module = memory.module;
+  const length = ffi.QTS_GetArrayBufferLength(ctxPtr.value, ptrOf(ab));
+  const ptr = ffi.QTS_GetArrayBuffer(ctxPtr.value, ptrOf(ab));
+  if (!ptr) throw new Error('out of memory reading an ArrayBuffer');
+  try {
+    return decoder.decode(module.HEAPU8.subarray(ptr, ptr + length));
+  } finally {
+    module._free(ptr);
+  }
 }

@@ -8,9 +8,14 @@
  * host's `text()` reads both).
  */
 export type HostApi = {
-  /** UTF-8 bytes of a string given as JSON text. */
-  utf8Encode(json: string): ArrayBuffer;
-  /** The string (as JSON text) the bytes decode to; throws a TypeError when `fatal` and invalid. */
+  /** UTF-8 bytes of a string without NUL (a lone surrogate becomes U+FFFD). */
+  utf8Encode(s: string): ArrayBuffer;
+  /** UTF-8 bytes of a string given as JSON text (one holding a NUL). */
+  utf8EncodeJson(json: string): ArrayBuffer;
+  /**
+   * The string the bytes decode to, as it is, or as JSON behind U+0002 when it holds a NUL or starts
+   * with U+0002; throws a TypeError when `fatal` and invalid.
+   */
   utf8Decode(bytes: ArrayBuffer, fatal: boolean, ignoreBOM: boolean): string;
   /**
    * The parts of a URL in `URL_PARTS` order joined by U+0001 (a parsed URL never holds a raw

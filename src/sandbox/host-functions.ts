@@ -10,6 +10,7 @@ import type { HostApi, UrlParts } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
 import { platformWork } from './limits.ts';
 import { installDirectDispatch } from './host-dispatch.ts';
+import { decodeGuestBytes, newGuestString, utf8OfGuestString } from './fast-calls.ts';
 import { FetchRefused, OUTBOUND, readChunk, readRest, type OutboundRequest } from './outbound.ts';
 import { answerIntl } from './intl.ts';
 import { forgetKey, SubtleError } from './subtle.ts';
@@ -102,6 +103,11 @@ export type HostHooks = {
   ): Promise<{ done: boolean; bytes?: ArrayBuffer }>;
 };
 
+/** TextDecoders by `fatal * 2 + ignoreBOM`. */
+const decoders = [false, true].flatMap((fatal) =>
+  [false, true].map((ignoreBOM) => new TextDecoder('utf-8', { fatal, ignoreBOM })),
+);
+
 /** What node:crypto's createHash and createHmac take here: Node's own list. */
 const HASHES = new Set(getHashes().map((h) => h.toLowerCase()));
 
@@ -136,14 +142,18 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     }
   };
   return {
-    utf8Encode: (s) => arrayBuffer(Buffer.from(JSON.parse(ctx.getString(s)) as string, 'utf8')),
-    utf8Decode: (ab, fatal, ignoreBom) =>
-      json(
-        new TextDecoder('utf-8', {
-          fatal: ctx.dump(fatal) === true,
-          ignoreBOM: ctx.dump(ignoreBom) === true,
-        }).decode(bytes(ab)),
-      ),
+    // a string without NUL as it is; one with a NUL as JSON (a C string would end there)
+    utf8Encode: (s) => utf8OfGuestString(ctx, s),
+    utf8EncodeJson: (s) => arrayBuffer(Buffer.from(JSON.parse(ctx.getString(s)) as string, 'utf8')),
+    // the text as it is, or as JSON behind U+0002 where a C string could not carry it (see `wire`)
+    utf8Decode: (ab, fatal, ignoreBom) => {
+      const f = ctx.dump(fatal) === true;
+      const b = ctx.dump(ignoreBom) === true;
+      const s = decodeGuestBytes(ctx, ab, decoders[(f ? 2 : 0) + (b ? 1 : 0)]!);
+      return s.includes('\0') || s.charCodeAt(0) === 2
+        ? newGuestString(ctx, `\u0002${JSON.stringify(s)}`)
+        : newGuestString(ctx, s);
+    },
     urlParse: (href, base) => {
       const b = str(base);
       return withUrl(() => (b === undefined ? new URL(text(href)) : new URL(text(href), b)));

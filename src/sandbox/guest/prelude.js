@@ -159,12 +159,17 @@
   var isLoaded = function (chunk) {
     return loadedChunks[chunk] === 'loaded';
   };
-  // Strings cross to and from the host as JSON text, so a NUL inside them survives.
+  // Strings cross to and from the host as they are, but for those a C string cannot carry (a NUL,
+  // which would end it), which cross as JSON text (from the host behind U+0002, as `wire` sends them).
   var utf8 = function (s) {
-    return new Uint8Array(host.utf8Encode(JSON.stringify(String(s))));
+    s = String(s);
+    return new Uint8Array(
+      s.indexOf('\0') < 0 ? host.utf8Encode(s) : host.utf8EncodeJson(JSON.stringify(s)),
+    );
   };
   var utf8Decode = function (buffer, fatal, ignoreBOM) {
-    return JSON.parse(host.utf8Decode(buffer, fatal, ignoreBOM));
+    var s = host.utf8Decode(buffer, fatal, ignoreBOM);
+    return s.charCodeAt(0) === 2 ? JSON.parse(s.slice(1)) : s;
   };
   var bytesOf = function (v) {
     if (v instanceof ArrayBuffer) return new Uint8Array(v.slice(0));
@@ -417,7 +422,10 @@
     }
     var b = bytesOf(body);
     if (b) return b;
-    if (isLoaded('streams') && provided.isStream(body)) return body;
+    if (isLoaded('streams') && provided.isStream(body)) {
+      var back = provided.takeBacking(body);
+      return !back ? body : back.text !== undefined ? utf8(back.text) : back.bytes;
+    }
     if (isLoaded('forms') && provided.isBlob(body)) {
       if (body.type && !headers.has('content-type')) headers.set('content-type', body.type);
       return provided.blobBytes(body).slice();
@@ -527,7 +535,7 @@
     if (!bytes?.length) return null;
     if (!target[$stream]) {
       loadChunk('streams');
-      target[$stream] = provided.streamOf(bytes);
+      target[$stream] = provided.streamOf(bytes, { bytes: bytes });
     }
     return target[$stream];
   };
@@ -712,7 +720,17 @@
           this[$headers].set('content-type', 'text/plain;charset=UTF-8');
         this[$text] = body;
         this[$bytes] = null;
-      } else setBody(this, extract(body, this[$headers]));
+      } else {
+        // a text response's unread `.body` (Hono's re-wrap) stays text
+        var back =
+          body && isLoaded('streams') && provided.isStream(body)
+            ? provided.takeBacking(body)
+            : null;
+        if (back && back.text !== undefined) {
+          this[$text] = back.text;
+          this[$bytes] = null;
+        } else setBody(this, back ? back.bytes : extract(body, this[$headers]));
+      }
       this[$used] = false;
     }
     static json(data, init) {
@@ -785,9 +803,21 @@
   });
   Object.defineProperty(Response.prototype, 'body', {
     get: function () {
-      if (this[$text] !== undefined && this[$bytes] === null && !this[$source])
-        this[$bytes] = utf8(this[$text]);
-      return bodyStream(this, this[$bytes]);
+      var text = this[$text];
+      if (text === undefined || this[$bytes] !== null || this[$source])
+        return bodyStream(this, this[$bytes]);
+      // encoded only if the stream is read: a Response made of it takes the text
+      if (!text.length) return null;
+      if (!this[$stream]) {
+        loadChunk('streams');
+        this[$stream] = provided.streamOf(
+          function () {
+            return utf8(text);
+          },
+          { text: text },
+        );
+      }
+      return this[$stream];
     },
     configurable: true,
   });

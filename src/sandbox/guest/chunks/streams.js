@@ -144,18 +144,34 @@ export default function install(platform) {
     DecompressionStream,
   };
   for (const [name, value] of Object.entries(all)) platform.define(name, value);
-  // for bodies: a stream of these bytes, and all of a stream's bytes
-  platform.provide(
-    'streamOf',
-    (bytes) =>
-      new ReadableStream({
-        type: 'bytes',
-        start(c) {
-          if (bytes?.length) c.enqueue(bytes.slice());
-          c.close();
-        },
-      }),
-  );
+  // A body's own stream (`response.body` of a text or bytes body) remembers that body until it is
+  // read: a Response or Request made of the untouched stream (Hono re-wraps every response whose
+  // headers a middleware sets after `await next()`) takes the text or bytes instead of streaming them.
+  const backings = new WeakMap();
+  // for bodies: a stream of these bytes (or of what a function makes when the stream is read),
+  // and all of a stream's bytes
+  platform.provide('streamOf', (bytes, backing) => {
+    const stream = new ReadableStream({
+      type: 'bytes',
+      // a byte stream's high-water mark is 0: pull runs at the first read, not before
+      pull(c) {
+        backings.delete(stream);
+        const b = typeof bytes === 'function' ? bytes() : bytes;
+        if (b?.length) c.enqueue(b.slice());
+        c.close();
+      },
+    });
+    if (backing) backings.set(stream, backing);
+    return stream;
+  });
+  /** The `{ text }` or `{ bytes }` behind a body's unread stream, which is locked as reading it would; else undefined. */
+  platform.provide('takeBacking', (stream) => {
+    const b = backings.get(stream);
+    if (!b || stream.locked) return undefined;
+    backings.delete(stream);
+    stream.getReader();
+    return b;
+  });
   platform.provide('isStream', (v) => v instanceof ReadableStream);
   platform.provide('readAll', async (stream, max) => {
     const reader = stream.getReader();

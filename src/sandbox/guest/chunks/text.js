@@ -33,7 +33,12 @@ export default function install(platform) {
       if (input === undefined) return '';
       const b = bytesOf(input);
       if (!b) throw new TypeError('TextDecoder.decode: expected an ArrayBuffer or a view');
-      return utf8Decode(b.buffer, this.fatal, this.ignoreBOM);
+      if (!this.fatal) return utf8Decode(b.buffer, false, this.ignoreBOM);
+      try {
+        return utf8Decode(b.buffer, true, this.ignoreBOM);
+      } catch (e) {
+        throw new TypeError(e.message); // as the standard has it (the host's error is an Error)
+      }
     }
   }
   platform.define('TextEncoder', TextEncoder);
