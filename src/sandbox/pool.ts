@@ -15,6 +15,7 @@ import {
 } from './shared-state.ts';
 import { Worker } from 'node:worker_threads';
 import { taskCpuMs } from './cpu-clock.ts';
+import { loadBudgetMs } from './limits.ts';
 import { Outbox } from './outbox.ts';
 import {
   TIME_ORIGIN,
@@ -39,7 +40,7 @@ import {
 export type SandboxOptions = {
   workers: number;
   limits: Limits;
-  /** Longest a guest may run without yielding before its worker is terminated. */
+  /** Longest a guest may run without yielding before its worker is terminated (a call's own CPU limit may make it shorter: `killAfterMs`). */
   hardKillMs: number;
   /** Warm instances one worker keeps at most (a backstop; memory decides first). Default 10,000. */
   maxInstancesPerWorker?: number;
@@ -90,6 +91,8 @@ type Pending = {
   resolve: (r: InvocationResult) => void;
   releaseId: string;
   id: number;
+  /** The watchdog's limit for this call's stretches (`killAfterMs`). */
+  killAfterMs: number;
   onHostCall?: HostCallHandler;
   changed?: boolean;
 };
@@ -163,6 +166,17 @@ type Slot = {
 };
 
 const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
+
+/**
+ * How long one stretch of a call's guest code may run before the watchdog ends its worker: three
+ * times the most its instance may legitimately run at once (a module's load, `loadBudgetMs`), at
+ * least a second, at most `hardKillMs`. The interrupt stops guest code at its CPU limit; the
+ * watchdog is for code the interrupt cannot reach (a regular expression, a native operation), so a
+ * Free call is not left running for the largest plan's time.
+ */
+function killAfterMs(cpuMs: number, hardKillMs: number): number {
+  return Math.min(hardKillMs, Math.max(1000, 3 * loadBudgetMs(cpuMs)));
+}
 
 /** Releases remembered per worker: a worker keeps at most its backstop of warm instances (10,000) anyway. */
 const MAX_LOADED = 20_000;
@@ -443,15 +457,17 @@ export class SandboxPool {
       if (!since) continue;
       if (slot.watched?.since !== since)
         slot.watched = { since, seenAt: now, cpuMs: taskCpuMs(slot.state[THREAD_ID]!) };
-      if (now - since <= this.options.hardKillMs || !slot.alive) continue;
+      const limit =
+        slot.pending.get(slot.state[RUNNING_ID]!)?.killAfterMs ?? this.options.hardKillMs;
+      if (now - since <= limit || !slot.alive) continue;
       const { seenAt, cpuMs } = slot.watched;
       const cpuNow = cpuMs === undefined ? undefined : taskCpuMs(slot.state[THREAD_ID]!);
       // before it was seen, it may have used every millisecond of the wall clock
       const ranMs = cpuNow === undefined ? now - since : cpuNow - cpuMs! + (seenAt - since);
-      if (ranMs > this.options.hardKillMs) {
+      if (ranMs > limit) {
         this.retire(slot, 'watchdog: guest did not yield', {
           kind: 'timeout',
-          message: `guest code ran for more than ${this.options.hardKillMs} ms without yielding; its worker was terminated`,
+          message: `guest code ran for more than ${Math.round(limit)} ms without yielding; its worker was terminated`,
         });
       }
     }
@@ -493,6 +509,7 @@ export class SandboxPool {
         resolve,
         releaseId: inv.release.releaseId,
         id: inv.id,
+        killAfterMs: killAfterMs(inv.limits.cpuMs, this.options.hardKillMs),
         onHostCall,
       });
       slot.sent++;

@@ -276,7 +276,7 @@ test('checkout.session.completed grants the paid plan from the subscription Stri
     params: { account_id: u.account_id },
   });
   assert.is(limits.deployment_limits['apps.max'], 50);
-  assert.is(limits.runtime_limits['server.cpu_ms.max'], 200);
+  assert.is(limits.runtime_limits['server.cpu_ms.max'], 5000);
   // a live subscription changes plans in the portal, not through a second checkout
   const again = await h.answer('POST /v0/billing/checkout-session', {
     key: u.api_key,
