@@ -8,18 +8,21 @@ export type ServerApp = { appId: string; host: string; releaseId: string };
 
 /**
  * Publishes an app whose `server.js` is `source` (static root `public/` with an index page whose
- * text is `index`) and asserts it went live.
+ * text is `index`, or with no index page when it is null, so the server answers `/`) and asserts
+ * it went live.
  */
 export async function publishServerApp(
   h: Harness,
   key: string,
   source: string,
-  extra: { index?: string; files?: ReturnType<typeof file>[]; resources?: unknown } = {},
+  extra: { index?: string | null; files?: ReturnType<typeof file>[]; resources?: unknown } = {},
 ): Promise<ServerApp> {
   const body = site({
     runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
     files: [
-      file('public/index.html', extra.index ?? 'static'),
+      extra.index === null
+        ? file('public/robots.txt', 'User-agent: *\n')
+        : file('public/index.html', extra.index ?? 'static'),
       file('server.js', source, 'text/javascript'),
       ...(extra.files ?? []),
     ],
