@@ -21,7 +21,7 @@ import type { Env } from './http/env.ts';
 import { health, HealthResponse } from './http/health.ts';
 import { classifyHost, type HostKind } from './http/hosts.ts';
 import { newRequestId } from './http/request-id.ts';
-import type { ParsedHeaders } from './http/parsed-headers.ts';
+import type { NodeIncoming } from './http/parsed-headers.ts';
 import { operation } from './http/operation.ts';
 import { legacyRoutes } from './legacy/routes.ts';
 import { consoleNotFound, consolePages } from './console/routes.ts';
@@ -169,7 +169,7 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
   const root = new Hono<Env>();
   const hosts = hostClassifier(deps);
   // Host dispatch happens before any router: app origins go straight to their fast path.
-  type NodeEnv = { incoming?: { socket?: { remoteAddress?: string }; headers?: ParsedHeaders } };
+  type NodeEnv = { incoming?: NodeIncoming };
   // every answer is counted and timed by host kind (src/metrics/metrics.ts)
   const dispatch = (req: Request, env?: NodeEnv): Response | Promise<Response> => {
     const started = performance.now();
@@ -198,21 +198,21 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
           req,
           host.label,
           env?.incoming?.socket?.remoteAddress,
-          env?.incoming?.headers,
+          env?.incoming,
         );
       case 'preview':
         return appsPlane.handlePreview(
           req,
           host,
           env?.incoming?.socket?.remoteAddress,
-          env?.incoming?.headers,
+          env?.incoming,
         );
       case 'custom': // a slug or a custom domain
         return appsPlane.handleAlias(
           req,
           host.hostname,
           env?.incoming?.socket?.remoteAddress,
-          env?.incoming?.headers,
+          env?.incoming,
         );
       default:
         return new Response(JSON.stringify(errorBody('not_found', 'Unknown host.')), {

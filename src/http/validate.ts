@@ -5,7 +5,7 @@ import { ApiError, errors } from '../errors.ts';
 import type { Env } from './env.ts';
 import { mark } from './operation.ts';
 import { fieldMap, jsonProblem, MAX_JSON_DEPTH } from '../lib/json.ts';
-import { readLimited } from '../lib/streams.ts';
+import { readIterableLimited, readLimited } from '../lib/streams.ts';
 
 /** Turns valibot issues into `details.fields`: `{ "files.0.path": ["message"] }`. */
 export function issueDetails(issues: readonly v.BaseIssue<unknown>[]): {
@@ -29,15 +29,20 @@ export function parseWith<S extends v.GenericSchema>(
   return result.output;
 }
 
-/** Reads at most `maxBytes` of the body, refusing more without buffering it (413); `arrived` as for `readLimited`. */
+/**
+ * Reads at most `maxBytes` of the body, refusing more without buffering it (413); `arrived` as for
+ * `readLimited`. From `nodeBody` (Node's own stream of it, `HeaderReads.nodeBody`) where given.
+ */
 export async function readBodyLimited(
   req: Request,
   maxBytes: number,
   tooLarge: () => ApiError,
   arrived?: (size: number) => void,
+  nodeBody?: AsyncIterable<Uint8Array>,
 ): Promise<Uint8Array> {
   const declared = req.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
+  if (nodeBody) return readIterableLimited(nodeBody, maxBytes, tooLarge, arrived);
   if (!req.body) return new Uint8Array(0);
   return readLimited(req.body.getReader(), maxBytes, tooLarge, arrived);
 }

@@ -8,7 +8,7 @@ import { appOrigin } from '../apps/mappers.ts';
 import type { ModuleCheck } from '../apps/module-check.ts';
 import type { Deps } from '../deps.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from '../http/request-id.ts';
-import { headerReads, type HeaderReads, type ParsedHeaders } from '../http/parsed-headers.ts';
+import { headerReads, type HeaderReads, type NodeIncoming } from '../http/parsed-headers.ts';
 import {
   createRuntimeCaches,
   type LiveApp,
@@ -44,27 +44,28 @@ import {
 export type AppsPlane = {
   /**
    * Answers a request for an app origin; `appId` is the host's label, `client` the peer address,
-   * `parsed` Node's parsed request headers where the server has them (http/parsed-headers.ts). Never throws.
+   * `incoming` Node's request where the server has it: its parsed headers and its body are read
+   * instead of the Request's (http/parsed-headers.ts). Never throws.
    */
   handle(
     req: Request,
     appId: string,
     client?: string,
-    parsed?: ParsedHeaders,
+    incoming?: NodeIncoming,
   ): Response | Promise<Response>;
   /** Answers a request whose Host is a slug or custom domain (`hostname` normalised): the app it routes to, or why not. */
   handleAlias(
     req: Request,
     hostname: string,
     client?: string,
-    parsed?: ParsedHeaders,
+    incoming?: NodeIncoming,
   ): Response | Promise<Response>;
   /** Answers a request for a release's preview origin (`<app_id>--<release token>`): a grant opens it. */
   handlePreview(
     req: Request,
     target: { appId: string; releaseId: string },
     client?: string,
-    parsed?: ParsedHeaders,
+    incoming?: NodeIncoming,
   ): Promise<Response>;
   /** Host → app for slugs and custom domains (kept current across nodes by `feed`). */
   routes: RouteTable;
@@ -444,10 +445,10 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     req: Request,
     appId: string,
     client = 'unknown',
-    parsed?: ParsedHeaders,
+    incoming?: NodeIncoming,
   ): Response | Promise<Response> {
     if (!feedStarted) startFeed();
-    const reads = headerReads(req, parsed);
+    const reads = headerReads(req, incoming);
     const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
     try {
       const fast = fromMemory(req, reads, appId, requestId, 'canonical', null);
@@ -528,10 +529,10 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     req: Request,
     hostname: string,
     client = 'unknown',
-    parsed?: ParsedHeaders,
+    incoming?: NodeIncoming,
   ): Response | Promise<Response> {
     if (!feedStarted) startFeed();
-    const reads = headerReads(req, parsed);
+    const reads = headerReads(req, incoming);
     const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
     const entry = routes.cached(hostname);
     if (entry !== undefined) return serveAlias(req, reads, hostname, entry, requestId, client);
@@ -549,10 +550,10 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     req: Request,
     target: { appId: string; releaseId: string },
     client = 'unknown',
-    parsed?: ParsedHeaders,
+    incoming?: NodeIncoming,
   ): Promise<Response> {
     if (!feedStarted) startFeed();
-    const reads = headerReads(req, parsed);
+    const reads = headerReads(req, incoming);
     const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
     try {
       const { pathname, search } = splitUrl(req.url);

@@ -152,6 +152,7 @@ export async function runServerFallback(
         MAX_APP_REQUEST_BODY,
         () => new ApiError('payload_too_large', 'Request body is larger than 10 MiB.'),
         taken.arrived,
+        input.reads.nodeBody,
       );
       held.hold(bytes.length);
       if (bytes.length)
