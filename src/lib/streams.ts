@@ -1,29 +1,28 @@
 /** Reads a byte stream to its end, at most `maxBytes` (beyond that it cancels the stream and throws `tooLarge()`); `arrived` hears the size so far after each chunk and may refuse it by throwing (the stream is cancelled). */
-export async function readLimited(
+export function readLimited(
   reader: ReadableStreamDefaultReader<Uint8Array>,
   maxBytes: number,
   tooLarge: () => Error,
   arrived?: (size: number) => void,
 ): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
+  return readIterableLimited(chunksOf(reader), maxBytes, tooLarge, arrived);
+}
+
+/** A reader's chunks; leaving before its end cancels the stream. */
+async function* chunksOf(reader: ReadableStreamDefaultReader<Uint8Array>) {
+  let ended = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        ended = true;
+        return;
+      }
+      yield value;
     }
-    try {
-      arrived?.(size);
-    } catch (err) {
-      await reader.cancel().catch(() => {});
-      throw err;
-    }
-    chunks.push(value);
+  } finally {
+    if (!ended) await reader.cancel().catch(() => {});
   }
-  return joined(chunks, size);
 }
 
 /** `readLimited` for an async iterable of chunks (Node's stream of a request body): refusing it ends the stream, as cancelling a reader does. */

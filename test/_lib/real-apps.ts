@@ -5,7 +5,7 @@
  */
 import { cp, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 
 export const TEMPLATES = path.resolve('node_modules/create-cloudflare/templates');
 
@@ -130,8 +130,12 @@ export async function materialise(app: RealApp, dest: string): Promise<string> {
 }
 
 /** The app's entry bundled into one ES module, as wrangler would hand it to workerd. */
-export async function bundleForWorkerd(folder: string, entry: string): Promise<string> {
-  const out = await build({
+export function bundleForWorkerd(
+  folder: string,
+  entry: string,
+  options: Pick<BuildOptions, 'jsx' | 'jsxImportSource'> = {},
+): Promise<string> {
+  return build({
     absWorkingDir: folder,
     entryPoints: [entry],
     bundle: true,
@@ -142,6 +146,6 @@ export async function bundleForWorkerd(folder: string, entry: string): Promise<s
     mainFields: ['browser', 'module', 'main'],
     target: 'es2022',
     logLevel: 'silent',
-  });
-  return out.outputFiles[0]!.text;
+    ...options,
+  }).then((out) => out.outputFiles[0]!.text);
 }

@@ -3,8 +3,8 @@
  * same bytes for the platform, workerd and Node.
  */
 import path from 'node:path';
-import { build } from 'esbuild';
 import { jsonBody } from '../fixtures/real-handlers/inputs.ts';
+import { bundleForWorkerd } from './real-apps.ts';
 
 export type RealHandler = {
   name: string;
@@ -34,19 +34,6 @@ export const HANDLERS: RealHandler[] = [
 ];
 
 /** One ES module with everything the handler imports, as a Workers bundler makes it. */
-export async function bundleHandler(handler: RealHandler): Promise<string> {
-  const out = await build({
-    entryPoints: [path.join(DIR, handler.file)],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'neutral',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['browser', 'module', 'main'],
-    target: 'es2022',
-    jsx: 'automatic',
-    jsxImportSource: 'hono/jsx',
-    logLevel: 'silent',
-  });
-  return out.outputFiles[0]!.text;
+export function bundleHandler(handler: RealHandler): Promise<string> {
+  return bundleForWorkerd(DIR, handler.file, { jsx: 'automatic', jsxImportSource: 'hono/jsx' });
 }
