@@ -101,30 +101,10 @@ type Pending = {
 const READ_ONLY_CALLS = new Set(['data.get', 'data.list', 'files.signedUrl']);
 
 import { chooseWorker, spareReady } from './placement.ts';
+import { FairQueues } from './fairness.ts';
 import { QUARANTINE, type Quarantine, QuarantineBook } from './quarantine.ts';
 
 export { QUARANTINE, type Quarantine };
-
-/**
- * CPU fairness between releases. Calls run FIFO inside a worker, so 64 calls of a CPU-heavy app
- * queued there would make every other app's call wait behind them. Each release may have only so
- * many calls in flight at once, fewer the more CPU its calls use (about `cpuBudgetMs` of queued CPU
- * per worker); the rest wait in the release's own queue on the main thread, so other apps' calls
- * reach the worker at once. A release whose queue is full, or whose call waited longer than its
- * wall-clock limit, gets `overloaded` (a 503 with Retry-After for its own visitor).
- */
-export const FAIRNESS = {
-  cpuBudgetMs: 100,
-  minPerWorker: 2,
-  maxPerWorker: 64,
-  unmeasuredPerWorker: 8,
-  maxQueued: 256,
-};
-type AppQueue = {
-  running: number /** average CPU per call, 0 until one finished */;
-  cpuMs: number;
-  waiting: { start: () => void; timer: ReturnType<typeof setTimeout> }[];
-};
 
 /** A file upload's bytes, copied and hashed by the sandbox worker (never parsed from JSON on this thread). */
 export type HostUpload = { bytes: Buffer; sha256: Buffer };
@@ -520,65 +500,33 @@ export class SandboxPool {
   /** Never throws: every failure is an InvocationResult the caller turns into runtime_error. */
   async invoke(input: InvokeInput): Promise<InvocationResult> {
     const releaseId = input.release.releaseId;
-    let q = this.queues.get(releaseId);
-    if (!q) this.queues.set(releaseId, (q = { running: 0, cpuMs: 0, waiting: [] }));
-    if (q.running >= this.capOf(q)) {
-      const wallMs = input.limits?.wallMs ?? this.options.limits.wallMs;
-      const overloaded = (why: string): InvocationResult => {
-        this.counters.overloaded++;
-        return { ok: false, error: { kind: 'overloaded', message: why } };
-      };
-      if (q.waiting.length >= FAIRNESS.maxQueued)
-        return overloaded(`${q.waiting.length} calls of this release are already waiting`);
-      const queuedAt = performance.now();
-      // woken by a finishing call of the same release, which hands over its place (running stays counted)
-      const started = await new Promise<boolean>((resolve) => {
-        const entry = {
-          start: () => (clearTimeout(entry.timer), resolve(true)),
-          timer: setTimeout(
-            () => (q.waiting.splice(q.waiting.indexOf(entry), 1), resolve(false)),
-            wallMs,
-          ),
-        };
-        q.waiting.push(entry);
-      });
+    const wallMs = input.limits?.wallMs ?? this.options.limits.wallMs;
+    const turn = await this.fair.enter(releaseId, this.slots.length, wallMs);
+    if (turn.queuedMs !== undefined) {
       this.counters.queued++;
-      this.counters.queueWaitMs += performance.now() - queuedAt;
-      if (!started) return overloaded(`the call waited ${wallMs} ms for its turn`);
-    } else q.running++;
+      this.counters.queueWaitMs += turn.queuedMs;
+    }
+    if (turn.refused !== undefined) {
+      this.counters.overloaded++;
+      return { ok: false, error: { kind: 'overloaded', message: turn.refused } };
+    }
+    let cpuMs: number | undefined;
     try {
       const result = await this.invokeOnce(input);
       this.counters.calls++;
-      if (typeof result.cpuMs === 'number') this.counters.cpuMs += result.cpuMs;
-      if (typeof result.cpuMs === 'number')
-        q.cpuMs = q.cpuMs === 0 ? result.cpuMs : q.cpuMs * 0.8 + result.cpuMs * 0.2;
+      if (typeof result.cpuMs === 'number') {
+        this.counters.cpuMs += result.cpuMs;
+        cpuMs = result.cpuMs;
+      }
       return result;
     } catch (err) {
       return { ok: false, error: { kind: 'crash', message: (err as Error).message } };
     } finally {
-      const next = q.running <= this.capOf(q) ? q.waiting.shift() : undefined;
-      if (next) next.start();
-      else q.running--;
-      if (this.queues.size > 10_000) {
-        // the CPU history of idle releases is what goes first
-        for (const [id, other] of this.queues)
-          if (other.running === 0 && other.waiting.length === 0 && id !== releaseId)
-            this.queues.delete(id);
-      }
+      this.fair.leave(releaseId, this.slots.length, cpuMs);
     }
   }
 
-  private queues = new Map<string, AppQueue>();
-
-  /** Calls of one release allowed in flight: fewer the more CPU its calls use. */
-  private capOf(q: AppQueue): number {
-    if (q.cpuMs === 0) return FAIRNESS.unmeasuredPerWorker * this.slots.length;
-    const perWorker = Math.floor(FAIRNESS.cpuBudgetMs / Math.max(q.cpuMs, 0.5));
-    return (
-      Math.min(FAIRNESS.maxPerWorker, Math.max(FAIRNESS.minPerWorker, perWorker)) *
-      this.slots.length
-    );
-  }
+  private fair = new FairQueues();
 
   private async invokeOnce(input: InvokeInput): Promise<InvocationResult> {
     if (this.closed)
@@ -644,8 +592,7 @@ export class SandboxPool {
   /** The counters with what the pool holds now: workers, warm releases, calls in flight and waiting. */
   stats(): PoolStats {
     const slots = [...this.allSlots()].filter((s) => s.alive);
-    let waiting = 0;
-    for (const q of this.queues.values()) waiting += q.waiting.length;
+    const waiting = this.fair.waiting();
     const c = this.counters;
     return {
       ...c,
