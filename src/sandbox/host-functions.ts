@@ -1,23 +1,22 @@
 /**
- * The host side of `__host` (see host-api.ts): synchronous functions backed by Node's own URL,
- * UTF-8, base64 and crypto, the call's secrets and logs, timers, and asynchronous platform calls
- * that cross to the main thread. The table is typed by `HostApi`, so a name added on one side and
+ * The host side of `__host` (see host-api.ts): the text, URL, encoding and hash functions
+ * (host-text.ts), the call's secrets and logs, timers, outbound fetches, crypto.subtle, and
+ * asynchronous platform calls that cross to the main thread. The table is typed by `HostApi`, so a name added on one side and
  * not the other does not compile.
  */
-import { createHash, createHmac, getHashes, randomBytes, randomUUID } from 'node:crypto';
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
-import type { HostApi, UrlParts } from './host-api.ts';
+import { createHash } from 'node:crypto';
+import type { QuickJSContext } from 'quickjs-emscripten';
+import type { HostApi } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
 import { platformWork } from './limits.ts';
 import { installDirectDispatch } from './host-dispatch.ts';
-import { decodeGuestBytes, newGuestString, utf8OfGuestString } from './fast-calls.ts';
+import { guestValues, type HostFunction, textFunctions } from './host-text.ts';
 import { FetchRefused, OUTBOUND, readChunk, readRest, type OutboundRequest } from './outbound.ts';
 import { answerIntl } from './intl.ts';
 import { forgetKey, SubtleError } from './subtle.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
 import { FETCHES_FAILED, FETCHES_OK } from './shared-state.ts';
 
-type HostFunction = (...args: QuickJSHandle[]) => QuickJSHandle | undefined;
 export type HostTable = { [K in keyof HostApi]: HostFunction };
 
 export const MAX_HOST_CALLS = 1000;
@@ -77,12 +76,6 @@ function fetchFailure(err: unknown, controller: AbortController | undefined): st
 }
 const MAX_LOGS = 200;
 
-/** A URL's parts in the prelude's `URL_PARTS` order, joined by U+0001 (see `HostApi.urlParse`). */
-function urlParts(u: URL): string {
-  const parts: UrlParts = u;
-  return `${parts.href}\u0001${parts.origin}\u0001${parts.protocol}\u0001${parts.username}\u0001${parts.password}\u0001${parts.host}\u0001${parts.hostname}\u0001${parts.port}\u0001${parts.pathname}\u0001${parts.search}\u0001${parts.hash}`;
-}
-
 /** What host functions call back into: the timers and settling of `calls.ts`. */
 export type HostHooks = {
   fireTimer(inst: Instance, id: number): void;
@@ -103,30 +96,9 @@ export type HostHooks = {
   ): Promise<{ done: boolean; bytes?: ArrayBuffer }>;
 };
 
-/** TextDecoders by `fatal * 2 + ignoreBOM`. */
-const decoders = [false, true].flatMap((fatal) =>
-  [false, true].map((ignoreBOM) => new TextDecoder('utf-8', { fatal, ignoreBOM })),
-);
-
-/** What node:crypto's createHash and createHmac take here: Node's own list. */
-const HASHES = new Set(getHashes().map((h) => h.toLowerCase()));
-
 function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTable {
   const ctx: QuickJSContext = inst.context;
-  /** A string the prelude sent through `wire()`: JSON behind U+0002 where a C string could not carry it. */
-  const text = (h: QuickJSHandle) => {
-    const s = ctx.getString(h);
-    return s.charCodeAt(0) === 2 ? (JSON.parse(s.slice(1)) as string) : s;
-  };
-  const str = (h: QuickJSHandle | undefined) =>
-    h === undefined ? undefined : ctx.typeof(h) === 'undefined' ? undefined : text(h);
-  const bytes = (h: QuickJSHandle) => {
-    using lt = ctx.getArrayBuffer(h);
-    return Buffer.from(lt.value);
-  };
-  const arrayBuffer = (b: Buffer) =>
-    ctx.newArrayBuffer(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-  const json = (v: unknown) => ctx.newString(JSON.stringify(v));
+  const { text, str, bytes, json } = guestValues(ctx);
   /** A guest promise settled later by `hooks.settle` (also when the main thread or a worker-side operation answers). */
   const pending = (call: Call) => {
     const deferred = ctx.newPromise();
@@ -134,66 +106,8 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     state.hostCalls.set(callId, { deferred, inst, call });
     return { handle: deferred.handle, callId };
   };
-  const withUrl = (make: () => URL) => {
-    try {
-      return ctx.newString(urlParts(make()));
-    } catch {
-      return ctx.undefined;
-    }
-  };
   return {
-    // a string without NUL as it is; one with a NUL as JSON (a C string would end there)
-    utf8Encode: (s) => utf8OfGuestString(ctx, s),
-    utf8EncodeJson: (s) => arrayBuffer(Buffer.from(JSON.parse(ctx.getString(s)) as string, 'utf8')),
-    // the text as it is, or as JSON behind U+0002 where a C string could not carry it (see `wire`)
-    utf8Decode: (ab, fatal, ignoreBom) => {
-      const f = ctx.dump(fatal) === true;
-      const b = ctx.dump(ignoreBom) === true;
-      const s = decodeGuestBytes(ctx, ab, decoders[(f ? 2 : 0) + (b ? 1 : 0)]!);
-      return s.includes('\0') || s.charCodeAt(0) === 2
-        ? newGuestString(ctx, `\u0002${JSON.stringify(s)}`)
-        : newGuestString(ctx, s);
-    },
-    urlParse: (href, base) => {
-      const b = str(base);
-      return withUrl(() => (b === undefined ? new URL(text(href)) : new URL(text(href), b)));
-    },
-    urlSet: (href, part, value) => {
-      const u = new URL(ctx.getString(href));
-      return withUrl(() => {
-        u[ctx.getString(part) as 'href'] = text(value);
-        return u;
-      });
-    },
-    qsParse: (s) => json([...new URLSearchParams(text(s))]),
-    qsStringify: (s) =>
-      ctx.newString(
-        new URLSearchParams(JSON.parse(ctx.getString(s)) as [string, string][]).toString(),
-      ),
-    atob: (s) => {
-      const input = text(s).replace(/[\t\n\f\r ]/g, '');
-      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(input) || input.length % 4 === 1)
-        throw new Error('atob: invalid base64');
-      return json(Buffer.from(input, 'base64').toString('latin1'));
-    },
-    btoa: (s) => {
-      const input = JSON.parse(ctx.getString(s)) as string;
-      if (/[^\u0000-\u00ff]/.test(input))
-        throw new Error('btoa: the string has characters outside Latin1');
-      return ctx.newString(Buffer.from(input, 'latin1').toString('base64'));
-    },
-    randomBytes: (n) => arrayBuffer(randomBytes(Math.min(65536, Math.max(0, ctx.getNumber(n))))),
-    randomUUID: () => ctx.newString(randomUUID()),
-    hash: (alg, ab, key) => {
-      const algorithm = text(alg).toLowerCase();
-      if (!HASHES.has(algorithm)) return ctx.undefined;
-      const h =
-        key === undefined || ctx.typeof(key) === 'undefined'
-          ? createHash(algorithm)
-          : createHmac(algorithm, bytes(key));
-      return arrayBuffer(h.update(bytes(ab)).digest());
-    },
-    b64encode: (ab) => ctx.newString(bytes(ab).toString('base64')),
+    ...textFunctions(ctx),
     now: () => ctx.newNumber(performance.now()),
     secret: (name) => {
       const call = inst.current;
