@@ -4,17 +4,14 @@
  *   through the change feed's triggers; revalidated after `LIVE_TTL_MS` as a safety net),
  * - each release's file table (releases are immutable: cached until evicted),
  * - file bytes by content hash (bounded by size),
- * - decrypted secrets per app (dropped on change).
+ * - decrypted secrets per app (dropped on change; live-secrets.ts).
  */
-import { recordEvents } from '../events/record.ts';
 import { LRUCache } from 'lru-cache';
 import { isServerSource, manifestOf } from '../manifest/stored.ts';
 import { blobStore } from '../blobs/store.ts';
 import type { Deps } from '../deps.ts';
 import type { Manifest } from '../manifest/schema.ts';
-import { open, secretAad } from '../secrets/crypto.ts';
 import { etagOf } from '../lib/etag.ts';
-import { findApp } from '../apps/queries.ts';
 import { planOf } from '../plans/catalogue.ts';
 import {
   appPointer,
@@ -23,8 +20,8 @@ import {
   releaseFiles,
   releaseVariants,
   releaseWithAccount,
-  sealedSecrets,
 } from './queries.ts';
+import { createSecretsCache } from './live-secrets.ts';
 
 /** Whether a release declares app users (auth.mode app_users). */
 export function appUsersEnabled(view: { manifest: Manifest }): boolean {
@@ -120,16 +117,13 @@ export function createRuntimeCaches(deps: Deps) {
     maxSize: Math.max(1, deps.config.staticCacheBytes),
     sizeCalculation: (b) => Math.max(1, b.length),
   });
-  const secrets = new LRUCache<string, { values: Record<string, string>; at: number }>({
-    max: 10_000,
-  });
+  const secrets = createSecretsCache(deps, LIVE_TTL_MS);
   // a preview release served at its own origin, as a LiveApp whose release is the preview
   const previews = new LRUCache<string, { app: LiveApp | null; at: number }>({ max: 2_000 });
   deps.signals.onAppChanged((id) => {
     live.delete(id);
     for (const [key, hit] of previews.entries()) if (hit.app?.appId === id) previews.delete(key);
   });
-  deps.signals.onSecretsChanged((id) => secrets.delete(id));
   deps.signals.onAccountChanged((accountId) => {
     for (const cache of [live, previews])
       for (const [key, hit] of cache.entries())
@@ -191,12 +185,12 @@ export function createRuntimeCaches(deps: Deps) {
   function loadFirst(appId: string): Promise<LiveApp | null> {
     let p = loading.get(appId);
     if (!p) {
-      const withSecrets = !secrets.has(appId) && !loadingSecrets.has(appId);
+      const withSecrets = secrets.wanted(appId);
       p = firstSight(deps.db, appId, withSecrets, MAX_CACHED_FILE)
         .then((row) => {
           const app = liveOf(row);
-          if (row && withSecrets && !secrets.has(appId))
-            openSecrets(
+          if (row && withSecrets && !secrets.cached(appId))
+            secrets.open(
               appId,
               (row.secrets ?? []).map((x) => ({
                 name: x.name,
@@ -375,64 +369,6 @@ export function createRuntimeCaches(deps: Deps) {
     return Object.fromEntries(server.map((f, i) => [f.path, texts[i]!]));
   }
 
-  const loadingSecrets = new Map<string, Promise<Record<string, string>>>();
-  /** Opens an app's sealed secrets and caches them. */
-  function openSecrets(
-    appId: string,
-    rows: { name: string; sealed: Buffer }[],
-  ): Record<string, string> {
-    const values: Record<string, string> = {};
-    const unreadable: string[] = [];
-    for (const r of rows) {
-      try {
-        values[r.name] = open(deps.secretsKey, secretAad(appId, r.name), r.sealed);
-      } catch {
-        unreadable.push(r.name); // left out: get() is undefined and require() throws, never an empty value
-      }
-    }
-    if (unreadable.length) void reportUnreadable(appId, unreadable);
-    secrets.set(appId, { values, at: Date.now() });
-    return values;
-  }
-  function loadSecrets(appId: string): Promise<Record<string, string>> {
-    let p = loadingSecrets.get(appId);
-    if (!p) {
-      p = sealedSecrets(deps.db, appId)
-        .then((rows) => openSecrets(appId, rows))
-        .finally(() => loadingSecrets.delete(appId));
-      loadingSecrets.set(appId, p);
-    }
-    return p;
-  }
-
-  /** A secret that does not open (a damaged row or a foreign key): the operator's log and the app's events say so. */
-  async function reportUnreadable(appId: string, names: string[]): Promise<void> {
-    deps.log.error('app secrets could not be decrypted (check PLATFORM_SECRETS_KEY)', {
-      app_id: appId,
-      secrets: names,
-    });
-    const app = await findApp(deps.db, appId);
-    if (!app) return;
-    await recordEvents(deps.db, [
-      {
-        app_id: appId,
-        account_id: app.account_id,
-        type: 'runtime.log.error',
-        severity: 'error',
-        message: `Secret(s) ${names.join(', ')} could not be decrypted; set them again or ask the operator to check PLATFORM_SECRETS_KEY.`,
-        metadata: { secrets: names },
-      },
-    ]).catch(() => {});
-  }
-
-  /** Decrypted secrets of an app: same stale-while-revalidate rule as the live release. */
-  async function appSecrets(appId: string): Promise<Record<string, string>> {
-    const hit = secrets.get(appId);
-    if (!hit) return loadSecrets(appId);
-    if (Date.now() - hit.at >= LIVE_TTL_MS) void loadSecrets(appId).catch(() => {});
-    return hit.values;
-  }
-
   const releaseCached = (releaseId: string) => releases.get(releaseId);
   const bytesCached = (file: Pick<ReleaseFile, 'etag'>) => blobs.get(file.etag);
 
@@ -440,7 +376,7 @@ export function createRuntimeCaches(deps: Deps) {
   function forgetLive(): void {
     live.clear();
     previews.clear();
-    secrets.clear();
+    secrets.forget();
   }
 
   return {
@@ -453,7 +389,7 @@ export function createRuntimeCaches(deps: Deps) {
     bytesCached,
     body,
     sources,
-    appSecrets,
+    appSecrets: secrets.appSecrets,
     forgetLive,
     /** the file-bytes cache, for /metrics: what it holds and how reads went since start */
     blobCacheStats: () => ({
