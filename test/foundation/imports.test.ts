@@ -47,6 +47,7 @@ test('lower layers never import features', () => {
       'src/lib/',
       'src/errors.ts',
       'src/config.ts',
+      'src/config-env.ts',
       'src/logger.ts',
     ]),
     [],
