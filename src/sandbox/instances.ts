@@ -81,7 +81,6 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
       inflight: 0,
       cpuSinceMeasureMs: 0,
       measuredAtWasmBytes: 0,
-      measureCostMs: 0,
       usedBytes: 0,
     };
     installInterrupt(inst);

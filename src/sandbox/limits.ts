@@ -168,30 +168,20 @@ export function usedBytes(inst: Instance): number {
  * guest work can allocate, whether in one call or spread over many cheap ones.
  */
 export const MEASURE_AFTER_CPU_MS = 2;
-/**
- * At least this many times what the instance's last measure took, in CPU billed between two
- * measures: walking a large heap (a real app's: 0.5 ms for hono/jsx's 18,000 objects) after every
- * call of a few milliseconds would add a tenth to each. What a guest allocates in that time fits in
- * the worker's WASM memory as it is: memory growing is measured at once.
- */
-export const MEASURE_COST_RATIO = 20;
 
 /**
  * Whether `inst` went over its memory cap. Measuring walks every object of the instance (tens to
  * hundreds of microseconds), so it happens when allocating a lot was possible: the instance's calls
- * used MEASURE_AFTER_CPU_MS of CPU since the last measure (or MEASURE_COST_RATIO times that
- * measure's cost, if more), or the worker's WASM memory grew.
+ * used MEASURE_AFTER_CPU_MS of CPU since the last measure, or the worker's WASM memory grew.
  */
 export function overMemoryCap(state: WorkerState, inst: Instance, call: Call): string | undefined {
   inst.cpuSinceMeasureMs += call.cpuUsedMs;
   const wasmBytes = state.wasmMemory.buffer.byteLength;
-  const every = Math.max(MEASURE_AFTER_CPU_MS, MEASURE_COST_RATIO * inst.measureCostMs);
-  if (inst.cpuSinceMeasureMs < every && wasmBytes === inst.measuredAtWasmBytes) return undefined;
+  if (inst.cpuSinceMeasureMs < MEASURE_AFTER_CPU_MS && wasmBytes === inst.measuredAtWasmBytes)
+    return undefined;
   inst.cpuSinceMeasureMs = 0;
   inst.measuredAtWasmBytes = wasmBytes;
-  const started = performance.now();
   const used = usedBytes(inst);
-  inst.measureCostMs = performance.now() - started;
   inst.usedBytes = used;
   const limit = call.inv.limits.memoryBytes;
   if (used <= limit) return undefined;

@@ -32,8 +32,6 @@ export type Instance = {
   /** CPU billed to its calls since its memory was last measured, and the worker's WASM memory size then. */
   cpuSinceMeasureMs: number;
   measuredAtWasmBytes: number;
-  /** What the last measure took (ms): measuring walks every object, so a large heap is measured less often. */
-  measureCostMs: number;
   /** Bytes its runtime held when last measured (after loading, then as calls are checked against the cap). */
   usedBytes: number;
   /** Out of service (timed out, or over its memory cap): disposed once no call holds its handles. */
