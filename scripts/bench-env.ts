@@ -87,3 +87,43 @@ export async function startBenchEnv(options: { withServer?: boolean } = {}): Pro
     },
   };
 }
+
+/** A static file of a benchmark's app: its path, type and text (or bytes). */
+export type BenchFile = { path: string; type: string; body: string | Buffer };
+
+/**
+ * Publishes an app whose `server.js` is `source` (fallback `server`, static root `public/` holding
+ * `files`): a new app, or a new release of `appId`. Throws when the publish is refused.
+ */
+export async function publishServerApp(
+  env: BenchEnv,
+  source: string,
+  options: { name?: string; files?: BenchFile[]; appId?: string } = {},
+): Promise<{ app_id: string; release_id: string; host: string }> {
+  const file = (f: BenchFile) => ({
+    path: f.path,
+    content_type: f.type,
+    content_base64: Buffer.from(f.body).toString('base64'),
+  });
+  const res = await fetch(`${env.url}/v0/apps${options.appId ? `/${options.appId}` : ''}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      app: { name: options.name ?? 'bench' },
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+      files: [
+        ...(options.files ?? [{ path: 'public/robots.txt', type: 'text/plain', body: '' }]).map(
+          file,
+        ),
+        file({ path: 'server.js', type: 'text/javascript', body: source }),
+      ],
+    }),
+  });
+  const body = (await res.json()) as { app_id?: string; release_id?: string };
+  if (!body.app_id || !body.release_id) throw new Error(`publish failed: ${JSON.stringify(body)}`);
+  return {
+    app_id: body.app_id,
+    release_id: body.release_id,
+    host: `${body.app_id}.apps.localhost`,
+  };
+}

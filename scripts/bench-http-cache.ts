@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
-import { startBenchEnv } from './bench-env.ts';
+import { publishServerApp, startBenchEnv } from './bench-env.ts';
 import { hasWrk, load, type LoadResult } from './_lib/load.ts';
 import { median } from './_lib/stats.ts';
 
@@ -41,28 +41,15 @@ export default { fetch(req) {
 const env = await startBenchEnv();
 await env.server!.apps.sandbox().warm();
 /** Publishes the handler with `extra` static files: a new app, or a new release of `appId`. */
-const publish = async (appId?: string, extra: { path: string; text: string }[] = []) =>
-  (await fetch(`${env.url}/v0/apps${appId ? `/${appId}` : ''}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      app: { name: 'bench-cache' },
-      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
-      files: [
-        { path: 'public/index.html', content_type: 'text/html', content_base64: 'aGk=' },
-        ...extra.map((f) => ({
-          path: f.path,
-          content_type: 'text/html; charset=utf-8',
-          content_base64: Buffer.from(f.text).toString('base64'),
-        })),
-        {
-          path: 'server.js',
-          content_type: 'text/javascript',
-          content_base64: Buffer.from(handler).toString('base64'),
-        },
-      ],
-    }),
-  }).then((r) => r.json())) as { app_id: string };
+const publish = (appId?: string, extra: { path: string; text: string }[] = []) =>
+  publishServerApp(env, handler, {
+    name: 'bench-cache',
+    ...(appId ? { appId } : {}),
+    files: [
+      { path: 'public/index.html', type: 'text/html', body: 'hi' },
+      ...extra.map((f) => ({ path: f.path, type: 'text/html; charset=utf-8', body: f.text })),
+    ],
+  });
 const published = await publish();
 const host = `${published.app_id}.apps.localhost`;
 

@@ -12,7 +12,7 @@ import { execFile, spawn } from 'node:child_process';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { promisify } from 'node:util';
-import { startBenchEnv } from './bench-env.ts';
+import { publishServerApp, startBenchEnv } from './bench-env.ts';
 import { median } from './_lib/stats.ts';
 import { hasWrk, load as loadRun } from './_lib/load.ts';
 
@@ -82,27 +82,15 @@ const load = (label: string, url: string, headers: Record<string, string>, secon
 const env = await startBenchEnv();
 const { operatorVerify } = await import('../src/domains/service.ts');
 await env.server!.apps.sandbox().warm(); // as npm start does at boot
-const page = Buffer.from('<!doctype html>' + 'x'.repeat(SIZE - 15)).toString('base64');
+const page = '<!doctype html>' + 'x'.repeat(SIZE - 15);
 const serverSource = (n: number) =>
   `export default { fetch(request) { return new Response('hello from the sandbox (release ${n})', { headers: { 'content-type': 'text/plain' } }); } };`;
 let appId = '';
-const publishRelease = async (n: number) =>
-  fetch(`${env.url}/v0/apps${appId ? `/${appId}` : ''}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      app: { name: 'bench' },
-      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
-      files: [
-        { path: 'public/index.html', content_type: 'text/html', content_base64: page },
-        {
-          path: 'server.js',
-          content_type: 'text/javascript',
-          content_base64: Buffer.from(serverSource(n)).toString('base64'),
-        },
-      ],
-    }),
-  }).then((r) => r.json() as Promise<{ app_id: string; release_id: string }>);
+const publishRelease = (n: number) =>
+  publishServerApp(env, serverSource(n), {
+    ...(appId ? { appId } : {}),
+    files: [{ path: 'public/index.html', type: 'text/html', body: page }],
+  });
 appId = (await publishRelease(0)).app_id;
 const host = `${appId}.apps.localhost`;
 // the same app through a verified custom domain (the route table's lookup on top of the canonical path)

@@ -39,35 +39,13 @@ const base: LoadOptions = {
   ...(pinned ? { cpu: 0 } : {}),
 };
 
-const { startBenchEnv } = await import('./bench-env.ts');
+const { startBenchEnv, publishServerApp } = await import('./bench-env.ts');
 const env = await startBenchEnv();
 await env.server!.apps.sandbox().warm();
 const work = await mkdtemp(path.join(tmpdir(), 'bench-real-'));
 
 type Target = { label: string; url: string; headers: Record<string, string>; cpu: () => number };
 type Row = { handler: string; rps: number[][]; cpuUs: number[][]; loopUs: number[] };
-
-async function publish(source: string): Promise<string> {
-  const res = await fetch(`${env.url}/v0/apps`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${env.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      app: { name: 'bench-real' },
-      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
-      files: [
-        { path: 'public/robots.txt', content_type: 'text/plain', content_base64: '' },
-        {
-          path: 'server.js',
-          content_type: 'text/javascript',
-          content_base64: Buffer.from(source).toString('base64'),
-        },
-      ],
-    }),
-  });
-  const body = (await res.json()) as { app_id?: string };
-  if (!body.app_id) throw new Error(`publish failed: ${JSON.stringify(body)}`);
-  return `${body.app_id}.apps.localhost`;
-}
 
 async function startNode(bundleFile: string) {
   const child = spawn(
@@ -146,7 +124,7 @@ for (const h of HANDLERS.filter((x) => !values.only || x.file.includes(values.on
   const source = await bundleHandler(h);
   const file = path.join(work, `${h.file}.mjs`);
   await writeFile(file, source);
-  const host = await publish(source);
+  const { host } = await publishServerApp(env, source, { name: 'bench-real' });
   const workerd = await startWorkerd(source, { probe: h.method === 'GET' ? h.path : '/' });
   if (!workerd) throw new Error('workerd does not run here');
   const node = await startNode(file);
