@@ -25,3 +25,30 @@ export type ModuleCheck = {
   /** Drops the instance a check kept for a release that did not go live. */
   discard?(releaseId: string): void;
 };
+
+/**
+ * What the manifest declares that the module has no handler for, one sentence each. A publish that
+ * asks for it (`require_handlers=true`, the CLI's default) does not go live with any of them; the
+ * contract keeps handlers optional otherwise (`job.blocked`, `webhook.handler_missing`).
+ */
+export function missingHandlers(manifest: Manifest, handlers: readonly string[]): string[] {
+  const has = new Set(handlers);
+  const missing: string[] = [];
+  if (manifest.runtime.fallback === 'server' && !has.has('fetch'))
+    missing.push(
+      'no fetch handler, and runtime.fallback is "server": the server module must export default { fetch }',
+    );
+  const jobs = Object.keys(manifest.resources?.jobs ?? {});
+  if (jobs.length && !has.has('job'))
+    missing.push(
+      `no job handler for the declared ${jobs.length === 1 ? 'job' : 'jobs'} ${jobs.join(', ')}: the server module must export default { job }`,
+    );
+  const hooks = Object.entries(manifest.resources?.webhooks ?? {})
+    .filter(([, w]) => (w.deliver_to ?? 'server') === 'server')
+    .map(([name]) => name);
+  if (hooks.length && !has.has('webhook'))
+    missing.push(
+      `no webhook handler for ${hooks.length === 1 ? 'webhook' : 'webhooks'} ${hooks.join(', ')}, delivered to the server: the server module must export default { webhook }`,
+    );
+  return missing;
+}

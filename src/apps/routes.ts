@@ -58,9 +58,18 @@ export const RollbackRequest = component(
     ),
   }),
 );
-/** `?preview=true`: store the release beside the live one and serve it at its own origin (an addition). */
+/**
+ * Additions to the contract's publish: `?preview=true` stores the release beside the live one and
+ * serves it at its own origin; `?require_handlers=true` keeps a release from going live when its
+ * module has no handler for what its manifest declares (the CLI asks for it).
+ */
 export const PublishQuery = v.strictObject({
   preview: v.optional(v.picklist(['true', 'false'])),
+  require_handlers: v.optional(v.picklist(['true', 'false'])),
+});
+/** `?require_handlers=` only, for the first publish (a preview needs a live app beside it). */
+export const CreateQuery = v.strictObject({
+  require_handlers: v.optional(v.picklist(['true', 'false'])),
 });
 const tags = ['Apps'];
 /** What a bundle can be refused for, besides the body checks every JSON route has. */
@@ -77,7 +86,7 @@ const BUNDLE_ERRORS: ErrorCode[] = [
   'billing_restricted',
 ];
 const PUBLISHED =
-  'The release is stored either way. `status` is `published` when it went live and `stored` when it did not; `activation` says why (`pending_secrets`, `requires_migration`, `failed`).';
+  'The release is stored either way. `status` is `published` when it went live and `stored` when it did not; `activation` says why (`pending_secrets`, `requires_migration`, `failed`). With `?require_handlers=true` (an addition; the CLI sends it) a release whose server module has no handler for what its manifest declares (`fetch` with `fallback: server`, `job` for declared jobs, `webhook` for webhooks delivered to the server) does not go live: activation `failed`, a reason per missing handler, and a `runtime.deploy_failed` event. Without it, handlers stay optional as the contract has them.';
 
 const list = operation({
   operationId: 'listApps',
@@ -189,10 +198,12 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
       c.set('membership', await selectedAccount(c, 'apps.create')); // authorised before reading a large body
       await next();
     },
+    query(CreateQuery),
     publishBody((c) => c.var.membership.id),
     async (c) => {
       const account = c.var.membership;
       const bundle = c.var.body as ValidBundle;
+      const requireHandlers = queryOf(c, CreateQuery).require_handlers === 'true';
       return create.reply(
         c,
         200,
@@ -201,7 +212,7 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
           { accountId: account.id },
           bundle,
           { actor: c.var.actor, requestId: c.var.requestId },
-          options,
+          { ...options, requireHandlers },
         ),
       );
     },
@@ -220,7 +231,8 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
     async (c) => {
       const app = c.var.app;
       const bundle = c.var.body as ValidBundle;
-      const preview = queryOf(c, PublishQuery).preview === 'true';
+      const q = queryOf(c, PublishQuery);
+      const [preview, requireHandlers] = [q.preview === 'true', q.require_handlers === 'true'];
       return republish.reply(
         c,
         200,
@@ -229,7 +241,7 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
           { accountId: app.account_id, appId: app.id },
           bundle,
           { actor: c.var.actor, requestId: c.var.requestId },
-          { ...options, preview },
+          { ...options, preview, requireHandlers },
         ),
       );
     },

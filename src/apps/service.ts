@@ -187,14 +187,14 @@ function atFrame(stack: string | undefined): string {
 
 /** Creates a release (and the app on first publish) and decides whether it goes live. */
 export type { ModuleCheck } from './module-check.ts';
-import type { ModuleCheck } from './module-check.ts';
+import { type ModuleCheck, missingHandlers } from './module-check.ts';
 
 export async function publish(
   deps: Deps,
   target: { accountId: string; appId?: string },
   bundle: ValidBundle,
   who: Who,
-  options: { checkModule?: ModuleCheck; preview?: boolean } = {},
+  options: { checkModule?: ModuleCheck; preview?: boolean; requireHandlers?: boolean } = {},
 ): Promise<PublishAppResponse> {
   const account = await accountPlanRow(deps.db, target.accountId);
   if (!account) throw new ApiError('not_found', 'Account not found.');
@@ -221,10 +221,17 @@ export async function publish(
         ? {}
         : { keepAs: { releaseId: ids.releaseId, manifest: bundle.manifest } }),
     });
-    kept = check.ok && !options.preview;
     // a bundle's stack names the user's files through the source map published with it
     if (!check.ok)
       moduleError = { message: check.error, stack: mapBundleStack(bundle.files, check.stack) };
+    else if (options.requireHandlers) {
+      const missing = missingHandlers(bundle.manifest, check.handlers);
+      if (missing.length) moduleError = { message: missing.join('; '), reasons: missing };
+    }
+    kept = check.ok && !options.preview; // dropped below when the release does not go live
+  } else if (options.requireHandlers) {
+    const missing = missingHandlers(bundle.manifest, []);
+    if (missing.length) moduleError = { message: missing.join('; '), reasons: missing };
   }
   // Compressed variants are made before the transaction (no lock held while compressing).
   const variants = await prepareVariants(deps.db, target.accountId, bundle.files);
@@ -244,7 +251,8 @@ export async function publish(
   return result;
 }
 
-type ModuleError = { message: string; stack?: string | undefined };
+/** Why the module cannot go live: it did not load, or (asked for) it lacks a declared handler. */
+type ModuleError = { message: string; stack?: string | undefined; reasons?: string[] };
 
 async function publishTx(
   deps: Deps,
@@ -293,7 +301,7 @@ async function publishTx(
       ? {
           ...evaluated,
           status: 'failed' as const,
-          reasons: [
+          reasons: moduleError.reasons ?? [
             `the server module failed to load: ${moduleError.message}${atFrame(moduleError.stack)}`,
           ],
           missing: evaluated.missing,
@@ -359,7 +367,9 @@ async function publishTx(
         ...base,
         type: 'runtime.deploy_failed',
         severity: 'error',
-        message: 'The server module failed to load; the release was stored, not activated.',
+        message: moduleError.reasons
+          ? 'The server module has no handler for what the manifest declares; the release was stored, not activated.'
+          : 'The server module failed to load; the release was stored, not activated.',
         metadata: {
           server_entry: bundle.manifest.runtime.server_entry,
           error: moduleError.message.slice(0, 2000),

@@ -117,10 +117,14 @@ examples(
       '--no-bundle',
       'send the server entry as it is (no esbuild: no TypeScript, no packages)',
     )
+    .option(
+      '--allow-missing-handlers',
+      'let a release go live although its module has no handler for a declared job, webhook or fallback',
+    )
     .option(...jsonOpt)
     .addHelpText(
       'after',
-      '\nA TypeScript/JSX server entry, or one importing packages from node_modules, is bundled with esbuild\ninto .platform/build/server.js with a source map (never served); plain JavaScript with only\nrelative imports is sent as it is.\n\nExit codes: 0 the release is live (or, with --preview, served as a preview); 3 stored, waiting for secrets; 4 stored, needs a migration;\n5 stored, the server module did not load; 1 any other error.',
+      '\nA TypeScript/JSX server entry, or one importing packages from node_modules, is bundled with esbuild\ninto .platform/build/server.js with a source map (never served); plain JavaScript with only\nrelative imports is sent as it is.\n\nExit codes: 0 the release is live (or, with --preview, served as a preview); 3 stored, waiting for secrets; 4 stored, needs a migration;\n5 stored, the server module did not load or has no handler for what the manifest declares; 1 any other error.',
     )
     .action((dir, o) => publish(dir, o)),
   [

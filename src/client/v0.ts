@@ -26,7 +26,7 @@ import type {
   InviteWithdrawn,
   PendingInviteList,
 } from '../app-auth/schemas.ts';
-import type { PublishQuery, RollbackRequest } from '../apps/routes.ts';
+import type { CreateQuery, PublishQuery, RollbackRequest } from '../apps/routes.ts';
 import type {
   AppList,
   AppSummary,
@@ -194,7 +194,11 @@ export type V0Routes = {
   'DELETE /v0/auth/api-keys/{api_key_id}': Op<Out<typeof RevokedApiKey>>;
   // apps
   'GET /v0/apps': Op<Out<typeof AppList>>;
-  'PUT /v0/apps': Op<Out<typeof PublishAppResponse>, In<typeof PublishBody>>;
+  'PUT /v0/apps': Op<
+    Out<typeof PublishAppResponse>,
+    In<typeof PublishBody>,
+    In<typeof CreateQuery>
+  >;
   'GET /v0/apps/{app_id}': Op<Out<typeof AppSummary>>;
   'PUT /v0/apps/{app_id}': Op<
     Out<typeof PublishAppResponse>,

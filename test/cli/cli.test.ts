@@ -86,11 +86,34 @@ test('a release whose server module does not load: exit 5, and the reason is pri
   const r = await cli(['publish', broken, '--no-bundle']);
   assert.is(r.code, 5, r.stdout + r.stderr);
   assert.match(r.stdout, 'stored, not live');
-  assert.match(r.stdout, 'The server module did not load');
+  assert.match(r.stdout, 'The server module cannot go live');
   assert.match(r.stdout, /SyntaxError/);
   const json = await cli(['publish', broken, '--json', '--no-bundle']);
   assert.is(json.code, 5, 'the exit code holds with --json');
   assert.is(JSON.parse(json.stdout).activation.status, 'failed');
+});
+
+test('a module with no handler for a declared job: exit 5 with the reason; --allow-missing-handlers lets it go live', async () => {
+  const lacking = await site(
+    'lacking',
+    {
+      app: { name: 'No job handler' },
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+      resources: { jobs: { nightly: { trigger: 'schedule', schedule: 'daily' } } },
+    },
+    {
+      'public/index.html': 'hi',
+      'server.js': "export default { fetch() { return new Response('up') } };",
+    },
+  );
+  const r = await cli(['publish', lacking]);
+  assert.is(r.code, 5, r.stdout + r.stderr);
+  assert.match(r.stdout, 'stored, not live');
+  assert.match(r.stdout, 'no job handler for the declared job nightly');
+  assert.match(r.stdout, '--allow-missing-handlers');
+  const anyway = await cli(['publish', lacking, '--allow-missing-handlers']);
+  assert.is(anyway.code, 0, anyway.stdout + anyway.stderr);
+  assert.match(anyway.stdout, 'published');
 });
 
 test('secrets set reads the value from stdin and never echoes it; publish again goes to the same app and goes live', async () => {

@@ -220,6 +220,73 @@ test("request.cf: undefined what no edge knows; the country a trusted proxy's he
   }
 });
 
+test('require_handlers=true: a module without a handler its manifest declares is stored, not live, a reason each', async () => {
+  const body = (source: string, runtime: Record<string, string>, resources?: unknown) =>
+    site({
+      runtime: { static_root: 'public', server_entry: 'server.js', ...runtime },
+      files: [file('public/index.html', 'static'), file('server.js', source, 'text/javascript')],
+      ...(resources ? { resources } : {}),
+    });
+  const lacking = body(
+    'export default { async job() {} };',
+    { fallback: 'server' },
+    {
+      jobs: { tick: { trigger: 'schedule', schedule: 'hourly' } },
+      webhooks: { github: { provider: 'none' }, queued: { deliver_to: 'job:tick' } },
+    },
+  );
+  const refused = await h.api('PUT /v0/apps', {
+    key,
+    query: { require_handlers: 'true' },
+    body: lacking,
+  });
+  assert.is(refused.status, 'stored');
+  assert.is(refused.activation.status, 'failed');
+  assert.equal(refused.activation.reasons, [
+    'no fetch handler, and runtime.fallback is "server": the server module must export default { fetch }',
+    'no webhook handler for webhook github, delivered to the server: the server module must export default { webhook }',
+  ]);
+  const app = await h.api('GET /v0/apps/{app_id}', { key, params: { app_id: refused.app_id } });
+  assert.is(app.live_release_id, null, 'nothing went live');
+  const failed = await eventsOf(h, key, refused.app_id, 'runtime.deploy_failed');
+  assert.match(failed[0]?.message ?? '', 'no handler for what the manifest declares');
+
+  // every entry shape counts: a default function is fetch and job; scheduled is job
+  for (const source of [
+    'export default async function (req) { return new Response("x"); }',
+    'export default { fetch() { return new Response("x"); }, scheduled() {} };',
+  ]) {
+    const ok = await h.api('PUT /v0/apps', {
+      key,
+      query: { require_handlers: 'true' },
+      body: body(
+        source,
+        { fallback: 'server' },
+        { jobs: { tick: { trigger: 'schedule', schedule: 'hourly' } } },
+      ),
+    });
+    assert.is(ok.activation.status, 'live', source);
+  }
+  // a declared job with no server module at all
+  const noModule = await h.api('PUT /v0/apps', {
+    key,
+    query: { require_handlers: 'true' },
+    body: site({ resources: { jobs: { tick: { trigger: 'schedule', schedule: 'hourly' } } } }),
+  });
+  assert.equal(noModule.activation.reasons, [
+    'no job handler for the declared job tick: the server module must export default { job }',
+  ]);
+
+  // without it, handlers stay optional as the contract has them: live, and the job is blocked when run
+  const contract = await h.api('PUT /v0/apps/{app_id}', {
+    key,
+    params: { app_id: refused.app_id },
+    body: lacking,
+  });
+  assert.is(contract.activation.status, 'live');
+  assert.is((await get(`${contract.app_id}.apps.localhost`)).status, 500, 'no fetch handler');
+});
+
 test.after(async () => {
   await worker.stop();
   await h.close();

@@ -79,8 +79,10 @@ export async function sendRelease(
   prepared: Prepared,
   onProgress: (sent: number) => void = () => {},
   onBusy: (seconds: number, attempt: number) => void = () => {},
-  preview = false,
+  mode: { preview?: boolean; allowMissingHandlers?: boolean } = {},
 ): Promise<PublishAppResponse> {
+  // a module without a handler for what its manifest declares is refused, unless asked not to
+  const require_handlers = mode.allowMissingHandlers ? ('false' as const) : ('true' as const);
   for (let attempt = 1; ; attempt++) {
     let sent = 0;
     const stream = bodyStream(prepared.head, prepared.files, (n) => onProgress((sent += n)));
@@ -88,10 +90,10 @@ export async function sendRelease(
       return appId
         ? await api.request('PUT /v0/apps/{app_id}', {
             params: { app_id: appId },
-            ...(preview ? { query: { preview: 'true' as const } } : {}),
+            query: { require_handlers, ...(mode.preview ? { preview: 'true' as const } : {}) },
             bodyStream: stream,
           })
-        : await api.request('PUT /v0/apps', { bodyStream: stream });
+        : await api.request('PUT /v0/apps', { query: { require_handlers }, bodyStream: stream });
     } catch (err) {
       const wait = busyFor(err);
       if (wait === undefined || attempt > BUSY_RETRIES) throw err;
@@ -103,7 +105,14 @@ export async function sendRelease(
 
 export async function publish(
   dir: string,
-  opts: { app?: string; message?: string; json?: boolean; bundle?: boolean; preview?: boolean },
+  opts: {
+    app?: string;
+    message?: string;
+    json?: boolean;
+    bundle?: boolean;
+    preview?: boolean;
+    allowMissingHandlers?: boolean;
+  },
 ): Promise<void> {
   const appId = opts.app ?? (await readLinkedApp(dir));
   if (opts.preview && !appId)
@@ -136,7 +145,7 @@ export async function publish(
       (sent) => bar?.update(Math.ceil(sent / 1024)),
       (seconds, attempt) =>
         process.stderr.write(`${bar ? '\n' : ''}${busyMessage(seconds, attempt)}\n`),
-      opts.preview === true,
+      { preview: opts.preview === true, allowMissingHandlers: opts.allowMissingHandlers === true },
     );
   } finally {
     bar?.stop();
@@ -206,11 +215,17 @@ export async function publish(
     );
   }
   if (a.status === 'failed') {
-    process.stdout.write(`\n${c.red('The server module did not load:')}\n`);
+    process.stdout.write(`\n${c.red('The server module cannot go live:')}\n`);
     for (const r of a.reasons) process.stdout.write(`  ${r}\n`);
     process.stdout.write(
       'Fix it and publish again; the live release keeps serving meanwhile. `platform events --type runtime.deploy_failed` has the details.\n',
     );
+    if (a.reasons.some((r) => /^no \w+ handler/.test(r)))
+      process.stdout.write(
+        c.dim(
+          'To let it go live without that handler (its jobs blocked, its webhooks answered 500), publish with --allow-missing-handlers.\n',
+        ),
+      );
   }
   if (a.status === 'requires_migration') {
     process.stdout.write(`\n${c.yellow('This release changes resources incompatibly:')}\n`);

@@ -25,7 +25,7 @@ function explain(r) {
     return el('span', {}, 'Waiting for secrets: ', missing.map((n, i) => [i ? ', ' : '', el('a', { href: '/apps/' + id + '/secrets?set=' + encodeURIComponent(n) }, 'set ' + n)]), '. Then publish again.');
   }
   if (e.code === 'requires_migration') return el('span', {}, 'Changes resources incompatibly: ' + (e.reasons || []).join('; ') + '. Add a new collection, field, store or job name instead, backfill it, then stop using the old one.');
-  return el('span', {}, 'The server module did not load: ' + (e.reasons || []).join('; ') + '. Fix it and publish again; the live release kept serving.');
+  return el('span', {}, 'Not live: ' + (e.reasons || []).join('; ') + '. Fix it and publish again; the live release kept serving.');
 }
 let present = new Set();
 /** A pending_secrets release whose missing secrets are all set now. */
