@@ -1,6 +1,6 @@
 /**
  * What a console page is, and the frame every page shares. A page is one file under `pages/`
- * exporting a `ConsolePage`; listing it in `pages/index.ts` (with a `nav` label, if it belongs in
+ * exporting a `ConsolePage`, its script in `client/pages/<id>.js`; listing it in `pages/index.ts` (with a `nav` label, if it belongs in
  * the top navigation) is all it takes to serve it.
  */
 import { html, raw } from 'hono/html';
@@ -9,7 +9,7 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 
 export type ConsolePage = {
-  /** names its script: `/assets/pages/<id>.js` */
+  /** names its script: `client/pages/<id>.js`, served at `/assets/pages/<id>.js` */
   id: string;
   /** Hono path, e.g. `/apps/:app_id/secrets` */
   path: string;
@@ -23,8 +23,6 @@ export type ConsolePage = {
   narrow?: boolean;
   /** the server-rendered shell: headings, forms and loading states; data arrives from /v0 */
   body(params: Record<string, string>): Markup;
-  /** the page's client module; it imports helpers from `/assets/console.js` */
-  script: string;
 };
 
 export function layout(

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Hono, type Context } from 'hono';
 import type { Env } from '../http/env.ts';
-import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
+import { BYTES_JS, consoleCss, consoleJs, pageScript } from './assets.ts';
 import { layout } from './layout.ts';
 import { consolePageList } from './pages/index.ts';
 import type { PlanCatalogue } from '../plans/catalogue.ts';
@@ -70,7 +70,7 @@ export function consolePages(options: {
     });
     r.get(`/assets/pages/${page.id}.js`, (c) => {
       secured(c);
-      return c.body(page.script, 200, {
+      return c.body(pageScript(page.id), 200, {
         'content-type': 'text/javascript; charset=utf-8',
         'cache-control': 'no-cache',
       });
@@ -78,13 +78,17 @@ export function consolePages(options: {
   }
   // the app-users page was the invites page: old links land on it
   r.get('/apps/:app_id/invites', (c) => c.redirect(`/apps/${c.req.param('app_id')}/users`, 301));
-  r.get('/assets/console.js', (c) => {
-    secured(c);
-    return c.body(CONSOLE_JS, 200, {
-      'content-type': 'text/javascript; charset=utf-8',
-      'cache-control': 'no-cache',
+  for (const [file, body] of [
+    ['console.js', consoleJs],
+    ['bytes.js', () => BYTES_JS],
+  ] as const)
+    r.get(`/assets/${file}`, (c) => {
+      secured(c);
+      return c.body(body(), 200, {
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': 'no-cache',
+      });
     });
-  });
   // uPlot (the analytics chart), served from its npm package as it is
   for (const [file, type] of [
     ['uPlot.esm.js', 'text/javascript; charset=utf-8'],
@@ -99,7 +103,7 @@ export function consolePages(options: {
   }
   r.get('/assets/console.css', (c) => {
     secured(c);
-    return c.body(CONSOLE_CSS, 200, {
+    return c.body(consoleCss(), 200, {
       'content-type': 'text/css; charset=utf-8',
       'cache-control': 'no-cache',
     });

@@ -19,17 +19,5 @@ export function signInPage(devOutbox: boolean): ConsolePage {
 <p><strong>Check your e-mail.</strong> The link works once and for 15 minutes.</p>
 ${devOutbox ? raw('<p class="hint">This platform has no mail server configured (no <code>SMTP_URL</code>), so the link is printed in the terminal where <code>npm start</code> runs. Open it from there.</p>') : ''}
 </div></div>`,
-    script: `import { $, api, failure, say } from '/assets/console.js';
-const n = new URLSearchParams(location.search).get('next');
-if (n) localStorage.setItem('platform.next', n);
-$('sign-in').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  say('Sending…');
-  const r = await api('POST', '/v0/auth/email/request', { email: $('email').value });
-  if (!r.ok) return say(failure(r), true);
-  say('');
-  $('sign-in').hidden = true;
-  $('sent').hidden = false;
-});`,
   };
 }

@@ -1,0 +1,207 @@
+// @ts-check
+import { ago, api, appHeading, appIdOf, boot, el, failure, say, show, table } from '../console.js';
+const id = appIdOf();
+const BADGE = {
+  live: 'live',
+  inactive: 'muted',
+  pending_secrets: 'warn',
+  requires_migration: 'warn',
+  failed: 'bad',
+  preview: 'info',
+};
+/** A preview that could go live and is not live yet. */
+const previewing = (r) => r.preview && !r.is_live && r.activation_status === 'inactive';
+const status = (r) => (previewing(r) ? 'preview' : r.activation_status);
+function explain(r) {
+  const e = r.activation_error;
+  if (previewing(r))
+    return el(
+      'span',
+      {},
+      'A preview at ',
+      el('code', { class: 'wrap' }, new URL(r.preview_origin).host),
+      ': members and link holders only. The live release is unchanged until you make this one live.',
+    );
+  if (!e)
+    return r.is_live
+      ? 'Serving now.'
+      : r.activation_status === 'inactive'
+        ? 'Was live; you can roll back to it.'
+        : '';
+  if (e.code === 'pending_secrets') {
+    const missing = (e.missing_secrets || []).filter((n) => !present.has(n));
+    if (!missing.length)
+      return el('span', {}, 'Its secrets are all set now: publish it again to make it live.');
+    return el(
+      'span',
+      {},
+      'Waiting for secrets: ',
+      missing.map((n, i) => [
+        i ? ', ' : '',
+        el('a', { href: '/apps/' + id + '/secrets?set=' + encodeURIComponent(n) }, 'set ' + n),
+      ]),
+      '. Then publish again.',
+    );
+  }
+  if (e.code === 'requires_migration')
+    return el(
+      'span',
+      {},
+      'Changes resources incompatibly: ' +
+        (e.reasons || []).join('; ') +
+        '. Add a new collection, field, store or job name instead, backfill it, then stop using the old one.',
+    );
+  return el(
+    'span',
+    {},
+    'Not live: ' +
+      (e.reasons || []).join('; ') +
+      '. Fix it and publish again; the live release kept serving.',
+  );
+}
+let present = new Set();
+/** A pending_secrets release whose missing secrets are all set now. */
+const ready = (r) =>
+  r.activation_status === 'pending_secrets' &&
+  (r.activation_error?.missing_secrets || []).every((n) => present.has(n));
+async function load() {
+  const [app, rels, secrets] = await Promise.all([
+    appHeading(id),
+    api('GET', '/v0/apps/' + id + '/releases'),
+    api('GET', '/v0/apps/' + id + '/secrets'),
+  ]);
+  present = new Set(
+    secrets.ok ? secrets.data.secrets.filter((x) => x.present).map((x) => x.name) : [],
+  );
+  if (!app.ok) return show('content', el('p', { class: 'error' }, failure(app)));
+  if (!rels.ok) return show('content', el('p', { class: 'error' }, failure(rels)));
+  if (!rels.data.releases.length)
+    return show('content', el('p', { class: 'empty' }, 'No releases yet.'));
+  show(
+    'content',
+    table(rels.data.releases, [
+      [
+        '',
+        (r) =>
+          r.is_live
+            ? el('span', { class: 'live-dot', title: 'live', 'aria-label': 'live' }, '●')
+            : '',
+      ],
+      [
+        'Release',
+        (r) =>
+          el(
+            'span',
+            {},
+            el('code', { class: 'nowrap' }, r.release_id),
+            r.message ? el('span', { class: 'sub' }, r.message) : '',
+          ),
+      ],
+      [
+        'Status',
+        (r) =>
+          el(
+            'span',
+            { class: 'badge ' + (BADGE[status(r)] || 'muted') },
+            status(r).replace('_', ' '),
+          ),
+      ],
+      ['What it means', explain],
+      [
+        'Published',
+        (r) =>
+          el(
+            'span',
+            {},
+            ago(r.created_at),
+            el(
+              'span',
+              { class: 'sub' },
+              r.created_by.email
+                ? 'by ' + r.created_by.email
+                : r.created_by.key_prefix
+                  ? 'by key ' + r.created_by.key_prefix + '…'
+                  : 'from the console',
+            ),
+          ),
+      ],
+      [
+        '',
+        (r) =>
+          previewing(r)
+            ? el(
+                'span',
+                { class: 'actions' },
+                el(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'small secondary',
+                    onclick: () => openPreview(r.release_id),
+                  },
+                  'Open preview',
+                ),
+                el(
+                  'button',
+                  { type: 'button', class: 'small', onclick: () => makeLive(r.release_id) },
+                  'Make live',
+                ),
+              )
+            : !r.is_live && r.activation_status === 'inactive'
+              ? el(
+                  'button',
+                  { type: 'button', class: 'small', onclick: () => rollback(r.release_id) },
+                  'Roll back',
+                )
+              : ready(r)
+                ? el(
+                    'button',
+                    { type: 'button', class: 'small', onclick: () => again(r.release_id) },
+                    'Publish again',
+                  )
+                : '',
+      ],
+    ]),
+  );
+}
+async function again(release) {
+  const r = await api('POST', '/v0/apps/' + id + '/releases/' + release + '/republish');
+  if (!r.ok) return say(failure(r), true);
+  await load();
+  say(
+    r.data.activation.status === 'live'
+      ? r.data.release_id + ' is live (published again from ' + release + ').'
+      : r.data.release_id + ' was stored: ' + r.data.activation.status.replace('_', ' ') + '.',
+  );
+}
+async function openPreview(release) {
+  // the tab opens now (a click's window); the link, made for this member, follows
+  const tab = window.open('', '_blank');
+  const r = await api('POST', '/v0/apps/' + id + '/releases/' + release + '/preview-link');
+  if (!r.ok) {
+    tab?.close();
+    return say(failure(r), true);
+  }
+  if (tab) {
+    tab.opener = null;
+    tab.location.href = r.data.url;
+  } else location.href = r.data.url;
+}
+async function makeLive(release) {
+  if (
+    !confirm('Make the preview ' + release + ' the live release? Data, secrets and users are kept.')
+  )
+    return;
+  const r = await api('POST', '/v0/apps/' + id + '/releases/' + release + '/make-live');
+  if (!r.ok) return say(failure(r), true);
+  say(r.data.release_id + ' is live.');
+  await load();
+}
+async function rollback(release) {
+  if (!confirm('Make ' + release + ' the live release? Data, secrets and users are kept.')) return;
+  const r = await api('POST', '/v0/apps/' + id + '/rollback', { release_id: release });
+  if (!r.ok) return say(failure(r), true);
+  say('Rolled back: ' + r.data.release_id + ' is live.');
+  await load();
+}
+if (await boot(true)) await load();
