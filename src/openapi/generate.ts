@@ -1,7 +1,7 @@
 /**
  * OpenAPI 3.1 built from the routes registered on `api` and the valibot schemas their operations,
  * validators and access checks carry, so the document cannot drift from what the server checks
- * and sends. Named records come from `component()`; examples from `examples.ts`, which the test
+ * and sends. Named records come from `component()`; examples from `examples.json`, which the test
  * suite records from real responses (`npm run openapi:examples`).
  */
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/to-json-schema';
