@@ -31,7 +31,11 @@ const Payload = v.object({
   source: v.picklist(['enqueue', 'schedule', 'webhook', 'api']),
 });
 
-/** graphile-worker's retry delay: exp(min(attempts, 10)) seconds after the failed attempt. */
+/**
+ * When graphile-worker runs a failed job again: exp(min(attempts, 10)) seconds on (its failJobs
+ * SQL, which exports no function to call). Said in the job.retry event so a person knows when;
+ * test/jobs/app-jobs.test.ts holds it to the run_at graphile-worker actually sets.
+ */
 export function retryDelaySeconds(attempts: number): number {
   return Math.exp(Math.min(attempts, 10));
 }
