@@ -39,7 +39,7 @@ export default { fetch(req) {
 } };`;
 
 const env = await startBenchEnv();
-await env.server!.apps.sandbox().warm();
+await env.server!.runtime.sandbox().warm();
 /** Publishes the handler with `extra` static files: a new app, or a new release of `appId`. */
 const publish = (appId?: string, extra: { path: string; text: string }[] = []) =>
   publishServerApp(env, handler, {

@@ -23,8 +23,8 @@ const { values } = parseArgs({
 const N = Number(values.jobs);
 const SEQ = Number(values.latency);
 const env = await startBenchEnv();
-const plane = env.server!.apps;
-await plane.sandbox().warm();
+const runtime = env.server!.runtime;
+await runtime.sandbox().warm();
 
 const source = Buffer.from('export default { job(event) { } };').toString('base64');
 const pub = await fetch(`${env.url}/v0/apps`, {
@@ -51,7 +51,7 @@ const starts = new Map<string, number[]>([
   ['app', []],
 ]);
 const done = { noop: 0, app: 0 };
-const tasks = taskList(env.deps, plane);
+const tasks = taskList(env.deps, runtime);
 const appJob = tasks.app_job as Task;
 tasks.app_job = async (payload, helpers) => {
   starts

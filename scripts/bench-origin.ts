@@ -81,7 +81,7 @@ const load = (label: string, url: string, headers: Record<string, string>, secon
 
 const env = await startBenchEnv();
 const { operatorVerify } = await import('../src/domains/service.ts');
-await env.server!.apps.sandbox().warm(); // as npm start does at boot
+await env.server!.runtime.sandbox().warm(); // as npm start does at boot
 const page = '<!doctype html>' + 'x'.repeat(SIZE - 15);
 const serverSource = (n: number) =>
   `export default { fetch(request) { return new Response('hello from the sandbox (release ${n})', { headers: { 'content-type': 'text/plain' } }); } };`;

@@ -41,7 +41,7 @@ const base: LoadOptions = {
 
 const { startBenchEnv, publishServerApp } = await import('./bench-env.ts');
 const env = await startBenchEnv();
-await env.server!.apps.sandbox().warm();
+await env.server!.runtime.sandbox().warm();
 const work = await mkdtemp(path.join(tmpdir(), 'bench-real-'));
 
 type Target = { label: string; url: string; headers: Record<string, string>; cpu: () => number };

@@ -59,7 +59,7 @@ export type Config = Readonly<{
   }>;
   staticCacheBytes: number;
   /**
-   * The shared cache of app answers marked cacheable (src/origin/http-cache.ts): bytes in all, and
+   * The shared cache of app answers marked cacheable (src/runtime/http-cache.ts): bytes in all, and
    * the most one app may hold (PLATFORM_HTTP_CACHE_MB, PLATFORM_HTTP_CACHE_APP_MB; 0 turns it off).
    */
   httpCache: Readonly<{ bytes: number; appBytes: number }>;

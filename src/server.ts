@@ -38,6 +38,7 @@ import { fileRoutes } from './files/routes.ts';
 import { createMetrics, type HostKindLabel, type Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
+import { createNodeRuntime, type NodeRuntime } from './runtime/node-runtime.ts';
 import { generateOpenApi, type OpenApiDocument } from './openapi/generate.ts';
 import { FreeObject } from './openapi/components.ts';
 
@@ -64,7 +65,7 @@ const openapiJson = operation({
 });
 
 /** The `/v0` business API, the same on the API host and the console host. */
-function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
+function v0Routes(runtime: NodeRuntime, host: { console: boolean }): Hono<Env> {
   const v0 = new Hono<Env>();
   v0.route('/', legacyRoutes()); // before authentication: they answer 410 to anyone
   v0.route('/', signInRoutes(host)); // getting signed in needs no authentication
@@ -75,10 +76,10 @@ function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
   v0.route('/auth/device', deviceApprovalRoutes());
   v0.route('/accounts', memberRoutes());
   v0.route('/accounts', accountRoutes());
-  v0.route('/accounts', planRoutes({ meter: plane.meter }));
+  v0.route('/accounts', planRoutes({ meter: runtime.meter }));
   v0.route('/billing', billingRoutes());
   v0.route('/auth/api-keys', apiKeyRoutes());
-  v0.route('/apps', appRoutes({ checkModule: plane.checkModule }));
+  v0.route('/apps', appRoutes({ checkModule: runtime.checkModule }));
   v0.route('/apps', eventRoutes());
   v0.route('/apps', secretRoutes());
   v0.route('/apps', inviteRoutes());
@@ -92,12 +93,12 @@ function v0Routes(plane: AppsPlane, host: { console: boolean }): Hono<Env> {
   return v0;
 }
 
-function apiRouter(deps: Deps, plane: AppsPlane, metrics: Metrics): Hono<Env> {
+function apiRouter(deps: Deps, runtime: NodeRuntime, metrics: Metrics): Hono<Env> {
   const api = baseRouter(deps);
   api.get('/healthz', healthz, async (c) => healthz.reply(c, 200, await health(deps)));
   api.route('/', metricsRoutes(metrics));
-  api.route('/_internal/tls', tlsPermissionRoutes(plane));
-  api.route('/v0', v0Routes(plane, { console: false }));
+  api.route('/_internal/tls', tlsPermissionRoutes(runtime));
+  api.route('/v0', v0Routes(runtime, { console: false }));
   api.get(MANIFEST_SCHEMA_PATH, manifestSchemaOp, (c) =>
     manifestSchemaResponse(c, publicUrl(deps.config, deps.config.hosts.api)),
   );
@@ -109,9 +110,9 @@ function apiRouter(deps: Deps, plane: AppsPlane, metrics: Metrics): Hono<Env> {
   return api;
 }
 
-function consoleRouter(deps: Deps, plane: AppsPlane): Hono<Env> {
+function consoleRouter(deps: Deps, runtime: NodeRuntime): Hono<Env> {
   const r = baseRouter(deps);
-  r.route('/v0', v0Routes(plane, { console: true }));
+  r.route('/v0', v0Routes(runtime, { console: true }));
   const { publicScheme, publicPort, hosts } = deps.config;
   // the file browser previews images served by the app origins
   const appOrigins = `${publicScheme}://*.${hosts.apps}${publicPort ? `:${publicPort}` : ''}`;
@@ -145,7 +146,10 @@ function docsRouter(deps: Deps, api: Hono<Env>): Hono<Env> {
 
 export type Server = Hono<Env> & {
   api: Hono<Env>;
+  /** the app origins' request path */
   apps: AppsPlane;
+  /** the node's runtime the origins, the API and the worker share */
+  runtime: NodeRuntime;
   metrics: Metrics;
   close(): Promise<void>;
 };
@@ -159,12 +163,17 @@ const METRIC_KIND: Record<string, HostKindLabel> = {
   custom: 'custom',
 };
 
-/** Builds the whole HTTP surface; no I/O happens until a request arrives (sandbox threads start on first use). */
-export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): Server {
-  const appsPlane = options.plane ?? createAppsPlane(deps);
-  const metrics = createMetrics(deps, appsPlane);
-  const api = apiRouter(deps, appsPlane, metrics);
-  const consoleHost = consoleRouter(deps, appsPlane);
+/**
+ * Builds the whole HTTP surface over the node's runtime (its own when none is given, closed with
+ * it); no I/O happens until a request arrives (sandbox threads start on first use).
+ */
+export function createServer(deps: Deps, options: { runtime?: NodeRuntime } = {}): Server {
+  const runtime = options.runtime ?? createNodeRuntime(deps);
+  const owned = options.runtime === undefined;
+  const appsPlane = createAppsPlane(deps, runtime);
+  const metrics = createMetrics(deps, runtime);
+  const api = apiRouter(deps, runtime, metrics);
+  const consoleHost = consoleRouter(deps, runtime);
   const docs = docsRouter(deps, api);
   const root = new Hono<Env>();
   const hosts = hostClassifier(deps);
@@ -222,7 +231,11 @@ export function createServer(deps: Deps, options: { plane?: AppsPlane } = {}): S
     }
   };
   root.fetch = dispatch as typeof root.fetch;
-  return Object.assign(root, { api, apps: appsPlane, metrics, close: () => appsPlane.close() });
+  const close = async () => {
+    await appsPlane.close();
+    if (owned) await runtime.close();
+  };
+  return Object.assign(root, { api, apps: appsPlane, runtime, metrics, close });
 }
 
 /** The host name in a URL authority (`user@host:port`, `[::1]:8787`), ports and user info dropped. */

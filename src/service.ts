@@ -10,9 +10,9 @@ import { boot, type Booted } from './boot.ts';
 import type { Config } from './config.ts';
 import { serverOptions } from './http/listen.ts';
 import type { Logger } from './logger.ts';
-import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
+import { createNodeRuntime, type NodeRuntime } from './runtime/node-runtime.ts';
 import { startNodeHeartbeat, type NodeHeartbeat } from './nodes/heartbeat.ts';
-import { createServer } from './server.ts';
+import { createServer, type Server } from './server.ts';
 
 export type Service = {
   booted: Booted;
@@ -30,7 +30,8 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
   const { deps } = booted;
   let httpServer: ReturnType<typeof serve> | undefined;
   let worker: JobWorker | undefined;
-  let plane: AppsPlane | undefined;
+  let runtime: NodeRuntime | undefined;
+  let server: Server | undefined;
   let port: number | undefined;
   let heartbeat: NodeHeartbeat | undefined;
   let stopping: Promise<void> | undefined;
@@ -38,7 +39,7 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
   const stop = () =>
     (stopping ??= (async () => {
       try {
-        plane?.endStreams();
+        server?.apps.endStreams();
         const closing = httpServer
           ? new Promise<void>((resolve) => httpServer!.close(() => resolve()))
           : undefined;
@@ -50,7 +51,8 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
         for (const r of results)
           if (r.status === 'rejected')
             log.error('error while stopping', { error: String(r.reason) });
-        await plane?.close();
+        await server?.close();
+        await runtime?.close();
         await heartbeat?.stop();
       } catch (err) {
         log.error('error while stopping', { error: String(err) });
@@ -67,16 +69,17 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
     )?.closeAllConnections?.();
 
   try {
-    // One apps plane (caches and sandbox threads) serves both app origins and app jobs.
-    plane = createAppsPlane(deps);
+    // One runtime (caches, sandbox threads, change feed, meters) serves both app origins and app jobs.
+    runtime = createNodeRuntime(deps);
     // Start the sandbox threads now, so the first request or job does not pay for them.
-    await plane.sandbox().warm();
+    await runtime.sandbox().warm();
     if (config.role !== 'worker') {
-      const server = createServer(deps, { plane });
+      server = createServer(deps, { runtime });
+      const app = server;
       await new Promise<void>((resolve, reject) => {
         httpServer = serve(
           {
-            fetch: server.fetch,
+            fetch: app.fetch,
             port: config.port,
             hostname: config.host,
             serverOptions: serverOptions(config),
@@ -89,7 +92,7 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
         httpServer.once('error', reject);
       });
     }
-    if (config.role !== 'api') worker = await startWorker(deps, plane);
+    if (config.role !== 'api') worker = await startWorker(deps, runtime);
     heartbeat = startNodeHeartbeat(deps, config.role);
   } catch (err) {
     await stop();

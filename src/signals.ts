@@ -1,7 +1,7 @@
 /**
  * In-process notifications after a commit: caches on this node drop what changed at once.
  * Other nodes hear the same changes through the change feed (src/changes/feed.ts: triggers NOTIFY
- * from the writing transaction), which the apps plane turns into these signals; the caches' short
+ * from the writing transaction), which the node's runtime turns into these signals; the caches' short
  * TTL (src/releases/live.ts) remains as a safety net.
  */
 type Listener = (id: string) => void;

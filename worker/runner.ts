@@ -1,7 +1,7 @@
 import { run, type Runner } from 'graphile-worker';
 import { workerLogger } from '../src/boot.ts';
 import type { Deps } from '../src/deps.ts';
-import type { AppsPlane } from '../src/origin/plane.ts';
+import type { NodeRuntime } from '../src/runtime/node-runtime.ts';
 import { createLiveness } from './liveness.ts';
 import { crontabFor, taskList } from './tasks.ts';
 
@@ -29,8 +29,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * then started again once the database answers, after releasing the jobs the stopped one still
  * held (they run again), so a database restart never leaves this process without a job worker.
  */
-export async function startWorker(deps: Deps, plane: AppsPlane): Promise<JobWorker> {
-  void plane.feed.start(); // jobs read the same caches: they hear other nodes' changes too
+export async function startWorker(deps: Deps, runtime: NodeRuntime): Promise<JobWorker> {
+  runtime.listen(); // jobs read the same caches: they hear other nodes' changes too
   const liveness = createLiveness(deps);
   let current: Runner | undefined;
   let stopping = false;
@@ -44,7 +44,7 @@ export async function startWorker(deps: Deps, plane: AppsPlane): Promise<JobWork
       concurrency: deps.config.workerConcurrency,
       noHandleSignals: true,
       pollInterval: 1000,
-      taskList: taskList(deps, plane),
+      taskList: taskList(deps, runtime),
       crontab: crontabFor(deps.config),
       logger: workerLogger(deps.log),
       preset: WORKER_PRESET,

@@ -1,6 +1,6 @@
 import type { TaskList } from 'graphile-worker';
 import type { Deps } from '../src/deps.ts';
-import type { AppsPlane } from '../src/origin/plane.ts';
+import type { NodeRuntime } from '../src/runtime/node-runtime.ts';
 import { appJobTask } from './tasks/app-job.ts';
 import { billingReconcileTask } from './tasks/billing-reconcile.ts';
 import { blobsSweepTask } from './tasks/blobs-sweep.ts';
@@ -13,9 +13,9 @@ import { eventsRetentionTask, releasesRetentionTask } from './tasks/retention.ts
 import { schedulesTickTask } from './tasks/schedules-tick.ts';
 
 /** Every graphile-worker task the platform runs, one file each under worker/tasks/. */
-export function taskList(deps: Deps, plane: AppsPlane): TaskList {
+export function taskList(deps: Deps, runtime: NodeRuntime): TaskList {
   return {
-    app_job: appJobTask(deps, plane),
+    app_job: appJobTask(deps, runtime),
     platform_email: platformEmailTask(deps),
     app_schedules_tick: schedulesTickTask(deps),
     events_retention: eventsRetentionTask(deps),

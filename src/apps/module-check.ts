@@ -3,7 +3,7 @@ import type { Manifest } from '../manifest/schema.ts';
 /**
  * Loading a server module at publish: ok with the handlers it offers (`fetch`, `job`, `webhook`,
  * whichever entry shape gives them), or why it does not load. The app origin's sandbox does it
- * (`origin/plane.ts`); publishing asks (`apps/service.ts`).
+ * (`runtime/node-runtime.ts`); publishing asks (`apps/service.ts`).
  */
 export type ModuleCheckResult =
   | { ok: true; handlers: string[] }

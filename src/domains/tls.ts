@@ -15,7 +15,7 @@ import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
 import { query } from '../http/validate.ts';
 import { component } from '../openapi/components.ts';
-import type { AppsPlane } from '../origin/plane.ts';
+import type { NodeRuntime } from '../runtime/node-runtime.ts';
 
 export const TlsPermissionQuery = v.strictObject({
   domain: v.pipe(v.string(), v.minLength(1), v.maxLength(253)),
@@ -44,7 +44,7 @@ const ask = operation({
 const same = (a: string, b: string) =>
   a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-export function tlsPermissionRoutes(plane: AppsPlane): Hono<Env> {
+export function tlsPermissionRoutes(runtime: NodeRuntime): Hono<Env> {
   const r = new Hono<Env>();
   r.get('/permission', ask, query(TlsPermissionQuery), async (c) => {
     const { config } = c.var.deps;
@@ -61,7 +61,7 @@ export function tlsPermissionRoutes(plane: AppsPlane): Hono<Env> {
     const host = classifyHost(config, domain);
     if (host.kind === 'unknown') throw deny();
     if (host.kind === 'preview') {
-      const app = await plane.caches.previewApp(host.appId, host.releaseId);
+      const app = await runtime.caches.previewApp(host.appId, host.releaseId);
       if (!app || app.block) throw deny();
       return ask.reply(c, 200, { domain, allowed: true, kind: 'app_origin' });
     }
@@ -71,11 +71,11 @@ export function tlsPermissionRoutes(plane: AppsPlane): Hono<Env> {
       return ask.reply(c, 200, { domain, allowed: true, kind: 'platform' });
     }
     if (host.kind === 'app') {
-      const app = await plane.caches.liveApp(host.label);
+      const app = await runtime.caches.liveApp(host.label);
       if (!app || app.block) throw deny();
       return ask.reply(c, 200, { domain, allowed: true, kind: 'app_origin' });
     }
-    const route = await plane.routes.lookup(host.hostname);
+    const route = await runtime.routes.lookup(host.hostname);
     if (route?.status !== 'active') throw deny();
     return ask.reply(c, 200, { domain, allowed: true, kind: route.routeType });
   });

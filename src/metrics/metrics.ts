@@ -8,7 +8,7 @@
 import client from 'prom-client';
 import type { Deps } from '../deps.ts';
 import { jobQueueCounts } from '../jobs/queue-stats.ts';
-import type { AppsPlane } from '../origin/plane.ts';
+import type { NodeRuntime } from '../runtime/node-runtime.ts';
 
 export type HostKindLabel = 'api' | 'console' | 'docs' | 'app' | 'custom' | 'unknown';
 
@@ -20,7 +20,7 @@ export type Metrics = {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export function createMetrics(deps: Deps, plane: AppsPlane): Metrics {
+export function createMetrics(deps: Deps, runtime: NodeRuntime): Metrics {
   const registry = new client.Registry();
   // process CPU, memory, event-loop lag and GC: Node only (Deno lacks some of what they read)
   if (!('Deno' in globalThis)) client.collectDefaultMetrics({ register: registry });
@@ -44,11 +44,11 @@ export function createMetrics(deps: Deps, plane: AppsPlane): Metrics {
   const pool = (
     name: string,
     help: string,
-    read: (s: NonNullable<ReturnType<AppsPlane['sandboxStats']>>) => number,
+    read: (s: NonNullable<ReturnType<NodeRuntime['sandboxStats']>>) => number,
     type: 'gauge' | 'counter' = 'gauge',
   ) => {
     const collect = function (this: client.Gauge | client.Counter) {
-      const s = plane.sandboxStats();
+      const s = runtime.sandboxStats();
       const v = s ? read(s) : 0;
       if (this instanceof client.Gauge) this.set(v);
       else {
@@ -124,7 +124,7 @@ export function createMetrics(deps: Deps, plane: AppsPlane): Metrics {
     registers: [registry],
     collect() {
       this.reset();
-      const s = plane.sandboxStats();
+      const s = runtime.sandboxStats();
       if (s) for (const [reason, n] of Object.entries(s.retired)) this.inc({ reason }, n);
     },
   });
@@ -153,7 +153,7 @@ export function createMetrics(deps: Deps, plane: AppsPlane): Metrics {
     help: 'Runtime events waiting to be written',
     registers: [registry],
     collect() {
-      this.set(plane.events.queued());
+      this.set(runtime.events.queued());
     },
   });
   new client.Gauge({
@@ -168,7 +168,7 @@ export function createMetrics(deps: Deps, plane: AppsPlane): Metrics {
       this.set({ state: 'waiting' }, p.waitingCount);
     },
   });
-  const cache = () => plane.caches.blobCacheStats();
+  const cache = () => runtime.caches.blobCacheStats();
   new client.Gauge({
     name: 'platform_blob_cache_bytes',
     help: 'Bytes of release files held in memory',
@@ -189,7 +189,7 @@ export function createMetrics(deps: Deps, plane: AppsPlane): Metrics {
       this.inc({ result: 'miss' }, c.misses);
     },
   });
-  const answers = () => plane.httpCache?.stats() ?? { bytes: 0, entries: 0, hits: 0, misses: 0 };
+  const answers = () => runtime.httpCache?.stats() ?? { bytes: 0, entries: 0, hits: 0, misses: 0 };
   new client.Gauge({
     name: 'platform_http_cache_bytes',
     help: 'Bytes of app answers held by the shared cache of app origins',

@@ -3,43 +3,26 @@
  * `/_platform/*`, a static file under `runtime.static_root`, a directory's `index.html`,
  * then the fallback (`server`, `index.html` or `404`). Static hits are answered from memory.
  */
-import { DEFAULT_INSTANCE_LIMITS } from '../sandbox/protocol.ts';
 import { appOrigin } from '../apps/mappers.ts';
-import type { ModuleCheck } from '../apps/module-check.ts';
 import type { Deps } from '../deps.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from '../http/request-id.ts';
 import { headerReads, type HeaderReads, type NodeIncoming } from '../http/parsed-headers.ts';
-import {
-  createRuntimeCaches,
-  type LiveApp,
-  type ReleaseFile,
-  type RuntimeCaches,
-} from '../releases/live.ts';
-import { directStaticFile } from './assets.ts';
-import { decodeAppPath } from './paths.ts';
-import { SandboxPool } from '../sandbox/pool.ts';
-import type { PoolStats } from '../sandbox/pool-stats.ts';
+import type { LiveApp, ReleaseFile } from '../releases/live.ts';
+import { directStaticFile } from '../runtime/assets.ts';
+import { decodeAppPath } from '../runtime/paths.ts';
+import type { NodeRuntime } from '../runtime/node-runtime.ts';
 import { runServerFallback } from './server-fallback.ts';
-import { instanceFlags } from './invoke.ts';
 import { representation, serveFile, STATIC_CACHE_CONTROL, staticStatus } from './static.ts';
 import { platformRoutes } from './platform/router.ts';
 import { noindex, previewGate } from './preview-gate.ts';
 import { createDevMode, DEV_PATH, isDocumentRequest } from './dev-mode.ts';
-import { type CacheMiss, createHttpCache, type HttpCache } from './http-cache.ts';
+import type { CacheMiss } from '../runtime/http-cache.ts';
 import { notPublished, originBlocked, originError, originFail, originJson } from './respond.ts';
-import { createRequestMeter, REQUESTS_METRIC, type RequestMeter } from '../usage/meter.ts';
-import { createEventWriter, type EventWriter } from '../events/writer.ts';
+import { REQUESTS_METRIC } from '../usage/meter.ts';
 import { createBodyBudget } from '../http/body-budget.ts';
 import { errorBody } from '../errors.ts';
-import { largestCpuMs, planOf } from '../plans/catalogue.ts';
-import { createChangeFeed, type ChangeFeed } from '../changes/feed.ts';
-import { createRouteTable, type RouteEntry, type RouteTable } from '../domains/table.ts';
-import {
-  createAnalyticsCollector,
-  type AnalyticsCollector,
-  type RouteKind,
-  type Target,
-} from '../analytics/collector.ts';
+import type { RouteEntry } from '../domains/table.ts';
+import type { RouteKind, Target } from '../analytics/collector.ts';
 
 export type AppsPlane = {
   /**
@@ -67,24 +50,6 @@ export type AppsPlane = {
     client?: string,
     incoming?: NodeIncoming,
   ): Promise<Response>;
-  /** Host → app for slugs and custom domains (kept current across nodes by `feed`). */
-  routes: RouteTable;
-  /** Changes committed by any node (LISTEN/NOTIFY). */
-  feed: ChangeFeed;
-  caches: RuntimeCaches;
-  sandbox(): SandboxPool;
-  /** the pool's figures, or null while no server call has started it (reading never starts it) */
-  sandboxStats(): PoolStats | null;
-  /** Counts what app origins serve for the monthly quotas (fed by the same capture as `analytics`). */
-  meter: RequestMeter;
-  /** Counts what visitors did for app analytics (daily aggregates). */
-  analytics: AnalyticsCollector;
-  /** Writes server requests' runtime events in batches, after the answers (flushed at close). */
-  events: EventWriter;
-  /** Loads a server module from a bundle's sources in the sandbox: ok, or why it does not load. */
-  checkModule: ModuleCheck;
-  /** The shared cache of answers apps mark cacheable (absent when turned off). */
-  httpCache: HttpCache | undefined;
   /** Ends answers that stay open by design (dev mode's event streams), so the HTTP server can close. */
   endStreams(): void;
   close(): Promise<void>;
@@ -102,99 +67,57 @@ function splitUrl(url: string): { pathname: string; search: string } {
     : { pathname: url.slice(start, q), search: url.slice(q, end) };
 }
 
-export function createAppsPlane(deps: Deps): AppsPlane {
-  const caches = createRuntimeCaches(deps);
-  let pool: SandboxPool | undefined;
-  const sandbox = () =>
-    (pool ??= new SandboxPool({
-      workers: deps.config.sandbox.workers,
-      // each call runs with its account plan's server.cpu_ms.max (invoke.ts); Free's is the default
-      limits: {
-        cpuMs: deps.config.plans.free.limits['server.cpu_ms.max'],
-        memoryBytes: deps.config.sandbox.memoryBytes,
-        stackBytes: DEFAULT_INSTANCE_LIMITS.stackBytes,
-        wallMs: deps.config.sandbox.wallMs,
-      },
-      hardKillMs: Math.max(1000, largestCpuMs(deps.config.plans) * 3),
-      workerMemoryBytes: deps.config.sandbox.workerMemoryBytes,
-      ...(deps.config.sandbox.instanceBudgetBytes
-        ? { instanceBudgetBytes: deps.config.sandbox.instanceBudgetBytes }
-        : {}),
-      onWorkerExit: (info) => deps.log.warn('sandbox worker replaced', info),
-      // app code may fetch public addresses (and what the operator allows), never this platform's own hosts
-      fetchPolicy: {
-        allow: [...deps.config.sandbox.fetchAllow],
-        denyHosts: Object.values(deps.config.hosts),
-        dnsServers: [...deps.config.domains.dnsServers],
-      },
-    }));
+/** One request on its way through the origin: what every step reads, and what answered it. */
+type OriginRequest = {
+  req: Request;
+  reads: HeaderReads;
+  requestId: string;
+  client: string;
+  /** how the host named the app (its canonical origin, a slug, a custom domain) */
+  via: RouteKind;
+  /** the alias host name, or null on the canonical origin */
+  host: string | null;
+  pathname: string;
+  search: string;
+  /** what answered: a static file until the server (or a reserved path) takes it */
+  target: Target;
+};
 
-  const feed = createChangeFeed(deps);
-  const routes = createRouteTable({ db: deps.db, log: deps.log, feed });
-  deps.signals.onRouteChanged((hostname) => routes.invalidate(hostname));
-  // what other nodes changed reaches this node's caches as if it had changed it here
-  feed.onChange((change) => {
-    const id = typeof change.id === 'string' ? change.id : undefined;
-    if (!id) return;
-    if (change.kind === 'app') deps.signals.appChanged(id);
-    else if (change.kind === 'secrets') deps.signals.secretsChanged(id);
-    else if (change.kind === 'account') deps.signals.accountChanged(id);
-  });
-  // messages sent while the feed was away are lost: forget every cached pointer and secret
-  feed.onResync(() => caches.forgetLive());
-  let feedStarted = false;
-  const startFeed = () => {
-    feedStarted = true;
-    void feed.start();
-  };
+function originRequest(
+  req: Request,
+  reads: HeaderReads,
+  requestId: string,
+  client: string,
+  via: RouteKind,
+  host: string | null,
+): OriginRequest {
+  const { pathname, search } = splitUrl(req.url);
+  return { req, reads, requestId, client, via, host, pathname, search, target: 'static' };
+}
 
-  const meter = createRequestMeter({
-    db: deps.db,
-    log: deps.log,
-    flushMs: deps.config.usageFlushMs,
-  });
-  const analytics = createAnalyticsCollector({
-    db: deps.db,
-    log: deps.log,
-    flushMs: deps.config.analyticsFlushMs,
-  });
+/** The app origin's request path over the node's runtime (`runtime/node-runtime.ts`). */
+export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
+  const { caches, sandbox, routes, meter, analytics, events, httpCache } = runtime;
   const appsSuffix = `.${deps.config.hosts.apps}`;
 
   /** The one capture point: every request an app origin serves, once its status is known (quota and analytics). */
-  function capture(
-    h: HeaderReads,
-    app: LiveApp,
-    status: number,
-    via: RouteKind,
-    host: string | null,
-    target: Target,
-    pathname: string,
-  ): void {
+  function capture(r: OriginRequest, app: LiveApp, status: number): void {
     meter.record({ accountId: app.accountId, appId: app.appId, status });
-    const referrer = h.get('referer');
+    const referrer = r.reads.get('referer');
     // the host only matters to tell a self-referral: built only when there is a referrer
     analytics.add({
       appId: app.appId,
       status,
-      via,
-      target,
-      pathname,
-      host: referrer ? (host ?? app.appId + appsSuffix) : '',
+      via: r.via,
+      target: status === 404 && r.target === 'static' ? 'not_found' : r.target,
+      pathname: r.pathname,
+      host: referrer ? (r.host ?? app.appId + appsSuffix) : '',
       referrer,
-      userAgent: h.get('user-agent'),
+      userAgent: r.reads.get('user-agent'),
     });
   }
-  const events = createEventWriter({ db: deps.db, log: deps.log });
   const dev = deps.config.devMode ? createDevMode(deps, caches) : undefined;
-  const httpCache =
-    deps.config.httpCache.bytes > 0 ? createHttpCache(deps.config.httpCache) : undefined;
-  if (httpCache) {
-    // what an app answered before a publish, rollback, unpublish or secret change is not its answer now
-    deps.signals.onAppChanged((id) => httpCache.purge(id));
-    deps.signals.onSecretsChanged((id) => httpCache.purge(id));
-  }
   const bodies = createBodyBudget();
-  const plans = deps.config.plans;
 
   /** The account has used its monthly requests (from memory). */
   const overQuota = (app: LiveApp) => meter.used(app.accountId) >= app.monthlyRequests;
@@ -237,84 +160,55 @@ export function createAppsPlane(deps: Deps): AppsPlane {
   }
 
   async function serve(
-    req: Request,
-    reads: HeaderReads,
+    r: OriginRequest,
     app: LiveApp,
     f: ReleaseFile,
     status: number,
-    requestId: string,
   ): Promise<Response> {
-    const rep = representation(reads, f);
-    if (!rep) return notAcceptable(requestId);
+    const rep = representation(r.reads, f);
+    if (!rep) return notAcceptable(r.requestId);
     return serveFile(
-      req,
+      r.req,
       rep,
-      req.method === 'HEAD' ? null : await caches.body(app.accountId, rep.blob),
+      r.req.method === 'HEAD' ? null : await caches.body(app.accountId, rep.blob),
       status,
-      requestId,
-      staticStatus(reads, rep, status),
+      r.requestId,
+      staticStatus(r.reads, rep, status),
     );
   }
 
   // A plain function, not a Hono router, with no per-request closures: this is the hottest path.
-  async function route(
-    req: Request,
-    reads: HeaderReads,
-    appId: string,
-    requestId: string,
-    client: string,
-    via: RouteKind,
-    host: string | null,
-  ): Promise<Response> {
+  async function route(r: OriginRequest, appId: string): Promise<Response> {
     const app = await caches.liveApp(appId);
-    if (!app) return notPublished(req, requestId);
+    if (!app) return notPublished(r.req, r.requestId);
     const following = meter.follow(app.accountId);
     if (following) await following;
-    const refused = refusal(app, requestId);
+    const refused = refusal(app, r.requestId);
     if (refused) return refused;
-    const { pathname, search } = splitUrl(req.url);
-    if (dev && pathname.startsWith(DEV_PATH)) {
-      const answer = dev.answer(req, pathname, app.appId, requestId);
+    if (dev && r.pathname.startsWith(DEV_PATH)) {
+      const answer = dev.answer(r.req, r.pathname, app.appId, r.requestId);
       if (answer) return answer;
     }
-    const page = dev !== undefined && isDocumentRequest(req);
+    const page = dev !== undefined && isDocumentRequest(r.req);
     if (page) {
-      req = dev.documentRequest(req);
-      reads = headerReads(req, undefined);
+      r.req = dev.documentRequest(r.req);
+      r.reads = headerReads(r.req, undefined);
     }
-    const served: { target: Target } = { target: 'static' };
-    let res = await routeLive(req, reads, app, requestId, client, pathname, search, served);
+    let res = await routeLive(r, app);
     if (page) res = dev.decorate(res, app.releaseId);
-    const status = res.status;
-    capture(
-      reads,
-      app,
-      status,
-      via,
-      host,
-      status === 404 && served.target === 'static' ? 'not_found' : served.target,
-      pathname,
-    );
+    capture(r, app, res.status);
     return res;
   }
 
-  async function routeLive(
-    req: Request,
-    reads: HeaderReads,
-    app: LiveApp,
-    requestId: string,
-    client: string,
-    pathname: string,
-    search: string,
-    served: { target: Target },
-  ): Promise<Response> {
+  async function routeLive(r: OriginRequest, app: LiveApp): Promise<Response> {
+    const { req, requestId } = r;
     const release = await caches.release(app.releaseId);
     if (!release) return originFail('not_found', 'No app is published at this address.', requestId);
 
-    const path = decodeAppPath(pathname);
+    const path = decodeAppPath(r.pathname);
     if (!path) return originFail('not_found', 'Not found.', requestId);
     if (path.segments[0] === '_platform') {
-      served.target = 'server';
+      r.target = 'server';
       return platformRoutes.fetch(req, {
         deps,
         caches,
@@ -323,40 +217,41 @@ export function createAppsPlane(deps: Deps): AppsPlane {
         app,
         release,
         requestId,
-        client,
+        client: r.client,
       });
     }
 
-    const { runtime } = release.manifest;
+    const { runtime: manifestRuntime } = release.manifest;
     const root = release.staticRoot;
     const files = release.files;
     const rel = path.segments.join('/');
     const readable = req.method === 'GET' || req.method === 'HEAD';
 
     if (readable) {
-      const direct = directStaticFile(release, pathname);
-      if (direct) return serve(req, reads, app, direct, 200, requestId);
+      const direct = directStaticFile(release, r.pathname);
+      if (direct) return serve(r, app, direct, 200);
       // `/dir` names a directory with an index.html: redirect to `/dir/`.
       if (root !== null && rel && !path.directory && files.has(`${root}/${rel}/index.html`)) {
         return new Response(null, {
           status: 301,
           headers: {
-            location: `${pathname}/${search}`,
+            location: `${r.pathname}/${r.search}`,
             'cache-control': STATIC_CACHE_CONTROL,
             [REQUEST_ID_HEADER]: requestId,
           },
         });
       }
     }
-    const fallback = runtime.fallback ?? '404';
+    const fallback = manifestRuntime.fallback ?? '404';
     if (fallback === 'server') {
-      served.target = 'server';
-      const run = (r: Request, id: string, cacheMiss?: CacheMiss) =>
+      r.target = 'server';
+      const reads = r.reads;
+      const run = (q: Request, id: string, cacheMiss?: CacheMiss) =>
         runServerFallback(
           deps,
           { caches, sandbox, events, bodies, httpCache },
           {
-            req: r,
+            req: q,
             app,
             release,
             origin: appOrigin(deps.config, app.appId),
@@ -379,9 +274,9 @@ export function createAppsPlane(deps: Deps): AppsPlane {
       });
     const rootIndex =
       fallback === 'index.html' && root !== null ? files.get(`${root}/index.html`) : undefined;
-    if (rootIndex) return serve(req, reads, app, rootIndex, 200, requestId);
+    if (rootIndex) return serve(r, app, rootIndex, 200);
     const page404 = root === null ? undefined : files.get(`${root}/404.html`);
-    if (page404) return serve(req, reads, app, page404, 404, requestId);
+    if (page404) return serve(r, app, page404, 404);
     return originFail('not_found', 'Not found.', requestId);
   }
 
@@ -408,36 +303,30 @@ export function createAppsPlane(deps: Deps): AppsPlane {
    * Anything else (a stale entry, whose refresh needs the full path, too) returns undefined and
    * takes the full path.
    */
-  function fromMemory(
-    req: Request,
-    reads: HeaderReads,
-    appId: string,
-    requestId: string,
-    via: RouteKind,
-    host: string | null,
-  ): Response | undefined {
+  function fromMemory(r: OriginRequest, appId: string): Response | undefined {
+    const { req, reads, requestId } = r;
     const method = req.method;
     if ((method !== 'GET' && method !== 'HEAD') || dev) return undefined;
     const app = caches.liveAppCached(appId);
     if (!app || app.block !== null || overQuota(app)) return undefined;
     const release = caches.releaseCached(app.releaseId);
     if (!release) return undefined;
-    const pathname = splitUrl(req.url).pathname;
-    const f = directStaticFile(release, pathname);
+    const f = directStaticFile(release, r.pathname);
     if (f) {
       const rep = representation(reads, f);
       if (!rep) return undefined;
       const bytes = method === 'HEAD' ? null : caches.bytesCached(rep.blob);
       if (bytes === undefined) return undefined;
       const status = staticStatus(reads, rep, 200);
-      capture(reads, app, status, via, host, 'static', pathname);
+      capture(r, app, status);
       return serveFile(req, rep, bytes, 200, requestId, status);
     }
     if (!httpCache || release.manifest.runtime.fallback !== 'server') return undefined;
     // an entry exists only for a URL this release answered from its server code (purged on publish)
     const found = httpCache.lookup(app.appId, req, reads, requestId, false);
     if (found.kind !== 'hit' || found.refresh) return undefined;
-    capture(reads, app, found.response.status, via, host, 'server', pathname);
+    r.target = 'server';
+    capture(r, app, found.response.status);
     return found.response;
   }
 
@@ -447,32 +336,31 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     client = 'unknown',
     incoming?: NodeIncoming,
   ): Response | Promise<Response> {
-    if (!feedStarted) startFeed();
+    runtime.listen();
     const reads = headerReads(req, incoming);
-    const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
+    const r = originRequest(
+      req,
+      reads,
+      requestIdFor(reads.get(REQUEST_ID_HEADER)),
+      client,
+      'canonical',
+      null,
+    );
     try {
-      const fast = fromMemory(req, reads, appId, requestId, 'canonical', null);
+      const fast = fromMemory(r, appId);
       if (fast) return fast;
     } catch {
       // fall through to the full path, which reports errors properly
     }
-    return handleSlow(req, reads, appId, requestId, client, 'canonical', null);
+    return handleSlow(r, appId);
   }
 
-  async function handleSlow(
-    req: Request,
-    reads: HeaderReads,
-    appId: string,
-    requestId: string,
-    client: string,
-    via: RouteKind,
-    host: string | null,
-  ): Promise<Response> {
+  async function handleSlow(r: OriginRequest, appId: string): Promise<Response> {
     try {
       // Every response route() builds carries the request id already (set at construction).
-      return await route(req, reads, appId, requestId, client, via, host);
+      return await route(r, appId);
     } catch (err) {
-      return originError(deps, err, requestId, { app_id: appId });
+      return originError(deps, err, r.requestId, { app_id: appId });
     }
   }
 
@@ -516,13 +404,14 @@ export function createAppsPlane(deps: Deps): AppsPlane {
         requestId,
       );
     if (entry.status !== 'active') return routeDisabled(entry, requestId);
+    const r = originRequest(req, reads, requestId, client, entry.routeType, hostname);
     try {
-      const fast = fromMemory(req, reads, entry.appId, requestId, entry.routeType, hostname);
+      const fast = fromMemory(r, entry.appId);
       if (fast) return fast;
     } catch {
       // the full path reports errors properly
     }
-    return handleSlow(req, reads, entry.appId, requestId, client, entry.routeType, hostname);
+    return handleSlow(r, entry.appId);
   }
 
   function handleAlias(
@@ -531,7 +420,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     client = 'unknown',
     incoming?: NodeIncoming,
   ): Response | Promise<Response> {
-    if (!feedStarted) startFeed();
+    runtime.listen();
     const reads = headerReads(req, incoming);
     const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
     const entry = routes.cached(hostname);
@@ -552,12 +441,12 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     client = 'unknown',
     incoming?: NodeIncoming,
   ): Promise<Response> {
-    if (!feedStarted) startFeed();
+    runtime.listen();
     const reads = headerReads(req, incoming);
     const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
     try {
-      const { pathname, search } = splitUrl(req.url);
-      const door = previewGate(deps, req, target, pathname, requestId);
+      const r = originRequest(req, reads, requestId, client, 'canonical', null);
+      const door = previewGate(deps, req, target, r.pathname, requestId);
       if (door) return door;
       const app = await caches.previewApp(target.appId, target.releaseId);
       if (!app)
@@ -566,9 +455,7 @@ export function createAppsPlane(deps: Deps): AppsPlane {
         );
       const refused = refusal(app, requestId);
       if (refused) return noindex(refused);
-      const res = await routeLive(req, reads, app, requestId, client, pathname, search, {
-        target: 'static',
-      });
+      const res = await routeLive(r, app);
       meter.record({ accountId: app.accountId, appId: app.appId, status: res.status });
       return noindex(res);
     } catch (err) {
@@ -576,61 +463,13 @@ export function createAppsPlane(deps: Deps): AppsPlane {
     }
   }
 
-  const checkModule: ModuleCheck = async (input) => {
-    const keep = input.keepAs;
-    const checkId = keep?.releaseId ?? `check_${crypto.randomUUID()}`;
-    const result = await sandbox().invoke({
-      handler: 'load',
-      // a kept instance is set up as the release's own calls set theirs up
-      ...(keep ? { flags: instanceFlags(deps, keep) } : {}),
-      app: {
-        app_id: input.appId,
-        origin: appOrigin(deps.config, input.appId),
-        release_id: checkId,
-      },
-      release: { releaseId: checkId, entry: input.entry },
-      loadSources: async () => input.sources,
-      limits: { cpuMs: planOf(plans, input.planKey).limits['server.cpu_ms.max'] },
-      request: { method: 'GET', url: appOrigin(deps.config, input.appId), headers: [] },
-      secrets: keep ? await caches.appSecrets(input.appId) : {},
-    });
-    if (!keep || !result.ok) sandbox().evict(checkId);
-    if (result.ok) {
-      const listed = result.response?.headers.find(([n]) => n === 'x-handlers')?.[1] ?? '';
-      return { ok: true, handlers: listed ? listed.split(',') : [] };
-    }
-    return {
-      ok: false,
-      error: result.error?.message ?? 'the server module did not load',
-      ...(result.error?.stack ? { stack: result.error.stack } : {}),
-    };
-  };
-
-  checkModule.discard = (releaseId) => sandbox().evict(releaseId);
-
   return {
     handle,
     handleAlias,
     handlePreview,
-    analytics,
-    routes,
-    feed,
-    checkModule,
-    caches,
-    sandbox,
-    sandboxStats: () => pool?.stats() ?? null,
-    meter,
-    events,
     endStreams: () => dev?.close(),
-    httpCache,
     async close() {
       dev?.close();
-      routes.close();
-      await feed.close();
-      await meter.close();
-      await analytics.close();
-      await events.close();
-      await pool?.close();
     },
   };
 }

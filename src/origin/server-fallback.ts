@@ -18,7 +18,7 @@ import type { LiveApp, ReleaseView, RuntimeCaches } from '../releases/live.ts';
 import type { InvocationResult } from '../sandbox/protocol.ts';
 import type { SandboxPool } from '../sandbox/pool.ts';
 import { requestUser } from '../app-auth/service.ts';
-import { logEvents } from './log-events.ts';
+import { logEvents } from '../runtime/log-events.ts';
 import {
   badResponse,
   MAX_RESPONSE_HEADER_BYTES,
@@ -26,9 +26,9 @@ import {
   scrubRequestHeaders,
   scrubResponseHeaders,
 } from './scrub.ts';
-import { invokeRelease } from './invoke.ts';
+import { invokeRelease } from '../runtime/invoke.ts';
 import { compressAnswer } from './compress-answer.ts';
-import type { CacheMiss, HttpCache } from './http-cache.ts';
+import type { CacheMiss, HttpCache } from '../runtime/http-cache.ts';
 import { devErrorPage, isDocumentRequest } from './dev-mode.ts';
 import { roomFor, type BodyBudget, type BodyRoom } from '../http/body-budget.ts';
 

@@ -100,7 +100,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   const contract = holdToContract(server, config);
   async function answer<K extends Route>(route: K, options?: ApiOptions<K>): Promise<Answer<K>> {
     // runtime events are written just after answers (src/events/writer.ts): a test reads what its requests caused
-    await server.apps.events.flush();
+    await server.runtime.events.flush();
     const { key, account, client, ...rest } = options ?? ({} as ApiOptions<K>);
     const env = client ? { incoming: { socket: { remoteAddress: client } } } : undefined;
     const v0 = createV0Client({
@@ -122,7 +122,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
       return a.body;
     }) as Harness['api'],
     async call(method, path, options = {}) {
-      await server.apps.events.flush(); // as in answer()
+      await server.runtime.events.flush(); // as in answer()
       const headers: Record<string, string> = { ...options.headers };
       if (options.key) headers.authorization = `Bearer ${options.key}`;
       if (options.account) headers['x-platform-account-id'] = options.account;

@@ -57,7 +57,7 @@ export async function startSmtp(port = 0): Promise<{
 export function startWorker(h: Harness, logger = workerLogger()): Promise<Runner> {
   return run({
     pgPool: h.deps.pool,
-    taskList: taskList(h.deps, h.server.apps),
+    taskList: taskList(h.deps, h.server.runtime),
     noHandleSignals: true,
     pollInterval: 50,
     logger,

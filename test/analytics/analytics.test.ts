@@ -98,7 +98,7 @@ test('requests on every route kind and runtime target show up, normalised, with 
   assert.is(await get(canonical, '/', { 'user-agent': GOOGLEBOT }), 200);
   assert.is(await get(canonical, '/secret-bot-path', { 'user-agent': GOOGLEBOT }), 200);
   assert.is(await get(`${staticOnly}.apps.localhost`, '/missing'), 404);
-  await h.server.apps.analytics.flush();
+  await h.server.runtime.analytics.flush();
 
   const r = await analytics(u.api_key, appId);
   assert.is(r.status, 200, r.text);

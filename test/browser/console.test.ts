@@ -440,7 +440,7 @@ test('analytics: the chart, breakdowns and top paths; the plan clamp; a Free acc
   for (let i = 0; i < 4; i++)
     await h.call('GET', '/', { host, headers: { referer: 'https://news.example/story' } });
   await h.call('GET', '/orders/12345', { host });
-  await h.server.apps.analytics.flush();
+  await h.server.runtime.analytics.flush();
   await page.goto(`${CONSOLE}/apps/${app.id}/analytics`);
   await page.locator('#totals', { hasText: /^5 requests/ }).waitFor();
   await page.locator('#chart canvas').waitFor();

@@ -107,7 +107,7 @@ const blobCount = async () =>
 test.before(async () => {
   runner = await run({
     pgPool: h.deps.pool,
-    taskList: taskList(h.deps, h.server.apps),
+    taskList: taskList(h.deps, h.server.runtime),
     noHandleSignals: true,
     pollInterval: 100,
     concurrency: 2,

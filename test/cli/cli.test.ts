@@ -467,7 +467,7 @@ test('platform analytics: what visits did, after a flush; the plan clamp; --json
       200,
     );
   assert.is((await h.call('GET', '/app.js', { host: `${app}.apps.localhost` })).status, 200);
-  await h.server.apps.analytics.flush();
+  await h.server.runtime.analytics.flush();
   const env = { PLATFORM_API_KEY: owner.api_key };
   const r = await cli(['analytics', '--app', app], { env });
   assert.is(r.code, 0, r.stderr);

@@ -59,7 +59,7 @@ test.before(async () => {
   await mkdir(work, { recursive: true });
   runner = await run({
     pgPool: h.deps.pool,
-    taskList: taskList(h.deps, h.server.apps),
+    taskList: taskList(h.deps, h.server.runtime),
     noHandleSignals: true,
     pollInterval: 100,
     concurrency: 2,

@@ -55,6 +55,34 @@ test('lower layers never import features', () => {
   );
 });
 
+/** Every module `from` reaches through imports (itself excluded), with the chain that reached each. */
+function reached(from: string): Map<string, string[]> {
+  const seen = new Map<string, string[]>();
+  const queue: [string, string[]][] = [[from, [from]]];
+  while (queue.length) {
+    const [file, chain] = queue.shift()!;
+    for (const d of imports[file] ?? []) {
+      if (seen.has(d)) continue;
+      seen.set(d, [...chain, d]);
+      queue.push([d, [...chain, d]]);
+    }
+  }
+  return seen;
+}
+
+test("the node's runtime and the job worker never reach the app origin's request path", () => {
+  const roots = Object.keys(imports).filter(
+    (f) => f.startsWith('worker/') || f.startsWith('src/runtime/'),
+  );
+  assert.ok(roots.includes('worker/tasks/app-job.ts'), 'the worker is in the graph');
+  assert.ok(roots.includes('src/runtime/node-runtime.ts'), 'the runtime is in the graph');
+  const into: string[] = [];
+  for (const root of roots)
+    for (const [file, chain] of reached(root))
+      if (file.startsWith('src/origin/')) into.push(chain.join(' -> '));
+  assert.equal(into, [], 'origin/ is the request path: it imports the runtime, never the reverse');
+});
+
 test('no SQL in route tables, the app origin, the sandbox, the HTTP layer, the console or the CLI', async () => {
   const { readFileSync } = await import('node:fs');
   const SQL = /\b(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`/;

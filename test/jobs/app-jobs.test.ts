@@ -54,7 +54,7 @@ const eventsOf = (appId: string, type: string) => eventsOfApp(h, key, appId, typ
 test.before(async () => {
   runner = await run({
     pgPool: h.deps.pool,
-    taskList: taskList(h.deps, h.server.apps),
+    taskList: taskList(h.deps, h.server.runtime),
     noHandleSignals: true,
     pollInterval: 100,
     concurrency: 4,
@@ -319,7 +319,7 @@ test("a job's log lines share its app's allowance: past it they are counted in o
     (await eventsOf(a.appId, 'job.succeeded')).length === 25 ? true : undefined,
   );
   // what a stop does: the writer reports every drop not yet reported (this is the file's last test)
-  await h.server.apps.events.close();
+  await h.server.runtime.events.close();
   const warnings = await eventsOf(a.appId, 'runtime.log.warn');
   const dropped = warnings.reduce((n, w) => n + (w.metadata.dropped as number), 0);
   const count = async (type: string) =>

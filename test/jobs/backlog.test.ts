@@ -75,7 +75,7 @@ test('jobs that finish give their places back; the recount corrects a count that
   assert.match((await fill(a.host, 1))[0]!, /^quota_exceeded/);
   runner = await run({
     pgPool: h.deps.pool,
-    taskList: taskList(h.deps, h.server.apps),
+    taskList: taskList(h.deps, h.server.runtime),
     noHandleSignals: true,
     pollInterval: 100,
     concurrency: 2,

@@ -82,7 +82,7 @@ const eventsOf = (appId: string, type: string) => eventsOfApp(h, key, appId, typ
 test.before(async () => {
   runner = await run({
     pgPool: h.deps.pool,
-    taskList: taskList(h.deps, h.server.apps),
+    taskList: taskList(h.deps, h.server.runtime),
     noHandleSignals: true,
     pollInterval: 100,
     logger: workerLogger(),

@@ -94,7 +94,7 @@ test('a worker killed mid-job: the other worker releases its jobs and the job co
     const started = Date.now();
     survivor = await startWorker(
       { ...h.deps, config: { ...h.deps.config, workerStaleSeconds: 2 } },
-      h.server.apps,
+      h.server.runtime,
     );
     const done = await waitFor(
       async () =>

@@ -46,7 +46,7 @@ test('graceful stop drains a running job before it resolves', async () => {
   const a = await slowApp();
   const runner = await run({
     pgPool: h.deps.pool,
-    taskList: taskList(h.deps, h.server.apps),
+    taskList: taskList(h.deps, h.server.runtime),
     noHandleSignals: true,
     pollInterval: 50,
     logger: workerLogger(),
@@ -94,7 +94,7 @@ test('a worker process killed mid-job loses no job; unlock-stale-jobs lets anoth
   assert.ok(result.jobs >= 1);
   const runner = await run({
     pgPool: h.deps.pool,
-    taskList: taskList(h.deps, h.server.apps),
+    taskList: taskList(h.deps, h.server.runtime),
     noHandleSignals: true,
     pollInterval: 50,
     logger: workerLogger(),

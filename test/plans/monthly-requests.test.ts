@@ -30,9 +30,9 @@ test('two nodes share one monthly total; past it the origins answer 402 and the 
     assert.is((await b.call('GET', '/', { host })).status, 200);
   }
   // each node's flush adds its count and reads the other's (the timers do this every 100 ms too)
-  await a.server.apps.meter.flush();
-  await b.server.apps.meter.flush();
-  await a.server.apps.meter.flush();
+  await a.server.runtime.meter.flush();
+  await b.server.runtime.meter.flush();
+  await a.server.runtime.meter.flush();
   for (const node of [a, b]) {
     const refused = await node.call('GET', '/', { host });
     assert.is(refused.status, 402, refused.text);
@@ -49,8 +49,8 @@ test('two nodes share one monthly total; past it the origins answer 402 and the 
   }
   // refused requests are not counted, and the control plane is not metered
   assert.is((await a.answer('GET /v0/apps', { key: u.api_key })).status, 200);
-  await a.server.apps.meter.flush();
-  await b.server.apps.meter.flush();
+  await a.server.runtime.meter.flush();
+  await b.server.runtime.meter.flush();
   const status = await b.api('GET /v0/accounts/{account_id}/status', {
     key: u.api_key,
     params: { account_id: u.account_id },
@@ -80,7 +80,7 @@ test('a node that starts later reads the shared total before its first flush', a
   const published = await a.call('PUT', '/v0/apps', { key: u.api_key, body: site() });
   const host = `${published.body.app_id}.apps.localhost`;
   for (let i = 0; i < 20; i++) assert.is((await a.call('GET', '/', { host })).status, 200);
-  await a.server.apps.meter.flush();
+  await a.server.runtime.meter.flush();
   const c = await createHarness(env);
   try {
     const refused = await c.call('GET', '/', { host });
@@ -97,7 +97,7 @@ test('a failed flush keeps its counts and adds them on the next one', async () =
   const u = await newUser(slow);
   const published = await slow.call('PUT', '/v0/apps', { key: u.api_key, body: site() });
   const host = `${published.body.app_id}.apps.localhost`;
-  const meter = slow.server.apps.meter;
+  const meter = slow.server.runtime.meter;
   for (let i = 0; i < 5; i++) assert.is((await slow.call('GET', '/', { host })).status, 200);
   // Postgres refuses every write to the totals for a moment (a real failed statement)
   await sql`alter table account_usage add constraint flush_fails check (value < 0) not valid`.execute(

@@ -605,7 +605,7 @@ test('jobs of a suspended app are blocked, not run', async () => {
   );
   await setFlag(h.deps, { appId: app.appId, flag: 'suspended', reason: 'Abuse', clear: false });
   const { appJobTask } = await import('../../worker/tasks/app-job.ts');
-  const task = appJobTask(h.deps, h.server.apps);
+  const task = appJobTask(h.deps, h.server.runtime);
   await task(
     {
       job_id: 'j1',

@@ -148,7 +148,7 @@ test("Workers' scheduled(controller, env, ctx) and a default function run a decl
 });
 
 test('the publish-time load reports the handlers each entry shape offers', async () => {
-  const check = h.server.apps.checkModule;
+  const check = h.server.runtime.checkModule;
   const shapes: [string, string[]][] = [
     ['export default { fetch() {}, job() {}, webhook() {} };', ['fetch', 'job', 'webhook']],
     ['export default async function (req) { return new Response("x"); }', ['fetch', 'job']],

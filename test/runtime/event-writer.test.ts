@@ -44,7 +44,7 @@ test('answers do not wait for their events; every event is written once the data
       ),
     ]);
     assert.equal(answers, Array(20).fill('ok'));
-    assert.is(h.server.apps.events.queued(), 20, 'the events wait in the queue');
+    assert.is(h.server.runtime.events.queued(), 20, 'the events wait in the queue');
   } finally {
     await blocker.query('rollback');
     blocker.release();
@@ -65,7 +65,7 @@ test('stopping the service writes what is still queued', async () => {
     ),
   );
   assert.ok(answers.every((s) => s === 200));
-  assert.is(other.server.apps.events.queued(), 30);
+  assert.is(other.server.runtime.events.queued(), 30);
   // what SIGTERM does: the apps plane closes and writes the queue, here once the lock is gone
   const closing = other.close();
   // the close is writing, and waits on the lock
@@ -173,7 +173,7 @@ test("an app's flood of log lines is cut at its allowance and reported in one wa
         .execute()
     )[0];
   for (let i = 0; i < 150 && !(await warning()); i++) await new Promise((r) => setTimeout(r, 20));
-  await h.server.apps.events.flush();
+  await h.server.runtime.events.flush();
   const w = (await warning())!;
   assert.ok(w, 'the drops are reported');
   const kept = await count(noisy.appId, 'runtime.log.info');

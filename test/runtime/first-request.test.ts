@@ -33,7 +33,7 @@ export default { fetch(req, ctx) {
   });
 
 /** Whether a sandbox worker holds the release already (only the publish's check could have put it there). */
-const warm = (releaseId: string) => h.server.apps.sandbox().holds(releaseId);
+const warm = (releaseId: string) => h.server.runtime.sandbox().holds(releaseId);
 
 test('a new app: its first request runs on the instance the publish loaded', async () => {
   const r = await h.call('PUT', '/v0/apps', { key, body: bundle('v1') });

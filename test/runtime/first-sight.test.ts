@@ -76,7 +76,7 @@ test("an app's first request on a fresh node: one statement brings its release, 
   // Node B's change feed is started (as its first request would) and connected first: connecting
   // forgets every cached pointer and secret, which could otherwise land between this request's reads
   // (seen once in a full, loaded run) and make it read the secrets again.
-  await nodeB.apps.feed.start();
+  await nodeB.runtime.feed.start();
 
   sent.length = 0;
   const first = await nodeB.request(`http://${host}/api`);

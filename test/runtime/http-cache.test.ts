@@ -146,7 +146,7 @@ test('an app keeps at most its share (PLATFORM_HTTP_CACHE_APP_MB)', async () => 
       .includes('hit');
   await waitFor(async () => (await kept(1)) && (await kept(2)), 5_000);
   assert.is(await kept(3), false);
-  const stats = h.server.apps.httpCache!.stats();
+  const stats = h.server.runtime.httpCache!.stats();
   assert.ok(stats.bytes <= 1024 * 1024 + 64 * 1024, `${stats.bytes} bytes held`);
 });
 

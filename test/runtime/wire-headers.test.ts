@@ -123,7 +123,7 @@ test('a safe X-Request-Id comes back; an unsafe one, or two lines of it, gets a 
 test('analytics get the referrer and the bot verdict from the wire headers', async () => {
   const googlebot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
   const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0';
-  await h.server.apps.analytics.flush();
+  await h.server.runtime.analytics.flush();
   const before = await h.answer('GET /v0/apps/{app_id}/analytics', {
     key: u.api_key,
     params: { app_id: appId },
@@ -135,7 +135,7 @@ test('analytics get the referrer and the bot verdict from the wire headers', asy
       ['referer', 'https://Blog.Example/post/1'],
     ]);
   await get([['user-agent', googlebot]]);
-  await h.server.apps.analytics.flush();
+  await h.server.runtime.analytics.flush();
   const after = await h.answer('GET /v0/apps/{app_id}/analytics', {
     key: u.api_key,
     params: { app_id: appId },

@@ -9,9 +9,9 @@ import * as v from 'valibot';
 import type { Deps } from '../../src/deps.ts';
 import { recordEvents, type NewEvent } from '../../src/events/record.ts';
 import { appOrigin } from '../../src/apps/mappers.ts';
-import { logEvents } from '../../src/origin/log-events.ts';
-import type { AppsPlane } from '../../src/origin/plane.ts';
-import { invokeRelease } from '../../src/origin/invoke.ts';
+import { logEvents } from '../../src/runtime/log-events.ts';
+import type { NodeRuntime } from '../../src/runtime/node-runtime.ts';
+import { invokeRelease } from '../../src/runtime/invoke.ts';
 import { servingBlock, type ServingBlock } from '../../src/releases/live.ts';
 import { appPointer } from '../../src/releases/queries.ts';
 import { releaseWaitingSlot } from '../../src/jobs/backlog.ts';
@@ -40,8 +40,8 @@ export function retryDelaySeconds(attempts: number): number {
   return Math.exp(Math.min(attempts, 10));
 }
 
-export function appJobTask(deps: Deps, plane: AppsPlane): Task {
-  const run = runAppJob(deps, plane);
+export function appJobTask(deps: Deps, runtime: NodeRuntime): Task {
+  const run = runAppJob(deps, runtime);
   return async (raw, helpers) => {
     const parsed = v.safeParse(Payload, raw);
     if (!parsed.success) {
@@ -66,7 +66,7 @@ export function appJobTask(deps: Deps, plane: AppsPlane): Task {
   };
 }
 
-function runAppJob(deps: Deps, plane: AppsPlane) {
+function runAppJob(deps: Deps, runtime: NodeRuntime) {
   return async (p: v.InferOutput<typeof Payload>, helpers: Parameters<Task>[1]): Promise<void> => {
     const attempt = helpers.job.attempts;
     const maxAttempts = helpers.job.max_attempts;
@@ -96,7 +96,7 @@ function runAppJob(deps: Deps, plane: AppsPlane) {
     if (!app.live_release_id || app.deleted_at) return blocked('the app is not published');
     const block = servingBlock(app);
     if (block) return blocked(BLOCK_REASONS[block]);
-    const release = await plane.caches.release(app.live_release_id);
+    const release = await runtime.caches.release(app.live_release_id);
     if (!release) return blocked('the live release could not be loaded');
     if (
       !release.manifest.resources.jobs ||
@@ -114,7 +114,7 @@ function runAppJob(deps: Deps, plane: AppsPlane) {
       max_attempts: maxAttempts,
       scheduled_for: p.scheduled_for,
     };
-    const result = await invokeRelease(deps, plane, {
+    const result = await invokeRelease(deps, runtime, {
       handler: 'job',
       app: { appId: app.id, accountId: app.account_id, planKey: app.plan_key },
       release,
@@ -127,7 +127,7 @@ function runAppJob(deps: Deps, plane: AppsPlane) {
     });
     const rel = { ...base, release_id: release.releaseId };
     // the job's log lines share the app's allowance with its requests' (src/events/writer.ts); its outcome is always written
-    const logs = plane.events.admit(logEvents(rel, result.logs));
+    const logs = runtime.events.admit(logEvents(rel, result.logs));
     if (result.ok) {
       await record([
         ...logs,

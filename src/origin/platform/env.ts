@@ -8,7 +8,7 @@ import type { CollectionSpec } from '../../manifest/resources.ts';
 import type { Deps } from '../../deps.ts';
 import type { LiveApp, ReleaseView, RuntimeCaches } from '../../releases/live.ts';
 import type { SandboxPool } from '../../sandbox/pool.ts';
-import type { HttpCache } from '../http-cache.ts';
+import type { HttpCache } from '../../runtime/http-cache.ts';
 
 export type OriginServices = {
   caches: RuntimeCaches;

@@ -6,13 +6,13 @@ import { Hono } from 'hono';
 import { readBodyLimited } from '../../http/validate.ts';
 import { addAppJob } from '../../jobs/enqueue.ts';
 import { flattenResources } from '../../manifest/resources.ts';
-import { logEvents } from '../log-events.ts';
+import { logEvents } from '../../runtime/log-events.ts';
 import { badResponse, scrubRequestHeaders, scrubResponseHeaders } from '../scrub.ts';
 import { hit, LIMITS } from '../../abuse/limits.ts';
 import { tooDeep } from '../../lib/json.ts';
 import { claimDelivery, releaseDelivery } from '../../webhooks/queries.ts';
 import { SIGNATURE_HEADERS, verifyWebhook, type Provider } from '../../webhooks/verify.ts';
-import { invokeRelease } from '../invoke.ts';
+import { invokeRelease } from '../../runtime/invoke.ts';
 import { planOf } from '../../plans/catalogue.ts';
 
 export const MAX_WEBHOOK_BODY = 1024 * 1024;
