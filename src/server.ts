@@ -38,6 +38,7 @@ import { fileRoutes } from './files/routes.ts';
 import { createMetrics, type HostKindLabel, type Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
+import { releaseRoutes } from './releases/routes.ts';
 import { createNodeRuntime, type NodeRuntime } from './runtime/node-runtime.ts';
 import { generateOpenApi, type OpenApiDocument } from './openapi/generate.ts';
 import { FreeObject } from './openapi/components.ts';
@@ -80,6 +81,7 @@ function v0Routes(runtime: NodeRuntime, host: { console: boolean }): Hono<Env> {
   v0.route('/billing', billingRoutes());
   v0.route('/auth/api-keys', apiKeyRoutes());
   v0.route('/apps', appRoutes({ checkModule: runtime.checkModule }));
+  v0.route('/apps', releaseRoutes({ checkModule: runtime.checkModule }));
   v0.route('/apps', eventRoutes());
   v0.route('/apps', secretRoutes());
   v0.route('/apps', inviteRoutes());

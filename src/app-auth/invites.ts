@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import { appAccess } from '../apps/access.ts';
 import { appOrigin } from '../apps/mappers.ts';
-import { findRelease } from '../apps/queries.ts';
+import { findRelease } from '../releases/records.ts';
 import { manifestOf } from '../manifest/stored.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';

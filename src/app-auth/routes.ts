@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { appAccess } from '../apps/access.ts';
-import { findRelease } from '../apps/queries.ts';
+import { findRelease } from '../releases/records.ts';
 import { ApiError, errors } from '../errors.ts';
 import { recordEvents } from '../events/record.ts';
 import type { Env } from '../http/env.ts';

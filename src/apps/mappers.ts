@@ -1,5 +1,6 @@
 import { publicUrl, type Config } from '../config.ts';
-import type { AppRow, ReleaseRow } from './queries.ts';
+import type { AppRow } from './queries.ts';
+import type { ReleaseRow } from '../releases/records.ts';
 import { previewOrigin } from '../releases/previews.ts';
 import type { AppSummary, ReleaseSummary } from './schemas.ts';
 

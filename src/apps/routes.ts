@@ -6,31 +6,24 @@ import { ApiError, type ErrorCode } from '../errors.ts';
 import { selectedAccount } from '../http/auth.ts';
 import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
-import { bodyOf, jsonBody } from '../http/validate.ts';
+import { jsonBody } from '../http/validate.ts';
 import { flattenResources } from '../manifest/resources.ts';
 import { PublishBody } from '../manifest/schema.ts';
 import { MAX_PUBLISH_BODY_BYTES, validateBundle, type ValidBundle } from '../manifest/validate.ts';
-import { component } from '../openapi/components.ts';
-import { rollback } from '../releases/service.ts';
 import { appAccess } from './access.ts';
-import { toAppSummary, toReleaseSummary } from './mappers.ts';
-import { findRelease, listApps, listReleases } from './queries.ts';
+import { toAppSummary } from './mappers.ts';
+import { listApps } from './queries.ts';
+import { findRelease } from '../releases/records.ts';
 import {
   AppList,
   AppSummary,
-  PreviewLink,
   PublishAppResponse,
-  ReleaseList,
   ResourceList,
-  RollbackResponse,
   UnpublishResponse,
 } from './schemas.ts';
 import { manifestOf } from '../manifest/stored.ts';
 import { measureApp, STORAGE_METRIC, withUsage } from '../storage/measure.ts';
 import { publish, unpublish, type ModuleCheck } from './service.ts';
-import { republishRelease } from '../releases/republish.ts';
-import { makePreviewLive } from '../releases/make-live.ts';
-import { previewLink } from '../releases/previews.ts';
 import { query, queryOf } from '../http/validate.ts';
 
 /** Room for publish bodies in this process (http/body-budget.ts): two of the largest at once, one per account. */
@@ -49,15 +42,6 @@ const publishBody = (accountOf: (c: Context<Env>) => string) =>
     parse: validateBundle,
     room: (c) => ({ budget: publishRoom, owner: accountOf(c) }),
   });
-export const RollbackRequest = component(
-  'RollbackRequest',
-  v.strictObject({
-    release_id: v.pipe(
-      v.string(),
-      v.regex(/^rel_[0-9a-z]{1,64}$/, 'must be a release id (rel_...)'),
-    ),
-  }),
-);
 /**
  * Additions to the contract's publish: `?preview=true` stores the release beside the live one and
  * serves it at its own origin; `?require_handlers=true` keeps a release from going live when its
@@ -71,9 +55,9 @@ export const PublishQuery = v.strictObject({
 export const CreateQuery = v.strictObject({
   require_handlers: v.optional(v.picklist(['true', 'false'])),
 });
-const tags = ['Apps'];
+export const tags = ['Apps'];
 /** What a bundle can be refused for, besides the body checks every JSON route has. */
-const BUNDLE_ERRORS: ErrorCode[] = [
+export const BUNDLE_ERRORS: ErrorCode[] = [
   'invalid_bundle',
   'invalid_path',
   'missing_static_root',
@@ -118,39 +102,6 @@ const republish = operation({
   responses: { 200: PublishAppResponse },
   errors: [...BUNDLE_ERRORS, 'conflict'],
 });
-const makeLive = operation({
-  operationId: 'makePreviewLive',
-  summary: 'Make a preview release the live release',
-  description:
-    'The checks of a publish are made again now (plan limits, resources provisioned since, secrets set since); then the live pointer moves to the preview, as a publish moves it. 409 `conflict` when the release is not a preview that could go live, is live already, or the app is unpublished.',
-  tags,
-  responses: { 200: PublishAppResponse },
-  errors: [
-    'conflict',
-    'requires_migration',
-    'pending_secrets',
-    'plan_limit_exceeded',
-    'entitlement_required',
-  ],
-});
-const openPreview = operation({
-  operationId: 'createPreviewLink',
-  summary: "A link that opens a preview release's origin in a browser",
-  description:
-    'Every member of the account may open its previews. The link carries a grant valid for seven days (a new one each call); following it sets a cookie on the preview origin only. 409 `conflict` for a release that is not a servable preview.',
-  tags,
-  responses: { 200: PreviewLink },
-  errors: ['conflict'],
-});
-const publishAgain = operation({
-  operationId: 'republishRelease',
-  summary: 'Publish a release waiting for secrets again, now that they are set',
-  description:
-    "A new release from the stored release's files and manifest, evaluated again as a publish is (the contract's `pending_secrets` transition): no bundle is sent. Only for a `pending_secrets` release (else 400 `invalid_request`).",
-  tags,
-  responses: { 200: PublishAppResponse },
-  errors: [...BUNDLE_ERRORS, 'invalid_request'],
-});
 const remove = operation({
   operationId: 'unpublishApp',
   summary: 'Unpublish (tombstone) an app; data is kept',
@@ -159,21 +110,6 @@ const remove = operation({
   tags,
   responses: { 200: UnpublishResponse },
 });
-const releases = operation({
-  operationId: 'listReleases',
-  summary: 'List releases, newest first',
-  tags,
-  responses: { 200: ReleaseList },
-});
-const back = operation({
-  operationId: 'rollbackApp',
-  summary: 'Move the live pointer to an earlier live release',
-  description:
-    'The target must have been live before and still fit what is provisioned. 409 `conflict` when the app is unpublished, the release is already live or was never live; `requires_migration` or `pending_secrets` when it no longer fits.',
-  tags,
-  responses: { 200: RollbackResponse },
-  errors: ['conflict', 'requires_migration', 'pending_secrets'],
-});
 const resources = operation({
   operationId: 'listResources',
   summary: 'Resources declared by the live release',
@@ -181,7 +117,7 @@ const resources = operation({
   responses: { 200: ResourceList },
 });
 
-/** `/v0/apps` and the app-scoped routes that are about the app and its releases. */
+/** `/v0/apps` and the app-scoped routes about the app itself (its releases: `releases/routes.ts`). */
 export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env> {
   const r = new Hono<Env>();
 
@@ -247,94 +183,12 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
     },
   );
 
-  r.post(
-    '/:app_id/releases/:release_id/make-live',
-    makeLive,
-    appAccess('apps.publish'),
-    async (c) =>
-      makeLive.reply(
-        c,
-        200,
-        await makePreviewLive(c.var.deps, c.var.app.id, c.req.param('release_id'), {
-          actor: c.var.actor,
-          requestId: c.var.requestId,
-        }),
-      ),
-  );
-
-  r.post(
-    '/:app_id/releases/:release_id/preview-link',
-    openPreview,
-    appAccess('apps.read'),
-    async (c) => {
-      const app = c.var.app;
-      const release = await findRelease(c.var.deps.db, app.id, c.req.param('release_id'));
-      if (!release) throw new ApiError('not_found', 'Release not found.');
-      if (
-        !release.preview ||
-        !['inactive', 'live'].includes(release.activation_status) ||
-        app.deleted_at
-      )
-        throw new ApiError(
-          'conflict',
-          'Only a preview that could go live is served at a preview origin.',
-          { release_id: release.id, activation_status: release.activation_status },
-        );
-      return openPreview.reply(c, 200, previewLink(c.var.deps, app.id, release.id));
-    },
-  );
-
-  r.post(
-    '/:app_id/releases/:release_id/republish',
-    publishAgain,
-    appAccess('apps.publish'),
-    async (c) =>
-      publishAgain.reply(
-        c,
-        200,
-        await republishRelease(
-          c.var.deps,
-          c.var.app,
-          c.req.param('release_id'),
-          { actor: c.var.actor, requestId: c.var.requestId },
-          options,
-        ),
-      ),
-  );
-
   r.delete('/:app_id', remove, appAccess('apps.unpublish'), async (c) =>
     remove.reply(
       c,
       200,
       await unpublish(c.var.deps, c.var.app.id, { actor: c.var.actor, requestId: c.var.requestId }),
     ),
-  );
-
-  r.get('/:app_id/releases', releases, appAccess('apps.read'), async (c) => {
-    const app = c.var.app;
-    const rows = await listReleases(c.var.deps.db, app.id);
-    return releases.reply(c, 200, {
-      app_id: app.id,
-      releases: rows.map((row) => toReleaseSummary(c.var.deps.config, row, app.live_release_id)),
-    });
-  });
-
-  r.post(
-    '/:app_id/rollback',
-    back,
-    appAccess('apps.rollback'),
-    jsonBody(RollbackRequest),
-    async (c) => {
-      const { release_id } = bodyOf(c, RollbackRequest);
-      return back.reply(
-        c,
-        200,
-        await rollback(c.var.deps, c.var.app.id, release_id, {
-          actor: c.var.actor,
-          requestId: c.var.requestId,
-        }),
-      );
-    },
   );
 
   r.get('/:app_id/resources', resources, appAccess('apps.read'), async (c) => {

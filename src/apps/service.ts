@@ -36,20 +36,22 @@ import { accountPlanRow, countLiveApps } from '../plans/queries.ts';
 import type { ActivationResult, PublishAppResponse, UnpublishResponse } from './schemas.ts';
 import {
   insertApp,
-  insertRelease,
-  insertReleaseFiles,
   lockApp,
-  markReleaseInactive,
-  markReleaseLive,
-  nextReleaseSeq,
   pointAppAt,
   provisionedResources,
-  releaseManifest,
   saveProvisioned,
   secretNames,
   tombstoneApp,
   type AppRow,
 } from './queries.ts';
+import {
+  insertRelease,
+  insertReleaseFiles,
+  markReleaseInactive,
+  markReleaseLive,
+  nextReleaseSeq,
+  releaseManifest,
+} from '../releases/records.ts';
 
 export type Who = { actor: Actor; requestId: string };
 

@@ -26,7 +26,8 @@ import type {
   InviteWithdrawn,
   PendingInviteList,
 } from '../app-auth/schemas.ts';
-import type { CreateQuery, PublishQuery, RollbackRequest } from '../apps/routes.ts';
+import type { CreateQuery, PublishQuery } from '../apps/routes.ts';
+import type { RollbackRequest } from '../releases/routes.ts';
 import type {
   AppList,
   AppSummary,

@@ -6,7 +6,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { appAccess } from '../apps/access.ts';
-import { releaseManifest } from '../apps/queries.ts';
+import { releaseManifest } from '../releases/records.ts';
 import { ApiError } from '../errors.ts';
 import { listRowsSorted, type SortCursor, sortCursorAfter } from './sorted.ts';
 import { recordEvents } from '../events/record.ts';

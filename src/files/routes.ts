@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { appAccess } from '../apps/access.ts';
-import { releaseManifest } from '../apps/queries.ts';
+import { releaseManifest } from '../releases/records.ts';
 import { appOrigin } from '../apps/mappers.ts';
 import { ApiError, errors } from '../errors.ts';
 import { recordEvents } from '../events/record.ts';

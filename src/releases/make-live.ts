@@ -5,7 +5,8 @@
  */
 import { fitsNow, switchTarget } from './switch.ts';
 import { appOrigin } from '../apps/mappers.ts';
-import { endPreview, provisionedResources, releaseFileCount } from '../apps/queries.ts';
+import { provisionedResources } from '../apps/queries.ts';
+import { endPreview, releaseFileCount } from './records.ts';
 import type { PublishAppResponse } from '../apps/schemas.ts';
 import { goLive, toStates, type Who } from '../apps/service.ts';
 import type { Deps } from '../deps.ts';

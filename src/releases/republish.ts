@@ -5,7 +5,7 @@
  * does not have to send the bundle a second time once the secrets are set.
  */
 import type { AppRow } from '../apps/queries.ts';
-import { findRelease } from '../apps/queries.ts';
+import { findRelease } from './records.ts';
 import { type ModuleCheck, publish, type Who } from '../apps/service.ts';
 import { blobStore } from '../blobs/store.ts';
 import type { Deps } from '../deps.ts';

@@ -2,7 +2,8 @@
  * Moving an app's live pointer to one of its stored releases (a rollback, a preview made live): the
  * checks both make before `goLive`, in the transaction that holds the app's row.
  */
-import { findRelease, lockApp } from '../apps/queries.ts';
+import { lockApp } from '../apps/queries.ts';
+import { findRelease } from './records.ts';
 import { evaluateActivation } from '../apps/service.ts';
 import type { Tx } from '../db/database.ts';
 import { ApiError, errors } from '../errors.ts';

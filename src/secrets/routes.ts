@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { appAccess } from '../apps/access.ts';
-import { latestRelease } from '../apps/queries.ts';
+import { latestRelease } from '../releases/records.ts';
 import { manifestOf } from '../manifest/stored.ts';
 import { recordEvents } from '../events/record.ts';
 import type { Env } from '../http/env.ts';
