@@ -34,7 +34,7 @@ import {
   operatorSetPlan,
 } from '../src/operators/actions.ts';
 import { listOperators } from '../src/operators/queries.ts';
-import { operatorVerify } from '../src/domains/service.ts';
+import { operatorVerify } from '../src/domains/verify.ts';
 import { migrateBlobs } from '../src/blobs/migrate.ts';
 
 /** Workers holding job locks older than `seconds`: force-unlock them (graphile-worker's own API). */

@@ -6,7 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { listRows, createRow } from '../src/data/service.ts';
+import { createRow } from '../src/data/service.ts';
+import { listRows } from '../src/data/list.ts';
 import { measureStorage } from '../src/storage/measure.ts';
 import type { Manifest } from '../src/manifest/schema.ts';
 import { startBenchEnv } from './bench-env.ts';

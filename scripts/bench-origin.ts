@@ -80,7 +80,7 @@ const load = (label: string, url: string, headers: Record<string, string>, secon
   loadRun(label, url, headers, { seconds, connections: CONNECTIONS });
 
 const env = await startBenchEnv();
-const { operatorVerify } = await import('../src/domains/service.ts');
+const { operatorVerify } = await import('../src/domains/verify.ts');
 await env.server!.runtime.sandbox().warm(); // as npm start does at boot
 const page = '<!doctype html>' + 'x'.repeat(SIZE - 15);
 const serverSource = (n: number) =>

@@ -14,14 +14,8 @@ import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
 import { bodyOf, jsonBody, query, queryOf } from '../http/validate.ts';
 import { manifestOf } from '../manifest/stored.ts';
-import {
-  createRow,
-  type DataTarget,
-  deleteRow,
-  getRow,
-  listRowsPage,
-  updateRow,
-} from './service.ts';
+import { createRow, type DataTarget, deleteRow, getRow, updateRow } from './service.ts';
+import { listRowsPage } from './list.ts';
 import {
   DataRow,
   DataRowDeleted,

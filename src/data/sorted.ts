@@ -8,14 +8,8 @@
 import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
-import {
-  collectionSpec,
-  type DataTarget,
-  listQuery,
-  liveRows,
-  throughIndex,
-  withinBudget,
-} from './service.ts';
+import { collectionSpec, type DataTarget } from './service.ts';
+import { listQuery, liveRows, throughIndex, withinBudget } from './list.ts';
 
 export type SortCursor =
   | { part: 'value'; value: unknown; at: Date; id: string }

@@ -18,15 +18,8 @@ import {
   SlugList,
   VerifyDomainBody,
 } from './schemas.ts';
-import {
-  addDomain,
-  addSlug,
-  pendingError,
-  removeRoute,
-  setRouteStatus,
-  verifyDomain,
-  type Who,
-} from './service.ts';
+import { addDomain, addSlug, removeRoute, setRouteStatus, type Who } from './service.ts';
+import { pendingError, verifyDomain } from './verify.ts';
 
 const tags = ['Routes and domains'];
 const PLAN_ERRORS = [

@@ -17,7 +17,15 @@ import { platformRoutes } from './platform/router.ts';
 import { noindex, previewGate } from './preview-gate.ts';
 import { createDevMode, DEV_PATH, isDocumentRequest } from './dev-mode.ts';
 import type { CacheMiss } from '../runtime/http-cache.ts';
-import { notPublished, originBlocked, originError, originFail, originJson } from './respond.ts';
+import {
+  notAcceptable,
+  notPublished,
+  originBlocked,
+  originError,
+  originFail,
+  originJson,
+  routeDisabled,
+} from './respond.ts';
 import { REQUESTS_METRIC } from '../usage/meter.ts';
 import { createBodyBudget } from '../http/body-budget.ts';
 import { errorBody } from '../errors.ts';
@@ -143,19 +151,6 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
       ),
       requestId,
       { 'cache-control': 'no-store' },
-    );
-  }
-
-  /** The client accepts none of the encodings the file exists in (`identity;q=0`). */
-  function notAcceptable(requestId: string): Response {
-    return originJson(
-      406,
-      errorBody(
-        'not_acceptable',
-        'This file is not available in an encoding your Accept-Encoding allows.',
-      ),
-      requestId,
-      { vary: 'accept-encoding' },
     );
   }
 
@@ -362,29 +357,6 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
     } catch (err) {
       return originError(deps, err, r.requestId, { app_id: appId });
     }
-  }
-
-  /** 404 for a pending or disabled alias, 410 for a removed one; app code never runs. */
-  function routeDisabled(entry: RouteEntry, requestId: string): Response {
-    const kind = entry.routeType === 'slug' ? 'slug' : 'custom domain';
-    const why =
-      entry.status === 'deleted'
-        ? `This ${kind} was removed from its app.`
-        : entry.status === 'pending_dns'
-          ? `This ${kind} is waiting for DNS verification.`
-          : `This ${kind} is disabled${entry.status === 'disabled_downgrade' ? ' by a plan change' : entry.status === 'disabled_billing' ? ' while a payment is overdue' : ''}.`;
-    const details = {
-      route_id: entry.routeId,
-      route_type: entry.routeType,
-      hostname: entry.hostname,
-      status: entry.status,
-    };
-    return originJson(
-      entry.status === 'deleted' ? 410 : 404,
-      errorBody('route_disabled', why, details),
-      requestId,
-      { 'cache-control': 'no-store' },
-    );
   }
 
   function serveAlias(

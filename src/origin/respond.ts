@@ -8,6 +8,7 @@ import type { Deps } from '../deps.ts';
 import { ApiError, errorBody, type ErrorCode, statusOf } from '../errors.ts';
 import { REQUEST_ID_HEADER } from '../http/request-id.ts';
 import type { ServingBlock } from '../releases/live.ts';
+import type { RouteEntry } from '../domains/table.ts';
 
 export function originJson(
   status: number,
@@ -96,4 +97,40 @@ export function originBlocked(block: ServingBlock, requestId: string): Response 
   return originJson(statusOf(block), errorBody(block, BLOCKED[block]), requestId, {
     'cache-control': 'no-store',
   });
+}
+
+/** The client accepts none of the encodings the file exists in (`identity;q=0`). */
+export function notAcceptable(requestId: string): Response {
+  return originJson(
+    406,
+    errorBody(
+      'not_acceptable',
+      'This file is not available in an encoding your Accept-Encoding allows.',
+    ),
+    requestId,
+    { vary: 'accept-encoding' },
+  );
+}
+
+/** 404 for a pending or disabled alias, 410 for a removed one; app code never runs. */
+export function routeDisabled(entry: RouteEntry, requestId: string): Response {
+  const kind = entry.routeType === 'slug' ? 'slug' : 'custom domain';
+  const why =
+    entry.status === 'deleted'
+      ? `This ${kind} was removed from its app.`
+      : entry.status === 'pending_dns'
+        ? `This ${kind} is waiting for DNS verification.`
+        : `This ${kind} is disabled${entry.status === 'disabled_downgrade' ? ' by a plan change' : entry.status === 'disabled_billing' ? ' while a payment is overdue' : ''}.`;
+  const details = {
+    route_id: entry.routeId,
+    route_type: entry.routeType,
+    hostname: entry.hostname,
+    status: entry.status,
+  };
+  return originJson(
+    entry.status === 'deleted' ? 410 : 404,
+    errorBody('route_disabled', why, details),
+    requestId,
+    { 'cache-control': 'no-store' },
+  );
 }

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts';
-import { createRow, deleteRow, getRow, listRows, updateRow } from '../data/service.ts';
+import { createRow, deleteRow, getRow, updateRow } from '../data/service.ts';
+import { listRows } from '../data/list.ts';
 import { ApiError } from '../errors.ts';
 import { lookupId } from '../lib/text.ts';
 import { createSignedUrl, createUpload, deleteFile } from '../files/service.ts';

@@ -15,16 +15,11 @@ import {
 } from './shared-state.ts';
 import { Worker } from 'node:worker_threads';
 import { taskCpuMs } from './cpu-clock.ts';
-import { loadBudgetMs } from './limits.ts';
 import { Outbox } from './outbox.ts';
 import {
   TIME_ORIGIN,
-  type CallRequest,
-  type FetchPolicy,
   type Invocation,
   type InvocationResult,
-  type Limits,
-  type StreamEnd,
   type WorkerInbound,
   type WorkerOutbound,
 } from './protocol.ts';
@@ -37,126 +32,28 @@ import {
   retireReason,
 } from './pool-stats.ts';
 
-export type SandboxOptions = {
-  workers: number;
-  limits: Limits;
-  /** Longest a guest may run without yielding before its worker is terminated (a call's own CPU limit may make it shorter: `killAfterMs`). */
-  hardKillMs: number;
-  /** Warm instances one worker keeps at most (a backstop; memory decides first). Default 10,000. */
-  maxInstancesPerWorker?: number;
-  /** Memory the warm instances of one worker may hold, measured per instance. Default: the worker's WASM cap less room for three calls at their limit, at least a quarter of it. */
-  instanceBudgetBytes?: number;
-  /**
-   * Cap on each worker's WASM memory, shared by all its instances: the host's safety net, since
-   * QuickJS's own limit does not see large strings and buffers. Default: 8 instance limits, at least 256 MiB.
-   */
-  workerMemoryBytes?: number;
-  onWorkerExit?: (info: { index: number; reason: string }) => void;
-  /** Where app code's fetch may go (default: nowhere but public addresses). */
-  fetchPolicy?: FetchPolicy;
-};
-
-/** The WASM memory cap of one worker, in bytes: a whole number of 64 KiB pages, at most the 2 GiB the build allows. */
-export function workerMemoryBytes(
-  options: Pick<SandboxOptions, 'workerMemoryBytes' | 'limits'>,
-): number {
-  const wanted =
-    options.workerMemoryBytes ?? Math.max(256 * 1024 * 1024, 8 * options.limits.memoryBytes);
-  const page = 64 * 1024;
-  return Math.min(2048 * 1024 * 1024, Math.max(32 * 1024 * 1024, Math.ceil(wanted / page) * page));
-}
-
-/** The memory one worker's warm instances may hold: what the WASM cap leaves after room for three calls at their limit. */
-export function instanceBudgetBytes(
-  options: Pick<SandboxOptions, 'instanceBudgetBytes' | 'workerMemoryBytes' | 'limits'>,
-): number {
-  if (options.instanceBudgetBytes !== undefined) return options.instanceBudgetBytes;
-  const cap = workerMemoryBytes(options);
-  return Math.max(cap / 4, cap - 3 * options.limits.memoryBytes);
-}
-
-export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release' | 'input' | 'body'> & {
-  request: CallRequest;
-  /** For job and webhook handlers: the event object, as JSON (given to the handler instead of the request). */
-  event?: string;
-  release: { releaseId: string; entry: string };
-  /** Server module sources of the release; loaded only when a worker does not hold it yet. */
-  loadSources: () => Promise<Record<string, string>>;
-  onHostCall?: HostCallHandler;
-  limits?: Partial<Limits>;
-};
-
-/** `changed`: the call made a platform call that changes something, so it must not run twice. */
-type Pending = {
-  resolve: (r: InvocationResult) => void;
-  releaseId: string;
-  id: number;
-  /** The watchdog's limit for this call's stretches (`killAfterMs`). */
-  killAfterMs: number;
-  onHostCall?: HostCallHandler;
-  changed?: boolean;
-};
-
-/** Platform calls that only read: a call that made no other may safely run again after its worker died under it. */
-const READ_ONLY_CALLS = new Set(['data.get', 'data.list', 'files.signedUrl']);
-
 import { chooseWorker, spareReady } from './placement.ts';
+import {
+  instanceBudgetBytes,
+  killAfterMs,
+  type SandboxOptions,
+  workerMemoryBytes,
+} from './pool-options.ts';
+import {
+  answerHostCall,
+  type HostCallHandler,
+  type InvokeInput,
+  type Slot,
+  streamIn,
+} from './pool-slot.ts';
 import { FairQueues } from './fairness.ts';
 import { QUARANTINE, type Quarantine, QuarantineBook } from './quarantine.ts';
 
 export { QUARANTINE, type Quarantine };
-
-/** A file upload's bytes, copied and hashed by the sandbox worker (never parsed from JSON on this thread). */
-export type HostUpload = { bytes: Buffer; sha256: Buffer };
-/** Answers the guest's asynchronous platform calls (ctx.jobs, ...). Throw `{ code, message }` to fail one. */
-export type HostCallHandler = (
-  method: string,
-  args: unknown[],
-  upload?: HostUpload,
-) => Promise<unknown>;
-
-/** A streamed answer arriving from a worker. */
-type StreamIn = { chunk(bytes: ArrayBuffer): void; end(end: StreamEnd): void };
-
-type Slot = {
-  /** Position in the shared pool, or -1 for a quarantined release's own worker. */
-  index: number;
-  /** The quarantined release this worker belongs to. */
-  isolatedFor?: string;
-  /** Shared with the worker, read without a message: its slots are named in shared-state.ts. */
-  state: Float64Array;
-  /** The running stretch of guest code the watchdog has seen: when it began, when it was first seen, and the thread's CPU time then. */
-  watched?: { since: number; seenAt: number; cpuMs: number | undefined };
-  /** Calls sent with sources and not answered yet: each may take the worker's spare. */
-  coldInFlight: number;
-  /** Invocations sent to it (`BEGUN_COUNT` counts those it began: the rest wait in its queue). */
-  sent: number;
-  /** The CPU its recent calls took, ms (a moving average): how long a call queued there waits per call ahead of it. */
-  callMs: number;
-  worker: Worker;
-  ready: Promise<void>;
-  pending: Map<number, Pending>;
-  /** Streamed answers still flowing from this worker, by invocation id. */
-  streams: Map<number, StreamIn>;
-  /** releases this worker has been sent sources for (it may have evicted some since), oldest first, at most `MAX_LOADED` */
-  loaded: Set<string>;
-  alive: boolean;
-  /** Messages for the worker, sent together at the end of this event-loop turn. */
-  outbox: Outbox<WorkerInbound>;
-};
+export type { SandboxOptions } from './pool-options.ts';
+export type { HostCallHandler, HostUpload, InvokeInput } from './pool-slot.ts';
 
 const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
-
-/**
- * How long one stretch of a call's guest code may run before the watchdog ends its worker: three
- * times the most its instance may legitimately run at once (a module's load, `loadBudgetMs`), at
- * least a second, at most `hardKillMs`. The interrupt stops guest code at its CPU limit; the
- * watchdog is for code the interrupt cannot reach (a regular expression, a native operation), so a
- * Free call is not left running for the largest plan's time.
- */
-function killAfterMs(cpuMs: number, hardKillMs: number): number {
-  return Math.min(hardKillMs, Math.max(1000, 3 * loadBudgetMs(cpuMs)));
-}
 
 /** Releases remembered per worker: a worker keeps at most its backstop of warm instances (10,000) anyway. */
 const MAX_LOADED = 20_000;
@@ -227,7 +124,7 @@ export class SandboxPool {
     const onMessage = (msg: WorkerOutbound): void => {
       if (Array.isArray(msg)) return this.answered(slot, decodeResult(msg), msg[0]);
       if (msg.t === 'batch') return msg.msgs.forEach(onMessage);
-      if (msg.t === 'host-call') return this.hostCall(slot, msg);
+      if (msg.t === 'host-call') return answerHostCall(slot, msg);
       if (msg.t === 'chunk') return slot.streams.get(msg.id)?.chunk(msg.bytes);
       if (msg.t === 'end') {
         slot.streams.get(msg.id)?.end(msg.end);
@@ -248,8 +145,7 @@ export class SandboxPool {
     if (!p) return;
     slot.pending.delete(id);
     if (result.cpuMs !== undefined) slot.callMs += (result.cpuMs - slot.callMs) / 16;
-    if (result.response?.streaming)
-      result.response = { ...result.response, ...this.streamIn(slot, id) };
+    if (result.response?.streaming) result.response = { ...result.response, ...streamIn(slot, id) };
     // Out of memory, stack overflow or a crash poisons the worker's WASM module: retire it now,
     // before another invocation is routed to it. The calls beside it run again elsewhere.
     if (result.poisoned) {
@@ -259,113 +155,6 @@ export class SandboxPool {
       return;
     }
     p.resolve(result);
-  }
-
-  /**
-   * The visitor's side of a streamed answer: a ReadableStream that asks the worker for one chunk per
-   * read (so nothing piles up faster than the visitor takes it) and tells it when the visitor goes
-   * away, and a promise of how the stream ended.
-   */
-  private streamIn(
-    slot: Slot,
-    id: number,
-  ): { stream: ReadableStream<Uint8Array>; streamEnd: Promise<StreamEnd> } {
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    let waiting: (() => void) | undefined;
-    let endWith!: (end: StreamEnd) => void;
-    const streamEnd = new Promise<StreamEnd>((resolve) => (endWith = resolve));
-    // over: the worker said it ended; gone: the visitor cancelled (chunks still on their way are dropped)
-    let over = false;
-    let gone = false;
-    const settle = (fn: () => void) => {
-      try {
-        fn();
-      } catch {
-        // the stream was closed from the visitor's side meanwhile
-      }
-    };
-    const handle: StreamIn = {
-      chunk(bytes) {
-        if (over || gone) return;
-        settle(() => controller.enqueue(new Uint8Array(bytes)));
-        waiting?.();
-      },
-      end(end) {
-        if (over) return;
-        over = true;
-        slot.streams.delete(id);
-        // the HTTP server prints a failed body's error: name the kind only, never what the app said
-        if (!gone)
-          settle(() =>
-            end.ok
-              ? controller.close()
-              : controller.error(
-                  new Error(`app response stream ended early (${end.error?.kind ?? 'failed'})`),
-                ),
-          );
-        waiting?.();
-        endWith(end);
-      },
-    };
-    slot.streams.set(id, handle);
-    const stream = new ReadableStream<Uint8Array>(
-      {
-        start: (c) => {
-          controller = c;
-        },
-        pull: () =>
-          new Promise<void>((resolve) => {
-            waiting = resolve;
-            slot.outbox.push({ t: 'pull', id });
-          }),
-        cancel: () => {
-          gone = true;
-          waiting?.();
-          if (!over && slot.alive) slot.outbox.push({ t: 'cancel', id });
-        },
-      },
-      { highWaterMark: 0 },
-    );
-    return { stream, streamEnd };
-  }
-
-  private hostCall(slot: Slot, msg: Extract<WorkerOutbound, { t: 'host-call' }>): void {
-    const pending = slot.pending.get(msg.invocationId);
-    const reply = (r: Omit<Extract<WorkerInbound, { t: 'host-result' }>, 't' | 'callId'>) => {
-      slot.outbox.push({ t: 'host-result', callId: msg.callId, ...r });
-    };
-    if (pending && !READ_ONLY_CALLS.has(msg.method)) pending.changed = true;
-    if (!pending?.onHostCall)
-      return reply({
-        ok: false,
-        error: { code: 'not_available', message: `${msg.method} is not available here` },
-      });
-    let args: unknown[];
-    try {
-      args = JSON.parse(msg.args) as unknown[];
-    } catch {
-      return reply({
-        ok: false,
-        error: { code: 'invalid_request', message: 'arguments must be JSON' },
-      });
-    }
-    const upload = msg.upload && {
-      bytes: Buffer.from(msg.upload.bytes),
-      sha256: Buffer.from(msg.upload.sha256, 'hex'),
-    };
-    pending.onHostCall(msg.method, args, upload).then(
-      (value) => reply({ ok: true, value: JSON.stringify(value ?? null) }),
-      (err: unknown) => {
-        const e = err as { code?: unknown; message?: unknown };
-        reply({
-          ok: false,
-          error: {
-            code: typeof e?.code === 'string' ? e.code : 'internal_error',
-            message: typeof e?.message === 'string' ? e.message : 'platform call failed',
-          },
-        });
-      },
-    );
   }
 
   /**

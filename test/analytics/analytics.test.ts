@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sql } from 'kysely';
 import { setPlan } from '../../src/plans/operator.ts';
-import { operatorVerify } from '../../src/domains/service.ts';
+import { operatorVerify } from '../../src/domains/verify.ts';
 import { createAnalyticsCollector } from '../../src/analytics/collector.ts';
 import { normalisePath, referrerDomain } from '../../src/analytics/normalise.ts';
 import { recordEvents } from '../../src/events/record.ts';

@@ -19,7 +19,7 @@ import { startFakeStripe } from '../_lib/fake-stripe.ts';
 import Stripe from 'stripe';
 import { sql } from 'kysely';
 import { setFlag, setPlan } from '../../src/plans/operator.ts';
-import { operatorVerify } from '../../src/domains/service.ts';
+import { operatorVerify } from '../../src/domains/verify.ts';
 import { startDns } from '../_lib/dns-server.ts';
 
 const port = await freePort();

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/logger.ts';
 import { setFlag, setPlan } from '../../src/plans/operator.ts';
 import { createServer } from '../../src/server.ts';
 import { createSignals } from '../../src/signals.ts';
-import { operatorVerify } from '../../src/domains/service.ts';
+import { operatorVerify } from '../../src/domains/verify.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 

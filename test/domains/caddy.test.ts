@@ -13,7 +13,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setPlan } from '../../src/plans/operator.ts';
-import { operatorVerify } from '../../src/domains/service.ts';
+import { operatorVerify } from '../../src/domains/verify.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, freePort, listen, newUser } from '../_lib/harness.ts';
 import { waitFor } from '../_lib/apps.ts';

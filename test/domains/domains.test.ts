@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sql } from 'kysely';
 import { setPlan } from '../../src/plans/operator.ts';
-import { operatorVerify, recheckDueDomains } from '../../src/domains/service.ts';
+import { operatorVerify, recheckDueDomains } from '../../src/domains/verify.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newMember, newUser } from '../_lib/harness.ts';
 import { eventsOf } from '../_lib/apps.ts';

@@ -5,7 +5,7 @@
  */
 import type { Task } from 'graphile-worker';
 import type { Deps } from '../../src/deps.ts';
-import { recheckDueDomains } from '../../src/domains/service.ts';
+import { recheckDueDomains } from '../../src/domains/verify.ts';
 
 export function domainsRecheckTask(deps: Deps): Task {
   return async (_payload, helpers) => {

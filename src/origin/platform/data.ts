@@ -9,14 +9,8 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { requestUser, type AppUser } from '../../app-auth/service.ts';
-import {
-  createRow,
-  declaredCollection,
-  deleteRow,
-  getRow,
-  listRowsPage,
-  updateRow,
-} from '../../data/service.ts';
+import { createRow, declaredCollection, deleteRow, getRow, updateRow } from '../../data/service.ts';
+import { listRowsPage } from '../../data/list.ts';
 import { ApiError } from '../../errors.ts';
 import { lookupId } from '../../lib/text.ts';
 import { originError } from '../respond.ts';
