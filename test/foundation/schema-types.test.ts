@@ -1,10 +1,10 @@
 /**
- * `src/db/schema.ts` (the Kysely types, written by hand) says what the migrated database has: the
+ * `src/db/schema.ts` and `src/db/tables/` (the Kysely types, written by hand) say what the migrated database has: the
  * same tables, the same columns, a column `| null` (or a nullable timestamp) exactly where the
  * database allows NULL, and `Generated<…>` only where the database has a default. Read with the
  * TypeScript compiler from the source, compared with `information_schema` of a migrated database.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import ts from 'typescript';
 import { test } from 'uvu';
@@ -17,41 +17,45 @@ type Column = { nullable: boolean; generated: boolean };
 
 /** Each table of the `Database` interface, with its columns as the types declare them. */
 function declared(): Map<string, Map<string, Column>> {
-  const file = 'src/db/schema.ts';
-  const source = ts.createSourceFile(
-    file,
-    readFileSync(file, 'utf8'),
-    ts.ScriptTarget.ES2022,
-    true,
-  );
+  // `Database` in schema.ts; the tables and the column types they use in tables/*.ts
+  const files = [
+    'src/db/schema.ts',
+    ...readdirSync('src/db/tables').map((f) => `src/db/tables/${f}`),
+  ];
   const interfaces = new Map<string, ts.InterfaceDeclaration>();
   const aliases = new Map<string, ts.TypeNode>();
-  source.forEachChild((n) => {
-    if (ts.isInterfaceDeclaration(n)) interfaces.set(n.name.text, n);
-    if (ts.isTypeAliasDeclaration(n)) aliases.set(n.name.text, n.type);
-  });
+  for (const file of files)
+    ts.createSourceFile(
+      file,
+      readFileSync(file, 'utf8'),
+      ts.ScriptTarget.ES2022,
+      true,
+    ).forEachChild((n) => {
+      if (ts.isInterfaceDeclaration(n)) interfaces.set(n.name.text, n);
+      if (ts.isTypeAliasDeclaration(n)) aliases.set(n.name.text, n.type);
+    });
   const text = (t: ts.TypeNode): string => {
-    const own = t.getText(source);
-    const alias = ts.isTypeReferenceNode(t) ? aliases.get(t.typeName.getText(source)) : undefined;
+    const own = t.getText();
+    const alias = ts.isTypeReferenceNode(t) ? aliases.get(t.typeName.getText()) : undefined;
     return alias ? `${own} = ${text(alias)}` : own;
   };
   const tables = new Map<string, Map<string, Column>>();
   for (const m of interfaces.get('Database')!.members) {
     if (!ts.isPropertySignature(m) || !m.type) continue;
     const columns = new Map<string, Column>();
-    const iface = interfaces.get(m.type.getText(source));
-    assert.ok(iface, `Database.${m.name.getText(source)} names an interface of schema.ts`);
+    const iface = interfaces.get(m.type.getText());
+    assert.ok(iface, `Database.${m.name.getText()} names an interface of src/db/tables/`);
     for (const c of iface!.members) {
       if (!ts.isPropertySignature(c) || !c.type) continue;
       const t = text(c.type);
-      columns.set(c.name.getText(source), {
+      columns.set(c.name.getText(), {
         nullable:
           /\bnull\b/.test(t.replace(/ColumnType<[^,]+,/, 'ColumnType<')) ||
           /^NullableTimestamp\b/.test(t),
         generated: /^Generated</.test(t),
       });
     }
-    tables.set(m.name.getText(source), columns);
+    tables.set(m.name.getText(), columns);
   }
   return tables;
 }
