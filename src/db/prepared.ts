@@ -2,8 +2,7 @@
  * Named prepared statements for the few queries on the app origin's cold path (a request to an
  * app this node has not served lately: its live release, files, secrets and server sources).
  * Postgres plans an unnamed statement on every execution; for these small indexed reads planning
- * is most of the time (measured: 0.62 ms of planning for 0.11 ms of execution; a round trip
- * went from 0.70 to 0.36 ms). A query marks itself with `hot()` and runs through Kysely as usual;
+ * is most of the time (the figures are in the commit that made it). A query marks itself with `hot()` and runs through Kysely as usual;
  * each pool connection prepares it the first time it runs there (`usePreparedStatements`).
  *
  * Only fixed-shape queries may be marked (no `in (...)` lists that vary in length), so each

@@ -15,8 +15,8 @@ export type HeaderReads = {
   forEach(each: (value: string, name: string) => void): void;
   /**
    * The body as Node's own stream, where the server has it: read from it, the adapter never wraps
-   * the request in a web `ReadableStream` (and a whole `Request` with its `AbortSignal`), ~0.25 ms
-   * of the main thread for a 100 KB body (`npm run bench:real`, the JSON POST).
+   * the request in a web `ReadableStream` (and a whole `Request` with its `AbortSignal`), which is
+   * most of the main thread's cost of a large body (`npm run bench:real`, the JSON POST).
    */
   readonly nodeBody?: AsyncIterable<Uint8Array>;
 };

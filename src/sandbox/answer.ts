@@ -1,7 +1,7 @@
 /**
  * The head of a guest's answer, as the prelude writes it (`toResult`): lines of the status, the
  * number of headers, then each header's name and value on lines of their own; for a text answer the
- * text follows on the next line, to the end. Lines, not JSON: QuickJS takes ~4 µs longer to
+ * text follows on the next line, to the end. Lines, not JSON: QuickJS takes longer to
  * JSON.stringify the same head, and the text needs no escaping.
  */
 export type AnswerHead = { status: number; headers: [string, string][]; text?: string };

@@ -4,9 +4,9 @@
  * (other apps' workers, Postgres, anything else on the host) would bill that wait to the app, and a
  * 3 ms handler failed its 50 ms budget once the cores were shared six ways (measured).
  *
- * Sources, cheapest first: `process.threadCpuUsage()` (Node 23.9 and later, ~0.6 µs), the first
- * field of `/proc/thread-self/schedstat` read again through one open descriptor (Linux, nanoseconds,
- * ~1.5 µs), and where neither exists, wall-clock time (what the budget meant before). Callers read it
+ * Sources, cheapest first: `process.threadCpuUsage()` (Node 23.9 and later), the first field of
+ * `/proc/thread-self/schedstat` read again through one open descriptor (Linux, nanoseconds, a
+ * system call), and where neither exists, wall-clock time. Callers read it
  * at a segment's edges and, in the interrupt handler, only once wall-clock time says the budget may
  * be spent (a thread's CPU time never grows faster than wall-clock time), so a call pays two reads.
  * Both sources move in scheduler ticks, so what is billed is `billedMs`: the smaller of wall-clock

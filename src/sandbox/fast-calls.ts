@@ -2,8 +2,8 @@
  * The two QuickJS operations every server call makes, without quickjs-emscripten's per-call
  * wrapping: making the request's input string and calling the prelude's dispatch. The library's
  * `newString` measures and encodes the string in JS loops and mallocs and frees a buffer for it, and
- * `callFunction` mallocs and frees an argument array; together ~3 µs of a ~20 µs call (in-process,
- * `--cpu-prof`). Here the string is encoded natively (`TextEncoder.encodeInto`) into a buffer kept
+ * `callFunction` mallocs and frees an argument array; together a sizeable share of a trivial call
+ * (in-process, `--cpu-prof`). Here the string is encoded natively (`TextEncoder.encodeInto`) into a buffer kept
  * per WASM module, and the arguments go through another. Both reach into the library's internals
  * (a context's `ffi`, `memory` and its module's heap; the version is pinned by package-lock.json):
  * every server call goes through them, so a library change that moves them fails every sandbox test.

@@ -1,11 +1,10 @@
 /**
  * The direct path from guest code into a host function. quickjs-emscripten routes every such call
  * through its generic `Scope` machinery (a generator per call, a scope object, a lifetime per
- * argument and for `this`), which costs ~9 µs a call here: more than Node's own URL parser, and
- * paid by every `new URL()`, `TextEncoder` and `crypto` use of an app. This replaces, for one
- * context, the library's per-context dispatcher with one that does the same in a plain loop
- * (measured: a no-op host function from 5.5-9 µs to 0.3-0.4 µs a call; one taking and returning a
- * string from ~10 to 1-2 µs).
+ * argument and for `this`), which costs more than Node's own URL parser does, and is paid by every
+ * `new URL()`, `TextEncoder` and `crypto` use of an app. This replaces, for one context, the
+ * library's per-context dispatcher with one that does the same in a plain loop, an order of
+ * magnitude cheaper (`npm run bench:sandbox`; the figures are in the commit that made it).
  *
  * It reaches into the library's context internals, so it checks each of them first and leaves
  * the library's path in place if any is missing (a future version that renamed them): the

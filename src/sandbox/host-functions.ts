@@ -23,8 +23,8 @@ export const MAX_HOST_CALLS = 1000;
 
 /**
  * What one invocation's platform calls may send. Their arguments cross as JSON that the main thread
- * parses, unbilled and with every app and the API waiting: a structured document costs it ~25 ms per
- * MiB (a 38 MB array of numbers, 960 ms), and app code can hand `host.call` any string it likes (it
+ * parses, unbilled and with every app and the API waiting: a structured document costs it tens of
+ * milliseconds per MiB, and app code can hand `host.call` any string it likes (it
  * can replace `JSON.stringify`). A data row is at most 1 MiB and a job payload 64 KiB, so one call's
  * arguments may be 1 MiB and 64 KiB, and all of an invocation's 8 MiB. A file upload's bytes do not
  * travel as JSON: they are copied out of the guest and hashed here (on the app's CPU) and handed

@@ -34,8 +34,8 @@ export function failureKind(kind: FailureKind, message: string): FailureKind {
 
 /**
  * The thread's CPU time, read at wall-clock time `now`; a segment starts from a reading at most
- * `REUSE_MS` old when there is one. A read costs 1.5-6 µs (schedstat on Node 20: a system call),
- * a trivial call ~25 µs of worker CPU, so under load the calls of one millisecond share the first
+ * `REUSE_MS` old when there is one. A read is a system call where `threadCpuUsage` is missing (a
+ * noticeable share of a trivial call), so under load the calls of one millisecond share the first
  * one's reading. A segment started from an older reading is billed at most that much more CPU (the
  * thread's CPU between the reading and the start), within the tick `billedMs` adds anyway, and
  * never more than its wall time.

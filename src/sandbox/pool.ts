@@ -346,8 +346,8 @@ export class SandboxPool {
       let result: InvocationResult;
       try {
         if (needSources) sources ??= await input.loadSources();
-        // One literal, not spreads: built from spreads it took ~2 µs more to make, and a trivial
-        // server call cost ~6 µs more of main-thread CPU under load (`bench:origin`).
+        // One literal, not spreads: spreads cost a trivial server call measurably more main-thread
+        // CPU under load (`bench:origin`).
         const release: Invocation['release'] = { releaseId, entry: input.release.entry };
         if (needSources) release.sources = sources;
         const inv: Invocation = {

@@ -24,10 +24,10 @@ const MAX_IMPORT_CACHE_ARGS = 16 * 1024;
 
 /**
  * What one operation may cost. PBKDF2 iterations: Cloudflare Workers' limit, so a hash made there
- * verifies here (100,000 SHA-512 iterations take ~65 ms here). RSA: generating a 4,096-bit key takes
- * 1-1.6 s here (8,192 bits, minutes); a private operation with an 8,192-bit key ~40 ms, and with
- * larger imported keys it grows with the cube of the size. Argon2 (Node 24 and later): its memory
- * (KiB) is allocated on the host for the operation, and 64 MiB × 10 passes takes ~0.5 s here.
+ * verifies here. RSA: generating a key grows steeply with its size (4,096 bits takes about a second,
+ * 8,192 minutes) and a private operation with the cube of the size, so both are bounded by the
+ * modulus. Argon2 (Node 24 and later): its memory (KiB) is allocated on the host for the operation,
+ * so memory and passes are bounded together (`npm run bench:sandbox` has the costs).
  */
 export const COST_LIMITS = {
   pbkdf2Iterations: 100_000,

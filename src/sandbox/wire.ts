@@ -1,8 +1,8 @@
 /**
  * How an invocation and its result cross the worker boundary: as flat arrays, not as the nested
  * objects either side works with. Structured clone builds every object of a message property by
- * property; a trivial invocation as nested objects took ~7 µs to send and receive, as one array of
- * strings and numbers ~2 µs (both ends, a MessageChannel on one thread). The pool encodes an
+ * property, so a trivial invocation as nested objects costs several times what one array of
+ * strings and numbers does to send and receive (`npm run bench:sandbox`). The pool encodes an
  * invocation and decodes its result; the worker does the opposite. Messages that are rare or
  * carry little (host calls, stream chunks, eviction) stay objects (`protocol.ts`).
  */

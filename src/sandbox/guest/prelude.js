@@ -1224,7 +1224,7 @@
     }
     // The head as lines: status, the number of headers, then each name and value on a line of its own
     // (header values never hold a line break). Built by concatenation: JSON.stringify of the same
-    // object costs QuickJS ~4 µs more. Straight from the header map (the host does not need them
+    // object costs QuickJS more. Straight from the header map (the host does not need them
     // sorted); set-cookie stays one entry each.
     var lines = '';
     var n = 0;
