@@ -175,6 +175,24 @@ test('sort by an indexed field, both ways', async () => {
   await page.context().close();
 });
 
+test('a long collection pages: the first 25 rows, then Show more brings the rest', async () => {
+  for (let i = 0; i < 29; i++)
+    await h.api('POST /v0/apps/{app_id}/data/{collection}', {
+      key: owner.api_key,
+      params: { app_id: app.appId, collection: 'people' },
+      body: { name: `Person ${i}` },
+    });
+  const page = await signedIn(owner.user_id);
+  await page.goto(`${CONSOLE}/apps/${app.appId}/data?collection=people`);
+  const rows = page.locator('#rows tbody tr');
+  await rows.first().waitFor();
+  assert.is(await rows.count(), 25, 'one page');
+  await page.getByRole('button', { name: 'Show more' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('#rows tbody tr').length === 30);
+  assert.is(await page.getByRole('button', { name: 'Show more' }).count(), 0, 'the last page');
+  await page.context().close();
+});
+
 test('no page had a script error', () => {
   assert.equal(errors, []);
 });

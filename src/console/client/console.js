@@ -105,6 +105,20 @@ export function show(target, ...nodes) {
   t.classList.remove('loading');
 }
 
+/**
+ * A list's "Show more" button for the next page, or nothing on the last page.
+ * @param {string | null | undefined} cursor the page's `cursor`
+ * @param {(cursor: string) => unknown} load loads the page after it
+ */
+export const showMore = (cursor, load) =>
+  cursor
+    ? el(
+        'p',
+        {},
+        el('button', { type: 'button', class: 'small', onclick: () => load(cursor) }, 'Show more'),
+      )
+    : '';
+
 /** A table of rows; each column is [heading, row => cell]. */
 export function table(rows, columns) {
   return el(

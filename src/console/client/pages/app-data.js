@@ -9,6 +9,7 @@ import {
   failure,
   say,
   show,
+  showMore,
   table,
   when,
 } from '../console.js';
@@ -247,17 +248,7 @@ async function loadRows(cursor) {
   const fields = all.slice(0, 4);
   if (sortField && !fields.some(([n]) => n === sortField))
     fields.push(all.find(([n]) => n === sortField));
-  const more = r.data.cursor
-    ? el(
-        'p',
-        {},
-        el(
-          'button',
-          { type: 'button', class: 'small', onclick: () => loadRows(r.data.cursor) },
-          'Show more',
-        ),
-      )
-    : '';
+  const more = showMore(r.data.cursor, loadRows);
   const add = canWrite
     ? el(
         'p',

@@ -10,6 +10,7 @@ import {
   failure,
   say,
   show,
+  showMore,
   table,
 } from '../console.js';
 import { formatBytes } from '../bytes.js';
@@ -80,17 +81,7 @@ async function load(cursor) {
     ),
   );
   if (!shown.length) return show(box, head, el('p', { class: 'empty' }, 'No files yet.'));
-  const more = r.data.cursor
-    ? el(
-        'p',
-        {},
-        el(
-          'button',
-          { type: 'button', class: 'small', onclick: () => load(r.data.cursor) },
-          'Show more',
-        ),
-      )
-    : '';
+  const more = showMore(r.data.cursor, load);
   show(
     box,
     head,

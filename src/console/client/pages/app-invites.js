@@ -11,6 +11,7 @@ import {
   failure,
   say,
   show,
+  showMore,
   table,
   when,
 } from '../console.js';
@@ -32,17 +33,7 @@ async function loadUsers(cursor) {
       el('h2', {}, 'App users'),
       el('p', { class: 'empty' }, 'Nobody has signed up or accepted an invitation yet.'),
     );
-  const more = r.data.cursor
-    ? el(
-        'p',
-        {},
-        el(
-          'button',
-          { type: 'button', class: 'small', onclick: () => loadUsers(r.data.cursor) },
-          'Show more',
-        ),
-      )
-    : '';
+  const more = showMore(r.data.cursor, loadUsers);
   show(
     'users',
     el('h2', {}, 'App users'),

@@ -1,5 +1,5 @@
 // @ts-check
-import { $, ago, api, boot, el, failure, show, table } from '../console.js';
+import { $, ago, api, boot, el, failure, show, showMore, table } from '../console.js';
 import { formatBytes } from '../bytes.js';
 let shown = [];
 const flagBadges = (flags) =>
@@ -19,17 +19,7 @@ async function load(cursor) {
       'content',
       el('p', { class: 'empty' }, q ? 'No account matches "' + q + '".' : 'No accounts yet.'),
     );
-  const more = r.data.cursor
-    ? el(
-        'p',
-        {},
-        el(
-          'button',
-          { type: 'button', class: 'small', onclick: () => load(r.data.cursor) },
-          'Show more',
-        ),
-      )
-    : '';
+  const more = showMore(r.data.cursor, load);
   show(
     'content',
     el('h2', {}, q ? 'Accounts matching "' + q + '"' : 'Accounts, newest first'),
