@@ -5,13 +5,7 @@
  */
 import { BEGUN_COUNT, LAST_BEGUN } from './shared-state.ts';
 import type { QuickJSHandle } from 'quickjs-emscripten';
-import {
-  MAX_STREAMED_BYTES,
-  type FailureKind,
-  type Invocation,
-  type InvocationResult,
-  type WorkerInbound,
-} from './protocol.ts';
+import type { FailureKind, Invocation, InvocationResult, WorkerInbound } from './protocol.ts';
 import { createInstances } from './instances.ts';
 import {
   errorText,
@@ -27,11 +21,16 @@ import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from 
 import { encodeResult, requestInput } from './wire.ts';
 import { readAnswer, type AnswerHead } from './answer.ts';
 import { callFunctionFast, newGuestString } from './fast-calls.ts';
+import { type Finisher, outcomeOf, pullGuest, pump } from './guest-calls.ts';
 
 type HostResult = Extract<WorkerInbound, { t: 'host-result' }>;
 
 export function createCalls(state: WorkerState) {
-  const instances = createInstances(state, { fireTimer, settle: hostResult, pullGuest });
+  const instances = createInstances(state, {
+    fireTimer,
+    settle: hostResult,
+    pullGuest: (inst, call, name, id) => pullGuest(finisher, inst, call, name, id),
+  });
   /** Wakes everything of `call` waiting on the guest (its handler, a stream's pump, an upload's pull). */
   const wake = (call: Call) => {
     const w = call.waiters;
@@ -170,6 +169,9 @@ export function createCalls(state: WorkerState) {
     // A call parked on a timer or host call (the wall-clock limit) wakes up to release its handles.
     wake(call);
   }
+
+  /** What the guest's streams and promises need of this call's life (guest-calls.ts). */
+  const finisher: Finisher = { state, woken, succeed, failCall, failGuest };
 
   /** A host call was answered (by the main thread, or an outbound fetch here): settle the guest's promise and run what it unblocks. */
   function hostResult(msg: Omit<HostResult, 't'>): void {
@@ -317,149 +319,6 @@ export function createCalls(state: WorkerState) {
     };
   }
 
-  /** What a guest call came to: its (awaited) value or its error; undefined once the call is over. */
-  type Outcome =
-    | { value: QuickJSHandle }
-    | { error: { message: string; stack?: string } }
-    | undefined;
-
-  /** A guest value's outcome as it stands: settled, `pending`, or undefined once the call is over. */
-  function settled(inst: Instance, call: Call, promise: QuickJSHandle): Outcome | 'pending' {
-    const ctx = inst.context;
-    if (call.done) {
-      promise.dispose();
-      return undefined;
-    }
-    const p = ctx.getPromiseState(promise);
-    if (p.type === 'pending') return 'pending';
-    // For a plain (non-promise) result, p.value is the same handle: dispose it only once.
-    if (!(p.type === 'fulfilled' && p.notAPromise)) promise.dispose();
-    if (p.type === 'rejected') {
-      const e = errorText(ctx, p.error);
-      p.error.dispose();
-      return { error: e };
-    }
-    return { value: p.value };
-  }
-
-  /** Waits for a guest promise: timers and host answers run segments meanwhile and wake the call. */
-  async function settleGuest(inst: Instance, call: Call, promise: QuickJSHandle): Promise<Outcome> {
-    for (;;) {
-      const s = settled(inst, call, promise);
-      if (s !== 'pending') return s;
-      await woken(call);
-    }
-  }
-
-  /**
-   * What a segment's call into the guest came to: at once when it is settled already (a handler that
-   * answered synchronously is answered in the same turn, with no promise hop), else once it settles.
-   */
-  function outcomeOf(
-    inst: Instance,
-    call: Call,
-    started: { value?: QuickJSHandle; error?: QuickJSHandle },
-  ): Outcome | Promise<Outcome> {
-    if (started.error) {
-      const e = errorText(inst.context, started.error);
-      started.error.dispose();
-      return { error: e };
-    }
-    const now = settled(inst, call, started.value!);
-    return now === 'pending' ? settleGuest(inst, call, started.value!) : now;
-  }
-
-  /** Calls a guest function of the prelude with one number in a segment; the returned handle is the caller's. */
-  function callGuest(inst: Instance, call: Call, name: string, n: number) {
-    const ctx = inst.context;
-    using fn = ctx.getProp(ctx.global, name);
-    using arg = ctx.newNumber(n);
-    return segment(state, inst, call, () => {
-      const r = ctx.callFunction(fn, ctx.undefined, arg);
-      runJobs(inst);
-      return r;
-    });
-  }
-
-  /**
-   * Sends a streamed answer's body: one guest chunk per pull from the pool (so a slow visitor holds
-   * the guest back instead of filling memory), until the stream ends, fails, grows past its cap,
-   * the visitor goes away (the app's `cancel` runs) or the call's wall-clock limit ends it.
-   */
-  async function pump(inst: Instance, call: Call, streamId: number): Promise<void> {
-    const s = call.stream!;
-    for (;;) {
-      while (!call.done && !s.cancelled && s.pulls === 0) {
-        await woken(call); // a pull, a cancel, or the wall-clock limit
-      }
-      if (call.done) return;
-      const cancelling = s.cancelled;
-      if (!cancelling) s.pulls--;
-      const outcome = await outcomeOf(
-        inst,
-        call,
-        callGuest(inst, call, cancelling ? '__cancel' : '__pull', streamId),
-      );
-      if (!outcome) return;
-      if ('error' in outcome)
-        return cancelling
-          ? succeed(inst, call, { ok: true })
-          : failCall(inst, call, 'exception', outcome.error.message, outcome.error.stack);
-      using value = outcome.value;
-      if (cancelling) return succeed(inst, call, { ok: true });
-      const { done, bytes } = chunkOf(inst, value);
-      if (done || !bytes) return succeed(inst, call, { ok: true });
-      s.bytes += bytes.byteLength;
-      if (s.bytes > MAX_STREAMED_BYTES)
-        return failCall(
-          inst,
-          call,
-          'stream_too_large',
-          `the response stream is larger than ${MAX_STREAMED_BYTES / 1024 / 1024} MiB`,
-        );
-      state.outbox.push(
-        { t: 'chunk', id: call.inv.id, bytes },
-        [bytes],
-        call.inv.release.releaseId,
-      );
-    }
-  }
-
-  /**
-   * The next chunk of a guest stream the host reads (an outbound request's body): `name` is the
-   * prelude's pull function. Guest code that fails here fails its call.
-   */
-  async function pullGuest(
-    inst: Instance,
-    call: Call,
-    name: string,
-    id: number,
-  ): Promise<{ done: boolean; bytes?: ArrayBuffer }> {
-    if (call.done) throw new Error('the call is over');
-    let started;
-    try {
-      started = callGuest(inst, call, name, id);
-    } catch (err) {
-      failGuest(inst, call, err);
-      throw err;
-    }
-    const outcome = await outcomeOf(inst, call, started);
-    if (!outcome) throw new Error('the call is over');
-    if ('error' in outcome) throw new Error(outcome.error.message);
-    using value = outcome.value;
-    return chunkOf(inst, value);
-  }
-
-  /** A guest pull's `{done}` or `{done: false, value: ArrayBuffer}` (the prelude's `pullFrom`), copied out. */
-  function chunkOf(inst: Instance, value: QuickJSHandle): { done: boolean; bytes?: ArrayBuffer } {
-    const ctx = inst.context;
-    using doneH = ctx.getProp(value, 'done');
-    if (ctx.dump(doneH) === true) return { done: true };
-    using chunkH = ctx.getProp(value, 'value');
-    using lt = ctx.getArrayBuffer(chunkH);
-    return { done: false, bytes: lt.value.slice().buffer };
-  }
-
   /** The pool asks for the next chunk of a streamed answer, or says its visitor went away. */
   function streamControl(msg: { t: 'pull' | 'cancel'; id: number }): void {
     const s = streams.get(msg.id)?.stream;
@@ -526,7 +385,7 @@ export function createCalls(state: WorkerState) {
           if (kind !== inst.fetchKind) kind.dispose();
         }
       }
-      const next = outcomeOf(inst, call, started);
+      const next = outcomeOf(finisher, inst, call, started);
       const outcome = next instanceof Promise ? await next : next;
       if (!outcome) return;
       if ('error' in outcome)
@@ -536,7 +395,7 @@ export function createCalls(state: WorkerState) {
         using value = outcome.value;
         streamId = answer(inst, call)(value);
       }
-      if (streamId !== undefined) await pump(inst, call, streamId);
+      if (streamId !== undefined) await pump(finisher, inst, call, streamId);
     } catch (err) {
       failGuest(inst, call, err);
     } finally {
