@@ -23,7 +23,8 @@ import {
 } from './schemas.ts';
 import { manifestOf } from '../manifest/stored.ts';
 import { measureApp, STORAGE_METRIC, withUsage } from '../storage/measure.ts';
-import { publish, unpublish, type ModuleCheck } from './service.ts';
+import type { ModuleCheck } from './module-check.ts';
+import { publish, unpublish } from './service.ts';
 import { query, queryOf } from '../http/validate.ts';
 
 /** Room for publish bodies in this process (http/body-budget.ts): two of the largest at once, one per account. */

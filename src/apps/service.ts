@@ -4,6 +4,7 @@
  * publish leaves no trace. The app row is locked for the decision, so concurrent publishes to
  * one app serialise instead of racing on the live pointer.
  */
+import { type ModuleCheck, missingHandlers } from './module-check.ts';
 import { firstOwnFrame } from '../source-maps/map-stack.ts';
 import { mapBundleStack } from '../source-maps/release-maps.ts';
 import { blobStore } from '../blobs/store.ts';
@@ -188,8 +189,6 @@ function atFrame(stack: string | undefined): string {
 }
 
 /** Creates a release (and the app on first publish) and decides whether it goes live. */
-export type { ModuleCheck } from './module-check.ts';
-import { type ModuleCheck, missingHandlers } from './module-check.ts';
 
 export async function publish(
   deps: Deps,

@@ -6,7 +6,8 @@
  */
 import type { AppRow } from '../apps/queries.ts';
 import { findRelease } from './records.ts';
-import { type ModuleCheck, publish, type Who } from '../apps/service.ts';
+import type { ModuleCheck } from '../apps/module-check.ts';
+import { publish, type Who } from '../apps/service.ts';
 import { blobStore } from '../blobs/store.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError, errors } from '../errors.ts';
