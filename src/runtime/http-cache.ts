@@ -134,13 +134,13 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
     refresh: boolean,
   ): CacheLookup {
     hits++;
-    // a plain object, as static hits answer: node-server writes it without building Headers
-    const headers: Record<string, string> = {
-      ...e.headers,
-      age: String(Math.floor(age)),
-      [REQUEST_ID_HEADER]: requestId,
-      [CACHE_STATUS]: `platform; hit; ttl=${Math.floor(e.maxAge - age)}`,
-    };
+    // a plain object, as static hits answer: node-server writes it without building Headers.
+    // Copied and then set, not spread with more keys after: V8 makes that literal on a slow path
+    // that cost a hit more than the rest of its lookup (bench:http-cache).
+    const headers: Record<string, string> = Object.assign({}, e.headers);
+    headers.age = String(Math.floor(age));
+    headers[REQUEST_ID_HEADER] = requestId;
+    headers[CACHE_STATUS] = `platform; hit; ttl=${Math.floor(e.maxAge - age)}`;
     const inm = reads.get('if-none-match');
     if (e.etag && inm !== null && etagMatches(inm, e.etag))
       return { kind: 'hit', response: new Response(null, { status: 304, headers }), refresh };
