@@ -1,7 +1,7 @@
 /**
  * The functions the worker installs as `__host` for the prelude, with the signatures the prelude
  * sees. One table for both sides: `host-functions.ts` must implement exactly these names (its
- * table is typed by this one) and `prelude.js` is type-checked against it (`// @ts-check`).
+ * table is typed by this one) and the prelude (`guest/prelude/`) is type-checked against it (`// @ts-check`).
  * Strings that may hold NUL cross as JSON text, since QuickJS C strings end at the first NUL:
  * either always (named `json`), or, for the URL and query parsers, `atob`, `secret` and `log`'s message,
  * only when they hold a NUL or a lone surrogate (the prelude's `wire()`: JSON behind U+0002; the

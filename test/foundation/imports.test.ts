@@ -83,6 +83,21 @@ test("the node's runtime and the job worker never reach the app origin's request
   assert.equal(into, [], 'origin/ is the request path: it imports the runtime, never the reverse');
 });
 
+test("the guest prelude's parts import only parts before them, so the bundle runs them in index.js's order", async () => {
+  const { readFileSync } = await import('node:fs');
+  const dir = 'src/sandbox/guest/prelude';
+  const order = [
+    ...readFileSync(`${dir}/index.js`, 'utf8').matchAll(/^import '\.\/([\w-]+)\.js';/gm),
+  ].map((m) => m[1]!);
+  assert.ok(order.length > 5, 'index.js lists the parts');
+  const late: string[] = [];
+  for (const [i, part] of order.entries())
+    for (const m of readFileSync(`${dir}/${part}.js`, 'utf8').matchAll(/from '\.\/([\w-]+)\.js'/g))
+      if (order.indexOf(m[1]!) < 0 || order.indexOf(m[1]!) >= i)
+        late.push(`${part} imports ${m[1]}`);
+  assert.equal(late, []);
+});
+
 test('no SQL in route tables, the app origin, the sandbox, the HTTP layer, the console or the CLI', async () => {
   const { readFileSync } = await import('node:fs');
   const SQL = /\b(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql`/;

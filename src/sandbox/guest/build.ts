@@ -1,5 +1,6 @@
 /**
- * The guest's code, as the sandbox evaluates it: `prelude.js` (whitespace and syntax minified, names
+ * The guest's code, as the sandbox evaluates it: the prelude (`prelude/`, its parts bundled into one
+ * script, whitespace and syntax minified, names
  * kept: every instance compiles it, so fewer bytes are less time), and the lazily loaded parts
  * ("chunks"): each file in `guest/chunks/` is an ES module whose default export installs some
  * globals, bundled with its npm imports by esbuild into one function the prelude calls on first
@@ -20,7 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const CHUNKS_DIR = fileURLToPath(new URL('./chunks/', import.meta.url));
-const PRELUDE = fileURLToPath(new URL('./prelude.js', import.meta.url));
+const PRELUDE_DIR = fileURLToPath(new URL('./prelude/', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'platform-guest');
 
@@ -29,7 +30,13 @@ export type GuestCode = { prelude: string; chunks: GuestChunks };
 
 function sourceHash(files: string[]): string {
   const h = createHash('sha256');
-  h.update(readFileSync(PRELUDE)).update('\0');
+  // this file too: a change to how the guest is built is a new build
+  h.update(readFileSync(fileURLToPath(import.meta.url))).update('\0');
+  for (const f of readdirSync(PRELUDE_DIR).sort())
+    h.update(f)
+      .update('\0')
+      .update(readFileSync(path.join(PRELUDE_DIR, f)))
+      .update('\0');
   for (const f of files)
     h.update(f)
       .update('\0')
@@ -52,7 +59,7 @@ export async function guestCode(): Promise<GuestCode> {
     .sort();
   const cached = path.join(CACHE_DIR, `${sourceHash(files)}.json`);
   if (existsSync(cached)) return JSON.parse(readFileSync(cached, 'utf8')) as GuestCode;
-  const { build, transform } = await import('esbuild');
+  const { build } = await import('esbuild');
   const chunks: GuestChunks = {};
   for (const f of files) {
     const result = await build({
@@ -74,14 +81,22 @@ export async function guestCode(): Promise<GuestCode> {
     chunks[f.slice(0, -3)] =
       `(function(){${result.outputFiles[0]!.text}\nreturn __chunk.default;})()`;
   }
-  const prelude = (
-    await transform(readFileSync(PRELUDE, 'utf8'), {
-      minifyWhitespace: true,
-      minifySyntax: true,
-      target: 'es2022',
-      legalComments: 'none',
-    })
-  ).code;
+  // the prelude's parts bundled in their import order into one script, strict as ES modules are
+  // (without keepNames, which would wrap every function: a class refers to itself only from outside
+  // its body, so none is renamed)
+  const built = await build({
+    entryPoints: [path.join(PRELUDE_DIR, 'index.js')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'neutral',
+    target: 'es2022',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
+  const prelude = built.outputFiles[0]!.text;
   const out: GuestCode = { prelude, chunks };
   mkdirSync(CACHE_DIR, { recursive: true });
   const tmp = `${cached}.${process.pid}.${Date.now()}.tmp`;

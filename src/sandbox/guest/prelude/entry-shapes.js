@@ -1,0 +1,144 @@
+// @ts-check
+/** Entry shapes: what a module offers, whatever host it was written for. */
+import { G, hide } from './head.js';
+import { loadedChunks, platform } from './lazy.js';
+import { incomingRequest } from './body.js';
+import { Response } from './response.js';
+import { ctx, toResult } from './dispatch.js';
+
+// ---- entry shapes: what a module offers, whatever host it was written for ----------------------
+// `export default { fetch, job, webhook }` as the contract has it; a default function (Val Town,
+// Netlify) for requests and jobs; Workers' `scheduled(controller, env, ctx)` for jobs; the
+// service-worker `addEventListener('fetch' | 'scheduled')`; `Deno.serve(handler)`.
+var scheduledController = function (event) {
+  return {
+    type: 'scheduled',
+    cron: '',
+    scheduledTime: Date.parse(event?.scheduled_for) || Date.now(),
+    noRetry: function () {},
+  };
+};
+
+hide(G, '__handlersOf', function (ns) {
+  var d = ns ? ns.default : undefined;
+  var h;
+  if (typeof d === 'function') h = { fetch: d, job: d };
+  else if (d !== null && typeof d === 'object') h = d;
+  else h = {};
+  var entry = loadedChunks.hosts ? platform.internals.entry : null;
+  /** @type {Record<string, Function>} */
+  var add = {};
+  if (typeof h.fetch !== 'function' && entry && entry.fetch.length) {
+    add.fetch = function (request, _ctx, exec) {
+      var responded = null;
+      var event = {
+        type: 'fetch',
+        request: request,
+        respondWith: function (r) {
+          if (responded)
+            throw new DOMException('respondWith() was already called', 'InvalidStateError');
+          responded = Promise.resolve(r);
+        },
+        waitUntil: function (p) {
+          exec.waitUntil(p);
+        },
+        passThroughOnException: function () {},
+      };
+      for (var i = 0; i < entry.fetch.length; i++) entry.fetch[i](event);
+      if (!responded) throw new Error('No fetch listener called event.respondWith()');
+      return responded;
+    };
+  } else if (typeof h.fetch !== 'function' && entry && entry.serve) {
+    add.fetch = function (request) {
+      return entry.serve(request, { remoteAddr: { transport: 'tcp', hostname: '', port: 0 } });
+    };
+  }
+  if (typeof h.job !== 'function' && typeof h.scheduled === 'function') {
+    add.job = function (event, c, exec) {
+      return h.scheduled(scheduledController(event), c, exec);
+    };
+  } else if (typeof h.job !== 'function' && entry && entry.scheduled.length) {
+    add.job = function (event, _c, exec) {
+      var e = scheduledController(event);
+      e.waitUntil = function (p) {
+        exec.waitUntil(p);
+      };
+      for (var i = 0; i < entry.scheduled.length; i++) entry.scheduled[i](e);
+    };
+  }
+  var names = Object.keys(add);
+  if (!names.length) return h;
+  var out = Object.create(h);
+  names.forEach(function (n) {
+    hide(out, n, add[n]);
+  });
+  return out;
+});
+
+// Workers' third argument: waitUntil's promises settle before the answer is sent (they run within
+// the call's limits); there is no origin to pass through to. Methods on a prototype and the list
+// made on first use: a call that never waits pays one small object.
+function ExecutionContext() {
+  this.pending = null;
+  this.props = {};
+}
+
+ExecutionContext.prototype.waitUntil = function (p) {
+  (this.pending || (this.pending = [])).push(
+    Promise.resolve(p).then(undefined, function (e) {
+      console.error('waitUntil:', e);
+    }),
+  );
+};
+
+ExecutionContext.prototype.passThroughOnException = function () {};
+
+var settled = function (exec, value) {
+  return exec.pending
+    ? Promise.all(exec.pending).then(function () {
+        return value;
+      })
+    : value;
+};
+
+hide(G, '__dispatch', function (handlers, kind, input, body) {
+  if (!handlers || typeof handlers[kind] !== 'function') return { missing: true };
+  var exec = new ExecutionContext();
+  if (kind === 'job') {
+    // job(event, ctx): the result is not used; finishing (or throwing) is the outcome.
+    return Promise.resolve(handlers.job(JSON.parse(input), ctx, exec)).then(function () {
+      return settled(exec, { meta: '200\n0' });
+    });
+  }
+  if (kind === 'webhook') {
+    return Promise.resolve(handlers.webhook(JSON.parse(input), ctx, exec))
+      .then(function (res) {
+        return settled(exec, res);
+      })
+      .then(function (res) {
+        return res === undefined ? { meta: '200\n0' } : toResult(res);
+      });
+  }
+  // "method\nurl\nuser JSON or nothing\nheader lines" (none of them holds a line break; see the host's requestInput)
+  var a = input.indexOf('\n'),
+    b = input.indexOf('\n', a + 1),
+    c = input.indexOf('\n', b + 1);
+  var user = c === b + 1 ? null : JSON.parse(input.slice(b + 1, c));
+  var req = incomingRequest(
+    input.slice(a + 1, b),
+    input.slice(0, a),
+    input.slice(c + 1),
+    body,
+    user,
+  );
+  var res = handlers[kind](req, ctx, exec);
+  // A handler that answers synchronously is answered without a promise round trip.
+  if (res instanceof Response && !exec.pending) return toResult(res, true);
+  return Promise.resolve(res).then(function (r) {
+    return exec.pending
+      ? settled(exec, r).then(function (v) {
+          return toResult(v, true);
+        })
+      : toResult(r, true);
+  });
+});
