@@ -48,14 +48,10 @@ const publishBody = (accountOf: (c: Context<Env>) => string) =>
  * serves it at its own origin; `?require_handlers=true` keeps a release from going live when its
  * module has no handler for what its manifest declares (the CLI asks for it).
  */
-export const PublishQuery = v.strictObject({
-  preview: v.optional(v.picklist(['true', 'false'])),
-  require_handlers: v.optional(v.picklist(['true', 'false'])),
-});
+const Flag = v.optional(v.picklist(['true', 'false']));
+export const PublishQuery = v.strictObject({ preview: Flag, require_handlers: Flag });
 /** `?require_handlers=` only, for the first publish (a preview needs a live app beside it). */
-export const CreateQuery = v.strictObject({
-  require_handlers: v.optional(v.picklist(['true', 'false'])),
-});
+export const CreateQuery = v.strictObject({ require_handlers: Flag });
 export const tags = ['Apps'];
 /** What a bundle can be refused for, besides the body checks every JSON route has. */
 export const BUNDLE_ERRORS: ErrorCode[] = [

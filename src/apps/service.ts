@@ -207,6 +207,7 @@ export async function publish(
   // the ids are chosen now, so the instance that checks the module can stay as the release's first warm one
   const ids = { appId: target.appId ?? newAppId(), releaseId: newId('rel') };
   let kept = false;
+  let handlers: string[] = []; // what the module offers (none without one)
   if (entry && options.checkModule) {
     const sources = Object.fromEntries(
       bundle.files
@@ -225,15 +226,14 @@ export async function publish(
     // a bundle's stack names the user's files through the source map published with it
     if (!check.ok)
       moduleError = { message: check.error, stack: mapBundleStack(bundle.files, check.stack) };
-    else if (options.requireHandlers) {
-      const missing = missingHandlers(bundle.manifest, check.handlers);
-      if (missing.length) moduleError = { message: missing.join('; '), reasons: missing };
-    }
+    else handlers = check.handlers;
     kept = check.ok && !options.preview; // dropped below when the release does not go live
-  } else if (options.requireHandlers) {
-    const missing = missingHandlers(bundle.manifest, []);
-    if (missing.length) moduleError = { message: missing.join('; '), reasons: missing };
   }
+  const missing =
+    options.requireHandlers && !moduleError && (!entry || options.checkModule)
+      ? missingHandlers(bundle.manifest, handlers)
+      : [];
+  if (missing.length) moduleError = { message: missing.join('; '), reasons: missing };
   // Compressed variants are made before the transaction (no lock held while compressing).
   const variants = await prepareVariants(deps.db, target.accountId, bundle.files);
   const discard = () => kept && options.checkModule?.discard?.(ids.releaseId);
