@@ -178,7 +178,7 @@ export function billingRoutes(): Hono<Env> {
         const change = await planChangeFor(deps.db, config.plans, accountId, key);
         if (!change.compatible) throw incompatible(config.plans, change, account.plan_key, key);
       }
-      const stripe = stripeOf(config);
+      const stripe = await stripeOf(config);
       const customer = await customerFor(deps, stripe, accountId);
       const consoleUrl = publicUrl(config, config.hosts.console);
       const idem = c.req.header('idempotency-key')?.slice(0, 200) || c.var.requestId;
@@ -214,7 +214,7 @@ export function billingRoutes(): Hono<Env> {
     const account = await selectedAccount(c, 'billing.manage');
     requireOriginFromConsole(c);
     const { config } = c.var.deps;
-    const stripe = stripeOf(config);
+    const stripe = await stripeOf(config);
     const billing = await billingRow(c.var.deps.db, account.id);
     if (!billing)
       throw new ApiError(

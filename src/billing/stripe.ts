@@ -2,7 +2,7 @@
  * The one Stripe client, through the `stripe` SDK only. `STRIPE_API_BASE` points it at another host,
  * port and protocol (a Stripe emulator, the tests' fake); unset, it talks to Stripe itself.
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Config } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { PAID_PLAN_KEYS, type PlanKey } from '../plans/catalogue.ts';
@@ -11,8 +11,11 @@ export type PaidPlanKey = (typeof PAID_PLAN_KEYS)[number];
 
 const clients = new WeakMap<Config, Stripe>();
 
-/** The SDK client, or 503 `billing_not_configured` when there is no secret key. */
-export function stripeOf(config: Config): Stripe {
+/**
+ * The SDK client, or 503 `billing_not_configured` when there is no secret key. The SDK is loaded
+ * on first use: most nodes never sell a plan, and its hundreds of modules weigh on every start.
+ */
+export async function stripeOf(config: Config): Promise<Stripe> {
   const key = config.stripe.secretKey;
   if (!key)
     throw new ApiError(
@@ -23,7 +26,8 @@ export function stripeOf(config: Config): Stripe {
   if (!client) {
     const base = config.stripe.apiBase ? new URL(config.stripe.apiBase) : undefined;
     const protocol = base?.protocol === 'http:' ? 'http' : 'https';
-    client = new Stripe(key, {
+    const { default: StripeSdk } = await import('stripe');
+    client = new StripeSdk(key, {
       ...(base
         ? { host: base.hostname, port: base.port || (protocol === 'http' ? 80 : 443), protocol }
         : {}),

@@ -153,7 +153,7 @@ export async function syncAccount(
     now?: Date;
   },
 ): Promise<SyncResult> {
-  const stripe = stripeOf(deps.config);
+  const stripe = await stripeOf(deps.config);
   const subs = await stripe.subscriptions.list({
     customer: input.customerId,
     status: 'all',

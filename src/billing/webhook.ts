@@ -94,7 +94,7 @@ export function paymentsWebhookRoutes(): Hono<Env> {
         'billing_not_configured',
         'Billing is not set up on this platform (STRIPE_WEBHOOK_SECRET is missing).',
       );
-    const stripe = stripeOf(deps.config);
+    const stripe = await stripeOf(deps.config);
     const signature = c.req.header('stripe-signature');
     if (!signature)
       throw new ApiError('invalid_stripe_signature', 'The Stripe-Signature header is missing.');

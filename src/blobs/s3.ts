@@ -2,15 +2,6 @@
  * The S3-compatible object store behind `PLATFORM_BLOB_STORE=s3`, through the AWS SDK (any S3
  * protocol server: AWS, R2, MinIO, ...). Objects are named by content: `<prefix>blobs/<account>/<sha256 hex>`.
  */
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -33,12 +24,24 @@ export const blobPrefix = (config: S3Config) => `${config.prefix}blobs/`;
 export const objectKey = (config: S3Config, accountId: string, sha256: Buffer) =>
   `${blobPrefix(config)}${accountId}/${sha256.toString('hex')}`;
 
-const absent = (err: unknown) =>
-  err instanceof NoSuchKey ||
-  (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 404);
+type Sdk = typeof import('@aws-sdk/client-s3');
 
-export function createObjectStore(config: S3Config): ObjectStore {
-  const client = new S3Client({
+const absent = (sdk: Sdk, err: unknown) =>
+  err instanceof sdk.NoSuchKey ||
+  (err instanceof sdk.S3ServiceException && err.$metadata.httpStatusCode === 404);
+
+/** The SDK's client, made on first use: nodes on the disk store never load the SDK's modules. */
+function clientOf(config: S3Config) {
+  let made: Promise<{ sdk: Sdk; client: InstanceType<Sdk['S3Client']> }> | undefined;
+  return () =>
+    (made ??= import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      client: newClient(sdk, config),
+    })));
+}
+
+function newClient(sdk: Sdk, config: S3Config) {
+  return new sdk.S3Client({
     region: config.region,
     ...(config.endpoint ? { endpoint: config.endpoint } : {}),
     forcePathStyle: config.forcePathStyle,
@@ -52,11 +55,16 @@ export function createObjectStore(config: S3Config): ObjectStore {
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
   });
+}
+
+export function createObjectStore(config: S3Config): ObjectStore {
+  const sdkClient = clientOf(config);
   const Bucket = config.bucket;
   return {
     async put(key, bytes) {
+      const { sdk, client } = await sdkClient();
       await client.send(
-        new PutObjectCommand({
+        new sdk.PutObjectCommand({
           Bucket,
           Key: key,
           Body: bytes,
@@ -67,8 +75,9 @@ export function createObjectStore(config: S3Config): ObjectStore {
     },
     async putFile(key, file) {
       const { size } = await stat(file);
+      const { sdk, client } = await sdkClient();
       await client.send(
-        new PutObjectCommand({
+        new sdk.PutObjectCommand({
           Bucket,
           Key: key,
           Body: createReadStream(file),
@@ -78,31 +87,34 @@ export function createObjectStore(config: S3Config): ObjectStore {
       );
     },
     async get(key) {
+      const { sdk, client } = await sdkClient();
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket, Key: key }));
+        const out = await client.send(new sdk.GetObjectCommand({ Bucket, Key: key }));
         return Buffer.from(await out.Body!.transformToByteArray());
       } catch (err) {
-        if (absent(err)) return undefined;
+        if (absent(sdk, err)) return undefined;
         throw err;
       }
     },
     async stream(key) {
+      const { sdk, client } = await sdkClient();
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket, Key: key }));
+        const out = await client.send(new sdk.GetObjectCommand({ Bucket, Key: key }));
         const body = out.Body as unknown as Readable & {
           transformToWebStream(): ReadableStream<Uint8Array>;
         };
         return { body: body.transformToWebStream(), size: Number(out.ContentLength ?? 0) };
       } catch (err) {
-        if (absent(err)) return undefined;
+        if (absent(sdk, err)) return undefined;
         throw err;
       }
     },
     async delete(keys) {
+      const { sdk, client } = await sdkClient();
       for (let i = 0; i < keys.length; i += 1000) {
         const batch = keys.slice(i, i + 1000);
         await client.send(
-          new DeleteObjectsCommand({
+          new sdk.DeleteObjectsCommand({
             Bucket,
             Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
           }),
@@ -110,10 +122,11 @@ export function createObjectStore(config: S3Config): ObjectStore {
       }
     },
     async *list(prefix) {
+      const { sdk, client } = await sdkClient();
       let token: string | undefined;
       do {
         const out = await client.send(
-          new ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token }),
+          new sdk.ListObjectsV2Command({ Bucket, Prefix: prefix, ContinuationToken: token }),
         );
         yield (out.Contents ?? [])
           .filter((o) => o.Key)
