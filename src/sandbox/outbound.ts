@@ -16,7 +16,7 @@
  */
 import { lookup as dnsLookup, Resolver, type LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch as undiciFetch, type BodyInit as UndiciBody } from 'undici';
+import type { Agent, BodyInit as UndiciBody } from 'undici';
 import { readLimited } from '../lib/streams.ts';
 
 /** Per-invocation limits on outbound requests: one place, so plans can change them. */
@@ -179,11 +179,17 @@ export function createOutbound(policy: FetchPolicy) {
       callback(null, list[0]!.address, list[0]!.family);
     });
   };
-  const agent = new Agent({
-    connect: { lookup: lookup as never },
-    maxHeaderSize: OUTBOUND.maxHeaderBytes,
-    connections: 64,
-  });
+  // undici (dozens of modules) is loaded by a thread's first outbound fetch, not by every thread's start
+  let client: Promise<{ agent: Agent; fetch: typeof import('undici').fetch }> | undefined;
+  const undici = () =>
+    (client ??= import('undici').then((u) => ({
+      fetch: u.fetch,
+      agent: new u.Agent({
+        connect: { lookup: lookup as never },
+        maxHeaderSize: OUTBOUND.maxHeaderBytes,
+        connections: 64,
+      }),
+    })));
 
   /** Refuses a URL before anything is sent: scheme, the platform's hosts, and IP literals. */
   function check(url: URL): void {
@@ -210,6 +216,7 @@ export function createOutbound(policy: FetchPolicy) {
     for (let hop = 0; ; hop++) {
       check(url);
       let res;
+      const { agent, fetch: undiciFetch } = await undici();
       try {
         res = await undiciFetch(url, {
           method,
@@ -277,7 +284,7 @@ export function createOutbound(policy: FetchPolicy) {
     }
   }
 
-  return { send, close: () => agent.close() };
+  return { send, close: async () => (client ? (await client).agent.close() : undefined) };
 }
 
 /** The next chunk of a response body (empty at its end). */

@@ -16,6 +16,7 @@ import {
 import { Worker } from 'node:worker_threads';
 import { taskCpuMs } from './cpu-clock.ts';
 import { Outbox } from './outbox.ts';
+import { sandboxWorkerExecArgv, sandboxWorkerUrl } from './worker-bundle.ts';
 import {
   TIME_ORIGIN,
   type Invocation,
@@ -53,8 +54,6 @@ export { QUARANTINE, type Quarantine };
 export type { SandboxOptions } from './pool-options.ts';
 export type { HostCallHandler, HostUpload, InvokeInput } from './pool-slot.ts';
 
-const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
-
 /** Releases remembered per worker: a worker keeps at most its backstop of warm instances (10,000) anyway. */
 const MAX_LOADED = 20_000;
 
@@ -78,7 +77,7 @@ export class SandboxPool {
   private spawn(index: number, isolatedFor?: string): Slot {
     // Each worker gets its own state block, so a retired worker's can still be read after it is replaced.
     const state = new Float64Array(new SharedArrayBuffer(SHARED_STATE_BYTES));
-    const worker = new Worker(WORKER_URL, {
+    const worker = new Worker(sandboxWorkerUrl(), {
       workerData: {
         state: state.buffer,
         maxInstances: this.options.maxInstancesPerWorker ?? 10_000,
@@ -89,6 +88,7 @@ export class SandboxPool {
       },
       // Generous V8 limits for the thread itself: guest memory lives in the capped WASM memory.
       resourceLimits: { maxOldGenerationSizeMb: 512 },
+      execArgv: sandboxWorkerExecArgv(),
     });
     worker.unref();
     const slot: Slot = {
