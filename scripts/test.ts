@@ -9,6 +9,7 @@
  *
  *   npm test                      all suites
  *   npm test -- publish accounts  only files whose path contains one of the words
+ *   TEST_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm test -- x   node flags for each file's process
  */
 import { spawn } from 'node:child_process';
 import { readdir, rm } from 'node:fs/promises';
@@ -49,17 +50,21 @@ type Result = {
 function runFile(file: string, databaseUrl: string): Promise<Result> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        TEST_DATABASE_URL: databaseUrl,
-        FORCE_COLOR: '0',
-        NO_COLOR: '1',
+    const child = spawn(
+      process.execPath,
+      [...(process.env.TEST_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', file],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          DATABASE_URL: databaseUrl,
+          TEST_DATABASE_URL: databaseUrl,
+          FORCE_COLOR: '0',
+          NO_COLOR: '1',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    );
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));

@@ -70,6 +70,13 @@ type ParamsOf<K extends string> = K extends `${string}{${infer P}}${infer Rest}`
  */
 export const ROOMY_PLANS = path.resolve('test/fixtures/plans-roomy.json');
 
+/**
+ * Free with 50 ms of CPU a call, for tests whose guest code runs away on purpose: the deadline and
+ * the watchdog are the same mechanism at any length, and Free's real second would hold each
+ * runaway call for 15 s of a core (the watchdog allows three times a module's load budget).
+ */
+export const SHORT_CPU_PLANS = path.resolve('test/fixtures/plans-short-cpu.json');
+
 export function testConfig(env: Record<string, string> = {}): Config {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set: run tests with `npm test`.');

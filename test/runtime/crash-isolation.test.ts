@@ -9,9 +9,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../../src/logger.ts';
 import { publishServerApp } from '../_lib/apps.ts';
-import { createHarness, newUser } from '../_lib/harness.ts';
+import { createHarness, newUser, SHORT_CPU_PLANS } from '../_lib/harness.ts';
 
-const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '1' });
+const h = await createHarness({
+  PLATFORM_SANDBOX_WORKERS: '1',
+  PLATFORM_PLANS_FILE: SHORT_CPU_PLANS,
+});
 const lines: string[] = [];
 h.deps.log = createLogger('warn', (line) => lines.push(line));
 const u = await newUser(h);

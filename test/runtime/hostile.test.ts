@@ -1,18 +1,16 @@
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
-import { createHarness, newUser, type Called } from '../_lib/harness.ts';
+import { createHarness, newUser, SHORT_CPU_PLANS, type Called } from '../_lib/harness.ts';
 import { eventsOf, publishServerApp } from '../_lib/apps.ts';
 
 const after = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-// Two sandbox workers, as on a 2-core machine: hostile apps share them with innocent ones. The
-// deadline is the same mechanism at any length: a short one keeps each runaway call short.
+// Two sandbox workers, as on a 2-core machine: hostile apps share them with innocent ones.
 const h = await createHarness({
   PLATFORM_SANDBOX_WORKERS: '2',
-  PLATFORM_PLANS_FILE: path.resolve('test/fixtures/plans-short-cpu.json'),
+  PLATFORM_PLANS_FILE: SHORT_CPU_PLANS,
 });
 const u = await newUser(h);
 const key = u.api_key;

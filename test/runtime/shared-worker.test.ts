@@ -1,10 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHarness, newUser } from '../_lib/harness.ts';
+import { createHarness, newUser, SHORT_CPU_PLANS } from '../_lib/harness.ts';
 import { publishServerApp } from '../_lib/apps.ts';
 
 // One sandbox worker: every app shares it, and answers cross back in batches.
-const h = await createHarness({ PLATFORM_SANDBOX_WORKERS: '1' });
+const h = await createHarness({
+  PLATFORM_SANDBOX_WORKERS: '1',
+  PLATFORM_PLANS_FILE: SHORT_CPU_PLANS,
+});
 const u = await newUser(h);
 const key = u.api_key;
 
