@@ -1,7 +1,7 @@
 /**
  * `/metrics` in Prometheus's text format, through prom-client. Each service process has its own
- * registry (several may share one Node process in tests). The request path only bumps pre-bound
- * children (no label hashing per request); everything else is read when Prometheus scrapes:
+ * registry (several may share one Node process in tests). The request path only adds to plain
+ * numbers (request-metrics.ts); everything is read when Prometheus scrapes:
  * the sandbox pool's counters, the job queue (one SQL query), the event writer, the Postgres pool
  * and the file-bytes cache. No label carries an app or account id: cardinality stays fixed.
  */
@@ -9,6 +9,7 @@ import client from 'prom-client';
 import type { Deps } from '../deps.ts';
 import { jobQueueCounts } from '../jobs/queue-stats.ts';
 import type { NodeRuntime } from '../runtime/node-runtime.ts';
+import { createRequestMetrics } from './request-metrics.ts';
 
 export type HostKindLabel = 'api' | 'console' | 'docs' | 'app' | 'custom' | 'unknown';
 
@@ -18,28 +19,12 @@ export type Metrics = {
   observe(kind: HostKindLabel, status: number, startedMs: number): void;
 };
 
-const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
 export function createMetrics(deps: Deps, runtime: NodeRuntime): Metrics {
   const registry = new client.Registry();
   // process CPU, memory, event-loop lag and GC: Node only (Deno lacks some of what they read)
   if (!('Deno' in globalThis)) client.collectDefaultMetrics({ register: registry });
 
-  const requests = new client.Counter({
-    name: 'platform_http_requests_total',
-    help: 'HTTP requests answered, by host kind (api, console, docs, app, custom: a slug or custom domain) and status',
-    labelNames: ['host_kind', 'status'] as const,
-    registers: [registry],
-  });
-  const latency = new client.Histogram({
-    name: 'platform_http_request_duration_seconds',
-    help: 'Time to the response head, by host kind (a streamed body may go on after it)',
-    labelNames: ['host_kind'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const counted = new Map<string, client.Counter.Internal>();
-  const timed = new Map<string, client.Histogram.Internal<'host_kind'>>();
+  const requests = createRequestMetrics(registry);
 
   const pool = (
     name: string,
@@ -214,13 +199,7 @@ export function createMetrics(deps: Deps, runtime: NodeRuntime): Metrics {
   return {
     registry,
     observe(kind, status, startedMs) {
-      const key = `${kind} ${status}`;
-      let counter = counted.get(key);
-      if (!counter) counted.set(key, (counter = requests.labels(kind, String(status))));
-      counter.inc();
-      let histogram = timed.get(kind);
-      if (!histogram) timed.set(kind, (histogram = latency.labels(kind)));
-      histogram.observe((performance.now() - startedMs) / 1000);
+      requests.record(kind, status, (performance.now() - startedMs) / 1000);
     },
   };
 }
