@@ -8,7 +8,7 @@
 import type client from 'prom-client';
 
 /** Upper bounds of the latency buckets, seconds. */
-export const LATENCY_BUCKETS = [
+const LATENCY_BUCKETS = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ] as const;
 

@@ -7,10 +7,11 @@
  * guest's code is, guest/build.ts). Deno runs the TypeScript as it is (`worker-entry.mjs`).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeFileAtomic } from '../lib/atomic-write.ts';
 
 const ENTRY_SOURCES = new URL('./worker-entry.mjs', import.meta.url);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -73,14 +74,8 @@ function build(): string {
   const file = `worker-${hash}.mjs`;
   const code = result.outputFiles!.find((o) => o.path.endsWith('.mjs'))!.text;
   const map = result.outputFiles!.find((o) => o.path.endsWith('.map'))!.text;
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const tmp = (name: string) => path.join(CACHE_DIR, `${name}.${process.pid}.${Date.now()}.tmp`);
-  // atomic renames: a concurrent builder writes the same content under the same name
-  const put = (name: string, text: string) => {
-    const t = tmp(name);
-    writeFileSync(t, text);
-    renameSync(t, path.join(CACHE_DIR, name));
-  };
+  // a concurrent builder writes the same content under the same names
+  const put = (name: string, text: string) => writeFileAtomic(path.join(CACHE_DIR, name), text);
   put(`${file}.map`, map.replace('"worker.mjs"', JSON.stringify(file)));
   put(
     file,

@@ -9,15 +9,9 @@
  * `npm start` stay the whole set-up, on Node and on Deno).
  */
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../../lib/atomic-write.ts';
 import { fileURLToPath } from 'node:url';
 
 const CHUNKS_DIR = fileURLToPath(new URL('./chunks/', import.meta.url));
@@ -98,9 +92,6 @@ export async function guestCode(): Promise<GuestCode> {
   });
   const prelude = built.outputFiles[0]!.text;
   const out: GuestCode = { prelude, chunks };
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const tmp = `${cached}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(tmp, JSON.stringify(out));
-  renameSync(tmp, cached); // atomic: a concurrent builder writes the same content
+  writeFileAtomic(cached, JSON.stringify(out)); // a concurrent builder writes the same content
   return out;
 }
