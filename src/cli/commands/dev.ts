@@ -156,6 +156,16 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
     }
   }
 
+  /** The newest event before the app's address was first shown: what follows it is printed. */
+  let eventsFrom: { id: string | undefined } | undefined;
+  const newestEvent = async (id: string) => {
+    const latest = await api.request('GET /v0/apps/{app_id}/events', {
+      params: { app_id: id },
+      query: { limit: '1' },
+    });
+    return { id: latest.events[0]?.app_event_id };
+  };
+
   let originShown = false;
   async function publishOnce(reason: string): Promise<void> {
     const started = performance.now();
@@ -206,7 +216,11 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
         if (a.missing_secrets.length) say(`  add ${a.missing_secrets.join(', ')} to .env`);
       }
       // the address once a session, at its first release (a start that did not build has not shown it yet), and for a new app
-      if (created || !originShown) say(`\n  ${c.bold(originOf(result))}\n`);
+      if (created || !originShown) {
+        // marked before the address is shown: a request made as soon as it is seen has its log printed
+        eventsFrom ??= await newestEvent(appId).catch(() => undefined);
+        say(`\n  ${c.bold(originOf(result))}\n`);
+      }
       originShown = true;
     } catch (err) {
       printError(err);
@@ -267,7 +281,7 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
     });
   while (!appId && !stopping) await new Promise((r) => setTimeout(r, 200));
   if (stopping) return;
-  const first = await page({ limit: '1' });
+  eventsFrom ??= await newestEvent(appId!);
   await followEvents(
     page,
     (events) => {
@@ -277,7 +291,7 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
       }
     },
     {
-      after: first.events[0]?.app_event_id,
+      after: eventsFrom.id,
       intervalMs: 200,
       stopped: () => stopping,
       onError: () => {},
