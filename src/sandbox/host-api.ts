@@ -57,8 +57,11 @@ export type HostApi = {
   fetch(id: number, requestJson: string, body?: ArrayBuffer): Promise<string>;
   /** The next chunk of a fetched response's body (`whole`: all the rest, at most 10 MiB): settles with [`{"done"}` JSON, bytes]. */
   fetchRead(id: number, whole: boolean): Promise<[string, ArrayBuffer]>;
-  /** A `crypto.subtle` method run by Node's Web Crypto: args as JSON (bytes `{$b64}`, keys `{$key}`); settles with [result JSON, bytes]. */
-  subtle(method: string, argsJson: string): Promise<[string, ArrayBuffer]>;
+  /**
+   * A `crypto.subtle` method run by Node's Web Crypto: args as JSON (bytes `{$b64}`, keys `{$key}`);
+   * [result JSON, bytes], at once for an operation of microseconds (subtle.ts `runSubtleNow`), else a promise of it.
+   */
+  subtle(method: string, argsJson: string): Promise<[string, ArrayBuffer]> | [string, ArrayBuffer];
   /** No CryptoKey of app code carries this key id any more (the guest's FinalizationRegistry saw the last go): the host forgets the key. */
   subtleRelease(id: number): void;
   /** An Intl request (kind, locales, options, method, args as JSON) answered by Node's ICU: `{value}` or `{error}` as JSON. */

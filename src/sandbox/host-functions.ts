@@ -8,12 +8,12 @@ import { createHash } from 'node:crypto';
 import type { QuickJSContext } from 'quickjs-emscripten';
 import type { HostApi } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
-import { platformWork } from './limits.ts';
+import { overCpuBudget, platformWork } from './limits.ts';
 import { installDirectDispatch } from './host-dispatch.ts';
 import { guestValues, type HostFunction, textFunctions } from './host-text.ts';
 import { FetchRefused, OUTBOUND, readChunk, readRest, type OutboundRequest } from './outbound.ts';
 import { answerIntl } from './intl.ts';
-import { forgetKey, SubtleError } from './subtle.ts';
+import { forgetKey, runSubtleNow, SubtleError } from './subtle.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
 import { FETCHES_FAILED, FETCHES_OK } from './shared-state.ts';
 
@@ -238,8 +238,19 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
     subtle: (method, argsJson) => {
       const call = inst.current;
       if (!call || call.done) throw new Error('crypto.subtle is only usable during a call');
+      const name = ctx.getString(method);
+      const args = ctx.getString(argsJson);
+      const now = runSubtleNow(inst, name, args);
+      if (now) {
+        const pair = ctx.newArray();
+        using meta = ctx.newString(now.value);
+        using body = ctx.newArrayBuffer(now.bytes);
+        ctx.setProp(pair, 0, meta);
+        ctx.setProp(pair, 1, body);
+        return pair;
+      }
       const { handle, callId } = pending(call);
-      state.subtle.run(inst, call, ctx.getString(method), ctx.getString(argsJson)).then(
+      state.subtle.run(inst, call, name, args).then(
         (r) => hooks.settle({ callId, ok: true, value: r.value, bytes: r.bytes }),
         (err: unknown) =>
           hooks.settle({
@@ -368,13 +379,27 @@ export function installHost(state: WorkerState, inst: Instance, hooks: HostHooks
   const ctx = inst.context;
   installDirectDispatch(ctx); // the library's own path stays where its internals differ
   using host = ctx.newObject();
+  // as QuickJS's interrupt reads; guest code can catch this one, but every platform function it
+  // calls after fails at once, and its own code is interrupted at QuickJS's next check
+  const interrupted = () => ({
+    error: ctx.newError({ name: 'InternalError', message: 'interrupted' }),
+  });
   for (const [name, impl] of Object.entries(hostTable(state, inst, hooks))) {
     using f = ctx.newFunction(name, (...args) => {
+      if (inst.current?.cpuExceeded && !inst.platformWork) return interrupted();
+      let out: ReturnType<HostFunction>;
       try {
-        return impl(...args);
+        out = impl(...args);
       } catch (err) {
         return { error: ctx.newError({ name: 'TypeError', message: (err as Error).message }) };
       }
+      // the call's budget is checked here as QuickJS's interrupt would: once over it, every host
+      // function fails and the guest's own code is interrupted; the segment then ends the call
+      if (overCpuBudget(inst)) {
+        if (out?.alive) out.dispose();
+        return interrupted();
+      }
+      return out;
     });
     ctx.setProp(host, name, f);
   }

@@ -66,18 +66,26 @@ function segmentBilledMs(call: Call): number {
   return billedMs(clock, wallMs, readCpu(now) - call.segmentCpuStart);
 }
 
-/** Stops guest code once its call has used its CPU budget. */
+/** Whether guest code of `inst` running now has used its call's CPU budget (and marks the call so). */
+export function overCpuBudget(inst: Instance): boolean {
+  const call = inst.current;
+  if (!call || inst.platformWork) return false;
+  if (call.cpuExceeded) return true;
+  // wall-clock time first (cheap): the thread's CPU time cannot have grown more than it
+  const budget = call.inv.limits.cpuMs;
+  if (call.cpuUsedMs + (performance.now() - call.segmentStart) <= budget) return false;
+  if (call.cpuUsedMs + segmentBilledMs(call) <= budget) return false;
+  call.cpuExceeded = true;
+  return true;
+}
+
+/**
+ * Stops guest code once its call has used its CPU budget. QuickJS asks after a count of its own
+ * operations, which a loop around a host function that works for milliseconds (encoding megabytes,
+ * a digest) reaches only after seconds: host functions ask too (`installHost`).
+ */
 export function installInterrupt(inst: Instance): void {
-  inst.runtime.setInterruptHandler(() => {
-    const call = inst.current;
-    if (!call || inst.platformWork) return false;
-    // wall-clock time first (cheap): the thread's CPU time cannot have grown more than it
-    const budget = call.inv.limits.cpuMs;
-    if (call.cpuUsedMs + (performance.now() - call.segmentStart) <= budget) return false;
-    if (call.cpuUsedMs + segmentBilledMs(call) <= budget) return false;
-    call.cpuExceeded = true;
-    return true;
-  });
+  inst.runtime.setInterruptHandler(() => overCpuBudget(inst));
 }
 
 /**

@@ -9,9 +9,9 @@
  * reads, DNS lookups, zlib, password hashing) and which nothing can interrupt. So app code's crypto
  * is bounded three ways (see `createSubtleRunner`): each operation's cost by its parameters (the
  * caps below), its time billed to the call's CPU budget, and one operation at a time per worker,
- * taking turns between releases.
+ * taking turns between releases. Operations of microseconds skip all that (`runSubtleNow`).
  */
-import { webcrypto } from 'node:crypto';
+import { createHash, createHmac, KeyObject, timingSafeEqual, webcrypto } from 'node:crypto';
 import type { Call, Instance } from './worker-state.ts';
 
 type CryptoKey = webcrypto.CryptoKey;
@@ -229,13 +229,9 @@ export async function runSubtle(
 ): Promise<SubtleResult> {
   if (!(METHODS as readonly string[]).includes(method))
     throw new SubtleError('NotSupportedError', `crypto.subtle.${method} is not supported`);
-  if (method === 'importKey') {
-    const id = importedBefore(inst, argsJson);
-    if (id !== undefined) {
-      inst.keyHolders!.set(id, (inst.keyHolders!.get(id) ?? 0) + 1);
-      return answer({ key: described(id, inst.keys!.get(id)!) });
-    }
-  }
+  // an import queued before its twin's answer made the key
+  const before = method === 'importKey' ? runSubtleNow(inst, method, argsJson) : undefined;
+  if (before) return before;
   const args = decode(inst, JSON.parse(argsJson)) as unknown[];
   checkCost(method, args);
   let out: unknown;
@@ -265,6 +261,74 @@ export async function runSubtle(
     });
   }
   return answer({ jwk: out }); // exportKey('jwk')
+}
+
+/** Node's hash names for the Web Crypto ones the synchronous path computes. */
+const HASHES: Record<string, string> = {
+  'SHA-1': 'sha1',
+  'SHA-256': 'sha256',
+  'SHA-384': 'sha384',
+  'SHA-512': 'sha512',
+};
+/** Data a synchronous digest or HMAC takes at most: a few milliseconds of this thread, uninterruptible. */
+export const SYNC_MAX_BYTES = 1024 * 1024;
+
+const hashOf = (alg: unknown) => HASHES[typeof alg === 'string' ? alg : nameOfHash(alg)];
+const nameOfHash = (alg: unknown) =>
+  alg && typeof alg === 'object' ? String((alg as { name?: unknown }).name) : '';
+const keyObjects = new WeakMap<CryptoKey, KeyObject>();
+const secretOf = (key: CryptoKey) => {
+  let k = keyObjects.get(key);
+  if (!k) keyObjects.set(key, (k = KeyObject.from(key)));
+  return k;
+};
+const small = (v: unknown): v is Uint8Array =>
+  v instanceof Uint8Array && v.length <= SYNC_MAX_BYTES;
+const bufferOf = (b: Buffer): ArrayBuffer =>
+  b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+
+/**
+ * The operations whose answer costs microseconds, answered at once on this thread instead of a
+ * trip through libuv's pool: an import made before (jose imports the same secret for every sign
+ * and verify), a digest and an HMAC sign or verify of at most `SYNC_MAX_BYTES`. Their time is the
+ * call's own CPU, as any guest code's. Anything else, or anything Node would refuse, is
+ * `undefined`: the asynchronous path runs it and gives Node's own answer or error.
+ */
+export function runSubtleNow(
+  inst: Instance,
+  method: string,
+  argsJson: string,
+): SubtleResult | undefined {
+  if (method === 'importKey') {
+    const id = importedBefore(inst, argsJson);
+    if (id === undefined) return undefined;
+    inst.keyHolders!.set(id, (inst.keyHolders!.get(id) ?? 0) + 1);
+    return answer({ key: described(id, inst.keys!.get(id)!) });
+  }
+  if (method !== 'digest' && method !== 'sign' && method !== 'verify') return undefined;
+  let args: unknown[];
+  try {
+    args = decode(inst, JSON.parse(argsJson)) as unknown[];
+  } catch {
+    return undefined;
+  }
+  if (method === 'digest') {
+    const hash = hashOf(args[0]);
+    if (!hash || args.length !== 2 || !small(args[1])) return undefined;
+    return answer({ bytes: true }, bufferOf(createHash(hash).update(args[1]).digest()));
+  }
+  const [alg, key, a, b] = args;
+  if (nameOf(alg) !== 'HMAC' || !(key instanceof globalThis.CryptoKey)) return undefined;
+  const k = key as CryptoKey;
+  const hash = hashOf((k.algorithm as { hash?: unknown }).hash);
+  if (k.algorithm.name !== 'HMAC' || !hash || !k.usages.includes(method)) return undefined;
+  if (method === 'sign') {
+    if (args.length !== 3 || !small(a)) return undefined;
+    return answer({ bytes: true }, bufferOf(createHmac(hash, secretOf(k)).update(a).digest()));
+  }
+  if (args.length !== 4 || !small(a) || !small(b)) return undefined;
+  const mac = createHmac(hash, secretOf(k)).update(b).digest();
+  return answer({ bool: mac.length === a.length && timingSafeEqual(mac, a) });
 }
 
 type Job = {

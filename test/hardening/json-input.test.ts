@@ -1,7 +1,11 @@
-/** Hostile JSON bodies: prototype-named keys and deep nesting are a 400 naming the field, never a 500. */
+/**
+ * Hostile JSON: prototype-named keys and deep nesting are a 400 naming the field, never a 500; app
+ * code's platform calls are bounded before the main thread parses them.
+ */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { file, site } from '../_lib/bundles.ts';
+import { publishServerApp } from '../_lib/apps.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 
 const h = await createHarness();
@@ -106,6 +110,55 @@ test('app data: a deep json value from the browser or from server code is refuse
     body: { body: { nested: { fine: true } } },
   });
   assert.is(ok.status, 201, ok.text);
+});
+
+// the app's own work is heavy (megabytes of strings): on a full CPU budget, not hostile.test.ts's 50 ms
+test("platform calls' arguments are bounded before the main thread parses them, whatever app code does to JSON.stringify; a large upload still goes", async () => {
+  const app = await publishServerApp(
+    h,
+    u.api_key,
+    `export default { async fetch(request, ctx) {
+      const notes = ctx.data.collection('notes');
+      const outcome = (p) => p.then(() => 'ok', (e) => e.code);
+      const path = new URL(request.url).pathname;
+      if (path === '/rows') {
+        // 600,000 numbers: 1.2 MB of JSON, over one call's 1 MiB and 64 KiB (a row holds at most 1 MiB)
+        const tooLarge = await outcome(notes.create({ body: 'x', meta: new Array(600000).fill(0) }));
+        // rows of 1 MB each: the ninth passes the request's 8 MiB
+        const rows = [];
+        for (let i = 0; i < 9; i++) rows.push(await outcome(notes.create({ body: 'y'.repeat(1000000) })));
+        return Response.json({ tooLarge, rows });
+      }
+      if (path === '/upload') {
+        // 3 MB of bytes: far over one call's 1 MiB and 64 KiB of JSON, still a valid upload (bytes do not travel as JSON)
+        return Response.json({ upload: await outcome(ctx.files.store('blobs').createUpload(new Uint8Array(3000000).fill(7), { filename: 'big.bin', content_type: 'application/octet-stream' })) });
+      }
+      // the prelude's JSON.stringify replaced: 10 MB of structured JSON handed to the host as it stands
+      const stringify = JSON.stringify;
+      JSON.stringify = () => '["notes",{"body":"x","meta":[' + '0,'.repeat(5000000) + '0]}]';
+      const forged = outcome(notes.create({ body: 'x' }));
+      JSON.stringify = stringify;
+      return Response.json({ forged: await forged });
+    } };`,
+    {
+      resources: {
+        data: { collections: { notes: { fields: { body: 'string', meta: 'json' } } } },
+        files: { stores: { blobs: { public: false, max_file_size_bytes: 5000000 } } },
+      },
+    },
+  );
+  const forged = await h.call('GET', '/forged', { host: app.host });
+  assert.is(forged.status, 200, forged.text);
+  assert.equal(forged.body, { forged: 'payload_too_large' });
+  const rows = await h.call('GET', '/rows', { host: app.host });
+  assert.is(rows.status, 200, rows.text);
+  assert.equal(rows.body, {
+    tooLarge: 'payload_too_large',
+    rows: [...Array(8).fill('ok'), 'payload_too_large'],
+  });
+  const upload = await h.call('GET', '/upload', { host: app.host });
+  assert.is(upload.status, 200, upload.text);
+  assert.equal(upload.body, { upload: 'ok' });
 });
 
 test.after(() => h.close());

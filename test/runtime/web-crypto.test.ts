@@ -2,11 +2,12 @@
  * crypto.subtle inside the sandbox, checked against Node's own Web Crypto and driven by real
  * libraries bundled with esbuild as an app would bundle them: jose, hono/jwt and the stripe SDK.
  */
-import { webcrypto } from 'node:crypto';
+import { createHash, createHmac, webcrypto } from 'node:crypto';
 import * as jose from 'jose';
 import Stripe from 'stripe';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SYNC_MAX_BYTES } from '../../src/sandbox/subtle.ts';
 import { callNewApp } from '../_lib/apps.ts';
 import { bundleModule } from '../_lib/esbuild.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
@@ -151,6 +152,50 @@ test("digests equal Node's; HMAC, AES-GCM, ECDSA, Ed25519, RSA-PSS, ECDH, X25519
   );
   assert.equal(o.bad, ['InvalidAccessError', true]);
   assert.equal(o.instances, [true, true, true]);
+});
+
+test("digests and HMACs answered at once equal Node's, at and past the size answered at once; bad signatures are false, a key without the usage is refused", async () => {
+  const r = await call(`export default { async fetch() {
+    const s = crypto.subtle, te = new TextEncoder();
+    const hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
+    const at = new Uint8Array(${SYNC_MAX_BYTES}).fill(1), past = new Uint8Array(${SYNC_MAX_BYTES + 1}).fill(2);
+    const out = { digests: {}, hmacs: {} };
+    for (const [name, data] of [['at', at], ['past', past]]) {
+      out.digests[name] = hex(await s.digest({ name: 'SHA-384' }, data));
+      const k = await s.importKey('raw', te.encode('key'), { name: 'HMAC', hash: 'SHA-512' }, false, ['sign']);
+      out.hmacs[name] = hex(await s.sign({ name: 'hmac' }, k, data));
+    }
+    const k1 = await s.importKey('raw', te.encode('k1'), { name: 'HMAC', hash: 'SHA-1' }, false, ['sign', 'verify']);
+    const mac = new Uint8Array(await s.sign('HMAC', k1, te.encode('m')));
+    const altered = mac.slice(); altered[0] ^= 1;
+    out.sha1 = hex(mac);
+    out.verify = [
+      await s.verify('HMAC', k1, mac, te.encode('m')),
+      await s.verify('HMAC', k1, altered, te.encode('m')),
+      await s.verify('HMAC', k1, mac.slice(0, 10), te.encode('m')),
+      await s.verify('HMAC', k1, new Uint8Array(0), te.encode('m')),
+    ];
+    const signOnly = await s.importKey('raw', te.encode('k2'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    try { await s.verify('HMAC', signOnly, mac, te.encode('m')); out.usage = 'verified'; } catch (e) { out.usage = e.name; }
+    try { await s.digest('MD5', te.encode('m')); out.md5 = 'digested'; } catch (e) { out.md5 = e.name; }
+    return Response.json(out);
+  } };`);
+  assert.is(r.status, 200, r.text);
+  const o = r.json;
+  const at = Buffer.alloc(SYNC_MAX_BYTES, 1);
+  const past = Buffer.alloc(SYNC_MAX_BYTES + 1, 2);
+  assert.equal(o.digests, {
+    at: createHash('sha384').update(at).digest('hex'),
+    past: createHash('sha384').update(past).digest('hex'),
+  });
+  assert.equal(o.hmacs, {
+    at: createHmac('sha512', 'key').update(at).digest('hex'),
+    past: createHmac('sha512', 'key').update(past).digest('hex'),
+  });
+  assert.is(o.sha1, createHmac('sha1', 'k1').update('m').digest('hex'));
+  assert.equal(o.verify, [true, false, false, false]);
+  assert.is(o.usage, 'InvalidAccessError');
+  assert.is(o.md5, 'NotSupportedError');
 });
 
 test('AES-CBC, AES-CTR and RSA-OAEP ciphertexts Node opens; RSASSA-PKCS1-v1_5 signatures Node verifies', async () => {
