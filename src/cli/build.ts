@@ -24,14 +24,13 @@ export type BuildOutput = {
 
 /** esbuild's error messages as a compiler prints them (file:line:column, the line, a caret). */
 export class BuildError extends CliError {
-  constructor(
-    readonly pretty: string,
-    count: number,
-  ) {
+  readonly pretty: string;
+  constructor(pretty: string, count: number) {
     super(
       `The server entry did not build (${count} error${count === 1 ? '' : 's'}).`,
       'build_failed',
     );
+    this.pretty = pretty;
   }
 }
 

@@ -6,13 +6,19 @@ const useColor =
 export const c = pc.createColors(useColor);
 
 export class CliError extends Error {
+  readonly code: string;
+  readonly details?: Record<string, unknown>;
+  readonly hint?: string;
   constructor(
     message: string,
-    readonly code = 'cli_error',
-    readonly details?: Record<string, unknown>,
-    readonly hint?: string,
+    code = 'cli_error',
+    details?: Record<string, unknown>,
+    hint?: string,
   ) {
     super(message);
+    this.code = code;
+    this.details = details;
+    this.hint = hint;
   }
 }
 

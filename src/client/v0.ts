@@ -41,13 +41,14 @@ export type Answer<K extends Route> = { status: number; headers: Headers; text: 
 
 /** A refused call, thrown by `request()`. */
 export class V0Error extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
+  readonly status: number;
+  readonly code: string;
+  readonly details?: Record<string, unknown>;
+  constructor(status: number, code: string, message: string, details?: Record<string, unknown>) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
     this.name = 'V0Error';
   }
 }

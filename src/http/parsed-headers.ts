@@ -31,10 +31,12 @@ export type NodeIncoming = AsyncIterable<Uint8Array> & {
 };
 
 class NodeHeaderReads implements HeaderReads {
-  constructor(
-    private readonly parsed: ParsedHeaders,
-    readonly nodeBody: AsyncIterable<Uint8Array>,
-  ) {}
+  private readonly parsed: ParsedHeaders;
+  readonly nodeBody: AsyncIterable<Uint8Array>;
+  constructor(parsed: ParsedHeaders, nodeBody: AsyncIterable<Uint8Array>) {
+    this.parsed = parsed;
+    this.nodeBody = nodeBody;
+  }
   /** `name` must be lowercase (every caller passes a literal). */
   get(name: string): string | null {
     const v = this.parsed[name];

@@ -202,11 +202,10 @@ export function overMemoryCap(state: WorkerState, inst: Instance, call: Call): s
  * while promise jobs ran: the call ends with it, by its message's kind.
  */
 export class JobFailure extends Error {
-  constructor(
-    message: string,
-    readonly guestStack?: string,
-  ) {
+  readonly guestStack?: string;
+  constructor(message: string, guestStack?: string) {
     super(message);
+    this.guestStack = guestStack;
   }
 }
 

@@ -20,10 +20,12 @@ export class Outbox<M> {
   private readonly tags = new Set<string>();
   private scheduled = false;
 
-  constructor(
-    private readonly send: (msg: M, transfer: ArrayBuffer[]) => void,
-    private readonly batch: (msgs: M[]) => M,
-  ) {}
+  private readonly send: (msg: M, transfer: ArrayBuffer[]) => void;
+  private readonly batch: (msgs: M[]) => M;
+  constructor(send: (msg: M, transfer: ArrayBuffer[]) => void, batch: (msgs: M[]) => M) {
+    this.send = send;
+    this.batch = batch;
+  }
 
   push(msg: M, transfer: ArrayBuffer[] = [], tag?: string): void {
     this.msgs.push(msg);

@@ -65,7 +65,9 @@ export class SandboxPool {
   private watchdog: ReturnType<typeof setInterval>;
   private closed = false;
 
-  constructor(private readonly options: SandboxOptions) {
+  private readonly options: SandboxOptions;
+  constructor(options: SandboxOptions) {
+    this.options = options;
     for (let i = 0; i < options.workers; i++) this.slots.push(this.spawn(i));
     this.watchdog = setInterval(
       () => this.check(),

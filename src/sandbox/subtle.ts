@@ -49,11 +49,10 @@ export type SubtleResult = { value: string; bytes: ArrayBuffer };
 
 /** A failure app code sees as a DOMException of that name. */
 export class SubtleError extends Error {
-  constructor(
-    readonly domName: string,
-    message: string,
-  ) {
+  readonly domName: string;
+  constructor(domName: string, message: string) {
     super(message);
+    this.domName = domName;
   }
 }
 

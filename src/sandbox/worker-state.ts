@@ -128,10 +128,9 @@ export class Poisoned extends Error {}
 
 /** The release's module did not load (its own error, reported to the owner). */
 export class LoadError extends Error {
-  constructor(
-    message: string,
-    readonly guestStack?: string,
-  ) {
+  readonly guestStack?: string;
+  constructor(message: string, guestStack?: string) {
     super(message);
+    this.guestStack = guestStack;
   }
 }
