@@ -374,6 +374,12 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
   };
 }
 
+/**
+ * Platform functions that only let go of something (a timer, a key, a fetch): they cost nothing and
+ * run even once the call is over its CPU budget, so what the call held is not kept past it.
+ */
+const LETTING_GO = new Set(['clearTimer', 'subtleRelease', 'fetchAbort']);
+
 /** Installs `__host` in the instance's global scope; the prelude takes it and removes it. */
 export function installHost(state: WorkerState, inst: Instance, hooks: HostHooks): void {
   const ctx = inst.context;
@@ -385,8 +391,9 @@ export function installHost(state: WorkerState, inst: Instance, hooks: HostHooks
     error: ctx.newError({ name: 'InternalError', message: 'interrupted' }),
   });
   for (const [name, impl] of Object.entries(hostTable(state, inst, hooks))) {
+    const checked = !LETTING_GO.has(name);
     using f = ctx.newFunction(name, (...args) => {
-      if (inst.current?.cpuExceeded && !inst.platformWork) return interrupted();
+      if (checked && inst.current?.cpuExceeded && !inst.platformWork) return interrupted();
       let out: ReturnType<HostFunction>;
       try {
         out = impl(...args);
@@ -395,7 +402,7 @@ export function installHost(state: WorkerState, inst: Instance, hooks: HostHooks
       }
       // the call's budget is checked here as QuickJS's interrupt would: once over it, every host
       // function fails and the guest's own code is interrupted; the segment then ends the call
-      if (overCpuBudget(inst)) {
+      if (checked && overCpuBudget(inst)) {
         if (out?.alive) out.dispose();
         return interrupted();
       }
