@@ -47,12 +47,23 @@ type Result = {
   ms: number;
 };
 
+/**
+ * How a test file's process reads TypeScript: Node's own type stripping where it is on by default
+ * and quiet (Node 24 on; the source is erasable, see tsconfig.json), tsx's loader elsewhere. The
+ * processes tests start themselves (`npm start`, the CLI) keep tsx, as users run them.
+ */
+const TS_FLAGS =
+  (process.features as { typescript?: string | false }).typescript &&
+  Number(process.versions.node.split('.')[0]) >= 24
+    ? []
+    : ['--import', 'tsx'];
+
 function runFile(file: string, databaseUrl: string): Promise<Result> {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      [...(process.env.TEST_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', file],
+      [...(process.env.TEST_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), ...TS_FLAGS, file],
       {
         cwd: ROOT,
         env: {
