@@ -21,6 +21,7 @@ import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from 
 import { encodeResult, requestInput } from './wire.ts';
 import { readAnswer, type AnswerHead } from './answer.ts';
 import { callFunctionFast, newGuestString } from './fast-calls.ts';
+import { newTextBytesPair } from './host-text.ts';
 import { type Finisher, outcomeOf, pullGuest, pump } from './guest-calls.ts';
 
 type HostResult = Extract<WorkerInbound, { t: 'host-result' }>;
@@ -185,12 +186,7 @@ export function createCalls(state: WorkerState) {
     try {
       segment(state, inst, call, () => {
         if (msg.ok && msg.bytes) {
-          // a JSON meta and bytes: the pair [meta, ArrayBuffer]
-          using pair = ctx.newArray();
-          using meta = ctx.newString(msg.value ?? 'null');
-          using body = ctx.newArrayBuffer(msg.bytes);
-          ctx.setProp(pair, 0, meta);
-          ctx.setProp(pair, 1, body);
+          using pair = newTextBytesPair(ctx, msg.value ?? 'null', msg.bytes);
           deferred.resolve(pair);
         } else if (msg.ok) {
           using v = ctx.newString(msg.value ?? 'null');

@@ -10,7 +10,7 @@ import type { HostApi } from './host-api.ts';
 import type { LogEntry } from './redact.ts';
 import { overCpuBudget, platformWork } from './limits.ts';
 import { installDirectDispatch } from './host-dispatch.ts';
-import { guestValues, type HostFunction, textFunctions } from './host-text.ts';
+import { guestValues, type HostFunction, newTextBytesPair, textFunctions } from './host-text.ts';
 import { FetchRefused, OUTBOUND, readChunk, readRest, type OutboundRequest } from './outbound.ts';
 import { answerIntl } from './intl.ts';
 import { forgetKey, runSubtleNow, SubtleError } from './subtle.ts';
@@ -241,14 +241,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       const name = ctx.getString(method);
       const args = ctx.getString(argsJson);
       const now = runSubtleNow(inst, name, args);
-      if (now) {
-        const pair = ctx.newArray();
-        using meta = ctx.newString(now.value);
-        using body = ctx.newArrayBuffer(now.bytes);
-        ctx.setProp(pair, 0, meta);
-        ctx.setProp(pair, 1, body);
-        return pair;
-      }
+      if (now) return newTextBytesPair(ctx, now.value, now.bytes);
       const { handle, callId } = pending(call);
       state.subtle.run(inst, call, name, args).then(
         (r) => hooks.settle({ callId, ok: true, value: r.value, bytes: r.bytes }),

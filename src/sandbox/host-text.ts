@@ -39,6 +39,20 @@ function urlParts(u: URL): string {
   return `${parts.href}\u0001${parts.origin}\u0001${parts.protocol}\u0001${parts.username}\u0001${parts.password}\u0001${parts.host}\u0001${parts.hostname}\u0001${parts.port}\u0001${parts.pathname}\u0001${parts.search}\u0001${parts.hash}`;
 }
 
+/** A guest array `[text, ArrayBuffer]`: a host answer's JSON meta and its bytes; the caller owns it. */
+export function newTextBytesPair(
+  ctx: QuickJSContext,
+  text: string,
+  bytes: ArrayBuffer,
+): QuickJSHandle {
+  const pair = ctx.newArray();
+  using meta = ctx.newString(text);
+  using body = ctx.newArrayBuffer(bytes);
+  ctx.setProp(pair, 0, meta);
+  ctx.setProp(pair, 1, body);
+  return pair;
+}
+
 /** Reading guest values and making them, as every host function does. */
 export function guestValues(ctx: QuickJSContext) {
   /** A string the prelude sent through `wire()`: JSON behind U+0002 where a C string could not carry it. */

@@ -271,6 +271,8 @@ const HASHES: Record<string, string> = {
 };
 /** Data a synchronous digest or HMAC takes at most: a few milliseconds of this thread, uninterruptible. */
 export const SYNC_MAX_BYTES = 1024 * 1024;
+/** The longest arguments that can hold such inputs: two of them in base64, and room for the rest. */
+const SYNC_MAX_ARGS_CHARS = 2 * Math.ceil(SYNC_MAX_BYTES / 3) * 4 + 64 * 1024;
 
 const hashOf = (alg: unknown) => HASHES[typeof alg === 'string' ? alg : nameOfHash(alg)];
 const nameOfHash = (alg: unknown) =>
@@ -305,6 +307,8 @@ export function runSubtleNow(
     return answer({ key: described(id, inst.keys!.get(id)!) });
   }
   if (method !== 'digest' && method !== 'sign' && method !== 'verify') return undefined;
+  // arguments too long to be small enough: not decoded here, only on the pool path
+  if (argsJson.length > SYNC_MAX_ARGS_CHARS) return undefined;
   let args: unknown[];
   try {
     args = decode(inst, JSON.parse(argsJson)) as unknown[];
