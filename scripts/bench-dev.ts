@@ -88,7 +88,7 @@ console.log(
   `platform dev, a TypeScript Hono app, ${N} saves (first start of the local platform: ${(startupMs / 1000).toFixed(1)} s)`,
 );
 console.log(
-  `  save → new release served   ${fmt(saveToServed)}   (watcher debounce 40 ms included)`,
+  `  save → new release served   ${fmt(saveToServed)}   (the watcher's 20 ms wait for a quiet file and 20 ms debounce included)`,
 );
 console.log(
   `  CLI's own publish time      ${fmt(reported)}   (bundle, secrets, upload, activation)`,

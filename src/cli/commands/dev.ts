@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { parse as parseEnv } from 'dotenv';
 import * as v from 'valibot';
 import type { PublishAppResponse } from '../../apps/schemas.ts';
@@ -16,6 +16,7 @@ import { readManifest } from '../bundle.ts';
 import { resolveTarget } from '../credentials.ts';
 import { defaultDataDir, startLocalService, type LocalService } from '../dev/local.ts';
 import { formatEvent } from '../dev/print.ts';
+import { watchFolder } from '../dev/watch.ts';
 import { followEvents } from '../follow.ts';
 import { c, CliError, printError } from '../output.ts';
 import { preparePublish } from '../prepare.ts';
@@ -28,8 +29,6 @@ export type DevOptions = {
   bundle?: boolean;
   debounce?: string;
 };
-
-const IGNORED_DIRS = new Set(['node_modules', '.git', '.platform']);
 
 /** `.platform/dev.json`: the development app of this folder, per platform it was made on. */
 async function devApps(dir: string): Promise<Record<string, string>> {
@@ -235,7 +234,7 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
   }
 
   // Rebuild on save: changes within `debounce` ms make one publish; a change during a publish makes one more after it.
-  const debounceMs = Number(opts.debounce ?? 40);
+  const debounceMs = Number(opts.debounce ?? 20);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> | undefined;
   let dirty: string | undefined;
@@ -253,20 +252,7 @@ export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
     running = undefined;
     if (dirty) void run();
   };
-  watcher = watch(dir, {
-    ignoreInitial: true,
-    ignored: (file: string) => {
-      const rel = path.relative(dir, file);
-      if (!rel) return false;
-      const parts = rel.split(path.sep);
-      return parts.some(
-        (p) =>
-          IGNORED_DIRS.has(p) || (p.startsWith('.') && p !== '.env' && p !== '.platformignore'),
-      );
-    },
-  });
-  watcher.on('all', (_event, file) => changed(file));
-  await new Promise<void>((resolve) => watcher!.once('ready', () => resolve()));
+  watcher = await watchFolder(dir, changed);
   say(
     c.dim(
       `watching ${dir} — save to publish; \`platform jobs run <name>\` runs a job; Ctrl-C stops${local ? ' (and the local platform)' : ''}`,
