@@ -27,6 +27,7 @@ async function server(host: string): Promise<{
   const hanging: http.IncomingMessage[] = [];
   const concurrency = { now: 0, max: 0 };
   const releases: (() => void)[] = [];
+  const heldWaiters: (() => void)[] = [];
   const s = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -34,7 +35,17 @@ async function server(host: string): Promise<{
       const body = Buffer.concat(chunks);
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
       const u = new URL(req.url!, 'http://x');
-      if (u.pathname === '/hang') return void hanging.push(req);
+      if (u.pathname === '/hang') {
+        hanging.push(req);
+        return void heldWaiters.splice(0).forEach((f) => f());
+      }
+      if (u.pathname === '/held') {
+        // answers once more than `after` requests hang here: the app aborts one it knows is in flight
+        const after = Number(u.searchParams.get('after'));
+        const answer = () =>
+          hanging.length > after ? res.end(String(hanging.length)) : heldWaiters.push(answer);
+        return void answer();
+      }
       if (u.pathname === '/drip') {
         // the first part now, the rest once /release is asked for
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -281,8 +292,10 @@ test('an AbortSignal aborts a fetch in flight: the app sees the reason, the serv
     h,
     key,
     `const c = new AbortController();
-     setTimeout(() => c.abort(), 100);
-     try { await fetch('${allowed.url}/hang', { signal: c.signal }); return new Response('not aborted'); }
+     const inFlight = fetch('${allowed.url}/hang', { signal: c.signal });
+     await (await fetch('${allowed.url}/held?after=${before}')).text();
+     c.abort();
+     try { await inFlight; return new Response('not aborted'); }
      catch (e) { return Response.json({ name: e.name }); }`,
   );
   assert.is(r.status, 200, r.text);
