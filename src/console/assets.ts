@@ -12,10 +12,13 @@ const read = (file: string) => readFileSync(new URL(`./client/${file}`, import.m
 
 let css: string | undefined;
 let js: string | undefined;
+let ready: string | undefined;
 const pages = new Map<string, string>();
 
 export const consoleCss = (): string => (css ??= read('console.css'));
 export const consoleJs = (): string => (js ??= read('console.js'));
+/** Makes the page's inert `<main>` usable once the page's script has run. */
+export const readyJs = (): string => (ready ??= read('ready.js'));
 /** The script of the page with this id (a page's id names its file under `client/pages/`). */
 export function pageScript(id: string): string {
   let s = pages.get(id);

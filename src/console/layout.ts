@@ -41,6 +41,7 @@ export function layout(
 <title>${page.title} · Platform</title>
 <link rel="stylesheet" href="/assets/console.css">
 <script type="module" src="/assets/pages/${page.id}.js"></script>
+<script type="module" src="/assets/ready.js"></script>
 </head>
 <body data-page="${page.id}">
 <header>
@@ -52,7 +53,7 @@ ${page.signedIn ? html`<select id="account-switch" aria-label="Account" hidden><
 <span id="who" aria-live="polite"></span>
 ${page.signedIn ? html`<button id="sign-out" type="button" class="small" hidden>Sign out</button>` : ''}
 </header>
-<main class="${page.narrow ? 'narrow' : ''}">
+<main class="${page.narrow ? 'narrow' : ''}" inert>
 <h1>${page.title}</h1>
 <p id="msg" role="status" aria-live="polite"></p>
 ${page.body(params)}

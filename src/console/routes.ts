@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Hono, type Context } from 'hono';
 import type { Env } from '../http/env.ts';
-import { BYTES_JS, consoleCss, consoleJs, pageScript } from './assets.ts';
+import { BYTES_JS, consoleCss, consoleJs, pageScript, readyJs } from './assets.ts';
 import { layout } from './layout.ts';
 import { consolePageList } from './pages/index.ts';
 import type { PlanCatalogue } from '../plans/catalogue.ts';
@@ -80,6 +80,7 @@ export function consolePages(options: {
   r.get('/apps/:app_id/invites', (c) => c.redirect(`/apps/${c.req.param('app_id')}/users`, 301));
   for (const [file, body] of [
     ['console.js', consoleJs],
+    ['ready.js', readyJs],
     ['bytes.js', () => BYTES_JS],
   ] as const)
     r.get(`/assets/${file}`, (c) => {

@@ -55,6 +55,8 @@ test('the header links the docs; / finds an app', async () => {
     await page.getByRole('link', { name: 'Docs' }).getAttribute('href'),
     `http://docs.localhost:${port}`,
   );
+  // keys go to the page once its script has run (the test below)
+  await page.locator('main:not([inert])').waitFor();
   await page.keyboard.press('/');
   assert.is(await page.evaluate(() => document.activeElement?.id), 'find');
   await page.keyboard.type('portal');
@@ -97,6 +99,42 @@ test('at 390 px: a two-row header and no sideways scrolling', async () => {
   await page.goto(`${CONSOLE}/apps/${apps[0]}`);
   await page.locator('#content time').first().waitFor();
   await page.screenshot({ path: path.join(shots, 'releases-390.png'), fullPage: true });
+});
+
+test('until its script has run, a page takes no click or key: a form cannot submit itself natively', async () => {
+  const documents: string[] = [];
+  const onRequest = (r: import('playwright-core').Request) => {
+    if (r.resourceType() === 'document') documents.push(r.url());
+  };
+  page.on('request', onRequest);
+  // the device page's script waits for the session before it handles its form: hold that answer
+  let release = () => {};
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/v0/platform/session', async (route) => {
+    await held;
+    await route.continue();
+  });
+  try {
+    await page.goto(`${CONSOLE}/device?user_code=BCDF-GHJK`);
+    await page.locator('main[inert]').waitFor({ state: 'attached' });
+    const box = (await page.getByRole('button', { name: 'Continue' }).boundingBox())!;
+    // a person's click and Enter, which do not wait for the page as Playwright's click does
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.keyboard.press('Enter');
+    assert.is(await page.evaluate(() => document.activeElement?.tagName), 'BODY');
+    release();
+    await page.locator('main:not([inert])').waitFor();
+    assert.is(await page.locator('#user_code').inputValue(), 'BCDF-GHJK');
+    assert.equal(documents, [`${CONSOLE}/device?user_code=BCDF-GHJK`], 'no native submit');
+    // and now the form is the page's: an unknown code is said so, in place
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.locator('#msg.error, #msg:not(:empty)').first().waitFor();
+    assert.equal(documents, [`${CONSOLE}/device?user_code=BCDF-GHJK`]);
+  } finally {
+    release();
+    await page.unroute('**/v0/platform/session');
+    page.off('request', onRequest);
+  }
 });
 
 test('no page had a script error', () => {
