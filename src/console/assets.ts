@@ -10,20 +10,19 @@ import { formatBytes } from '../lib/bytes.ts';
 
 const read = (file: string) => readFileSync(new URL(`./client/${file}`, import.meta.url), 'utf8');
 
-let css: string | undefined;
-let js: string | undefined;
-let ready: string | undefined;
-const pages = new Map<string, string>();
-
-export const consoleCss = (): string => (css ??= read('console.css'));
-export const consoleJs = (): string => (js ??= read('console.js'));
-/** Makes the page's inert `<main>` usable once the page's script has run. */
-export const readyJs = (): string => (ready ??= read('ready.js'));
-/** The script of the page with this id (a page's id names its file under `client/pages/`). */
-export function pageScript(id: string): string {
-  let s = pages.get(id);
-  if (s === undefined) pages.set(id, (s = read(`pages/${id}.js`)));
+const files = new Map<string, string>();
+/** A file under `client/`, read the first time it is asked for. */
+function once(file: string): string {
+  let s = files.get(file);
+  if (s === undefined) files.set(file, (s = read(file)));
   return s;
 }
+
+export const consoleCss = (): string => once('console.css');
+export const consoleJs = (): string => once('console.js');
+/** Makes the page's inert `<main>` usable once the page's script has run. */
+export const readyJs = (): string => once('ready.js');
+/** The script of the page with this id (a page's id names its file under `client/pages/`). */
+export const pageScript = (id: string): string => once(`pages/${id}.js`);
 /** `/assets/bytes.js`: the server's own byte formatting, so the console and the CLI say sizes alike. */
 export const BYTES_JS = `export ${formatBytes.toString()}\n`;
