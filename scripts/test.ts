@@ -10,6 +10,10 @@
  *   npm test                      all suites
  *   npm test -- publish accounts  only files whose path contains one of the words
  *   TEST_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm test -- x   node flags for each file's process
+ *   TEST_WORKERS=3 npm test       files at once (default: the cores, 2 to 4; more does not help on
+ *                                 two cores, where the suite is bound by CPU)
+ *
+ * The run's own cluster is scratch (`durable: false`): no fsync, commits not waited for on disk.
  */
 import { spawn } from 'node:child_process';
 import { readdir, rm } from 'node:fs/promises';
@@ -128,7 +132,7 @@ async function main(): Promise<void> {
       String(process.pid),
     );
     const port = 55000 + (process.pid % 5000);
-    embedded = await startEmbeddedPostgres({ dataDir: runDir, port });
+    embedded = await startEmbeddedPostgres({ dataDir: runDir, port, durable: false });
     adminUrl = embedded.url('postgres');
   }
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -145,7 +149,8 @@ async function main(): Promise<void> {
     const all = files.map((file, i) => ({ file, db: `${tag}_${i}` }));
     const solo = all.filter((f) => f.file.endsWith('.solo.test.ts'));
     const queue = all.filter((f) => !f.file.endsWith('.solo.test.ts'));
-    const workers = Math.max(2, Math.min(4, availableParallelism()));
+    const workers =
+      Number(process.env.TEST_WORKERS) || Math.max(2, Math.min(4, availableParallelism()));
     const next = async (): Promise<void> => {
       const item = queue.shift();
       if (!item) return;

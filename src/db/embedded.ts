@@ -222,6 +222,11 @@ export async function startEmbeddedPostgres(options: {
   log?: (line: string) => void;
   /** When false (admin command), a cluster already running is borrowed and left running. */
   takeOver?: boolean;
+  /**
+   * false: a scratch cluster whose data is thrown away (the test runner's): no fsync, no waiting for
+   * commits to reach the disk. What it computes is the same; only a crash of the machine loses it.
+   */
+  durable?: boolean;
 }): Promise<EmbeddedPostgres> {
   const log = options.log ?? (() => {});
   const bins = await binaries();
@@ -303,7 +308,11 @@ export async function startEmbeddedPostgres(options: {
       );
     }
     const logFile = path.join(clusterDir, 'server.log');
-    const flags = `-p ${creds.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c fsync=on`;
+    const durability =
+      options.durable === false
+        ? '-c fsync=off -c synchronous_commit=off -c full_page_writes=off'
+        : '-c fsync=on';
+    const flags = `-p ${creds.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 ${durability}`;
     await run(
       bins.pg_ctl,
       ['start', '-D', clusterDir, '-l', logFile, '-w', '-t', '60', '-o', flags],
