@@ -21,6 +21,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { prepareDatabase } from '../src/boot.ts';
+import { nodeStripsTypes } from '../src/cli/node-typescript.mjs';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded.ts';
 
 const ROOT = path.resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
@@ -52,15 +53,10 @@ type Result = {
 };
 
 /**
- * How a test file's process reads TypeScript: Node's own type stripping where it is on by default
- * and quiet (Node 24 on; the source is erasable, see tsconfig.json), tsx's loader elsewhere. The
- * processes tests start themselves (`npm start`, the CLI) keep tsx, as users run them.
+ * How a test file's process reads TypeScript: as the CLI does (src/cli/node-typescript.mjs). The
+ * processes tests start themselves (`npm start`, the admin command) keep tsx, as users run them.
  */
-const TS_FLAGS =
-  (process.features as { typescript?: string | false }).typescript &&
-  Number(process.versions.node.split('.')[0]) >= 24
-    ? []
-    : ['--import', 'tsx'];
+const TS_FLAGS = nodeStripsTypes ? [] : ['--import', 'tsx'];
 
 function runFile(file: string, databaseUrl: string): Promise<Result> {
   const started = Date.now();

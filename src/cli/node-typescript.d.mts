@@ -1,0 +1,2 @@
+/** See node-typescript.mjs. */
+export declare const nodeStripsTypes: boolean;
