@@ -70,6 +70,9 @@ function runFile(file: string, databaseUrl: string): Promise<Result> {
           ...process.env,
           DATABASE_URL: databaseUrl,
           TEST_DATABASE_URL: databaseUrl,
+          // Node 22+ keeps compiled modules here for the next process (each file loads the same graph)
+          NODE_COMPILE_CACHE:
+            process.env.NODE_COMPILE_CACHE ?? path.join(ROOT, '.data', 'compile-cache'),
           FORCE_COLOR: '0',
           NO_COLOR: '1',
         },
