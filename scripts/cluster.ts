@@ -80,7 +80,7 @@ const shared: Record<string, string> = {
 };
 
 function start(name: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, [path.join(ROOT, 'src/start.mjs')], {
     cwd: ROOT,
     env: { ...process.env, ...shared, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -21,7 +21,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { prepareDatabase } from '../src/boot.ts';
-import { nodeStripsTypes } from '../src/cli/node-typescript.mjs';
+import { nodeStripsTypes } from '../src/lib/node-typescript.mjs';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded.ts';
 
 const ROOT = path.resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
@@ -53,8 +53,7 @@ type Result = {
 };
 
 /**
- * How a test file's process reads TypeScript: as the CLI does (src/cli/node-typescript.mjs). The
- * processes tests start themselves (`npm start`, the admin command) keep tsx, as users run them.
+ * How a test file's process reads TypeScript: as `npm start` and the CLI do (src/lib/launch.mjs).
  */
 const TS_FLAGS = nodeStripsTypes ? [] : ['--import', 'tsx'];
 

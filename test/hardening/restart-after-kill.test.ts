@@ -14,6 +14,11 @@ import { freePort } from '../../src/lib/ports.ts';
 import { killProcessesOf } from '../_lib/processes.ts';
 
 const dataDir = path.resolve('.data', 'test-scratch', `restart-${process.pid}`);
+/**
+ * This data dir's Postgres port: another test file starting a service of its own at the same moment
+ * would otherwise find the default port free too, and one of the two would fail to start on it.
+ */
+const pgPort = await freePort();
 const parents: ChildProcess[] = [];
 
 /**
@@ -26,13 +31,14 @@ async function start(): Promise<{ pid: number; output: () => string; up: boolean
     ...(process.env as Record<string, string>),
     PLATFORM_DATA_DIR: dataDir,
     PORT: String(port),
+    PLATFORM_PG_PORT: String(pgPort),
     PLATFORM_LOG_LEVEL: 'info',
   };
   delete env.DATABASE_URL;
   delete env.TEST_DATABASE_URL;
   const parent = spawn(
     'bash',
-    ['-c', 'setsid node --import tsx src/main.ts </dev/null & echo "pid=$!"; exec sleep 600'],
+    ['-c', 'setsid node src/start.mjs </dev/null & echo "pid=$!"; exec sleep 600'],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   parents.push(parent);

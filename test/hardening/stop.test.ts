@@ -17,12 +17,18 @@ import { killProcessesOf, processesOf } from '../_lib/processes.ts';
 
 const exec = promisify(execFile);
 const dataDir = path.resolve('.data', 'test-scratch', `stop-${process.pid}`);
+/**
+ * This data dir's Postgres port: another test file starting a service of its own at the same moment
+ * would otherwise find the default port free too, and one of the two would fail to start on it.
+ */
+const pgPort = await freePort();
 
 function env(port: number): Record<string, string> {
   const e: Record<string, string> = {
     ...(process.env as Record<string, string>),
     PLATFORM_DATA_DIR: dataDir,
     PORT: String(port),
+    PLATFORM_PG_PORT: String(pgPort),
     PLATFORM_LOG_LEVEL: 'info',
   };
   delete e.DATABASE_URL;
@@ -241,7 +247,7 @@ test('a service whose output was closed (the terminal or supervisor reading it w
 test('with PLATFORM_EXIT_WITH_PARENT=1 (as npm run cluster starts it), a service whose parent is killed outright stops, Postgres with it', async () => {
   try {
     // bash stays the parent (`; true` keeps it from exec'ing node), and is what gets SIGKILL
-    const s = await start(['bash', ['-c', 'node --import tsx src/main.ts; true']], {
+    const s = await start(['bash', ['-c', 'node src/start.mjs; true']], {
       PLATFORM_EXIT_WITH_PARENT: '1',
     });
     s.npm.kill('SIGKILL');

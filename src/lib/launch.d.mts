@@ -1,0 +1,2 @@
+/** See launch.mjs. */
+export declare function launch(entry: URL): Promise<void>;
