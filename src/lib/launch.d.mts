@@ -1,2 +1,0 @@
-/** See launch.mjs. */
-export declare function launch(entry: URL): Promise<void>;
