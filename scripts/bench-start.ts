@@ -69,6 +69,8 @@ async function timeService(node: string, root: string, args: string[], dataDir: 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  // taken before anything is awaited: a service that fails to start exits before it would be asked
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const up = await new Promise<boolean>((resolve) => {
     const seen = (d: Buffer) => {
       out += d;
@@ -76,10 +78,9 @@ async function timeService(node: string, root: string, args: string[], dataDir: 
     };
     child.stdout.on('data', seen);
     child.stderr.on('data', seen);
-    child.on('exit', () => resolve(false));
+    void exited.then(() => resolve(false));
   });
   const ms = performance.now() - started;
-  const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await exited;
   if (!up) throw new Error(`the service did not start:\n${out}`);
@@ -89,13 +90,18 @@ async function timeService(node: string, root: string, args: string[], dataDir: 
 const versions = new Map(
   nodes.map((n) => [n, spawnSync(n, ['--version'], { encoding: 'utf8' }).stdout.trim()]),
 );
-const runs = new Map<string, number[]>();
-const add = (key: string, ms: number) => runs.set(key, [...(runs.get(key) ?? []), ms]);
+type Row = { node: string; checkout: string; what: string; ms: number[] };
+const rows = new Map<string, Row>();
+const add = (node: string, checkout: string, what: string, ms: number) => {
+  const key = `${node} ${checkout} ${what}`;
+  const row = rows.get(key) ?? { node, checkout, what, ms: [] };
+  row.ms.push(ms);
+  rows.set(key, row);
+};
 try {
   for (let r = -1; r < rounds; r++) {
     for (const node of nodes)
       for (const c of checkouts) {
-        const at = (what: string) => `${versions.get(node)}  ${c.label}  ${what}`;
         const help = timeCli(node, c.root, ['--help']);
         const apps = timeCli(node, c.root, ['apps']);
         const service = await timeService(
@@ -105,9 +111,10 @@ try {
           path.join(work, `${c.label}-${versions.get(node)}`),
         );
         if (r < 0) continue;
-        add(at('platform --help'), help);
-        add(at('platform apps (down)'), apps);
-        add(at('npm start, to running'), service);
+        const version = versions.get(node)!;
+        add(version, c.label, 'platform --help', help);
+        add(version, c.label, 'platform apps (down)', apps);
+        add(version, c.label, 'npm start, to running', service);
       }
   }
 } finally {
@@ -115,13 +122,16 @@ try {
 }
 console.log(`${rounds} interleaved rounds, ms`);
 console.log('node       checkout  what                      median   fastest');
-for (const [key, ms] of [...runs].sort(([a], [b]) => a.localeCompare(b))) {
-  const [node, checkout, what] = key.split('  ');
+for (const { node, checkout, what, ms } of [...rows.values()].sort(
+  (a, b) =>
+    a.node.localeCompare(b.node) ||
+    a.checkout.localeCompare(b.checkout) ||
+    a.what.localeCompare(b.what),
+))
   console.log(
-    `${node!.padEnd(10)} ${checkout!.padEnd(9)} ${what!.padEnd(24)} ${median(ms).toFixed(0).padStart(7)} ${Math.min(
+    `${node.padEnd(10)} ${checkout.padEnd(9)} ${what.padEnd(24)} ${median(ms).toFixed(0).padStart(7)} ${Math.min(
       ...ms,
     )
       .toFixed(0)
       .padStart(9)}`,
   );
-}
