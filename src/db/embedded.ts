@@ -237,8 +237,13 @@ export async function startEmbeddedPostgres(options: {
   await mkdir(dataDir, { recursive: true });
 
   if (userInfo().uid === 0) await ensureTraversable([path.dirname(bins.pg_ctl), dataDir], log);
-  let creds = await readCredentials(credFile);
-  if (!creds) {
+  const remembered = await readCredentials(credFile);
+  let creds: Credentials;
+  // No one has been told a new cluster's port yet: if another first start takes it before ours
+  // binds, this one moves to another free port instead of failing.
+  const initialisedNow = !remembered;
+  if (remembered) creds = remembered;
+  else {
     // another instance (another data dir) may hold the default port: take a free one instead
     let port = options.port;
     if (!(await portIsFree(port))) {
@@ -302,28 +307,50 @@ export async function startEmbeddedPostgres(options: {
     lock = await holdDataDir(url(), dataDir);
     log('embedded Postgres was already running (left by an earlier process); taking it over');
   } else {
-    if (!(await portIsFree(creds.port))) {
-      throw new Error(
-        `embedded Postgres cannot start: port ${creds.port} (remembered in ${credFile}) is in use by another process. Stop it, or give this instance its own data dir (PLATFORM_DATA_DIR); a new data dir picks a free port.`,
-      );
-    }
     const logFile = path.join(clusterDir, 'server.log');
     const durability =
       options.durable === false
         ? '-c fsync=off -c synchronous_commit=off -c full_page_writes=off'
         : '-c fsync=on';
-    const flags = `-p ${creds.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 ${durability}`;
-    await run(
-      bins.pg_ctl,
-      ['start', '-D', clusterDir, '-l', logFile, '-w', '-t', '60', '-o', flags],
-      spawnOpts,
-    ).catch(async (err) => {
-      const tail = await readFile(logFile, 'utf8').then(
-        (t) => t.split('\n').slice(-15).join('\n'),
-        () => '',
+    const moveToFreePort = async (taken: number) => {
+      creds = { ...creds, port: await freePort() };
+      await writeFile(credFile, JSON.stringify(creds), { mode: 0o600 });
+      log(`port ${taken} was taken before this new cluster started; it uses port ${creds.port}`);
+    };
+    for (let attempt = 1; ; attempt++) {
+      const retry = initialisedNow && attempt < 4;
+      if (!(await portIsFree(creds.port))) {
+        if (retry) {
+          await moveToFreePort(creds.port);
+          continue;
+        }
+        throw new Error(
+          `embedded Postgres cannot start: port ${creds.port} (remembered in ${credFile}) is in use by another process. Stop it, or give this instance its own data dir (PLATFORM_DATA_DIR); a new data dir picks a free port.`,
+        );
+      }
+      const flags = `-p ${creds.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 ${durability}`;
+      const failed = await run(
+        bins.pg_ctl,
+        ['start', '-D', clusterDir, '-l', logFile, '-w', '-t', '60', '-o', flags],
+        spawnOpts,
+      ).then(
+        () => undefined,
+        async (err) => {
+          const tail = await readFile(logFile, 'utf8').then(
+            (t) => t.split('\n').slice(-15).join('\n'),
+            () => '',
+          );
+          return { err: err as Error, tail };
+        },
       );
-      throw new Error(`embedded Postgres failed to start: ${(err as Error).message}\n${tail}`);
-    });
+      if (!failed) break;
+      // lost the race for the port between the check above and Postgres binding it
+      if (retry && /could not bind|Address already in use/i.test(failed.tail)) {
+        await moveToFreePort(creds.port);
+        continue;
+      }
+      throw new Error(`embedded Postgres failed to start: ${failed.err.message}\n${failed.tail}`);
+    }
     lock = await holdDataDir(url(), dataDir);
   }
   let stopped = false;

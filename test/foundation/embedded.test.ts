@@ -72,6 +72,38 @@ test('two data dirs on one machine: a taken port is avoided at first start, and 
   }
 });
 
+test('two new data dirs started at the same moment on the same free port both come up, each on its own', async () => {
+  const dirs = [`${dataDir}-twin-a`, `${dataDir}-twin-b`];
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+  const probe = net.createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+  const wanted = (probe.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  const started = await Promise.allSettled(
+    dirs.map((d) => startEmbeddedPostgres({ dataDir: d, port: wanted })),
+  );
+  try {
+    const clusters = started.map((s) => {
+      if (s.status === 'rejected') throw s.reason;
+      return s.value;
+    });
+    const ports = clusters.map((c) => new URL(c.url()).port);
+    assert.ok(ports.includes(String(wanted)), 'one of them has the port asked for');
+    assert.is.not(ports[0], ports[1], 'the other moved to a port of its own');
+    for (const c of clusters) assert.ok(await reachable(c.url()));
+    // the moved port is the one remembered: a second start of each comes back where it was
+    for (const c of clusters) await c.stop();
+    for (const [i, d] of dirs.entries()) {
+      const again = await startEmbeddedPostgres({ dataDir: d, port: wanted });
+      assert.is(new URL(again.url()).port, ports[i]);
+      await again.stop();
+    }
+  } finally {
+    for (const s of started) if (s.status === 'fulfilled') await s.value.stop();
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  }
+});
+
 test('a running cluster is borrowed (takeOver false) or taken over, never started twice', async () => {
   const owner = await startEmbeddedPostgres({ dataDir, port });
   const borrower = await startEmbeddedPostgres({ dataDir, port, takeOver: false });
