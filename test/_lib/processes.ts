@@ -36,3 +36,16 @@ export function killProcessesOf(dataDir: string): void {
     } catch {}
   }
 }
+
+/**
+ * The arguments after `node` that `npm run admin` runs (read from package.json, so a test runs the
+ * admin command as an operator does): `[...ADMIN_ARGS, 'create-user', ...]`.
+ */
+export const ADMIN_ARGS: string[] = (() => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const [node, ...args] = pkg.scripts.admin!.split(' ');
+  if (node !== 'node') throw new Error(`npm run admin is not a node command: ${pkg.scripts.admin}`);
+  return args;
+})();

@@ -19,6 +19,7 @@ import { createHarness, newUser, type Harness } from '../_lib/harness.ts';
 import { startS3 } from '../_lib/s3-server.ts';
 import { waitFor } from '../_lib/apps.ts';
 import { liveNodes, startNodeHeartbeat } from '../../src/nodes/heartbeat.ts';
+import { ADMIN_ARGS } from '../_lib/processes.ts';
 
 const s3 = await startS3();
 const h = await createHarness({ PLATFORM_BLOB_STORE: 's3', ...s3.env });
@@ -218,7 +219,7 @@ test('migrate-blobs --to s3 refuses, naming them, while a live node cannot read 
     );
     const refused = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'scripts/admin.ts', 'migrate-blobs', '--to', 's3'],
+      [...ADMIN_ARGS, 'migrate-blobs', '--to', 's3'],
       {
         env: {
           ...process.env,
@@ -268,18 +269,14 @@ test('migrate-blobs moves Postgres blobs to the bucket and back while they keep 
     const id = pub.body.app_id as string;
     assert.ok((await rowsOf(w.account_id)).every((r) => r.stored_in === 'postgres'));
     const admin = (to: string) =>
-      promisify(execFile)(
-        process.execPath,
-        ['--import', 'tsx', 'scripts/admin.ts', 'migrate-blobs', '--to', to],
-        {
-          env: {
-            ...process.env,
-            DATABASE_URL: h.config.databaseUrl,
-            PLATFORM_LOG_LEVEL: 'warn',
-            ...s3.env,
-          },
+      promisify(execFile)(process.execPath, [...ADMIN_ARGS, 'migrate-blobs', '--to', to], {
+        env: {
+          ...process.env,
+          DATABASE_URL: h.config.databaseUrl,
+          PLATFORM_LOG_LEVEL: 'warn',
+          ...s3.env,
         },
-      );
+      });
     const out = JSON.parse((await admin('s3')).stdout.trim().split('\n').pop()!);
     assert.ok(out.moved >= 2, JSON.stringify(out));
     const moved = await rowsOf(w.account_id);

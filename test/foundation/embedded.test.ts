@@ -8,6 +8,7 @@ import pg from 'pg';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { ADMIN_ARGS } from '../_lib/processes.ts';
 
 const run = promisify(execFile);
 const dataDir = path.resolve('.data', 'test-scratch', `embedded-${process.pid}`);
@@ -155,14 +156,7 @@ test('the admin command works while the service holds the embedded cluster, and 
   delete env.DATABASE_URL;
   const out = await run(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      'scripts/admin.ts',
-      'create-user',
-      '--email',
-      `emb-${process.pid}@example.com`,
-    ],
+    [...ADMIN_ARGS, 'create-user', '--email', `emb-${process.pid}@example.com`],
     { env },
   );
   const result = JSON.parse(out.stdout.trim().split('\n').pop()!);
@@ -174,14 +168,7 @@ test('the admin command works while the service holds the embedded cluster, and 
   // With nothing running, the admin command starts the cluster, works, and stops it again.
   const again = await run(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      'scripts/admin.ts',
-      'create-user',
-      '--email',
-      `emb2-${process.pid}@example.com`,
-    ],
+    [...ADMIN_ARGS, 'create-user', '--email', `emb2-${process.pid}@example.com`],
     { env },
   );
   assert.match(again.stdout, /"api_key":"ap_/);

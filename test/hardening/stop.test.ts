@@ -13,7 +13,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../../src/lib/ports.ts';
 import { file, site } from '../_lib/bundles.ts';
-import { killProcessesOf, processesOf } from '../_lib/processes.ts';
+import { ADMIN_ARGS, killProcessesOf, processesOf } from '../_lib/processes.ts';
 
 const exec = promisify(execFile);
 const dataDir = path.resolve('.data', 'test-scratch', `stop-${process.pid}`);
@@ -123,14 +123,7 @@ const SERVER = `export default {
 async function serveTraffic(s: Started): Promise<() => Promise<void>> {
   const admin = await exec(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      'scripts/admin.ts',
-      'create-user',
-      '--email',
-      `stop-${Date.now()}@example.com`,
-    ],
+    [...ADMIN_ARGS, 'create-user', '--email', `stop-${Date.now()}@example.com`],
     { env: env(s.port) },
   );
   const key = JSON.parse(admin.stdout.trim().split('\n').pop()!).api_key as string;

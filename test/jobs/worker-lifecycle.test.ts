@@ -10,6 +10,7 @@ import { taskList } from '../../worker/tasks.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 import { waitFor } from '../_lib/apps.ts';
+import { ADMIN_ARGS } from '../_lib/processes.ts';
 
 const exec = promisify(execFile);
 const h = await createHarness();
@@ -81,7 +82,7 @@ test('a worker process killed mid-job loses no job; unlock-stale-jobs lets anoth
   assert.is(await succeeded(a.appId), 0);
   const out = await exec(
     process.execPath,
-    ['--import', 'tsx', 'scripts/admin.ts', 'unlock-stale-jobs', '--older-than-seconds', '0'],
+    [...ADMIN_ARGS, 'unlock-stale-jobs', '--older-than-seconds', '0'],
     {
       env: {
         ...process.env,

@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../../src/lib/ports.ts';
 import { file, site } from '../_lib/bundles.ts';
-import { killProcessesOf } from '../_lib/processes.ts';
+import { ADMIN_ARGS, killProcessesOf } from '../_lib/processes.ts';
 
 const run = promisify(execFile);
 const scratch = path.resolve('.data', 'test-scratch', `backup-${process.pid}`);
@@ -72,7 +72,7 @@ async function startService(dataDir: string, pgPort: number): Promise<Service> {
 }
 
 async function admin(dataDir: string, pgPort: number, ...args: string[]) {
-  const out = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+  const out = await run(process.execPath, [...ADMIN_ARGS, ...args], {
     env: { ...envFor(dataDir, pgPort), PLATFORM_LOG_LEVEL: 'silent' },
   }).catch((e) => e);
   const last = String(out.stdout).trim().split('\n').pop()!;

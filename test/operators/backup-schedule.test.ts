@@ -16,7 +16,7 @@ import { waitFor } from '../_lib/apps.ts';
 import { site } from '../_lib/bundles.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 import { startWorker } from '../_lib/mail.ts';
-import { killProcessesOf } from '../_lib/processes.ts';
+import { ADMIN_ARGS, killProcessesOf } from '../_lib/processes.ts';
 import { startS3 } from '../_lib/s3-server.ts';
 import { freePort } from '../../src/lib/ports.ts';
 
@@ -80,19 +80,15 @@ test('scheduled backups land in the bucket, the newest two kept; one restores in
   delete env.TEST_DATABASE_URL;
   const out = await run(
     process.execPath,
-    ['--import', 'tsx', 'scripts/admin.ts', 'restore', `s3:${path.basename(kept[1]!)}`],
+    [...ADMIN_ARGS, 'restore', `s3:${path.basename(kept[1]!)}`],
     { env },
   ).catch((e) => e);
   const result = JSON.parse(String(out.stdout).trim().split('\n').pop() || '{}');
   assert.is(out.code ?? 0, 0, `${out.stdout}${out.stderr}`);
   assert.ok(result.rows > 0);
-  const listed = await run(
-    process.execPath,
-    ['--import', 'tsx', 'scripts/admin.ts', 'list-operators'],
-    {
-      env,
-    },
-  );
+  const listed = await run(process.execPath, [...ADMIN_ARGS, 'list-operators'], {
+    env,
+  });
   const operators = JSON.parse(listed.stdout.trim().split('\n').pop()!).operators;
   assert.ok(operators.length >= 1, 'the restored server knows its operator');
 });

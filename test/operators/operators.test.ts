@@ -11,6 +11,7 @@ import { site } from '../_lib/bundles.ts';
 import { checkAuthMatrix } from '../_lib/auth-matrix.ts';
 import { createHarness, newMember, newUser, uniqueEmail } from '../_lib/harness.ts';
 import { createUser } from '../../src/users/service.ts';
+import { ADMIN_ARGS } from '../_lib/processes.ts';
 
 const run = promisify(execFile);
 const h = await createHarness({ PLATFORM_PLANS_FILE: '' });
@@ -19,7 +20,7 @@ const first = await newUser(h, 'first');
 const other = await newUser(h, 'other');
 
 async function admin(...args: string[]) {
-  const out = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+  const out = await run(process.execPath, [...ADMIN_ARGS, ...args], {
     env: {
       ...process.env,
       DATABASE_URL: process.env.TEST_DATABASE_URL!,

@@ -18,6 +18,7 @@ import { waitFor } from '../_lib/apps.ts';
 import { sql } from 'kysely';
 import { setPlan } from '../../src/plans/operator.ts';
 import { pruneEvents } from '../../worker/tasks/retention.ts';
+import { ADMIN_ARGS } from '../_lib/processes.ts';
 
 const run = promisify(execFile);
 const url = process.env.TEST_DATABASE_URL!;
@@ -109,7 +110,7 @@ test('admin set-plan, flag and billing-state, from another process, reach a runn
   const h = await createHarness({ PLATFORM_PLANS_FILE: '' });
   const env = { ...process.env, DATABASE_URL: url, PLATFORM_LOG_LEVEL: 'silent' };
   const admin = async (...args: string[]) => {
-    const out = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+    const out = await run(process.execPath, [...ADMIN_ARGS, ...args], {
       env,
     }).catch((e) => e);
     return {
