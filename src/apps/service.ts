@@ -27,7 +27,7 @@ import type { Manifest } from '../manifest/schema.ts';
 import type { ValidBundle } from '../manifest/validate.ts';
 import { isServerSource, manifestOf } from '../manifest/stored.ts';
 import { appOrigin } from './mappers.ts';
-import { rebuildIndexes } from '../data/service.ts';
+import { rebuildFromRows, uniqueConflicts } from '../data/rebuild.ts';
 import { previewLink } from '../releases/previews.ts';
 import { ApiError } from '../errors.ts';
 import { planOf } from '../plans/catalogue.ts';
@@ -73,10 +73,16 @@ export function toStates(
   }));
 }
 
+/** What the release `releaseId` declares (none when the app has no live release). */
+async function liveResources(trx: Tx, releaseId: string | null): Promise<ResourceState[]> {
+  const manifest = releaseId ? await releaseManifest(trx, releaseId) : undefined;
+  return manifest ? flattenResources(manifestOf(manifest)) : [];
+}
+
 /** Why `manifest` cannot go live now: incompatible resources first, then missing secrets. */
 export async function evaluateActivation(
   trx: Tx,
-  appId: string,
+  app: Pick<AppRow, 'id' | 'live_release_id'>,
   manifest: Manifest,
 ): Promise<{
   status: ActivationStatus;
@@ -86,9 +92,13 @@ export async function evaluateActivation(
   provisioned: ResourceState[];
 }> {
   const next = flattenResources(manifest);
-  const provisioned = toStates(await provisionedResources(trx, appId));
+  const provisioned = toStates(await provisionedResources(trx, app.id));
   const reasons = incompatibilities(provisioned, next);
-  const have = new Set(await secretNames(trx, appId));
+  if (!reasons.length)
+    reasons.push(
+      ...(await uniqueConflicts(trx, app.id, await liveResources(trx, app.live_release_id), next)),
+    );
+  const have = new Set(await secretNames(trx, app.id));
   const missing = requiredSecrets(next).filter((n) => !have.has(n));
   if (reasons.length) return { status: 'requires_migration', reasons, missing, next, provisioned };
   if (missing.length)
@@ -126,9 +136,8 @@ export async function goLive(
     request_id: who.requestId,
   };
   const events: NewEvent[] = [];
-  const prevManifest = previous ? await releaseManifest(trx, previous) : undefined;
-  const before = prevManifest ? flattenResources(manifestOf(prevManifest)) : [];
-  await rebuildNewIndexes(trx, app.id, before, evaluation.next);
+  const before = await liveResources(trx, previous);
+  await rebuildFromRows(trx, app.id, before, evaluation.next);
   const have = new Map(evaluation.provisioned.map((r) => [resourceKey(r), r]));
   for (const r of evaluation.next) {
     const old = have.get(resourceKey(r));
@@ -160,26 +169,6 @@ export async function goLive(
     }
   }
   return events;
-}
-
-/** Indexes the new live release declares and the one it replaces did not (by name and fields) are built from the rows. */
-async function rebuildNewIndexes(
-  trx: Tx,
-  appId: string,
-  before: ResourceState[],
-  next: ResourceState[],
-): Promise<void> {
-  type Index = { name: string; fields: string[]; unique: boolean };
-  const indexesOf = (r: ResourceState | undefined) =>
-    (r?.spec.indexes as Index[] | undefined) ?? [];
-  for (const r of next) {
-    if (r.resource_type !== 'data') continue;
-    const old = indexesOf(before.find((b) => resourceKey(b) === resourceKey(r)));
-    const fresh = indexesOf(r).filter(
-      (i) => !old.some((o) => o.name === i.name && o.fields.join('\0') === i.fields.join('\0')),
-    );
-    await rebuildIndexes(trx, appId, r.resource_name, fresh);
-  }
 }
 
 /** ` (at src/server.ts:3:9)`: where the user's own code threw, when the stack says. */
@@ -297,7 +286,7 @@ async function publishTx(
       existing ??
       (await insertApp(trx, { id: mode.ids.appId, accountId: target.accountId, app: m }));
     const seq = await nextReleaseSeq(trx, app.id);
-    const evaluated = await evaluateActivation(trx, app.id, bundle.manifest);
+    const evaluated = await evaluateActivation(trx, app, bundle.manifest);
     const checked = moduleError
       ? {
           ...evaluated,

@@ -50,7 +50,7 @@ export async function makePreviewLive(
       manifest,
       toStates(await provisionedResources(trx, app.id)),
     );
-    const evaluation = await fitsNow(trx, app.id, manifest, 'That preview');
+    const evaluation = await fitsNow(trx, app, manifest, 'That preview');
     const previous = app.live_release_id;
     // once live it is a release like any other (rolled back to, not previewed)
     await endPreview(trx, target.id);

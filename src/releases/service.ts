@@ -23,7 +23,7 @@ export async function rollback(deps: Deps, appId: string, releaseId: string, who
       );
     }
     const manifest = manifestOf(target.manifest);
-    const evaluation = await fitsNow(trx, app.id, manifest, 'That release');
+    const evaluation = await fitsNow(trx, app, manifest, 'That release');
     const previous = app.live_release_id;
     const events = await goLive(trx, app, { id: target.id, manifest }, evaluation, who);
     events.push({

@@ -2,7 +2,7 @@
  * Moving an app's live pointer to one of its stored releases (a rollback, a preview made live): the
  * checks both make before `goLive`, in the transaction that holds the app's row.
  */
-import { lockApp } from '../apps/queries.ts';
+import { type AppRow, lockApp } from '../apps/queries.ts';
 import { findRelease } from './records.ts';
 import { evaluateActivation } from '../apps/service.ts';
 import type { Tx } from '../db/database.ts';
@@ -25,8 +25,13 @@ export async function switchTarget(trx: Tx, appId: string, releaseId: string) {
  * Whether `manifest` fits what is provisioned and set now: the evaluation to go live with, or the
  * error that says what it lacks (`what` names the release in the messages).
  */
-export async function fitsNow(trx: Tx, appId: string, manifest: Manifest, what: string) {
-  const evaluation = await evaluateActivation(trx, appId, manifest);
+export async function fitsNow(
+  trx: Tx,
+  app: Pick<AppRow, 'id' | 'live_release_id'>,
+  manifest: Manifest,
+  what: string,
+) {
+  const evaluation = await evaluateActivation(trx, app, manifest);
   if (evaluation.status === 'requires_migration')
     throw new ApiError(
       'requires_migration',
