@@ -57,6 +57,15 @@ export const PreviewLink = component(
 );
 export type PreviewLink = v.InferOutput<typeof PreviewLink>;
 
+export const PreviewLinksRevoked = component(
+  'PreviewLinksRevoked',
+  v.strictObject({
+    app_id: v.string(),
+    /** links issued up to this moment open none of the app's previews */
+    revoked_at: DateTime,
+  }),
+);
+
 export const PublishAppResponse = component(
   'PublishAppResponse',
   v.strictObject({

@@ -394,7 +394,7 @@ async function publishTx(
       previous_release_id: previous,
       activation,
       ...(mode.preview && evaluation.status === 'inactive'
-        ? { preview: previewLink(deps, app.id, releaseId) }
+        ? { preview: previewLink(deps, app, releaseId) }
         : {}),
     };
   });

@@ -31,6 +31,7 @@ import type {
   AppList,
   AppSummary,
   PreviewLink,
+  PreviewLinksRevoked,
   PublishAppResponse,
   ReleaseList,
   ResourceList,
@@ -207,6 +208,7 @@ export type V0Routes = {
   'POST /v0/apps/{app_id}/releases/{release_id}/republish': Op<Out<typeof PublishAppResponse>>;
   'POST /v0/apps/{app_id}/releases/{release_id}/make-live': Op<Out<typeof PublishAppResponse>>;
   'POST /v0/apps/{app_id}/releases/{release_id}/preview-link': Op<Out<typeof PreviewLink>>;
+  'POST /v0/apps/{app_id}/preview-links/revoke': Op<Out<typeof PreviewLinksRevoked>>;
   'DELETE /v0/apps/{app_id}': Op<Out<typeof UnpublishResponse>>;
   'GET /v0/apps/{app_id}/releases': Op<Out<typeof ReleaseList>>;
   'POST /v0/apps/{app_id}/rollback': Op<Out<typeof RollbackResponse>, In<typeof RollbackRequest>>;
@@ -353,6 +355,7 @@ export const V0_ROUTES = Object.keys({
   'POST /v0/apps/{app_id}/releases/{release_id}/republish': 1,
   'POST /v0/apps/{app_id}/releases/{release_id}/make-live': 1,
   'POST /v0/apps/{app_id}/releases/{release_id}/preview-link': 1,
+  'POST /v0/apps/{app_id}/preview-links/revoke': 1,
   'DELETE /v0/apps/{app_id}': 1,
   'GET /v0/apps/{app_id}/releases': 1,
   'POST /v0/apps/{app_id}/rollback': 1,

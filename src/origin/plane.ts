@@ -418,9 +418,10 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
     const requestId = requestIdFor(reads.get(REQUEST_ID_HEADER));
     try {
       const r = originRequest(req, reads, requestId, client, 'canonical', null);
-      const door = previewGate(deps, req, target, r.pathname, requestId);
+      const found = () => caches.previewApp(target.appId, target.releaseId);
+      const door = await previewGate(deps, req, target, r.pathname, requestId, found);
       if (door) return door;
-      const app = await caches.previewApp(target.appId, target.releaseId);
+      const app = await found();
       if (!app)
         return noindex(
           originFail('not_found', 'There is no preview of this release to serve.', requestId),

@@ -8,6 +8,7 @@ import { errorBody } from '../errors.ts';
 import { REQUEST_ID_HEADER } from '../http/request-id.ts';
 import {
   grantOpens,
+  grantRevoked,
   PREVIEW_ENTRY_PATH,
   previewCookie,
   previewSetCookie,
@@ -55,17 +56,23 @@ function privatePage(req: Request, requestId: string, why: string): Response {
   );
 }
 
+const REVOKED =
+  'The preview links of this app were revoked after this one was made: ask for a new link.';
+
 /**
  * What the door answers itself (robots.txt, the entry link, a refusal), or undefined when the
- * request holds a grant for this release and goes on to the app.
+ * request holds a grant for this release and goes on to the app. `app` (cached) is read only for a
+ * grant whose signature holds, for its cut-off for links.
  */
-export function previewGate(
+export async function previewGate(
   deps: Pick<Deps, 'secretsKey'>,
   req: Request,
   target: { appId: string; releaseId: string },
   pathname: string,
   requestId: string,
-): Response | undefined {
+  app: () => Promise<{ previewsRevokedAt?: Date | null | undefined } | null>,
+): Promise<Response | undefined> {
+  const revokedAt = async () => (await app())?.previewsRevokedAt;
   if (pathname === '/robots.txt')
     return new Response('User-agent: *\nDisallow: /\n', {
       headers: {
@@ -83,6 +90,7 @@ export function previewGate(
         requestId,
         'This preview link has expired or is not for this release.',
       );
+    if (grantRevoked(grant!, await revokedAt())) return privatePage(req, requestId, REVOKED);
     return new Response(null, {
       status: 303,
       headers: {
@@ -97,7 +105,10 @@ export function previewGate(
     });
   }
   const grant = previewCookie(req.headers.get('cookie'));
-  if (grantOpens(deps, target.appId, target.releaseId, grant)) return undefined;
+  if (grantOpens(deps, target.appId, target.releaseId, grant))
+    return grantRevoked(grant!, await revokedAt())
+      ? privatePage(req, requestId, REVOKED)
+      : undefined;
   return privatePage(
     req,
     requestId,

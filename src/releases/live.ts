@@ -46,6 +46,8 @@ export type LiveApp = {
   /** the plan's requests.monthly.max, read once per load (the hot path compares against it) */
   monthlyRequests: number;
   block: ServingBlock | null;
+  /** a preview's: links issued before it open none of the app's previews */
+  previewsRevokedAt?: Date | null;
 };
 
 export function servingBlock(row: {
@@ -259,7 +261,9 @@ export function createRuntimeCaches(deps: Deps) {
     const key = `${appId}/${releaseId}`;
     const hit = previews.get(key);
     if (hit && Date.now() - hit.at < LIVE_TTL_MS) return hit.app;
-    const app = liveOf(await previewPointer(deps.db, appId, releaseId));
+    const row = await previewPointer(deps.db, appId, releaseId);
+    const found = liveOf(row);
+    const app = found && { ...found, previewsRevokedAt: row!.previews_revoked_at };
     previews.set(key, { app, at: Date.now() });
     return app;
   }

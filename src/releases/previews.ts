@@ -66,7 +66,23 @@ export function signGrant(
   return `${expires}.${mac(deps, appId, releaseId, expires)}`;
 }
 
-/** Whether `grant` opens this release's preview now. */
+/**
+ * The second a grant counts as issued in: links made after a revocation are issued after its
+ * second, so one made in the same second as the revocation still opens, and none made before it.
+ */
+function issueSecond(now: number, revokedAt: Date | null | undefined): number {
+  const second = Math.floor(now / 1000);
+  return revokedAt ? Math.max(second, Math.floor(revokedAt.getTime() / 1000) + 1) : second;
+}
+
+/** Whether a grant was issued before the app's previews were revoked (its expiry tells when). */
+export function grantRevoked(grant: string, revokedAt: Date | null | undefined): boolean {
+  if (!revokedAt) return false;
+  const issued = Number(grant.slice(0, grant.indexOf('.'))) - PREVIEW_GRANT_SECONDS;
+  return issued <= Math.floor(revokedAt.getTime() / 1000);
+}
+
+/** Whether `grant` opens this release's preview now (revocation aside: see `grantRevoked`). */
 export function grantOpens(
   deps: Pick<Deps, 'secretsKey'>,
   appId: string,
@@ -86,11 +102,12 @@ export function grantOpens(
 /** A link that opens a release's preview in a browser for PREVIEW_GRANT_SECONDS. */
 export function previewLink(
   deps: Pick<Deps, 'secretsKey' | 'config'>,
-  appId: string,
+  app: { id: string; previews_revoked_at: Date | null },
   releaseId: string,
   now = Date.now(),
 ): PreviewLink {
-  const expires = Math.floor(now / 1000) + PREVIEW_GRANT_SECONDS;
+  const appId = app.id;
+  const expires = issueSecond(now, app.previews_revoked_at) + PREVIEW_GRANT_SECONDS;
   const origin = previewOrigin(deps.config, appId, releaseId);
   const grant = signGrant(deps, appId, releaseId, expires);
   return {

@@ -41,6 +41,7 @@ export async function previewPointer(db: Executor, appId: string, releaseId: str
       'apps.account_id',
       'releases.id as live_release_id',
       'apps.deleted_at',
+      'apps.previews_revoked_at',
       'accounts.plan_key',
       ACCOUNT_SUSPENDED.as('account_suspended'),
       APP_FLAGS.as('app_flags'),

@@ -119,3 +119,14 @@ export async function releaseFileCount(db: Executor, releaseId: string): Promise
 export async function endPreview(db: Executor, releaseId: string): Promise<void> {
   await db.updateTable('releases').set({ preview: false }).where('id', '=', releaseId).execute();
 }
+
+/** Ends every preview link of the app issued up to now; returns the cut-off. */
+export async function revokePreviewLinks(db: Executor, appId: string): Promise<Date> {
+  const row = await db
+    .updateTable('apps')
+    .set({ previews_revoked_at: sql<Date>`now()` })
+    .where('id', '=', appId)
+    .returning('previews_revoked_at')
+    .executeTakeFirstOrThrow();
+  return row.previews_revoked_at!;
+}

@@ -9,7 +9,13 @@ import { appAccess } from '../apps/access.ts';
 import { toReleaseSummary } from '../apps/mappers.ts';
 import { findRelease, listReleases } from './records.ts';
 import { BUNDLE_ERRORS, tags } from '../apps/routes.ts';
-import { PreviewLink, PublishAppResponse, ReleaseList, RollbackResponse } from '../apps/schemas.ts';
+import {
+  PreviewLink,
+  PreviewLinksRevoked,
+  PublishAppResponse,
+  ReleaseList,
+  RollbackResponse,
+} from '../apps/schemas.ts';
 import type { ModuleCheck } from '../apps/module-check.ts';
 import { ApiError } from '../errors.ts';
 import type { Env } from '../http/env.ts';
@@ -19,7 +25,7 @@ import { component } from '../openapi/components.ts';
 import { makePreviewLive } from './make-live.ts';
 import { previewLink } from './previews.ts';
 import { republishRelease } from './republish.ts';
-import { rollback } from './service.ts';
+import { revokePreviews, rollback } from './service.ts';
 
 export const RollbackRequest = component(
   'RollbackRequest',
@@ -53,6 +59,14 @@ const openPreview = operation({
   tags,
   responses: { 200: PreviewLink },
   errors: ['conflict'],
+});
+const revokeLinks = operation({
+  operationId: 'revokePreviewLinks',
+  summary: 'End every preview link of the app made until now',
+  description:
+    'For a link that reached the wrong people: every preview link and preview cookie of the app issued until now stops opening its previews, on every node at once; links made afterwards open them again. Members who may publish can do it; the event log records it (`app.preview_links_revoked`).',
+  tags,
+  responses: { 200: PreviewLinksRevoked },
 });
 const publishAgain = operation({
   operationId: 'republishRelease',
@@ -142,9 +156,15 @@ export function releaseRoutes(options: { checkModule?: ModuleCheck } = {}): Hono
           'Only a preview that could go live is served at a preview origin.',
           { release_id: release.id, activation_status: release.activation_status },
         );
-      return openPreview.reply(c, 200, previewLink(c.var.deps, app.id, release.id));
+      return openPreview.reply(c, 200, previewLink(c.var.deps, app, release.id));
     },
   );
+
+  r.post('/:app_id/preview-links/revoke', revokeLinks, appAccess('apps.publish'), async (c) => {
+    const { app, deps, actor, requestId } = c.var;
+    const revokedAt = await revokePreviews(deps, app, { actor, requestId });
+    return revokeLinks.reply(c, 200, { app_id: app.id, revoked_at: revokedAt.toISOString() });
+  });
 
   r.post(
     '/:app_id/releases/:release_id/republish',

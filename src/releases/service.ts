@@ -5,6 +5,7 @@ import { appOrigin } from '../apps/mappers.ts';
 import type { Deps } from '../deps.ts';
 import { errors } from '../errors.ts';
 import { recordEvents } from '../events/record.ts';
+import { revokePreviewLinks } from './records.ts';
 
 /**
  * Moves the live pointer to a retained release that was live before and is still compatible
@@ -48,4 +49,29 @@ export async function rollback(deps: Deps, appId: string, releaseId: string, who
   });
   deps.signals.appChanged(appId);
   return result;
+}
+
+/** Ends every preview link of the app made until now, on every node (the change feed drops caches). */
+export async function revokePreviews(
+  deps: Deps,
+  app: { id: string; account_id: string },
+  who: Who,
+): Promise<Date> {
+  const revokedAt = await deps.db.transaction().execute(async (trx) => {
+    const at = await revokePreviewLinks(trx, app.id);
+    await recordEvents(trx, [
+      {
+        app_id: app.id,
+        account_id: app.account_id,
+        type: 'app.preview_links_revoked',
+        message: 'Every preview link made until now was revoked.',
+        metadata: { revoked_at: at.toISOString() },
+        api_key_id: who.actor.apiKeyId,
+        request_id: who.requestId,
+      },
+    ]);
+    return at;
+  });
+  deps.signals.appChanged(app.id);
+  return revokedAt;
 }

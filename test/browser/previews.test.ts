@@ -63,7 +63,22 @@ test('open a preview from the console, then make it live', async () => {
   assert.is(await tab.evaluate(() => document.cookie), '', 'the grant cookie is HttpOnly');
   const answer = await tab.evaluate(async () => (await fetch('/run')).text());
   assert.is(answer, 'server two');
+
+  // a link that reached the wrong people: ending every link closes the open tab too
+  await page.getByRole('button', { name: 'End preview links' }).click();
+  await page.getByText('Every preview link made until now is closed.').waitFor();
+  await shootWidths(page, SHOTS, 'releases-links-ended');
+  await tab.reload();
+  await tab.getByRole('heading', { name: 'This preview is private' }).waitFor();
+  assert.ok(await tab.getByText(/revoked/).isVisible());
   await tab.close();
+  // Open preview makes a new link, which opens it again
+  const [reopened] = await Promise.all([
+    context.waitForEvent('page'),
+    page.getByRole('button', { name: 'Open preview' }).click(),
+  ]);
+  await reopened.getByRole('heading', { name: 'version two' }).waitFor();
+  await reopened.close();
 
   await page.getByRole('button', { name: 'Make live' }).click();
   await page.getByText(`${preview.release_id} is live.`).waitFor();

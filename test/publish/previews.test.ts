@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert';
 import { checkAuthMatrix } from '../_lib/auth-matrix.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, type Harness, newMember, newUser } from '../_lib/harness.ts';
-import { eventsOf } from '../_lib/apps.ts';
+import { eventsOf, waitFor } from '../_lib/apps.ts';
+import pg from 'pg';
 
 let h: Harness;
 let key: string;
@@ -261,6 +262,91 @@ test('a preview needs a live app beside it; a slug cannot look like a preview', 
   });
   assert.is(slug.status, 400);
   assert.match(slug.body.error.message, /preview/);
+});
+
+test('revoking ends every link and cookie made until then, on every node; a new link opens again', async () => {
+  const appId = await publishLive('one');
+  const first = await h.call('PUT', `/v0/apps/${appId}?preview=true`, {
+    key,
+    body: version('two'),
+  });
+  const second = await h.call('PUT', `/v0/apps/${appId}?preview=true`, {
+    key,
+    body: version('three'),
+  });
+  const hostOf = (r: { body: { release_id: string } }) =>
+    `${appId}--${r.body.release_id.slice(4)}.apps.localhost`;
+  const enter = (host: string, url: string) => {
+    const u = new URL(url);
+    return visit(host, `${u.pathname}${u.search}`, { 'sec-fetch-mode': 'navigate' });
+  };
+  const entered = await enter(hostOf(first), first.body.preview.url);
+  const cookie = cookieOf(entered.headers.get('set-cookie'));
+  assert.is((await visit(hostOf(first), '/hello', { cookie })).status, 200);
+  const spare = await h.call(
+    'POST',
+    `/v0/apps/${appId}/releases/${first.body.release_id}/preview-link`,
+    { key },
+  );
+
+  // what other nodes hear: the app's change, from the revoking transaction
+  const listener = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await listener.connect();
+  const heard: string[] = [];
+  listener.on('notification', (n) => heard.push(n.payload ?? ''));
+  await listener.query('listen platform_changes');
+  try {
+    const dev = await newMember(h, accountId, 'developer');
+    const revoked = await h.call('POST', `/v0/apps/${appId}/preview-links/revoke`, {
+      key: dev.api_key,
+    });
+    assert.is(revoked.status, 200, revoked.text);
+    assert.is(revoked.body.app_id, appId);
+    assert.ok(Math.abs(Date.parse(revoked.body.revoked_at) - Date.now()) < 60_000);
+    await waitFor(async () =>
+      heard.some((p) => JSON.parse(p).kind === 'app' && JSON.parse(p).id === appId),
+    );
+  } finally {
+    await listener.end();
+  }
+
+  // the cookie already in use, the links of both publishes and the spare link: all closed
+  const refused = await visit(hostOf(first), '/hello', { cookie });
+  assert.is(refused.status, 401);
+  const page = await visit(hostOf(first), '/', { cookie, 'sec-fetch-mode': 'navigate' });
+  assert.is(page.status, 401);
+  assert.match(page.text, /revoked/);
+  assert.is((await enter(hostOf(first), spare.body.url)).status, 401);
+  assert.is((await enter(hostOf(second), second.body.preview.url)).status, 401);
+  // the live release is not a preview: untouched
+  assert.match((await visit(`${appId}.apps.localhost`, '/hello')).text, /hello from one/);
+
+  // a link made now (in the same second, as likely as not) opens the preview again
+  const fresh = await h.call(
+    'POST',
+    `/v0/apps/${appId}/releases/${second.body.release_id}/preview-link`,
+    { key },
+  );
+  const back = await enter(hostOf(second), fresh.body.url);
+  assert.is(back.status, 303, back.text);
+  const again = await visit(hostOf(second), '/hello', {
+    cookie: cookieOf(back.headers.get('set-cookie')),
+  });
+  assert.is(again.status, 200);
+  assert.match(again.text, /hello from three/);
+
+  const events = await eventsOf(h, key, appId, 'app.preview_links_revoked');
+  assert.is(events.length, 1);
+  assert.ok(events[0]!.api_key_id, 'who revoked them');
+});
+
+test('who may revoke preview links: members who may publish', async () => {
+  const appId = await publishLive('one');
+  await checkAuthMatrix(
+    h,
+    { method: 'POST', path: `/v0/apps/${appId}/preview-links/revoke` },
+    { ownerAccountId: accountId, deniedRoles: ['viewer'] },
+  );
 });
 
 test('who may preview and make live', async () => {

@@ -25,6 +25,8 @@ export interface AppsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: NullableTimestamp;
+  /** preview links issued before it open no preview of the app (null: none revoked) */
+  previews_revoked_at: NullableTimestamp;
 }
 
 export interface BlobsTable {

@@ -77,8 +77,21 @@ async function load() {
   if (!rels.ok) return show('content', el('p', { class: 'error' }, failure(rels)));
   if (!rels.data.releases.length)
     return show('content', el('p', { class: 'empty' }, 'No releases yet.'));
+  const previews = rels.data.releases.some(previewing);
   show(
     'content',
+    previews
+      ? el(
+          'p',
+          { class: 'muted', id: 'preview-links' },
+          'Preview links open a preview for seven days, for whoever holds one. ',
+          el(
+            'button',
+            { type: 'button', class: 'small secondary', onclick: revokeLinks },
+            'End preview links',
+          ),
+        )
+      : '',
     table(rels.data.releases, [
       [
         '',
@@ -186,6 +199,17 @@ async function openPreview(release) {
     tab.opener = null;
     tab.location.href = r.data.url;
   } else location.href = r.data.url;
+}
+async function revokeLinks() {
+  if (
+    !confirm(
+      'End every preview link made until now? Whoever holds one, members included, loses access to the previews; Open preview makes a new link.',
+    )
+  )
+    return;
+  const r = await api('POST', '/v0/apps/' + id + '/preview-links/revoke');
+  if (!r.ok) return say(failure(r), true);
+  say('Every preview link made until now is closed. Open preview makes a new one.');
 }
 async function makeLive(release) {
   if (
