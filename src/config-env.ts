@@ -193,6 +193,11 @@ export const EnvSchema = v.object({
     v.regex(/^\d+$/, 'must be a whole number'),
     v.transform(Number),
   ),
+  PLATFORM_HTTP_CACHE_ACCOUNT_MB: v.pipe(
+    v.optional(v.string(), '16'),
+    v.regex(/^\d+$/, 'must be a whole number'),
+    v.transform(Number),
+  ),
   SMTP_URL: v.optional(
     v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')),
   ),

@@ -60,9 +60,10 @@ export type Config = Readonly<{
   staticCacheBytes: number;
   /**
    * The shared cache of app answers marked cacheable (src/runtime/http-cache.ts): bytes in all, and
-   * the most one app may hold (PLATFORM_HTTP_CACHE_MB, PLATFORM_HTTP_CACHE_APP_MB; 0 turns it off).
+   * the most one app and one account may hold (PLATFORM_HTTP_CACHE_MB, PLATFORM_HTTP_CACHE_APP_MB,
+   * PLATFORM_HTTP_CACHE_ACCOUNT_MB; 0 turns it off).
    */
-  httpCache: Readonly<{ bytes: number; appBytes: number }>;
+  httpCache: Readonly<{ bytes: number; appBytes: number; accountBytes: number }>;
   /** Time a client has to send its request headers, and the whole request (body included). */
   timeouts: Readonly<{ headersMs: number; requestMs: number }>;
   mail: Readonly<{ smtpUrl: string | undefined; from: string }>;
@@ -210,6 +211,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     httpCache: Object.freeze({
       bytes: e.PLATFORM_HTTP_CACHE_MB * 1024 * 1024,
       appBytes: Math.min(e.PLATFORM_HTTP_CACHE_APP_MB, e.PLATFORM_HTTP_CACHE_MB) * 1024 * 1024,
+      accountBytes:
+        Math.min(
+          Math.max(e.PLATFORM_HTTP_CACHE_ACCOUNT_MB, e.PLATFORM_HTTP_CACHE_APP_MB),
+          e.PLATFORM_HTTP_CACHE_MB,
+        ) *
+        1024 *
+        1024,
     }),
     timeouts: Object.freeze({
       headersMs: e.PLATFORM_HEADERS_TIMEOUT_SECONDS * 1000,

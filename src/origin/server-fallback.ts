@@ -270,7 +270,7 @@ async function answerCall(
     const sent = payload === null ? null : await compressAnswer(req, headers, payload);
     if (input.cacheMiss && services.httpCache)
       services.httpCache.offer(
-        app.appId,
+        { appId: app.appId, accountId: app.accountId },
         req.url,
         input.reads,
         result.response.status,

@@ -90,7 +90,7 @@ async function cacheCall(
     if (!Number.isInteger(status) || status < 200 || status > 599)
       throw new ApiError('invalid_request', 'A cached response needs a status from 200 to 599.');
     return cache.put(
-      target.appId,
+      { appId: target.appId, accountId: target.accountId },
       name,
       url,
       reqHeaders,

@@ -23,6 +23,7 @@ const CACHE_STATUS = 'cache-status';
 
 type Entry = {
   appId: string;
+  accountId: string;
   policy: CachePolicy;
   /** which variant of the URL this is: the request's values of the headers the answer varies on */
   variant: string;
@@ -98,19 +99,31 @@ function varyNamesOf(vary: string | null): string[] {
 const size = (list: Entry[]) => list.reduce((n, e) => n + e.size, 0);
 
 export type HttpCache = ReturnType<typeof createHttpCache>;
+/** Whose answer is kept: the app's and its account's shares count it. */
+export type CacheOwner = { appId: string; accountId: string };
 
-export function createHttpCache(options: { bytes: number; appBytes: number }) {
+export function createHttpCache(options: {
+  bytes: number;
+  appBytes: number;
+  accountBytes: number;
+}) {
   const perApp = new Map<string, { bytes: number; keys: Set<string> }>();
+  // an account with many apps holds at most its share in all: it cannot crowd out every other
+  const perAccount = new Map<string, number>();
   const entries = new LRUCache<string, Entry[]>({
     maxSize: Math.max(1, options.bytes),
     sizeCalculation: (list) => Math.max(1, size(list)),
     dispose: (list, key) => {
-      const appId = list[0]?.appId;
-      const app = appId ? perApp.get(appId) : undefined;
-      if (!app) return;
+      const first = list[0];
+      const app = first ? perApp.get(first.appId) : undefined;
+      if (!first || !app) return;
+      const appId = first.appId;
       app.bytes -= size(list);
+      const held = (perAccount.get(first.accountId) ?? 0) - size(list);
+      if (held > 0) perAccount.set(first.accountId, held);
+      else perAccount.delete(first.accountId);
       app.keys.delete(key);
-      if (!app.keys.size) perApp.delete(appId!);
+      if (!app.keys.size) perApp.delete(appId);
     },
   });
   const refreshing = new Set<string>();
@@ -210,19 +223,22 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
     return () => refreshing.delete(key);
   }
 
-  function put(appId: string, key: string, entry: Entry): void {
+  function put(key: string, entry: Entry): void {
+    const { appId, accountId } = entry;
     const old = entries.peek(key) ?? [];
     const list = old.filter((e) => e.variant !== entry.variant);
     list.push(entry);
-    const held = (perApp.get(appId)?.bytes ?? 0) - size(old) + size(list);
-    // an app at its share stores nothing more until its entries age out or are evicted
-    if (held > options.appBytes) return;
-    entries.set(key, list); // the old list is disposed of (its bytes leave the app's count)
+    const grows = size(list) - size(old);
+    // an app or account at its share stores nothing more until its entries age out or are evicted
+    if ((perApp.get(appId)?.bytes ?? 0) + grows > options.appBytes) return;
+    if ((perAccount.get(accountId) ?? 0) + grows > options.accountBytes) return;
+    entries.set(key, list); // the old list is disposed of (its bytes leave the counts)
     if (!entries.has(key)) return;
     const app = perApp.get(appId) ?? { bytes: 0, keys: new Set<string>() };
     app.bytes += size(list);
     app.keys.add(key);
     perApp.set(appId, app);
+    perAccount.set(accountId, (perAccount.get(accountId) ?? 0) + size(list));
   }
 
   /**
@@ -230,7 +246,7 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
    * so in `headers` (`Cache-Status`), which go out with the answer either way.
    */
   function offer(
-    appId: string,
+    owner: CacheOwner,
     url: string,
     reads: HeaderReads,
     status: number,
@@ -257,9 +273,9 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
           : Buffer.isBuffer(body)
             ? body
             : Buffer.from(body instanceof ArrayBuffer ? new Uint8Array(body) : body);
-    const entry = entryFor(appId, url, reads, status, new Headers(headers), false);
+    const entry = entryFor(owner, url, reads, status, new Headers(headers), false);
     if (!entry) return;
-    put(appId, `${appId}\n${url}`, entry(bytes)); // the key keyOf gives
+    put(`${owner.appId}\n${url}`, entry(bytes)); // the key keyOf gives
     set(`platform; fwd=${fwd}; stored`);
   }
 
@@ -268,7 +284,7 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
    * not be kept. `explicit`: the app asked (the Cache API), so the credential rule does not apply.
    */
   function entryFor(
-    appId: string,
+    owner: CacheOwner,
     url: string,
     reads: HeaderReads,
     status: number,
@@ -295,7 +311,8 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
     for (const [n, v] of Object.entries(policy.responseHeaders()))
       if (typeof v === 'string' && n !== 'age' && n !== 'date') sent[n] = v;
     return (body) => ({
-      appId,
+      appId: owner.appId,
+      accountId: owner.accountId,
       policy,
       variant: JSON.stringify([varyNames, varyValues]),
       varyNames,
@@ -318,7 +335,7 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
 
   /** `cache.put(request, response)`: kept at once (false when its headers forbid it or it is too large). */
   function apiPut(
-    appId: string,
+    owner: CacheOwner,
     cache: string,
     url: string,
     reads: HeaderReads,
@@ -327,10 +344,10 @@ export function createHttpCache(options: { bytes: number; appBytes: number }) {
     body: Buffer,
   ): boolean {
     if (body.byteLength > MAX_CACHED_ANSWER_BYTES) return false;
-    const entry = entryFor(appId, url, reads, status, headers, true);
+    const entry = entryFor(owner, url, reads, status, headers, true);
     if (!entry) return false;
-    const key = apiKey(appId, cache, url);
-    put(appId, key, entry(body));
+    const key = apiKey(owner.appId, cache, url);
+    put(key, entry(body));
     return entries.peek(key)?.some((e) => e.body === body) === true;
   }
 

@@ -11,7 +11,10 @@ import { file, site } from '../_lib/bundles.ts';
 import { createHarness } from '../_lib/harness.ts';
 import { newUser } from '../_lib/harness.ts';
 
-const h = await createHarness({ PLATFORM_HTTP_CACHE_APP_MB: '1' });
+const h = await createHarness({
+  PLATFORM_HTTP_CACHE_APP_MB: '1',
+  PLATFORM_HTTP_CACHE_ACCOUNT_MB: '2',
+});
 const owner = await newUser(h);
 
 // every answer says how many times this instance's handler ran, so a cached answer shows the old count
@@ -148,6 +151,29 @@ test('an app keeps at most its share (PLATFORM_HTTP_CACHE_APP_MB)', async () => 
   assert.is(await kept(3), false);
   const stats = h.server.runtime.httpCache!.stats();
   assert.ok(stats.bytes <= 1024 * 1024 + 64 * 1024, `${stats.bytes} bytes held`);
+});
+
+test('an account keeps at most its share (PLATFORM_HTTP_CACHE_ACCOUNT_MB), other accounts keep theirs', async () => {
+  // three apps of one account, two answers of 400 KB each: within each app's 1 MiB, past the account's 2 MiB
+  const many = await newUser(h, 'many-apps');
+  const apps: { appId: string; host: string }[] = [];
+  for (let i = 0; i < 3; i++) apps.push(await publishServerApp(h, many.api_key, SOURCE(`m${i}`)));
+  const big = (host: string, n: number) =>
+    h.call('GET', `/big${n}?cc=max-age%3D600&pad=400000`, { host });
+  const kept = async (host: string, n: number) =>
+    (await big(host, n)).headers.get('cache-status')!.includes('hit');
+  for (const a of apps) for (const n of [1, 2]) await big(a.host, n);
+  const held = await Promise.all(apps.flatMap((a) => [1, 2].map((n) => kept(a.host, n))));
+  assert.equal(held, [true, true, true, true, true, false], 'the sixth answer is past the share');
+  // an app's answers emptied (it is unpublished) leave the account's share: room again
+  const gone = await h.call('DELETE', `/v0/apps/${apps[0]!.appId}`, { key: many.api_key });
+  assert.is(gone.status, 200, gone.text);
+  await waitFor(async () => (await big(apps[2]!.host, 2)) && kept(apps[2]!.host, 2));
+  // another account's app still stores its answers
+  const other = await newUser(h, 'other-account');
+  const theirs = await publishServerApp(h, other.api_key, SOURCE('o'));
+  await big(theirs.host, 1);
+  assert.ok(await kept(theirs.host, 1));
 });
 
 test('the Cache API of app code: caches.default and caches.open, as Workers code uses them', async () => {
