@@ -4,7 +4,9 @@
  */
 import { Command, CommanderError } from 'commander';
 import { account } from './commands/account.ts';
-import { apps, open, promote, releases, rollback, unpublish } from './commands/apps.ts';
+import { apps, open, unpublish } from './commands/apps.ts';
+import { addReleaseCommands } from './commands/releases.ts';
+import { appOpt, examples, jsonOpt } from './command-kit.ts';
 import { resources } from './commands/resources.ts';
 import { billing, billingPortal, billingUpgrade } from './commands/billing.ts';
 import { login, logout, whoami } from './commands/auth.ts';
@@ -37,14 +39,6 @@ const program = new Command('platform')
   .version('0.1.0')
   .showHelpAfterError('(run with --help for usage)')
   .exitOverride();
-
-const examples = (cmd: Command, lines: string[]) =>
-  cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}`);
-const appOpt = [
-  '--app <app_id>',
-  'the app (default: the one linked to this folder in .platform/app.json)',
-] as const;
-const jsonOpt = ['--json', "print the API's JSON response unchanged"] as const;
 
 examples(
   program
@@ -207,35 +201,7 @@ examples(
     .action((o) => apps(o)),
   ['platform apps'],
 );
-examples(
-  program
-    .command('releases')
-    .description('list releases, newest first')
-    .option(...appOpt)
-    .option(...jsonOpt)
-    .action((o) => releases(o)),
-  ['platform releases'],
-);
-examples(
-  program
-    .command('rollback')
-    .argument('<release_id>', 'a release that was live before')
-    .description('make an earlier release live again')
-    .option(...appOpt)
-    .option(...jsonOpt)
-    .action((id, o) => rollback(id, o)),
-  ['platform rollback rel_0123456789abcdefghjk'],
-);
-examples(
-  program
-    .command('promote')
-    .argument('<release_id>', 'a release published with --preview')
-    .description('make a preview the live release (the checks of a publish are made again)')
-    .option(...appOpt)
-    .option(...jsonOpt)
-    .action((id, o) => promote(id, o)),
-  ['platform promote rel_0123456789abcdefghjk'],
-);
+addReleaseCommands(program);
 examples(
   program
     .command('unpublish')

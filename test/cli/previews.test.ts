@@ -1,6 +1,7 @@
 /**
  * `platform publish --preview` prints a link to the release's own origin and leaves the live one;
- * `platform releases` marks it; `platform promote` makes it live.
+ * `platform releases` marks it; `platform previews revoke` ends every link and `platform previews
+ * link` makes a new one; `platform promote` makes it live.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -61,6 +62,20 @@ test('publish --preview, then promote', async () => {
   const enter = await h.call('GET', entry.pathname + entry.search, { host });
   const cookie = enter.headers.get('set-cookie')!.split(';')[0]!;
   assert.is((await h.call('GET', '/run', { host, headers: { cookie } })).text, 'two');
+
+  // a link that reached the wrong people: end them all, then make a new one
+  const revoked = await cli(['previews', 'revoke'], { cwd: dir });
+  assert.is(revoked.code, 0, revoked.stderr);
+  assert.match(revoked.stdout, '✔ preview links ended');
+  assert.is((await h.call('GET', '/run', { host, headers: { cookie } })).status, 401);
+  const again = await cli(['previews', 'link', releaseId!, '--json'], { cwd: dir });
+  assert.is(again.code, 0, again.stderr);
+  const fresh = new URL(JSON.parse(again.stdout).url as string);
+  assert.is(fresh.hostname, host);
+  const reenter = await h.call('GET', fresh.pathname + fresh.search, { host });
+  assert.is(reenter.status, 303);
+  const cookie2 = reenter.headers.get('set-cookie')!.split(';')[0]!;
+  assert.is((await h.call('GET', '/run', { host, headers: { cookie: cookie2 } })).text, 'two');
 
   const listed = await cli(['releases'], { cwd: dir });
   assert.match(listed.stdout, new RegExp(`preview\\s+${releaseId}`));

@@ -12,53 +12,6 @@ export async function apps(opts: { json?: boolean }): Promise<void> {
   );
 }
 
-export async function releases(opts: { app?: string; json?: boolean }): Promise<void> {
-  const api = await createApi();
-  const appId = await resolveAppId(opts.app);
-  const r = await api.request('GET /v0/apps/{app_id}/releases', { params: { app_id: appId } });
-  if (opts.json) return printJson(r);
-  const rows = r.releases.map((x) => ({
-    ...x,
-    live: x.is_live ? c.green('●') : x.preview ? c.cyan('preview') : '',
-    by: x.created_by.key_prefix ?? '-',
-    message: x.message ?? '',
-  }));
-  process.stdout.write(
-    table(rows, ['live', 'release_id', 'activation_status', 'created_at', 'by', 'message']) + '\n',
-  );
-}
-
-export async function rollback(
-  releaseId: string,
-  opts: { app?: string; json?: boolean },
-): Promise<void> {
-  const api = await createApi();
-  const appId = await resolveAppId(opts.app);
-  const r = await api.request('POST /v0/apps/{app_id}/rollback', {
-    params: { app_id: appId },
-    body: { release_id: releaseId },
-  });
-  if (opts.json) return printJson(r);
-  process.stdout.write(
-    `${c.green('✔ rolled back')} ${appId} to ${r.release_id} ${c.dim(`(was ${r.previous_release_id})`)}\n  ${r.origin}\n`,
-  );
-}
-
-export async function promote(
-  releaseId: string,
-  opts: { app?: string; json?: boolean },
-): Promise<void> {
-  const api = await createApi();
-  const appId = await resolveAppId(opts.app);
-  const r = await api.request('POST /v0/apps/{app_id}/releases/{release_id}/make-live', {
-    params: { app_id: appId, release_id: releaseId },
-  });
-  if (opts.json) return printJson(r);
-  process.stdout.write(
-    `${c.green('✔ live')} ${r.release_id} ${c.dim(r.previous_release_id ? `(was ${r.previous_release_id})` : '')}\n  ${r.origin}\n`,
-  );
-}
-
 export async function unpublish(opts: {
   app?: string;
   yes?: boolean;
