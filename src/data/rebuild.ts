@@ -7,7 +7,7 @@
  */
 import type { Tx } from '../db/database.ts';
 import { type CollectionSpec, type ResourceState, resourceKey } from '../manifest/resources.ts';
-import { rebuildIndexes } from './service.ts';
+import { indexEntries } from './service.ts';
 
 type Index = CollectionSpec['indexes'][number];
 type Changed = { collection: string; indexes: Index[] };
@@ -49,13 +49,15 @@ function claimKey(index: Index, data: Record<string, unknown>): string | null {
   return parts.some((p) => p === null || p === undefined) ? null : JSON.stringify(parts);
 }
 
+type LiveRow = { id: string; createdAt: Date; data: Record<string, unknown> };
+
 /** Each live row of a collection, 1,000 at a time, in id order. */
-async function* liveRows(trx: Tx, appId: string, collection: string) {
+async function* liveRows(trx: Tx, appId: string, collection: string): AsyncGenerator<LiveRow> {
   let after = '';
   for (;;) {
     const rows = await trx
       .selectFrom('app_rows')
-      .select(['id', 'data'])
+      .select(['id', 'data', 'created_at'])
       .where('app_id', '=', appId)
       .where('collection', '=', collection)
       .where('deleted_at', 'is', null)
@@ -64,7 +66,8 @@ async function* liveRows(trx: Tx, appId: string, collection: string) {
       .limit(1000)
       .execute();
     if (!rows.length) return;
-    for (const r of rows) yield { id: r.id, data: r.data as Record<string, unknown> };
+    for (const r of rows)
+      yield { id: r.id, createdAt: r.created_at, data: r.data as Record<string, unknown> };
     after = rows.at(-1)!.id;
   }
 }
@@ -101,7 +104,44 @@ export async function uniqueConflicts(
   return reasons;
 }
 
-/** Builds what `next` declares afresh over `before` from the rows, in the transaction that makes it live. */
+/**
+ * Replaces what `table` holds for `indexes` of a collection with what `rowsOf` makes of each live
+ * row, 1,000 a statement.
+ */
+async function rebuild<T>(
+  trx: Tx,
+  table: 'app_row_index_entries' | 'app_row_uniques',
+  where: { appId: string; collection: string; indexes: Index[] },
+  rowsOf: (row: LiveRow) => T[],
+  insert: (batch: T[]) => Promise<unknown>,
+): Promise<void> {
+  await trx
+    .deleteFrom(table)
+    .where('app_id', '=', where.appId)
+    .where('collection', '=', where.collection)
+    .where(
+      'index_name',
+      'in',
+      where.indexes.map((i) => i.name),
+    )
+    .execute();
+  let batch: T[] = [];
+  for await (const row of liveRows(trx, where.appId, where.collection)) {
+    batch.push(...rowsOf(row));
+    if (batch.length >= 1000) {
+      await insert(batch);
+      batch = [];
+    }
+  }
+  if (batch.length) await insert(batch);
+}
+
+/**
+ * Builds what `next` declares afresh over `before` from the rows, in the transaction that makes it
+ * live: an index it declares that `before` did not (new, changed, or declared again after a release
+ * without it) holds every row, not only those written since; a unique index it declares unique
+ * afresh claims every row's key.
+ */
 export async function rebuildFromRows(
   trx: Tx,
   appId: string,
@@ -109,36 +149,31 @@ export async function rebuildFromRows(
   next: ResourceState[],
 ): Promise<void> {
   for (const { collection, indexes } of freshIndexes(before, next))
-    await rebuildIndexes(trx, appId, collection, indexes);
-  for (const { collection, indexes } of claimedAfresh(before, next)) {
-    await trx
-      .deleteFrom('app_row_uniques')
-      .where('app_id', '=', appId)
-      .where('collection', '=', collection)
-      .where(
-        'index_name',
-        'in',
-        indexes.map((i) => i.name),
-      )
-      .execute();
-    let batch: { index_name: string; key: string; row_id: string }[] = [];
-    const flush = async () => {
-      if (!batch.length) return;
-      await trx
-        .insertInto('app_row_uniques')
-        .values(batch.map((c) => ({ ...c, app_id: appId, collection })))
-        // uniqueConflicts found no shared key; a row written since keeps the claim it made
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-      batch = [];
-    };
-    for await (const row of liveRows(trx, appId, collection)) {
-      for (const index of indexes) {
-        const key = claimKey(index, row.data);
-        if (key !== null) batch.push({ index_name: index.name, key, row_id: row.id });
-      }
-      if (batch.length >= 1000) await flush();
-    }
-    await flush();
-  }
+    await rebuild(
+      trx,
+      'app_row_index_entries',
+      { appId, collection, indexes },
+      (row) => indexEntries(appId, collection, indexes, row.id, row.createdAt, row.data),
+      (batch) => trx.insertInto('app_row_index_entries').values(batch).execute(),
+    );
+  for (const { collection, indexes } of claimedAfresh(before, next))
+    await rebuild(
+      trx,
+      'app_row_uniques',
+      { appId, collection, indexes },
+      (row) =>
+        indexes.flatMap((index) => {
+          const key = claimKey(index, row.data);
+          return key === null
+            ? []
+            : [{ app_id: appId, collection, index_name: index.name, key, row_id: row.id }];
+        }),
+      (batch) =>
+        trx
+          .insertInto('app_row_uniques')
+          .values(batch)
+          // uniqueConflicts found no shared key; a row written since keeps the claim it made
+          .onConflict((oc) => oc.doNothing())
+          .execute(),
+    );
 }

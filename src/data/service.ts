@@ -170,7 +170,7 @@ async function claimUniques(
 }
 
 /** A row's entries in `indexes` (a row with a null in an index's fields is not in it). */
-function indexEntries(
+export function indexEntries(
   appId: string,
   collection: string,
   indexes: CollectionSpec['indexes'],
@@ -209,60 +209,6 @@ async function writeIndexEntries(
     .execute();
   const entries = indexEntries(appId, collection, spec.indexes, rowId, createdAt, data);
   if (entries.length) await trx.insertInto('app_row_index_entries').values(entries).execute();
-}
-
-/**
- * Builds `indexes` of a collection afresh from its rows: an index a release declares that the
- * release before it did not (new, changed, or declared again after a release without it) holds
- * every row, not only those written since. Runs in the transaction that makes the release live.
- */
-export async function rebuildIndexes(
-  trx: Tx,
-  appId: string,
-  collection: string,
-  indexes: CollectionSpec['indexes'],
-): Promise<void> {
-  if (!indexes.length) return;
-  await trx
-    .deleteFrom('app_row_index_entries')
-    .where('app_id', '=', appId)
-    .where('collection', '=', collection)
-    .where(
-      'index_name',
-      'in',
-      indexes.map((i) => i.name),
-    )
-    .execute();
-  let after = '';
-  for (;;) {
-    const rows = await trx
-      .selectFrom('app_rows')
-      .select(['id', 'data', 'created_at'])
-      .where('app_id', '=', appId)
-      .where('collection', '=', collection)
-      .where('deleted_at', 'is', null)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(1000)
-      .execute();
-    if (!rows.length) return;
-    const entries = rows.flatMap((r) =>
-      indexEntries(
-        appId,
-        collection,
-        indexes,
-        r.id,
-        r.created_at,
-        r.data as Record<string, unknown>,
-      ),
-    );
-    for (let i = 0; i < entries.length; i += 1000)
-      await trx
-        .insertInto('app_row_index_entries')
-        .values(entries.slice(i, i + 1000))
-        .execute();
-    after = rows.at(-1)!.id;
-  }
 }
 
 export function toApi(row: Row): Record<string, unknown> {
