@@ -90,26 +90,26 @@ export async function evaluateActivation(
   missing: string[];
   next: ResourceState[];
   provisioned: ResourceState[];
+  /** what the live release declares (goLive builds what `next` adds to it) */
+  live: ResourceState[];
 }> {
   const next = flattenResources(manifest);
   const provisioned = toStates(await provisionedResources(trx, app.id));
+  const live = await liveResources(trx, app.live_release_id);
   const reasons = incompatibilities(provisioned, next);
-  if (!reasons.length)
-    reasons.push(
-      ...(await uniqueConflicts(trx, app.id, await liveResources(trx, app.live_release_id), next)),
-    );
+  if (!reasons.length) reasons.push(...(await uniqueConflicts(trx, app.id, live, next)));
   const have = new Set(await secretNames(trx, app.id));
   const missing = requiredSecrets(next).filter((n) => !have.has(n));
-  if (reasons.length) return { status: 'requires_migration', reasons, missing, next, provisioned };
+  const states = { next, provisioned, live };
+  if (reasons.length) return { status: 'requires_migration', reasons, missing, ...states };
   if (missing.length)
     return {
       status: 'pending_secrets',
       reasons: [`missing required secrets: ${missing.join(', ')}`],
       missing,
-      next,
-      provisioned,
+      ...states,
     };
-  return { status: 'live', reasons: [], missing: [], next, provisioned };
+  return { status: 'live', reasons: [], missing: [], ...states };
 }
 
 /**
@@ -120,7 +120,7 @@ export async function goLive(
   trx: Tx,
   app: AppRow,
   release: { id: string; manifest: Manifest },
-  evaluation: { next: ResourceState[]; provisioned: ResourceState[] },
+  evaluation: { next: ResourceState[]; provisioned: ResourceState[]; live: ResourceState[] },
   who: Who,
 ): Promise<NewEvent[]> {
   const previous = app.live_release_id;
@@ -136,7 +136,7 @@ export async function goLive(
     request_id: who.requestId,
   };
   const events: NewEvent[] = [];
-  const before = await liveResources(trx, previous);
+  const before = evaluation.live;
   await rebuildFromRows(trx, app.id, before, evaluation.next);
   const have = new Map(evaluation.provisioned.map((r) => [resourceKey(r), r]));
   for (const r of evaluation.next) {
