@@ -66,6 +66,9 @@ export function signGrant(
   return `${expires}.${mac(deps, appId, releaseId, expires)}`;
 }
 
+/** When a grant (`<expires>.<mac>`) expires, in Unix seconds. */
+const expiryOf = (grant: string) => Number(grant.slice(0, grant.indexOf('.')));
+
 /**
  * The second a grant counts as issued in: links made after a revocation are issued after its
  * second, so one made in the same second as the revocation still opens, and none made before it.
@@ -78,7 +81,7 @@ function issueSecond(now: number, revokedAt: Date | null | undefined): number {
 /** Whether a grant was issued before the app's previews were revoked (its expiry tells when). */
 export function grantRevoked(grant: string, revokedAt: Date | null | undefined): boolean {
   if (!revokedAt) return false;
-  const issued = Number(grant.slice(0, grant.indexOf('.'))) - PREVIEW_GRANT_SECONDS;
+  const issued = expiryOf(grant) - PREVIEW_GRANT_SECONDS;
   return issued <= Math.floor(revokedAt.getTime() / 1000);
 }
 
@@ -129,7 +132,7 @@ export function previewCookie(cookieHeader: string | null): string | undefined {
 }
 
 export function previewSetCookie(grant: string, now = Date.now()): string {
-  const expires = Number(grant.slice(0, grant.indexOf('.')));
+  const expires = expiryOf(grant);
   const maxAge = Math.max(0, expires - Math.floor(now / 1000));
   return `${PREVIEW_COOKIE}=${grant}; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=${maxAge}`;
 }
