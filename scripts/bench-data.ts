@@ -78,7 +78,7 @@ console.log(
   `inserted ${ROWS} rows into each of 2 apps in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
 );
 
-const target = { appId: 'benchapp0000000a', accountId: account, manifest };
+const target = { appId: 'benchapp0000000a', accountId: account, releaseId: 'none', manifest };
 const shapes: [string, () => Promise<unknown>][] = [
   ['list, no filter, limit 100', () => listRows(env.deps, target, 'items', { limit: 100 })],
   [

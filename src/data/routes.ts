@@ -93,7 +93,12 @@ async function targetOf(c: Context<Env>): Promise<DataTarget> {
       'collection_not_declared',
       'This app has no live release, so it declares no collections: publish one first.',
     );
-  return { appId: app.id, accountId: app.account_id, manifest: manifestOf(manifest) };
+  return {
+    appId: app.id,
+    accountId: app.account_id,
+    releaseId: app.live_release_id!,
+    manifest: manifestOf(manifest),
+  };
 }
 
 async function recordChange(

@@ -12,6 +12,8 @@ import { randomToken } from '../lib/ids.ts';
 import { flattenResources, type CollectionSpec, type FieldSpec } from '../manifest/resources.ts';
 import type { Manifest } from '../manifest/schema.ts';
 import { ApiError } from '../errors.ts';
+import { manifestOf } from '../manifest/stored.ts';
+import { releaseManifest } from '../releases/records.ts';
 import { storageQuota } from '../storage/quota.ts';
 
 export const MAX_LIST_LIMIT = 1000;
@@ -23,6 +25,8 @@ export type DataTarget = {
   appId: string;
   /** Whose storage quota new and larger rows count against. */
   accountId: string;
+  /** The release whose declarations `manifest` holds (a preview's, or one no longer live, as well). */
+  releaseId: string;
   manifest: Manifest;
   /** Browser access: the app user writing (recorded as the row's owner on create). */
   actorUserId?: string | null;
@@ -169,6 +173,40 @@ async function claimUniques(
   }
 }
 
+/** The app's live release, read with a share lock on the app row that a release going live waits for. */
+async function lockedLive(trx: Tx, appId: string): Promise<string | null | undefined> {
+  const app = await trx
+    .selectFrom('apps')
+    .select('live_release_id')
+    .where('id', '=', appId)
+    .forKeyShare()
+    .executeTakeFirst();
+  return app?.live_release_id;
+}
+
+/**
+ * The indexes a write keeps for a collection: the writing release's, and the live release's where
+ * the two differ (by the live one's definition for a name both use), read with a share lock on the
+ * app row. Making a release live holds that row locked while it rebuilds index entries and claims
+ * from the stored rows, so a write either commits before the rebuild reads them or runs after it
+ * and keeps what the release made live declares (a request begun under the old release, a
+ * preview writing to the data it shares).
+ */
+async function indexesKept(
+  trx: Tx,
+  target: DataTarget,
+  name: string,
+  spec: CollectionSpec,
+): Promise<CollectionSpec> {
+  const liveId = await lockedLive(trx, target.appId);
+  if (!liveId || liveId === target.releaseId) return spec;
+  const manifest = await releaseManifest(trx, liveId);
+  const live = manifest ? declaredCollection(manifestOf(manifest), name)?.indexes : undefined;
+  if (!live) return spec;
+  const own = spec.indexes.filter((i) => !live.some((l) => l.name === i.name));
+  return { ...spec, indexes: [...live, ...own] };
+}
+
 /** A row's entries in `indexes` (a row with a null in an index's fields is not in it). */
 export function indexEntries(
   appId: string,
@@ -253,9 +291,10 @@ export async function createRow(
   const quota = storageQuota(deps);
   await quota.check(target.accountId, size);
   const created = await deps.db.transaction().execute(async (trx) => {
+    const kept = await indexesKept(trx, target, name, spec);
     await checkReferences(trx, target.appId, spec, data);
     const id = `row_${randomToken(20)}`;
-    await claimUniques(trx, target.appId, name, spec, id, data);
+    await claimUniques(trx, target.appId, name, kept, id, data);
     const row = await trx
       .insertInto('app_rows')
       // Millisecond precision, so an (created_at, id) cursor carried through JSON is exact.
@@ -270,7 +309,7 @@ export async function createRow(
       })
       .returning(['id', 'data', 'created_at', 'updated_at', STORED_SIZE])
       .executeTakeFirstOrThrow();
-    await writeIndexEntries(trx, target.appId, name, spec, id, row.created_at, data);
+    await writeIndexEntries(trx, target.appId, name, kept, id, row.created_at, data);
     return { row: toApi(row), stored: Number(row.size) };
   });
   // counted as the storage measure counts it (src/storage/measure.ts), so the running figure does not drift
@@ -291,6 +330,7 @@ export async function updateRow(
   const patch = checkFields(spec, fields ?? {});
   const quota = storageQuota(deps);
   const updated = await deps.db.transaction().execute(async (trx) => {
+    const kept = await indexesKept(trx, target, name, spec);
     let cq = trx
       .selectFrom('app_rows')
       .select(['data', STORED_SIZE])
@@ -309,7 +349,7 @@ export async function updateRow(
       trx,
     );
     await checkReferences(trx, target.appId, spec, patch);
-    await claimUniques(trx, target.appId, name, spec, id, data);
+    await claimUniques(trx, target.appId, name, kept, id, data);
     const row = await trx
       .updateTable('app_rows')
       .set({ data: JSON.stringify(data), updated_at: new Date() })
@@ -318,7 +358,7 @@ export async function updateRow(
       .where('id', '=', id)
       .returning(['id', 'data', 'created_at', 'updated_at', STORED_SIZE])
       .executeTakeFirstOrThrow();
-    await writeIndexEntries(trx, target.appId, name, spec, id, row.created_at, data);
+    await writeIndexEntries(trx, target.appId, name, kept, id, row.created_at, data);
     return { row: toApi(row), growth: Number(row.size) - Number(current.size) };
   });
   quota.added(target.accountId, updated.growth);
@@ -354,6 +394,8 @@ export async function deleteRow(
   const { name } = collectionSpec(target, collection);
   if (id === undefined) return { deleted: false };
   const freed = await deps.db.transaction().execute(async (trx) => {
+    // under the same lock, so a rebuild never claims for a row deleted in the meantime
+    await lockedLive(trx, target.appId);
     let uq = trx
       .updateTable('app_rows')
       .set({ deleted_at: new Date() })

@@ -100,7 +100,13 @@ test('every cell of the access matrix (read and write rules × callers × operat
       const [list, get, create, update, del] = EXPECT[rule][caller];
       const row = await createRow(
         h.deps,
-        { appId: pub.app_id, accountId: pub.account_id, manifest, actorUserId: A.id },
+        {
+          appId: pub.app_id,
+          accountId: pub.account_id,
+          releaseId: pub.release_id,
+          manifest,
+          actorUserId: A.id,
+        },
         coll,
         { title: 'by A' },
       );
@@ -220,9 +226,14 @@ test('list: equality filters typed from the query string, cursor paging, bounds;
 test('a page stops before 8 MiB of rows, and its cursor leads on to the rest', async () => {
   // after the few small rows the matrix left in the public collection
   for (let i = 0; i < 10; i++)
-    await createRow(h.deps, { appId: pub.app_id, accountId: pub.account_id, manifest }, 'public', {
-      title: `${i}`.padEnd(1_000_000, 'y'),
-    });
+    await createRow(
+      h.deps,
+      { appId: pub.app_id, accountId: pub.account_id, releaseId: pub.release_id, manifest },
+      'public',
+      {
+        title: `${i}`.padEnd(1_000_000, 'y'),
+      },
+    );
   const big = (rows: any[]) => rows.filter((r) => r.title.length > 1000).map((r) => r.title[0]);
   const first = await h.call('GET', '/_platform/data/public?limit=100', { host });
   assert.is(first.status, 200, first.text.slice(0, 200));

@@ -74,6 +74,7 @@ const collectionAccess: MiddlewareHandler<OriginEnv> = async (c, next) => {
     target: {
       appId: app.appId,
       accountId: app.accountId,
+      releaseId: release.releaseId,
       manifest: release.manifest,
       actorUserId: user?.id ?? null,
       onlyOwnerId: onlyOwner ? user!.id : undefined,
