@@ -1,17 +1,22 @@
 /**
  * Data collection speed with 100k rows: equality lists through the real service (the same code
  * ctx.data.collection().list() runs), p50/p99 per query shape, the storage quota's measure of the
- * account, and the plan Postgres chose.
+ * account, the plan Postgres chose, and how long a release going live takes to build a new index
+ * or check and claim a new unique one from the rows (the app's writes wait for it).
  *   npm run bench:data [-- --rows 100000]
  */
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { createRow } from '../src/data/service.ts';
 import { listRows } from '../src/data/list.ts';
+import { rebuildFromRows, uniqueConflicts } from '../src/data/rebuild.ts';
+import { flattenResources } from '../src/manifest/resources.ts';
 import { measureStorage } from '../src/storage/measure.ts';
 import type { Manifest } from '../src/manifest/schema.ts';
 import { startBenchEnv } from './bench-env.ts';
 import { percentile } from './_lib/stats.ts';
+
+class Rollback extends Error {}
 
 const { values } = parseArgs({
   options: {
@@ -137,5 +142,40 @@ console.log(
   '\nplan for where qty = 77 (declared index by_qty):\n' +
     plan.rows.map((r) => '  ' + r['QUERY PLAN']).join('\n'),
 );
+
+// What a release going live adds to the rows it finds, in a transaction rolled back after each run.
+const withIndex = (index: Record<string, unknown>) => {
+  const next = structuredClone(manifest) as any;
+  next.resources.data.collections.items.indexes.push(index);
+  return flattenResources(next as Manifest);
+};
+const live = flattenResources(manifest);
+const activations: [string, ReturnType<typeof flattenResources>][] = [
+  ['new index (note)', withIndex({ name: 'by_note', fields: ['note'] })],
+  [
+    'new unique index (sku, qty): check + claims',
+    withIndex({ name: 'by_sku_qty', fields: ['sku', 'qty'], unique: true }),
+  ],
+];
+console.log(`\n${`going live over ${ROWS} rows`.padEnd(44)} ${'runs, s'.padStart(20)}`);
+for (const [label, next] of activations) {
+  const runs: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const s = performance.now();
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        const conflicts = await uniqueConflicts(trx, 'benchapp0000000a', live, next);
+        if (conflicts.length) throw new Error(conflicts[0]);
+        await rebuildFromRows(trx, 'benchapp0000000a', live, next);
+        throw new Rollback();
+      })
+      .catch((err) => {
+        if (!(err instanceof Rollback)) throw err;
+      });
+    runs.push(((performance.now() - s) / 1000).toFixed(2));
+  }
+  console.log(`${label.padEnd(44)} ${runs.join(' ').padStart(20)}`);
+}
 await env.close();
 process.exit(0);

@@ -1,9 +1,9 @@
 /**
  * What a release going live builds from the rows already stored: the entries of indexes the
  * release before it did not declare, and the claims of unique indexes it did not declare unique.
- * Rows written while a unique index was not declared hold no claim for it (a release that drops
- * the index is compatible, and its writes claim only its own indexes), so an index that comes back
- * is claimed afresh, and a release whose rows no longer fit it is refused (`uniqueConflicts`).
+ * A unique index new to the rows (added, made unique, given other fields, or declared again after
+ * a release without it, whose writes claimed nothing for it) is checked against them first, and a
+ * release whose rows do not fit it is refused (`uniqueConflicts`).
  */
 import type { Tx } from '../db/database.ts';
 import { type CollectionSpec, type ResourceState, resourceKey } from '../manifest/resources.ts';
@@ -73,8 +73,9 @@ async function* liveRows(trx: Tx, appId: string, collection: string): AsyncGener
 }
 
 /**
- * Why `next` cannot go live over rows written while the live release (`before`) did not declare one
- * of its unique indexes: two rows that share a key. Empty when every such index fits the rows.
+ * Why `next` cannot go live over the stored rows: two that share a key of a unique index it declares
+ * and the live release (`before`) does not declare unique on the same fields (new, made unique,
+ * given other fields, or declared again after a release without it). Empty when the rows fit.
  */
 export async function uniqueConflicts(
   trx: Tx,
@@ -95,7 +96,7 @@ export async function uniqueConflicts(
           continue;
         }
         reasons.push(
-          `collection "${collection}" has rows that share values for unique index "${index.name}" (${index.fields.join(', ')}), written while the live release did not declare it: ${first} and ${row.id}`,
+          `collection "${collection}" has rows that share values for unique index "${index.name}" (${index.fields.join(', ')}): ${first} and ${row.id}`,
         );
         break;
       }

@@ -1,7 +1,8 @@
 /**
- * A unique index declared again after a release without it holds for every row: rows written in
- * between (which claimed nothing for it) are claimed when it comes back, and a release whose rows
- * no longer fit it does not go live (`requires_migration`, by publish and by rollback).
+ * A unique index new to the rows holds for every row: declared again after a release without it
+ * (rows written in between claimed nothing for it), added to a collection that has rows, made
+ * unique, or given other fields. The rows are claimed when it goes live, and a release whose rows
+ * do not fit it does not go live (`requires_migration`, by publish and by rollback).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -93,6 +94,50 @@ test('publishing again over a release that declares it stays live and keeps ever
   const same = await h.call('PUT', `/v0/apps/${appId}`, { key, body: manifest(UNIQUE) });
   assert.is(same.body.activation.status, 'live', same.text);
   assert.is((await add('a@example.com')).status, 409);
+});
+
+test('a unique index added, made unique, or given other fields goes live when the rows fit it', async () => {
+  const plain = [{ name: 'by_name', fields: ['name'] }];
+  const uniqueBy = (fields: string[]) => [...UNIQUE, { name: 'by_name', fields, unique: true }];
+  // rows a@, b@, c@, d@ are named Ada, b, Cy, d
+  const relaxed = await h.call('PUT', `/v0/apps/${appId}`, {
+    key,
+    body: manifest([...UNIQUE, ...plain]),
+  });
+  assert.is(relaxed.body.activation.status, 'live', relaxed.text);
+  const twinName = await h.call('POST', rows, { key, body: { email: 'e@example.com', name: 'b' } });
+  assert.is(twinName.status, 201, twinName.text);
+
+  const refused = await h.call('PUT', `/v0/apps/${appId}`, {
+    key,
+    body: manifest(uniqueBy(['name'])),
+  });
+  assert.is(refused.body.activation.status, 'requires_migration', refused.text);
+  assert.match(refused.body.activation.reasons.join(' '), '"by_name"');
+  assert.match(refused.body.activation.reasons.join(' '), twinName.body.id as string);
+
+  // the same index on (name, email) fits: it goes live and holds
+  const pair = await h.call('PUT', `/v0/apps/${appId}`, {
+    key,
+    body: manifest(uniqueBy(['name', 'email'])),
+  });
+  assert.is(pair.body.activation.status, 'live', pair.text);
+  const twinPair = await h.call('POST', rows, { key, body: { email: 'x@example.com', name: 'b' } });
+  assert.is(twinPair.status, 201, twinPair.text);
+  const samePair = await h.call('POST', rows, { key, body: { email: 'e@example.com', name: 'b' } });
+  assert.is(samePair.status, 409, samePair.text);
+
+  // once the names are unique again, by_name on (name) goes live and holds for the rows stored
+  for (const row of [twinName, twinPair])
+    assert.is((await h.call('DELETE', `${rows}/${row.body.id}`, { key })).status, 200);
+  const fits = await h.call('PUT', `/v0/apps/${appId}`, {
+    key,
+    body: manifest(uniqueBy(['name'])),
+  });
+  assert.is(fits.body.activation.status, 'live', fits.text);
+  const twin = await h.call('POST', rows, { key, body: { email: 'y@example.com', name: 'Cy' } });
+  assert.is(twin.status, 409, twin.text);
+  assert.match(twin.body.error.message, '"by_name"');
 });
 
 test.after(() => h.close());
