@@ -5,6 +5,10 @@
  */
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import { PERMISSIONS } from '../accounts/roles.ts';
+
+/** The role matrix, for pages that offer only what a member's role may do (the API decides). */
+const permissionsJson = raw(JSON.stringify(PERMISSIONS));
 
 type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -42,6 +46,7 @@ export function layout(
 <link rel="stylesheet" href="/assets/console.css">
 <script type="module" src="/assets/pages/${page.id}.js"></script>
 <script type="module" src="/assets/ready.js"></script>
+${page.signedIn ? html`<script type="application/json" id="permissions">${permissionsJson}</script>` : ''}
 </head>
 <body data-page="${page.id}">
 <header>

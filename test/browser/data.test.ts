@@ -134,7 +134,7 @@ test('a viewer reads rows and is offered no change', async () => {
   await page.locator('#rows tbody a').first().click();
   await page.locator('#row-panel').getByText('Visible').waitFor();
   assert.is(await page.getByRole('button', { name: 'Edit' }).count(), 0);
-  await page.getByText('Your role reads rows').waitFor();
+  await page.getByText('Owners, admins and developers change rows.').waitFor();
   await page.context().close();
 });
 

@@ -166,6 +166,31 @@ export function copyButton(text, label = 'Copy') {
   return b;
 }
 
+/** @type {Record<string, string[]> | undefined} */
+let matrix;
+/** Roles allowed `permission`, from the server's matrix sent with the page. */
+const rolesFor = (permission) =>
+  (matrix ??= JSON.parse(document.getElementById('permissions')?.textContent || '{}'))[
+    permission
+  ] ?? [];
+
+/**
+ * Whether the signed-in member may do `permission` in the account `account` (the app's owner):
+ * pages offer only that, and the API still decides.
+ */
+export function may(s, account, permission) {
+  const role = s?.accounts.find((a) => a.account_id === account)?.role;
+  return Boolean(role) && rolesFor(permission).includes(role);
+}
+
+/** The line a page shows instead of what a member's role may not do: "owners, admins and developers <what>". */
+export function onlyFor(permission, what) {
+  const roles = rolesFor(permission).map((r) => r + 's');
+  const who = roles.length > 1 ? roles.slice(0, -1).join(', ') + ' and ' + roles.at(-1) : roles[0];
+  const text = who ? who.charAt(0).toUpperCase() + who.slice(1) + ' ' + what + '.' : '';
+  return el('p', { class: 'muted read-only' }, 'Your role reads this page. ' + text);
+}
+
 /** The header: who is signed in, the account switcher, sign-out. A signed-in page sends signed-out visitors to sign in. */
 export async function boot(signedIn) {
   const s = await session();

@@ -12,12 +12,12 @@ export const appDomainsPage: ConsolePage = {
   signedIn: true,
   body: (p) => html`${appTabs(p.app_id!, 'Domains')}
 <section class="card loading" id="content" aria-busy="true"><p class="muted">Loading domains…</p></section>
-<section class="card"><h2>Add a slug</h2>
+<section class="card" id="slug-card"><h2>Add a slug</h2>
 <form id="add-slug" class="row" autocomplete="off">
 <div><label for="slug">Slug</label><input id="slug" required minlength="3" maxlength="63" pattern="[a-zA-Z0-9][a-zA-Z0-9\\-]{1,61}[a-zA-Z0-9]" placeholder="my-shop" spellcheck="false"></div>
 <button type="submit">Add slug</button>
 </form><p class="hint" id="slug-hint">The app also answers at <code>&lt;slug&gt;.<span id="apps-host">apps host</span></code>.</p></section>
-<section class="card"><h2>Add a custom domain</h2>
+<section class="card" id="domain-card"><h2>Add a custom domain</h2>
 <form id="add-domain" class="row" autocomplete="off">
 <div><label for="hostname">Domain</label><input id="hostname" required maxlength="253" placeholder="shop.example.com" spellcheck="false"></div>
 <button type="submit">Add domain</button>

@@ -9,7 +9,7 @@ export const appSecretsPage: ConsolePage = {
   signedIn: true,
   body: (p) => html`${appTabs(p.app_id!, 'Secrets')}
 <section class="card loading" id="content" aria-busy="true"><p class="muted">Loading secrets…</p></section>
-<section class="card"><h2>Set a secret</h2>
+<section class="card" id="set-card"><h2>Set a secret</h2>
 <form id="set" class="row" autocomplete="off">
 <div><label for="name">Name</label><input id="name" required pattern="[A-Z][A-Z0-9_]{0,63}" placeholder="API_TOKEN" spellcheck="false"></div>
 <div><label for="value">Value</label><input id="value" type="password" required autocomplete="new-password"></div>

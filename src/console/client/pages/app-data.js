@@ -1,6 +1,8 @@
 // @ts-check
 import {
   $,
+  may,
+  onlyFor,
   api,
   appHeading,
   appIdOf,
@@ -304,10 +306,7 @@ async function route() {
 const s = await boot(true);
 if (s) {
   const heading = await appHeading(id, 'data');
-  const role = heading.ok
-    ? s.accounts.find((a) => a.account_id === heading.data.account_id)?.role
-    : undefined;
-  canWrite = role === 'owner' || role === 'admin' || role === 'developer';
+  canWrite = heading.ok && may(s, heading.data.account_id, 'data.write');
   const r = heading.ok ? await api('GET', '/v0/apps/' + id + '/resources') : heading;
   if (!r.ok) show('collections', el('p', { class: 'error' }, failure(r)));
   else {
@@ -345,13 +344,7 @@ if (s) {
             ),
           ),
         ),
-        canWrite
-          ? ''
-          : el(
-              'p',
-              { class: 'muted' },
-              'Your role reads rows; owners, admins and developers change them.',
-            ),
+        canWrite ? '' : onlyFor('data.write', 'change rows'),
       );
       $('filter').addEventListener('submit', (e) => {
         e.preventDefault();

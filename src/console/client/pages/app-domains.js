@@ -8,11 +8,14 @@ import {
   copyButton,
   el,
   failure,
+  may,
+  onlyFor,
   say,
   show,
   when,
 } from '../console.js';
 const id = appIdOf();
+let canWrite = false;
 const STATUS = {
   active: ['good', 'active'],
   pending_dns: ['warn', 'waiting for DNS'],
@@ -151,12 +154,13 @@ function card(route) {
         ),
       );
   }
-  parts.push(actions(route));
+  if (canWrite) parts.push(actions(route));
   return el('article', { class: 'route', 'data-hostname': route.hostname }, parts);
 }
 async function load() {
   const r = await api('GET', '/v0/apps/' + id + '/routes');
   if (!r.ok) return show('content', el('p', { class: 'error' }, failure(r)));
+  const note = canWrite ? '' : onlyFor('routes.write', 'add, verify and remove slugs and domains');
   if (!r.data.routes.length)
     return show(
       'content',
@@ -165,8 +169,9 @@ async function load() {
         { class: 'empty' },
         'No slugs or custom domains yet. The app is served at its own origin above.',
       ),
+      note,
     );
-  show('content', ...r.data.routes.map(card));
+  show('content', ...r.data.routes.map(card), note);
 }
 async function verify(route) {
   const r = await api(
@@ -220,9 +225,13 @@ $('add-domain').addEventListener('submit', async (e) => {
   say('Added ' + r.data.hostname + '. Create the DNS records below, then press Verify.');
   await load();
 });
-if (await boot(true)) {
+const me = await boot(true);
+if (me) {
   const a = await appHeading(id, 'domains');
   if (a?.ok)
     $('apps-host').textContent = new URL(a.data.origin).hostname.split('.').slice(1).join('.');
+  canWrite = a.ok && may(me, a.data.account_id, 'routes.write');
+  $('slug-card').hidden = !canWrite;
+  $('domain-card').hidden = !canWrite;
   await load();
 }

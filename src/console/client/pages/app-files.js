@@ -1,6 +1,7 @@
 // @ts-check
 import {
   $,
+  may,
   ago,
   api,
   appHeading,
@@ -131,10 +132,7 @@ function choose(name) {
 const s = await boot(true);
 if (s) {
   const heading = await appHeading(id, 'files');
-  const role = heading.ok
-    ? s.accounts.find((a) => a.account_id === heading.data.account_id)?.role
-    : undefined;
-  canWrite = role === 'owner' || role === 'admin' || role === 'developer';
+  canWrite = heading.ok && may(s, heading.data.account_id, 'data.write');
   const r = heading.ok ? await api('GET', '/v0/apps/' + id + '/resources') : heading;
   if (!r.ok) show('stores', el('p', { class: 'error' }, failure(r)));
   else {

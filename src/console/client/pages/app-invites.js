@@ -1,6 +1,7 @@
 // @ts-check
 import {
   $,
+  may,
   ago,
   api,
   appHeading,
@@ -222,10 +223,7 @@ $('invite').addEventListener('submit', async (e) => {
 const s = await boot(true);
 if (s) {
   const heading = await appHeading(id, 'app users');
-  const role = heading.ok
-    ? s.accounts.find((a) => a.account_id === heading.data.account_id)?.role
-    : undefined;
-  canManage = role === 'owner' || role === 'admin' || role === 'developer';
+  canManage = heading.ok && may(s, heading.data.account_id, 'app_users.manage');
   const res = heading.ok ? await api('GET', '/v0/apps/' + id + '/resources') : heading;
   const auth = res.ok ? res.data.resources.find((x) => x.resource_type === 'auth') : undefined;
   declared = auth?.spec?.roles ?? [];

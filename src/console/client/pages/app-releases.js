@@ -1,5 +1,18 @@
 // @ts-check
-import { ago, api, appHeading, appIdOf, boot, el, failure, say, show, table } from '../console.js';
+import {
+  ago,
+  api,
+  appHeading,
+  appIdOf,
+  boot,
+  el,
+  failure,
+  may,
+  onlyFor,
+  say,
+  show,
+  table,
+} from '../console.js';
 const id = appIdOf();
 const BADGE = {
   live: 'live',
@@ -26,7 +39,7 @@ function explain(r) {
     return r.is_live
       ? 'Serving now.'
       : r.activation_status === 'inactive'
-        ? 'Was live; you can roll back to it.'
+        ? 'Was live; a rollback makes it live again.'
         : '';
   if (e.code === 'pending_secrets') {
     const missing = (e.missing_secrets || []).filter((n) => !present.has(n));
@@ -43,14 +56,25 @@ function explain(r) {
       '. Then publish again.',
     );
   }
-  if (e.code === 'requires_migration')
+  if (e.code === 'requires_migration') {
+    const reasons = e.reasons || [];
+    // rows sharing a value for a unique index it declares: fixing a row is the way, not a new name
+    if (reasons.every((x) => / has rows that share values for unique index /.test(x)))
+      return el(
+        'span',
+        {},
+        'Its unique indexes do not fit the stored rows: ' + reasons.join('; ') + '. ',
+        el('a', { href: '/apps/' + id + '/data' }, 'Change or delete one of each pair'),
+        ', then publish it again.',
+      );
     return el(
       'span',
       {},
       'Changes resources incompatibly: ' +
-        (e.reasons || []).join('; ') +
+        reasons.join('; ') +
         '. Add a new collection, field, store or job name instead, backfill it, then stop using the old one.',
     );
+  }
   return el(
     'span',
     {},
@@ -78,9 +102,11 @@ async function load() {
   if (!rels.data.releases.length)
     return show('content', el('p', { class: 'empty' }, 'No releases yet.'));
   const previews = rels.data.releases.some(previewing);
+  const canPublish = may(me, app.data.account_id, 'apps.publish');
+  const canRollback = may(me, app.data.account_id, 'apps.rollback');
   show(
     'content',
-    previews
+    previews && canPublish
       ? el(
           'p',
           { class: 'muted', id: 'preview-links' },
@@ -154,19 +180,21 @@ async function load() {
                   },
                   'Open preview',
                 ),
-                el(
-                  'button',
-                  { type: 'button', class: 'small', onclick: () => makeLive(r.release_id) },
-                  'Make live',
-                ),
+                canPublish
+                  ? el(
+                      'button',
+                      { type: 'button', class: 'small', onclick: () => makeLive(r.release_id) },
+                      'Make live',
+                    )
+                  : '',
               )
-            : !r.is_live && r.activation_status === 'inactive'
+            : !r.is_live && r.activation_status === 'inactive' && canRollback
               ? el(
                   'button',
                   { type: 'button', class: 'small', onclick: () => rollback(r.release_id) },
                   'Roll back',
                 )
-              : ready(r)
+              : ready(r) && canPublish
                 ? el(
                     'button',
                     { type: 'button', class: 'small', onclick: () => again(r.release_id) },
@@ -175,6 +203,7 @@ async function load() {
                 : '',
       ],
     ]),
+    canPublish ? '' : onlyFor('apps.publish', 'publish, roll back and end preview links'),
   );
 }
 async function again(release) {
@@ -228,4 +257,5 @@ async function rollback(release) {
   say('Rolled back: ' + r.data.release_id + ' is live.');
   await load();
 }
-if (await boot(true)) await load();
+const me = await boot(true);
+if (me) await load();

@@ -7,6 +7,7 @@ import {
   copyButton,
   el,
   failure,
+  may,
   show,
   table,
 } from '../console.js';
@@ -69,7 +70,8 @@ const fieldType = (f) =>
     : f.type +
       (f.values ? ' (' + f.values.join(', ') + ')' : '') +
       (f.collection ? ' → ' + f.collection : '');
-if (await boot(true)) {
+const me = await boot(true);
+if (me) {
   const [app, res] = await Promise.all([
     appHeading(id, 'resources'),
     api('GET', '/v0/apps/' + id + '/resources'),
@@ -155,7 +157,9 @@ if (await boot(true)) {
                 : 'when enqueued',
           ],
           ['Attempts', (r) => String(r.spec.max_attempts || 3)],
-          ['Run', (r) => runNow(r.resource_name)],
+          ...(may(me, app.data.account_id, 'jobs.run')
+            ? [['Run', (r) => runNow(r.resource_name)]]
+            : []),
         ]),
       );
     const hooks = of('webhooks');

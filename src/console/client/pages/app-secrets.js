@@ -8,18 +8,23 @@ import {
   boot,
   el,
   failure,
+  may,
+  onlyFor,
   say,
   show,
   table,
 } from '../console.js';
 const id = appIdOf();
+let canWrite = false;
 async function load() {
   const r = await api('GET', '/v0/apps/' + id + '/secrets');
   if (!r.ok) return show('content', el('p', { class: 'error' }, failure(r)));
+  const note = canWrite ? '' : onlyFor('secrets.write', 'set and delete secrets');
   if (!r.data.secrets.length)
     return show(
       'content',
       el('p', { class: 'empty' }, 'No secrets set, and the app requires none.'),
+      note,
     );
   show(
     'content',
@@ -36,26 +41,29 @@ async function load() {
       [
         '',
         (s) =>
-          s.present
-            ? el(
-                'button',
-                { type: 'button', class: 'small danger', onclick: () => remove(s.name) },
-                'Delete',
-              )
-            : el(
-                'button',
-                {
-                  type: 'button',
-                  class: 'small',
-                  onclick: () => {
-                    $('name').value = s.name;
-                    $('value').focus();
+          !canWrite
+            ? ''
+            : s.present
+              ? el(
+                  'button',
+                  { type: 'button', class: 'small danger', onclick: () => remove(s.name) },
+                  'Delete',
+                )
+              : el(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'small',
+                    onclick: () => {
+                      $('name').value = s.name;
+                      $('value').focus();
+                    },
                   },
-                },
-                'Set',
-              ),
+                  'Set',
+                ),
       ],
     ]),
+    note,
   );
 }
 async function remove(name) {
@@ -82,7 +90,10 @@ if (preset) {
   $('name').value = preset;
   $('value').focus();
 }
-if (await boot(true)) {
-  await appHeading(id, 'secrets');
+const me = await boot(true);
+if (me) {
+  const heading = await appHeading(id, 'secrets');
+  canWrite = heading.ok && may(me, heading.data.account_id, 'secrets.write');
+  $('set-card').hidden = !canWrite;
   await load();
 }

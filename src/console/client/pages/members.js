@@ -1,13 +1,12 @@
 // @ts-check
-import { $, accountId, ago, api, boot, el, failure, say, show, table } from '../console.js';
+import { $, accountId, ago, api, boot, el, failure, may, say, show, table } from '../console.js';
 const ROLES = ['owner', 'admin', 'developer', 'viewer'];
 let me;
 async function load() {
   const acc = accountId();
   const r = await api('GET', '/v0/accounts/' + acc + '/members');
   if (!r.ok) return show('content', el('p', { class: 'error' }, failure(r)));
-  const myRole = r.data.members.find((m) => m.user_id === me.user.id)?.role;
-  const manage = myRole === 'owner' || myRole === 'admin';
+  const manage = may(me, acc, 'members.manage');
   $('invite-card').hidden = !manage;
   const parts = [
     el('h2', {}, 'Members'),
