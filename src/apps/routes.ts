@@ -6,7 +6,7 @@ import { ApiError, type ErrorCode } from '../errors.ts';
 import { selectedAccount } from '../http/auth.ts';
 import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
-import { jsonBody } from '../http/validate.ts';
+import { bodyOf, jsonBody } from '../http/validate.ts';
 import { flattenResources } from '../manifest/resources.ts';
 import { PublishBody } from '../manifest/schema.ts';
 import { MAX_PUBLISH_BODY_BYTES, validateBundle, type ValidBundle } from '../manifest/validate.ts';
@@ -15,8 +15,10 @@ import { toAppSummary } from './mappers.ts';
 import { listApps } from './queries.ts';
 import { findRelease } from '../releases/records.ts';
 import {
+  AppDataErased,
   AppList,
   AppSummary,
+  EraseAppRequest,
   PublishAppResponse,
   ResourceList,
   UnpublishResponse,
@@ -24,6 +26,7 @@ import {
 import { manifestOf } from '../manifest/stored.ts';
 import { measureApp, STORAGE_METRIC, withUsage } from '../storage/measure.ts';
 import type { ModuleCheck } from './module-check.ts';
+import { eraseAppData } from './erase.ts';
 import { publish, unpublish } from './service.ts';
 import { query, queryOf } from '../http/validate.ts';
 
@@ -107,6 +110,15 @@ const remove = operation({
   tags,
   responses: { 200: UnpublishResponse },
 });
+const erase = operation({
+  operationId: 'eraseAppData',
+  summary: "Erase an unpublished app's data for good",
+  description:
+    "An addition. Deletes the app's data rows, file records, app users (with their sessions, invitations and verification links) and secrets; their storage stops counting at once, and file bytes no release or other file uses are deleted by the next blob retention pass. The app, its releases, resources, events and analytics are kept: publishing again brings it back with no data. Only for an unpublished app (409 `conflict` otherwise); `confirm` must be the app's id (400 `invalid_request` otherwise). Owners and admins, as for unpublishing; the event log records it (`app.data_erased`). Cannot be undone.",
+  tags,
+  responses: { 200: AppDataErased },
+  errors: ['conflict', 'invalid_request'],
+});
 const resources = operation({
   operationId: 'listResources',
   summary: 'Resources declared by the live release',
@@ -186,6 +198,22 @@ export function appRoutes(options: { checkModule?: ModuleCheck } = {}): Hono<Env
       200,
       await unpublish(c.var.deps, c.var.app.id, { actor: c.var.actor, requestId: c.var.requestId }),
     ),
+  );
+
+  r.post(
+    '/:app_id/erase',
+    erase,
+    appAccess('apps.unpublish'),
+    jsonBody(EraseAppRequest),
+    async (c) =>
+      erase.reply(
+        c,
+        200,
+        await eraseAppData(c.var.deps, c.var.app.id, bodyOf(c, EraseAppRequest).confirm, {
+          actor: c.var.actor,
+          requestId: c.var.requestId,
+        }),
+      ),
   );
 
   r.get('/:app_id/resources', resources, appAccess('apps.read'), async (c) => {

@@ -164,3 +164,22 @@ export const RollbackResponse = component(
   }),
 );
 export type RollbackResponse = v.InferOutput<typeof RollbackResponse>;
+
+/** `POST /v0/apps/<id>/erase` (an addition): names the app again, so a request meant for another is refused. */
+export const EraseAppRequest = component(
+  'EraseAppRequest',
+  v.strictObject({ confirm: v.pipe(v.string(), v.maxLength(64)) }),
+);
+
+export const AppDataErased = component(
+  'AppDataErased',
+  v.strictObject({
+    app_id: v.string(),
+    erased_at: DateTime,
+    /** what was there to erase: live rows and files, app users, set secrets */
+    erased: v.strictObject({ rows: Count, files: Count, app_users: Count, secrets: Count }),
+    /** the storage the erased rows and files counted against the account */
+    freed_bytes: Count,
+  }),
+);
+export type AppDataErased = v.InferOutput<typeof AppDataErased>;

@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { account } from './commands/account.ts';
-import { apps, open, unpublish } from './commands/apps.ts';
+import { apps, erase, open, unpublish } from './commands/apps.ts';
 import { addReleaseCommands } from './commands/releases.ts';
 import { appOpt, examples, jsonOpt } from './command-kit.ts';
 import { resources } from './commands/resources.ts';
@@ -211,6 +211,16 @@ examples(
     .option(...jsonOpt)
     .action((o) => unpublish(o)),
   ['platform unpublish --yes'],
+);
+examples(
+  program
+    .command('erase')
+    .description("erase an unpublished app's data rows, files, app users and secrets for good")
+    .option(...appOpt)
+    .option('--confirm <app_id>', "the app's id again: erasing cannot be undone")
+    .option(...jsonOpt)
+    .action((o) => erase(o)),
+  ['platform erase --confirm <app_id>'],
 );
 examples(
   program

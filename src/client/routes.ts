@@ -28,8 +28,10 @@ import type {
 import type { CreateQuery, PublishQuery } from '../apps/routes.ts';
 import type { RollbackRequest } from '../releases/routes.ts';
 import type {
+  AppDataErased,
   AppList,
   AppSummary,
+  EraseAppRequest,
   PreviewLink,
   PreviewLinksRevoked,
   PublishAppResponse,
@@ -210,6 +212,7 @@ export type V0Routes = {
   'POST /v0/apps/{app_id}/releases/{release_id}/preview-link': Op<Out<typeof PreviewLink>>;
   'POST /v0/apps/{app_id}/preview-links/revoke': Op<Out<typeof PreviewLinksRevoked>>;
   'DELETE /v0/apps/{app_id}': Op<Out<typeof UnpublishResponse>>;
+  'POST /v0/apps/{app_id}/erase': Op<Out<typeof AppDataErased>, In<typeof EraseAppRequest>>;
   'GET /v0/apps/{app_id}/releases': Op<Out<typeof ReleaseList>>;
   'POST /v0/apps/{app_id}/rollback': Op<Out<typeof RollbackResponse>, In<typeof RollbackRequest>>;
   'GET /v0/apps/{app_id}/resources': Op<Out<typeof ResourceList>>;
@@ -357,6 +360,7 @@ export const V0_ROUTES = Object.keys({
   'POST /v0/apps/{app_id}/releases/{release_id}/preview-link': 1,
   'POST /v0/apps/{app_id}/preview-links/revoke': 1,
   'DELETE /v0/apps/{app_id}': 1,
+  'POST /v0/apps/{app_id}/erase': 1,
   'GET /v0/apps/{app_id}/releases': 1,
   'POST /v0/apps/{app_id}/rollback': 1,
   'GET /v0/apps/{app_id}/resources': 1,

@@ -3,8 +3,10 @@
  * releases, secrets, domains and resources and sees no button that the API would refuse (make
  * live, roll back, end preview links, set or delete a secret, add or remove a domain, run a job,
  * invite a member), with a line saying who may; a developer is offered them. A release whose
- * unique index the rows do not fit points at the rows to fix. Screenshots of the
- * viewer's Releases page at 1280 and 390 px go to SCREENSHOTS=<dir> (default .data/screenshots).
+ * unique index the rows do not fit points at the rows to fix. An owner unpublishes an app and erases
+ * its data from its page. Screenshots of the
+ * viewer's Releases page and the owner's erase form at 1280 and 390 px go to SCREENSHOTS=<dir>
+ * (default .data/screenshots).
  */
 import type { Page } from 'playwright-core';
 import { test } from 'uvu';
@@ -135,6 +137,45 @@ test('a release whose unique index the stored rows do not fit says which rows to
   await page.getByText('Its unique indexes do not fit the stored rows').waitFor();
   const fix = page.getByRole('link', { name: 'Change or delete one of each pair' });
   assert.is(await fix.getAttribute('href'), `/apps/${other.app_id}/data`);
+  await page.context().close();
+});
+
+test('an owner unpublishes and then erases an app from its page; a developer is offered neither', async () => {
+  const doomed = await h.api('PUT /v0/apps', {
+    key,
+    body: site({
+      resources: { data: { collections: { notes: { fields: { text: 'string' } } } } },
+    }) as never,
+  });
+  await h.api('POST /v0/apps/{app_id}/data/{collection}', {
+    key,
+    params: { app_id: doomed.app_id, collection: 'notes' },
+    body: { text: 'remember me' },
+  });
+  const dev = await signedIn(developer.user_id);
+  await dev.goto(`${CONSOLE}/apps/${doomed.app_id}`);
+  await dev.locator('#content table').waitFor();
+  assert.is(await dev.locator('#danger').isVisible(), false);
+  await dev.context().close();
+
+  const page = await signedIn(owner.user_id);
+  page.on('dialog', (d) => d.accept());
+  await page.goto(`${CONSOLE}/apps/${doomed.app_id}`);
+  await button(page, 'Unpublish').click();
+  await page.getByText('Unpublished. Publish again to bring it back.').waitFor();
+  await page.locator('#app-origin').getByText('unpublished').waitFor();
+  await page.getByLabel('Type the app id').fill('wrong');
+  await button(page, 'Erase data').click();
+  await page.getByText("confirm must be the app's id").waitFor();
+  await page.getByLabel('Type the app id').fill(doomed.app_id);
+  await shootWidths(page, shots, 'roles-owner-erase');
+  await button(page, 'Erase data').click();
+  await page.getByText('Erased 1 rows, 0 files, 0 app users and 0 secrets.').waitFor();
+  const usage = await h.api('GET /v0/apps/{app_id}/resources', {
+    key,
+    params: { app_id: doomed.app_id },
+  });
+  assert.is(usage.usage['storage.bytes'], 0);
   await page.context().close();
 });
 

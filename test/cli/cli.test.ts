@@ -313,7 +313,7 @@ test('login stores the key with mode 0600; whoami; logout forgets it', async () 
   assert.match(after.stderr, 'no_api_key');
 });
 
-test('init writes a starter that publishes as it is; open prints the origin; unpublish needs --yes', async () => {
+test('init writes a starter that publishes as it is; open prints the origin; unpublish needs --yes; erase --confirm', async () => {
   const starter = path.join(work, 'starter');
   await rm(starter, { recursive: true, force: true });
   const i = await cli(['init', starter]);
@@ -331,6 +331,13 @@ test('init writes a starter that publishes as it is; open prints the origin; unp
   assert.is(yes.code, 0, yes.stderr);
   const gone = await h.server.request(`http://${result.app_id}.apps.localhost/`);
   assert.is(gone.status, 404);
+  // erase wants the app's id typed again, then reports what it erased
+  const unconfirmed = await cli(['erase'], { cwd: starter });
+  assert.is(unconfirmed.code, 1);
+  assert.match(unconfirmed.stderr, `--confirm ${result.app_id}`);
+  const erased = await cli(['erase', '--confirm', result.app_id], { cwd: starter });
+  assert.is(erased.code, 0, erased.stderr);
+  assert.match(erased.stdout, `erased ${result.app_id}: 0 rows, 0 files, 0 app users, 0 secrets`);
   const help = await cli(['secrets', 'set', '--help']);
   assert.is(help.code, 0);
   assert.match(help.stdout, 'Examples:');
@@ -350,6 +357,7 @@ test('init writes a starter that publishes as it is; open prints the origin; unp
     'events',
     'analytics',
     'resources',
+    'erase',
     'login',
   ]) {
     const line = listed.find((l) => l.startsWith(`  platform ${cmd} `));

@@ -33,6 +33,31 @@ export async function unpublish(opts: {
   );
 }
 
+export async function erase(opts: {
+  app?: string;
+  confirm?: string;
+  json?: boolean;
+}): Promise<void> {
+  const appId = await resolveAppId(opts.app);
+  if (opts.confirm !== appId)
+    throw new CliError(
+      `Erasing deletes ${appId}'s data rows, files, app users and secrets for good.`,
+      'confirmation_required',
+      undefined,
+      `Unpublish it first, then run again with --confirm ${appId}.`,
+    );
+  const api = await createApi();
+  const r = await api.request('POST /v0/apps/{app_id}/erase', {
+    params: { app_id: appId },
+    body: { confirm: appId },
+  });
+  if (opts.json) return printJson(r);
+  const { rows, files, app_users, secrets } = r.erased;
+  process.stdout.write(
+    `${c.yellow('● erased')} ${appId}: ${rows} rows, ${files} files, ${app_users} app users, ${secrets} secrets (${r.freed_bytes} bytes of storage freed).\n`,
+  );
+}
+
 export async function open(opts: { app?: string; json?: boolean }): Promise<void> {
   const api = await createApi();
   const appId = await resolveAppId(opts.app);

@@ -1,5 +1,6 @@
 // @ts-check
 import {
+  $,
   ago,
   api,
   appHeading,
@@ -39,7 +40,9 @@ function explain(r) {
     return r.is_live
       ? 'Serving now.'
       : r.activation_status === 'inactive'
-        ? 'Was live; a rollback makes it live again.'
+        ? unpublished
+          ? 'Was live. Publish again to bring the app back.'
+          : 'Was live; a rollback makes it live again.'
         : '';
   if (e.code === 'pending_secrets') {
     const missing = (e.missing_secrets || []).filter((n) => !present.has(n));
@@ -84,6 +87,7 @@ function explain(r) {
   );
 }
 let present = new Set();
+let unpublished = false;
 /** A pending_secrets release whose missing secrets are all set now. */
 const ready = (r) =>
   r.activation_status === 'pending_secrets' &&
@@ -98,12 +102,16 @@ async function load() {
     secrets.ok ? secrets.data.secrets.filter((x) => x.present).map((x) => x.name) : [],
   );
   if (!app.ok) return show('content', el('p', { class: 'error' }, failure(app)));
+  dangerZone(app.data);
   if (!rels.ok) return show('content', el('p', { class: 'error' }, failure(rels)));
   if (!rels.data.releases.length)
     return show('content', el('p', { class: 'empty' }, 'No releases yet.'));
   const previews = rels.data.releases.some(previewing);
   const canPublish = may(me, app.data.account_id, 'apps.publish');
-  const canRollback = may(me, app.data.account_id, 'apps.rollback');
+  // an unpublished app is brought back by publishing: rollback and make-live answer 409 until then
+  unpublished = Boolean(app.data.deleted_at);
+  const canRollback = !unpublished && may(me, app.data.account_id, 'apps.rollback');
+  const canMakeLive = !unpublished && canPublish;
   show(
     'content',
     previews && canPublish
@@ -180,7 +188,7 @@ async function load() {
                   },
                   'Open preview',
                 ),
-                canPublish
+                canMakeLive
                   ? el(
                       'button',
                       { type: 'button', class: 'small', onclick: () => makeLive(r.release_id) },
@@ -205,6 +213,72 @@ async function load() {
     ]),
     canPublish ? '' : onlyFor('apps.publish', 'publish, roll back and end preview links'),
   );
+}
+/** Unpublish (a published app), or erase its data (an unpublished one): owners and admins. */
+function dangerZone(app) {
+  const card = $('danger');
+  card.hidden = !may(me, app.account_id, 'apps.unpublish');
+  if (card.hidden) return;
+  if (!app.deleted_at)
+    return card.replaceChildren(
+      el('h2', {}, 'Unpublish'),
+      el(
+        'p',
+        { class: 'muted' },
+        'Takes the app offline: its origin, slugs and domains stop serving. Data, releases and secrets are kept; publishing again brings it back.',
+      ),
+      el('button', { type: 'button', class: 'danger', onclick: unpublishApp }, 'Unpublish'),
+    );
+  const input = el('input', {
+    id: 'erase-confirm',
+    required: true,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: app.app_id,
+  });
+  card.replaceChildren(
+    el('h2', {}, "Erase this app's data"),
+    el(
+      'p',
+      { class: 'muted' },
+      'Deletes its data rows, files, app users and secrets for good; their storage stops counting at once. Releases and events are kept, and publishing again brings the app back empty. This cannot be undone.',
+    ),
+    el(
+      'form',
+      { class: 'row', onsubmit: (e) => (e.preventDefault(), eraseData(input.value.trim())) },
+      el(
+        'div',
+        {},
+        el('label', { for: 'erase-confirm' }, 'Type the app id, ', el('code', {}, app.app_id)),
+        input,
+      ),
+      el('button', { type: 'submit', class: 'danger' }, 'Erase data'),
+    ),
+  );
+}
+async function unpublishApp() {
+  if (!confirm('Unpublish ' + id + '? Its origin stops serving; data is kept.')) return;
+  const r = await api('DELETE', '/v0/apps/' + id);
+  if (!r.ok) return say(failure(r), true);
+  say('Unpublished. Publish again to bring it back.');
+  await load();
+}
+async function eraseData(confirmation) {
+  const r = await api('POST', '/v0/apps/' + id + '/erase', { confirm: confirmation });
+  if (!r.ok) return say(failure(r), true);
+  const e = r.data.erased;
+  say(
+    'Erased ' +
+      e.rows +
+      ' rows, ' +
+      e.files +
+      ' files, ' +
+      e.app_users +
+      ' app users and ' +
+      e.secrets +
+      ' secrets.',
+  );
+  await load();
 }
 async function again(release) {
   const r = await api('POST', '/v0/apps/' + id + '/releases/' + release + '/republish');

@@ -1,0 +1,102 @@
+/**
+ * Erasing an unpublished app's data for good (`POST /v0/apps/<id>/erase`): its data rows with their
+ * index entries and unique claims, its file records (their bytes go with the next blob retention
+ * pass, once no release or other file uses them), its app users with their sessions, invitations
+ * and verification links, and its secrets. Kept: the app itself, its releases (publishing again
+ * brings it back, empty), its provisioned resources, its events and analytics.
+ */
+import { sql } from 'kysely';
+import type { Deps } from '../deps.ts';
+import { ApiError } from '../errors.ts';
+import { recordEvents } from '../events/record.ts';
+import { storageQuota } from '../storage/quota.ts';
+import { lockApp } from './queries.ts';
+import type { AppDataErased } from './schemas.ts';
+import type { Who } from './service.ts';
+
+/** Tables holding an app's data, in an order that deletes what refers to a row before the row. */
+const TABLES = [
+  'app_row_index_entries',
+  'app_row_uniques',
+  'app_rows',
+  'app_files',
+  'app_sessions',
+  'app_email_verifications',
+  'app_invites',
+  'app_users',
+  'app_secrets',
+] as const;
+
+export async function eraseAppData(
+  deps: Deps,
+  appId: string,
+  confirm: string,
+  who: Who,
+): Promise<AppDataErased> {
+  if (confirm !== appId)
+    throw new ApiError(
+      'invalid_request',
+      `confirm must be the app's id (${appId}): erasing cannot be undone.`,
+      { field: 'confirm' },
+    );
+  const result = await deps.db.transaction().execute(async (trx) => {
+    // the lock data writes wait for (data/service.ts), so none lands between the count and the delete
+    const app = await lockApp(trx, appId);
+    if (!app.deleted_at)
+      throw new ApiError(
+        'conflict',
+        'Only an unpublished app can be erased: unpublish it first (DELETE /v0/apps/<app_id>).',
+      );
+    const { rows } = await sql<{
+      rows: number;
+      files: number;
+      users: number;
+      secrets: number;
+      bytes: string;
+    }>`
+      select
+        (select count(*) from app_rows where app_id = ${appId} and deleted_at is null)::int as rows,
+        (select count(*) from app_files where app_id = ${appId} and deleted_at is null)::int as files,
+        (select count(*) from app_users where app_id = ${appId})::int as users,
+        (select count(*) from app_secrets where app_id = ${appId})::int as secrets,
+        coalesce((select sum(octet_length(data::text)) from app_rows where app_id = ${appId} and deleted_at is null), 0)
+          + coalesce((select sum(size) from app_files where app_id = ${appId} and deleted_at is null), 0) as bytes`.execute(
+      trx,
+    );
+    const counts = rows[0]!;
+    for (const table of TABLES) await trx.deleteFrom(table).where('app_id', '=', appId).execute();
+    const erased = {
+      rows: counts.rows,
+      files: counts.files,
+      app_users: counts.users,
+      secrets: counts.secrets,
+    };
+    const now = new Date();
+    await recordEvents(trx, [
+      {
+        app_id: appId,
+        account_id: app.account_id,
+        type: 'app.data_erased',
+        severity: 'warn',
+        message: `Erased ${erased.rows} rows, ${erased.files} files, ${erased.app_users} app users and ${erased.secrets} secrets.`,
+        metadata: erased,
+        api_key_id: who.actor.apiKeyId,
+        request_id: who.requestId,
+      },
+    ]);
+    return {
+      accountId: app.account_id,
+      answer: {
+        app_id: appId,
+        erased_at: now.toISOString(),
+        erased,
+        freed_bytes: Number(counts.bytes),
+      },
+    };
+  });
+  storageQuota(deps).added(result.accountId, -result.answer.freed_bytes);
+  // nodes drop what they cached of the app's secrets and app-user sessions
+  deps.signals.secretsChanged(appId);
+  deps.signals.appChanged(appId);
+  return result.answer;
+}
