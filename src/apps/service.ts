@@ -255,6 +255,9 @@ async function publishTx(
 ): Promise<PublishAppResponse> {
   return deps.db.transaction().execute(async (trx) => {
     const m = bundle.manifest.app;
+    // the bytes before the app row's lock, which the app's data writes wait for (data/service.ts)
+    await blobStore(deps.config).putMany(trx, target.accountId, bundle.files);
+    await saveVariants(trx, blobStore(deps.config), target.accountId, variants);
     const existing = target.appId ? await lockApp(trx, target.appId) : undefined;
     if (mode.preview && !existing)
       throw new ApiError(
@@ -280,8 +283,6 @@ async function publishTx(
       bundle.manifest,
       existing ? toStates(await provisionedResources(trx, existing.id)) : [],
     );
-    await blobStore(deps.config).putMany(trx, target.accountId, bundle.files);
-    await saveVariants(trx, blobStore(deps.config), target.accountId, variants);
     const app: AppRow =
       existing ??
       (await insertApp(trx, { id: mode.ids.appId, accountId: target.accountId, app: m }));
