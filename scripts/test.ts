@@ -12,6 +12,8 @@
  *   TEST_NODE_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm test -- x   node flags for each file's process
  *   TEST_WORKERS=3 npm test       files at once (default: the cores, 2 to 4; more does not help on
  *                                 two cores, where the suite is bound by CPU)
+ *   TEST_SKIP=test/browser/ npm test   leave out files whose path contains one of the (comma-separated)
+ *                                 words; the run says how many it left out
  *
  * The run's own cluster is scratch (`durable: false`): no fsync, commits not waited for on disk.
  */
@@ -112,9 +114,13 @@ function runFile(file: string, databaseUrl: string): Promise<Result> {
 
 async function main(): Promise<void> {
   const filters = process.argv.slice(2);
-  const files = (await findTests(path.join(ROOT, 'test'))).filter(
+  const skip = process.env.TEST_SKIP?.split(',').filter(Boolean) ?? [];
+  const matched = (await findTests(path.join(ROOT, 'test'))).filter(
     (f) => !filters.length || filters.some((w) => f.includes(w)),
   );
+  const files = matched.filter((f) => !skip.some((w) => f.includes(w)));
+  if (files.length < matched.length)
+    console.log(`left out ${matched.length - files.length} files (TEST_SKIP=${skip.join(',')})`);
   if (!files.length) {
     console.log('no test files matched\n0 passed, 0 failed');
     process.exit(filters.length ? 1 : 0);
