@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { recordEvents } from '../events/record.ts';
+import { measureApp } from '../storage/measure.ts';
 import { storageQuota } from '../storage/quota.ts';
 import { lockApp } from './queries.ts';
 import type { AppDataErased } from './schemas.ts';
@@ -47,27 +48,19 @@ export async function eraseAppData(
         'conflict',
         'Only an unpublished app can be erased: unpublish it first (DELETE /v0/apps/<app_id>).',
       );
-    const { rows } = await sql<{
-      rows: number;
-      files: number;
-      users: number;
-      secrets: number;
-      bytes: string;
-    }>`
+    // what the storage quota counts, measured as it measures it
+    const stored = await measureApp(trx, appId);
+    const sum = (m: Map<string, { count: number }>) =>
+      [...m.values()].reduce((n, x) => n + x.count, 0);
+    const { rows } = await sql<{ users: number; secrets: number }>`
       select
-        (select count(*) from app_rows where app_id = ${appId} and deleted_at is null)::int as rows,
-        (select count(*) from app_files where app_id = ${appId} and deleted_at is null)::int as files,
         (select count(*) from app_users where app_id = ${appId})::int as users,
-        (select count(*) from app_secrets where app_id = ${appId})::int as secrets,
-        coalesce((select sum(octet_length(data::text)) from app_rows where app_id = ${appId} and deleted_at is null), 0)
-          + coalesce((select sum(size) from app_files where app_id = ${appId} and deleted_at is null), 0) as bytes`.execute(
-      trx,
-    );
+        (select count(*) from app_secrets where app_id = ${appId})::int as secrets`.execute(trx);
     const counts = rows[0]!;
     for (const table of TABLES) await trx.deleteFrom(table).where('app_id', '=', appId).execute();
     const erased = {
-      rows: counts.rows,
-      files: counts.files,
+      rows: sum(stored.collections),
+      files: sum(stored.stores),
       app_users: counts.users,
       secrets: counts.secrets,
     };
@@ -90,7 +83,7 @@ export async function eraseAppData(
         app_id: appId,
         erased_at: now.toISOString(),
         erased,
-        freed_bytes: Number(counts.bytes),
+        freed_bytes: stored.bytes,
       },
     };
   });
