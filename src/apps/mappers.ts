@@ -3,6 +3,7 @@ import type { AppRow } from './queries.ts';
 import type { ReleaseRow } from '../releases/records.ts';
 import { previewOrigin } from '../releases/previews.ts';
 import type { AppSummary, ReleaseSummary } from './schemas.ts';
+import type { ResourceState } from '../manifest/resources.ts';
 
 export function appOrigin(config: Config, appId: string): string {
   return publicUrl(config, `${appId}.${config.hosts.apps}`);
@@ -66,4 +67,15 @@ export function toReleaseSummary(
       ...(r.created_by_email === undefined ? {} : { email: r.created_by_email }),
     },
   };
+}
+
+/** Provisioned resource rows as the manifest's resource states. */
+export function toStates(
+  rows: { resource_type: string; resource_name: string; spec: unknown }[],
+): ResourceState[] {
+  return rows.map((r) => ({
+    resource_type: r.resource_type as ResourceState['resource_type'],
+    resource_name: r.resource_name,
+    spec: r.spec as Record<string, unknown>,
+  }));
 }

@@ -7,12 +7,13 @@ export async function findApp(db: Executor, appId: string) {
 export type AppRow = NonNullable<Awaited<ReturnType<typeof findApp>>>;
 
 export async function lockApp(db: Executor, appId: string) {
-  return db
-    .selectFrom('apps')
-    .selectAll()
-    .where('id', '=', appId)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
+  return appRow(db, appId, { lock: true });
+}
+
+/** The app's row, locked `FOR UPDATE` until the transaction ends when asked. */
+export async function appRow(db: Executor, appId: string, options: { lock: boolean }) {
+  const q = db.selectFrom('apps').selectAll().where('id', '=', appId);
+  return (options.lock ? q.forUpdate() : q).executeTakeFirstOrThrow();
 }
 
 export async function listApps(db: Executor, accountId: string) {

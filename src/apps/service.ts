@@ -1,8 +1,9 @@
 /**
- * Publishing and unpublishing. One transaction per publish: blobs, the release, its files, the
- * activation decision, provisioning and events all commit together or not at all, so a failed
- * publish leaves no trace. The app row is locked for the decision, so concurrent publishes to
- * one app serialise instead of racing on the live pointer.
+ * Publishing and unpublishing. What refuses a publish is checked before the module is loaded
+ * (publish-checks.ts), then again in one transaction per publish: blobs, the release, its files,
+ * the activation decision, provisioning and events all commit together or not at all, so a failed
+ * publish leaves no trace. The app row is locked for the decision, so concurrent publishes to one
+ * app serialise instead of racing on the live pointer.
  */
 import { type ModuleCheck, missingHandlers } from './module-check.ts';
 import { firstOwnFrame } from '../source-maps/map-stack.ts';
@@ -26,14 +27,11 @@ import {
 import type { Manifest } from '../manifest/schema.ts';
 import type { ValidBundle } from '../manifest/validate.ts';
 import { isServerSource, manifestOf } from '../manifest/stored.ts';
-import { appOrigin } from './mappers.ts';
+import { appOrigin, toStates } from './mappers.ts';
 import { rebuildFromRows, uniqueConflicts } from '../data/rebuild.ts';
 import { previewLink } from '../releases/previews.ts';
-import { ApiError } from '../errors.ts';
-import { planOf } from '../plans/catalogue.ts';
 import { removeAppRoutes } from '../domains/queries.ts';
-import { checkBundle, checkNewApp, checkNewWebhooks } from '../plans/enforce.ts';
-import { accountPlanRow, countLiveApps } from '../plans/queries.ts';
+import { checkPublishable } from './publish-checks.ts';
 import type { ActivationResult, PublishAppResponse, UnpublishResponse } from './schemas.ts';
 import {
   insertApp,
@@ -61,16 +59,6 @@ function requiredSecrets(resources: ResourceState[]): string[] {
     (resources.find((r) => r.resource_type === 'secrets')?.spec.required as string[] | undefined) ??
     []
   );
-}
-
-export function toStates(
-  rows: { resource_type: string; resource_name: string; spec: unknown }[],
-): ResourceState[] {
-  return rows.map((r) => ({
-    resource_type: r.resource_type as ResourceState['resource_type'],
-    resource_name: r.resource_name,
-    spec: r.spec as Record<string, unknown>,
-  }));
 }
 
 /** What the release `releaseId` declares (none when the app has no live release). */
@@ -186,10 +174,12 @@ export async function publish(
   who: Who,
   options: { checkModule?: ModuleCheck; preview?: boolean; requireHandlers?: boolean } = {},
 ): Promise<PublishAppResponse> {
-  const account = await accountPlanRow(deps.db, target.accountId);
-  if (!account) throw new ApiError('not_found', 'Account not found.');
-  // Limits that need no lock are checked before the module is loaded; the transaction checks again.
-  checkBundle(deps.config.plans, planOf(deps.config.plans, account.plan_key), bundle);
+  // Refused before the module is loaded; the transaction checks again under the locks.
+  const preview = options.preview === true;
+  const { account } = await checkPublishable(deps.db, deps.config, target, bundle, {
+    preview,
+    lock: false,
+  });
   // A server module that does not load (syntax error, bad import, top-level throw) never goes live.
   let moduleError: ModuleError | undefined;
   const entry = bundle.manifest.runtime.server_entry;
@@ -254,35 +244,15 @@ async function publishTx(
   mode: { preview: boolean; ids: { appId: string; releaseId: string } },
 ): Promise<PublishAppResponse> {
   return deps.db.transaction().execute(async (trx) => {
-    const m = bundle.manifest.app;
     // the bytes before the app row's lock, which the app's data writes wait for (data/service.ts)
-    await blobStore(deps.config).putMany(trx, target.accountId, bundle.files);
-    await saveVariants(trx, blobStore(deps.config), target.accountId, variants);
-    const existing = target.appId ? await lockApp(trx, target.appId) : undefined;
-    if (mode.preview && !existing)
-      throw new ApiError(
-        'invalid_request',
-        'A preview is published beside a live app: publish the first release without --preview.',
-      );
-    if (mode.preview && existing?.deleted_at)
-      throw new ApiError(
-        'conflict',
-        'The app is unpublished; publish a release (without --preview) to bring it back.',
-      );
-    // One more published app (new, or a tombstoned one back): the account row lock makes the count exact.
-    const grows = !existing || existing.deleted_at !== null;
-    const account = await accountPlanRow(trx, target.accountId, { lock: grows });
-    if (!account) throw new ApiError('not_found', 'Account not found.');
-    const plan = planOf(deps.config.plans, account.plan_key);
-    if (grows) checkNewApp(deps.config.plans, plan, await countLiveApps(trx, target.accountId));
-    checkBundle(deps.config.plans, plan, bundle);
-    checkNewWebhooks(
-      deps.config.plans,
-      plan,
-      account,
-      bundle.manifest,
-      existing ? toStates(await provisionedResources(trx, existing.id)) : [],
-    );
+    const store = blobStore(deps.config);
+    await store.putMany(trx, target.accountId, bundle.files);
+    await saveVariants(trx, store, target.accountId, variants);
+    const m = bundle.manifest.app;
+    const { existing } = await checkPublishable(trx, deps.config, target, bundle, {
+      preview: mode.preview,
+      lock: true,
+    });
     const app: AppRow =
       existing ??
       (await insertApp(trx, { id: mode.ids.appId, accountId: target.accountId, app: m }));
