@@ -67,6 +67,10 @@ test('a viewer is offered no change the API would refuse, and told who may', asy
   await page.getByText('Owners, admins and developers publish, roll back').waitFor();
   for (const name of ['Make live', 'Roll back', 'End preview links'])
     assert.is(await button(page, name).count(), 0, name);
+  // the header names the app's account, not the viewer's own (the default one)
+  const switcher = page.locator('#account-switch');
+  assert.is(await switcher.inputValue(), owner.account_id);
+  assert.match(await switcher.locator('option:checked').innerText(), '· viewer');
   await shootWidths(page, shots, 'roles-viewer-releases');
 
   await page.goto(`${CONSOLE}/apps/${appId}/secrets`);
@@ -85,10 +89,8 @@ test('a viewer is offered no change the API would refuse, and told who may', asy
   await page.getByRole('heading', { name: 'Jobs' }).waitFor();
   assert.is(await button(page, 'Run now').count(), 0);
 
-  // the members of the owner's account (the viewer's own account is the default one)
+  // the account pages follow the app's account from its pages: the owner's members
   await page.goto(`${CONSOLE}/members`);
-  await page.evaluate((a) => localStorage.setItem('platform.account', a), owner.account_id);
-  await page.reload();
   await page.locator('#content table').getByText('viewer', { exact: true }).first().waitFor();
   assert.is(await page.locator('#invite-card').isVisible(), false);
   await page.context().close();

@@ -242,6 +242,15 @@ export async function appHeading(id, what) {
     el('a', { href: r.data.origin, rel: 'noopener' }, r.data.origin),
     r.data.deleted_at ? ' · unpublished ' + when(r.data.deleted_at) : '',
   );
+  // the header names the account the app belongs to, and the account pages follow it from here
+  const sw = document.getElementById('account-switch');
+  if (
+    sw instanceof HTMLSelectElement &&
+    [...sw.options].some((o) => o.value === r.data.account_id)
+  ) {
+    sw.value = r.data.account_id;
+    localStorage.setItem('platform.account', r.data.account_id);
+  }
   return r;
 }
 
