@@ -71,6 +71,14 @@ test('a viewer is offered no change the API would refuse, and told who may', asy
   const switcher = page.locator('#account-switch');
   assert.is(await switcher.inputValue(), owner.account_id);
   assert.match(await switcher.locator('option:checked').innerText(), '· viewer');
+  // at 1280 px the header keeps one row with a long address and account name (cut, whole on hover)
+  const middle = async (selector: string) => {
+    const box = (await page.locator(selector).boundingBox())!;
+    return Math.round(box.y + box.height / 2);
+  };
+  assert.is(await middle('#sign-out'), await middle('.brand'), 'Sign out on the first row');
+  const who = page.locator('#who');
+  assert.is(await who.getAttribute('title'), await who.textContent());
   await shootWidths(page, shots, 'roles-viewer-releases');
 
   await page.goto(`${CONSOLE}/apps/${appId}/secrets`);

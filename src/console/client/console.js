@@ -200,6 +200,7 @@ export async function boot(signedIn) {
     return null;
   }
   $('who').textContent = s.user.email;
+  $('who').title = s.user.email;
   if (s.operator)
     for (const a of document.querySelectorAll('[data-operator]'))
       if (a instanceof HTMLElement) a.hidden = false;
