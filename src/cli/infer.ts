@@ -126,6 +126,29 @@ function guessEntry(root: string): string | undefined {
   return ENTRY_NAMES.find((n) => isFile(root, n));
 }
 
+/**
+ * The Worker a package.json script hands wrangler on its command line (`wrangler deploy
+ * src/index.ts`, as Hono's examples do), which wrangler takes over `main`: `{entry, script}`.
+ * `deploy` and `publish` first, then `dev` and `start` (`dev` only where the config names none).
+ */
+function wranglerScriptEntry(
+  root: string,
+  scripts: string[],
+): { entry: string; script: string } | undefined {
+  const all = readJson(path.join(root, 'package.json'))?.scripts;
+  if (!all || typeof all !== 'object') return undefined;
+  for (const script of scripts) {
+    const cmd = (all as Record<string, unknown>)[script];
+    if (typeof cmd !== 'string') continue;
+    const m =
+      /\bwrangler\s+(?:deploy|publish|dev)\b[^&|;]*?\s([\w./-]+\.(?:tsx?|jsx?|mjs))(?=\s|$)/.exec(
+        cmd,
+      );
+    if (m && isFile(root, clean(m[1]!))) return { entry: clean(m[1]!), script };
+  }
+  return undefined;
+}
+
 function guessStatic(root: string): string | undefined {
   return STATIC_NAMES.find((d) => isDirWithFiles(root, d));
 }
@@ -152,7 +175,15 @@ function fromWrangler(root: string): Inferred | undefined {
     : readJson(path.join(root, file));
   if (!w) return undefined;
   const notes: string[] = [];
-  const main = typeof w.main === 'string' ? clean(w.main) : undefined;
+  const given = typeof w.main === 'string' ? clean(w.main) : undefined;
+  const fromScript =
+    wranglerScriptEntry(root, ['deploy', 'publish']) ??
+    (given ? undefined : wranglerScriptEntry(root, ['dev', 'start']));
+  const main = fromScript?.entry ?? given;
+  if (fromScript && fromScript.entry !== given)
+    notes.push(
+      `server entry ${fromScript.entry}: the Worker package.json's "${fromScript.script}" script hands wrangler`,
+    );
   const assets = (w.assets ?? {}) as {
     directory?: string;
     not_found_handling?: string;

@@ -114,6 +114,46 @@ test('a folder with server code and no static files publishes as it is, and the 
   assert.is((await visit(await appOf(named), '/')).text, 'named');
 });
 
+test('a Worker named on the wrangler command line (Hono serve-static example): assets and the Worker', async () => {
+  // honojs/examples serve-static: wrangler.toml names assets and no main; `npm run deploy` runs
+  // `wrangler deploy src/index.ts`, so Cloudflare serves the files and the Worker answers the rest
+  const dir = await project('serve-static', {
+    'wrangler.toml': `name = "hono-example-basic"
+compatibility_date = "2024-09-19"
+
+assets = { directory = "./assets/" }`,
+    'package.json': JSON.stringify({
+      name: 'serve-static',
+      type: 'module',
+      scripts: { dev: 'wrangler dev src/index.ts', deploy: 'wrangler deploy src/index.ts' },
+      dependencies: { hono: '^4.2.4' },
+    }),
+    'assets/my-file.txt': 'This is my-file.txt',
+    'assets/folder/nested-file.txt': 'This is nested-file.txt',
+    'src/index.ts': `import { Hono } from "hono";
+import { poweredBy } from "hono/powered-by";
+const app = new Hono();
+app.use("*", poweredBy());
+app.get("/", (c) => c.html("<h1>Welcome to Hono</h1>"));
+export default app;
+`,
+  });
+  await linkPackages(dir, ['hono']);
+  const r = await cli(['publish'], { cwd: dir });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(
+    r.stderr,
+    'server entry src/index.ts: the Worker package.json\'s "deploy" script hands wrangler',
+  );
+  const appId = await appOf(dir);
+  const home = await visit(appId, '/');
+  assert.is(home.status, 200);
+  assert.is(home.text, '<h1>Welcome to Hono</h1>');
+  assert.is(home.headers.get('x-powered-by'), 'Hono');
+  assert.is((await visit(appId, '/my-file.txt')).text, 'This is my-file.txt');
+  assert.is((await visit(appId, '/folder/nested-file.txt')).text, 'This is nested-file.txt');
+});
+
 test('an SPA with a Worker: static files served, deep links answered with index.html through env.ASSETS', async () => {
   const dir = await project('spa', {
     'wrangler.jsonc': `{
