@@ -154,6 +154,52 @@ export default app;
   assert.is((await visit(appId, '/folder/nested-file.txt')).text, 'This is nested-file.txt');
 });
 
+test("create-hono's Node template (serve({ fetch: app.fetch, port }) from @hono/node-server) publishes as it is", async () => {
+  // honojs/starter templates/nodejs, as `npm create hono` writes it
+  const dir = await project('hono-node', {
+    'package.json': JSON.stringify({
+      type: 'module',
+      scripts: { dev: 'tsx watch src/index.ts', build: 'tsc', start: 'node dist/index.js' },
+      dependencies: { '@hono/node-server': '^2.1.1', hono: '^4.13.3' },
+    }),
+    'src/index.ts': `import { serve } from '@hono/node-server'
+import { Hono } from 'hono'
+
+const app = new Hono()
+
+app.get('/', (c) => {
+  return c.text('Hello Hono!')
+})
+
+serve({
+  fetch: app.fetch,
+  port: 3000
+}, (info) => {
+  console.log(\`Server is running on http://localhost:\${info.port}\`)
+})
+`,
+  });
+  await linkPackages(dir, ['hono', '@hono/node-server']);
+  const r = await cli(['publish'], { cwd: dir });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const appId = await appOf(dir);
+  const home = await visit(appId, '/');
+  assert.is(home.status, 200);
+  assert.is(home.text, 'Hello Hono!');
+  assert.is((await visit(appId, '/nope')).status, 404);
+  // its other ways to make a Node server name what to use instead
+  const adaptor = await project('hono-node-adaptor', {
+    'src/index.ts': `import { createAdaptorServer } from '@hono/node-server'
+import { Hono } from 'hono'
+createAdaptorServer({ fetch: new Hono().fetch }).listen(3000)
+`,
+  });
+  await linkPackages(adaptor, ['hono', '@hono/node-server']);
+  const bad = await cli(['publish'], { cwd: adaptor });
+  assert.is(bad.code, 5, bad.stdout + bad.stderr);
+  assert.match(bad.stdout + bad.stderr, 'use serve({ fetch }) or export default app');
+});
+
 test('an SPA with a Worker: static files served, deep links answered with index.html through env.ASSETS', async () => {
   const dir = await project('spa', {
     'wrangler.jsonc': `{

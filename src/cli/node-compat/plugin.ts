@@ -6,6 +6,8 @@
  * `crypto` and `process` from ./crypto.js and ./process.js over the sandbox); Node's globals
  * (`Buffer`, `setImmediate`, `process`) are the sandbox's own. A module with no meaning here (no file system,
  * sockets or processes) stops the build with one line naming it and what to use instead.
+ * `@hono/node-server`, which starts a Node server, makes the app's fetch its handler instead
+ * (./hono-node-server.js).
  */
 import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
@@ -75,9 +77,15 @@ const BUILTINS = new Set(builtinModules.filter((m) => !m.startsWith('_')));
 const escape = (s: string) => s.replace(/[/]/g, '\\/');
 const FILTER = new RegExp(`^(node:)?(${[...BUILTINS].map(escape).join('|')})$|^node:`);
 
+/** Packages whose Node server they start is the app's request handler here (./hono-node-server.js). */
+const SERVERS: Record<string, string> = {
+  '@hono/node-server': here('./hono-node-server.js'),
+};
+
 export const nodeCompat: Plugin = {
   name: 'platform-node-compat',
   setup(build) {
+    build.onResolve({ filter: /^@hono\/node-server$/ }, (args) => ({ path: SERVERS[args.path]! }));
     build.onResolve({ filter: FILTER }, (args) => {
       const name = args.path.replace(/^node:/, '');
       // the polyfills' own imports of each other take unenv's module, a stub where there is nothing
