@@ -268,10 +268,26 @@ function fromDeno(root: string): Inferred | undefined {
   return { from: file, notes, manifest: { app: { name: nameOf(root, d.name) }, runtime } };
 }
 
+/** The one function in `dir`, the server entry; more than one is noted (an app has one entry). */
+function oneFunction(root: string, dir: string, what: string, notes: string[]): string | undefined {
+  if (!existsSync(path.join(root, dir))) return undefined;
+  const fns = readdirSync(path.join(root, dir)).filter((f) => /\.(m?[jt]sx?)$/.test(f));
+  if (fns.length === 1) return `${dir}/${fns[0]}`;
+  if (fns.length > 1)
+    notes.push(
+      `${fns.length} ${what} in ${dir}: an app has one server entry here; route them from one module (Hono, itty-router)`,
+    );
+  return undefined;
+}
+
 function fromNetlify(root: string): Inferred | undefined {
   if (!isFile(root, 'netlify.toml')) return undefined;
   const n = readToml(path.join(root, 'netlify.toml')) ?? {};
-  const build = (n.build ?? {}) as { publish?: string; functions?: string };
+  const build = (n.build ?? {}) as {
+    publish?: string;
+    functions?: string;
+    edge_functions?: string;
+  };
   const notes: string[] = [];
   const publishDir = build.publish ? clean(build.publish) : guessStatic(root);
   const fnDir = clean(
@@ -279,13 +295,14 @@ function fromNetlify(root: string): Inferred | undefined {
       build.functions ??
       'netlify/functions') as string,
   );
-  let entry: string | undefined;
-  if (existsSync(path.join(root, fnDir))) {
-    const fns = readdirSync(path.join(root, fnDir)).filter((f) => /\.(m?[jt]sx?)$/.test(f));
-    if (fns.length === 1) entry = `${fnDir}/${fns[0]}`;
-    else if (fns.length > 1)
+  // Functions, else Edge Functions (Deno, `export default (request, context) => Response`)
+  const edgeDir = clean(build.edge_functions ?? 'netlify/edge-functions');
+  let entry = oneFunction(root, fnDir, 'functions', notes);
+  if (!entry) {
+    entry = oneFunction(root, edgeDir, 'edge functions', notes);
+    if (entry)
       notes.push(
-        `${fns.length} functions in ${fnDir}: an app has one server entry here; route them from one module (Hono, itty-router)`,
+        `edge function ${entry}: static files are served before it runs, so context.next() is not needed for them here`,
       );
   }
   if (Array.isArray(n.redirects) && n.redirects.length)

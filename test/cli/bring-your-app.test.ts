@@ -4,7 +4,7 @@
  * Worker answers deep links from its assets. The CLI writes the manifest the project implies,
  * says what it could not map, and the app answers as it does on its own host.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -308,6 +308,36 @@ export const config = { path: '/hello' };
   const appId = await appOf(dir);
   assert.is((await visit(appId, '/')).text, '<h1>netlify static</h1>');
   assert.is((await visit(appId, '/hello?name=ada')).text, 'Hello, ada (no suffix)');
+});
+
+test("create-hono's Netlify template (an Edge Function on jsr:@hono/hono) publishes as it is", async () => {
+  // honojs/starter templates/netlify, as `npm create hono` writes it
+  const dir = await project('hono-netlify', {
+    'netlify.toml': `[[edge_functions]]
+  function = "index"
+  path = "/*"`,
+    'netlify/edge-functions/index.ts': `import { Hono } from 'jsr:@hono/hono'
+import { handle } from 'jsr:@hono/hono/netlify'
+
+const app = new Hono()
+
+app.get('/', (c) => {
+  return c.text('Hello Hono!')
+})
+
+export default handle(app)
+`,
+  });
+  // `npx jsr add @hono/hono` installs it as @jsr/hono__hono; the JSR registry is not reachable
+  // from here, so the npm build of the same package stands in
+  await mkdir(path.join(dir, 'node_modules', '@jsr'), { recursive: true });
+  await symlink(path.resolve('node_modules/hono'), path.join(dir, 'node_modules/@jsr/hono__hono'));
+  const r = await cli(['publish'], { cwd: dir });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, 'edge function netlify/edge-functions/index.ts');
+  const appId = await appOf(dir);
+  assert.is((await visit(appId, '/')).text, 'Hello Hono!');
+  assert.is((await visit(appId, '/nope')).status, 404);
 });
 
 test.after(async () => {
