@@ -317,11 +317,21 @@ function fromNetlify(root: string): Inferred | undefined {
 }
 
 function fromFolder(root: string): Inferred | undefined {
-  const runtime = runtimeFor(root, guessEntry(root), guessStatic(root), false);
+  const notes: string[] = [];
+  let entry = guessEntry(root);
+  if (!entry) {
+    // Vercel: functions in api/ (`export function GET(request)`), static files in public/
+    entry = oneFunction(root, 'api', 'functions', notes);
+    if (entry)
+      notes.push(
+        `${entry}: the server entry answers every path no static file does (on Vercel, its /api/ path only)`,
+      );
+  }
+  const runtime = runtimeFor(root, entry, guessStatic(root), false);
   if (!runtime) return undefined;
   return {
     from: runtime.server_entry ? String(runtime.server_entry) : String(runtime.static_root),
-    notes: [],
+    notes,
     manifest: { app: { name: nameOf(root, undefined) }, runtime },
   };
 }

@@ -340,6 +340,35 @@ export default handle(app)
   assert.is((await visit(appId, '/nope')).status, 404);
 });
 
+test('a Vercel project (a function in api/ with the Web signature, public/) publishes as it is', async () => {
+  // Vercel's Functions guide: api/hello.ts exporting a handler per HTTP method
+  const dir = await project('vercel', {
+    'package.json': JSON.stringify({ name: 'vercel-fns', type: 'module' }),
+    'public/index.html': '<h1>vercel static</h1>',
+    'api/hello.ts': `export function GET(request: Request) {
+  return new Response(\`Hello from \${process.env.VERCEL_REGION ?? 'nowhere'}\`);
+}
+
+export async function POST(request: Request) {
+  const { name } = (await request.json()) as { name: string };
+  return Response.json({ hello: name });
+}
+`,
+  });
+  const r = await cli(['publish'], { cwd: dir });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, 'api/hello.ts: the server entry answers every path no static file does');
+  const appId = await appOf(dir);
+  assert.is((await visit(appId, '/')).text, '<h1>vercel static</h1>');
+  assert.is((await visit(appId, '/api/hello')).text, 'Hello from nowhere');
+  const posted = await h.call('POST', '/api/hello', {
+    host: `${appId}.apps.localhost`,
+    body: { name: 'platform' },
+  });
+  assert.equal(posted.body, { hello: 'platform' });
+  assert.is((await h.call('PUT', '/api/hello', { host: `${appId}.apps.localhost` })).status, 405);
+});
+
 test.after(async () => {
   await live.close();
   await h.close();

@@ -1,7 +1,8 @@
 /**
  * Code written for another host runs as it is written there: the entry shapes of Workers (module
  * `fetch(request, env, ctx)`, `scheduled`, service-worker `addEventListener`), Deno (`Deno.serve`,
- * `Deno.env`), Val Town and Netlify (a default-exported function), Node-style `process.env`; and a
+ * `Deno.env`), Val Town and Netlify (a default-exported function), Vercel (functions named for
+ * HTTP methods), Node-style `process.env`; and a
  * publish whose manifest declares what the module has nothing to call for never goes live.
  */
 import { test } from 'uvu';
@@ -52,6 +53,26 @@ test('Deno.serve(handler) and Deno.serve(options, handler) answer requests', asy
     `Deno.serve({ port: 8000 }, async (req) => Response.json({ path: new URL(req.url).pathname }));`,
   );
   assert.equal((await get(two.host, '/o')).body, { path: '/o' });
+});
+
+test('functions named for HTTP methods answer their method (Vercel functions, Next.js route handlers)', async () => {
+  const a = await publishServerApp(
+    h,
+    key,
+    `export function GET(request) { return Response.json({ got: new URL(request.url).pathname }); }
+     export async function POST(request) { return new Response('posted ' + (await request.text()), { status: 201 }); }
+     export const config = { runtime: 'edge' };`,
+  );
+  assert.equal((await get(a.host, '/api/hello')).body, { got: '/api/hello' });
+  const head = await h.call('HEAD', '/api/hello', { host: a.host });
+  assert.is(head.status, 200);
+  assert.is(head.text, '');
+  const posted = await h.call('POST', '/api/hello', { host: a.host, rawBody: 'abc' });
+  assert.is(posted.status, 201);
+  assert.is(posted.text, 'posted abc');
+  const del = await h.call('DELETE', '/api/hello', { host: a.host });
+  assert.is(del.status, 405);
+  assert.is(del.headers.get('allow'), 'GET, HEAD, POST');
 });
 
 test('configuration where each host reads it: env.NAME, process.env, Deno.env, ctx.secrets; read-only', async () => {
@@ -156,6 +177,7 @@ test('the publish-time load reports the handlers each entry shape offers', async
     ["addEventListener('fetch', (e) => e.respondWith(new Response('x')));", ['fetch']],
     ["Deno.serve(() => new Response('x'));", ['fetch']],
     ['export default { async job() {} };', ['job']],
+    ['export function GET() {} export function POST() {}', ['fetch']],
   ];
   for (const [source, handlers] of shapes) {
     const r = await check({

@@ -9,13 +9,38 @@ import { ctx, toResult } from './dispatch.js';
 // ---- entry shapes: what a module offers, whatever host it was written for ----------------------
 // `export default { fetch, job, webhook }` as the contract has it; a default function (Val Town,
 // Netlify) for requests and jobs; Workers' `scheduled(controller, env, ctx)` for jobs; the
-// service-worker `addEventListener('fetch' | 'scheduled')`; `Deno.serve(handler)`.
+// service-worker `addEventListener('fetch' | 'scheduled')`; `Deno.serve(handler)`; functions named
+// for HTTP methods (`export function GET(request)`).
 var scheduledController = function (event) {
   return {
     type: 'scheduled',
     cron: '',
     scheduledTime: Date.parse(event?.scheduled_for) || Date.now(),
     noRetry: function () {},
+  };
+};
+
+// Handlers named for HTTP methods (Vercel's Web signature, Next.js route handlers):
+// `export function GET(request)`; HEAD falls back to GET, a method with none answers 405.
+var METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+var byMethod = function (ns) {
+  return (
+    !!ns &&
+    METHODS.some(function (m) {
+      return typeof ns[m] === 'function';
+    })
+  );
+};
+var methodHandlers = function (ns) {
+  var allow = METHODS.filter(function (m) {
+    return typeof ns[m] === 'function' || (m === 'HEAD' && typeof ns.GET === 'function');
+  }).join(', ');
+  return function (request, c, exec) {
+    var fn = ns[request.method];
+    if (typeof fn !== 'function' && request.method === 'HEAD') fn = ns.GET;
+    if (METHODS.indexOf(request.method) < 0 || typeof fn !== 'function')
+      return new Response(null, { status: 405, headers: { allow: allow } });
+    return fn(request, c, exec);
   };
 };
 
@@ -53,6 +78,7 @@ hide(G, '__handlersOf', function (ns) {
       return entry.serve(request, { remoteAddr: { transport: 'tcp', hostname: '', port: 0 } });
     };
   }
+  if (typeof h.fetch !== 'function' && !add.fetch && byMethod(ns)) add.fetch = methodHandlers(ns);
   if (typeof h.job !== 'function' && typeof h.scheduled === 'function') {
     add.job = function (event, c, exec) {
       return h.scheduled(scheduledController(event), c, exec);
