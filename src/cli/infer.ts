@@ -188,6 +188,7 @@ function fromWrangler(root: string): Inferred | undefined {
     directory?: string;
     not_found_handling?: string;
     binding?: string;
+    run_worker_first?: unknown;
   };
   const site = (w.site ?? {}) as { bucket?: string };
   const assetDir = assets.directory
@@ -199,6 +200,10 @@ function fromWrangler(root: string): Inferred | undefined {
   if (main && spa)
     notes.push(
       'assets.not_found_handling "single-page-application" with a Worker: unmatched requests go to the Worker, which can answer a navigation with its index.html through env.ASSETS.fetch(request)',
+    );
+  if (main && assets.run_worker_first)
+    notes.push(
+      'assets.run_worker_first: static files are served before the Worker here, so it sees only the paths no file matches; keep files it must guard out of the assets folder',
     );
   const jobs: Record<string, unknown> = {};
   const crons = ((w.triggers as { crons?: unknown } | undefined)?.crons ?? []) as unknown[];

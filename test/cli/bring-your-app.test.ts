@@ -206,7 +206,11 @@ test('an SPA with a Worker: static files served, deep links answered with index.
       // Cloudflare's React template shape
       "name": "spa-worker",
       "main": "worker/index.js",
-      "assets": { "directory": "./dist", "not_found_handling": "single-page-application" },
+      "assets": {
+        "directory": "./dist",
+        "not_found_handling": "single-page-application",
+        "run_worker_first": ["/api/*"],
+      },
     }`,
     'dist/index.html': '<!doctype html><div id="root">spa shell</div>',
     'dist/assets/app.js': 'console.log("app")',
@@ -223,6 +227,7 @@ test('an SPA with a Worker: static files served, deep links answered with index.
   const r = await cli(['publish'], { cwd: dir });
   assert.is(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stderr, 'env.ASSETS.fetch');
+  assert.match(r.stderr, 'assets.run_worker_first: static files are served before the Worker here');
   const appId = await appOf(dir);
   assert.is((await visit(appId, '/')).text, '<!doctype html><div id="root">spa shell</div>');
   assert.is((await visit(appId, '/assets/app.js')).text, 'console.log("app")');
