@@ -12,9 +12,7 @@ import { billing, billingPortal, billingUpgrade } from './commands/billing.ts';
 import { login, logout, whoami } from './commands/auth.ts';
 import { events } from './commands/events.ts';
 import { jobsRun } from './commands/jobs.ts';
-import { publish } from './commands/publish.ts';
 import { init, TEMPLATES } from './commands/init.ts';
-import { dev } from './commands/dev.ts';
 import { secretsList, secretsRm, secretsSet } from './commands/secrets.ts';
 import { analytics } from './commands/analytics.ts';
 import {
@@ -120,7 +118,8 @@ examples(
       'after',
       '\nA TypeScript/JSX server entry, or one importing packages from node_modules, is bundled with esbuild\ninto .platform/build/server.js with a source map (never served); plain JavaScript with only\nrelative imports is sent as it is.\n\nExit codes: 0 the release is live (or, with --preview, served as a preview); 3 stored, waiting for secrets; 4 stored, needs a migration;\n5 stored, the server module did not load or has no handler for what the manifest declares; 1 any other error.',
     )
-    .action((dir, o) => publish(dir, o)),
+    // loaded when run: the bundler and the local service are not every command's start-up cost
+    .action(async (dir, o) => (await import('./commands/publish.ts')).publish(dir, o)),
   [
     'platform publish',
     'platform publish ./site -m "new pricing page"',
@@ -151,7 +150,7 @@ examples(
         'Secrets come from .env in the folder (never published). Run a job now with `platform jobs run <name> --dev`.\n' +
         'Ctrl-C stops the watcher and the local platform, Postgres included.',
     )
-    .action((d, o) => dev(d, o)),
+    .action(async (d, o) => (await import('./commands/dev.ts')).dev(d, o)),
   [
     'platform dev',
     'platform dev ./my-app --port 9000',

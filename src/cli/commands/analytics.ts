@@ -1,6 +1,6 @@
 /** `platform analytics [--range 7d|30d|90d]`: an app's traffic and activity in the terminal. */
 import { createApi } from '../api.ts';
-import { resolveAppId } from '../bundle.ts';
+import { resolveAppId } from '../app-link.ts';
 import { c, CliError, printJson, table } from '../output.ts';
 
 const fmt = (n: number) => n.toLocaleString('en-US');

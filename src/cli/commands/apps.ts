@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createApi } from '../api.ts';
-import { resolveAppId } from '../bundle.ts';
+import { resolveAppId } from '../app-link.ts';
 import { c, CliError, printJson, table } from '../output.ts';
 
 export async function apps(opts: { json?: boolean }): Promise<void> {

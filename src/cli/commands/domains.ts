@@ -1,6 +1,6 @@
 /** `platform domains add|ls|verify|rm` and `platform slugs add|ls|rm`: an app's aliases from the terminal. */
 import { createApi } from '../api.ts';
-import { resolveAppId } from '../bundle.ts';
+import { resolveAppId } from '../app-link.ts';
 import { c, CliError, printJson, table } from '../output.ts';
 import type { RouteRecord } from '../../domains/schemas.ts';
 

@@ -1,6 +1,6 @@
 import type { EventSummary } from '../../events/schemas.ts';
 import { createApi } from '../api.ts';
-import { resolveAppId } from '../bundle.ts';
+import { resolveAppId } from '../app-link.ts';
 import { followEvents } from '../follow.ts';
 import { c, CliError } from '../output.ts';
 

@@ -1,5 +1,5 @@
 import { createApi } from '../api.ts';
-import { resolveAppId } from '../bundle.ts';
+import { resolveAppId } from '../app-link.ts';
 import { devTarget } from '../dev/target.ts';
 import { c, CliError, printJson } from '../output.ts';
 

@@ -4,7 +4,8 @@ import type { PublishAppResponse } from '../../apps/schemas.ts';
 import { createApi, type Api } from '../api.ts';
 import { BuildError } from '../build.ts';
 import { preparePublish, type Prepared } from '../prepare.ts';
-import { linkApp, readLinkedApp, type LocalFile } from '../bundle.ts';
+import { linkApp, readLinkedApp } from '../app-link.ts';
+import type { LocalFile } from '../bundle.ts';
 import { c, CliError, printJson } from '../output.ts';
 import { readValue } from './secrets.ts';
 

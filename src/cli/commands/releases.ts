@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { createApi } from '../api.ts';
-import { resolveAppId } from '../bundle.ts';
+import { resolveAppId } from '../app-link.ts';
 import { appOpt, examples, jsonOpt } from '../command-kit.ts';
 import { c, printJson, table } from '../output.ts';
 

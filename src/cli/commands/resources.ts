@@ -1,6 +1,6 @@
 /** `platform resources`: what the live release declares, and what each collection and file store holds. */
 import { createApi } from '../api.ts';
-import { resolveAppId } from '../bundle.ts';
+import { resolveAppId } from '../app-link.ts';
 import { formatBytes } from '../../lib/bytes.ts';
 import { c, printJson, table } from '../output.ts';
 

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { createApi } from '../api.ts';
-import { resolveAppId } from '../bundle.ts';
+import { resolveAppId } from '../app-link.ts';
 import { c, CliError, printJson, table } from '../output.ts';
 
 /** Reads a secret value from stdin: hidden prompt on a TTY, the whole input (one trailing newline trimmed) otherwise. */
