@@ -14,11 +14,13 @@
  *                                 two cores, where the suite is bound by CPU)
  *   TEST_SKIP=test/browser/ npm test   leave out files whose path contains one of the (comma-separated)
  *                                 words; the run says how many it left out
+ *   TEST_FILE_TIMEOUT_S=60 npm test   stop a file after this long (default 300); its output then says
+ *                                 what kept it running (the handles in Node's diagnostic report)
  *
  * The run's own cluster is scratch (`durable: false`): no fsync, commits not waited for on disk.
  */
 import { spawn } from 'node:child_process';
-import { readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -59,18 +61,80 @@ type Result = {
  */
 const TS_FLAGS = nodeStripsTypes ? [] : ['--import', 'tsx'];
 
+const REPORTS = path.join(ROOT, '.data', 'test-reports');
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_S ?? 300) * 1000;
+
+/** Node writes a diagnostic report (its open handles, each worker's stack) on SIGUSR2. */
+const REPORT_ON_SIGNAL = ['--import', path.join(ROOT, 'scripts', '_lib', 'report-on-signal.mjs')];
+
+type Handle = {
+  type: string;
+  is_active?: boolean;
+  is_referenced?: boolean;
+  localEndpoint?: { host?: string; port?: number } | null;
+  remoteEndpoint?: { host?: string; port?: number } | null;
+  pid?: number;
+  filename?: string;
+  firesInMsFromNow?: number;
+};
+
+/**
+ * Why a file that timed out was still running: the handles that keep its process alive and what
+ * its main thread was doing, from the report Node writes on SIGUSR2 (_lib/report-on-signal.mjs).
+ */
+async function whatKeptItAlive(child: ReturnType<typeof spawn>, reportFile: string) {
+  child.kill('SIGUSR2');
+  for (let i = 0; i < 40; i++) {
+    try {
+      const report = JSON.parse(await readFile(reportFile, 'utf8')) as {
+        libuv?: Handle[];
+        javaScriptStack?: { stack?: string[] };
+        workers?: unknown[];
+      };
+      const where = (e: Handle['localEndpoint']) => (e ? `${e.host}:${e.port}` : '');
+      const alive = (report.libuv ?? [])
+        .filter((h) => h.is_active && h.is_referenced)
+        .map(
+          (h) =>
+            `  ${h.type}${h.pid ? ` pid ${h.pid}` : ''}${h.filename ? ` ${h.filename}` : ''}` +
+            `${h.localEndpoint !== undefined ? ` ${where(h.localEndpoint)} -> ${where(h.remoteEndpoint)}` : ''}` +
+            `${h.firesInMsFromNow !== undefined ? ` in ${h.firesInMsFromNow} ms` : ''}`,
+        );
+      const stack = report.javaScriptStack?.stack?.slice(0, 8).map((l) => `  ${l.trim()}`) ?? [];
+      await rm(reportFile, { force: true });
+      return [
+        'what kept it running (Node diagnostic report):',
+        ...alive,
+        `  ${report.workers?.length ?? 0} worker threads`,
+        ...(stack.length ? ['main thread:', ...stack] : []),
+        '',
+      ].join('\n');
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return '(no diagnostic report came)\n';
+}
+
 function runFile(file: string, databaseUrl: string): Promise<Result> {
   const started = Date.now();
+  const reportFile = path.join(REPORTS, `${path.basename(file)}-${process.pid}-${started}.json`);
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      [...(process.env.TEST_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), ...TS_FLAGS, file],
+      [
+        ...(process.env.TEST_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+        ...REPORT_ON_SIGNAL,
+        ...TS_FLAGS,
+        file,
+      ],
       {
         cwd: ROOT,
         env: {
           ...process.env,
           DATABASE_URL: databaseUrl,
           TEST_DATABASE_URL: databaseUrl,
+          TEST_REPORT_FILE: reportFile,
           // Node 22+ keeps compiled modules here for the next process (each file loads the same graph)
           NODE_COMPILE_CACHE:
             process.env.NODE_COMPILE_CACHE ?? path.join(ROOT, '.data', 'compile-cache'),
@@ -85,11 +149,12 @@ function runFile(file: string, databaseUrl: string): Promise<Result> {
     child.stderr.on('data', (d) => (output += d));
     // SIGTERM first, so a file that started processes of its own can stop them; SIGKILL 5 s later
     let hardKill: ReturnType<typeof setTimeout> | undefined;
-    const timer = setTimeout(() => {
-      output += '\n(timed out after 5 minutes)\n';
+    const timer = setTimeout(async () => {
+      output += `\n(timed out after ${FILE_TIMEOUT_MS / 1000} s)\n`;
+      output += await whatKeptItAlive(child, reportFile);
       child.kill('SIGTERM');
       hardKill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    }, 5 * 60_000);
+    }, FILE_TIMEOUT_MS);
     child.on('close', (code) => {
       clearTimeout(timer);
       clearTimeout(hardKill);
@@ -114,6 +179,7 @@ function runFile(file: string, databaseUrl: string): Promise<Result> {
 
 async function main(): Promise<void> {
   const filters = process.argv.slice(2);
+  await mkdir(REPORTS, { recursive: true });
   const skip = process.env.TEST_SKIP?.split(',').filter(Boolean) ?? [];
   const matched = (await findTests(path.join(ROOT, 'test'))).filter(
     (f) => !filters.length || filters.some((w) => f.includes(w)),
