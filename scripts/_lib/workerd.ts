@@ -3,6 +3,7 @@
  * the control that the same code is compared with, in benchmarks and in the real-apps test.
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,9 @@ export async function startWorkerd(
   source: string,
   options: { probe?: string; compatibilityDate?: string; flags?: string[] } = {},
 ): Promise<Workerd | undefined> {
-  const bin = path.resolve('node_modules/.bin/workerd');
+  // the platform package's binary itself: `.bin/workerd` is a Node launcher where the package's
+  // install script did not run, and stopping the launcher would leave workerd running
+  const bin = createRequire(import.meta.url)('workerd').default as string;
   const dir = await mkdtemp(path.join(tmpdir(), 'workerd-'));
   const port = await freePort();
   await writeFile(path.join(dir, 'worker.js'), source);
