@@ -198,15 +198,13 @@ export async function publish(
       planKey: account.plan_key,
       entry,
       sources,
-      ...(options.preview
-        ? {}
-        : { keepAs: { releaseId: ids.releaseId, manifest: bundle.manifest } }),
+      ...(preview ? {} : { keepAs: { releaseId: ids.releaseId, manifest: bundle.manifest } }),
     });
     // a bundle's stack names the user's files through the source map published with it
     if (!check.ok)
       moduleError = { message: check.error, stack: mapBundleStack(bundle.files, check.stack) };
     else handlers = check.handlers;
-    kept = check.ok && !options.preview; // dropped below when the release does not go live
+    kept = check.ok && !preview; // dropped below when the release does not go live
   }
   const missing =
     options.requireHandlers && !moduleError && (!entry || options.checkModule)
@@ -218,10 +216,7 @@ export async function publish(
   const discard = () => kept && options.checkModule?.discard?.(ids.releaseId);
   let result: PublishAppResponse;
   try {
-    result = await publishTx(deps, target, bundle, who, moduleError, variants, {
-      preview: options.preview === true,
-      ids,
-    });
+    result = await publishTx(deps, target, bundle, who, moduleError, variants, { preview, ids });
   } catch (err) {
     discard();
     throw err;
