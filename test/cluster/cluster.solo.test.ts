@@ -55,8 +55,7 @@ test('the cluster: publish on one node, serve on the other, jobs once, a killed 
   const cluster = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      'src/lib/run-typescript.mjs',
       'scripts/cluster.ts',
       '--data-dir',
       dataDir,
@@ -302,7 +301,14 @@ test('a cluster that cannot come up (its port held by something that never answe
   const port = (holder.address() as net.AddressInfo).port;
   const cluster = spawn(
     process.execPath,
-    ['--import', 'tsx', 'scripts/cluster.ts', '--data-dir', heldDir, '--base-port', String(port)],
+    [
+      'src/lib/run-typescript.mjs',
+      'scripts/cluster.ts',
+      '--data-dir',
+      heldDir,
+      '--base-port',
+      String(port),
+    ],
     {
       env: { ...process.env, PLATFORM_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -35,7 +35,7 @@ test('config: defaults, and a bad value names the variable', () => {
 });
 
 test('npm start refuses a bad variable with a message naming it', async () => {
-  const err = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const err = await run(process.execPath, ['src/start.mjs'], {
     env: { ...process.env, PORT: 'abc' },
   }).catch((e) => e);
   assert.is(err.code, 2);
@@ -92,7 +92,7 @@ test('concurrent migrators on an empty database do not collide: one applies ever
 });
 
 test('npm run migrate applies pending migrations and prints them (none left on a migrated database)', async () => {
-  const out = await run(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
+  const out = await run(process.execPath, ['src/lib/run-typescript.mjs', 'scripts/migrate.ts'], {
     env: { ...process.env, DATABASE_URL: url, PLATFORM_LOG_LEVEL: 'silent' },
   });
   assert.equal(JSON.parse(out.stdout.trim()), { applied: [] });
@@ -126,8 +126,7 @@ test('admin command: create-user and add-member print one JSON object; the key w
   const out = await run(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      'src/lib/run-typescript.mjs',
       'scripts/admin.ts',
       'create-user',
       '--email',
@@ -143,7 +142,13 @@ test('admin command: create-user and add-member print one JSON object; the key w
   assert.match(created.api_key, /^ap_/);
   const again = await run(
     process.execPath,
-    ['--import', 'tsx', 'scripts/admin.ts', 'create-user', '--email', email.toUpperCase()],
+    [
+      'src/lib/run-typescript.mjs',
+      'scripts/admin.ts',
+      'create-user',
+      '--email',
+      email.toUpperCase(),
+    ],
     { env },
   ).catch((e) => e);
   assert.is(again.code, 1);
@@ -151,8 +156,7 @@ test('admin command: create-user and add-member print one JSON object; the key w
   const member = await run(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      'src/lib/run-typescript.mjs',
       'scripts/admin.ts',
       'add-member',
       '--account',
@@ -174,8 +178,7 @@ test('admin command: create-user and add-member print one JSON object; the key w
   const badRole = await run(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      'src/lib/run-typescript.mjs',
       'scripts/admin.ts',
       'add-member',
       '--account',
@@ -191,7 +194,7 @@ test('admin command: create-user and add-member print one JSON object; the key w
   assert.match(badRole.stdout, 'role');
   const missing = await run(
     process.execPath,
-    ['--import', 'tsx', 'scripts/admin.ts', 'create-user'],
+    ['src/lib/run-typescript.mjs', 'scripts/admin.ts', 'create-user'],
     { env },
   ).catch((e) => e);
   assert.is(missing.code, 2);

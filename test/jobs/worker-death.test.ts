@@ -52,8 +52,8 @@ test('a worker killed mid-job: the other worker releases its jobs and the job co
     params: { app_id: appId, job_name: 'slow' },
   });
 
-  // worker A: a real `node src/main.ts` process with only the worker role, on this database
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts')], {
+  // worker A: a real service process (`node src/start.mjs`) with only the worker role, on this database
+  const child = spawn(process.execPath, [path.resolve('src/start.mjs')], {
     env: {
       ...process.env,
       DATABASE_URL: h.config.databaseUrl,

@@ -63,7 +63,7 @@ test('graceful stop drains a running job before it resolves', async () => {
 test('a worker process killed mid-job loses no job; unlock-stale-jobs lets another worker finish it', async () => {
   const a = await slowApp();
   const { body } = await h.call('GET', '/go?ms=4000', { host: a.host });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['src/start.mjs'], {
     env: {
       ...process.env,
       DATABASE_URL: process.env.TEST_DATABASE_URL,

@@ -42,7 +42,7 @@ function envFor(dataDir: string, pgPort: number, port?: number): Record<string, 
 
 async function startService(dataDir: string, pgPort: number): Promise<Service> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const proc = spawn(process.execPath, ['src/start.mjs'], {
     env: envFor(dataDir, pgPort, port),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

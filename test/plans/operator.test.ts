@@ -99,7 +99,7 @@ test('a wrong plans file stops start-up with a message naming what is wrong', as
     /PLATFORM_PLANS_FILE: cannot read/,
   );
   assert.match(configError({ PLATFORM_SANDBOX_CPU_MS: '100' }), /server\.cpu_ms\.max/);
-  const started = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const started = await run(process.execPath, ['src/start.mjs'], {
     env: { ...process.env, PLATFORM_PLANS_FILE: plansFile({ platinum: {} }) },
   }).catch((e) => e);
   assert.is(started.code, 2);

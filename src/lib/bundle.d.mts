@@ -1,0 +1,2 @@
+/** See bundle.mjs. */
+export declare function bundled(entries: string[]): Promise<string[]>;
