@@ -38,10 +38,14 @@ const STALE_MS = 24 * 3600_000;
 const manifestOf = (entry) =>
   path.join(CACHE_DIR, `${path.relative(ROOT, entry).replace(/[^A-Za-z0-9._-]+/g, '_')}.json`);
 
-/** @param {string[]} inputs paths relative to ROOT */
-function hashOf(inputs) {
+/**
+ * One hash of these files' names and bytes (a missing file counts as empty): what a cached build
+ * was made from. Also the sandbox thread's bundle's (worker-bundle.ts).
+ * @param {string[]} files paths relative to the checkout
+ */
+export function hashFiles(files) {
   const h = createHash('sha256');
-  for (const f of [...inputs, 'src/lib/bundle.mjs', 'package-lock.json'].sort()) {
+  for (const f of [...files].sort()) {
     const p = path.join(ROOT, f);
     h.update(f)
       .update('\0')
@@ -50,6 +54,9 @@ function hashOf(inputs) {
   }
   return h.digest('hex').slice(0, 24);
 }
+
+/** @param {string[]} inputs */
+const hashOf = (inputs) => hashFiles([...inputs, 'src/lib/bundle.mjs', 'package-lock.json']);
 
 /** @param {string} file @param {string | Uint8Array} data */
 function writeAtomic(file, data) {

@@ -1,17 +1,9 @@
-/**
- * The sandbox thread's code as one ES module file, bundled by esbuild from `worker.ts` and what it
- * imports (npm packages stay imports). Under Node a thread started from the TypeScript sources
- * would start tsx's loader of its own and resolve every module through it, the largest part of a
- * thread's start; from the bundle it loads one file. Built when the sources or the lockfile
- * change, into `node_modules/.cache/platform-sandbox/`, by the first process that needs it (as the
- * guest's code is, guest/build.ts). Deno runs the TypeScript as it is (`worker-entry.mjs`).
- */
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeFileAtomic } from '../lib/atomic-write.ts';
+import { hashFiles } from '../lib/bundle.mjs';
 
 const ENTRY_SOURCES = new URL('./worker-entry.mjs', import.meta.url);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -23,17 +15,8 @@ const LOCATED = 'src/sandbox/guest/build.ts';
 type Manifest = { hash: string; inputs: string[]; file: string };
 
 /** What the bundle is made of: its inputs' bytes, this file, and the lockfile (esbuild's version). */
-function hashOf(inputs: string[]): string {
-  const h = createHash('sha256');
-  for (const f of [...inputs, 'src/sandbox/worker-bundle.ts', 'package-lock.json'].sort()) {
-    const p = path.join(ROOT, f);
-    h.update(f)
-      .update('\0')
-      .update(existsSync(p) ? readFileSync(p) : '')
-      .update('\0');
-  }
-  return h.digest('hex').slice(0, 24);
-}
+const hashOf = (inputs: string[]): string =>
+  hashFiles([...inputs, 'src/sandbox/worker-bundle.ts', 'package-lock.json']);
 
 function cached(): string | undefined {
   try {
