@@ -10,19 +10,11 @@
  * the TypeScript is read.
  */
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeFileAtomic } from './atomic-write.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'platform-ts');
@@ -58,13 +50,22 @@ export function hashFiles(files) {
 /** @param {string[]} inputs */
 const hashOf = (inputs) => hashFiles([...inputs, 'src/lib/bundle.mjs', 'package-lock.json']);
 
-/** @param {string} file @param {string | Uint8Array} data */
-function writeAtomic(file, data) {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, file);
-}
+/**
+ * How this checkout bundles TypeScript for Node (here, and the sandbox thread's in worker-bundle.ts):
+ * our modules in, npm packages left as imports, for the oldest Node supported.
+ */
+export const NODE_BUNDLE = /** @type {const} */ ({
+  absWorkingDir: ROOT,
+  bundle: true,
+  write: false,
+  metafile: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  logLevel: 'silent',
+});
 
 /** @param {string} entry @returns {string | undefined} the cached bundle, if it is current */
 function cached(entry) {
@@ -113,31 +114,23 @@ const placeImportMeta = (esbuild) => ({
 /**
  * Builds the entries in one pass (they share chunks) and records each one's manifest.
  * @param {string[]} entries absolute paths
+ * @returns {Promise<Map<string, string>>} each entry's bundle
  */
 async function build(entries) {
   /** @type {typeof import('esbuild')} */
   const esbuild = createRequire(import.meta.url)('esbuild');
   const result = await esbuild.build({
-    absWorkingDir: ROOT,
+    ...NODE_BUNDLE,
     entryPoints: entries,
-    bundle: true,
     splitting: true,
-    write: false,
-    metafile: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
     outdir: CACHE_DIR,
     outbase: ROOT,
     entryNames: '[dir]/[name]-[hash]',
     chunkNames: 'chunks/[name]-[hash]',
-    sourcemap: 'linked',
     plugins: [placeImportMeta(esbuild)],
-    logLevel: 'silent',
   });
   // names carry their content's hash: a concurrent build of the same sources writes the same files
-  for (const out of result.outputFiles ?? []) writeAtomic(out.path, out.contents);
+  for (const out of result.outputFiles ?? []) writeFileAtomic(out.path, out.contents);
   const meta = /** @type {import('esbuild').Metafile} */ (result.metafile);
   /** An output and the chunks it imports, transitively. @param {string} out @param {Set<string>} seen */
   const outputsOf = (out, seen = new Set()) => {
@@ -147,6 +140,7 @@ async function build(entries) {
     return seen;
   };
   const asked = new Set(entries.map((e) => path.relative(ROOT, e)));
+  const made = new Map();
   for (const [out, o] of Object.entries(meta.outputs)) {
     // a dynamic import's chunk names its module as entryPoint too
     if (!o.entryPoint || !asked.has(o.entryPoint)) continue;
@@ -155,9 +149,11 @@ async function build(entries) {
     const files = outs.map((f) => path.relative(CACHE_DIR, path.join(ROOT, f)));
     /** @type {Manifest} */
     const m = { entry: o.entryPoint, hash: hashOf(inputs.sort()), inputs, files };
-    writeAtomic(manifestOf(path.join(ROOT, o.entryPoint)), JSON.stringify(m));
+    writeFileAtomic(manifestOf(path.join(ROOT, o.entryPoint)), JSON.stringify(m));
+    made.set(path.join(ROOT, o.entryPoint), path.join(CACHE_DIR, files[0]));
   }
   prune();
+  return made;
 }
 
 /** Removes output no manifest names any more, once it is old enough that no build is writing it. */
@@ -198,11 +194,10 @@ export async function bundled(entries) {
   if (outside) throw new Error(`${outside} is outside ${ROOT}: not bundled`);
   const found = entries.map(cached);
   const missing = entries.filter((_, i) => !found[i]);
-  if (missing.length) await build(missing);
-  return entries.map((e, i) => found[i] ?? cached(e) ?? fail(e));
-}
-
-/** @param {string} entry @returns {never} */
-function fail(entry) {
-  throw new Error(`no bundle was made for ${entry}`);
+  const made = missing.length ? await build(missing) : new Map();
+  return entries.map((e, i) => {
+    const file = found[i] ?? made.get(e);
+    if (!file) throw new Error(`no bundle was made for ${e}`);
+    return file;
+  });
 }

@@ -19,8 +19,8 @@ export async function launch(entry) {
   try {
     const { bundled } = await import('./bundle.mjs');
     [file] = await bundled([fileURLToPath(entry)]);
-  } catch (err) {
-    if (process.env.PLATFORM_DEBUG_LAUNCH) console.error('launch: no bundle, using tsx:', err);
+  } catch {
+    // a read-only install, or an entry outside this checkout: the sources through tsx
     (await import('tsx/esm/api')).register();
     return void (await import(entry.href));
   }

@@ -1,9 +1,17 @@
+/**
+ * The sandbox thread's code as one ES module file, bundled by esbuild from `worker.ts` and what it
+ * imports (npm packages stay imports). Under Node a thread started from the TypeScript sources
+ * would start tsx's loader of its own and resolve every module through it, the largest part of a
+ * thread's start; from the bundle it loads one file. Built when the sources or the lockfile
+ * change, into `node_modules/.cache/platform-sandbox/`, by the first process that needs it (as the
+ * guest's code is, guest/build.ts). Deno runs the TypeScript as it is (`worker-entry.mjs`).
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { writeFileAtomic } from '../lib/atomic-write.ts';
-import { hashFiles } from '../lib/bundle.mjs';
+import { writeFileAtomic } from '../lib/atomic-write.mjs';
+import { hashFiles, NODE_BUNDLE } from '../lib/bundle.mjs';
 
 const ENTRY_SOURCES = new URL('./worker-entry.mjs', import.meta.url);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,19 +42,10 @@ function build(): string {
   // esbuild is a dependency; loaded only when a build is needed
   const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
   const result = buildSync({
-    absWorkingDir: ROOT,
+    ...NODE_BUNDLE,
     entryPoints: ['src/sandbox/worker.ts'],
-    bundle: true,
-    write: false,
-    metafile: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
     outfile: path.join(CACHE_DIR, 'worker.mjs'),
-    sourcemap: 'linked',
     define: { 'import.meta.url': JSON.stringify(pathToFileURL(path.join(ROOT, LOCATED)).href) },
-    logLevel: 'silent',
   });
   const inputs = Object.keys(result.metafile!.inputs).sort();
   // `import.meta.url` is defined as LOCATED's for the whole bundle: it must be the only one using it

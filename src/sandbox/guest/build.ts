@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../../lib/atomic-write.ts';
+import { writeFileAtomic } from '../../lib/atomic-write.mjs';
 import { fileURLToPath } from 'node:url';
 
 const CHUNKS_DIR = fileURLToPath(new URL('./chunks/', import.meta.url));
