@@ -38,14 +38,18 @@ export function killProcessesOf(dataDir: string): void {
 }
 
 /**
- * The arguments after `node` that `npm run admin` runs (read from package.json, so a test runs the
- * admin command as an operator does): `[...ADMIN_ARGS, 'create-user', ...]`.
+ * The arguments after `node` that `npm run <script>` runs (read from package.json, so a test runs a
+ * command as an operator does): `[...npmScriptArgs('migrate'), ...]`.
  */
-export const ADMIN_ARGS: string[] = (() => {
+export function npmScriptArgs(script: string): string[] {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     scripts: Record<string, string>;
   };
-  const [node, ...args] = pkg.scripts.admin!.split(' ');
-  if (node !== 'node') throw new Error(`npm run admin is not a node command: ${pkg.scripts.admin}`);
+  const [node, ...args] = (pkg.scripts[script] ?? '').split(' ');
+  if (node !== 'node')
+    throw new Error(`npm run ${script} is not a node command: ${pkg.scripts[script]}`);
   return args;
-})();
+}
+
+/** `npm run admin`'s arguments after `node`: `[...ADMIN_ARGS, 'create-user', ...]`. */
+export const ADMIN_ARGS: string[] = npmScriptArgs('admin');

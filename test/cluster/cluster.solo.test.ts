@@ -18,7 +18,7 @@ import { freePort } from '../../src/lib/ports.ts';
 import { createUser } from '../../src/users/service.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { alive, request } from '../_lib/http.ts';
-import { killProcessesOf, processesOf } from '../_lib/processes.ts';
+import { killProcessesOf, npmScriptArgs, processesOf } from '../_lib/processes.ts';
 
 const dataDir = path.resolve('.data', 'test-scratch', `cluster-${process.pid}`);
 
@@ -54,14 +54,7 @@ test('the cluster: publish on one node, serve on the other, jobs once, a killed 
   const basePort = await freePort();
   const cluster = spawn(
     process.execPath,
-    [
-      'src/lib/run-typescript.mjs',
-      'scripts/cluster.ts',
-      '--data-dir',
-      dataDir,
-      '--base-port',
-      String(basePort),
-    ],
+    [...npmScriptArgs('cluster'), '--data-dir', dataDir, '--base-port', String(basePort)],
     {
       env: { ...process.env, PLATFORM_WORKER_STALE_SECONDS: '4', PLATFORM_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -301,14 +294,7 @@ test('a cluster that cannot come up (its port held by something that never answe
   const port = (holder.address() as net.AddressInfo).port;
   const cluster = spawn(
     process.execPath,
-    [
-      'src/lib/run-typescript.mjs',
-      'scripts/cluster.ts',
-      '--data-dir',
-      heldDir,
-      '--base-port',
-      String(port),
-    ],
+    [...npmScriptArgs('cluster'), '--data-dir', heldDir, '--base-port', String(port)],
     {
       env: { ...process.env, PLATFORM_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],

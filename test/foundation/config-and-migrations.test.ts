@@ -5,6 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
+import { ADMIN_ARGS, npmScriptArgs } from '../_lib/processes.ts';
 
 const run = promisify(execFile);
 const url = process.env.TEST_DATABASE_URL!;
@@ -92,7 +93,7 @@ test('concurrent migrators on an empty database do not collide: one applies ever
 });
 
 test('npm run migrate applies pending migrations and prints them (none left on a migrated database)', async () => {
-  const out = await run(process.execPath, ['src/lib/run-typescript.mjs', 'scripts/migrate.ts'], {
+  const out = await run(process.execPath, npmScriptArgs('migrate'), {
     env: { ...process.env, DATABASE_URL: url, PLATFORM_LOG_LEVEL: 'silent' },
   });
   assert.equal(JSON.parse(out.stdout.trim()), { applied: [] });
@@ -125,15 +126,7 @@ test('admin command: create-user and add-member print one JSON object; the key w
   const email = `admin-${process.pid}@example.com`;
   const out = await run(
     process.execPath,
-    [
-      'src/lib/run-typescript.mjs',
-      'scripts/admin.ts',
-      'create-user',
-      '--email',
-      email,
-      '--username',
-      `op-${process.pid}`,
-    ],
+    [...ADMIN_ARGS, 'create-user', '--email', email, '--username', `op-${process.pid}`],
     { env },
   );
   const created = JSON.parse(out.stdout.trim().split('\n').pop()!);
@@ -142,13 +135,7 @@ test('admin command: create-user and add-member print one JSON object; the key w
   assert.match(created.api_key, /^ap_/);
   const again = await run(
     process.execPath,
-    [
-      'src/lib/run-typescript.mjs',
-      'scripts/admin.ts',
-      'create-user',
-      '--email',
-      email.toUpperCase(),
-    ],
+    [...ADMIN_ARGS, 'create-user', '--email', email.toUpperCase()],
     { env },
   ).catch((e) => e);
   assert.is(again.code, 1);
@@ -156,8 +143,7 @@ test('admin command: create-user and add-member print one JSON object; the key w
   const member = await run(
     process.execPath,
     [
-      'src/lib/run-typescript.mjs',
-      'scripts/admin.ts',
+      ...ADMIN_ARGS,
       'add-member',
       '--account',
       created.account_id,
@@ -178,8 +164,7 @@ test('admin command: create-user and add-member print one JSON object; the key w
   const badRole = await run(
     process.execPath,
     [
-      'src/lib/run-typescript.mjs',
-      'scripts/admin.ts',
+      ...ADMIN_ARGS,
       'add-member',
       '--account',
       created.account_id,
@@ -192,11 +177,9 @@ test('admin command: create-user and add-member print one JSON object; the key w
   ).catch((e) => e);
   assert.is.not(badRole.code, 0);
   assert.match(badRole.stdout, 'role');
-  const missing = await run(
-    process.execPath,
-    ['src/lib/run-typescript.mjs', 'scripts/admin.ts', 'create-user'],
-    { env },
-  ).catch((e) => e);
+  const missing = await run(process.execPath, [...ADMIN_ARGS, 'create-user'], { env }).catch(
+    (e) => e,
+  );
   assert.is(missing.code, 2);
   assert.match(missing.stdout, '--email is required');
 });
