@@ -34,21 +34,28 @@ const manifestOf = (entry) =>
  * One hash of these files' names and bytes (a missing file counts as empty): what a cached build
  * was made from. Also the sandbox thread's bundle's (worker-bundle.ts).
  * @param {string[]} files paths relative to the checkout
+ * @param {Map<string, string>} [digests] each file's own hash, kept across the calls of one check:
+ *   entries share most of their inputs, and the test runner checks over a hundred at once
  */
-export function hashFiles(files) {
+export function hashFiles(files, digests = new Map()) {
   const h = createHash('sha256');
   for (const f of [...files].sort()) {
-    const p = path.join(ROOT, f);
-    h.update(f)
-      .update('\0')
-      .update(existsSync(p) ? readFileSync(p) : '')
-      .update('\0');
+    let d = digests.get(f);
+    if (d === undefined) {
+      const p = path.join(ROOT, f);
+      d = createHash('sha256')
+        .update(existsSync(p) ? readFileSync(p) : '')
+        .digest('hex');
+      digests.set(f, d);
+    }
+    h.update(f).update('\0').update(d).update('\0');
   }
   return h.digest('hex').slice(0, 24);
 }
 
-/** @param {string[]} inputs */
-const hashOf = (inputs) => hashFiles([...inputs, 'src/lib/bundle.mjs', 'package-lock.json']);
+/** @param {string[]} inputs @param {Map<string, string>} [digests] */
+const hashOf = (inputs, digests) =>
+  hashFiles([...inputs, 'src/lib/bundle.mjs', 'package-lock.json'], digests);
 
 /**
  * How this checkout bundles TypeScript for Node (here, and the sandbox thread's in worker-bundle.ts):
@@ -67,14 +74,18 @@ export const NODE_BUNDLE = /** @type {const} */ ({
   logLevel: 'silent',
 });
 
-/** @param {string} entry @returns {string | undefined} the cached bundle, if it is current */
-function cached(entry) {
+/**
+ * @param {string} entry
+ * @param {Map<string, string>} digests
+ * @returns {string | undefined} the cached bundle, if it is current
+ */
+function cached(entry, digests) {
   try {
     /** @type {Manifest} */
     const m = JSON.parse(readFileSync(manifestOf(entry), 'utf8'));
     if (m.entry !== path.relative(ROOT, entry)) return undefined;
     const files = m.files.map((f) => path.join(CACHE_DIR, f));
-    if (files.every((f) => existsSync(f)) && hashOf(m.inputs) === m.hash) return files[0];
+    if (files.every((f) => existsSync(f)) && hashOf(m.inputs, digests) === m.hash) return files[0];
   } catch {
     // not built yet, or from another layout: build
   }
@@ -114,9 +125,10 @@ const placeImportMeta = (esbuild) => ({
 /**
  * Builds the entries in one pass (they share chunks) and records each one's manifest.
  * @param {string[]} entries absolute paths
+ * @param {Map<string, string>} digests see `hashFiles`
  * @returns {Promise<Map<string, string>>} each entry's bundle
  */
-async function build(entries) {
+async function build(entries, digests) {
   /** @type {typeof import('esbuild')} */
   const esbuild = createRequire(import.meta.url)('esbuild');
   const result = await esbuild.build({
@@ -148,7 +160,7 @@ async function build(entries) {
     const inputs = [...new Set(outs.flatMap((f) => Object.keys(meta.outputs[f]?.inputs ?? {})))];
     const files = outs.map((f) => path.relative(CACHE_DIR, path.join(ROOT, f)));
     /** @type {Manifest} */
-    const m = { entry: o.entryPoint, hash: hashOf(inputs.sort()), inputs, files };
+    const m = { entry: o.entryPoint, hash: hashOf(inputs.sort(), digests), inputs, files };
     writeFileAtomic(manifestOf(path.join(ROOT, o.entryPoint)), JSON.stringify(m));
     made.set(path.join(ROOT, o.entryPoint), path.join(CACHE_DIR, files[0]));
   }
@@ -192,9 +204,11 @@ export async function bundled(entries) {
   // a file elsewhere would resolve its packages from this checkout's node_modules, not its own
   const outside = entries.find((e) => path.relative(ROOT, e).startsWith('..'));
   if (outside) throw new Error(`${outside} is outside ${ROOT}: not bundled`);
-  const found = entries.map(cached);
+  /** @type {Map<string, string>} */
+  const digests = new Map();
+  const found = entries.map((e) => cached(e, digests));
   const missing = entries.filter((_, i) => !found[i]);
-  const made = missing.length ? await build(missing) : new Map();
+  const made = missing.length ? await build(missing, digests) : new Map();
   return entries.map((e, i) => {
     const file = found[i] ?? made.get(e);
     if (!file) throw new Error(`no bundle was made for ${e}`);

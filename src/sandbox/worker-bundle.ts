@@ -22,9 +22,12 @@ const LOCATED = 'src/sandbox/guest/build.ts';
 
 type Manifest = { hash: string; inputs: string[]; file: string };
 
-/** What the bundle is made of: its inputs' bytes, this file, and the lockfile (esbuild's version). */
+/**
+ * What the bundle is made of: its inputs' bytes, this file, the shared build options (bundle.mjs)
+ * and the lockfile (esbuild's version).
+ */
 const hashOf = (inputs: string[]): string =>
-  hashFiles([...inputs, 'src/sandbox/worker-bundle.ts', 'package-lock.json']);
+  hashFiles([...inputs, 'src/sandbox/worker-bundle.ts', 'src/lib/bundle.mjs', 'package-lock.json']);
 
 function cached(): string | undefined {
   try {
