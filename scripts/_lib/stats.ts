@@ -5,8 +5,8 @@ export function percentile(xs: number[], p: number): number {
 }
 
 /**
- * The middle figure; for an even count, the mean of the two middles. (Until stop 42 it was the upper
- * of the two, which with 8 rounds read every ratio slightly in the platform's favour.)
+ * The middle figure; for an even count, the mean of the two middles (the upper one alone would read
+ * every ratio of an 8-round benchmark slightly in one side's favour).
  */
 export function median(xs: number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);

@@ -313,7 +313,7 @@ test('a log line holding NUL or a lone surrogate is kept whole and recorded (Pos
   assert.is(r.status, 200, r.text);
   const info = await events(a.appId, 'runtime.log.info');
   assert.is(info.length, 1, 'the event was recorded');
-  // whole (a C string used to end at the NUL), each character Postgres cannot store as U+FFFD
+  // whole (not cut at the NUL, as a C string would be), each character Postgres cannot store as U+FFFD
   assert.is(info[0].message, 'before\uFFFDafter \uFFFD');
   assert.equal(info[0].metadata, { k: 'v\uFFFDw' });
   const err = await events(a.appId, 'runtime.log.error');

@@ -3,7 +3,7 @@
  * the request (http/parsed-headers.ts, `nodeBody`), never through the adapter's web stream; the
  * in-process tests go through the Request. Over the wire, a body sent in many chunks reaches app code
  * whole, an empty one is empty, and one past the 10 MiB limit stops being read (its connection is
- * closed, as before: the client may not read the 413 first) while the next request is answered.
+ * closed: the client may not read the 413 first) while the next request is answered.
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
