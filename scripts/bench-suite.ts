@@ -15,11 +15,11 @@
  *
  * `--only` keeps the files whose path contains one of the words, as `npm test -- <word>` does.
  */
-import { spawn } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { median } from './_lib/stats.ts';
+import { findTests } from './_lib/test-files.ts';
 
 const { values } = parseArgs({
   options: {
@@ -42,21 +42,10 @@ const checkouts = [
   { label: 'this', root: path.resolve('.') },
 ];
 
-async function testFiles(root: string, dir = 'test'): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(path.join(root, dir), { withFileTypes: true })) {
-    const rel = path.join(dir, entry.name);
-    if (entry.isDirectory() && !entry.name.startsWith('_') && entry.name !== 'fixtures')
-      out.push(...(await testFiles(root, rel)));
-    else if (entry.isFile() && entry.name.endsWith('.test.ts')) out.push(rel);
-  }
-  return out;
-}
-
-const ours = new Set(await testFiles(checkouts[1]!.root));
-const files = (await testFiles(checkouts[0]!.root))
-  .filter((f) => ours.has(f) && (!values.only?.length || values.only.some((w) => f.includes(w))))
-  .sort();
+const ours = new Set(await findTests(checkouts[1]!.root));
+const files = (await findTests(checkouts[0]!.root)).filter(
+  (f) => ours.has(f) && (!values.only?.length || values.only.some((w) => f.includes(w))),
+);
 
 type Run = { seconds: number; passed: number; failed: number; files: number; output: string };
 
@@ -87,17 +76,12 @@ function runSuite(node: string, root: string): Promise<Run> {
 }
 
 const version = (node: string) =>
-  new Promise<string>((resolve) => {
-    const child = spawn(node, ['--version']);
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('close', () => resolve(out.trim()));
-  });
+  spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
 
 console.log(`${files.length} test files, ${rounds} interleaved rounds`);
 const times = new Map<string, number[]>();
 for (const node of nodes) {
-  const v = await version(node);
+  const v = version(node);
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 ? [...checkouts].reverse() : checkouts;
     for (const c of order) {

@@ -23,7 +23,7 @@
  * The run's own cluster is scratch (`durable: false`): no fsync, commits not waited for on disk.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -31,19 +31,9 @@ import { prepareDatabase } from '../src/boot.ts';
 import { bundled } from '../src/lib/bundle.mjs';
 import { nodeStripsTypes } from '../src/lib/node-typescript.mjs';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded.ts';
+import { findTests } from './_lib/test-files.ts';
 
 const ROOT = path.resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
-
-async function findTests(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory() && !entry.name.startsWith('_') && entry.name !== 'fixtures')
-      out.push(...(await findTests(full)));
-    else if (entry.isFile() && entry.name.endsWith('.test.ts')) out.push(full);
-  }
-  return out.sort();
-}
 
 function withDatabase(url: string, database: string): string {
   const u = new URL(url);
@@ -186,9 +176,9 @@ async function main(): Promise<void> {
   const filters = process.argv.slice(2);
   await mkdir(REPORTS, { recursive: true });
   const skip = process.env.TEST_SKIP?.split(',').filter(Boolean) ?? [];
-  const matched = (await findTests(path.join(ROOT, 'test'))).filter(
-    (f) => !filters.length || filters.some((w) => f.includes(w)),
-  );
+  const matched = (await findTests(ROOT))
+    .map((f) => path.join(ROOT, f))
+    .filter((f) => !filters.length || filters.some((w) => f.includes(w)));
   const files = matched.filter((f) => !skip.some((w) => f.includes(w)));
   if (files.length < matched.length)
     console.log(`left out ${matched.length - files.length} files (TEST_SKIP=${skip.join(',')})`);
