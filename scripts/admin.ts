@@ -17,7 +17,8 @@ import { parseArgs } from 'node:util';
 import { rm } from 'node:fs/promises';
 import { boot } from '../src/boot.ts';
 import { verifySecretsKey } from '../src/secrets/key-check.ts';
-import { localBackupFile, runBackup } from '../src/backups/run.ts';
+import { localBackupFile } from '../src/backups/run.ts';
+import { recordedBackup } from '../src/backups/runs.ts';
 import { openBackup, placeSecretsKey, restoreInto } from '../src/backups/restore.ts';
 import { type Config, ConfigError, loadConfig } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
@@ -252,7 +253,11 @@ async function main(): Promise<void> {
       'grant-operator': () => operatorGrant(deps, actor, { email: need('email') }),
       'revoke-operator': () => operatorGrant(deps, actor, { email: need('email'), revoke: true }),
       'list-operators': async () => ({ operators: await listOperators(deps.db) }),
-      backup: () => runBackup({ databaseUrl: booted.databaseUrl, config }, { to: text('to') }),
+      backup: () =>
+        recordedBackup(
+          { db: deps.db, databaseUrl: booted.databaseUrl, config, log },
+          { trigger: 'admin', requestedBy: actor.label, to: text('to') },
+        ),
       'migrate-blobs': () => {
         const to = need('to');
         if (to !== 's3' && to !== 'postgres') fail('--to must be s3 or postgres');

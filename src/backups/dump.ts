@@ -36,6 +36,7 @@ export type BackupSummary = {
 export async function writeBackup(
   input: { databaseUrl: string; config: Config },
   outFile: string,
+  runId?: string,
 ): Promise<BackupSummary> {
   const dir = path.dirname(path.resolve(outFile));
   await mkdir(dir, { recursive: true });
@@ -110,6 +111,7 @@ export async function writeBackup(
       format: BACKUP_FORMAT,
       version: BACKUP_VERSION,
       created_at: createdAt.toISOString(),
+      ...(runId ? { backup_id: runId } : {}),
       migrations,
       postgres_version: version,
       tables,

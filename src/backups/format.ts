@@ -25,6 +25,8 @@ export type BackupManifest = {
   format: typeof BACKUP_FORMAT;
   version: number;
   created_at: string;
+  /** the backup_runs row this archive was written for (its row in the archive still says running) */
+  backup_id?: string;
   /** the platform migrations the database had: a restore migrates the target to exactly these first */
   migrations: string[];
   postgres_version: string;

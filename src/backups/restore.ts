@@ -96,12 +96,69 @@ async function foreignKeys(client: pg.Client) {
   return rows;
 }
 
+/** Tables a service writes by merely starting (or a visitor by asking for a link): no one's data. */
+const BOOKKEEPING = new Set([
+  'public.secrets_key_check',
+  'public.node_heartbeats',
+  'public.worker_heartbeats',
+  'public.abuse_counters',
+  'public.email_auth_tokens',
+  'public.dev_outbox',
+  'public.platform_migrations',
+]);
+
+/**
+ * Refuses a target holding anything someone made, naming the tables and their rows: a restore
+ * replaces whole tables, so loading over data would lose it.
+ */
+async function refuseUnlessEmpty(client: pg.Client, databaseUrl: string) {
+  const { rows: tables } = await client.query<{ schema: string; name: string }>(
+    `select n.nspname as schema, c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where c.relkind = 'r' and n.nspname = 'public' and not c.relispartition order by 2`,
+  );
+  const first = ['users', 'accounts', 'apps', 'releases'];
+  const rank = (name: string) => (first.includes(name) ? first.indexOf(name) : first.length);
+  tables.sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
+  const held: string[] = [];
+  for (const t of tables) {
+    if (BOOKKEEPING.has(`${t.schema}.${t.name}`)) continue;
+    const { rows } = await client.query<{ n: number }>(
+      `select count(*)::int as n from ${quoteName(t.schema, t.name)}`,
+    );
+    if (rows[0]!.n > 0) held.push(`${t.name} (${rows[0]!.n} ${rows[0]!.n === 1 ? 'row' : 'rows'})`);
+  }
+  if (!held.length) return;
+  const where = new URL(databaseUrl);
+  refuse(
+    `The target database ${where.pathname.slice(1)} on ${where.host} is not empty: it holds ${held.slice(0, 6).join(', ')}${held.length > 6 ? ` and ${held.length - 6} more tables` : ''}. Restore into an empty data dir or database; nothing was changed.`,
+  );
+}
+
+/** Every table holds exactly the rows the backup wrote for it, or the load is rolled back. */
+async function checkCounts(client: pg.Client, manifest: BackupManifest) {
+  const wrong: string[] = [];
+  for (const t of manifest.tables) {
+    const { rows } = await client.query<{ n: string }>(
+      `select count(*)::text as n from ${quoteName(t.schema, t.name)}`,
+    );
+    if (Number(rows[0]!.n) !== t.rows)
+      wrong.push(`${t.schema}.${t.name}: ${rows[0]!.n} of ${t.rows}`);
+  }
+  if (wrong.length)
+    throw new ApiError(
+      'internal_error',
+      `The restored tables do not hold what the backup wrote (${wrong.join('; ')}): nothing was restored.`,
+    );
+}
+
 export type RestoreSummary = {
   restored_from: string;
   backup_created_at: string;
   tables: number;
   rows: number;
   migrated_after: string[];
+  /** wall time of the whole restore, load, checks and migrations included */
+  duration_ms: number;
 };
 
 /** Loads an opened backup into the (empty) database at `databaseUrl`. */
@@ -111,19 +168,11 @@ export async function restoreInto(
   file: string,
 ): Promise<RestoreSummary> {
   const { dir, manifest } = opened;
+  const began = performance.now();
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ t: string | null }>(
-      "select to_regclass('public.users')::text as t",
-    );
-    if (rows[0]!.t) {
-      const { rows: users } = await client.query<{ n: number }>(
-        'select count(*)::int as n from users',
-      );
-      if (users[0]!.n > 0)
-        refuse('The target already has users: restore into an empty data dir or database.');
-    }
+    await refuseUnlessEmpty(client, databaseUrl);
     const stage = manifest.migrations.at(-1);
     if (stage) await migrate(databaseUrl, { upTo: stage });
     await runMigrations({ connectionString: databaseUrl, logger: workerLogger() });
@@ -136,6 +185,8 @@ export async function restoreInto(
       );
     const present = manifest.tables.map((t) => quoteName(t.schema, t.name));
     if (present.length) await client.query(`truncate ${present.join(', ')}`);
+    // the counting and notifying triggers describe live writes; the backup's own counters already hold their sums
+    for (const t of present) await client.query(`alter table ${t} disable trigger user`);
     for (const t of manifest.tables) {
       const cols = t.columns.map((c) => quoteName(c)).join(', ');
       await pipeline(
@@ -147,6 +198,8 @@ export async function restoreInto(
       await client.query(
         `alter table ${quoteName(k.schema, k.table)} add constraint ${quoteName(k.name)} ${k.def}`,
       );
+    for (const t of present) await client.query(`alter table ${t} enable trigger user`);
+    await checkCounts(client, manifest);
     for (const s of manifest.sequences)
       await client.query('select setval($1::regclass, $2::bigint, $3)', [
         quoteName(s.schema, s.name),
@@ -172,6 +225,15 @@ export async function restoreInto(
     await tidy.query(
       'update graphile_worker._private_job_queues set locked_at = null, locked_by = null where locked_by is not null',
     );
+    // the archive's own run finished (here it is); any other one in it never will on this server
+    if (manifest.backup_id)
+      await tidy.query(
+        "update backup_runs set status = 'succeeded', finished_at = $2 where id = $1 and status = 'running'",
+        [manifest.backup_id, manifest.created_at],
+      );
+    await tidy.query(
+      "update backup_runs set status = 'failed', finished_at = now(), error = 'It had not finished when the backup restored here was taken.' where status in ('queued', 'running')",
+    );
     await tidy.query('delete from worker_heartbeats');
     await tidy.query('delete from node_heartbeats');
   } finally {
@@ -183,5 +245,6 @@ export async function restoreInto(
     tables: manifest.tables.length,
     rows: manifest.tables.reduce((n, t) => n + t.rows, 0),
     migrated_after: after,
+    duration_ms: Math.round(performance.now() - began),
   };
 }

@@ -18,7 +18,7 @@ export const backupsPrefix = (config: Config) => `${config.blobs.s3?.prefix ?? '
 
 export async function runBackup(
   input: { databaseUrl: string; config: Config },
-  options: { to?: string } = {},
+  options: { to?: string; runId?: string } = {},
 ): Promise<BackupSummary & { location: string; pruned: string[] }> {
   const { config } = input;
   const to = options.to ?? config.backups.to;
@@ -28,7 +28,7 @@ export async function runBackup(
     const store = createObjectStore(config.blobs.s3);
     const work = await mkdtemp(path.join(tmpdir(), 'platform-backup-'));
     try {
-      const summary = await writeBackup(input, path.join(work, name));
+      const summary = await writeBackup(input, path.join(work, name), options.runId);
       const key = `${backupsPrefix(config)}${name}`;
       await store.putFile(key, summary.file);
       const all: string[] = [];
@@ -41,7 +41,7 @@ export async function runBackup(
       await rm(work, { recursive: true, force: true });
     }
   }
-  const summary = await writeBackup(input, path.join(to, name));
+  const summary = await writeBackup(input, path.join(to, name), options.runId);
   const names = (await readdir(to))
     .filter((n) => BACKUP_NAME.test(n))
     .sort()

@@ -73,9 +73,13 @@ import type {
   OperatorActionList,
   OperatorAppList,
   OperatorList,
-  OperatorResult,
+  OperatorBillingStateResult,
+  OperatorFlagResult,
+  OperatorPlanResult,
   ServerHealth,
   SetPlanRequest,
+  BackupOverview,
+  BackupRunRecord,
 } from '../operators/schemas.ts';
 import type { EventsQuery } from '../events/routes.ts';
 import type { ApiKeysQuery } from '../api-keys/routes.ts';
@@ -288,26 +292,28 @@ export type V0Routes = {
   'GET /v0/operator/accounts': Op<Out<typeof OperatorAccountList>, never, In<typeof AccountsQuery>>;
   'GET /v0/operator/accounts/{account_id}/apps': Op<Out<typeof OperatorAppList>>;
   'PUT /v0/operator/accounts/{account_id}/plan': Op<
-    Out<typeof OperatorResult>,
+    Out<typeof OperatorPlanResult>,
     In<typeof SetPlanRequest>
   >;
   'PUT /v0/operator/accounts/{account_id}/billing-state': Op<
-    Out<typeof OperatorResult>,
+    Out<typeof OperatorBillingStateResult>,
     In<typeof BillingStateRequest>
   >;
   'PUT /v0/operator/accounts/{account_id}/flags/{flag}': Op<
-    Out<typeof OperatorResult>,
+    Out<typeof OperatorFlagResult>,
     In<typeof FlagRequest>
   >;
-  'DELETE /v0/operator/accounts/{account_id}/flags/{flag}': Op<Out<typeof OperatorResult>>;
+  'DELETE /v0/operator/accounts/{account_id}/flags/{flag}': Op<Out<typeof OperatorFlagResult>>;
   'PUT /v0/operator/apps/{app_id}/flags/{flag}': Op<
-    Out<typeof OperatorResult>,
+    Out<typeof OperatorFlagResult>,
     In<typeof FlagRequest>
   >;
-  'DELETE /v0/operator/apps/{app_id}/flags/{flag}': Op<Out<typeof OperatorResult>>;
+  'DELETE /v0/operator/apps/{app_id}/flags/{flag}': Op<Out<typeof OperatorFlagResult>>;
   'GET /v0/operator/health': Op<Out<typeof ServerHealth>>;
   'GET /v0/operator/actions': Op<Out<typeof OperatorActionList>, never, In<typeof ActionsQuery>>;
   'GET /v0/operator/operators': Op<Out<typeof OperatorList>>;
+  'GET /v0/operator/backups': Op<Out<typeof BackupOverview>>;
+  'POST /v0/operator/backups': Op<Out<typeof BackupRunRecord>>;
 };
 export type Route = keyof V0Routes;
 export type ResponseOf<K extends Route> = V0Routes[K]['response'];
@@ -409,4 +415,6 @@ export const V0_ROUTES = Object.keys({
   'GET /v0/operator/health': 1,
   'GET /v0/operator/actions': 1,
   'GET /v0/operator/operators': 1,
+  'GET /v0/operator/backups': 1,
+  'POST /v0/operator/backups': 1,
 } satisfies Record<Route, 1>) as Route[];

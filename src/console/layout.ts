@@ -72,6 +72,7 @@ export function operatorTabs(active: string): Markup {
   const tabs: [string, string][] = [
     ['Accounts', '/operator'],
     ['Health', '/operator/health'],
+    ['Backups', '/operator/backups'],
     ['Actions', '/operator/actions'],
   ];
   return html`<nav class="tabs" aria-label="Operator">${tabs.map(

@@ -3,6 +3,7 @@
  * `tables/<area>.ts`. Written by hand and checked against the migrated database
  * (test/foundation/schema-types.test.ts).
  */
+import type { BackupRunsTable } from './tables/operations.ts';
 import type {
   UsersTable,
   AccountsTable,
@@ -63,6 +64,7 @@ export type * from './tables/identity.ts';
 export type * from './tables/publishing.ts';
 export type * from './tables/app-resources.ts';
 export type * from './tables/usage-and-billing.ts';
+export type * from './tables/operations.ts';
 
 export interface Database {
   users: UsersTable;
@@ -111,4 +113,5 @@ export interface Database {
   analytics_traffic: AnalyticsTrafficTable;
   analytics_paths: AnalyticsPathsTable;
   analytics_referrers: AnalyticsReferrersTable;
+  backup_runs: BackupRunsTable;
 }

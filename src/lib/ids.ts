@@ -23,7 +23,8 @@ export function newId(
     | 'row'
     | 'sess'
     | 'dev'
-    | 'opa',
+    | 'opa'
+    | 'bak',
 ): string {
   return `${prefix}_${randomToken(20)}`;
 }

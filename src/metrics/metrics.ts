@@ -8,6 +8,7 @@
 import client from 'prom-client';
 import type { Deps } from '../deps.ts';
 import { jobQueueCounts } from '../jobs/queue-stats.ts';
+import { lastBackupTimes } from '../backups/runs.ts';
 import type { NodeRuntime } from '../runtime/node-runtime.ts';
 import { createRequestMetrics } from './request-metrics.ts';
 
@@ -132,6 +133,19 @@ export function createMetrics(deps: Deps, runtime: NodeRuntime): Metrics {
     registers: [registry],
   });
   void jobs;
+
+  const backupAt = new client.Gauge({
+    name: 'platform_backup_last_finished_timestamp_seconds',
+    help: 'When the newest backup of each result finished, Unix seconds (0: none yet); alert on a failure newer than the last success',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    async collect() {
+      const t = await lastBackupTimes(deps.db);
+      this.set({ result: 'succeeded' }, t.succeeded ? t.succeeded.getTime() / 1000 : 0);
+      this.set({ result: 'failed' }, t.failed ? t.failed.getTime() / 1000 : 0);
+    },
+  });
+  void backupAt;
 
   new client.Gauge({
     name: 'platform_event_writer_queued',

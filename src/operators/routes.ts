@@ -15,17 +15,23 @@ import {
   type OperatorActor,
 } from './actions.ts';
 import { operatorAccountApps, operatorAccounts, serverHealth } from './overview.ts';
-import { isOperator, listActions, listOperators } from './queries.ts';
+import { isOperator, listActions, listOperators, recordAction } from './queries.ts';
+import { listBackupRuns, queueBackupRun, restoreCommandFor } from '../backups/runs.ts';
+import { sql } from 'kysely';
 import {
   AccountsQuery,
   ActionsQuery,
+  BackupOverview,
+  BackupRunRecord,
   BillingStateRequest,
   FlagRequest,
   OperatorAccountList,
   OperatorActionList,
   OperatorAppList,
   OperatorList,
-  OperatorResult,
+  OperatorBillingStateResult,
+  OperatorFlagResult,
+  OperatorPlanResult,
   ServerHealth,
   SetPlanRequest,
 } from './schemas.ts';
@@ -90,7 +96,7 @@ const setPlan = operation({
   description:
     'A downgrade the account does not fit is refused with 409 `downgrade_incompatible` unless `force`: then routes over the limits are disabled, nothing is deleted. Recorded in the operator actions.',
   tags,
-  responses: { 200: OperatorResult },
+  responses: { 200: OperatorPlanResult },
   errors: ['downgrade_incompatible'],
 });
 const setAccountFlag = operation({
@@ -98,26 +104,26 @@ const setAccountFlag = operation({
   summary: 'Suspend an account: it can read, not change anything; its apps answer 403',
   description: 'The reason shows in the account status. Recorded in the operator actions.',
   tags,
-  responses: { 200: OperatorResult },
+  responses: { 200: OperatorFlagResult },
 });
 const clearAccountFlag = operation({
   operationId: 'operatorLiftAccountSuspension',
   summary: "Lift an account's suspension",
   tags,
-  responses: { 200: OperatorResult },
+  responses: { 200: OperatorFlagResult },
 });
 const setAppFlag = operation({
   operationId: 'operatorFlagApp',
   summary: 'Suspend an app (403) or take it down (451)',
   description: '`flag` is `suspended` or `takedown`. Recorded in the operator actions.',
   tags,
-  responses: { 200: OperatorResult },
+  responses: { 200: OperatorFlagResult },
 });
 const clearAppFlag = operation({
   operationId: 'operatorClearAppFlag',
   summary: "Lift an app's suspension or takedown",
   tags,
-  responses: { 200: OperatorResult },
+  responses: { 200: OperatorFlagResult },
 });
 const billingState = operation({
   operationId: 'operatorSetBillingState',
@@ -125,7 +131,7 @@ const billingState = operation({
   description:
     '`past_due_grace` keeps apps online and blocks new paid features until `grace_days` (default 7) have passed.',
   tags,
-  responses: { 200: OperatorResult },
+  responses: { 200: OperatorBillingStateResult },
 });
 const health = operation({
   operationId: 'operatorServerHealth',
@@ -142,6 +148,22 @@ const actions = operation({
     'From the console, the API and `npm run admin` alike; `actor_label` names an admin command by its OS user and host.',
   tags,
   responses: { 200: OperatorActionList },
+});
+const backups = operation({
+  operationId: 'operatorListBackups',
+  summary: 'Backups, newest first (when, size, result), where they go and how to restore one',
+  description:
+    'The 50 newest, from the schedule (`PLATFORM_BACKUP_SCHEDULE`), the console and `npm run admin -- backup` alike. `restore_command` is what to run, with the service stopped, on an empty data dir; a backup of an S3 location restores with `s3:<name>`.',
+  tags,
+  responses: { 200: BackupOverview },
+});
+const startBackup = operation({
+  operationId: 'operatorStartBackup',
+  summary: 'Take a backup now',
+  description:
+    'Queued for the job worker, which writes it where scheduled backups go and keeps the newest `PLATFORM_BACKUP_KEEP`. Answers the queued run; `GET /v0/operator/backups` follows it to `succeeded` or `failed`. Recorded in the operator actions.',
+  tags,
+  responses: { 202: BackupRunRecord },
 });
 const operators = operation({
   operationId: 'operatorList',
@@ -297,6 +319,37 @@ export function operatorRoutes(): Hono<Env> {
       })),
       cursor: rows.length > limit ? String(page.at(-1)!.seq) : null,
     });
+  });
+
+  r.get('/backups', backups, operatorsOnly, async (c) => {
+    const { config, db } = c.var.deps;
+    return backups.reply(c, 200, {
+      backups: await listBackupRuns(db),
+      to: config.backups.to,
+      keep: config.backups.keep,
+      schedule: config.backups.schedule ?? null,
+      restore_command: restoreCommandFor(config),
+    });
+  });
+
+  r.post('/backups', startBackup, operatorsOnly, async (c) => {
+    const { db } = c.var.deps;
+    const actor = actorOf(c);
+    const id = await db.transaction().execute(async (trx) => {
+      const queued = await queueBackupRun(trx, { trigger: 'console', requestedBy: actor.label });
+      await sql`select graphile_worker.add_job('platform_backup', ${JSON.stringify({ backup_id: queued })}::json, max_attempts => 1)`.execute(
+        trx,
+      );
+      await recordAction(trx, {
+        actorUserId: actor.userId,
+        actorLabel: actor.label,
+        action: 'start_backup',
+        detail: { backup_id: queued },
+      });
+      return queued;
+    });
+    const run = (await listBackupRuns(db, 50)).find((b) => b.backup_id === id)!;
+    return startBackup.reply(c, 202, run);
   });
 
   r.get('/operators', operators, operatorsOnly, async (c) => {

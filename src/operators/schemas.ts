@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { pageQuery, timeIdCursor } from '../http/paging.ts';
 import { component, DateTime } from '../openapi/components.ts';
 import { PLAN_KEYS } from '../plans/catalogue.ts';
+import { PlanViolation } from '../plans/schemas.ts';
 
 const Flag = v.strictObject({ flag: v.string(), reason: v.string(), created_at: DateTime });
 
@@ -116,7 +117,45 @@ export const OperatorList = component(
   }),
 );
 
-export const OperatorResult = component('OperatorResult', v.record(v.string(), v.unknown()));
+/** What `PUT .../plan` did: the plan now and before, and what a forced downgrade disabled. */
+export const OperatorPlanResult = component(
+  'OperatorPlanResult',
+  v.strictObject({
+    account_id: v.string(),
+    plan_key: v.picklist(PLAN_KEYS),
+    previous_plan_key: v.string(),
+    compatible: v.boolean(),
+    violations: v.array(PlanViolation),
+    actions: v.array(
+      v.strictObject({
+        action: v.picklist(['disable_route']),
+        route_id: v.string(),
+        reason: v.string(),
+      }),
+    ),
+  }),
+);
+
+/** A flag set (`set: true`) or lifted (`cleared`: whether it was there), on an account or an app. */
+export const OperatorFlagResult = component(
+  'OperatorFlagResult',
+  v.strictObject({
+    account_id: v.optional(v.string()),
+    app_id: v.optional(v.string()),
+    flag: v.string(),
+    set: v.optional(v.boolean()),
+    cleared: v.optional(v.boolean()),
+  }),
+);
+
+export const OperatorBillingStateResult = component(
+  'OperatorBillingStateResult',
+  v.strictObject({
+    account_id: v.string(),
+    billing_access_state: v.picklist(['active', 'past_due_grace', 'restricted']),
+    grace_ends_at: v.nullable(DateTime),
+  }),
+);
 
 export const SetPlanRequest = v.strictObject({
   plan: v.picklist(PLAN_KEYS, `must be one of ${PLAN_KEYS.join(', ')}`),
@@ -145,3 +184,31 @@ export const AccountsQuery = v.strictObject({
   ...pageQuery(timeIdCursor.decode),
 });
 export const ActionsQuery = v.strictObject({ ...pageQuery(decodeActionCursor) });
+
+export const BackupRunRecord = component(
+  'BackupRun',
+  v.strictObject({
+    backup_id: v.string(),
+    trigger: v.picklist(['schedule', 'console', 'admin']),
+    requested_by: v.nullable(v.string()),
+    status: v.picklist(['queued', 'running', 'succeeded', 'failed']),
+    queued_at: DateTime,
+    started_at: v.nullable(DateTime),
+    finished_at: v.nullable(DateTime),
+    location: v.nullable(v.string()),
+    bytes: v.nullable(v.number()),
+    rows: v.nullable(v.number()),
+    error: v.nullable(v.string()),
+  }),
+);
+
+export const BackupOverview = component(
+  'BackupOverview',
+  v.strictObject({
+    backups: v.array(BackupRunRecord),
+    to: v.string(),
+    keep: v.number(),
+    schedule: v.nullable(v.string()),
+    restore_command: v.string(),
+  }),
+);

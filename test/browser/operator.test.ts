@@ -10,6 +10,9 @@ import type { Page } from 'playwright-core';
 import { site } from '../_lib/bundles.ts';
 import { consoleContext, shootWidths, consoleTour } from '../_lib/browser.ts';
 import { newUser } from '../_lib/harness.ts';
+import { startWorker } from '../_lib/mail.ts';
+import path from 'node:path';
+import { rm } from 'node:fs/promises';
 
 const {
   port,
@@ -18,7 +21,11 @@ const {
   console: CONSOLE,
   shots,
   close,
-} = await consoleTour({ PLATFORM_PLANS_FILE: '' });
+} = await consoleTour({
+  PLATFORM_PLANS_FILE: '',
+  PLATFORM_BACKUP_TO: path.resolve('.data', 'test-scratch', `console-backups-${process.pid}`),
+});
+const worker = await startWorker(h);
 
 // this file's database is fresh: the first user is the install's operator
 const operator = await newUser(h, 'operator');
@@ -82,11 +89,28 @@ test('an operator runs the server from the console', async () => {
   await page.getByText(/blobs in postgres/).waitFor();
   await shoot(page, 'operator-health');
 
+  await page.getByRole('link', { name: 'Backups' }).click();
+  await page.getByText('No backup yet.').waitFor();
+  await page.getByRole('button', { name: 'Back up now' }).click();
+  await page.locator('#content table').getByText('succeeded').waitFor({ timeout: 30_000 });
+  const backups = await page.locator('#content table').innerText();
+  assert.match(backups, /Console/, 'who started it');
+  assert.match(backups, /\d+(\.\d+)? (B|KiB|MiB)/, 'its size');
+  await page.getByText('npm run admin -- restore').waitFor();
+  await shoot(page, 'operator-backups');
+
   await page.getByRole('link', { name: 'Actions' }).click();
   const table = page.locator('#content table');
   await table.waitFor();
   const text = await table.innerText();
-  for (const what of ['Set plan', 'Flag', 'Lift flag', 'phishing report 42', 'free → business'])
+  for (const what of [
+    'Set plan',
+    'Flag',
+    'Lift flag',
+    'phishing report 42',
+    'free → business',
+    'Started a backup',
+  ])
     assert.ok(text.includes(what), `the action log shows ${what}`);
   assert.ok(text.includes('(console)'), 'the console is named as where the action came from');
   await shoot(page, 'operator-actions');
@@ -117,6 +141,11 @@ test('no page had a script error', () => {
 });
 
 test.after(async () => {
+  await worker.stop();
   await close();
+  await rm(path.resolve('.data', 'test-scratch', `console-backups-${process.pid}`), {
+    recursive: true,
+    force: true,
+  });
 });
 test.run();

@@ -21,6 +21,7 @@ import { operatorPage } from './operator.ts';
 import { operatorAccountPage } from './operator-account.ts';
 import { operatorActionsPage } from './operator-actions.ts';
 import { operatorHealthPage } from './operator-health.ts';
+import { operatorBackupsPage } from './operator-backups.ts';
 import { signInPage } from './sign-in.ts';
 import { signupPage } from './signup.ts';
 
@@ -37,6 +38,7 @@ export function consolePageList(options: {
     operatorPage,
     operatorAccountPage,
     operatorHealthPage,
+    operatorBackupsPage,
     operatorActionsPage,
     appReleasesPage,
     appResourcesPage,

@@ -8,6 +8,8 @@ const WHAT = {
   set_billing_state: 'Billing access',
   grant_operator: 'Named operator',
   revoke_operator: 'Removed operator',
+  start_backup: 'Started a backup',
+  backup_failed: 'Backup failed',
 };
 function detail(a) {
   const d = a.detail || {};
@@ -17,6 +19,8 @@ function detail(a) {
   if (a.action === 'clear_flag') return d.flag;
   if (a.action === 'set_billing_state') return d.state;
   if (a.action === 'grant_operator' || a.action === 'revoke_operator') return d.email;
+  if (a.action === 'backup_failed') return d.error;
+  if (a.action === 'start_backup') return d.backup_id;
   return JSON.stringify(d);
 }
 async function load(cursor) {
