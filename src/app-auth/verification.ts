@@ -5,9 +5,10 @@
  * Unverified users can sign in; `ctx.auth.currentUser` shows `verified: false`.
  */
 import { oneLine } from '../lib/one-line.ts';
+import { LINK_SLOT, unsentLink } from '../mail/links.ts';
 import { queueMail } from '../mail/queue.ts';
 import { appOrigin } from '../apps/mappers.ts';
-import { newSecretToken, tokenHash } from '../lib/tokens.ts';
+import { tokenHash } from '../lib/tokens.ts';
 import type { Deps } from '../deps.ts';
 import type { AppUser } from './service.ts';
 import { ApiError } from '../errors.ts';
@@ -20,13 +21,13 @@ export async function sendVerification(
   appName: string,
   user: AppUser,
 ): Promise<void> {
-  const token = newSecretToken();
-  const link = `${appOrigin(deps.config, appId)}/_platform/auth/verify#token=${token}`;
+  const row = unsentLink();
+  const link = LINK_SLOT;
   await deps.db.transaction().execute(async (trx) => {
     await trx
       .insertInto('app_email_verifications')
       .values({
-        token_hash: tokenHash(token),
+        ...row,
         app_id: appId,
         user_id: user.id,
         expires_at: new Date(Date.now() + VERIFY_HOURS * 3600_000),
@@ -38,7 +39,11 @@ export async function sendVerification(
       to: user.email,
       subject: `Confirm your e-mail for ${name}`,
       text,
-      link,
+      link: {
+        table: 'app_email_verifications',
+        id: row.id,
+        base: `${appOrigin(deps.config, appId)}/_platform/auth/verify#token=`,
+      },
     });
   });
 }

@@ -24,7 +24,8 @@ export function newId(
     | 'sess'
     | 'dev'
     | 'opa'
-    | 'bak',
+    | 'bak'
+    | 'lnk',
 ): string {
   return `${prefix}_${randomToken(20)}`;
 }

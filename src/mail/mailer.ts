@@ -9,6 +9,8 @@ import type { Deps } from '../deps.ts';
 /** `link`, when the message exists to carry one, is printed on its own line in development. */
 export type Mail = { to: string; subject: string; text: string; link?: string };
 
+const NOT_KEPT = '(the link: printed once in the terminal, not stored)';
+
 let transport: { url: string; t: Transporter } | undefined;
 
 export async function sendMail(deps: Deps, mail: Mail): Promise<void> {
@@ -23,14 +25,16 @@ export async function sendMail(deps: Deps, mail: Mail): Promise<void> {
     });
     return;
   }
+  // the outbox and the log keep the message without its link: a link is a way in, shown once below
+  const kept = mail.link ? mail.text.split(mail.link).join(NOT_KEPT) : mail.text;
   await deps.db
     .insertInto('dev_outbox')
-    .values({ to_address: mail.to, subject: mail.subject, body: mail.text })
+    .values({ to_address: mail.to, subject: mail.subject, body: kept })
     .execute();
   deps.log.info('mail (development outbox; set SMTP_URL to send it)', {
     to: mail.to,
     subject: mail.subject,
-    text: mail.text,
+    text: kept,
   });
   // With no mail server, the link is what a developer needs: print it where a terminal makes it clickable.
   if (mail.link && deps.config.logLevel !== 'silent')

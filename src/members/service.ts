@@ -11,7 +11,7 @@ import type { Role } from '../db/schema.ts';
 import { ApiError, errors } from '../errors.ts';
 import { clock, fromNow } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
-import { newSecretToken, tokenHash } from '../lib/tokens.ts';
+import { LINK_SLOT, unsentLink } from '../mail/links.ts';
 import { queueMail } from '../mail/queue.ts';
 import { confirmLink, INVITATION_DAYS } from '../sign-in/service.ts';
 import type { Invitation, Member } from './schemas.ts';
@@ -127,23 +127,23 @@ export async function invite(
         expires_at: expires,
       })
       .execute();
-    const token = newSecretToken();
+    const row = unsentLink();
     await trx
       .insertInto('email_auth_tokens')
       .values({
-        token_hash: tokenHash(token),
+        ...row,
         email: input.email,
         invitation_id: id,
         created_at: clock.now(),
         expires_at: expires,
       })
       .execute();
-    const link = confirmLink(deps, token);
+    const link = LINK_SLOT;
     const accountName = oneLine(input.accountName);
     await queueMail(trx, {
       to: input.email,
       subject: `You are invited to ${accountName}`,
-      link,
+      link: { table: 'email_auth_tokens', id: row.id, base: confirmLink(deps, '') },
       text: [
         `You are invited to join the account "${accountName}" as ${input.role}.`,
         '',

@@ -12,6 +12,7 @@ import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { clock, fromNow } from '../lib/clock.ts';
 import { newSecretToken, tokenHash } from '../lib/tokens.ts';
+import { LINK_SLOT, unsentLink } from '../mail/links.ts';
 import { queueMail } from '../mail/queue.ts';
 import { createUserRow, findUserByEmail } from '../users/service.ts';
 import { createSession } from './sessions.ts';
@@ -37,24 +38,24 @@ export function confirmLink(deps: Deps, token: string): string {
 
 /** Creates a sign-in link for `email` and queues the message; says nothing about whether a user exists. */
 export async function requestLink(deps: Deps, email: string): Promise<void> {
-  const token = newSecretToken();
+  const row = unsentLink();
   await deps.db.transaction().execute(async (trx) => {
     const user = await findUserByEmail(trx, email);
     await trx
       .insertInto('email_auth_tokens')
       .values({
-        token_hash: tokenHash(token),
+        ...row,
         email,
         created_at: clock.now(),
         expires_at: fromNow(LINK_MINUTES * 60_000),
       })
       .execute();
-    const link = confirmLink(deps, token);
+    const link = LINK_SLOT;
     const console = publicUrl(deps.config, deps.config.hosts.console);
     await queueMail(trx, {
       to: email,
       subject: user ? 'Your sign-in link' : 'Finish signing up',
-      link,
+      link: { table: 'email_auth_tokens', id: row.id, base: confirmLink(deps, '') },
       text: [
         user
           ? `Someone (hopefully you) asked to sign in to ${console} as ${email}.`

@@ -105,6 +105,8 @@ export interface DevOutboxTable {
 
 export interface AppEmailVerificationsTable {
   token_hash: Buffer;
+  /** what a queued message names (src/mail/links.ts); null on rows older than that */
+  id: string | null;
   app_id: string;
   user_id: string;
   expires_at: Timestamp;

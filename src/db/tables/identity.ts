@@ -64,6 +64,8 @@ export interface AccountInvitationsTable {
 
 export interface EmailAuthTokensTable {
   token_hash: Buffer;
+  /** what a queued message names (src/mail/links.ts); null on rows older than that */
+  id: string | null;
   email: string;
   invitation_id: string | null;
   created_at: Timestamp;
