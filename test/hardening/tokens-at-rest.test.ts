@@ -33,12 +33,10 @@ const keep = (what: string, token: string | undefined | null) => {
   handed.push([what, token!]);
   return token!;
 };
-const cookieValue = (r: Called, name: string) =>
-  r.headers
-    .getSetCookie()
-    .find((c) => c.startsWith(`${name}=`))
-    ?.split(';')[0]!
-    .slice(name.length + 1);
+const cookieValue = (r: Called, name: string) => {
+  const set = r.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+  return set?.split(';')[0]?.slice(name.length + 1);
+};
 const onConsole = (
   method: string,
   p: string,
