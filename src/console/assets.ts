@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { formatBytes } from '../lib/bytes.ts';
+import { sameOriginPath } from '../lib/same-origin-path.ts';
 
 const read = (file: string) => readFileSync(new URL(`./client/${file}`, import.meta.url), 'utf8');
 
@@ -26,3 +27,6 @@ export const readyJs = (): string => once('ready.js');
 export const pageScript = (id: string): string => once(`pages/${id}.js`);
 /** `/assets/bytes.js`: the server's own byte formatting, so the console and the CLI say sizes alike. */
 export const BYTES_JS = `export ${formatBytes.toString()}\n`;
+/** `/assets/same-origin-path.js`: the server's own test of a return path, so the console's pages decide alike. */
+// assigned to its name: a bundler may rename the declaration it was written as
+export const SAME_ORIGIN_PATH_JS = `export const sameOriginPath = ${sameOriginPath.toString()};\n`;

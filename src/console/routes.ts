@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Hono, type Context } from 'hono';
 import type { Env } from '../http/env.ts';
-import { BYTES_JS, consoleCss, consoleJs, pageScript, readyJs } from './assets.ts';
+import { BYTES_JS, SAME_ORIGIN_PATH_JS, consoleCss, consoleJs, pageScript, readyJs } from './assets.ts';
+import { sameOriginPath } from '../lib/same-origin-path.ts';
 import { layout } from './layout.ts';
 import { consolePageList } from './pages/index.ts';
 import type { PlanCatalogue } from '../plans/catalogue.ts';
@@ -77,11 +78,16 @@ export function consolePages(options: {
     });
   }
   // the app-users page was the invites page: old links land on it
-  r.get('/apps/:app_id/invites', (c) => c.redirect(`/apps/${c.req.param('app_id')}/users`, 301));
+  r.get('/apps/:app_id/invites', (c) => {
+    secured(c);
+    const to = sameOriginPath(`/apps/${encodeURIComponent(c.req.param('app_id'))}/users`);
+    return c.redirect(to, 301);
+  });
   for (const [file, body] of [
     ['console.js', consoleJs],
     ['ready.js', readyJs],
     ['bytes.js', () => BYTES_JS],
+    ['same-origin-path.js', () => SAME_ORIGIN_PATH_JS],
   ] as const)
     r.get(`/assets/${file}`, (c) => {
       secured(c);

@@ -30,6 +30,7 @@ import { REQUESTS_METRIC } from '../usage/meter.ts';
 import { createBodyBudget } from '../http/body-budget.ts';
 import { errorBody } from '../errors.ts';
 import type { RouteEntry } from '../domains/table.ts';
+import { sameOriginPath } from '../lib/same-origin-path.ts';
 import type { RouteKind, Target } from '../analytics/collector.ts';
 
 export type AppsPlane = {
@@ -230,7 +231,8 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
         return new Response(null, {
           status: 301,
           headers: {
-            location: `${r.pathname}/${r.search}`,
+            // `//name` would be read as another host: the path is the app's, from one slash
+            location: sameOriginPath(`/${r.pathname.replace(/^\/+/, '')}/${r.search}`),
             'cache-control': STATIC_CACHE_CONTROL,
             [REQUEST_ID_HEADER]: requestId,
           },

@@ -14,6 +14,7 @@ import {
   previewSetCookie,
 } from '../releases/previews.ts';
 import { originJson } from './respond.ts';
+import { sameOriginPath } from '../lib/same-origin-path.ts';
 
 export const NOINDEX = { 'x-robots-tag': 'noindex, nofollow' };
 
@@ -27,11 +28,6 @@ export function noindex(res: Response): Response {
     copy.headers.set('x-robots-tag', NOINDEX['x-robots-tag']);
     return copy;
   }
-}
-
-/** Only a same-origin path: the entry link never redirects anywhere else. */
-function safeNext(to: string | null): string {
-  return to?.startsWith('/') && !to.startsWith('//') && !to.includes('\\') ? to : '/';
 }
 
 function privatePage(req: Request, requestId: string, why: string): Response {
@@ -94,7 +90,7 @@ export async function previewGate(
     return new Response(null, {
       status: 303,
       headers: {
-        location: safeNext(url.searchParams.get('to')),
+        location: sameOriginPath(url.searchParams.get('to')),
         'set-cookie': previewSetCookie(grant!),
         'cache-control': 'no-store',
         // the grant is in this URL: it must not leak to the next page's requests

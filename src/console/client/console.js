@@ -1,4 +1,5 @@
 // @ts-check
+import { sameOriginPath } from './same-origin-path.js';
 /**
  * The element with this id. Typed as a form field, since most lookups read `.value` or `.checked`;
  * a page that knows better says so with a cast.
@@ -256,20 +257,13 @@ export async function appHeading(id, what) {
 }
 
 /**
- * Where to go after signing in: the stored `next`, only if it resolves to this console's own origin.
- * Resolving as the browser will (backslashes, tabs, newlines, dot segments) is the only safe test;
- * the absolute URL is returned so that no path is read again as protocol-relative.
+ * Where to go after signing in: the stored `next`, only if it stays on this console's own origin,
+ * decided by the server's own function (src/lib/same-origin-path.ts).
  */
 export const next = () => {
   const n = localStorage.getItem('platform.next');
   localStorage.removeItem('platform.next');
-  if (!n) return '/';
-  try {
-    const u = new URL(n, location.origin);
-    return u.origin === location.origin ? u.href : '/';
-  } catch {
-    return '/';
-  }
+  return sameOriginPath(n);
 };
 /** The app id in /apps/<app_id>/… */
 export const appIdOf = () => location.pathname.split('/')[2];
