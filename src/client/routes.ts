@@ -26,7 +26,7 @@ import type {
   PendingInviteList,
 } from '../app-auth/schemas.ts';
 import type { CreateQuery, PublishQuery } from '../apps/routes.ts';
-import type { RollbackRequest } from '../releases/routes.ts';
+import type { RepublishRequest, RollbackRequest } from '../releases/routes.ts';
 import type {
   AppDataErased,
   AppList,
@@ -211,7 +211,10 @@ export type V0Routes = {
     In<typeof PublishBody>,
     In<typeof PublishQuery>
   >;
-  'POST /v0/apps/{app_id}/releases/{release_id}/republish': Op<Out<typeof PublishAppResponse>>;
+  'POST /v0/apps/{app_id}/releases/{release_id}/republish': Op<
+    Out<typeof PublishAppResponse>,
+    In<typeof RepublishRequest>
+  >;
   'POST /v0/apps/{app_id}/releases/{release_id}/make-live': Op<Out<typeof PublishAppResponse>>;
   'POST /v0/apps/{app_id}/releases/{release_id}/preview-link': Op<Out<typeof PreviewLink>>;
   'POST /v0/apps/{app_id}/preview-links/revoke': Op<Out<typeof PreviewLinksRevoked>>;

@@ -3,7 +3,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Hono, type Context } from 'hono';
 import type { Env } from '../http/env.ts';
-import { BYTES_JS, SAME_ORIGIN_PATH_JS, consoleCss, consoleJs, pageScript, readyJs } from './assets.ts';
+import {
+  BYTES_JS,
+  SAME_ORIGIN_PATH_JS,
+  consoleCss,
+  consoleJs,
+  pageScript,
+  readyJs,
+} from './assets.ts';
 import { sameOriginPath } from '../lib/same-origin-path.ts';
 import { layout } from './layout.ts';
 import { consolePageList } from './pages/index.ts';

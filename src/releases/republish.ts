@@ -19,7 +19,7 @@ export async function republishRelease(
   app: AppRow,
   releaseId: string,
   who: Who,
-  options: { checkModule?: ModuleCheck } = {},
+  options: { checkModule?: ModuleCheck; confirmOlder?: boolean } = {},
 ) {
   const release = await findRelease(deps.db, app.id, releaseId);
   if (!release) throw errors.notFound('Release');
@@ -27,6 +27,16 @@ export async function republishRelease(
     throw new ApiError(
       'invalid_request',
       `Only a release waiting for secrets is published again this way (${releaseId} is ${release.activation_status}); publish a new bundle, or roll back to a release that was live.`,
+    );
+  // older code never goes live without the confirmation a rollback asks for
+  const live = app.live_release_id
+    ? await findRelease(deps.db, app.id, app.live_release_id)
+    : undefined;
+  if (live && !release.preview && live.created_at > release.created_at && !options.confirmOlder)
+    throw new ApiError(
+      'conflict',
+      `${releaseId} is older than the live release ${live.id}: publishing it again would put older code live. Confirm with {"confirm_older": true}, or publish a new bundle.`,
+      { release_id: releaseId, live_release_id: live.id },
     );
   const store = blobStore(deps.config);
   const files = await Promise.all(
@@ -46,6 +56,6 @@ export async function republishRelease(
       provenance: { republished_from: releaseId },
     },
     who,
-    { ...options, preview: release.preview },
+    { checkModule: options.checkModule, preview: release.preview },
   );
 }

@@ -36,6 +36,13 @@ export const RollbackRequest = component(
     ),
   }),
 );
+export const RepublishRequest = component(
+  'RepublishRequest',
+  v.strictObject({
+    /** publish a release older than the live one again (older code goes live) */
+    confirm_older: v.optional(v.boolean()),
+  }),
+);
 const makeLive = operation({
   operationId: 'makePreviewLive',
   summary: 'Make a preview release the live release',
@@ -72,10 +79,10 @@ const publishAgain = operation({
   operationId: 'republishRelease',
   summary: 'Publish a release waiting for secrets again, now that they are set',
   description:
-    "A new release from the stored release's files and manifest, evaluated again as a publish is (the contract's `pending_secrets` transition): no bundle is sent. Only for a `pending_secrets` release (else 400 `invalid_request`).",
+    'A new release from the stored release\'s files and manifest, evaluated again as a publish is (the contract\'s `pending_secrets` transition): no bundle is sent. Only for a `pending_secrets` release (else 400 `invalid_request`). A release older than the live one is older code: 409 `conflict` (with `live_release_id`) unless the body says `{"confirm_older": true}`, the confirmation a rollback asks for.',
   tags,
   responses: { 200: PublishAppResponse },
-  errors: [...BUNDLE_ERRORS, 'invalid_request'],
+  errors: [...BUNDLE_ERRORS, 'invalid_request', 'conflict'],
 });
 const releases = operation({
   operationId: 'listReleases',
@@ -170,6 +177,7 @@ export function releaseRoutes(options: { checkModule?: ModuleCheck } = {}): Hono
     '/:app_id/releases/:release_id/republish',
     publishAgain,
     appAccess('apps.publish'),
+    jsonBody(RepublishRequest, { optional: true }),
     async (c) =>
       publishAgain.reply(
         c,
@@ -179,7 +187,7 @@ export function releaseRoutes(options: { checkModule?: ModuleCheck } = {}): Hono
           c.var.app,
           c.req.param('release_id'),
           { actor: c.var.actor, requestId: c.var.requestId },
-          options,
+          { ...options, confirmOlder: bodyOf(c, RepublishRequest).confirm_older === true },
         ),
       ),
   );

@@ -114,6 +114,76 @@ test('republish over the API: only a release waiting for secrets, and it is eval
   assert.match(refused.error!.message, /Only a release waiting for secrets/);
 });
 
+test('a waiting release older than the live one never goes live without the rollback confirmation', async () => {
+  // v1 waits for GREETING; v2 (needing nothing) goes live; then GREETING is set
+  const first = await cli(['publish', await site('older'), '--json']);
+  const waiting = JSON.parse(first.stdout) as { app_id: string; release_id: string };
+  const plain = await h.api('PUT /v0/apps/{app_id}', {
+    key: u.api_key,
+    params: { app_id: waiting.app_id },
+    body: {
+      app: { name: 'Needs a secret' },
+      runtime: { static_root: 'public' },
+      files: [
+        {
+          path: 'public/index.html',
+          content_type: 'text/html',
+          content_base64: Buffer.from('v2').toString('base64'),
+        },
+      ],
+    } as never,
+  });
+  assert.is(plain.activation.status, 'live');
+  const set = await cli(['secrets', 'set', 'GREETING', 'hi', '--app', waiting.app_id]);
+  assert.is(set.code, 0, set.stderr);
+  assert.not.match(set.stdout, 'was waiting for its secrets', 'no offer to put older code live');
+  const params = { app_id: waiting.app_id, release_id: waiting.release_id };
+  const refused = await h.answer('POST /v0/apps/{app_id}/releases/{release_id}/republish', {
+    key: u.api_key,
+    params,
+  });
+  assert.is(refused.status, 409);
+  assert.is(refused.error!.code, 'conflict');
+  assert.match(refused.error!.message, /older than the live release .*confirm_older/);
+  assert.equal(refused.error!.details, {
+    release_id: waiting.release_id,
+    live_release_id: plain.release_id,
+  });
+  const host = `${waiting.app_id}.apps.localhost`;
+  assert.is((await h.call('GET', '/', { host })).text, 'v2', 'the newer release still serves');
+  const cliRefused = await cli(['republish', waiting.release_id, '--app', waiting.app_id]);
+  assert.is(cliRefused.code, 1);
+  assert.match(cliRefused.stderr + cliRefused.stdout, /older than the live release/);
+  const confirmed = await cli([
+    'republish',
+    waiting.release_id,
+    '--confirm-older',
+    '--app',
+    waiting.app_id,
+  ]);
+  assert.is(confirmed.code, 0, confirmed.stderr);
+  assert.match(confirmed.stdout, /live.*published again from/);
+  assert.is((await h.call('GET', '/run', { host })).text, 'hello hi', 'older code, as asked');
+});
+
+test('setting the last missing secret offers the newest waiting release, and republish puts it live', async () => {
+  const r = await cli(['publish', await site('offer'), '--json']);
+  const stored = JSON.parse(r.stdout) as { app_id: string; release_id: string };
+  const set = await cli(['secrets', 'set', 'GREETING', 'salut', '--app', stored.app_id]);
+  assert.is(set.code, 0, set.stderr);
+  assert.match(
+    set.stdout,
+    `${stored.release_id} was waiting for its secrets; they are all set now.`,
+  );
+  assert.match(set.stdout, `platform republish ${stored.release_id}`);
+  const again = await cli(['republish', stored.release_id, '--app', stored.app_id]);
+  assert.is(again.code, 0, again.stderr);
+  assert.is(
+    (await h.call('GET', '/run', { host: `${stored.app_id}.apps.localhost` })).text,
+    'hello salut',
+  );
+});
+
 test.after(async () => {
   await live.close();
   await h.close();

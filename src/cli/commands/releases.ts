@@ -55,6 +55,46 @@ export async function promote(
   );
 }
 
+/** Publishes a release that waited for its secrets again: a new release, evaluated as a publish is. */
+export async function republish(
+  releaseId: string,
+  opts: { app?: string; json?: boolean; confirmOlder?: boolean },
+): Promise<void> {
+  const api = await createApi();
+  const appId = await resolveAppId(opts.app);
+  const r = await api.request('POST /v0/apps/{app_id}/releases/{release_id}/republish', {
+    params: { app_id: appId, release_id: releaseId },
+    body: opts.confirmOlder ? { confirm_older: true } : {},
+  });
+  if (opts.json) return printJson(r);
+  const a = r.activation;
+  process.stdout.write(
+    a.status === 'live'
+      ? `${c.green('✔ live')} ${r.release_id} ${c.dim(`(published again from ${releaseId})`)}\n  ${r.origin}\n`
+      : `${c.yellow(`● ${a.status}`)} ${r.release_id}: ${[...a.reasons, ...a.missing_secrets.map((n) => `missing secret ${n}`)].join('; ')}\n`,
+  );
+}
+
+/**
+ * The newest release that waited for secrets and could go live now: newer than the live release
+ * (older code goes live only when asked for by name), every secret it missed now set.
+ */
+export async function readyWaitingRelease(
+  api: Awaited<ReturnType<typeof createApi>>,
+  appId: string,
+): Promise<string | undefined> {
+  const [rels, secrets] = await Promise.all([
+    api.request('GET /v0/apps/{app_id}/releases', { params: { app_id: appId } }),
+    api.request('GET /v0/apps/{app_id}/secrets', { params: { app_id: appId } }),
+  ]);
+  const present = new Set(secrets.secrets.filter((x) => x.present).map((x) => x.name));
+  const live = rels.releases.find((x) => x.is_live);
+  const newest = rels.releases.find((x) => x.activation_status === 'pending_secrets' && !x.preview);
+  if (!newest || (live && live.created_at > newest.created_at)) return undefined;
+  const missing = newest.activation_error?.missing_secrets ?? [];
+  return missing.every((n) => present.has(n)) ? newest.release_id : undefined;
+}
+
 export async function previewLink(
   releaseId: string,
   opts: { app?: string; json?: boolean },
@@ -111,6 +151,20 @@ export function addReleaseCommands(program: Command): void {
       .option(...jsonOpt)
       .action((id, o) => promote(id, o)),
     ['platform promote rel_0123456789abcdefghjk'],
+  );
+  examples(
+    program
+      .command('republish')
+      .argument('<release_id>', 'a release that waited for secrets (pending_secrets)')
+      .description('publish a release that waited for its secrets again, now that they are set')
+      .option(
+        '--confirm-older',
+        'it is older than the live release: put its older code live anyway',
+      )
+      .option(...appOpt)
+      .option(...jsonOpt)
+      .action((id, o) => republish(id, o)),
+    ['platform republish rel_0123456789abcdefghjk'],
   );
   const previews = program.command('previews').description('links to preview releases');
   examples(

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { createApi } from '../api.ts';
 import { resolveAppId } from '../app-link.ts';
 import { c, CliError, printJson, table } from '../output.ts';
+import { readyWaitingRelease, republish } from './releases.ts';
 
 /** Reads a secret value from stdin: hidden prompt on a TTY, the whole input (one trailing newline trimmed) otherwise. */
 export async function readValue(name: string): Promise<string> {
@@ -64,6 +65,30 @@ export async function secretsSet(
   process.stdout.write(
     `${c.green('✔ set')} ${r.name} ${c.dim('(the value is never shown again)')}\n`,
   );
+  await offerWaitingRelease(api, appId, { app: opts.app });
+}
+
+/**
+ * After a secret is set: the newest release that waited for secrets may now go live. On a terminal,
+ * ask; otherwise say the command.
+ */
+async function offerWaitingRelease(
+  api: Awaited<ReturnType<typeof createApi>>,
+  appId: string,
+  opts: { app?: string },
+) {
+  const waiting = await readyWaitingRelease(api, appId).catch(() => undefined);
+  if (!waiting) return;
+  process.stdout.write(`  ${waiting} was waiting for its secrets; they are all set now.\n`);
+  if (process.stdin.isTTY && process.stdout.isTTY) {
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const answer = await new Promise<string>((resolve) =>
+      rl.question('  Publish it now? [Y/n] ', resolve),
+    );
+    rl.close();
+    if (/^(y|yes|)$/i.test(answer.trim())) return republish(waiting, { app: opts.app });
+  }
+  process.stdout.write(`  Publish it: ${c.bold(`platform republish ${waiting}`)}\n`);
 }
 
 export async function secretsRm(

@@ -8,6 +8,7 @@ export const appSecretsPage: ConsolePage = {
   title: 'Secrets',
   signedIn: true,
   body: (p) => html`${appTabs(p.app_id!, 'Secrets')}
+<section class="card" id="waiting" role="status" hidden></section>
 <section class="card loading" id="content" aria-busy="true"><p class="muted">Loading secrets…</p></section>
 <section class="card" id="set-card"><h2>Set a secret</h2>
 <form id="set" class="row" autocomplete="off">

@@ -47,7 +47,13 @@ function explain(r) {
   if (e.code === 'pending_secrets') {
     const missing = (e.missing_secrets || []).filter((n) => !present.has(n));
     if (!missing.length)
-      return el('span', {}, 'Its secrets are all set now: publish it again to make it live.');
+      return el(
+        'span',
+        {},
+        older(r)
+          ? 'Its secrets are all set now, but it is older than the live release: publishing it again puts older code live.'
+          : 'Its secrets are all set now: publish it again to make it live.',
+      );
     return el(
       'span',
       {},
@@ -88,6 +94,9 @@ function explain(r) {
 }
 let present = new Set();
 let unpublished = false;
+let liveCreatedAt = '';
+/** Published before the live release: its code is older than what serves now. */
+const older = (r) => Boolean(liveCreatedAt) && r.created_at < liveCreatedAt;
 /** A pending_secrets release whose missing secrets are all set now. */
 const ready = (r) =>
   r.activation_status === 'pending_secrets' &&
@@ -106,6 +115,7 @@ async function load() {
   if (!rels.ok) return show('content', el('p', { class: 'error' }, failure(rels)));
   if (!rels.data.releases.length)
     return show('content', el('p', { class: 'empty' }, 'No releases yet.'));
+  liveCreatedAt = rels.data.releases.find((r) => r.is_live)?.created_at || '';
   const previews = rels.data.releases.some(previewing);
   const canPublish = may(me, app.data.account_id, 'apps.publish');
   // an unpublished app is brought back by publishing: rollback and make-live answer 409 until then
@@ -205,8 +215,12 @@ async function load() {
               : ready(r) && canPublish
                 ? el(
                     'button',
-                    { type: 'button', class: 'small', onclick: () => again(r.release_id) },
-                    'Publish again',
+                    {
+                      type: 'button',
+                      class: older(r) ? 'small secondary' : 'small',
+                      onclick: () => again(r.release_id, older(r)),
+                    },
+                    older(r) ? 'Publish older code again' : 'Publish again',
                   )
                 : '',
       ],
@@ -280,8 +294,20 @@ async function eraseData(confirmation) {
   );
   await load();
 }
-async function again(release) {
-  const r = await api('POST', '/v0/apps/' + id + '/releases/' + release + '/republish');
+async function again(release, isOlder) {
+  if (
+    isOlder &&
+    !confirm(
+      release +
+        ' was published before the live release. Publishing it again makes a copy of its older code the live release. Data, secrets and users are kept.',
+    )
+  )
+    return;
+  const r = await api(
+    'POST',
+    '/v0/apps/' + id + '/releases/' + release + '/republish',
+    isOlder ? { confirm_older: true } : undefined,
+  );
   if (!r.ok) return say(failure(r), true);
   await load();
   say(

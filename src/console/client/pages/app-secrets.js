@@ -16,6 +16,7 @@ import {
 } from '../console.js';
 const id = appIdOf();
 let canWrite = false;
+let canPublish = false;
 async function load() {
   const r = await api('GET', '/v0/apps/' + id + '/secrets');
   if (!r.ok) return show('content', el('p', { class: 'error' }, failure(r)));
@@ -82,9 +83,63 @@ $('set').addEventListener('submit', async (e) => {
   });
   if (!r.ok) return say(failure(r), true);
   $('value').value = '';
-  say('Saved ' + name + '. If a release was waiting for it, publish again.');
+  say('Saved ' + name + '.');
   await load();
+  await offerWaiting();
 });
+
+/**
+ * The newest release that waited for secrets, once every one it missed is set, if it is newer
+ * than the live one (older code goes live only from the Releases page, with a confirmation).
+ */
+async function offerWaiting() {
+  const [rels, secrets] = await Promise.all([
+    api('GET', '/v0/apps/' + id + '/releases'),
+    api('GET', '/v0/apps/' + id + '/secrets'),
+  ]);
+  if (!rels.ok || !secrets.ok || !canPublish) return;
+  const present = new Set(secrets.data.secrets.filter((x) => x.present).map((x) => x.name));
+  const live = rels.data.releases.find((x) => x.is_live);
+  const newest = rels.data.releases.find(
+    (x) => x.activation_status === 'pending_secrets' && !x.preview,
+  );
+  if (!newest || (live && live.created_at > newest.created_at)) return;
+  if (!(newest.activation_error?.missing_secrets || []).every((n) => present.has(n))) return;
+  const button = el(
+    'button',
+    {
+      type: 'button',
+      onclick: async () => {
+        button.disabled = true;
+        const r = await api(
+          'POST',
+          '/v0/apps/' + id + '/releases/' + newest.release_id + '/republish',
+        );
+        if (!r.ok) return say(failure(r), true);
+        $('waiting').hidden = true;
+        say(
+          r.data.activation.status === 'live'
+            ? r.data.release_id + ' is live (published again from ' + newest.release_id + ').'
+            : r.data.release_id +
+                ' was stored: ' +
+                r.data.activation.status.replace('_', ' ') +
+                '.',
+        );
+      },
+    },
+    'Publish it now',
+  );
+  $('waiting').hidden = false;
+  $('waiting').replaceChildren(
+    el(
+      'p',
+      {},
+      el('code', {}, newest.release_id),
+      ' was waiting for its secrets; they are all set now.',
+    ),
+    button,
+  );
+}
 const preset = new URLSearchParams(location.search).get('set');
 if (preset) {
   $('name').value = preset;
@@ -94,6 +149,7 @@ const me = await boot(true);
 if (me) {
   const heading = await appHeading(id, 'secrets');
   canWrite = heading.ok && may(me, heading.data.account_id, 'secrets.write');
+  canPublish = heading.ok && may(me, heading.data.account_id, 'apps.publish');
   $('set-card').hidden = !canWrite;
   await load();
 }
