@@ -81,6 +81,8 @@ const STATUS = {
   invalid_verification: 400,
   invalid_credentials: 401,
   not_available: 400,
+  // app code's outbound fetch: the request was refused by the guard, aborted, or failed on the way
+  fetch_failed: 502,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS;

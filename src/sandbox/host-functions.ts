@@ -4,6 +4,7 @@
  * asynchronous platform calls that cross to the main thread. The table is typed by `HostApi`, so a name added on one side and
  * not the other does not compile.
  */
+import type { ErrorCode } from '../errors.ts';
 import { createHash } from 'node:crypto';
 import type { QuickJSContext } from 'quickjs-emscripten';
 import type { HostApi } from './host-api.ts';
@@ -69,10 +70,18 @@ function ownedCopy(bytes: Uint8Array): { bytes: ArrayBuffer; sha256: string } {
 }
 
 /** What app code's TypeError says when a fetch or a body read fails. */
-function fetchFailure(err: unknown, controller: AbortController | undefined): string {
-  if (err instanceof FetchRefused) return err.message;
-  if (controller?.signal.aborted) return 'fetch aborted';
-  return `fetch failed: ${(err as Error).message}`;
+/** What app code's `fetch` rejects with when the request or its body fails (the catalogue's `fetch_failed`). */
+function fetchFailure(
+  err: unknown,
+  controller: AbortController | undefined,
+): { code: Extract<ErrorCode, 'fetch_failed'>; message: string } {
+  const message =
+    err instanceof FetchRefused
+      ? err.message
+      : controller?.signal.aborted
+        ? 'fetch aborted'
+        : `fetch failed: ${(err as Error).message}`;
+  return { code: 'fetch_failed', message };
 }
 const MAX_LOGS = 200;
 
@@ -223,7 +232,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
             hooks.settle({
               callId,
               ok: false,
-              error: { code: 'fetch_failed', message: fetchFailure(err, controller) },
+              error: fetchFailure(err, controller),
             });
           })
           .finally(() => {
@@ -294,7 +303,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
           hooks.settle({
             callId,
             ok: false,
-            error: { code: 'fetch_failed', message: fetchFailure(err, controller) },
+            error: fetchFailure(err, controller),
           });
         },
       );
