@@ -33,6 +33,10 @@ export type Pending = {
   id: number;
   /** The watchdog's limit for this call's stretches (`killAfterMs`). */
   killAfterMs: number;
+  /** When the call's wall-clock limit ends (performance.now()), counted from when the pool took it. */
+  deadline: number;
+  /** That limit, ms, for the message that ends it. */
+  wallMs: number;
   onHostCall?: HostCallHandler;
   changed?: boolean;
 };

@@ -54,6 +54,14 @@ export { QUARANTINE, type Quarantine };
 export type { SandboxOptions } from './pool-options.ts';
 export type { HostCallHandler, HostUpload, InvokeInput } from './pool-slot.ts';
 
+/**
+ * How far past its wall-clock limit a call's guest code may still be running before the main thread
+ * ends its worker. The worker's own timer ends a call at the limit whenever the guest yields; this is
+ * for guest code that does not (a loop on a starved core, a long native operation), which that timer,
+ * on the same thread, cannot interrupt.
+ */
+export const WALL_MARGIN_MS = 250;
+
 /** Releases remembered per worker: a worker keeps at most its backstop of warm instances (10,000) anyway. */
 const MAX_LOADED = 20_000;
 
@@ -71,7 +79,7 @@ export class SandboxPool {
     for (let i = 0; i < options.workers; i++) this.slots.push(this.spawn(i));
     this.watchdog = setInterval(
       () => this.check(),
-      Math.max(25, Math.min(100, options.hardKillMs / 4)),
+      Math.max(25, Math.min(50, options.hardKillMs / 4)),
     );
     this.watchdog.unref();
   }
@@ -223,9 +231,19 @@ export class SandboxPool {
    */
   private check(): void {
     const now = TIME_ORIGIN + performance.now(); // the clock of RUNNING_SINCE
+    const wallNow = performance.now();
     for (const slot of this.allSlots()) {
       const since = slot.state[RUNNING_SINCE]!;
       if (!since) continue;
+      const running = slot.pending.get(slot.state[RUNNING_ID]!);
+      if (running && slot.alive && wallNow > running.deadline + WALL_MARGIN_MS) {
+        // its own thread cannot stop it: the call ends here, and the others on that thread move
+        this.retire(slot, 'wall-clock limit: guest code still running', {
+          kind: 'timeout',
+          message: `wall-clock limit reached: guest code was still running after ${running.wallMs} ms; its worker was terminated`,
+        });
+        continue;
+      }
       if (slot.watched?.since !== since)
         slot.watched = { since, seenAt: now, cpuMs: taskCpuMs(slot.state[THREAD_ID]!) };
       const limit =
@@ -261,6 +279,7 @@ export class SandboxPool {
   private async send(
     slot: Slot,
     inv: Invocation,
+    deadline: number,
     onHostCall?: HostCallHandler,
   ): Promise<InvocationResult> {
     try {
@@ -281,6 +300,8 @@ export class SandboxPool {
         releaseId: inv.release.releaseId,
         id: inv.id,
         killAfterMs: killAfterMs(inv.limits.cpuMs, this.options.hardKillMs),
+        deadline,
+        wallMs: inv.limits.wallMs,
         onHostCall,
       });
       slot.sent++;
@@ -292,6 +313,8 @@ export class SandboxPool {
   async invoke(input: InvokeInput): Promise<InvocationResult> {
     const releaseId = input.release.releaseId;
     const wallMs = input.limits?.wallMs ?? this.options.limits.wallMs;
+    // the wall clock runs from here: waiting for a turn or for a retry counts in the call's time
+    const deadline = performance.now() + wallMs;
     const turn = await this.fair.enter(releaseId, this.slots.length, wallMs);
     if (turn.queuedMs !== undefined) {
       this.counters.queued++;
@@ -303,7 +326,7 @@ export class SandboxPool {
     }
     let cpuMs: number | undefined;
     try {
-      const result = await this.invokeOnce(input);
+      const result = await this.invokeOnce(input, deadline);
       this.counters.calls++;
       if (typeof result.cpuMs === 'number') {
         this.counters.cpuMs += result.cpuMs;
@@ -319,7 +342,7 @@ export class SandboxPool {
 
   private fair = new FairQueues();
 
-  private async invokeOnce(input: InvokeInput): Promise<InvocationResult> {
+  private async invokeOnce(input: InvokeInput, deadline: number): Promise<InvocationResult> {
     if (this.closed)
       return { ok: false, error: { kind: 'killed', message: 'sandbox pool is closed' } };
     const left = this.quarantine.refusedFor(input.release.releaseId, Date.now());
@@ -352,6 +375,17 @@ export class SandboxPool {
         // CPU under load (`bench:origin`).
         const release: Invocation['release'] = { releaseId, entry: input.release.entry };
         if (needSources) release.sources = sources;
+        // a call moved off a thread that another call's guest code held gets a moment more to run:
+        // it never ran there, and the margin is what the limit allows past its end
+        const left = Math.max(
+          attempt > 0 ? WALL_MARGIN_MS : 0,
+          Math.floor(deadline - performance.now()),
+        );
+        if (left <= 0)
+          return {
+            ok: false,
+            error: { kind: 'timeout', message: `wall-clock limit reached (${limits.wallMs} ms)` },
+          };
         const inv: Invocation = {
           id: this.nextId++,
           handler: input.handler,
@@ -359,12 +393,13 @@ export class SandboxPool {
           app: input.app,
           flags: input.flags,
           secrets: input.secrets,
-          limits,
+          // the worker's own timer gets what is left of the call's time
+          limits: left < limits.wallMs ? { ...limits, wallMs: left } : limits,
           release,
         };
         // The body is transferred to the worker, so each attempt sends its own copy.
         if (input.request.body) inv.body = input.request.body.slice(0);
-        result = await this.send(slot, inv, input.onHostCall);
+        result = await this.send(slot, inv, performance.now() + left, input.onHostCall);
       } catch (err) {
         if (needSources) slot.loaded.delete(releaseId);
         throw err;
