@@ -9,6 +9,7 @@ import client from 'prom-client';
 import type { Deps } from '../deps.ts';
 import { jobQueueCounts } from '../jobs/queue-stats.ts';
 import { lastBackupTimes } from '../backups/runs.ts';
+import { sharesOf } from '../db/fair-share.ts';
 import type { NodeRuntime } from '../runtime/node-runtime.ts';
 import { createRequestMetrics } from './request-metrics.ts';
 
@@ -134,6 +135,26 @@ export function createMetrics(deps: Deps, runtime: NodeRuntime): Metrics {
   });
   void jobs;
 
+  new client.Gauge({
+    name: 'platform_app_db_calls',
+    help: "App code's platform calls by state (running: holding one of the apps' database turns; waiting: queued for one)",
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const s = sharesOf(deps.pool);
+      this.set({ state: 'running' }, s.running());
+      this.set({ state: 'waiting' }, s.waiting());
+    },
+  });
+  new client.Counter({
+    name: 'platform_app_db_calls_refused_total',
+    help: "App code's platform calls refused because no database turn came before their call's wall-clock limit",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(sharesOf(deps.pool).stats.refused);
+    },
+  });
   const backupAt = new client.Gauge({
     name: 'platform_backup_last_finished_timestamp_seconds',
     help: 'When the newest backup of each result finished, Unix seconds (0: none yet); alert on a failure newer than the last success',

@@ -7,6 +7,7 @@ import { createSignedUrl, createUpload, deleteFile } from '../files/service.ts';
 import { enqueueFromApp, type JobTarget } from '../jobs/enqueue.ts';
 import type { HostCallHandler, HostUpload } from '../sandbox/pool.ts';
 import type { HttpCache } from './http-cache.ts';
+import { sharesOf } from '../db/fair-share.ts';
 
 /** What reads the release's static files for `ctx.assets.fetch` (path, method). */
 export type AssetReader = (pathname: unknown, method: unknown) => Promise<unknown>;
@@ -17,10 +18,17 @@ export function hostCallsFor(
   target: JobTarget,
   assets?: AssetReader,
   cache?: HttpCache['api'],
+  /** the end of the server call's wall-clock limit (performance.now()): waiting for a turn counts in it */
+  deadline = Number.POSITIVE_INFINITY,
 ): HostCallHandler {
   const calls = dispatch(deps, target, assets, cache);
+  const shares = sharesOf(deps.pool);
   return async (method, args, upload) => {
+    let done: (() => void) | undefined;
     try {
+      // the shared cache lives in memory; every other call reaches Postgres (and the blob store)
+      if (!method.startsWith('cache.'))
+        done = await shares.acquire(target.appId, target.accountId, deadline);
       return await calls(method, args, upload);
     } catch (err) {
       // Only the platform's own, deliberate errors reach app code; anything else (a database
@@ -32,6 +40,8 @@ export function hostCallsFor(
         error: err instanceof Error ? (err.stack ?? err.message) : String(err),
       });
       throw new ApiError('internal_error', 'The platform could not complete this call; try again.');
+    } finally {
+      done?.();
     }
   };
 }

@@ -54,6 +54,11 @@ export async function invokeRelease(
   const sources = sandbox.holds(release.releaseId) ? undefined : services.caches.sources(release);
   sources?.catch(() => {}); // a failure surfaces when the pool asks for them
   const secrets = await services.caches.appSecrets(app.appId);
+  const wallMs =
+    call.handler === 'job' || call.handler === 'webhook'
+      ? deps.config.sandbox.backgroundWallMs
+      : deps.config.sandbox.wallMs;
+  const deadline = performance.now() + wallMs;
   const result = await sandbox.invoke({
     handler: call.handler,
     flags: instanceFlags(deps, release),
@@ -85,6 +90,7 @@ export async function invokeRelease(
       },
       (pathname, method) => readAsset(services.caches, release, app.accountId, pathname, method),
       services.httpCache?.api,
+      deadline,
     ),
   });
   countOutbound(deps, app.appId, result.fetches);
