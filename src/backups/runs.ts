@@ -3,6 +3,7 @@
  * Operator section lists every backup (when, size, result) and /metrics sees a failing schedule.
  * A failure is also an entry in the operators' action log, where operators look for what happened.
  */
+import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.ts';
 import type { Config } from '../config.ts';
 import type { BackupTrigger } from '../db/tables/operations.ts';
@@ -36,6 +37,26 @@ export async function queueBackupRun(
     .values({ id, trigger: input.trigger, requested_by: input.requestedBy })
     .execute();
   return id;
+}
+
+/** A backup an operator asked for: its queued run, the job that takes it and the action log entry, at once. */
+export async function queueConsoleBackup(
+  db: Db,
+  actor: { userId: string | null; label: string },
+): Promise<string> {
+  return db.transaction().execute(async (trx) => {
+    const id = await queueBackupRun(trx, { trigger: 'console', requestedBy: actor.label });
+    await sql`select graphile_worker.add_job('platform_backup', ${JSON.stringify({ backup_id: id })}::json, max_attempts => 1)`.execute(
+      trx,
+    );
+    await recordAction(trx, {
+      actorUserId: actor.userId,
+      actorLabel: actor.label,
+      action: 'start_backup',
+      detail: { backup_id: id },
+    });
+    return id;
+  });
 }
 
 /** Runs a backup and records it; a failure is recorded, logged and thrown again. */

@@ -15,9 +15,8 @@ import {
   type OperatorActor,
 } from './actions.ts';
 import { operatorAccountApps, operatorAccounts, serverHealth } from './overview.ts';
-import { isOperator, listActions, listOperators, recordAction } from './queries.ts';
-import { listBackupRuns, queueBackupRun, restoreCommandFor } from '../backups/runs.ts';
-import { sql } from 'kysely';
+import { isOperator, listActions, listOperators } from './queries.ts';
+import { listBackupRuns, queueConsoleBackup, restoreCommandFor } from '../backups/runs.ts';
 import {
   AccountsQuery,
   ActionsQuery,
@@ -335,19 +334,7 @@ export function operatorRoutes(): Hono<Env> {
   r.post('/backups', startBackup, operatorsOnly, async (c) => {
     const { db } = c.var.deps;
     const actor = actorOf(c);
-    const id = await db.transaction().execute(async (trx) => {
-      const queued = await queueBackupRun(trx, { trigger: 'console', requestedBy: actor.label });
-      await sql`select graphile_worker.add_job('platform_backup', ${JSON.stringify({ backup_id: queued })}::json, max_attempts => 1)`.execute(
-        trx,
-      );
-      await recordAction(trx, {
-        actorUserId: actor.userId,
-        actorLabel: actor.label,
-        action: 'start_backup',
-        detail: { backup_id: queued },
-      });
-      return queued;
-    });
+    const id = await queueConsoleBackup(db, actor);
     const run = (await listBackupRuns(db, 50)).find((b) => b.backup_id === id)!;
     return startBackup.reply(c, 202, run);
   });

@@ -4,7 +4,6 @@
  * asynchronous platform calls that cross to the main thread. The table is typed by `HostApi`, so a name added on one side and
  * not the other does not compile.
  */
-import type { ErrorCode } from '../errors.ts';
 import { createHash } from 'node:crypto';
 import type { QuickJSContext } from 'quickjs-emscripten';
 import type { HostApi } from './host-api.ts';
@@ -74,7 +73,7 @@ function ownedCopy(bytes: Uint8Array): { bytes: ArrayBuffer; sha256: string } {
 function fetchFailure(
   err: unknown,
   controller: AbortController | undefined,
-): { code: Extract<ErrorCode, 'fetch_failed'>; message: string } {
+): { code: 'fetch_failed'; message: string } {
   const message =
     err instanceof FetchRefused
       ? err.message

@@ -9,12 +9,10 @@ import {
   FETCHES_OK,
   LAST_BEGUN,
   RUNNING_ID,
-  RUNNING_SINCE,
   SHARED_STATE_BYTES,
-  THREAD_ID,
 } from './shared-state.ts';
 import { Worker } from 'node:worker_threads';
-import { taskCpuMs } from './cpu-clock.ts';
+import { overdueStretch, WALL_MARGIN_MS } from './watchdog.ts';
 import { Outbox } from './outbox.ts';
 import { sandboxWorkerExecArgv, sandboxWorkerUrl } from './worker-bundle.ts';
 import {
@@ -53,14 +51,6 @@ import { QUARANTINE, type Quarantine, QuarantineBook } from './quarantine.ts';
 export { QUARANTINE, type Quarantine };
 export type { SandboxOptions } from './pool-options.ts';
 export type { HostCallHandler, HostUpload, InvokeInput } from './pool-slot.ts';
-
-/**
- * How far past its wall-clock limit a call's guest code may still be running before the main thread
- * ends its worker. The worker's own timer ends a call at the limit whenever the guest yields; this is
- * for guest code that does not (a loop on a starved core, a long native operation), which that timer,
- * on the same thread, cannot interrupt.
- */
-export const WALL_MARGIN_MS = 250;
 
 /** Releases remembered per worker: a worker keeps at most its backstop of warm instances (10,000) anyway. */
 const MAX_LOADED = 20_000;
@@ -222,43 +212,11 @@ export class SandboxPool {
     return [...this.slots, ...this.quarantine.workers()];
   }
 
-  /**
-   * Terminates a worker whose guest code has run without yielding for too long: `hardKillMs` of the
-   * thread's CPU time (where it can be read), so a busy host does not kill a worker whose guest only
-   * waited for a core. A stretch is first seen by a check up to 100 ms after it began; the time
-   * before that is counted as if all of it had been CPU. Where the thread's CPU time cannot be
-   * read, wall-clock time decides.
-   */
+  /** Ends the workers the watchdog finds overdue (watchdog.ts). */
   private check(): void {
-    const now = TIME_ORIGIN + performance.now(); // the clock of RUNNING_SINCE
-    const wallNow = performance.now();
     for (const slot of this.allSlots()) {
-      const since = slot.state[RUNNING_SINCE]!;
-      if (!since) continue;
-      const running = slot.pending.get(slot.state[RUNNING_ID]!);
-      if (running && slot.alive && wallNow > running.deadline + WALL_MARGIN_MS) {
-        // its own thread cannot stop it: the call ends here, and the others on that thread move
-        this.retire(slot, 'wall-clock limit: guest code still running', {
-          kind: 'timeout',
-          message: `wall-clock limit reached: guest code was still running after ${running.wallMs} ms; its worker was terminated`,
-        });
-        continue;
-      }
-      if (slot.watched?.since !== since)
-        slot.watched = { since, seenAt: now, cpuMs: taskCpuMs(slot.state[THREAD_ID]!) };
-      const limit =
-        slot.pending.get(slot.state[RUNNING_ID]!)?.killAfterMs ?? this.options.hardKillMs;
-      if (now - since <= limit || !slot.alive) continue;
-      const { seenAt, cpuMs } = slot.watched;
-      const cpuNow = cpuMs === undefined ? undefined : taskCpuMs(slot.state[THREAD_ID]!);
-      // before it was seen, it may have used every millisecond of the wall clock
-      const ranMs = cpuNow === undefined ? now - since : cpuNow - cpuMs! + (seenAt - since);
-      if (ranMs > limit) {
-        this.retire(slot, 'watchdog: guest did not yield', {
-          kind: 'timeout',
-          message: `guest code ran for more than ${Math.round(limit)} ms without yielding; its worker was terminated`,
-        });
-      }
+      const overdue = overdueStretch(slot, this.options.hardKillMs);
+      if (overdue) this.retire(slot, overdue.reason, overdue.error);
     }
   }
 

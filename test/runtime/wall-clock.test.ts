@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { WALL_MARGIN_MS } from '../../src/sandbox/pool.ts';
+import { WALL_MARGIN_MS } from '../../src/sandbox/watchdog.ts';
 import { eventsOf, publishServerApp, waitFor } from '../_lib/apps.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
 
