@@ -1,10 +1,11 @@
 /**
  * Turning a folder into a publish body: `manifest.platform.json` plus every file except the
- * manifest, dot-files and dot-folders, `node_modules` and `.platformignore` patterns (gitignore
- * syntax). Content types come from file extensions. The contract's limits are checked before
+ * manifest, dot-files and dot-folders the manifest does not name, what no host publishes
+ * (`.git`, `.env*`, `.dev.vars`, `.wrangler/`, `node_modules`), `.platformignore` patterns
+ * (gitignore syntax) and a static root's `.assetsignore`. Content types come from file extensions. The contract's limits are checked before
  * anything is sent.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
 import mime from 'mime';
@@ -91,24 +92,86 @@ export function contentTypeFor(file: string): string {
     : type;
 }
 
-export async function collectFiles(dir: string): Promise<LocalFile[]> {
-  const root = path.resolve(dir);
-  const ig = ignore();
+/** What no host publishes, wherever it is: version control, local secrets, local state. */
+function neverPublished(name: string): boolean {
+  return (
+    name === 'node_modules' ||
+    name === '.git' ||
+    name === '.hg' ||
+    name === '.svn' ||
+    name === '.wrangler' ||
+    name === '.DS_Store' ||
+    name === '.platformignore' ||
+    name === '.assetsignore' ||
+    name.startsWith('.env') ||
+    name.startsWith('.dev.vars')
+  );
+}
+
+/** gitignore-syntax patterns of a file, if it is there. */
+async function ignoreFile(file: string) {
   try {
-    ig.add(await readFile(path.join(root, '.platformignore'), 'utf8'));
+    return ignore().add(await readFile(file, 'utf8'));
   } catch {
-    // no ignore file
+    return undefined;
   }
+}
+
+/**
+ * The folder's files to publish. Dot-files and dot-folders are left out, except where the
+ * manifest names them (`named`: its static_root and server_entry, as a framework's build writes
+ * them to `.svelte-kit/cloudflare` or `.open-next/assets`): what is under a named folder is
+ * published whatever its name (`.well-known/`), and what no host publishes never is. A static
+ * root's own `.assetsignore` (Workers' static assets syntax) leaves out what it names.
+ */
+export async function collectFiles(dir: string, named: string[] = []): Promise<LocalFile[]> {
+  const root = path.resolve(dir);
+  const ig = (await ignoreFile(path.join(root, '.platformignore'))) ?? ignore();
+  const named_ = named.map((n) => n.replace(/^\.\//, '').replace(/\/+$/, '')).filter(Boolean);
+  const assetIgnores = new Map<string, ReturnType<typeof ignore>>();
+  for (const n of named_) {
+    const found = await ignoreFile(path.join(root, n, '.assetsignore'));
+    if (found) assetIgnores.set(n, found);
+  }
+  const wanted = (relPath: string) =>
+    named_.some((n) => n === relPath || n.startsWith(`${relPath}/`) || relPath.startsWith(`${n}/`));
+  const assetIgnored = (relPath: string, isDir: boolean) => {
+    for (const [base, patterns] of assetIgnores)
+      if (relPath.startsWith(`${base}/`)) {
+        const inner = relPath.slice(base.length + 1);
+        if (patterns.ignores(isDir ? `${inner}/` : inner)) return true;
+      }
+    return false;
+  };
+  const realRoot = await realpath(root);
   const out: LocalFile[] = [];
   const walk = async (rel: string): Promise<void> => {
     const entries = await readdir(path.join(root, rel), { withFileTypes: true });
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (e.name.startsWith('.') || e.name === 'node_modules') continue;
       const relPath = rel ? `${rel}/${e.name}` : e.name;
+      if (neverPublished(e.name)) continue;
+      // in a dot-folder, only the way to what the manifest names, and what is under it
+      if (relPath.split('/').some((seg) => seg.startsWith('.')) && !wanted(relPath)) continue;
       if (!rel && e.name === MANIFEST) continue;
-      if (ig.ignores(e.isDirectory() ? `${relPath}/` : relPath)) continue;
-      if (e.isDirectory()) await walk(relPath);
-      else if (e.isFile()) {
+      let isDir = e.isDirectory();
+      let isFile = e.isFile();
+      if (e.isSymbolicLink()) {
+        // followed inside the project; one pointing out of it is refused, not silently dropped
+        const target = await realpath(path.join(root, relPath)).catch(() => undefined);
+        if (!target) continue; // dangling
+        if (target !== realRoot && !target.startsWith(`${realRoot}${path.sep}`))
+          throw new CliError(
+            `${relPath} is a symbolic link to ${target}, outside the project: copy what it points to into the project, or list it in .platformignore.`,
+            'invalid_bundle',
+          );
+        const st = await stat(target);
+        isDir = st.isDirectory();
+        isFile = st.isFile();
+      }
+      if (ig.ignores(isDir ? `${relPath}/` : relPath)) continue;
+      if (assetIgnored(relPath, isDir)) continue;
+      if (isDir) await walk(relPath);
+      else if (isFile) {
         const st = await stat(path.join(root, relPath));
         out.push({
           path: relPath,
@@ -123,29 +186,54 @@ export async function collectFiles(dir: string): Promise<LocalFile[]> {
   return out;
 }
 
-/** The contract's limits, checked locally so a large mistake is not uploaded first. */
+/** The `n` largest files, as `path (size)`. */
+const largest = (files: LocalFile[], n = 5) =>
+  [...files]
+    .sort((a, b) => b.size - a.size)
+    .slice(0, n)
+    .map((f) => `${f.path} (${mib(f.size)})`)
+    .join(', ');
+
+/** The folders holding the most files, as `folder/ (count)`. */
+function fullest(files: LocalFile[], n = 5): string {
+  const counts = new Map<string, number>();
+  for (const f of files) {
+    const parts = f.path.split('/');
+    const folder =
+      parts.length > 1 ? `${parts.slice(0, Math.min(2, parts.length - 1)).join('/')}/` : './';
+    counts.set(folder, (counts.get(folder) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([folder, count]) => `${folder} (${count})`)
+    .join(', ');
+}
+
+/** The contract's limits, checked locally so a large mistake is not uploaded first; the offenders named. */
 export function checkLimits(files: LocalFile[]): void {
   if (!files.length) throw new CliError('There are no files to publish.', 'invalid_bundle');
   if (files.length > LIMITS.files)
     throw new CliError(
-      `${files.length} files; a release has at most ${LIMITS.files}.`,
+      `${files.length} files; a release has at most ${LIMITS.files}. Most files are in ${fullest(files)}.`,
       'bundle_too_large',
       undefined,
       'Exclude build leftovers with a .platformignore file.',
     );
+  const tooBig = files.filter((f) => f.size > LIMITS.fileBytes);
+  if (tooBig.length)
+    throw new CliError(
+      `${tooBig.length === 1 ? `${tooBig[0]!.path} is ${mib(tooBig[0]!.size)}` : `${tooBig.length} files are larger than that: ${largest(tooBig)}`}; a file may be at most ${mib(LIMITS.fileBytes)}.`,
+      'bundle_too_large',
+    );
   for (const f of files) {
-    if (f.size > LIMITS.fileBytes)
-      throw new CliError(
-        `${f.path} is ${mib(f.size)}; a file may be at most ${mib(LIMITS.fileBytes)}.`,
-        'bundle_too_large',
-      );
     const problem = pathProblem(f.path);
     if (problem) throw new CliError(`${f.path}: path ${problem}.`, 'invalid_path');
   }
   const total = files.reduce((n, f) => n + f.size, 0);
   if (total > LIMITS.totalBytes)
     throw new CliError(
-      `The files add up to ${mib(total)}; a release may be at most ${mib(LIMITS.totalBytes)}.`,
+      `The files add up to ${mib(total)}; a release may be at most ${mib(LIMITS.totalBytes)}. The largest: ${largest(files)}.`,
       'bundle_too_large',
     );
 }

@@ -2,8 +2,8 @@
  * Deno and Val Town module resolution in the bundle step: `deno.json`'s import map (exact names and
  * `prefix/` entries), `npm:` specifiers (the package as installed in node_modules), `jsr:`
  * specifiers (the package as `deno install` or npm's JSR registry lays it out, `@jsr/scope__name`),
- * and its JSX settings. A remote `https://` import cannot be fetched at run time: it stops the
- * build with one line saying what to do.
+ * and its JSX settings. A remote `https://` import cannot be fetched at run time: a static one stops
+ * the build with one line saying what to do; a dynamic `import()` is left to fail when it runs.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -54,6 +54,10 @@ export function denoResolution(root: string): { plugin: Plugin; options: Partial
       if (spec === key) return target;
       if (key.endsWith('/') && spec.startsWith(key)) return target + spec.slice(key.length);
     }
+    // a package entry (`"hono": "jsr:@hono/hono@^4"`) maps its subpaths too (`hono/html`), as Deno does
+    for (const [key, target] of imports)
+      if (!key.endsWith('/') && spec.startsWith(`${key}/`) && /^(npm|jsr):/.test(target))
+        return target.replace(/\/+$/, '') + spec.slice(key.length);
     return undefined;
   };
   const plugin: Plugin = {
@@ -73,6 +77,10 @@ export function denoResolution(root: string): { plugin: Plugin; options: Partial
               pluginData: 'deno-resolved',
             });
         }
+        // a dynamic import is a choice made when it runs (a fallback in try/catch): it fails there,
+        // as on any host without network imports; only a static one must stop the build
+        if (/^https?:\/\//.test(spec) && args.kind === 'dynamic-import')
+          return { path: spec, external: true };
         if (/^https?:\/\//.test(spec))
           return {
             errors: [

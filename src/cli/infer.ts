@@ -6,7 +6,8 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseJsonc } from 'jsonc-parser';
+import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
+import { CliError } from './output.ts';
 import { parse as parseToml } from 'smol-toml';
 import { BUILD_DIR } from './build.ts';
 
@@ -167,15 +168,90 @@ function runtimeFor(
   return undefined;
 }
 
+/** Where `file` (relative to the project) is, as `file:line:column`, for an error at `offset`. */
+function at(file: string, text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `${file}:${before.length}:${before.at(-1)!.length + 1}`;
+}
+
+/** A wrangler config as wrangler reads it, or one line that says what is wrong and where. */
+function readWranglerConfig(root: string, file: string): Record<string, unknown> {
+  const text = readFileSync(path.join(root, file), 'utf8');
+  if (file.endsWith('.toml')) {
+    try {
+      return parseToml(text) as Record<string, unknown>;
+    } catch (err) {
+      const e = err as { line?: number; column?: number; message: string };
+      const where = e.line ? `${file}:${e.line}:${e.column ?? 1}` : file;
+      throw new CliError(
+        `${where}: not valid TOML: ${e.message.split('\n')[0]}`,
+        'invalid_manifest',
+      );
+    }
+  }
+  const errors: ParseError[] = [];
+  const v = parseJsonc(text, errors, { allowTrailingComma: true });
+  if (errors.length)
+    throw new CliError(
+      `${at(file, text, errors[0]!.offset)}: not valid JSON: ${printParseErrorCode(errors[0]!.error)}`,
+      'invalid_manifest',
+    );
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new CliError(`${file}: a wrangler config is a JSON object.`, 'invalid_manifest');
+  return v as Record<string, unknown>;
+}
+
+/**
+ * The wrangler config `wrangler deploy` would read: the one a build points at from
+ * `.wrangler/deploy/config.json` (the Cloudflare Vite plugin writes `dist/<worker>/wrangler.json`
+ * there), else the project's own. `dir` is the folder its paths are relative to.
+ */
+function wranglerConfigFile(root: string): { file: string; dir: string } | undefined {
+  const pointer = path.join(root, '.wrangler', 'deploy', 'config.json');
+  if (existsSync(pointer)) {
+    const p = readJson(pointer);
+    if (typeof p?.configPath === 'string') {
+      const target = path.resolve(path.dirname(pointer), p.configPath);
+      const rel = path.relative(root, target);
+      if (rel.startsWith('..') || path.isAbsolute(rel))
+        throw new CliError(
+          `.wrangler/deploy/config.json points at ${target}, outside the project.`,
+          'invalid_manifest',
+        );
+      if (!isFile(root, rel))
+        throw new CliError(
+          `.wrangler/deploy/config.json points at ${rel}, which does not exist: run the build again (it writes that file).`,
+          'invalid_manifest',
+        );
+      return { file: rel.split(path.sep).join('/'), dir: path.dirname(target) };
+    }
+  }
+  const found = ['wrangler.jsonc', 'wrangler.json', 'wrangler.toml'].filter((f) => isFile(root, f));
+  if (found.length > 1)
+    throw new CliError(
+      `${found.join(' and ')} are both here: wrangler reads only one; keep the one you use.`,
+      'invalid_manifest',
+    );
+  return found[0] ? { file: found[0], dir: root } : undefined;
+}
+
 function fromWrangler(root: string): Inferred | undefined {
-  const file = ['wrangler.jsonc', 'wrangler.json', 'wrangler.toml'].find((f) => isFile(root, f));
-  if (!file) return undefined;
-  const w = file.endsWith('.toml')
-    ? readToml(path.join(root, file))
-    : readJson(path.join(root, file));
-  if (!w) return undefined;
+  const config = wranglerConfigFile(root);
+  if (!config) return undefined;
+  const { file } = config;
+  const w = readWranglerConfig(root, file);
+  // the config's paths are relative to the config file, as wrangler reads them
+  const fromConfig = (p: string) =>
+    clean(path.relative(root, path.resolve(config.dir, p)).split(path.sep).join('/'));
   const notes: string[] = [];
-  const given = typeof w.main === 'string' ? clean(w.main) : undefined;
+  if (config.dir !== root)
+    notes.push(`the build's deploy config ${file} (from .wrangler/deploy/config.json)`);
+  const given = typeof w.main === 'string' ? fromConfig(w.main) : undefined;
+  if (given && !isFile(root, given))
+    throw new CliError(
+      `${file}: main "${w.main}" does not exist${config.dir !== root ? ` (${given} in the project)` : ''}: build the project first, or correct main.`,
+      'invalid_manifest',
+    );
   const fromScript =
     wranglerScriptEntry(root, ['deploy', 'publish']) ??
     (given ? undefined : wranglerScriptEntry(root, ['dev', 'start']));
@@ -192,9 +268,9 @@ function fromWrangler(root: string): Inferred | undefined {
   };
   const site = (w.site ?? {}) as { bucket?: string };
   const assetDir = assets.directory
-    ? clean(assets.directory)
+    ? fromConfig(assets.directory)
     : site.bucket
-      ? clean(site.bucket)
+      ? fromConfig(site.bucket)
       : undefined;
   const spa = assets.not_found_handling === 'single-page-application';
   if (main && spa)

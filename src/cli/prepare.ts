@@ -3,13 +3,22 @@
  * entry bundled when it needs it (src/cli/build.ts). The user's manifest names their source entry;
  * the publish body names the bundle.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BUILD_DIR, buildServer, BUNDLE_PATH, type BuildOutput } from './build.ts';
 import { checkLimits, collectFiles, MANIFEST, readManifest, type LocalFile } from './bundle.ts';
 import { inferManifest, type Inferred } from './infer.ts';
 import { CliError } from './output.ts';
+
+const isFile = (p: string) => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
 
 export type Prepared = {
   /** the publish body without `files` */
@@ -36,9 +45,10 @@ export async function preparePublish(
       await writeFile(path.join(root, MANIFEST), `${JSON.stringify(inferred.manifest, null, 2)}\n`);
   }
   const manifest = await readManifest(root);
-  let files = await collectFiles(root);
   let runtime = (manifest.runtime ?? {}) as Record<string, unknown>;
   const entry = typeof runtime.server_entry === 'string' ? runtime.server_entry : undefined;
+  const named = [runtime.static_root, entry].filter((x): x is string => typeof x === 'string');
+  let files = await collectFiles(root, named);
   const notes: string[] = [];
   // An app answered by its server alone: the contract's static_root names the build output, which
   // the app origin never serves, so no file shadows a route and no source is served.
@@ -59,14 +69,17 @@ export async function preparePublish(
   }
   let build: BuildOutput | undefined;
   if (entry && options.bundle !== false) {
-    if (!files.some((f) => f.path === entry))
+    // read from disk by the bundler: it may be a file the static root's .assetsignore leaves out
+    if (!isFile(path.join(root, entry)))
       throw new CliError(
-        `The server entry ${entry} (runtime.server_entry) is not among the files to publish.`,
+        `The server entry ${entry} (runtime.server_entry${inferred ? `, from ${inferred.from}` : ''}) does not exist in ${root}.`,
         'invalid_manifest',
       );
     build = await buildServer(root, entry, {
       color: options.color,
-      force: serverOnly || runtime.static_root === BUILD_DIR,
+      // an entry left out of the files (a static root's .assetsignore) reaches the release as the bundle
+      force:
+        serverOnly || runtime.static_root === BUILD_DIR || !files.some((f) => f.path === entry),
     });
   }
   const head: Record<string, unknown> = { ...manifest, runtime };
