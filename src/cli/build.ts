@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { build, formatMessages, version as esbuildVersion, type Message } from 'esbuild';
+import { cloudflareModules, explainCloudflareExport } from './cloudflare-modules.ts';
 import { denoResolution } from './deno-resolve.ts';
 import { nodeCompat } from './node-compat/plugin.ts';
 import { CliError } from './output.ts';
@@ -73,11 +74,11 @@ export async function buildServer(
       define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
       // deno.json's import map, npm: and jsr: specifiers and JSX settings (deno-resolve.ts);
       // Node's built-ins from polyfills, as Cloudflare's nodejs_compat (node-compat/plugin.ts)
-      plugins: [deno.plugin, nodeCompat],
+      plugins: [cloudflareModules, deno.plugin, nodeCompat],
       ...deno.options,
     });
   } catch (err) {
-    const messages = (err as { errors?: Message[] }).errors;
+    const messages = (err as { errors?: Message[] }).errors?.map(explainCloudflareExport);
     if (!messages?.length) throw err;
     const pretty = (
       await formatMessages(messages, { kind: 'error', color: options.color ?? false })

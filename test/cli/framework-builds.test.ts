@@ -194,6 +194,71 @@ Deno.serve(app.fetch);
   assert.is((await visit(appId, '/')).text, '<p>no network import</p>');
 });
 
+test('cloudflare:workers: env, waitUntil and a default-exported WorkerEntrypoint class; what is not here is named', async () => {
+  const dir = await project('cf-workers', {
+    'wrangler.jsonc': JSON.stringify({ name: 'cf-workers', main: 'src/index.ts' }),
+    'src/index.ts': `import { env, waitUntil, WorkerEntrypoint } from 'cloudflare:workers';
+let waited = 'not yet';
+export default class extends WorkerEntrypoint {
+  async fetch(request: Request) {
+    const p = new URL(request.url).pathname;
+    if (p === '/wait') {
+      waitUntil(new Promise((r) => setTimeout(r, 20)).then(() => { waited = 'waited'; }));
+      return new Response('queued');
+    }
+    if (p === '/waited') return new Response(waited);
+    return Response.json({
+      fromModule: env.GREETING ?? null,
+      fromThis: (this.env as Record<string, string>).GREETING ?? null,
+      hasCtx: typeof this.ctx.waitUntil,
+    });
+  }
+}
+`,
+  });
+  const r = await cli(['publish'], { cwd: dir });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const appId = await appOf(dir);
+  await h.api('PUT /v0/apps/{app_id}/secrets/{name}', {
+    key: u.api_key,
+    params: { app_id: appId, name: 'GREETING' },
+    body: { value: 'hello' },
+  });
+  assert.equal((await visit(appId, '/')).body, {
+    fromModule: 'hello',
+    fromThis: 'hello',
+    hasCtx: 'function',
+  });
+  assert.is((await visit(appId, '/wait')).text, 'queued');
+  assert.is((await visit(appId, '/waited')).text, 'waited', 'the call waited for waitUntil');
+
+  for (const [name, source, message] of [
+    [
+      'cf-durable',
+      "import { DurableObject } from 'cloudflare:workers';\nexport class Counter extends DurableObject {}\nexport default { fetch: () => new Response('x') };\n",
+      'DurableObject from "cloudflare:workers" is not available here: Durable Objects are not available here yet',
+    ],
+    [
+      'cf-workflow',
+      "import { WorkflowEntrypoint } from 'cloudflare:workers';\nexport class Flow extends WorkflowEntrypoint {}\nexport default { fetch: () => new Response('x') };\n",
+      'WorkflowEntrypoint from "cloudflare:workers" is not available here',
+    ],
+    [
+      'cf-sockets',
+      "import { connect } from 'cloudflare:sockets';\nexport default { fetch: () => new Response(String(connect)) };\n",
+      '"cloudflare:sockets" is not available here: there are no TCP sockets here',
+    ],
+  ] as const) {
+    const bad = await project(name, {
+      'wrangler.jsonc': JSON.stringify({ name, main: 'src/index.js' }),
+      'src/index.js': source,
+    });
+    const out = await cli(['publish'], { cwd: bad });
+    assert.is(out.code, 1, out.stdout + out.stderr);
+    assert.match(out.stderr, message, name);
+  }
+});
+
 test('what stops a publish says what is wrong and where, in one line, and publishes nothing', async () => {
   const cases: [string, Record<string, string>, RegExp][] = [
     [

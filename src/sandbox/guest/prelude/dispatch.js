@@ -317,6 +317,8 @@ hide(G, '__setApp', function (appJson, flagsJson) {
       return platform.secret(k);
     },
   });
+  // `import { env } from 'cloudflare:workers'` reads it here
+  hide(G, '__workersEnv', ctx);
 });
 
 // Streamed answers being sent: the host pulls each chunk (`__pull`) as the visitor takes it.

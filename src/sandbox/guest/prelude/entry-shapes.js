@@ -44,10 +44,34 @@ var methodHandlers = function (ns) {
   };
 };
 
+// A default-exported class (Workers' `class extends WorkerEntrypoint { fetch(request) }`): an
+// instance per call, made with the call's context and the env, as Workers makes one.
+var entrypointClass = function (d) {
+  var p = d.prototype;
+  return (
+    !!p &&
+    (typeof p.fetch === 'function' || typeof p.scheduled === 'function') &&
+    /^class[\s{]/.test(Function.prototype.toString.call(d))
+  );
+};
+var fromEntrypoint = function (C) {
+  var h = {};
+  if (typeof C.prototype.fetch === 'function')
+    h.fetch = function (request, env, exec) {
+      return new C(exec, env).fetch(request);
+    };
+  if (typeof C.prototype.scheduled === 'function')
+    h.scheduled = function (controller, env, exec) {
+      return new C(exec, env).scheduled(controller);
+    };
+  return h;
+};
+
 hide(G, '__handlersOf', function (ns) {
   var d = ns ? ns.default : undefined;
   var h;
-  if (typeof d === 'function') h = { fetch: d, job: d };
+  if (typeof d === 'function' && entrypointClass(d)) h = fromEntrypoint(d);
+  else if (typeof d === 'function') h = { fetch: d, job: d };
   else if (d !== null && typeof d === 'object') h = d;
   else h = {};
   var entry = loadedChunks.hosts ? platform.internals.entry : null;
@@ -127,9 +151,17 @@ var settled = function (exec, value) {
     : value;
 };
 
+// The call whose handler is running now (its synchronous part), for `waitUntil` imported from
+// cloudflare:workers; after an await it is the last call begun (until async context exists here).
+var runningExec = null;
+hide(G, '__workersExec', function () {
+  return runningExec;
+});
+
 hide(G, '__dispatch', function (handlers, kind, input, body) {
   if (!handlers || typeof handlers[kind] !== 'function') return { missing: true };
   var exec = new ExecutionContext();
+  runningExec = exec;
   if (kind === 'job') {
     // job(event, ctx): the result is not used; finishing (or throwing) is the outcome.
     return Promise.resolve(handlers.job(JSON.parse(input), ctx, exec)).then(function () {
