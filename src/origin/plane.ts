@@ -7,7 +7,8 @@ import { appOrigin } from '../apps/mappers.ts';
 import type { Deps } from '../deps.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from '../http/request-id.ts';
 import { headerReads, type HeaderReads, type NodeIncoming } from '../http/parsed-headers.ts';
-import type { LiveApp, ReleaseFile } from '../releases/live.ts';
+import type { LiveApp, ReleaseFile, ReleaseView } from '../releases/live.ts';
+import { type AssetRules, redirectFor, withHeaderRules } from '../releases/asset-rules.ts';
 import { directStaticFile } from '../runtime/assets.ts';
 import { decodeAppPath } from '../runtime/paths.ts';
 import type { NodeRuntime } from '../runtime/node-runtime.ts';
@@ -31,7 +32,7 @@ import { createBodyBudget } from '../http/body-budget.ts';
 import { errorBody } from '../errors.ts';
 import type { RouteEntry } from '../domains/table.ts';
 import { sameOriginPath } from '../lib/same-origin-path.ts';
-import type { RouteKind, Target } from '../analytics/collector.ts';
+import { type OriginRequest, originRequest } from './origin-request.ts';
 
 export type AppsPlane = {
   /**
@@ -63,46 +64,6 @@ export type AppsPlane = {
   endStreams(): void;
   close(): Promise<void>;
 };
-
-/** Path and query of an absolute URL without a full parse (the URL is already normalised by the server). */
-function splitUrl(url: string): { pathname: string; search: string } {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  if (start < 0) return { pathname: '/', search: '' };
-  const hash = url.indexOf('#', start);
-  const end = hash < 0 ? url.length : hash;
-  const q = url.indexOf('?', start);
-  return q < 0 || q > end
-    ? { pathname: url.slice(start, end), search: '' }
-    : { pathname: url.slice(start, q), search: url.slice(q, end) };
-}
-
-/** One request on its way through the origin: what every step reads, and what answered it. */
-type OriginRequest = {
-  req: Request;
-  reads: HeaderReads;
-  requestId: string;
-  client: string;
-  /** how the host named the app (its canonical origin, a slug, a custom domain) */
-  via: RouteKind;
-  /** the alias host name, or null on the canonical origin */
-  host: string | null;
-  pathname: string;
-  search: string;
-  /** what answered: a static file until the server (or a reserved path) takes it */
-  target: Target;
-};
-
-function originRequest(
-  req: Request,
-  reads: HeaderReads,
-  requestId: string,
-  client: string,
-  via: RouteKind,
-  host: string | null,
-): OriginRequest {
-  const { pathname, search } = splitUrl(req.url);
-  return { req, reads, requestId, client, via, host, pathname, search, target: 'static' };
-}
 
 /** The app origin's request path over the node's runtime (`runtime/node-runtime.ts`). */
 export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
@@ -160,10 +121,11 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
     app: LiveApp,
     f: ReleaseFile,
     status: number,
+    rules?: AssetRules | null,
   ): Promise<Response> {
     const rep = representation(r.reads, f);
     if (!rep) return notAcceptable(r.requestId);
-    return serveFile(
+    const res = serveFile(
       r.req,
       rep,
       r.req.method === 'HEAD' ? null : await caches.body(app.accountId, rep.blob),
@@ -171,6 +133,22 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
       r.requestId,
       staticStatus(r.reads, rep, status),
     );
+    return rules ? withHeaderRules(res, rules, r.pathname) : res;
+  }
+
+  /** `_redirects`: a redirect, or a 200 rule's file answering at this URL (asset-rules.ts). */
+  async function redirected(r: OriginRequest, app: LiveApp, release: ReleaseView) {
+    const rule = redirectFor(release.assetRules!, r.pathname, r.search);
+    if (!rule) return undefined;
+    if (rule.status === 200) {
+      const f = directStaticFile(release, rule.to.split('?')[0]!);
+      return f ? serve(r, app, f, 200, release.assetRules) : undefined;
+    }
+    const to = /^https?:\/\//i.test(rule.to) ? rule.to : sameOriginPath(rule.to);
+    return new Response(null, {
+      status: rule.status,
+      headers: { location: to, [REQUEST_ID_HEADER]: r.requestId },
+    });
   }
 
   // A plain function, not a Hono router, with no per-request closures: this is the hottest path.
@@ -224,8 +202,10 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
     const readable = req.method === 'GET' || req.method === 'HEAD';
 
     if (readable) {
+      const ruled = release.assetRules && (await redirected(r, app, release));
+      if (ruled) return ruled;
       const direct = directStaticFile(release, r.pathname);
-      if (direct) return serve(r, app, direct, 200);
+      if (direct) return serve(r, app, direct, 200, release.assetRules);
       // `/dir` names a directory with an index.html: redirect to `/dir/`.
       if (root !== null && rel && !path.directory && files.has(`${root}/${rel}/index.html`)) {
         return new Response(null, {
@@ -271,9 +251,9 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
       });
     const rootIndex =
       fallback === 'index.html' && root !== null ? files.get(`${root}/index.html`) : undefined;
-    if (rootIndex) return serve(r, app, rootIndex, 200);
+    if (rootIndex) return serve(r, app, rootIndex, 200, release.assetRules);
     const page404 = root === null ? undefined : files.get(`${root}/404.html`);
-    if (page404) return serve(r, app, page404, 404);
+    if (page404) return serve(r, app, page404, 404, release.assetRules);
     return originFail('not_found', 'Not found.', requestId);
   }
 
@@ -307,7 +287,8 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
     const app = caches.liveAppCached(appId);
     if (!app || app.block !== null || overQuota(app)) return undefined;
     const release = caches.releaseCached(app.releaseId);
-    if (!release) return undefined;
+    // a release with _redirects or _headers takes the full path
+    if (!release || release.assetRules) return undefined;
     const f = directStaticFile(release, r.pathname);
     if (f) {
       const rep = representation(reads, f);

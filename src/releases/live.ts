@@ -22,6 +22,7 @@ import {
   releaseWithAccount,
 } from './queries.ts';
 import { createSecretsCache } from './live-secrets.ts';
+import { type AssetRules, parseHeaders, parseRedirects } from './asset-rules.ts';
 
 /** Whether a release declares app users (auth.mode app_users). */
 export function appUsersEnabled(view: { manifest: Manifest }): boolean {
@@ -91,6 +92,8 @@ export type ReleaseView = {
   files: Map<string, ReleaseFile>;
   /** Raw request path → the static file it resolves to directly (null: none), filled by the hot path. */
   resolved: Map<string, ReleaseFile | null>;
+  /** The static root's `_redirects` and `_headers` (asset-rules.ts), or null when it has neither. */
+  assetRules: AssetRules | null;
 };
 
 export type RuntimeCaches = ReturnType<typeof createRuntimeCaches>;
@@ -167,7 +170,7 @@ export function createRuntimeCaches(deps: Deps) {
     let p = loading.get(appId);
     if (!p) {
       p = appPointer(deps.db, appId)
-        .then((row) => {
+        .then(async (row) => {
           const app = liveOf(row);
           live.set(appId, { app, at: Date.now() });
           return app;
@@ -189,7 +192,7 @@ export function createRuntimeCaches(deps: Deps) {
     if (!p) {
       const withSecrets = secrets.wanted(appId);
       p = firstSight(deps.db, appId, withSecrets, MAX_CACHED_FILE)
-        .then((row) => {
+        .then(async (row) => {
           const app = liveOf(row);
           if (row && withSecrets && !secrets.cached(appId))
             secrets.open(
@@ -209,19 +212,18 @@ export function createRuntimeCaches(deps: Deps) {
               sha256: Buffer.from(v.sha256, 'hex'),
               variant_sha256: Buffer.from(v.variant_sha256, 'hex'),
             }));
-            releases.set(
-              app.releaseId,
-              viewOf(
-                {
-                  id: app.releaseId,
-                  app_id: appId,
-                  account_id: app.accountId,
-                  manifest: row.manifest,
-                },
-                files,
-                variants,
-              ),
+            const view = viewOf(
+              {
+                id: app.releaseId,
+                app_id: appId,
+                account_id: app.accountId,
+                manifest: row.manifest,
+              },
+              files,
+              variants,
             );
+            await loadAssetRules(view);
+            releases.set(app.releaseId, view);
           }
           for (const src of row?.sources ?? []) {
             const etag = etagOf(Buffer.from(src.sha256, 'hex'));
@@ -315,6 +317,24 @@ export function createRuntimeCaches(deps: Deps) {
         }),
       ),
       resolved: new Map(),
+      assetRules: null,
+    };
+  }
+
+  /** Reads and takes out the static root's `_redirects` and `_headers`: rules, not files to serve. */
+  async function loadAssetRules(view: ReleaseView): Promise<void> {
+    if (view.staticRoot === null) return;
+    const read = async (name: string) => {
+      const file = view.files.get(`${view.staticRoot}/${name}`);
+      if (!file) return undefined;
+      view.files.delete(file.path);
+      return (await bytes(view.accountId, file)).toString('utf8');
+    };
+    const [redirects, headers] = await Promise.all([read('_redirects'), read('_headers')]);
+    if (redirects === undefined && headers === undefined) return;
+    view.assetRules = {
+      redirects: redirects ? parseRedirects(redirects) : [],
+      headers: headers ? parseHeaders(headers) : [],
     };
   }
 
@@ -329,6 +349,7 @@ export function createRuntimeCaches(deps: Deps) {
     ]);
     if (!row) return undefined;
     const view = viewOf(row, files, variantRows);
+    await loadAssetRules(view);
     releases.set(releaseId, view);
     return view;
   }

@@ -1,0 +1,124 @@
+/**
+ * `_redirects` and `_headers` in a release's static root, applied as Workers static assets (and
+ * Netlify, and Pages) apply them. The two files are configuration, never served. Grammar, as
+ * Cloudflare documents it:
+ * - `_redirects`: one rule a line, `source destination [status]` (301, 302 (default), 303, 307, 308,
+ *   or 200: the destination's file answers at the source's URL); `#` comments. A source may end in
+ *   `*` (the rest of the path, `:splat` in the destination) and hold `:name` segments. At most 2,000
+ *   static and 100 dynamic rules; the first that matches wins.
+ * - `_headers`: a URL pattern on a line of its own (same `*` and `:name`), then indented
+ *   `Name: value` lines that add a header to the files it matches, or `! Name` that removes one.
+ * Redirects are checked before a file is looked up; headers are added to static files' answers.
+ */
+
+export type RedirectRule = { match: RegExp; to: string; status: number };
+export type HeaderRule = { match: RegExp; set: [string, string][]; remove: string[] };
+export type AssetRules = { redirects: RedirectRule[]; headers: HeaderRule[] };
+
+const STATUSES = new Set([200, 301, 302, 303, 307, 308]);
+const MAX_STATIC = 2000;
+const MAX_DYNAMIC = 100;
+
+/** A source pattern as a regular expression over the request path (`*` → `splat`, `:name` → a segment). */
+function patternOf(source: string): RegExp | null {
+  if (!source.startsWith('/')) return null;
+  let re = '';
+  const parts = source.split(/(\*|:[A-Za-z]\w*)/);
+  for (const part of parts) {
+    if (part === '*') re += '(?<splat>.*)';
+    else if (/^:[A-Za-z]\w*$/.test(part)) re += `(?<${part.slice(1)}>[^/]+)`;
+    else re += part.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`^${re}$`);
+  } catch {
+    return null; // a placeholder named twice
+  }
+}
+
+const dynamic = (source: string) => /[*:]/.test(source);
+
+export function parseRedirects(text: string): RedirectRule[] {
+  const rules: RedirectRule[] = [];
+  let statics = 0;
+  let dynamics = 0;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const [source, to, code] = line.split(/\s+/);
+    const status = code === undefined ? 302 : Number(code);
+    if (!source || !to || !STATUSES.has(status)) continue;
+    // a 200 answers with one of the release's own files
+    if (status === 200 && !to.startsWith('/')) continue;
+    if (dynamic(source) ? ++dynamics > MAX_DYNAMIC : ++statics > MAX_STATIC) continue;
+    const match = patternOf(source);
+    if (match) rules.push({ match, to, status });
+  }
+  return rules;
+}
+
+export function parseHeaders(text: string): HeaderRule[] {
+  const rules: HeaderRule[] = [];
+  let current: HeaderRule | undefined;
+  for (const raw of text.split(/\r?\n/)) {
+    if (!raw.trim() || raw.trim().startsWith('#')) continue;
+    if (!/^\s/.test(raw)) {
+      const match = patternOf(raw.trim());
+      current = match ? { match, set: [], remove: [] } : undefined;
+      if (current) rules.push(current);
+      continue;
+    }
+    if (!current) continue;
+    const line = raw.trim();
+    if (line.startsWith('!')) {
+      current.remove.push(line.slice(1).trim().toLowerCase());
+      continue;
+    }
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim();
+    const value = line.slice(colon + 1).trim();
+    // what a Headers object would refuse is left out, not a 500 later
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name) || /[\r\n\0]/.test(value)) continue;
+    current.set.push([name, value]);
+  }
+  return rules;
+}
+
+/** The redirect rule that matches `pathname`, with its destination filled in; or undefined. */
+export function redirectFor(
+  rules: AssetRules,
+  pathname: string,
+  search: string,
+): { to: string; status: number } | undefined {
+  for (const rule of rules.redirects) {
+    const m = rule.match.exec(pathname);
+    if (!m) continue;
+    const groups = m.groups ?? {};
+    let to = rule.to.replace(/:([A-Za-z]\w*)/g, (all, name: string) => groups[name] ?? all);
+    // the query goes along unless the destination has its own
+    if (search && !to.includes('?')) to += search;
+    return { to, status: rule.status };
+  }
+  return undefined;
+}
+
+/** A static file's answer with the `_headers` rules that match its path. */
+export function withHeaderRules(res: Response, rules: AssetRules, pathname: string): Response {
+  const matching = rules.headers.filter((h) => h.match.test(pathname));
+  if (!matching.length) return res;
+  const headers = new Headers(res.headers);
+  // a rule's header replaces the platform's own (Cache-Control for immutable assets); rules that
+  // set the same name again join their values, as Cloudflare joins them
+  const ruled = new Set<string>();
+  for (const rule of matching) {
+    for (const name of rule.remove) headers.delete(name);
+    for (const [name, value] of rule.set) {
+      const key = name.toLowerCase();
+      if (ruled.has(key)) headers.append(name, value);
+      else headers.set(name, value);
+      ruled.add(key);
+    }
+  }
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
