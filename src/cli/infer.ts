@@ -273,10 +273,6 @@ function fromWrangler(root: string): Inferred | undefined {
       ? fromConfig(site.bucket)
       : undefined;
   const spa = assets.not_found_handling === 'single-page-application';
-  if (main && spa)
-    notes.push(
-      'assets.not_found_handling "single-page-application" with a Worker: unmatched requests go to the Worker, which can answer a navigation with its index.html through env.ASSETS.fetch(request)',
-    );
   if (main && assets.run_worker_first)
     notes.push(
       'assets.run_worker_first: static files are served before the Worker here, so it sees only the paths no file matches; keep files it must guard out of the assets folder',
@@ -421,4 +417,25 @@ function fromFolder(root: string): Inferred | undefined {
 export function inferManifest(dir: string): Inferred | undefined {
   const root = path.resolve(dir);
   return fromWrangler(root) ?? fromDeno(root) ?? fromNetlify(root) ?? fromFolder(root);
+}
+
+/**
+ * A Workers project's `assets` settings, as the release carries them (`.platform/assets.json`, read
+ * by the origin: src/releases/asset-rules.ts), from the config `wrangler deploy` would read; undefined
+ * without a wrangler config or an assets block.
+ */
+export function workersAssetSettings(dir: string): Record<string, unknown> | undefined {
+  const root = path.resolve(dir);
+  const config = wranglerConfigFile(root);
+  if (!config) return undefined;
+  const assets = readWranglerConfig(root, config.file).assets;
+  if (!assets || typeof assets !== 'object') return undefined;
+  const a = assets as Record<string, unknown>;
+  return {
+    html_handling: typeof a.html_handling === 'string' ? a.html_handling : 'auto-trailing-slash',
+    not_found_handling: typeof a.not_found_handling === 'string' ? a.not_found_handling : 'none',
+    run_worker_first: Array.isArray(a.run_worker_first)
+      ? a.run_worker_first
+      : a.run_worker_first === true,
+  };
 }

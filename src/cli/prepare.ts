@@ -9,7 +9,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BUILD_DIR, buildServer, BUNDLE_PATH, type BuildOutput } from './build.ts';
 import { checkLimits, collectFiles, MANIFEST, readManifest, type LocalFile } from './bundle.ts';
-import { inferManifest, type Inferred } from './infer.ts';
+import { inferManifest, type Inferred, workersAssetSettings } from './infer.ts';
+import { WORKERS_ASSETS_PATH } from '../releases/asset-rules.ts';
 import { CliError } from './output.ts';
 
 const isFile = (p: string) => {
@@ -101,6 +102,18 @@ export async function preparePublish(
         bytes: out.bytes,
       });
     head.runtime = { ...runtime, server_entry: BUNDLE_PATH };
+  }
+  // a Workers project's assets settings travel with the release (the contract's runtime has no member for them)
+  const workersAssets = workersAssetSettings(root);
+  if (workersAssets) {
+    const bytes = new TextEncoder().encode(`${JSON.stringify(workersAssets)}\n`);
+    files.push({
+      path: WORKERS_ASSETS_PATH,
+      abs: '',
+      size: bytes.length,
+      contentType: 'application/json',
+      bytes,
+    });
   }
   checkLimits(files);
   const total = files.reduce((n, f) => n + f.size, 0);

@@ -8,7 +8,12 @@ import type { Deps } from '../deps.ts';
 import { REQUEST_ID_HEADER, requestIdFor } from '../http/request-id.ts';
 import { headerReads, type HeaderReads, type NodeIncoming } from '../http/parsed-headers.ts';
 import type { LiveApp, ReleaseFile, ReleaseView } from '../releases/live.ts';
-import { type AssetRules, redirectFor, withHeaderRules } from '../releases/asset-rules.ts';
+import {
+  type AssetRules,
+  redirectFor,
+  withHeaderRules,
+  workersAssetAnswer,
+} from '../releases/asset-rules.ts';
 import { directStaticFile } from '../runtime/assets.ts';
 import { decodeAppPath } from '../runtime/paths.ts';
 import type { NodeRuntime } from '../runtime/node-runtime.ts';
@@ -218,6 +223,8 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
           },
         });
       }
+      const workers = root !== null ? workersAssetAnswer(release, rel, path.directory, req) : null;
+      if (workers) return serve(r, app, workers, 200, release.assetRules);
     }
     const fallback = manifestRuntime.fallback ?? '404';
     if (fallback === 'server') {

@@ -15,6 +15,73 @@ export type RedirectRule = { match: RegExp; to: string; status: number };
 export type HeaderRule = { match: RegExp; set: [string, string][]; remove: string[] };
 export type AssetRules = { redirects: RedirectRule[]; headers: HeaderRule[] };
 
+/**
+ * A Workers project's `assets` settings, as the CLI writes them into the release
+ * (`.platform/assets.json`, from the wrangler config): the contract's runtime has no member for them.
+ */
+export type WorkersAssets = {
+  html_handling: 'auto-trailing-slash' | 'force-trailing-slash' | 'drop-trailing-slash' | 'none';
+  not_found_handling: 'single-page-application' | '404-page' | 'none';
+  /** true, or the path patterns (`/api/*`) where the Worker runs before the SPA's index.html */
+  run_worker_first: boolean | string[];
+};
+export const WORKERS_ASSETS_PATH = '.platform/assets.json';
+
+/** The settings file's content, whatever was written there: what it says, or Workers' defaults. */
+export function workersAssetsOf(json: unknown): WorkersAssets {
+  const o = (json && typeof json === 'object' ? json : {}) as Record<string, unknown>;
+  const html = ['auto-trailing-slash', 'force-trailing-slash', 'drop-trailing-slash', 'none'];
+  const missing = ['single-page-application', '404-page', 'none'];
+  return {
+    html_handling: (html.includes(o.html_handling as string)
+      ? o.html_handling
+      : 'auto-trailing-slash') as WorkersAssets['html_handling'],
+    not_found_handling: (missing.includes(o.not_found_handling as string)
+      ? o.not_found_handling
+      : 'none') as WorkersAssets['not_found_handling'],
+    run_worker_first: Array.isArray(o.run_worker_first)
+      ? o.run_worker_first.filter((p): p is string => typeof p === 'string').slice(0, 100)
+      : o.run_worker_first === true,
+  };
+}
+
+/**
+ * What Workers' asset handling answers where no file matched the path as written: `/page` with
+ * `page.html` (html_handling, not `none`), then, for a browser's navigation, the SPA's
+ * `index.html` before the Worker runs (not_found_handling "single-page-application", unless
+ * run_worker_first), as Workers do.
+ */
+export function workersAssetAnswer<F extends { path: string }>(
+  release: {
+    staticRoot: string | null;
+    files: Map<string, F>;
+    workersAssets: WorkersAssets | null;
+  },
+  rel: string,
+  directory: boolean,
+  req: Request,
+): F | null {
+  const w = release.workersAssets;
+  if (!w || release.staticRoot === null) return null;
+  const root = release.staticRoot;
+  if (w.html_handling !== 'none' && rel && !directory) {
+    const page = release.files.get(`${root}/${rel}.html`);
+    if (page) return page;
+  }
+  const first = w.run_worker_first;
+  const workerFirst =
+    first === true ||
+    (Array.isArray(first) && first.some((p) => globMatch(p.startsWith('!') ? '' : p, `/${rel}`)));
+  if (
+    w.not_found_handling === 'single-page-application' &&
+    !workerFirst &&
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    req.headers.get('sec-fetch-mode') === 'navigate'
+  )
+    return release.files.get(`${root}/index.html`) ?? null;
+  return null;
+}
+
 const STATUSES = new Set([200, 301, 302, 303, 307, 308]);
 const MAX_STATIC = 2000;
 const MAX_DYNAMIC = 100;
@@ -121,4 +188,11 @@ export function withHeaderRules(res: Response, rules: AssetRules, pathname: stri
     }
   }
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
+/** A run_worker_first pattern (`/api/*`, `*` any characters) against a path. */
+function globMatch(pattern: string, pathname: string): boolean {
+  if (!pattern) return false;
+  const re = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+  return new RegExp(`^${re}$`).test(pathname);
 }

@@ -22,7 +22,14 @@ import {
   releaseWithAccount,
 } from './queries.ts';
 import { createSecretsCache } from './live-secrets.ts';
-import { type AssetRules, parseHeaders, parseRedirects } from './asset-rules.ts';
+import {
+  type AssetRules,
+  parseHeaders,
+  parseRedirects,
+  WORKERS_ASSETS_PATH,
+  type WorkersAssets,
+  workersAssetsOf,
+} from './asset-rules.ts';
 
 /** Whether a release declares app users (auth.mode app_users). */
 export function appUsersEnabled(view: { manifest: Manifest }): boolean {
@@ -94,6 +101,8 @@ export type ReleaseView = {
   resolved: Map<string, ReleaseFile | null>;
   /** The static root's `_redirects` and `_headers` (asset-rules.ts), or null when it has neither. */
   assetRules: AssetRules | null;
+  /** A Workers project's `assets` settings (`.platform/assets.json`), or null. */
+  workersAssets: WorkersAssets | null;
 };
 
 export type RuntimeCaches = ReturnType<typeof createRuntimeCaches>;
@@ -318,6 +327,7 @@ export function createRuntimeCaches(deps: Deps) {
       ),
       resolved: new Map(),
       assetRules: null,
+      workersAssets: null,
     };
   }
 
@@ -330,6 +340,17 @@ export function createRuntimeCaches(deps: Deps) {
       view.files.delete(file.path);
       return (await bytes(view.accountId, file)).toString('utf8');
     };
+    const settings = view.files.get(WORKERS_ASSETS_PATH);
+    if (settings) {
+      const text = (await bytes(view.accountId, settings)).toString('utf8');
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = {};
+      }
+      view.workersAssets = workersAssetsOf(json);
+    }
     const [redirects, headers] = await Promise.all([read('_redirects'), read('_headers')]);
     if (redirects === undefined && headers === undefined) return;
     view.assetRules = {

@@ -226,12 +226,26 @@ test('an SPA with a Worker: static files served, deep links answered with index.
   });
   const r = await cli(['publish'], { cwd: dir });
   assert.is(r.code, 0, r.stdout + r.stderr);
-  assert.match(r.stderr, 'env.ASSETS.fetch');
   assert.match(r.stderr, 'assets.run_worker_first: static files are served before the Worker here');
   const appId = await appOf(dir);
   assert.is((await visit(appId, '/')).text, '<!doctype html><div id="root">spa shell</div>');
   assert.is((await visit(appId, '/assets/app.js')).text, 'console.log("app")');
   assert.equal((await visit(appId, '/api/name')).body, { name: 'Cloudflare' });
+  // a browser's navigation gets the SPA's index.html before the Worker, as on Workers
+  const nav = await h.call('GET', '/users/7', {
+    host: `${appId}.apps.localhost`,
+    headers: { 'sec-fetch-mode': 'navigate' },
+  });
+  assert.is(nav.text, '<!doctype html><div id="root">spa shell</div>');
+  const apiNav = await h.call('GET', '/api/name', {
+    host: `${appId}.apps.localhost`,
+    headers: { 'sec-fetch-mode': 'navigate' },
+  });
+  assert.equal(
+    apiNav.body,
+    { name: 'Cloudflare' },
+    'run_worker_first paths still go to the Worker',
+  );
   const deep = await visit(appId, '/users/42/settings');
   assert.is(deep.status, 200);
   assert.is(deep.text, '<!doctype html><div id="root">spa shell</div>');

@@ -169,6 +169,56 @@ test("the Cloudflare Vite plugin's deploy config, behind .wrangler/deploy/config
   assert.equal((await visit(appId, '/api/hello')).body, { hello: 'from the worker' });
 });
 
+test("Workers' asset rules: a navigation gets the SPA's index.html before the Worker; /page serves page.html", async () => {
+  // create-cloudflare's React template: the Worker answers /api/ and 404 for the rest
+  const dir = await project('react-spa', {
+    'wrangler.jsonc': JSON.stringify({
+      name: 'react-spa',
+      main: 'worker/index.js',
+      assets: { directory: './dist', not_found_handling: 'single-page-application' },
+    }),
+    'worker/index.js': `export default {
+  fetch(request) {
+    const url = new URL(request.url);
+    if (url.pathname.startsWith('/api/')) return Response.json({ name: 'Cloudflare' });
+    return new Response(null, { status: 404 });
+  },
+};
+`,
+    'dist/index.html': '<!doctype html><div id="root">react shell</div>',
+    'dist/about.html': 'about page',
+  });
+  const r = await cli(['publish'], { cwd: dir });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const appId = await appOf(dir);
+  const host = `${appId}.apps.localhost`;
+  const nav = { 'sec-fetch-mode': 'navigate' };
+  assert.is(
+    (await h.call('GET', '/dashboard', { host, headers: nav })).text,
+    '<!doctype html><div id="root">react shell</div>',
+  );
+  assert.is(
+    (await h.call('GET', '/dashboard', { host })).status,
+    404,
+    'a fetch (not a navigation) reaches the Worker',
+  );
+  assert.equal(
+    (await h.call('GET', '/api/x', { host })).body,
+    { name: 'Cloudflare' },
+    "the app's fetch() reaches the Worker",
+  );
+  assert.match(
+    (await h.call('GET', '/api/x', { host, headers: nav })).text,
+    'react shell',
+    'a navigation never does (no run_worker_first), as on Workers',
+  );
+  assert.is(
+    (await visit(appId, '/about')).text,
+    'about page',
+    'html_handling: /about serves about.html',
+  );
+});
+
 test('a deno.json package entry maps its subpaths; a guarded dynamic remote import is left to fail when it runs', async () => {
   const dir = await project('deno-subpaths', {
     'deno.json': JSON.stringify({
