@@ -292,7 +292,9 @@ async function answerCall(
         method: req.method,
         path: new URL(requestUrl).pathname,
         status,
-        error: result.error?.message ?? null,
+        // an app's own 5xx: what its answer began with, for the owner (the visitor gets the generic body)
+        error:
+          result.error?.message ?? (kind === 'status_5xx' ? (result.statusLine ?? null) : null),
         stack: result.error?.stack?.slice(0, 4000) ?? null,
         cpu_ms: result.cpuMs ?? null,
       },

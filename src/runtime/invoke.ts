@@ -13,6 +13,7 @@ import type { CallRequest, Invocation, InvocationResult } from '../sandbox/proto
 import { addUsage } from '../usage/counters.ts';
 import { planOf } from '../plans/catalogue.ts';
 import { mapReleaseStack } from '../source-maps/release-maps.ts';
+import { scrubString, secretForms } from '../sandbox/redact.ts';
 
 export type ReleaseServices = {
   caches: RuntimeCaches;
@@ -94,6 +95,10 @@ export async function invokeRelease(
     ),
   });
   countOutbound(deps, app.appId, result.fetches);
+  if (result.ok && result.response && result.response.status >= 500) {
+    const line = firstLineOf(result.response);
+    if (line) result.statusLine = scrubString(line, secretForms(Object.values(secrets)));
+  }
   void result.response?.streamEnd?.then((end) => countOutbound(deps, app.appId, end.fetches));
   // a stack app code logged itself (console.error(err)) names the user's files too
   if (result.logs?.length) await mapLoggedStacks(services.caches, release, result.logs);
@@ -147,4 +152,20 @@ async function mapLoggedStacks(
     if (/:\d+:\d+\)?$/m.test(l.message))
       l.message =
         (await mapReleaseStack(caches, release, l.message).catch(() => l.message)) ?? l.message;
+}
+
+/** The first line of a non-streamed answer's text (at most 300 characters), or null. */
+function firstLineOf(res: InvocationResult['response']): string | null {
+  if (!res || res.stream) return null;
+  const type = res.headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? 'text/plain';
+  if (!/^(text\/|application\/(json|problem\+json|xml))/i.test(type)) return null;
+  const text =
+    res.text ??
+    (res.body ? new TextDecoder().decode(new Uint8Array(res.body).subarray(0, 4096)) : '');
+  const line = text
+    .replace(/<[^>]*>/g, ' ')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .find(Boolean);
+  return line ? line.slice(0, 300) : null;
 }

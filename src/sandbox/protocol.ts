@@ -91,6 +91,8 @@ export type InvocationResult = {
     streamEnd?: Promise<StreamEnd>;
   };
   error?: { kind: FailureKind; message: string; stack?: string };
+  /** An answer of status 5xx: the first line of its text, redacted of the app's secrets (set by the runtime, for the owner's event). */
+  statusLine?: string;
   logs?: LogEntry[];
   cpuMs?: number;
   /** Outbound requests the call made (counted per app by the caller). */

@@ -246,11 +246,38 @@ test('a thrown exception or a 5xx gives the visitor runtime_error; the owner get
   assert.is(five.status, 503);
   assert.is(five.body.error.code, 'runtime_error');
   assert.not.match(five.text, 'password');
+  // the owner's event carries the app's own status and the first line of what it said
+  const answered = (await events(a.appId, 'runtime.request_error')).find(
+    (e: { metadata: { path: string } }) => e.metadata.path === '/503',
+  );
+  assert.is(answered?.metadata.kind, 'status_5xx');
+  assert.is(answered?.metadata.status, 503);
+  assert.is(answered?.metadata.error, 'internal db password is xyz');
   // the same rule when the app streams its 5xx
   const streamed = await h.call('GET', '/streamed-503', { host: a.host });
   assert.is(streamed.status, 503);
   assert.is(streamed.body?.error.code, 'runtime_error', streamed.text);
   assert.not.match(streamed.text, 'password');
+});
+
+test("a 5xx's first line reaches the owner's event without the app's secrets in it", async () => {
+  const a = await serverApp(
+    "export default { fetch(req, ctx) { return new Response('<h1>connecting to ' + ctx.secrets.get('DB_URL') + ' failed</h1>\\nmore detail', { status: 500, headers: { 'content-type': 'text/html' } }); } };",
+  );
+  await h.call('PUT', `/v0/apps/${a.appId}/secrets/DB_URL`, {
+    key,
+    body: { value: 'postgres://app:s3cr3t-pw@db.internal/app' },
+  });
+  const r = await h.call('GET', '/x', { host: a.host });
+  assert.is(r.status, 500);
+  const [e] = await events(a.appId, 'runtime.request_error');
+  assert.is(
+    e.metadata.error,
+    'connecting to [redacted] failed',
+    'the first line of text, tags left out',
+  );
+  const all = await h.call('GET', `/v0/apps/${a.appId}/events`, { key });
+  assert.not.match(all.text, 's3cr3t-pw');
 });
 
 test('only source from the release can be imported: no host modules, packages or globals', async () => {
