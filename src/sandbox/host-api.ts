@@ -30,10 +30,10 @@ export type HostApi = {
   qsParse(query: string): string;
   /** JSON `[name, value][]` as a query string. */
   qsStringify(pairsJson: string): string;
-  /** Base64 to a Latin-1 string (as JSON text); throws on invalid input. */
+  /** Base64 to a Latin-1 string (as JSON text), by HTML's forgiving-base64 decode; `null` (as JSON) when it is not base64. */
   atob(base64: string): string;
-  /** A Latin-1 string given as JSON text to base64; throws on characters above U+00FF. */
-  btoa(json: string): string;
+  /** A Latin-1 string given as JSON text to base64; undefined for characters above U+00FF. */
+  btoa(json: string): string | undefined;
   randomBytes(n: number): ArrayBuffer;
   /** Node's createHash(algorithm) over the bytes, or createHmac(algorithm, key) when a key is given; undefined for an algorithm Node does not have. */
   hash(algorithm: string, bytes: ArrayBuffer, key?: ArrayBuffer): ArrayBuffer | undefined;

@@ -114,16 +114,17 @@ export function textFunctions(ctx: QuickJSContext): {
       ctx.newString(
         new URLSearchParams(JSON.parse(ctx.getString(s)) as [string, string][]).toString(),
       ),
+    // HTML's forgiving-base64 decode, step by step; null: not base64 (the guest throws InvalidCharacterError)
     atob: (s) => {
-      const input = text(s).replace(/[\t\n\f\r ]/g, '');
-      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(input) || input.length % 4 === 1)
-        throw new Error('atob: invalid base64');
+      let input = text(s).replace(/[\t\n\f\r ]/g, '');
+      if (input.length % 4 === 0) input = input.replace(/==?$/, '');
+      if (input.length % 4 === 1 || !/^[A-Za-z0-9+/]*$/.test(input)) return json(null);
       return json(Buffer.from(input, 'base64').toString('latin1'));
     },
+    // undefined: a character outside Latin-1 (the guest throws InvalidCharacterError)
     btoa: (s) => {
       const input = JSON.parse(ctx.getString(s)) as string;
-      if (/[^\u0000-\u00ff]/.test(input))
-        throw new Error('btoa: the string has characters outside Latin1');
+      if (/[^\u0000-\u00ff]/.test(input)) return ctx.undefined;
       return ctx.newString(Buffer.from(input, 'latin1').toString('base64'));
     },
     randomBytes: (n) => arrayBuffer(randomBytes(Math.min(65536, Math.max(0, ctx.getNumber(n))))),

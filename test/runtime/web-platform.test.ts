@@ -322,5 +322,26 @@ test('Intl and the locale methods answer exactly as Node does, for a table of lo
   assert.equal(r.json.canonical, ['en-US']);
 });
 
+test("atob and btoa: HTML's forgiving base64, InvalidCharacterError DOMExceptions, a TypeError with no argument", async () => {
+  const r = await run(`
+    const err = (f) => { try { f(); return 'no error'; } catch (e) { return (e instanceof DOMException ? 'DOMException ' : e.constructor.name + ' ') + e.name; } };
+    return Response.json({
+      ok: [atob(' YW Jj\\n'), atob('YWI='), atob('YWI'), atob('YQ=='), atob(''), btoa('\\u00ff'), atob(undefined === 1 ? '' : 'YWJj')],
+      bad: ['YQ=', 'YWI===', 'Y', 'YW\\u00e9', '=YWI', 'YW=I'].map((s) => err(() => atob(s))),
+      wide: err(() => btoa('\\u0100')),
+      none: [err(() => atob()), err(() => btoa())],
+      code: (() => { try { atob('*'); } catch (e) { return e.code; } })(),
+    });
+  `);
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json, {
+    ok: ['abc', 'ab', 'ab', 'a', '', '/w==', 'abc'],
+    bad: Array(6).fill('DOMException InvalidCharacterError'),
+    wide: 'DOMException InvalidCharacterError',
+    none: ['TypeError TypeError', 'TypeError TypeError'],
+    code: 5,
+  });
+});
+
 test.after(() => h.close());
 test.run();

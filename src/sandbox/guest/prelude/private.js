@@ -3,12 +3,33 @@
 import { host, wire } from './head.js';
 
 // ---- base64 (crypto, timers and console are chunks) ----------------------------------------
+var required = function (name, n) {
+  if (n < 1)
+    throw new TypeError(
+      "Failed to execute '" + name + "': 1 argument required, but only 0 present.",
+    );
+};
+
 export var atob = function (s) {
-  return JSON.parse(host.atob(wire(String(s))));
+  required('atob', arguments.length);
+  var out = JSON.parse(host.atob(wire(String(s))));
+  if (out === null)
+    throw new DOMException(
+      "Failed to execute 'atob': The string to be decoded is not correctly encoded.",
+      'InvalidCharacterError',
+    );
+  return out;
 };
 
 export var btoa = function (s) {
-  return host.btoa(JSON.stringify(String(s)));
+  required('btoa', arguments.length);
+  var out = host.btoa(JSON.stringify(String(s)));
+  if (out === undefined)
+    throw new DOMException(
+      "Failed to execute 'btoa': The string to be encoded contains characters outside of the Latin1 range.",
+      'InvalidCharacterError',
+    );
+  return out;
 };
 
 // Internal slots of Headers, Request and Response: symbol keys stay out of Object.keys and JSON.stringify,
