@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { pageQuery, timeIdCursor } from '../http/paging.ts';
 import { component, DateTime } from '../openapi/components.ts';
 import { PLAN_KEYS } from '../plans/catalogue.ts';
-import { PlanViolation } from '../plans/schemas.ts';
+import { PlanChangeAction, PlanViolation } from '../plans/schemas.ts';
 
 const Flag = v.strictObject({ flag: v.string(), reason: v.string(), created_at: DateTime });
 
@@ -126,13 +126,7 @@ export const OperatorPlanResult = component(
     previous_plan_key: v.string(),
     compatible: v.boolean(),
     violations: v.array(PlanViolation),
-    actions: v.array(
-      v.strictObject({
-        action: v.picklist(['disable_route']),
-        route_id: v.string(),
-        reason: v.string(),
-      }),
-    ),
+    actions: v.array(PlanChangeAction),
   }),
 );
 

@@ -87,6 +87,13 @@ export const AccountLimits = component(
 );
 export type AccountLimits = v.InferOutput<typeof AccountLimits>;
 
+/** What a plan change does to routes over the new plan's limits. */
+export const PlanChangeAction = v.strictObject({
+  action: v.picklist(['disable_route']),
+  route_id: v.string(),
+  reason: v.string(),
+});
+
 export const DowngradePreview = component(
   'DowngradePreview',
   v.strictObject({
@@ -95,13 +102,7 @@ export const DowngradePreview = component(
     target_plan_key: PlanKeySchema,
     compatible: v.boolean(),
     violations: v.array(PlanViolation),
-    actions: v.array(
-      v.strictObject({
-        action: v.picklist(['disable_route']),
-        route_id: v.string(),
-        reason: v.string(),
-      }),
-    ),
+    actions: v.array(PlanChangeAction),
   }),
 );
 export type DowngradePreview = v.InferOutput<typeof DowngradePreview>;

@@ -1,6 +1,6 @@
 /** Running the real CLI (`src/cli/bin.mjs`) as a subprocess, and writing app folders for it. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export const BIN = path.resolve('src/cli/bin.mjs');
@@ -94,3 +94,22 @@ export async function linkPackages(dir: string, names: string[]): Promise<void> 
     await symlink(path.resolve('node_modules', name), path.join(dir, 'node_modules', name), 'dir');
   }
 }
+
+/** A project folder under `work`, exactly as written (no manifest.platform.json unless given). */
+export async function writeProject(
+  work: string,
+  name: string,
+  files: Record<string, string>,
+): Promise<string> {
+  const dir = path.join(work, name);
+  await rm(dir, { recursive: true, force: true });
+  for (const [p, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, p)), { recursive: true });
+    await writeFile(path.join(dir, p), content);
+  }
+  return dir;
+}
+
+/** The app a folder was published to (`.platform/app.json`). */
+export const linkedApp = async (dir: string) =>
+  JSON.parse(await readFile(path.join(dir, '.platform', 'app.json'), 'utf8')).app_id as string;

@@ -4,11 +4,11 @@
  * Worker answers deep links from its assets. The CLI writes the manifest the project implies,
  * says what it could not map, and the app answers as it does on its own host.
  */
-import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cliFor, linkPackages } from '../_lib/cli.ts';
+import { cliFor, linkedApp, linkPackages, writeProject } from '../_lib/cli.ts';
 import { createHarness, listen, newUser } from '../_lib/harness.ts';
 
 const h = await createHarness();
@@ -17,18 +17,8 @@ const u = await newUser(h);
 const work = path.resolve('.data', 'test-scratch', `cli-bring-${process.pid}`);
 const { cli } = cliFor({ url: live.url, key: u.api_key, work });
 
-/** A project folder exactly as written, with no manifest.platform.json. */
-async function project(name: string, files: Record<string, string>): Promise<string> {
-  const dir = path.join(work, name);
-  await rm(dir, { recursive: true, force: true });
-  for (const [p, content] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(dir, p)), { recursive: true });
-    await writeFile(path.join(dir, p), content);
-  }
-  return dir;
-}
-const appOf = async (dir: string) =>
-  JSON.parse(await readFile(path.join(dir, '.platform', 'app.json'), 'utf8')).app_id as string;
+const project = (name: string, files: Record<string, string>) => writeProject(work, name, files);
+const appOf = linkedApp;
 const visit = (appId: string, p: string) => h.call('GET', p, { host: `${appId}.apps.localhost` });
 
 test('a Workers project (wrangler.toml, Hono, c.env, scheduled, cron, vars, KV) publishes as it is', async () => {
