@@ -124,14 +124,10 @@ export async function recordedBackup(
   }
 }
 
-export async function listBackupRuns(db: Db, limit = 50): Promise<BackupRun[]> {
-  const rows = await db
-    .selectFrom('backup_runs')
-    .selectAll()
-    .orderBy('queued_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+export async function listBackupRuns(db: Db, limit = 50, id?: string): Promise<BackupRun[]> {
+  let q = db.selectFrom('backup_runs').selectAll();
+  if (id) q = q.where('id', '=', id);
+  const rows = await q.orderBy('queued_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return rows.map((r) => ({
     backup_id: r.id,

@@ -335,8 +335,8 @@ export function operatorRoutes(): Hono<Env> {
     const { db } = c.var.deps;
     const actor = actorOf(c);
     const id = await queueConsoleBackup(db, actor);
-    const run = (await listBackupRuns(db, 50)).find((b) => b.backup_id === id)!;
-    return startBackup.reply(c, 202, run);
+    const [run] = await listBackupRuns(db, 1, id);
+    return startBackup.reply(c, 202, run!);
   });
 
   r.get('/operators', operators, operatorsOnly, async (c) => {

@@ -27,11 +27,17 @@ const stored = await h.api('PUT /v0/apps', {
 });
 assert.is(stored.activation.status, 'pending_secrets');
 
-test('set the missing secret, then "Publish again": the app is live', async () => {
+/** The owner's console in a new context, its script errors collected. */
+async function ownerPage() {
   const context = await consoleContext(browser, h.deps.db, owner.user_id, port);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  return { context, page, errors };
+}
+
+test('set the missing secret, then "Publish again": the app is live', async () => {
+  const { context, page, errors } = await ownerPage();
   await page.goto(`${CONSOLE}/apps/${stored.app_id}`);
   await page.getByRole('link', { name: 'set GREETING' }).waitFor();
   assert.is(
@@ -93,10 +99,7 @@ test('an older waiting release asks before its older code goes live', async () =
     params: { app_id: waiting.app_id, name: 'GREETING' },
     body: { value: 'world' },
   });
-  const context = await consoleContext(browser, h.deps.db, owner.user_id, port);
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const { context, page, errors } = await ownerPage();
   await page.goto(`${CONSOLE}/apps/${waiting.app_id}`);
   await page.getByText('it is older than the live release').waitFor();
   assert.is(await page.getByRole('button', { name: 'Publish again', exact: true }).count(), 0);
@@ -121,10 +124,7 @@ test('an older waiting release asks before its older code goes live', async () =
 
 test('setting the last missing secret on the Secrets page offers the waiting release', async () => {
   const waiting = await h.api('PUT /v0/apps', { key: owner.api_key, body: waitingBundle() });
-  const context = await consoleContext(browser, h.deps.db, owner.user_id, port);
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const { context, page, errors } = await ownerPage();
   await page.goto(`${CONSOLE}/apps/${waiting.app_id}/secrets?set=GREETING`);
   await page.locator('#value').fill('there');
   await page.getByRole('button', { name: 'Save' }).click();
