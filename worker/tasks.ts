@@ -4,6 +4,7 @@ import type { NodeRuntime } from '../src/runtime/node-runtime.ts';
 import { appJobTask } from './tasks/app-job.ts';
 import { billingReconcileTask } from './tasks/billing-reconcile.ts';
 import { blobsSweepTask } from './tasks/blobs-sweep.ts';
+import { kvSweepTask } from './tasks/kv-sweep.ts';
 import { platformBackupTask } from './tasks/platform-backup.ts';
 import type { Config } from '../src/config.ts';
 import { domainsRecheckTask } from './tasks/domains-recheck.ts';
@@ -24,6 +25,7 @@ export function taskList(deps: Deps, runtime: NodeRuntime): TaskList {
     domains_recheck: domainsRecheckTask(deps),
     analytics_retention: analyticsRetentionTask(deps),
     blobs_sweep: blobsSweepTask(deps),
+    kv_sweep: kvSweepTask(deps),
     platform_backup: platformBackupTask(deps),
   };
 }
@@ -40,6 +42,7 @@ const PLATFORM_CRONTAB = [
   '* * * * * domains_recheck',
   '29 3 * * * analytics_retention',
   '51 4 * * * blobs_sweep',
+  '7 * * * * kv_sweep',
 ];
 
 /** The platform's crontab, with the operator's backup schedule when there is one. */

@@ -21,6 +21,7 @@ const TABLES = [
   'app_row_uniques',
   'app_rows',
   'app_files',
+  'kv_entries',
   'app_sessions',
   'app_email_verifications',
   'app_invites',
@@ -61,6 +62,7 @@ export async function eraseAppData(
     const erased = {
       rows: sum(stored.collections),
       files: sum(stored.stores),
+      kv_keys: sum(stored.kv),
       app_users: counts.users,
       secrets: counts.secrets,
     };
@@ -71,7 +73,7 @@ export async function eraseAppData(
         account_id: app.account_id,
         type: 'app.data_erased',
         severity: 'warn',
-        message: `Erased ${erased.rows} rows, ${erased.files} files, ${erased.app_users} app users and ${erased.secrets} secrets.`,
+        message: `Erased ${erased.rows} rows, ${erased.files} files, ${erased.kv_keys} KV keys, ${erased.app_users} app users and ${erased.secrets} secrets.`,
         metadata: erased,
         api_key_id: who.actor.apiKeyId,
         request_id: who.requestId,

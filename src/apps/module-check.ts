@@ -1,4 +1,5 @@
 import type { Manifest } from '../manifest/schema.ts';
+import type { Bindings } from '../bindings/declared.ts';
 
 /**
  * Loading a server module at publish: ok with the handlers it offers (`fetch`, `job`, `webhook`,
@@ -20,7 +21,7 @@ export type ModuleCheck = {
      * release's first warm one (set up as a call of it would be: its ctx flags, the app's
      * secrets), so the first request after a publish does not load the module again.
      */
-    keepAs?: { releaseId: string; manifest: Manifest };
+    keepAs?: { releaseId: string; manifest: Manifest; bindings: Bindings };
   }): Promise<ModuleCheckResult>;
   /** Drops the instance a check kept for a release that did not go live. */
   discard?(releaseId: string): void;

@@ -176,8 +176,14 @@ export const AppDataErased = component(
   v.strictObject({
     app_id: v.string(),
     erased_at: DateTime,
-    /** what was there to erase: live rows and files, app users, set secrets */
-    erased: v.strictObject({ rows: Count, files: Count, app_users: Count, secrets: Count }),
+    /** what was there to erase: live rows and files, KV keys, app users, set secrets */
+    erased: v.strictObject({
+      rows: Count,
+      files: Count,
+      kv_keys: Count,
+      app_users: Count,
+      secrets: Count,
+    }),
     /** the storage the erased rows and files counted against the account */
     freed_bytes: Count,
   }),

@@ -198,7 +198,15 @@ export async function publish(
       planKey: account.plan_key,
       entry,
       sources,
-      ...(preview ? {} : { keepAs: { releaseId: ids.releaseId, manifest: bundle.manifest } }),
+      ...(preview
+        ? {}
+        : {
+            keepAs: {
+              releaseId: ids.releaseId,
+              manifest: bundle.manifest,
+              bindings: bundle.bindings,
+            },
+          }),
     });
     // a bundle's stack names the user's files through the source map published with it
     if (!check.ok)

@@ -1,5 +1,5 @@
 /**
- * Blob retention: bytes no release, compressed variant or app file needs are deleted, from the
+ * Blob retention: bytes no release, compressed variant, app file or KV value needs are deleted, from the
  * `blobs` rows and from the object store. A blob used within BLOB_GRACE_MS is kept whatever the
  * references say: a publish or upload in flight marks the blobs it reuses (and holds their row
  * locks until it commits), so it never loses one. Objects in the bucket with no row at all (an
@@ -28,6 +28,7 @@ export async function pruneBlobs(
       and b.sha256 not in (${referenced})
       and not exists (select 1 from blob_variants v where v.account_id = b.account_id and v.variant_sha256 = b.sha256)
       and not exists (select 1 from app_files f join apps a on a.id = f.app_id where a.account_id = b.account_id and f.sha256 = b.sha256 and f.deleted_at is null)
+      and not exists (select 1 from kv_entries k join apps a on a.id = k.app_id where a.account_id = b.account_id and k.sha256 = b.sha256)
       and b.last_used_at < ${now}::timestamptz - make_interval(secs => ${graceMs / 1000})
     returning b.sha256, b.stored_in`.execute(deps.db);
   const inBucket = rows.filter((r) => r.stored_in === 's3');

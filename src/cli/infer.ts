@@ -6,10 +6,11 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { CliError } from './output.ts';
 import { parse as parseToml } from 'smol-toml';
 import { BUILD_DIR } from './build.ts';
+import { readWranglerConfig, wranglerConfigFile } from './wrangler-config.ts';
 
 export type Inferred = {
   manifest: Record<string, unknown>;
@@ -168,73 +169,6 @@ function runtimeFor(
   return undefined;
 }
 
-/** Where `file` (relative to the project) is, as `file:line:column`, for an error at `offset`. */
-function at(file: string, text: string, offset: number): string {
-  const before = text.slice(0, offset).split('\n');
-  return `${file}:${before.length}:${before.at(-1)!.length + 1}`;
-}
-
-/** A wrangler config as wrangler reads it, or one line that says what is wrong and where. */
-function readWranglerConfig(root: string, file: string): Record<string, unknown> {
-  const text = readFileSync(path.join(root, file), 'utf8');
-  if (file.endsWith('.toml')) {
-    try {
-      return parseToml(text) as Record<string, unknown>;
-    } catch (err) {
-      const e = err as { line?: number; column?: number; message: string };
-      const where = e.line ? `${file}:${e.line}:${e.column ?? 1}` : file;
-      throw new CliError(
-        `${where}: not valid TOML: ${e.message.split('\n')[0]}`,
-        'invalid_manifest',
-      );
-    }
-  }
-  const errors: ParseError[] = [];
-  const v = parseJsonc(text, errors, { allowTrailingComma: true });
-  if (errors.length)
-    throw new CliError(
-      `${at(file, text, errors[0]!.offset)}: not valid JSON: ${printParseErrorCode(errors[0]!.error)}`,
-      'invalid_manifest',
-    );
-  if (!v || typeof v !== 'object' || Array.isArray(v))
-    throw new CliError(`${file}: a wrangler config is a JSON object.`, 'invalid_manifest');
-  return v as Record<string, unknown>;
-}
-
-/**
- * The wrangler config `wrangler deploy` would read: the one a build points at from
- * `.wrangler/deploy/config.json` (the Cloudflare Vite plugin writes `dist/<worker>/wrangler.json`
- * there), else the project's own. `dir` is the folder its paths are relative to.
- */
-function wranglerConfigFile(root: string): { file: string; dir: string } | undefined {
-  const pointer = path.join(root, '.wrangler', 'deploy', 'config.json');
-  if (existsSync(pointer)) {
-    const p = readJson(pointer);
-    if (typeof p?.configPath === 'string') {
-      const target = path.resolve(path.dirname(pointer), p.configPath);
-      const rel = path.relative(root, target);
-      if (rel.startsWith('..') || path.isAbsolute(rel))
-        throw new CliError(
-          `.wrangler/deploy/config.json points at ${target}, outside the project.`,
-          'invalid_manifest',
-        );
-      if (!isFile(root, rel))
-        throw new CliError(
-          `.wrangler/deploy/config.json points at ${rel}, which does not exist: run the build again (it writes that file).`,
-          'invalid_manifest',
-        );
-      return { file: rel.split(path.sep).join('/'), dir: path.dirname(target) };
-    }
-  }
-  const found = ['wrangler.jsonc', 'wrangler.json', 'wrangler.toml'].filter((f) => isFile(root, f));
-  if (found.length > 1)
-    throw new CliError(
-      `${found.join(' and ')} are both here: wrangler reads only one; keep the one you use.`,
-      'invalid_manifest',
-    );
-  return found[0] ? { file: found[0], dir: root } : undefined;
-}
-
 function fromWrangler(root: string): Inferred | undefined {
   const config = wranglerConfigFile(root);
   if (!config) return undefined;
@@ -291,8 +225,6 @@ function fromWrangler(root: string): Inferred | undefined {
       `vars ${vars.join(', ')}: configuration is the app's secrets here; set each with \`platform secrets set NAME\` (read as env.NAME)`,
     );
   const nearest: Record<string, string> = {
-    kv_namespaces:
-      'KV namespaces: use a data collection (ctx.data), or a file store for large values',
     durable_objects:
       'Durable Objects have no counterpart: keep state in a data collection (ctx.data)',
     d1_databases: 'D1 databases: use data collections (ctx.data) with typed fields',
@@ -417,25 +349,4 @@ function fromFolder(root: string): Inferred | undefined {
 export function inferManifest(dir: string): Inferred | undefined {
   const root = path.resolve(dir);
   return fromWrangler(root) ?? fromDeno(root) ?? fromNetlify(root) ?? fromFolder(root);
-}
-
-/**
- * A Workers project's `assets` settings, as the release carries them (`.platform/assets.json`, read
- * by the origin: src/releases/asset-rules.ts), from the config `wrangler deploy` would read; undefined
- * without a wrangler config or an assets block.
- */
-export function workersAssetSettings(dir: string): Record<string, unknown> | undefined {
-  const root = path.resolve(dir);
-  const config = wranglerConfigFile(root);
-  if (!config) return undefined;
-  const assets = readWranglerConfig(root, config.file).assets;
-  if (!assets || typeof assets !== 'object') return undefined;
-  const a = assets as Record<string, unknown>;
-  return {
-    html_handling: typeof a.html_handling === 'string' ? a.html_handling : 'auto-trailing-slash',
-    not_found_handling: typeof a.not_found_handling === 'string' ? a.not_found_handling : 'none',
-    run_worker_first: Array.isArray(a.run_worker_first)
-      ? a.run_worker_first
-      : a.run_worker_first === true,
-  };
 }

@@ -9,7 +9,9 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BUILD_DIR, buildServer, BUNDLE_PATH, type BuildOutput } from './build.ts';
 import { checkLimits, collectFiles, MANIFEST, readManifest, type LocalFile } from './bundle.ts';
-import { inferManifest, type Inferred, workersAssetSettings } from './infer.ts';
+import { inferManifest, type Inferred } from './infer.ts';
+import { workersAssetSettings, workersBindings } from './wrangler-config.ts';
+import { BINDINGS_PATH } from '../bindings/declared.ts';
 import { WORKERS_ASSETS_PATH } from '../releases/asset-rules.ts';
 import { CliError } from './output.ts';
 
@@ -109,6 +111,22 @@ export async function preparePublish(
     const bytes = new TextEncoder().encode(`${JSON.stringify(workersAssets)}\n`);
     files.push({
       path: WORKERS_ASSETS_PATH,
+      abs: '',
+      size: bytes.length,
+      contentType: 'application/json',
+      bytes,
+    });
+  }
+  // so do its bindings (KV namespaces): the publish body keeps exactly the contract's members
+  const bindings = workersBindings(root);
+  if (bindings) {
+    const kv = bindings.kv_namespaces.map((k) => k.binding);
+    notes.push(
+      `KV namespace${kv.length > 1 ? 's' : ''} ${kv.join(', ')}: kept by the platform for this app, across releases (${BINDINGS_PATH})`,
+    );
+    const bytes = new TextEncoder().encode(`${JSON.stringify(bindings)}\n`);
+    files.push({
+      path: BINDINGS_PATH,
       abs: '',
       size: bytes.length,
       contentType: 'application/json',

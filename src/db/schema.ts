@@ -46,6 +46,7 @@ import type {
   AppEmailVerificationsTable,
   AppJobBacklogTable,
 } from './tables/app-resources.ts';
+import type { KvEntriesTable } from './tables/bindings.ts';
 import type {
   UsageCountersTable,
   AccountUsageTable,
@@ -92,6 +93,7 @@ export interface Database {
   app_sessions: AppSessionsTable;
   app_invites: AppInvitesTable;
   app_files: AppFilesTable;
+  kv_entries: KvEntriesTable;
   dev_outbox: DevOutboxTable;
   app_email_verifications: AppEmailVerificationsTable;
   account_invitations: AccountInvitationsTable;

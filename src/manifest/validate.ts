@@ -10,12 +10,15 @@ import { ApiError, type ErrorCode } from '../errors.ts';
 import { PATH_ISSUE, PublishBody, type Manifest, type PublishInput } from './schema.ts';
 
 import { mib, RELEASE_LIMITS as LIMITS } from './limits.ts';
+import { BINDINGS_PATH, type Bindings, NO_BINDINGS, parseBindings } from '../bindings/declared.ts';
 /** Largest publish body we read: the base64 of 100 MiB plus room for paths and manifest. */
 export const MAX_PUBLISH_BODY_BYTES = Math.ceil((LIMITS.totalBytes * 4) / 3) + 8 * 1024 * 1024;
 
 export type DecodedFile = { path: string; content_type: string; bytes: Buffer; sha256: Buffer };
 export type ValidBundle = {
   manifest: Manifest;
+  /** what `.platform/bindings.json` declares (src/bindings/declared.ts) */
+  bindings: Bindings;
   files: DecodedFile[];
   message: string | null;
   provenance: Record<string, unknown> | null;
@@ -242,8 +245,23 @@ export function validateBundle(body: unknown): ValidBundle {
   const problems = resourceProblems(manifest);
   if (Object.keys(problems).length)
     fail('invalid_resource_manifest', MESSAGES.invalid_resource_manifest!, problems);
+  let bindings = NO_BINDINGS;
+  const declared = files.findIndex((f) => f.path === BINDINGS_PATH);
+  if (declared >= 0) {
+    const parsed = parseBindings(files[declared]!.bytes.toString('utf8'));
+    if (!parsed.ok)
+      fail(
+        'invalid_resource_manifest',
+        `${BINDINGS_PATH} is not a bindings file: ${parsed.problems[0]}`,
+        {
+          [`files.${declared}`]: parsed.problems,
+        },
+      );
+    else bindings = parsed.bindings;
+  }
   return {
     manifest,
+    bindings,
     files,
     message: input.message ?? null,
     provenance: (input.provenance as Record<string, unknown> | undefined) ?? null,

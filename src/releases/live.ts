@@ -23,13 +23,13 @@ import {
 } from './queries.ts';
 import { createSecretsCache } from './live-secrets.ts';
 import {
-  type AssetRules,
-  parseHeaders,
-  parseRedirects,
-  WORKERS_ASSETS_PATH,
-  type WorkersAssets,
-  workersAssetsOf,
-} from './asset-rules.ts';
+  type Bindings,
+  type GuestBindings,
+  guestBindings,
+  NO_BINDINGS,
+} from '../bindings/declared.ts';
+import type { AssetRules, WorkersAssets } from './asset-rules.ts';
+import { loadReleaseSettings } from './release-settings.ts';
 
 /** Whether a release declares app users (auth.mode app_users). */
 export function appUsersEnabled(view: { manifest: Manifest }): boolean {
@@ -103,6 +103,8 @@ export type ReleaseView = {
   assetRules: AssetRules | null;
   /** A Workers project's `assets` settings (`.platform/assets.json`), or null. */
   workersAssets: WorkersAssets | null;
+  /** What `.platform/bindings.json` declares (checked at publish). */
+  bindings: Bindings;
 };
 
 export type RuntimeCaches = ReturnType<typeof createRuntimeCaches>;
@@ -113,14 +115,17 @@ function staticRootOf(manifest: Manifest): string | null {
 }
 
 /** What a release declares that shapes `ctx` in its sandbox. */
-export function sandboxFlags(view: { manifest: Manifest }): {
+export function sandboxFlags(view: { manifest: Manifest; bindings?: Bindings }): {
   appUsers: boolean;
   publicStores: string[];
+  bindings?: GuestBindings;
 } {
   const stores = view.manifest.resources.files?.stores ?? {};
+  const bindings = view.bindings ? guestBindings(view.bindings) : {};
   return {
     appUsers: appUsersEnabled(view),
     publicStores: Object.keys(stores).filter((k) => stores[k]!.public === true),
+    ...(Object.keys(bindings).length ? { bindings } : {}),
   };
 }
 
@@ -328,36 +333,12 @@ export function createRuntimeCaches(deps: Deps) {
       resolved: new Map(),
       assetRules: null,
       workersAssets: null,
+      bindings: NO_BINDINGS,
     };
   }
 
-  /** Reads and takes out the static root's `_redirects` and `_headers`: rules, not files to serve. */
-  async function loadAssetRules(view: ReleaseView): Promise<void> {
-    if (view.staticRoot === null) return;
-    const read = async (name: string) => {
-      const file = view.files.get(`${view.staticRoot}/${name}`);
-      if (!file) return undefined;
-      view.files.delete(file.path);
-      return (await bytes(view.accountId, file)).toString('utf8');
-    };
-    const settings = view.files.get(WORKERS_ASSETS_PATH);
-    if (settings) {
-      const text = (await bytes(view.accountId, settings)).toString('utf8');
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = {};
-      }
-      view.workersAssets = workersAssetsOf(json);
-    }
-    const [redirects, headers] = await Promise.all([read('_redirects'), read('_headers')]);
-    if (redirects === undefined && headers === undefined) return;
-    view.assetRules = {
-      redirects: redirects ? parseRedirects(redirects) : [],
-      headers: headers ? parseHeaders(headers) : [],
-    };
-  }
+  const loadAssetRules = (view: ReleaseView) =>
+    loadReleaseSettings(view, (file) => bytes(view.accountId, file));
 
   async function release(releaseId: string): Promise<ReleaseView | undefined> {
     const hit = releases.get(releaseId);

@@ -4,6 +4,7 @@
  * and manifest, through the same publish (limits, the module check, activation), so the developer
  * does not have to send the bundle a second time once the secrets are set.
  */
+import { bindingsOfFiles } from '../bindings/declared.ts';
 import type { AppRow } from '../apps/queries.ts';
 import { findRelease } from './records.ts';
 import type { ModuleCheck } from '../apps/module-check.ts';
@@ -51,6 +52,7 @@ export async function republishRelease(
     { accountId: app.account_id, appId: app.id },
     {
       manifest: manifestOf(release.manifest),
+      bindings: bindingsOfFiles(files),
       files,
       message: release.message,
       provenance: { republished_from: releaseId },

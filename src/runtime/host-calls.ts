@@ -8,6 +8,8 @@ import { enqueueFromApp, type JobTarget } from '../jobs/enqueue.ts';
 import type { HostCallHandler, HostUpload } from '../sandbox/pool.ts';
 import type { HttpCache } from './http-cache.ts';
 import { sharesOf } from '../db/fair-share.ts';
+import { bindingCall, isBindingCall } from '../bindings/host-calls.ts';
+import { NO_BINDINGS, type Bindings } from '../bindings/declared.ts';
 
 /** What reads the release's static files for `ctx.assets.fetch` (path, method). */
 export type AssetReader = (pathname: unknown, method: unknown) => Promise<unknown>;
@@ -20,8 +22,9 @@ export function hostCallsFor(
   cache?: HttpCache['api'],
   /** the end of the server call's wall-clock limit (performance.now()): waiting for a turn counts in it */
   deadline = Number.POSITIVE_INFINITY,
+  bindings: Bindings = NO_BINDINGS,
 ): HostCallHandler {
-  const calls = dispatch(deps, target, assets, cache);
+  const calls = dispatch(deps, target, assets, cache, bindings);
   const shares = sharesOf(deps.pool);
   return async (method, args, upload) => {
     let done: (() => void) | undefined;
@@ -121,8 +124,11 @@ function dispatch(
   target: JobTarget,
   assets?: AssetReader,
   cache?: HttpCache['api'],
+  bindings: Bindings = NO_BINDINGS,
 ): HostCallHandler {
+  const bound = { appId: target.appId, accountId: target.accountId, bindings };
   return async (method, args, upload) => {
+    if (isBindingCall(method)) return bindingCall(deps, bound, method, args, upload);
     switch (method) {
       case 'cache.match':
       case 'cache.put':

@@ -38,7 +38,10 @@ export type ReleaseCall = {
 };
 
 /** How an instance of a release sets up its ctx: what the release declares, and the operator's country header. */
-export function instanceFlags(deps: Deps, release: { manifest: ReleaseView['manifest'] }) {
+export function instanceFlags(
+  deps: Deps,
+  release: { manifest: ReleaseView['manifest']; bindings?: ReleaseView['bindings'] },
+) {
   const flags = sandboxFlags(release);
   const countryHeader = deps.config.sandbox.countryHeader;
   return countryHeader ? { ...flags, countryHeader } : flags;
@@ -92,6 +95,7 @@ export async function invokeRelease(
       (pathname, method) => readAsset(services.caches, release, app.accountId, pathname, method),
       services.httpCache?.api,
       deadline,
+      release.bindings,
     ),
   });
   countOutbound(deps, app.appId, result.fetches);

@@ -5,6 +5,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { Outbox } from './outbox.ts';
+import { HostBytes, ownBuffer } from './host-bytes.ts';
 import type {
   CallRequest,
   Invocation,
@@ -42,7 +43,14 @@ export type Pending = {
 };
 
 /** Platform calls that only read: a call that made no other may safely run again after its worker died under it. */
-const READ_ONLY_CALLS = new Set(['data.get', 'data.list', 'files.signedUrl']);
+const READ_ONLY_CALLS = new Set([
+  'data.get',
+  'data.list',
+  'files.signedUrl',
+  'kv.get',
+  'kv.getBulk',
+  'kv.list',
+]);
 
 /** A file upload's bytes, copied and hashed by the sandbox worker (never parsed from JSON on this thread). */
 export type HostUpload = { bytes: Buffer; sha256: Buffer };
@@ -154,7 +162,7 @@ export function streamIn(
 export function answerHostCall(slot: Slot, msg: Extract<WorkerOutbound, { t: 'host-call' }>): void {
   const pending = slot.pending.get(msg.invocationId);
   const reply = (r: Omit<Extract<WorkerInbound, { t: 'host-result' }>, 't' | 'callId'>) => {
-    slot.outbox.push({ t: 'host-result', callId: msg.callId, ...r });
+    slot.outbox.push({ t: 'host-result', callId: msg.callId, ...r }, r.bytes ? [r.bytes] : []);
   };
   if (pending && !READ_ONLY_CALLS.has(msg.method)) pending.changed = true;
   if (!pending?.onHostCall)
@@ -176,7 +184,14 @@ export function answerHostCall(slot: Slot, msg: Extract<WorkerOutbound, { t: 'ho
     sha256: Buffer.from(msg.upload.sha256, 'hex'),
   };
   pending.onHostCall(msg.method, args, upload).then(
-    (value) => reply({ ok: true, value: JSON.stringify(value ?? null) }),
+    (value) =>
+      value instanceof HostBytes
+        ? reply({
+            ok: true,
+            value: JSON.stringify(value.value ?? null),
+            bytes: ownBuffer(value.bytes),
+          })
+        : reply({ ok: true, value: JSON.stringify(value ?? null) }),
     (err: unknown) => {
       const e = err as { code?: unknown; message?: unknown };
       reply({

@@ -10,7 +10,13 @@ export type { FetchPolicy };
 export const TIME_ORIGIN = performance.timeOrigin;
 
 /** Messages between the sandbox pool (main thread) and its worker threads. */
-export type SandboxFlags = { appUsers: boolean; publicStores: string[]; countryHeader?: string };
+export type SandboxFlags = {
+  appUsers: boolean;
+  publicStores: string[];
+  countryHeader?: string;
+  /** the release's bindings by the name app code reads (`env.CACHE`) */
+  bindings?: Record<string, { type: 'kv'; name: string }>;
+};
 export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; wallMs: number };
 
 /** An app instance's memory and stack when nothing says otherwise (PLATFORM_SANDBOX_MEMORY_MB's default). */

@@ -14,15 +14,25 @@ export type Measured = { bytes: number; planKey: string | undefined };
 
 /** The account's stored bytes now, and its plan key (undefined: no such account). */
 export async function measureStorage(db: Executor, accountId: string): Promise<Measured> {
-  const { rows } = await sql<{ rows: string; files: string; plan_key: string | null }>`
+  const { rows } = await sql<{
+    rows: string;
+    files: string;
+    kv: string;
+    plan_key: string | null;
+  }>`
     select
       (select coalesce(sum(octet_length(r.data::text)), 0) from app_rows r
         where r.app_id in (select id from apps where account_id = ${accountId}) and r.deleted_at is null) as rows,
       (select coalesce(sum(f.size), 0) from app_files f
         where f.app_id in (select id from apps where account_id = ${accountId}) and f.deleted_at is null) as files,
+      (select coalesce(sum(k.size + octet_length(k.key)), 0) from kv_entries k
+        where k.app_id in (select id from apps where account_id = ${accountId})) as kv,
       (select plan_key from accounts where id = ${accountId}) as plan_key`.execute(db);
   const r = rows[0]!;
-  return { bytes: Number(r.rows) + Number(r.files), planKey: r.plan_key ?? undefined };
+  return {
+    bytes: Number(r.rows) + Number(r.files) + Number(r.kv),
+    planKey: r.plan_key ?? undefined,
+  };
 }
 
 /** One collection's or store's share of an app's storage: rows (data) or files (files), and their bytes. */
@@ -31,6 +41,8 @@ export type AppStorage = {
   bytes: number;
   collections: Map<string, Share>;
   stores: Map<string, Share>;
+  /** KV namespaces by binding name: keys, and bytes of keys and values */
+  kv: Map<string, Share>;
 };
 
 /**
@@ -40,7 +52,7 @@ export type AppStorage = {
  */
 export async function measureApp(db: Executor, appId: string): Promise<AppStorage> {
   const { rows } = await sql<{
-    kind: 'data' | 'files';
+    kind: 'data' | 'files' | 'kv';
     name: string;
     count: string;
     bytes: string;
@@ -49,11 +61,17 @@ export async function measureApp(db: Executor, appId: string): Promise<AppStorag
       from app_rows where app_id = ${appId} and deleted_at is null group by collection
     union all
     select 'files', store, count(*), coalesce(sum(size), 0)
-      from app_files where app_id = ${appId} and deleted_at is null group by store`.execute(db);
-  const out: AppStorage = { bytes: 0, collections: new Map(), stores: new Map() };
+      from app_files where app_id = ${appId} and deleted_at is null group by store
+    union all
+    select 'kv', namespace, count(*), coalesce(sum(size + octet_length(key)), 0)
+      from kv_entries where app_id = ${appId} group by namespace`.execute(db);
+  const out: AppStorage = { bytes: 0, collections: new Map(), stores: new Map(), kv: new Map() };
   for (const r of rows) {
     const share = { count: Number(r.count), bytes: Number(r.bytes) };
-    (r.kind === 'data' ? out.collections : out.stores).set(r.name, share);
+    (r.kind === 'data' ? out.collections : r.kind === 'files' ? out.stores : out.kv).set(
+      r.name,
+      share,
+    );
     out.bytes += share.bytes;
   }
   return out;

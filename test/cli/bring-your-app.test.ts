@@ -57,7 +57,7 @@ export default {
   assert.match(r.stderr, 'No manifest.platform.json: wrote one from wrangler.toml');
   assert.match(r.stderr, 'runs more often than every 15 minutes');
   assert.match(r.stderr, 'vars GREETING');
-  assert.match(r.stderr, 'KV namespaces');
+  assert.match(r.stderr, 'KV namespace CACHE: kept by the platform');
   const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.platform.json'), 'utf8'));
   assert.equal(manifest, {
     app: { name: 'hello-worker' },

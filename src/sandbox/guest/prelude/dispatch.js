@@ -1,7 +1,7 @@
 // @ts-check
 /** Dispatch: what the worker calls for each invocation, and the ctx an app's handlers get. */
 import { G, hide, host, wire } from './head.js';
-import { platform, provided, utf8 } from './lazy.js';
+import { loadChunk, platform, provided, utf8 } from './lazy.js';
 import {
   $bytes,
   $headers,
@@ -30,9 +30,14 @@ var logFn = function (level) {
   };
 };
 
-// Asynchronous platform calls: a failure arrives as an Error with a stable `code`.
+// Asynchronous platform calls: a failure arrives as an Error with a stable `code`. An answer with
+// bytes (a KV value) arrives as `[json, ArrayBuffer]` and resolves to `{ value, bytes }`.
+var hostAnswer = function (r) {
+  return typeof r === 'string' ? JSON.parse(r) : { value: JSON.parse(r[0]), bytes: r[1] };
+};
+
 var hostCall = function (method, args, bytes) {
-  return host.call(method, JSON.stringify(args), bytes).then(JSON.parse, function (e) {
+  return host.call(method, JSON.stringify(args), bytes).then(hostAnswer, function (e) {
     var info;
     try {
       info = JSON.parse(e.message);
@@ -44,6 +49,8 @@ var hostCall = function (method, args, bytes) {
     throw err;
   });
 };
+
+platform.internals.hostCall = hostCall;
 
 var binaryBytes = function (binary) {
   var out = new Uint8Array(binary.length);
@@ -309,9 +316,19 @@ hide(G, '__setApp', function (appJson, flagsJson) {
   );
   // A Workers app reads its configuration as env.NAME (Hono: c.env.NAME): ctx is passed where env
   // is, and an uppercase name that is not a ctx member reads the secret of that name.
+  // the release's bindings (env.CACHE: a KV namespace), made on first use by their chunk
+  var bindingSpec = flags.bindings || {};
+  var bound = null;
   var members = ctx;
   ctx = new Proxy(members, {
     get: function (t, k) {
+      if (typeof k === 'string' && Object.hasOwn(bindingSpec, k)) {
+        if (!bound) {
+          loadChunk('bindings');
+          bound = provided.bindings(bindingSpec);
+        }
+        return bound[k];
+      }
       if (typeof k !== 'string' || k in t || !SECRET_NAME.test(k)) return t[k];
       if (k === 'ASSETS') return t.assets;
       return platform.secret(k);

@@ -1,0 +1,67 @@
+/**
+ * App code's binding calls (`kv.*`), checked against what its release declares: a namespace the
+ * release does not bind is unreachable, whatever name the guest passes, and every key lives under
+ * the calling app's id, so no spelling of a key reaches another app's data.
+ */
+import type { Deps } from '../deps.ts';
+import { ApiError } from '../errors.ts';
+import { HostBytes } from '../sandbox/host-bytes.ts';
+import type { HostUpload } from '../sandbox/pool.ts';
+import type { Bindings } from './declared.ts';
+import { kvDelete, kvGet, kvGetBulk, kvList, kvPut } from './kv.ts';
+
+export type BindingTarget = { appId: string; accountId: string; bindings: Bindings };
+
+const options = (o: unknown) => (o && typeof o === 'object' ? o : {}) as Record<string, unknown>;
+
+function namespaceOf(target: BindingTarget, name: unknown): string {
+  if (typeof name !== 'string' || !target.bindings.kv.includes(name))
+    throw new ApiError('not_available', `No KV namespace is bound as ${String(name)}.`);
+  return name;
+}
+
+export function isBindingCall(method: string): boolean {
+  return method.startsWith('kv.');
+}
+
+export async function bindingCall(
+  deps: Deps,
+  target: BindingTarget,
+  method: string,
+  args: unknown[],
+  upload: HostUpload | undefined,
+): Promise<unknown> {
+  switch (method) {
+    case 'kv.get': {
+      const got = await kvGet(
+        deps,
+        target,
+        namespaceOf(target, args[0]),
+        args[1],
+        options(args[2]),
+      );
+      if (!got) return null;
+      return new HostBytes(
+        { metadata: got.metadata, ...(got.expiration ? { expiration: got.expiration } : {}) },
+        got.bytes,
+      );
+    }
+    case 'kv.getBulk':
+      return kvGetBulk(deps, target, namespaceOf(target, args[0]), args[1], options(args[2]));
+    case 'kv.put':
+      return kvPut(
+        deps,
+        target,
+        namespaceOf(target, args[0]),
+        args[1],
+        upload?.bytes ?? Buffer.alloc(0),
+        options(args[2]),
+      );
+    case 'kv.delete':
+      return kvDelete(deps, target, namespaceOf(target, args[0]), args[1]);
+    case 'kv.list':
+      return kvList(deps, target, namespaceOf(target, args[0]), options(args[1]));
+    default:
+      throw new ApiError('not_available', `${method} is not available`);
+  }
+}
