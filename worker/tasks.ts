@@ -5,6 +5,7 @@ import { appJobTask } from './tasks/app-job.ts';
 import { billingReconcileTask } from './tasks/billing-reconcile.ts';
 import { blobsSweepTask } from './tasks/blobs-sweep.ts';
 import { kvSweepTask } from './tasks/kv-sweep.ts';
+import { queueDeliverTask } from './tasks/queue-deliver.ts';
 import { platformBackupTask } from './tasks/platform-backup.ts';
 import type { Config } from '../src/config.ts';
 import { domainsRecheckTask } from './tasks/domains-recheck.ts';
@@ -26,6 +27,7 @@ export function taskList(deps: Deps, runtime: NodeRuntime): TaskList {
     analytics_retention: analyticsRetentionTask(deps),
     blobs_sweep: blobsSweepTask(deps),
     kv_sweep: kvSweepTask(deps),
+    queue_deliver: queueDeliverTask(deps, runtime),
     platform_backup: platformBackupTask(deps),
   };
 }

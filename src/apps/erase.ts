@@ -22,6 +22,7 @@ const TABLES = [
   'app_rows',
   'app_files',
   'kv_entries',
+  'queue_messages',
   'app_sessions',
   'app_email_verifications',
   'app_invites',

@@ -5,6 +5,7 @@
  * publish leaves no trace. The app row is locked for the decision, so concurrent publishes to one
  * app serialise instead of racing on the live pointer.
  */
+import { wakeQueues } from '../bindings/queues.ts';
 import { type ModuleCheck, missingHandlers } from './module-check.ts';
 import { firstOwnFrame } from '../source-maps/map-stack.ts';
 import { mapBundleStack } from '../source-maps/release-maps.ts';
@@ -115,6 +116,8 @@ export async function goLive(
   if (previous) await markReleaseInactive(trx, previous);
   await markReleaseLive(trx, release.id);
   await pointAppAt(trx, app.id, release.id, release.manifest.app);
+  // messages that waited for a release consuming their queue are looked at again
+  await wakeQueues(trx, app.id);
 
   const base = {
     app_id: app.id,

@@ -1,5 +1,5 @@
 /**
- * The bindings a release declares (Workers KV namespaces, for now), as the release carries them:
+ * The bindings a release declares (Workers KV namespaces and Queues), as the release carries them:
  * `.platform/bindings.json`, written by the CLI from the project's wrangler config. The contract's
  * publish body has no member for them (docs/decisions/bindings.md), so they travel as a release
  * file, are checked at publish (a malformed file refuses the publish), and are read by the origin
@@ -21,14 +21,58 @@ const BindingName = v.pipe(
 
 const KvNamespace = v.strictObject({ binding: BindingName });
 
-export const BindingsFile = v.strictObject({
-  kv_namespaces: v.optional(v.pipe(v.array(KvNamespace), v.maxLength(64)), []),
+/** A queue's name, as Cloudflare allows it: letters, digits and dashes, up to 63. */
+const QueueName = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/, 'must be 1 to 63 letters, digits and dashes'),
+);
+const Seconds = (max: number) => v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(max));
+
+const QueueProducer = v.strictObject({
+  binding: BindingName,
+  queue: QueueName,
+  delivery_delay: v.optional(Seconds(43_200)),
+});
+const QueueConsumer = v.strictObject({
+  queue: QueueName,
+  max_batch_size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
+  max_batch_timeout: v.optional(Seconds(60)),
+  max_retries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100))),
+  dead_letter_queue: v.optional(QueueName),
+  retry_delay: v.optional(Seconds(43_200)),
 });
 
-export type Bindings = { kv: string[] };
+export const BindingsFile = v.strictObject({
+  kv_namespaces: v.optional(v.pipe(v.array(KvNamespace), v.maxLength(64)), []),
+  queues: v.optional(
+    v.strictObject({
+      producers: v.optional(v.pipe(v.array(QueueProducer), v.maxLength(64)), []),
+      consumers: v.optional(v.pipe(v.array(QueueConsumer), v.maxLength(64)), []),
+    }),
+    {},
+  ),
+});
+
+/** How a queue's consumer takes its messages: Cloudflare's settings, with its defaults where unset. */
+export type QueueConsumerSettings = {
+  maxBatchSize: number;
+  maxBatchTimeout: number;
+  maxRetries: number;
+  deadLetterQueue: string | null;
+  retryDelay: number;
+};
+export const QUEUE_DEFAULTS = { maxBatchSize: 10, maxBatchTimeout: 5, maxRetries: 3 } as const;
+
+export type Bindings = {
+  kv: string[];
+  /** producer bindings by name: the queue each sends to */
+  producers: Record<string, { queue: string; deliveryDelay: number }>;
+  /** consumers by queue name */
+  consumers: Record<string, QueueConsumerSettings>;
+};
 
 /** What the guest needs to build `env`: each binding's name and kind. */
-export type GuestBindings = Record<string, { type: 'kv'; name: string }>;
+export type GuestBindings = Record<string, { type: 'kv' | 'queue'; name: string }>;
 
 /** The file's bindings, or the problems that make it unreadable (by path within it). */
 export function parseBindings(
@@ -50,16 +94,36 @@ export function parseBindings(
       }),
     };
   const kv = r.output.kv_namespaces.map((k) => k.binding);
-  const twice = kv.find((b, i) => kv.indexOf(b) !== i);
+  const queues = r.output.queues;
+  const names = [...kv, ...(queues.producers ?? []).map((p) => p.binding)];
+  const twice = names.find((b, i) => names.indexOf(b) !== i);
   if (twice) return { ok: false, problems: [`binding ${twice} is declared twice`] };
-  return { ok: true, bindings: { kv } };
+  const consumers: Bindings['consumers'] = {};
+  for (const c of queues.consumers ?? []) {
+    if (consumers[c.queue])
+      return { ok: false, problems: [`queue ${c.queue} has two consumers: a queue has one`] };
+    if (c.dead_letter_queue === c.queue)
+      return { ok: false, problems: [`queue ${c.queue} cannot be its own dead letter queue`] };
+    consumers[c.queue] = {
+      maxBatchSize: c.max_batch_size ?? QUEUE_DEFAULTS.maxBatchSize,
+      maxBatchTimeout: c.max_batch_timeout ?? QUEUE_DEFAULTS.maxBatchTimeout,
+      maxRetries: c.max_retries ?? QUEUE_DEFAULTS.maxRetries,
+      deadLetterQueue: c.dead_letter_queue ?? null,
+      retryDelay: c.retry_delay ?? 0,
+    };
+  }
+  const producers: Bindings['producers'] = {};
+  for (const p of queues.producers ?? [])
+    producers[p.binding] = { queue: p.queue, deliveryDelay: p.delivery_delay ?? 0 };
+  return { ok: true, bindings: { kv, producers, consumers } };
 }
 
-export const NO_BINDINGS: Bindings = { kv: [] };
+export const NO_BINDINGS: Bindings = { kv: [], producers: {}, consumers: {} };
 
 export function guestBindings(b: Bindings): GuestBindings {
   const out: GuestBindings = {};
   for (const name of b.kv) out[name] = { type: 'kv', name };
+  for (const name of Object.keys(b.producers)) out[name] = { type: 'queue', name };
   return out;
 }
 

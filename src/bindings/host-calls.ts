@@ -1,5 +1,5 @@
 /**
- * App code's binding calls (`kv.*`), checked against what its release declares: a namespace the
+ * App code's binding calls (`kv.*`, `queue.send`), checked against what its release declares: a namespace the
  * release does not bind is unreachable, whatever name the guest passes, and every key lives under
  * the calling app's id, so no spelling of a key reaches another app's data.
  */
@@ -9,6 +9,7 @@ import { HostBytes } from '../sandbox/host-bytes.ts';
 import type { HostUpload } from '../sandbox/pool.ts';
 import type { Bindings } from './declared.ts';
 import { kvDelete, kvGet, kvGetBulk, kvList, kvPut } from './kv.ts';
+import { queueSend } from './queues.ts';
 
 export type BindingTarget = { appId: string; accountId: string; bindings: Bindings };
 
@@ -21,7 +22,7 @@ function namespaceOf(target: BindingTarget, name: unknown): string {
 }
 
 export function isBindingCall(method: string): boolean {
-  return method.startsWith('kv.');
+  return method.startsWith('kv.') || method === 'queue.send';
 }
 
 export async function bindingCall(
@@ -61,6 +62,8 @@ export async function bindingCall(
       return kvDelete(deps, target, namespaceOf(target, args[0]), args[1]);
     case 'kv.list':
       return kvList(deps, target, namespaceOf(target, args[0]), options(args[1]));
+    case 'queue.send':
+      return queueSend(deps, target, args[0], args[1], args[2]);
     default:
       throw new ApiError('not_available', `${method} is not available`);
   }

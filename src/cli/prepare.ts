@@ -121,9 +121,19 @@ export async function preparePublish(
   const bindings = workersBindings(root);
   if (bindings) {
     const kv = bindings.kv_namespaces.map((k) => k.binding);
-    notes.push(
-      `KV namespace${kv.length > 1 ? 's' : ''} ${kv.join(', ')}: kept by the platform for this app, across releases (${BINDINGS_PATH})`,
-    );
+    if (kv.length)
+      notes.push(
+        `KV namespace${kv.length > 1 ? 's' : ''} ${kv.join(', ')}: kept by the platform for this app, across releases (${BINDINGS_PATH})`,
+      );
+    const queues = [
+      ...new Set(
+        [...bindings.queues.producers, ...bindings.queues.consumers].map((q) => String(q.queue)),
+      ),
+    ];
+    if (queues.length)
+      notes.push(
+        `queue${queues.length > 1 ? 's' : ''} ${queues.join(', ')}: kept and delivered by the platform for this app (${BINDINGS_PATH})`,
+      );
     const bytes = new TextEncoder().encode(`${JSON.stringify(bindings)}\n`);
     files.push({
       path: BINDINGS_PATH,

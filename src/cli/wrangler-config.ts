@@ -105,13 +105,45 @@ export function kvBindingsOf(w: Record<string, unknown>): string[] {
  * The bindings a Workers project declares, as the release carries them (`.platform/bindings.json`,
  * src/bindings/declared.ts), from the config `wrangler deploy` would read; undefined when none.
  */
-export function workersBindings(dir: string): { kv_namespaces: { binding: string }[] } | undefined {
+export type BindingsFile = {
+  kv_namespaces: { binding: string }[];
+  queues: { producers: Record<string, unknown>[]; consumers: Record<string, unknown>[] };
+};
+
+/** The members of each entry that the platform reads (wrangler's names); others, such as `max_concurrency`, are Cloudflare's alone. */
+const PRODUCER_KEYS = ['binding', 'queue', 'delivery_delay'];
+const CONSUMER_KEYS = [
+  'queue',
+  'max_batch_size',
+  'max_batch_timeout',
+  'max_retries',
+  'dead_letter_queue',
+  'retry_delay',
+];
+
+const pick = (o: unknown, keys: string[]) =>
+  Object.fromEntries(
+    keys
+      .filter((k) => o && typeof o === 'object' && (o as Record<string, unknown>)[k] !== undefined)
+      .map((k) => [k, (o as Record<string, unknown>)[k]]),
+  );
+
+export function workersBindings(dir: string): BindingsFile | undefined {
   const root = path.resolve(dir);
   const config = wranglerConfigFile(root);
   if (!config) return undefined;
-  const kv = kvBindingsOf(readWranglerConfig(root, config.file));
-  if (!kv.length) return undefined;
-  return { kv_namespaces: kv.map((binding) => ({ binding })) };
+  const w = readWranglerConfig(root, config.file);
+  const kv = kvBindingsOf(w);
+  const q = (w.queues ?? {}) as { producers?: unknown; consumers?: unknown };
+  const producers = (Array.isArray(q.producers) ? q.producers : []).map((p) =>
+    pick(p, PRODUCER_KEYS),
+  );
+  const consumers = (Array.isArray(q.consumers) ? q.consumers : [])
+    // a pull consumer is read over Cloudflare's HTTP API, which is not here
+    .filter((c) => (c as { type?: unknown })?.type !== 'http_pull')
+    .map((c) => pick(c, CONSUMER_KEYS));
+  if (!kv.length && !producers.length && !consumers.length) return undefined;
+  return { kv_namespaces: kv.map((binding) => ({ binding })), queues: { producers, consumers } };
 }
 
 /**

@@ -46,7 +46,7 @@ import type {
   AppEmailVerificationsTable,
   AppJobBacklogTable,
 } from './tables/app-resources.ts';
-import type { KvEntriesTable } from './tables/bindings.ts';
+import type { KvEntriesTable, QueueMessagesTable } from './tables/bindings.ts';
 import type {
   UsageCountersTable,
   AccountUsageTable,
@@ -94,6 +94,7 @@ export interface Database {
   app_invites: AppInvitesTable;
   app_files: AppFilesTable;
   kv_entries: KvEntriesTable;
+  queue_messages: QueueMessagesTable;
   dev_outbox: DevOutboxTable;
   app_email_verifications: AppEmailVerificationsTable;
   account_invitations: AccountInvitationsTable;

@@ -58,10 +58,9 @@ export async function invokeRelease(
   const sources = sandbox.holds(release.releaseId) ? undefined : services.caches.sources(release);
   sources?.catch(() => {}); // a failure surfaces when the pool asks for them
   const secrets = await services.caches.appSecrets(app.appId);
-  const wallMs =
-    call.handler === 'job' || call.handler === 'webhook'
-      ? deps.config.sandbox.backgroundWallMs
-      : deps.config.sandbox.wallMs;
+  const background =
+    call.handler === 'job' || call.handler === 'webhook' || call.handler === 'queue';
+  const wallMs = background ? deps.config.sandbox.backgroundWallMs : deps.config.sandbox.wallMs;
   const deadline = performance.now() + wallMs;
   const result = await sandbox.invoke({
     handler: call.handler,
@@ -79,9 +78,7 @@ export async function invokeRelease(
     limits: {
       cpuMs: planOf(deps.config.plans, app.planKey).limits['server.cpu_ms.max'],
       // a job or a webhook delivery may wait on slow outside APIs longer than a visitor would
-      ...(call.handler === 'job' || call.handler === 'webhook'
-        ? { wallMs: deps.config.sandbox.backgroundWallMs }
-        : {}),
+      ...(background ? { wallMs: deps.config.sandbox.backgroundWallMs } : {}),
     },
     onHostCall: hostCallsFor(
       deps,

@@ -236,7 +236,7 @@ export function createCalls(state: WorkerState) {
   /** Publish-time check: the module loaded. Reports which handlers it exports. */
   function reportHandlers(inst: Instance, call: Call): void {
     const names: string[] = [];
-    for (const n of ['fetch', 'job', 'webhook']) {
+    for (const n of ['fetch', 'job', 'webhook', 'queue']) {
       using h = inst.context.getProp(inst.handlers, n);
       if (inst.context.typeof(h) === 'function') names.push(n);
     }

@@ -15,7 +15,7 @@ export type SandboxFlags = {
   publicStores: string[];
   countryHeader?: string;
   /** the release's bindings by the name app code reads (`env.CACHE`) */
-  bindings?: Record<string, { type: 'kv'; name: string }>;
+  bindings?: Record<string, { type: 'kv' | 'queue'; name: string }>;
 };
 export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; wallMs: number };
 
@@ -38,7 +38,7 @@ export type CallRequest = {
 export type Invocation = {
   id: number;
   /** `load` only evaluates the module (publish-time check); the others call that export. */
-  handler: 'fetch' | 'job' | 'webhook' | 'load';
+  handler: 'fetch' | 'job' | 'webhook' | 'queue' | 'load';
   /** What the handler is given: for `fetch` the request (`requestInput`), for job and webhook handlers the event object, as JSON. */
   input: string;
   /** The request's body, for `fetch`. */

@@ -12,14 +12,18 @@ export type Control = {
 
 export async function startMiniflare(
   scriptFile: string,
-  bindings: { kvNamespaces?: string[] },
+  bindings: {
+    kvNamespaces?: string[];
+    queueProducers?: Record<string, { queueName: string }>;
+    queueConsumers?: Record<string, Record<string, unknown>>;
+  },
 ): Promise<Control> {
   const mf = new Miniflare({
     modules: true,
     script: await readFile(scriptFile, 'utf8'),
     compatibilityDate: '2024-09-23',
     ...bindings,
-  });
+  } as never);
   await mf.ready;
   return {
     fetch: async (path, init) => {

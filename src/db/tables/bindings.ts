@@ -1,4 +1,4 @@
-/** Other hosts' storage bindings, kept by the platform: Workers KV entries. */
+/** Other hosts' storage bindings, kept by the platform: Workers KV entries and Queues messages. */
 import type { ColumnType } from 'kysely';
 import type { Timestamp, NullableTimestamp } from './columns.ts';
 
@@ -15,4 +15,18 @@ export interface KvEntriesTable {
   metadata: ColumnType<unknown, string | null, string | null>;
   expires_at: NullableTimestamp;
   updated_at: Timestamp;
+}
+
+export interface QueueMessagesTable {
+  id: string;
+  app_id: string;
+  queue: string;
+  content_type: 'text' | 'json' | 'bytes' | 'v8';
+  body: string;
+  size: number;
+  attempts: ColumnType<number, number | undefined, number>;
+  state: ColumnType<'ready' | 'inflight', 'ready' | 'inflight' | undefined, 'ready' | 'inflight'>;
+  visible_at: Timestamp;
+  lease_until: NullableTimestamp;
+  created_at: Timestamp;
 }

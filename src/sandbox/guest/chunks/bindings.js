@@ -1,6 +1,9 @@
-// Workers bindings over the platform's stores: a KV namespace (`env.CACHE`) with the API and the
-// TypeErrors of Workers' own binding. What needs the store (limits, expirations, lists) is checked
-// by the platform (src/bindings/kv.ts), whose refusals arrive worded as Workers word them.
+// Workers bindings over the platform's stores: a KV namespace (`env.CACHE`) and a queue producer
+// (`env.QUEUE.send`) with the API and the TypeErrors of Workers' own bindings, and the
+// `MessageBatch` a `queue(batch, env, ctx)` consumer gets. What needs the store (limits,
+// expirations, lists) is checked by the platform (src/bindings/), whose refusals arrive worded as
+// Workers word them.
+import { deserialize, serialize } from '@ungap/structured-clone';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -158,6 +161,139 @@ function kvNamespace(call, name) {
   });
 }
 
+// ---- Queues ---------------------------------------------------------------------------------
+const CONTENT_TYPES = ['text', 'json', 'bytes', 'v8'];
+
+const toBase64 = (bytes) => {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+};
+const fromBase64 = (b64) => {
+  const s = atob(b64);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out.buffer;
+};
+
+/** A message body as it is stored: its encoded text and its size in bytes as Workers count it. */
+function encodeBody(body, contentType) {
+  // json unless said otherwise, as Workers default it at the compatibility dates apps are made with
+  const type = contentType === undefined ? 'json' : contentType;
+  if (!CONTENT_TYPES.includes(type))
+    throw new TypeError(`Unsupported queue message content type: ${String(type)}`);
+  if (type === 'text') {
+    if (typeof body !== 'string')
+      throw new TypeError(
+        `Content Type "text" requires a value of type string, but received: ${typeof body}`,
+      );
+    return { contentType: type, body, size: encoder.encode(body).byteLength };
+  }
+  if (type === 'bytes') {
+    if (!(body instanceof ArrayBuffer) && !ArrayBuffer.isView(body))
+      throw new TypeError(
+        `Content Type "bytes" requires a value of type ArrayBuffer or ArrayBufferView, but received: ${typeof body}`,
+      );
+    const bytes =
+      body instanceof ArrayBuffer
+        ? new Uint8Array(body)
+        : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    return { contentType: type, body: toBase64(bytes), size: bytes.byteLength };
+  }
+  if (type === 'json') {
+    const text = JSON.stringify(body);
+    return { contentType: type, body: text, size: encoder.encode(text).byteLength };
+  }
+  const text = JSON.stringify(serialize(body, { lossy: false }));
+  return { contentType: type, body: text, size: encoder.encode(text).byteLength };
+}
+
+function decodeBody(m) {
+  if (m.contentType === 'text') return m.body;
+  if (m.contentType === 'json') return JSON.parse(m.body);
+  if (m.contentType === 'bytes') return fromBase64(m.body);
+  return deserialize(JSON.parse(m.body));
+}
+
+function queueProducer(call, name) {
+  // the platform's refusals read as Workers': "Queue send failed: message length of …"
+  const send = (op, messages, options) =>
+    call('queue.send', [name, messages, options || {}]).catch((e) => {
+      if (e && e.code === 'invalid_request') throw new Error(`Queue ${op} failed: ${e.message}`);
+      throw e;
+    });
+  return Object.freeze({
+    async send(body, options) {
+      const m = encodeBody(body, options?.contentType);
+      if (options?.delaySeconds !== undefined) m.delaySeconds = options.delaySeconds;
+      return send('send', [m]);
+    },
+    async sendBatch(messages, options) {
+      const list = Array.from(messages, (msg) => {
+        const m = encodeBody(msg.body, msg.contentType);
+        if (msg.delaySeconds !== undefined) m.delaySeconds = msg.delaySeconds;
+        return m;
+      });
+      return send(
+        'sendBatch',
+        list,
+        options?.delaySeconds === undefined ? {} : { delaySeconds: options.delaySeconds },
+      );
+    },
+  });
+}
+
+/** The batch a consumer gets, and what its calls decided (`outcome`), as Workers keep it. */
+function queueBatch(event) {
+  const acks = new Set();
+  const retries = new Map();
+  let all = null;
+  const messages = event.messages.map((m) => {
+    const body = decodeBody(m);
+    return Object.freeze({
+      id: m.id,
+      timestamp: new Date(m.timestamp),
+      body,
+      attempts: m.attempts,
+      ack() {
+        if (!retries.has(m.id)) acks.add(m.id);
+      },
+      retry(options) {
+        if (!acks.has(m.id) && !retries.has(m.id))
+          retries.set(
+            m.id,
+            options?.delaySeconds === undefined ? null : Number(options.delaySeconds),
+          );
+      },
+    });
+  });
+  const batch = Object.freeze({
+    queue: event.queue,
+    messages: Object.freeze(messages),
+    ackAll() {
+      all ??= { ack: true };
+    },
+    retryAll(options) {
+      all ??= {
+        ack: false,
+        delaySeconds: options?.delaySeconds === undefined ? null : Number(options.delaySeconds),
+      };
+    },
+  });
+  const outcome = (result, error) => ({
+    outcome: result,
+    acks: [...acks],
+    retries: Object.fromEntries(retries),
+    ackAll: all?.ack === true,
+    retryAll: all && !all.ack ? { delaySeconds: all.delaySeconds } : null,
+    error:
+      error === undefined ? null : String(error?.stack ? `${error.name}: ${error.message}` : error),
+    stack: error?.stack ? String(error.stack) : null,
+  });
+  return { batch, outcome };
+}
+
 /** @param {{ provide: (name: string, value: unknown) => void, internals: Record<string, any> }} platform */
 export default function install(platform) {
   const call = platform.internals.hostCall;
@@ -165,6 +301,8 @@ export default function install(platform) {
     const env = {};
     for (const [binding, b] of Object.entries(spec))
       if (b.type === 'kv') env[binding] = kvNamespace(call, b.name);
+      else if (b.type === 'queue') env[binding] = queueProducer(call, b.name);
     return env;
   });
+  platform.provide('queueBatch', queueBatch);
 }

@@ -1,7 +1,7 @@
 // @ts-check
 /** Entry shapes: what a module offers, whatever host it was written for. */
 import { G, hide } from './head.js';
-import { loadedChunks, platform } from './lazy.js';
+import { loadChunk, loadedChunks, platform, provided } from './lazy.js';
 import { incomingRequest } from './body.js';
 import { Response } from './response.js';
 import { ctx, toResult } from './dispatch.js';
@@ -50,7 +50,9 @@ var entrypointClass = function (d) {
   var p = d.prototype;
   return (
     !!p &&
-    (typeof p.fetch === 'function' || typeof p.scheduled === 'function') &&
+    (typeof p.fetch === 'function' ||
+      typeof p.scheduled === 'function' ||
+      typeof p.queue === 'function') &&
     /^class[\s{]/.test(Function.prototype.toString.call(d))
   );
 };
@@ -63,6 +65,10 @@ var fromEntrypoint = function (C) {
   if (typeof C.prototype.scheduled === 'function')
     h.scheduled = function (controller, env, exec) {
       return new C(exec, env).scheduled(controller);
+    };
+  if (typeof C.prototype.queue === 'function')
+    h.queue = function (batch, env, exec) {
+      return new C(exec, env).queue(batch);
     };
   return h;
 };
@@ -167,6 +173,29 @@ hide(G, '__dispatch', function (handlers, kind, input, body) {
     return Promise.resolve(handlers.job(JSON.parse(input), ctx, exec)).then(function () {
       return settled(exec, { meta: '200\n0' });
     });
+  }
+  if (kind === 'queue') {
+    // Workers' queue(batch, env, ctx): the outcome is what the batch's ack/retry calls decided,
+    // sent back as the answer's text (worker/tasks/queue-deliver.ts applies it)
+    loadChunk('bindings');
+    var run = provided.queueBatch(JSON.parse(input));
+    var answer = function (result, error) {
+      return Promise.resolve(settled(exec, null)).then(function () {
+        return '200\n0\n' + JSON.stringify(run.outcome(result, error));
+      });
+    };
+    return Promise.resolve()
+      .then(function () {
+        return handlers.queue(run.batch, ctx, exec);
+      })
+      .then(
+        function () {
+          return answer('ok');
+        },
+        function (e) {
+          return answer('exception', e);
+        },
+      );
   }
   if (kind === 'webhook') {
     return Promise.resolve(handlers.webhook(JSON.parse(input), ctx, exec))
