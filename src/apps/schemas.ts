@@ -176,11 +176,12 @@ export const AppDataErased = component(
   v.strictObject({
     app_id: v.string(),
     erased_at: DateTime,
-    /** what was there to erase: live rows and files, KV keys, app users, set secrets */
+    /** what was there to erase: live rows and files, KV keys, R2 objects, app users, set secrets */
     erased: v.strictObject({
       rows: Count,
       files: Count,
       kv_keys: Count,
+      r2_objects: Count,
       app_users: Count,
       secrets: Count,
     }),

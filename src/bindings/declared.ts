@@ -1,5 +1,5 @@
 /**
- * The bindings a release declares (Workers KV namespaces and Queues), as the release carries them:
+ * The bindings a release declares (Workers KV namespaces, R2 buckets and Queues), as the release carries them:
  * `.platform/bindings.json`, written by the CLI from the project's wrangler config. The contract's
  * publish body has no member for them (docs/decisions/bindings.md), so they travel as a release
  * file, are checked at publish (a malformed file refuses the publish), and are read by the origin
@@ -42,8 +42,19 @@ const QueueConsumer = v.strictObject({
   retry_delay: v.optional(Seconds(43_200)),
 });
 
+/** An R2 bucket's name, as R2 allows it: 3 to 63 lowercase letters, digits and dashes. */
+const BucketName = v.pipe(
+  v.string(),
+  v.regex(
+    /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/,
+    'must be 3 to 63 lowercase letters, digits and dashes',
+  ),
+);
+const R2Bucket = v.strictObject({ binding: BindingName, bucket_name: BucketName });
+
 export const BindingsFile = v.strictObject({
   kv_namespaces: v.optional(v.pipe(v.array(KvNamespace), v.maxLength(64)), []),
+  r2_buckets: v.optional(v.pipe(v.array(R2Bucket), v.maxLength(64)), []),
   queues: v.optional(
     v.strictObject({
       producers: v.optional(v.pipe(v.array(QueueProducer), v.maxLength(64)), []),
@@ -65,6 +76,8 @@ export const QUEUE_DEFAULTS = { maxBatchSize: 10, maxBatchTimeout: 5, maxRetries
 
 export type Bindings = {
   kv: string[];
+  /** R2 bucket bindings by name: the bucket each reads */
+  r2: Record<string, string>;
   /** producer bindings by name: the queue each sends to */
   producers: Record<string, { queue: string; deliveryDelay: number }>;
   /** consumers by queue name */
@@ -72,7 +85,7 @@ export type Bindings = {
 };
 
 /** What the guest needs to build `env`: each binding's name and kind. */
-export type GuestBindings = Record<string, { type: 'kv' | 'queue'; name: string }>;
+export type GuestBindings = Record<string, { type: 'kv' | 'queue' | 'r2'; name: string }>;
 
 /** The file's bindings, or the problems that make it unreadable (by path within it). */
 export function parseBindings(
@@ -95,7 +108,11 @@ export function parseBindings(
     };
   const kv = r.output.kv_namespaces.map((k) => k.binding);
   const queues = r.output.queues;
-  const names = [...kv, ...(queues.producers ?? []).map((p) => p.binding)];
+  const names = [
+    ...kv,
+    ...r.output.r2_buckets.map((b) => b.binding),
+    ...(queues.producers ?? []).map((p) => p.binding),
+  ];
   const twice = names.find((b, i) => names.indexOf(b) !== i);
   if (twice) return { ok: false, problems: [`binding ${twice} is declared twice`] };
   const consumers: Bindings['consumers'] = {};
@@ -115,15 +132,18 @@ export function parseBindings(
   const producers: Bindings['producers'] = {};
   for (const p of queues.producers ?? [])
     producers[p.binding] = { queue: p.queue, deliveryDelay: p.delivery_delay ?? 0 };
-  return { ok: true, bindings: { kv, producers, consumers } };
+  const r2: Bindings['r2'] = {};
+  for (const b of r.output.r2_buckets) r2[b.binding] = b.bucket_name;
+  return { ok: true, bindings: { kv, r2, producers, consumers } };
 }
 
-export const NO_BINDINGS: Bindings = { kv: [], producers: {}, consumers: {} };
+export const NO_BINDINGS: Bindings = { kv: [], r2: {}, producers: {}, consumers: {} };
 
 export function guestBindings(b: Bindings): GuestBindings {
   const out: GuestBindings = {};
   for (const name of b.kv) out[name] = { type: 'kv', name };
   for (const name of Object.keys(b.producers)) out[name] = { type: 'queue', name };
+  for (const name of Object.keys(b.r2)) out[name] = { type: 'r2', name };
   return out;
 }
 

@@ -10,6 +10,9 @@ import type { HostUpload } from '../sandbox/pool.ts';
 import type { Bindings } from './declared.ts';
 import { kvDelete, kvGet, kvGetBulk, kvList, kvPut } from './kv.ts';
 import { queueSend } from './queues.ts';
+import { r2Delete, r2Get, r2Put, type Conditions, type PutOptions, type RangeAsk } from './r2.ts';
+import { r2List } from './r2-list.ts';
+import { r2AbortUpload, r2CompleteUpload, r2CreateUpload, r2UploadPart } from './r2-multipart.ts';
 
 export type BindingTarget = { appId: string; accountId: string; bindings: Bindings };
 
@@ -21,8 +24,14 @@ function namespaceOf(target: BindingTarget, name: unknown): string {
   return name;
 }
 
+function bucketOf(target: BindingTarget, name: unknown): string {
+  if (typeof name !== 'string' || !Object.hasOwn(target.bindings.r2, name))
+    throw new ApiError('not_available', `No R2 bucket is bound as ${String(name)}.`);
+  return target.bindings.r2[name]!;
+}
+
 export function isBindingCall(method: string): boolean {
-  return method.startsWith('kv.') || method === 'queue.send';
+  return method.startsWith('kv.') || method.startsWith('r2.') || method === 'queue.send';
 }
 
 export async function bindingCall(
@@ -62,6 +71,45 @@ export async function bindingCall(
       return kvDelete(deps, target, namespaceOf(target, args[0]), args[1]);
     case 'kv.list':
       return kvList(deps, target, namespaceOf(target, args[0]), options(args[1]));
+    case 'r2.head':
+    case 'r2.get': {
+      const o = options(args[2]) as { range?: RangeAsk; onlyIf?: Conditions };
+      const got = await r2Get(deps, target, bucketOf(target, args[0]), args[1], {
+        ...o,
+        head: method === 'r2.head',
+      });
+      if (!got) return null;
+      return got.bytes ? new HostBytes(got.meta, got.bytes) : { meta: got.meta };
+    }
+    case 'r2.put':
+      return r2Put(
+        deps,
+        target,
+        bucketOf(target, args[0]),
+        args[1],
+        upload?.bytes ?? Buffer.alloc(0),
+        options(args[2]) as PutOptions,
+      );
+    case 'r2.delete':
+      return r2Delete(deps, target, bucketOf(target, args[0]), args[1]);
+    case 'r2.list':
+      return r2List(deps, target, bucketOf(target, args[0]), options(args[1]));
+    case 'r2.createUpload':
+      return r2CreateUpload(deps, target, bucketOf(target, args[0]), args[1], options(args[2]));
+    case 'r2.uploadPart':
+      return r2UploadPart(
+        deps,
+        target,
+        bucketOf(target, args[0]),
+        args[1],
+        args[2],
+        args[3],
+        upload?.bytes ?? Buffer.alloc(0),
+      );
+    case 'r2.completeUpload':
+      return r2CompleteUpload(deps, target, bucketOf(target, args[0]), args[1], args[2], args[3]);
+    case 'r2.abortUpload':
+      return r2AbortUpload(deps, target, bucketOf(target, args[0]), args[1], args[2]);
     case 'queue.send':
       return queueSend(deps, target, args[0], args[1], args[2]);
     default:

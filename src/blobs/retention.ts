@@ -29,6 +29,8 @@ export async function pruneBlobs(
       and not exists (select 1 from blob_variants v where v.account_id = b.account_id and v.variant_sha256 = b.sha256)
       and not exists (select 1 from app_files f join apps a on a.id = f.app_id where a.account_id = b.account_id and f.sha256 = b.sha256 and f.deleted_at is null)
       and not exists (select 1 from kv_entries k join apps a on a.id = k.app_id where a.account_id = b.account_id and k.sha256 = b.sha256)
+      and not exists (select 1 from r2_objects o join apps a on a.id = o.app_id where a.account_id = b.account_id and o.sha256 = b.sha256)
+      and not exists (select 1 from r2_upload_parts p join r2_uploads u on u.id = p.upload_id join apps a on a.id = u.app_id where a.account_id = b.account_id and p.sha256 = b.sha256)
       and b.last_used_at < ${now}::timestamptz - make_interval(secs => ${graceMs / 1000})
     returning b.sha256, b.stored_in`.execute(deps.db);
   const inBucket = rows.filter((r) => r.stored_in === 's3');

@@ -228,7 +228,6 @@ function fromWrangler(root: string): Inferred | undefined {
     durable_objects:
       'Durable Objects have no counterpart: keep state in a data collection (ctx.data)',
     d1_databases: 'D1 databases: use data collections (ctx.data) with typed fields',
-    r2_buckets: 'R2 buckets: use a file store (ctx.files)',
     services: 'service bindings: call the other app over fetch()',
     ai: 'Workers AI has no counterpart here',
   };

@@ -125,6 +125,11 @@ export async function preparePublish(
       notes.push(
         `KV namespace${kv.length > 1 ? 's' : ''} ${kv.join(', ')}: kept by the platform for this app, across releases (${BINDINGS_PATH})`,
       );
+    const buckets = bindings.r2_buckets.map((b) => String(b.bucket_name));
+    if (buckets.length)
+      notes.push(
+        `R2 bucket${buckets.length > 1 ? 's' : ''} ${buckets.join(', ')}: kept by the platform for this app, across releases (${BINDINGS_PATH})`,
+      );
     const queues = [
       ...new Set(
         [...bindings.queues.producers, ...bindings.queues.consumers].map((q) => String(q.queue)),

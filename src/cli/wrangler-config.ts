@@ -107,6 +107,7 @@ export function kvBindingsOf(w: Record<string, unknown>): string[] {
  */
 export type BindingsFile = {
   kv_namespaces: { binding: string }[];
+  r2_buckets: Record<string, unknown>[];
   queues: { producers: Record<string, unknown>[]; consumers: Record<string, unknown>[] };
 };
 
@@ -142,8 +143,15 @@ export function workersBindings(dir: string): BindingsFile | undefined {
     // a pull consumer is read over Cloudflare's HTTP API, which is not here
     .filter((c) => (c as { type?: unknown })?.type !== 'http_pull')
     .map((c) => pick(c, CONSUMER_KEYS));
-  if (!kv.length && !producers.length && !consumers.length) return undefined;
-  return { kv_namespaces: kv.map((binding) => ({ binding })), queues: { producers, consumers } };
+  const r2 = (Array.isArray(w.r2_buckets) ? w.r2_buckets : []).map((b) =>
+    pick(b, ['binding', 'bucket_name']),
+  );
+  if (!kv.length && !r2.length && !producers.length && !consumers.length) return undefined;
+  return {
+    kv_namespaces: kv.map((binding) => ({ binding })),
+    r2_buckets: r2,
+    queues: { producers, consumers },
+  };
 }
 
 /**

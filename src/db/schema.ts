@@ -46,7 +46,13 @@ import type {
   AppEmailVerificationsTable,
   AppJobBacklogTable,
 } from './tables/app-resources.ts';
-import type { KvEntriesTable, QueueMessagesTable } from './tables/bindings.ts';
+import type {
+  KvEntriesTable,
+  QueueMessagesTable,
+  R2ObjectsTable,
+  R2UploadPartsTable,
+  R2UploadsTable,
+} from './tables/bindings.ts';
 import type {
   UsageCountersTable,
   AccountUsageTable,
@@ -95,6 +101,9 @@ export interface Database {
   app_files: AppFilesTable;
   kv_entries: KvEntriesTable;
   queue_messages: QueueMessagesTable;
+  r2_objects: R2ObjectsTable;
+  r2_uploads: R2UploadsTable;
+  r2_upload_parts: R2UploadPartsTable;
   dev_outbox: DevOutboxTable;
   app_email_verifications: AppEmailVerificationsTable;
   account_invitations: AccountInvitationsTable;

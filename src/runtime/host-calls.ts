@@ -80,7 +80,7 @@ function headersArg(pairs: unknown): Headers {
     return new Headers(
       pairs
         .filter((p) => Array.isArray(p) && p.length === 2)
-        .map((p) => [String(p[0]), String(p[1])]),
+        .map((p): [string, string] => [String(p[0]), String(p[1])]),
     );
   } catch {
     throw new ApiError('invalid_request', 'Invalid header.');

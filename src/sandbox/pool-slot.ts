@@ -50,6 +50,9 @@ const READ_ONLY_CALLS = new Set([
   'kv.get',
   'kv.getBulk',
   'kv.list',
+  'r2.head',
+  'r2.get',
+  'r2.list',
 ]);
 
 /** A file upload's bytes, copied and hashed by the sandbox worker (never parsed from JSON on this thread). */

@@ -26,7 +26,11 @@ export async function measureStorage(db: Executor, accountId: string): Promise<M
       (select coalesce(sum(f.size), 0) from app_files f
         where f.app_id in (select id from apps where account_id = ${accountId}) and f.deleted_at is null) as files,
       (select coalesce(sum(k.size + octet_length(k.key)), 0) from kv_entries k
-        where k.app_id in (select id from apps where account_id = ${accountId})) as kv,
+        where k.app_id in (select id from apps where account_id = ${accountId}))
+      + (select coalesce(sum(o.size), 0) from r2_objects o
+        where o.app_id in (select id from apps where account_id = ${accountId}))
+      + (select coalesce(sum(p.size), 0) from r2_upload_parts p join r2_uploads u on u.id = p.upload_id
+        where u.app_id in (select id from apps where account_id = ${accountId})) as kv,
       (select plan_key from accounts where id = ${accountId}) as plan_key`.execute(db);
   const r = rows[0]!;
   return {
@@ -43,6 +47,8 @@ export type AppStorage = {
   stores: Map<string, Share>;
   /** KV namespaces by binding name: keys, and bytes of keys and values */
   kv: Map<string, Share>;
+  /** R2 buckets by name: objects and their bytes */
+  r2: Map<string, Share>;
 };
 
 /**
@@ -52,7 +58,7 @@ export type AppStorage = {
  */
 export async function measureApp(db: Executor, appId: string): Promise<AppStorage> {
   const { rows } = await sql<{
-    kind: 'data' | 'files' | 'kv';
+    kind: 'data' | 'files' | 'kv' | 'r2';
     name: string;
     count: string;
     bytes: string;
@@ -64,11 +70,20 @@ export async function measureApp(db: Executor, appId: string): Promise<AppStorag
       from app_files where app_id = ${appId} and deleted_at is null group by store
     union all
     select 'kv', namespace, count(*), coalesce(sum(size + octet_length(key)), 0)
-      from kv_entries where app_id = ${appId} group by namespace`.execute(db);
-  const out: AppStorage = { bytes: 0, collections: new Map(), stores: new Map(), kv: new Map() };
+      from kv_entries where app_id = ${appId} group by namespace
+    union all
+    select 'r2', bucket, count(*), coalesce(sum(size), 0)
+      from r2_objects where app_id = ${appId} group by bucket`.execute(db);
+  const out: AppStorage = {
+    bytes: 0,
+    collections: new Map(),
+    stores: new Map(),
+    kv: new Map(),
+    r2: new Map(),
+  };
   for (const r of rows) {
     const share = { count: Number(r.count), bytes: Number(r.bytes) };
-    (r.kind === 'data' ? out.collections : r.kind === 'files' ? out.stores : out.kv).set(
+    ({ data: out.collections, files: out.stores, kv: out.kv, r2: out.r2 })[r.kind].set(
       r.name,
       share,
     );

@@ -14,6 +14,7 @@ export async function startMiniflare(
   scriptFile: string,
   bindings: {
     kvNamespaces?: string[];
+    r2Buckets?: string[];
     queueProducers?: Record<string, { queueName: string }>;
     queueConsumers?: Record<string, Record<string, unknown>>;
   },

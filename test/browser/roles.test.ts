@@ -180,7 +180,9 @@ test('an owner unpublishes and then erases an app from its page; a developer is 
   await page.getByLabel('Type the app id').fill(doomed.app_id);
   await shootWidths(page, shots, 'roles-owner-erase');
   await button(page, 'Erase data').click();
-  await page.getByText('Erased 1 rows, 0 files, 0 KV keys, 0 app users and 0 secrets.').waitFor();
+  await page
+    .getByText('Erased 1 rows, 0 files, 0 KV keys, 0 R2 objects, 0 app users and 0 secrets.')
+    .waitFor();
   const usage = await h.api('GET /v0/apps/{app_id}/resources', {
     key,
     params: { app_id: doomed.app_id },

@@ -91,13 +91,27 @@ test('once unpublished: a wrong confirmation and a developer are refused', async
 test('erasing deletes rows, files, app users and secrets, frees the storage, and is recorded', async () => {
   const r = await erase(appId);
   assert.is(r.status, 200, r.text);
-  assert.equal(r.body.erased, { rows: 2, files: 1, kv_keys: 0, app_users: 1, secrets: 1 });
+  assert.equal(r.body.erased, {
+    rows: 2,
+    files: 1,
+    kv_keys: 0,
+    r2_objects: 0,
+    app_users: 1,
+    secrets: 1,
+  });
   assert.is(r.body.freed_bytes, storedBefore);
   assert.ok(storedBefore > 0);
   assert.is(await stored(), 0);
   const [event] = await eventsOf(h, key, appId, 'app.data_erased');
   assert.ok(event, 'event recorded');
-  assert.equal(event!.metadata, { rows: 2, files: 1, kv_keys: 0, app_users: 1, secrets: 1 });
+  assert.equal(event!.metadata, {
+    rows: 2,
+    files: 1,
+    kv_keys: 0,
+    r2_objects: 0,
+    app_users: 1,
+    secrets: 1,
+  });
   assert.ok((await eventsOf(h, key, appId, 'app.unpublished')).length, 'earlier events kept');
   const secrets = await h.call('GET', `/v0/apps/${appId}/secrets`, { key });
   assert.equal(
@@ -105,7 +119,14 @@ test('erasing deletes rows, files, app users and secrets, frees the storage, and
     [],
   );
   const again = await erase(appId);
-  assert.equal(again.body.erased, { rows: 0, files: 0, kv_keys: 0, app_users: 0, secrets: 0 });
+  assert.equal(again.body.erased, {
+    rows: 0,
+    files: 0,
+    kv_keys: 0,
+    r2_objects: 0,
+    app_users: 0,
+    secrets: 0,
+  });
 });
 
 test('published again, the app comes back empty', async () => {

@@ -1,4 +1,4 @@
-/** Other hosts' storage bindings, kept by the platform: Workers KV entries and Queues messages. */
+/** Other hosts' storage bindings, kept by the platform: Workers KV entries, Queues messages, R2 objects. */
 import type { ColumnType } from 'kysely';
 import type { Timestamp, NullableTimestamp } from './columns.ts';
 
@@ -29,4 +29,36 @@ export interface QueueMessagesTable {
   visible_at: Timestamp;
   lease_until: NullableTimestamp;
   created_at: Timestamp;
+}
+
+export interface R2ObjectsTable {
+  app_id: string;
+  bucket: string;
+  key: Buffer;
+  version: string;
+  sha256: Buffer;
+  size: ColumnType<string, number, number>;
+  etag: string;
+  checksums: ColumnType<Record<string, string>, string | undefined, string>;
+  http_metadata: ColumnType<Record<string, string>, string | undefined, string>;
+  custom_metadata: ColumnType<Record<string, string>, string | undefined, string>;
+  uploaded: Timestamp;
+}
+
+export interface R2UploadsTable {
+  id: string;
+  app_id: string;
+  bucket: string;
+  key: Buffer;
+  http_metadata: ColumnType<Record<string, string>, string | undefined, string>;
+  custom_metadata: ColumnType<Record<string, string>, string | undefined, string>;
+  created_at: Timestamp;
+}
+
+export interface R2UploadPartsTable {
+  upload_id: string;
+  part_number: number;
+  sha256: Buffer;
+  size: ColumnType<string, number, number>;
+  etag: string;
 }

@@ -294,7 +294,7 @@ function queueBatch(event) {
   return { batch, outcome };
 }
 
-/** @param {{ provide: (name: string, value: unknown) => void, internals: Record<string, any> }} platform */
+/** @param {{ provide: (name: string, value: unknown) => void, load: (chunk: string) => void, internals: Record<string, any> }} platform */
 export default function install(platform) {
   const call = platform.internals.hostCall;
   platform.provide('bindings', (spec) => {
@@ -302,6 +302,10 @@ export default function install(platform) {
     for (const [binding, b] of Object.entries(spec))
       if (b.type === 'kv') env[binding] = kvNamespace(call, b.name);
       else if (b.type === 'queue') env[binding] = queueProducer(call, b.name);
+      else if (b.type === 'r2') {
+        platform.load('r2');
+        env[binding] = platform.internals.r2Bucket(call, b.name);
+      }
     return env;
   });
   platform.provide('queueBatch', queueBatch);
