@@ -2,19 +2,24 @@
  * Workers R2: an app that calls every operation (test/fixtures/bindings/r2-app: put in each body
  * type, metadata, checksums, conditions, ranges, list with delimiters and pages, multipart) is
  * published unchanged and answers every probe as the same module under Miniflare does. Then: the
- * objects are the app's alone, in the blob store (S3 when configured), counted in its storage.
+ * objects are the app's alone, their bytes in the S3 bucket the blob store is set to, counted in
+ * its storage.
  */
 import { cp } from 'node:fs/promises';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { measureApp } from '../../src/storage/measure.ts';
 import { cliFor, linkedApp, writeProject } from '../_lib/cli.ts';
 import { createHarness, listen, newUser } from '../_lib/harness.ts';
 import { startMiniflare } from '../_lib/miniflare.ts';
+import { startS3 } from '../_lib/s3-server.ts';
 import { eventsOf } from '../_lib/apps.ts';
 
-const h = await createHarness();
+// the objects' bytes go to the S3 test server, as with PLATFORM_BLOB_STORE=s3 in production
+const s3 = await startS3();
+const h = await createHarness({ PLATFORM_BLOB_STORE: 's3', ...s3.env });
 const live = await listen(h.server);
 const u = await newUser(h);
 const work = path.resolve('.data', 'test-scratch', `r2-${process.pid}`);
@@ -75,11 +80,21 @@ test("another app's bucket of the same name is its own; objects count in storage
   const bucket = stored.r2.get('probe-bucket')!;
   assert.ok(bucket.count >= 10, `objects: ${bucket.count}`);
   assert.ok(bucket.bytes > 5 * 1024 * 1024, 'the multipart object is counted');
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from blobs b
+    join r2_objects o on o.sha256 = b.sha256 where o.app_id = ${appId} and b.stored_in = 's3'`.execute(
+    h.deps.db,
+  );
+  assert.ok(
+    rows[0]!.n >= bucket.count - 2,
+    'the bytes are in the bucket (equal bodies share a blob)',
+  );
+  assert.ok((await s3.keys()).length >= rows[0]!.n);
 });
 
 test.after(async () => {
   await live.close();
   await h.close();
+  await s3.close();
 });
 
 test.run();

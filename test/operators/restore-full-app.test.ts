@@ -52,6 +52,16 @@ const SERVER = `export default {
     }
     if (u.pathname === '/enqueue') return Response.json(await ctx.jobs.enqueue(u.searchParams.get('job'), {}));
     if (u.pathname === '/me') return Response.json({ user: ctx.auth.currentUser(request) });
+    if (u.pathname === '/bindings' && request.method === 'POST') {
+      await ctx.CACHE.put('k', 'kv value', { metadata: { m: 1 } });
+      await ctx.BUCKET.put('o.txt', 'r2 value', { customMetadata: { c: '2' } });
+      await ctx.Q.send({ waiting: true });
+      return new Response('stored');
+    }
+    if (u.pathname === '/bindings') {
+      const o = await ctx.BUCKET.get('o.txt');
+      return Response.json({ kv: await ctx.CACHE.getWithMetadata('k', 'text'), r2: [await o.text(), o.customMetadata] });
+    }
     return new Response('live');
   },
   async job(event, ctx) {
@@ -80,7 +90,20 @@ const RESOURCES = {
 const bundle = (page: string) =>
   site({
     runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
-    files: [file('public/index.html', page), file('server.js', SERVER, 'text/javascript')],
+    files: [
+      file('public/index.html', page),
+      file('server.js', SERVER, 'text/javascript'),
+      // a KV namespace, an R2 bucket and a queue nothing consumes yet (its message waits)
+      file(
+        '.platform/bindings.json',
+        JSON.stringify({
+          kv_namespaces: [{ binding: 'CACHE' }],
+          r2_buckets: [{ binding: 'BUCKET', bucket_name: 'restored' }],
+          queues: { producers: [{ binding: 'Q', queue: 'waiting' }] },
+        }),
+        'application/json',
+      ),
+    ],
     resources: RESOURCES,
   });
 
@@ -176,6 +199,9 @@ test('an app with users, jobs, webhooks, rows, files in both stores, a preview a
 
   for (const t of ['alpha', 'beta', 'gamma'])
     assert.is((await h.call('POST', '/note', { host, rawBody: t })).status, 200);
+  const bound = await h.call('POST', '/bindings', { host });
+  assert.is(bound.text, 'stored');
+  const boundBefore = (await h.call('GET', '/bindings', { host })).body;
   const inPostgres = (await h.call('POST', '/upload', { host, rawBody: 'bytes kept in postgres' }))
     .body.url as string;
   // a node writing new bytes to the bucket, on the same database
@@ -234,6 +260,9 @@ test('an app with users, jobs, webhooks, rows, files in both stores, a preview a
     'public.webhook_deliveries',
     'public.app_routes',
     'public.app_events',
+    'public.kv_entries',
+    'public.r2_objects',
+    'public.queue_messages',
   ])
     if (t in before) assert.ok(before[t]! > 0, `${t} has rows to restore`);
   assert.ok(before['public.usage_counters']! > 0);
@@ -264,6 +293,12 @@ test('an app with users, jobs, webhooks, rows, files in both stores, a preview a
   });
   const r = restored;
   assert.is((await r.call('GET', '/', { host })).text, 'live page');
+  // the KV entry, the R2 object (its bytes a blob like the files') and the waiting message are back
+  assert.equal((await r.call('GET', '/bindings', { host })).body, boundBefore);
+  assert.equal(boundBefore, {
+    kv: { value: 'kv value', metadata: { m: 1 }, cacheStatus: null },
+    r2: ['r2 value', { c: '2' }],
+  });
   assert.is(
     (await r.call('GET', '/secret', { host })).text,
     'tok_restore_1',
