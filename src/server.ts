@@ -35,6 +35,7 @@ import { operatorRoutes } from './operators/routes.ts';
 import { dataRoutes } from './data/routes.ts';
 import { appUserRoutes } from './app-auth/routes.ts';
 import { fileRoutes } from './files/routes.ts';
+import { bindingRoutes } from './bindings/routes.ts';
 import { createMetrics, type HostKindLabel, type Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { createAppsPlane, type AppsPlane } from './origin/plane.ts';
@@ -91,6 +92,7 @@ function v0Routes(runtime: NodeRuntime, host: { console: boolean }): Hono<Env> {
   v0.route('/apps', dataRoutes());
   v0.route('/apps', appUserRoutes());
   v0.route('/apps', fileRoutes());
+  v0.route('/apps', bindingRoutes());
   v0.route('/operator', operatorRoutes());
   return v0;
 }

@@ -7,6 +7,20 @@
 import type * as v from 'valibot';
 import type { AccountList } from '../accounts/schemas.ts';
 import type {
+  BindingsOverview,
+  KvKeyPage,
+  KvKeyQuery,
+  KvKeysQuery,
+  KvValue,
+  KvValueDeleted,
+  KvValuePut,
+  QueuePurged,
+  R2KeyQuery,
+  R2ObjectDeleted,
+  R2ObjectPage,
+  R2ObjectsQuery,
+} from '../bindings/schemas.ts';
+import type {
   ApiKeyList,
   ApiKeyMetadata,
   CreateApiKeyRequest,
@@ -281,6 +295,39 @@ export type V0Routes = {
   >;
   'POST /v0/apps/{app_id}/files/{store}/{file_id}/signed-url': Op<Out<typeof SignedFileUrl>>;
   'DELETE /v0/apps/{app_id}/files/{store}/{file_id}': Op<Out<typeof StoredFileDeleted>>;
+  // an app's bindings (KV, R2, queues)
+  'GET /v0/apps/{app_id}/bindings': Op<Out<typeof BindingsOverview>>;
+  'GET /v0/apps/{app_id}/kv/{namespace}/keys': Op<
+    Out<typeof KvKeyPage>,
+    never,
+    In<typeof KvKeysQuery>
+  >;
+  'GET /v0/apps/{app_id}/kv/{namespace}/value': Op<
+    Out<typeof KvValue>,
+    never,
+    In<typeof KvKeyQuery>
+  >;
+  'PUT /v0/apps/{app_id}/kv/{namespace}/value': Op<
+    Out<typeof KvValue>,
+    In<typeof KvValuePut>,
+    In<typeof KvKeyQuery>
+  >;
+  'DELETE /v0/apps/{app_id}/kv/{namespace}/value': Op<
+    Out<typeof KvValueDeleted>,
+    never,
+    In<typeof KvKeyQuery>
+  >;
+  'GET /v0/apps/{app_id}/r2/{bucket}/objects': Op<
+    Out<typeof R2ObjectPage>,
+    never,
+    In<typeof R2ObjectsQuery>
+  >;
+  'DELETE /v0/apps/{app_id}/r2/{bucket}/object': Op<
+    Out<typeof R2ObjectDeleted>,
+    never,
+    In<typeof R2KeyQuery>
+  >;
+  'POST /v0/apps/{app_id}/queues/{queue}/purge': Op<Out<typeof QueuePurged>>;
   // an app's users
   'GET /v0/apps/{app_id}/app-users': Op<Out<typeof AppUserList>, never, In<typeof AppUsersQuery>>;
   'PATCH /v0/apps/{app_id}/app-users/{user_id}': Op<
@@ -401,6 +448,14 @@ export const V0_ROUTES = Object.keys({
   'GET /v0/apps/{app_id}/files/{store}': 1,
   'POST /v0/apps/{app_id}/files/{store}/{file_id}/signed-url': 1,
   'DELETE /v0/apps/{app_id}/files/{store}/{file_id}': 1,
+  'GET /v0/apps/{app_id}/bindings': 1,
+  'GET /v0/apps/{app_id}/kv/{namespace}/keys': 1,
+  'GET /v0/apps/{app_id}/kv/{namespace}/value': 1,
+  'PUT /v0/apps/{app_id}/kv/{namespace}/value': 1,
+  'DELETE /v0/apps/{app_id}/kv/{namespace}/value': 1,
+  'GET /v0/apps/{app_id}/r2/{bucket}/objects': 1,
+  'DELETE /v0/apps/{app_id}/r2/{bucket}/object': 1,
+  'POST /v0/apps/{app_id}/queues/{queue}/purge': 1,
   'GET /v0/apps/{app_id}/app-users': 1,
   'PATCH /v0/apps/{app_id}/app-users/{user_id}': 1,
   'POST /v0/apps/{app_id}/app-users/{user_id}/sign-out': 1,

@@ -1,0 +1,121 @@
+/** The bindings browser's records: what an app keeps in KV, R2 and its queues, as the team sees it. */
+import * as v from 'valibot';
+import { component, DateTime } from '../openapi/components.ts';
+
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+export const BindingsOverview = component(
+  'BindingsOverview',
+  v.strictObject({
+    app_id: v.string(),
+    /** every namespace the live release binds or that holds keys (a release that stopped binding one keeps its data) */
+    kv: v.array(
+      v.strictObject({ namespace: v.string(), bound: v.boolean(), keys: Count, bytes: Count }),
+    ),
+    r2: v.array(
+      v.strictObject({ bucket: v.string(), bound: v.boolean(), objects: Count, bytes: Count }),
+    ),
+    queues: v.array(
+      v.strictObject({
+        queue: v.string(),
+        /** the live release sends to it / consumes it */
+        produced: v.boolean(),
+        consumed: v.boolean(),
+        /** waiting and visible; waiting for a delay or a retry's delay; taken by a delivery now */
+        ready: Count,
+        delayed: Count,
+        in_flight: Count,
+        dead_letter_queue: v.nullable(v.string()),
+      }),
+    ),
+  }),
+);
+
+export const KvKeyPage = component(
+  'KvKeyPage',
+  v.strictObject({
+    app_id: v.string(),
+    namespace: v.string(),
+    keys: v.array(
+      v.strictObject({
+        name: v.string(),
+        /** seconds since the epoch, as KV gives it */
+        expiration: v.nullable(v.number()),
+        metadata: v.unknown(),
+      }),
+    ),
+    cursor: v.nullable(v.string()),
+  }),
+);
+
+export const KvValue = component(
+  'KvValue',
+  v.strictObject({
+    namespace: v.string(),
+    key: v.string(),
+    size: Count,
+    /** the value as UTF-8 text, or null when it is not text (then `base64` holds it) */
+    text: v.nullable(v.string()),
+    base64: v.nullable(v.string()),
+    metadata: v.unknown(),
+    expiration: v.nullable(v.number()),
+  }),
+);
+
+export const KvValuePut = component(
+  'KvValuePut',
+  v.strictObject({
+    value: v.pipe(v.string(), v.maxLength(25 * 1024 * 1024)),
+    metadata: v.optional(v.unknown()),
+    expiration_ttl: v.optional(v.pipe(v.number(), v.integer())),
+  }),
+);
+
+export const KvValueDeleted = component(
+  'KvValueDeleted',
+  v.strictObject({ namespace: v.string(), key: v.string(), deleted: v.literal(true) }),
+);
+
+export const R2ObjectPage = component(
+  'R2ObjectPage',
+  v.strictObject({
+    app_id: v.string(),
+    bucket: v.string(),
+    objects: v.array(
+      v.strictObject({
+        key: v.string(),
+        size: Count,
+        etag: v.string(),
+        uploaded: DateTime,
+        content_type: v.nullable(v.string()),
+      }),
+    ),
+    /** with `delimiter`: the folders at this level */
+    prefixes: v.array(v.string()),
+    cursor: v.nullable(v.string()),
+  }),
+);
+
+export const R2ObjectDeleted = component(
+  'R2ObjectDeleted',
+  v.strictObject({ bucket: v.string(), key: v.string(), deleted: v.literal(true) }),
+);
+
+export const QueuePurged = component(
+  'QueuePurged',
+  v.strictObject({ queue: v.string(), purged: Count }),
+);
+
+const Name = v.pipe(v.string(), v.minLength(1), v.maxLength(1024));
+export const KvKeysQuery = v.strictObject({
+  prefix: v.optional(v.pipe(v.string(), v.maxLength(512))),
+  cursor: v.optional(v.pipe(v.string(), v.maxLength(2048))),
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,4}$/), v.transform(Number))),
+});
+export const KvKeyQuery = v.strictObject({ key: Name });
+export const R2ObjectsQuery = v.strictObject({
+  prefix: v.optional(v.pipe(v.string(), v.maxLength(1024))),
+  delimiter: v.optional(v.pipe(v.string(), v.maxLength(16))),
+  cursor: v.optional(v.pipe(v.string(), v.maxLength(2048))),
+});
+export const R2KeyQuery = v.strictObject({ key: v.pipe(v.string(), v.maxLength(1024)) });
