@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { account } from './commands/account.ts';
 import { apps, erase, open, unpublish } from './commands/apps.ts';
 import { addReleaseCommands } from './commands/releases.ts';
+import { addBindingCommands } from './commands/bindings.ts';
 import { appOpt, examples, jsonOpt } from './command-kit.ts';
 import { resources } from './commands/resources.ts';
 import { billing, billingPortal, billingUpgrade } from './commands/billing.ts';
@@ -201,6 +202,7 @@ examples(
   ['platform apps'],
 );
 addReleaseCommands(program);
+addBindingCommands(program);
 examples(
   program
     .command('unpublish')
