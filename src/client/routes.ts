@@ -4,22 +4,9 @@
  * document (`V0Routes`), and the same list at run time (`V0_ROUTES`); `test/contract/openapi.test.ts`
  * checks it against the document both ways. The client over it is `v0.ts`.
  */
-import type * as v from 'valibot';
+import { BINDING_ROUTES, type BindingRoutes } from './routes-bindings.ts';
+import type { In, Op, Out } from './op.ts';
 import type { AccountList } from '../accounts/schemas.ts';
-import type {
-  BindingsOverview,
-  KvKeyPage,
-  KvKeyQuery,
-  KvKeysQuery,
-  KvValue,
-  KvValueDeleted,
-  KvValuePut,
-  QueuePurged,
-  R2KeyQuery,
-  R2ObjectDeleted,
-  R2ObjectPage,
-  R2ObjectsQuery,
-} from '../bindings/schemas.ts';
 import type {
   ApiKeyList,
   ApiKeyMetadata,
@@ -148,12 +135,7 @@ import type {
   SignupRequired,
 } from '../sign-in/schemas.ts';
 
-type Out<S extends v.GenericSchema> = v.InferOutput<S>;
-type In<S extends v.GenericSchema> = v.InferInput<S>;
-/** An operation: what it answers on success, the JSON body it takes and its query (`never`: none). */
-type Op<Response, Body = never, Query = never> = { response: Response; body: Body; query: Query };
-
-export type V0Routes = {
+export type V0Routes = BindingRoutes & {
   'GET /healthz': Op<Out<typeof HealthResponse>>;
   /** Prometheus's text format */
   'GET /metrics': Op<string>;
@@ -295,39 +277,6 @@ export type V0Routes = {
   >;
   'POST /v0/apps/{app_id}/files/{store}/{file_id}/signed-url': Op<Out<typeof SignedFileUrl>>;
   'DELETE /v0/apps/{app_id}/files/{store}/{file_id}': Op<Out<typeof StoredFileDeleted>>;
-  // an app's bindings (KV, R2, queues)
-  'GET /v0/apps/{app_id}/bindings': Op<Out<typeof BindingsOverview>>;
-  'GET /v0/apps/{app_id}/kv/{namespace}/keys': Op<
-    Out<typeof KvKeyPage>,
-    never,
-    In<typeof KvKeysQuery>
-  >;
-  'GET /v0/apps/{app_id}/kv/{namespace}/value': Op<
-    Out<typeof KvValue>,
-    never,
-    In<typeof KvKeyQuery>
-  >;
-  'PUT /v0/apps/{app_id}/kv/{namespace}/value': Op<
-    Out<typeof KvValue>,
-    In<typeof KvValuePut>,
-    In<typeof KvKeyQuery>
-  >;
-  'DELETE /v0/apps/{app_id}/kv/{namespace}/value': Op<
-    Out<typeof KvValueDeleted>,
-    never,
-    In<typeof KvKeyQuery>
-  >;
-  'GET /v0/apps/{app_id}/r2/{bucket}/objects': Op<
-    Out<typeof R2ObjectPage>,
-    never,
-    In<typeof R2ObjectsQuery>
-  >;
-  'DELETE /v0/apps/{app_id}/r2/{bucket}/object': Op<
-    Out<typeof R2ObjectDeleted>,
-    never,
-    In<typeof R2KeyQuery>
-  >;
-  'POST /v0/apps/{app_id}/queues/{queue}/purge': Op<Out<typeof QueuePurged>>;
   // an app's users
   'GET /v0/apps/{app_id}/app-users': Op<Out<typeof AppUserList>, never, In<typeof AppUsersQuery>>;
   'PATCH /v0/apps/{app_id}/app-users/{user_id}': Op<
@@ -448,14 +397,7 @@ export const V0_ROUTES = Object.keys({
   'GET /v0/apps/{app_id}/files/{store}': 1,
   'POST /v0/apps/{app_id}/files/{store}/{file_id}/signed-url': 1,
   'DELETE /v0/apps/{app_id}/files/{store}/{file_id}': 1,
-  'GET /v0/apps/{app_id}/bindings': 1,
-  'GET /v0/apps/{app_id}/kv/{namespace}/keys': 1,
-  'GET /v0/apps/{app_id}/kv/{namespace}/value': 1,
-  'PUT /v0/apps/{app_id}/kv/{namespace}/value': 1,
-  'DELETE /v0/apps/{app_id}/kv/{namespace}/value': 1,
-  'GET /v0/apps/{app_id}/r2/{bucket}/objects': 1,
-  'DELETE /v0/apps/{app_id}/r2/{bucket}/object': 1,
-  'POST /v0/apps/{app_id}/queues/{queue}/purge': 1,
+  ...BINDING_ROUTES,
   'GET /v0/apps/{app_id}/app-users': 1,
   'PATCH /v0/apps/{app_id}/app-users/{user_id}': 1,
   'POST /v0/apps/{app_id}/app-users/{user_id}/sign-out': 1,
