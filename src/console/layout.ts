@@ -88,6 +88,7 @@ export function appTabs(appId: string, active: string): Markup {
     ['Resources', '/resources'],
     ['Data', '/data'],
     ['Files', '/files'],
+    ['Storage', '/storage'],
     ['Secrets', '/secrets'],
     ['Domains', '/domains'],
     ['Analytics', '/analytics'],

@@ -11,6 +11,7 @@ import { appSecretsPage } from './app-secrets.ts';
 import { appDomainsPage } from './app-domains.ts';
 import { appDataPage } from './app-data.ts';
 import { appFilesPage } from './app-files.ts';
+import { appStoragePage } from './app-storage.ts';
 import { appAnalyticsPage } from './app-analytics.ts';
 import { appsPage } from './apps.ts';
 import { confirmPage } from './confirm.ts';
@@ -44,6 +45,7 @@ export function consolePageList(options: {
     appResourcesPage,
     appDataPage,
     appFilesPage,
+    appStoragePage,
     appSecretsPage,
     appDomainsPage,
     appAnalyticsPage,
