@@ -10,6 +10,7 @@ import type { HostUpload } from '../sandbox/pool.ts';
 import type { Bindings } from './declared.ts';
 import { kvDelete, kvGet, kvGetBulk, kvList, kvPut } from './kv.ts';
 import { queueSend } from './queues.ts';
+import { denoKvCommit, denoKvGet, denoKvList } from './deno-kv.ts';
 import { r2Delete, r2Get, r2Put, type Conditions, type PutOptions, type RangeAsk } from './r2.ts';
 import { r2List } from './r2-list.ts';
 import { r2AbortUpload, r2CompleteUpload, r2CreateUpload, r2UploadPart } from './r2-multipart.ts';
@@ -31,7 +32,12 @@ function bucketOf(target: BindingTarget, name: unknown): string {
 }
 
 export function isBindingCall(method: string): boolean {
-  return method.startsWith('kv.') || method.startsWith('r2.') || method === 'queue.send';
+  return (
+    method.startsWith('kv.') ||
+    method.startsWith('r2.') ||
+    method.startsWith('denokv.') ||
+    method === 'queue.send'
+  );
 }
 
 export async function bindingCall(
@@ -110,6 +116,13 @@ export async function bindingCall(
       return r2CompleteUpload(deps, target, bucketOf(target, args[0]), args[1], args[2], args[3]);
     case 'r2.abortUpload':
       return r2AbortUpload(deps, target, bucketOf(target, args[0]), args[1], args[2]);
+    // Deno KV needs no declaration: every app has its one database (Deno.openKv())
+    case 'denokv.get':
+      return denoKvGet(deps, target, args[0]);
+    case 'denokv.list':
+      return denoKvList(deps, target, options(args[0]));
+    case 'denokv.commit':
+      return denoKvCommit(deps, target, args[0], args[1]);
     case 'queue.send':
       return queueSend(deps, target, args[0], args[1], args[2]);
     default:

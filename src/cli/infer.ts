@@ -270,8 +270,9 @@ function fromDeno(root: string): Inferred | undefined {
   entry ??= guessEntry(root);
   const runtime = runtimeFor(root, entry, guessStatic(root), false);
   if (!runtime) return undefined;
-  if (d.unstable)
-    notes.push('"unstable" Deno APIs (KV, cron) are not here: use ctx.data and scheduled jobs');
+  const unstable = Array.isArray(d.unstable) ? d.unstable : [];
+  if (unstable.includes('cron'))
+    notes.push('"unstable" Deno.cron is not here: declare a scheduled job (resources.jobs)');
   return { from: file, notes, manifest: { app: { name: nameOf(root, d.name) }, runtime } };
 }
 

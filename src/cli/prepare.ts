@@ -14,6 +14,7 @@ import { workersAssetSettings, workersBindings } from './wrangler-config.ts';
 import { BINDINGS_PATH } from '../bindings/declared.ts';
 import { WORKERS_ASSETS_PATH } from '../releases/asset-rules.ts';
 import { CliError } from './output.ts';
+import { readFileSync } from 'node:fs';
 
 const isFile = (p: string) => {
   try {
@@ -148,6 +149,8 @@ export async function preparePublish(
       bytes,
     });
   }
+  if (usesDenoKv(root, files))
+    notes.push('Deno KV (Deno.openKv): kept by the platform for this app, across releases');
   checkLimits(files);
   const total = files.reduce((n, f) => n + f.size, 0);
   if (options.message) head.message = options.message;
@@ -166,4 +169,15 @@ export async function preparePublish(
     ...(build ? { build } : {}),
     ...(inferred ? { inferred } : {}),
   };
+}
+
+/** Whether a Deno project's code opens Deno KV (its deno.json asks for `kv`, or its entry calls it). */
+function usesDenoKv(root: string, files: LocalFile[]): boolean {
+  if (!existsSync(path.join(root, 'deno.json')) && !existsSync(path.join(root, 'deno.jsonc')))
+    return false;
+  return files.some((f) => {
+    if (!/\.(m?[jt]sx?)$/.test(f.path)) return false;
+    const text = f.bytes ? new TextDecoder().decode(f.bytes) : readFileSync(f.abs, 'utf8');
+    return text.includes('Deno.openKv');
+  });
 }

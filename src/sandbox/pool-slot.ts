@@ -53,6 +53,8 @@ const READ_ONLY_CALLS = new Set([
   'r2.head',
   'r2.get',
   'r2.list',
+  'denokv.get',
+  'denokv.list',
 ]);
 
 /** A file upload's bytes, copied and hashed by the sandbox worker (never parsed from JSON on this thread). */

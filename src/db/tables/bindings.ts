@@ -15,6 +15,8 @@ export interface KvEntriesTable {
   metadata: ColumnType<unknown, string | null, string | null>;
   expires_at: NullableTimestamp;
   updated_at: Timestamp;
+  /** the sequence number of the write that made it (Deno KV's versionstamp) */
+  version: ColumnType<string, string | undefined, string>;
 }
 
 export interface QueueMessagesTable {

@@ -4,7 +4,7 @@
 // Environment variables are the app's secrets, read-only, as `ctx.secrets.get` reads them.
 // `process` has `env` and `nextTick` only: no `versions.node`, so libraries do not take Node-only paths.
 
-/** @param {{ define: (name: string, value: unknown) => void, internals: any, secret: (name: string) => string | undefined }} platform */
+/** @param {{ define: (name: string, value: unknown) => void, load: (chunk: string) => void, internals: any, secret: (name: string) => string | undefined }} platform */
 export default function install(platform) {
   const entry = (platform.internals.entry = { fetch: [], scheduled: [], serve: null });
   const NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
@@ -44,6 +44,15 @@ export default function install(platform) {
     'Deno',
     Object.freeze({
       env,
+      // Deno KV over the platform's store: one database per app (the path argument names none here)
+      openKv() {
+        platform.load('deno-kv');
+        return Promise.resolve(platform.internals.denoKv.open());
+      },
+      get KvU64() {
+        platform.load('deno-kv');
+        return platform.internals.denoKv.KvU64;
+      },
       serve(a, b) {
         const handler =
           typeof a === 'function' ? a : a && typeof a.handler === 'function' ? a.handler : b;
