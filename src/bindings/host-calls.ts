@@ -11,6 +11,7 @@ import type { Bindings } from './declared.ts';
 import { kvDelete, kvGet, kvGetBulk, kvList, kvPut } from './kv.ts';
 import { queueSend } from './queues.ts';
 import { denoKvCommit, denoKvGet, denoKvList } from './deno-kv.ts';
+import { blobsCall } from './netlify-blobs.ts';
 import { r2Delete, r2Get, r2Put, type Conditions, type PutOptions, type RangeAsk } from './r2.ts';
 import { r2List } from './r2-list.ts';
 import { r2AbortUpload, r2CompleteUpload, r2CreateUpload, r2UploadPart } from './r2-multipart.ts';
@@ -36,6 +37,7 @@ export function isBindingCall(method: string): boolean {
     method.startsWith('kv.') ||
     method.startsWith('r2.') ||
     method.startsWith('denokv.') ||
+    method.startsWith('blobs.') ||
     method === 'queue.send'
   );
 }
@@ -123,6 +125,12 @@ export async function bindingCall(
       return denoKvList(deps, target, options(args[0]));
     case 'denokv.commit':
       return denoKvCommit(deps, target, args[0], args[1]);
+    // Netlify Blobs, as Deno KV, need no declaration: a store is made by its first write
+    case 'blobs.get':
+    case 'blobs.set':
+    case 'blobs.delete':
+    case 'blobs.list':
+      return blobsCall(deps, target, method, args, upload?.bytes);
     case 'queue.send':
       return queueSend(deps, target, args[0], args[1], args[2]);
     default:

@@ -38,7 +38,14 @@ export const HOST_CALL_ARGS = {
 
 /** Why the arguments of a platform call are refused (too large), charging them to the call when not. */
 /** The platform calls whose bytes cross beside the JSON: a file upload, a response kept by the Cache API. */
-const BYTE_CALLS = new Set(['files.upload', 'cache.put', 'kv.put', 'r2.put', 'r2.uploadPart']);
+const BYTE_CALLS = new Set([
+  'files.upload',
+  'cache.put',
+  'kv.put',
+  'r2.put',
+  'r2.uploadPart',
+  'blobs.set',
+]);
 
 function argsRefusal(
   call: Call,

@@ -55,6 +55,8 @@ const READ_ONLY_CALLS = new Set([
   'r2.list',
   'denokv.get',
   'denokv.list',
+  'blobs.get',
+  'blobs.list',
 ]);
 
 /** A file upload's bytes, copied and hashed by the sandbox worker (never parsed from JSON on this thread). */

@@ -81,11 +81,16 @@ const FILTER = new RegExp(`^(node:)?(${[...BUILTINS].map(escape).join('|')})$|^n
 const SERVERS: Record<string, string> = {
   '@hono/node-server': here('./hono-node-server.js'),
 };
+/** Packages of other hosts' storage, bundled as the platform's own version of them (./netlify-blobs.js). */
+const STORES: Record<string, string> = {
+  '@netlify/blobs': here('./netlify-blobs.js'),
+};
 
 export const nodeCompat: Plugin = {
   name: 'platform-node-compat',
   setup(build) {
     build.onResolve({ filter: /^@hono\/node-server$/ }, (args) => ({ path: SERVERS[args.path]! }));
+    build.onResolve({ filter: /^@netlify\/blobs$/ }, (args) => ({ path: STORES[args.path]! }));
     build.onResolve({ filter: FILTER }, (args) => {
       const name = args.path.replace(/^node:/, '');
       // the polyfills' own imports of each other take unenv's module, a stub where there is nothing
