@@ -57,6 +57,8 @@ const TAGS: Record<string, string> = {
   Data: "An app's collections from outside the app: read, filter and page rows; create, change and delete them, validated as `ctx.data` validates. Viewers read; owners, admins and developers write; every change is an event.",
   Files:
     "An app's file stores from outside the app: list files with their uploader, a short-lived download URL (private stores too), delete.",
+  Bindings:
+    "What an app keeps in its Workers bindings and other hosts' stores: KV namespaces (keys, values), R2 buckets (objects by folder) and queues (depths, purge), as `wrangler kv`, `wrangler r2 object` and `wrangler queues` reach them on Cloudflare. Viewers read; owners, admins and developers change; every change is an event.",
   Operator:
     "Running the server: every account with its plan, usage and flags, plan changes, suspensions and takedowns, the server's health and the operator action log. Operators only (403 for everyone else).",
   Legacy: 'Retired password routes; they answer 410.',

@@ -285,12 +285,12 @@ test('only source from the release can be imported: no host modules, packages or
     `export default { fetch() { return Response.json({ process: Object.keys(process).sort(), versions: typeof process.versions, require: typeof require, Deno: Object.keys(Deno).sort(), host: typeof __host, Bun: typeof Bun }); } };`,
   );
   const r = await h.call('GET', '/x', { host: probe.host });
-  // process and Deno are the compatibility objects for configuration (env) and entry (Deno.serve) only
+  // process and Deno are the compatibility objects for configuration (env), entry (Deno.serve) and Deno KV only
   assert.equal(r.body, {
     process: ['env', 'nextTick'],
     versions: 'undefined',
     require: 'undefined',
-    Deno: ['env', 'serve'],
+    Deno: ['KvU64', 'env', 'openKv', 'serve'],
     host: 'undefined',
     Bun: 'undefined',
   });

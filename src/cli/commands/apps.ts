@@ -52,9 +52,10 @@ export async function erase(opts: {
     body: { confirm: appId },
   });
   if (opts.json) return printJson(r);
-  const { rows, files, app_users, secrets } = r.erased;
+  const { rows, files, kv_keys, r2_objects, app_users, secrets } = r.erased;
+  const stores = kv_keys || r2_objects ? `${kv_keys} KV keys, ${r2_objects} R2 objects, ` : '';
   process.stdout.write(
-    `${c.yellow('● erased')} ${appId}: ${rows} rows, ${files} files, ${app_users} app users, ${secrets} secrets (${r.freed_bytes} bytes of storage freed).\n`,
+    `${c.yellow('● erased')} ${appId}: ${rows} rows, ${files} files, ${stores}${app_users} app users, ${secrets} secrets (${r.freed_bytes} bytes of storage freed).\n`,
   );
 }
 

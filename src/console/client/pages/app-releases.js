@@ -255,7 +255,7 @@ function dangerZone(app) {
     el(
       'p',
       { class: 'muted' },
-      'Deletes its data rows, files, app users and secrets for good; their storage stops counting at once. Releases and events are kept, and publishing again brings the app back empty. This cannot be undone.',
+      'Deletes its data rows, files, KV keys, R2 objects, queued messages, app users and secrets for good; their storage stops counting at once. Releases and events are kept, and publishing again brings the app back empty. This cannot be undone.',
     ),
     el(
       'form',
@@ -287,6 +287,10 @@ async function eraseData(confirmation) {
       ' rows, ' +
       e.files +
       ' files, ' +
+      e.kv_keys +
+      ' KV keys, ' +
+      e.r2_objects +
+      ' R2 objects, ' +
       e.app_users +
       ' app users and ' +
       e.secrets +
