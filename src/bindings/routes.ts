@@ -14,7 +14,7 @@ import { operation } from '../http/operation.ts';
 import { bodyOf, jsonBody, query, queryOf } from '../http/validate.ts';
 import { kvDelete, kvGet, kvList, kvPut } from './kv.ts';
 import { bindingsOverview, liveBindings, purgeQueue } from './overview.ts';
-import { r2Delete } from './r2.ts';
+import { r2Delete, r2Get } from './r2.ts';
 import { r2List } from './r2-list.ts';
 import {
   BindingsOverview,
@@ -72,6 +72,15 @@ const objects = operation({
   summary: "A page of an R2 bucket's objects (100 at most), in byte order",
   tags,
   responses: { 200: R2ObjectPage },
+});
+const download = operation({
+  operationId: 'downloadR2Object',
+  summary: "An R2 object's bytes, as a download",
+  description:
+    "With the object's own content type; always `Content-Disposition: attachment` and a sandboxing CSP, so an HTML or SVG object never runs on the platform's hosts (an `<img>` still shows an image).",
+  tags,
+  responses: { 200: null },
+  text: { contentType: 'application/octet-stream', example: 'the object’s bytes' },
 });
 const removeObject = operation({
   operationId: 'deleteR2Object',
@@ -239,6 +248,27 @@ export function bindingRoutes(): Hono<Env> {
         })),
         prefixes: page.delimitedPrefixes,
         cursor: page.cursor ?? null,
+      });
+    },
+  );
+
+  r.get(
+    '/:app_id/r2/:bucket/object',
+    download,
+    appAccess('data.read'),
+    query(R2KeyQuery),
+    async (c) => {
+      const bucket = c.req.param('bucket');
+      const { key } = queryOf(c, R2KeyQuery);
+      const got = await r2Get(c.var.deps, targetOf(c), bucket, key, {});
+      if (!got?.bytes) throw errors.notFound('Object');
+      const name = key.split('/').pop() || 'object';
+      return c.body(new Uint8Array(got.bytes), 200, {
+        'content-type': got.meta.httpMetadata.contentType ?? 'application/octet-stream',
+        'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
+        'content-security-policy': "default-src 'none'; sandbox",
+        'x-content-type-options': 'nosniff',
+        etag: `"${got.meta.etag}"`,
       });
     },
   );

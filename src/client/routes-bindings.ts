@@ -42,6 +42,8 @@ export type BindingRoutes = {
     never,
     In<typeof R2ObjectsQuery>
   >;
+  /** the object's bytes (a download) */
+  'GET /v0/apps/{app_id}/r2/{bucket}/object': Op<string, never, In<typeof R2KeyQuery>>;
   'DELETE /v0/apps/{app_id}/r2/{bucket}/object': Op<
     Out<typeof R2ObjectDeleted>,
     never,
@@ -57,6 +59,7 @@ export const BINDING_ROUTES = {
   'PUT /v0/apps/{app_id}/kv/{namespace}/value': 1,
   'DELETE /v0/apps/{app_id}/kv/{namespace}/value': 1,
   'GET /v0/apps/{app_id}/r2/{bucket}/objects': 1,
+  'GET /v0/apps/{app_id}/r2/{bucket}/object': 1,
   'DELETE /v0/apps/{app_id}/r2/{bucket}/object': 1,
   'POST /v0/apps/{app_id}/queues/{queue}/purge': 1,
 } satisfies Record<keyof BindingRoutes, 1>;

@@ -16,9 +16,13 @@ export async function startDeno(script: string, flags: string[]): Promise<DenoCo
   const port = await freePort();
   const [cmd, ...pre] = process.env.DENO_BIN
     ? [process.env.DENO_BIN]
-    : ['npx', '--yes', 'deno@2.9.6'];
+    : ['npx', '--yes', '--package=deno@2.9.6', '--', 'deno'];
+  // run from an `npx -p node@24` shell (CI's second pass), npm's own settings name that package: not this one
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^npm_config_(package|call|yes)$/i.test(k)),
+  );
   const child = spawn(cmd!, [...pre, 'run', ...flags, script], {
-    env: { ...process.env, DENO_DIR: path.join(dir, 'deno'), PORT: String(port), NO_COLOR: '1' },
+    env: { ...env, DENO_DIR: path.join(dir, 'deno'), PORT: String(port), NO_COLOR: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });

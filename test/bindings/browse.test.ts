@@ -164,6 +164,14 @@ test('R2: objects by folder; one deleted by a member', async () => {
     [['photos/cat.txt', 4, 'text/plain']],
   );
   assert.equal(photos.prefixes, ['photos/2024/']);
+  const bytes = await h.call('GET', `/v0/apps/${appId}/r2/media/object?key=photos%2Fcat.txt`, {
+    key,
+  });
+  assert.is(bytes.status, 200);
+  assert.is(bytes.text, 'meow');
+  assert.is(bytes.headers.get('content-type'), 'text/plain');
+  assert.is(bytes.headers.get('content-disposition'), "attachment; filename*=UTF-8''cat.txt");
+  assert.match(bytes.headers.get('content-security-policy')!, 'sandbox');
   const del = await h.api('DELETE /v0/apps/{app_id}/r2/{bucket}/object', {
     key,
     params: { ...params(), bucket: 'media' },

@@ -3,6 +3,7 @@
  * edited and deleted), R2 bucket (folders, an object deleted) and queue (depth, purged), the view
  * kept in the URL. Screenshots at 1280 and 390 px.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { test } from 'uvu';
@@ -52,7 +53,9 @@ assert.is((await h.call('GET', '/seed', { host })).text, 'seeded');
 
 const errors: string[] = [];
 async function signedIn(): Promise<Page> {
-  const context = await consoleContext(browser, h.deps.db, owner.user_id, port);
+  const context = await consoleContext(browser, h.deps.db, owner.user_id, port, {
+    acceptDownloads: true,
+  });
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
   page.on('response', (r) => {
@@ -116,6 +119,15 @@ test('R2 folders; an object deleted; a queue purged', async () => {
     await page.screenshot({ path: path.join(shots, `storage-r2-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page
+      .locator('#browse tbody tr', { hasText: 'cat.txt' })
+      .getByRole('button', { name: 'Download' })
+      .click(),
+  ]);
+  assert.is(await readFile((await download.path())!, 'utf8'), 'meow');
+  assert.is(download.suggestedFilename(), 'cat.txt');
   page.once('dialog', (d) => void d.accept());
   await page
     .locator('#browse tbody tr', { hasText: 'cat.txt' })

@@ -19,8 +19,11 @@ import { createContractChecker } from '../_lib/contract.ts';
 import { createHarness } from '../_lib/harness.ts';
 
 /** A success body that is text (`/metrics`): its one text/* media entry. */
+/** A body that is not JSON: text (`/metrics`) or bytes (an R2 object's download). */
 const textMedia = (response: any) =>
-  Object.entries<any>(response.content ?? {}).find(([type]) => type.startsWith('text/'))?.[1];
+  Object.entries<any>(response.content ?? {}).find(
+    ([type]) => type.startsWith('text/') || type === 'application/octet-stream',
+  )?.[1];
 
 const h = await createHarness();
 const served = await h.call('GET', '/openapi.json');

@@ -136,6 +136,9 @@ async function removeKey(ns, key) {
   say(key + ' is deleted.');
 }
 
+/** Where an object downloads from (the console's own origin: its session, a same-origin image). */
+const objectUrl = (bucket, key) => base + '/r2/' + q(bucket) + '/object?key=' + q(key);
+
 async function removeObject(bucket, key) {
   if (!confirm('Delete ' + key + ' from ' + bucket + '?')) return;
   const r = await api('DELETE', base + '/r2/' + q(bucket) + '/object?key=' + q(key));
@@ -249,17 +252,40 @@ async function r2Page() {
           [
             '',
             (o) =>
-              !o.folder && canWrite
-                ? el(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'small danger',
-                      onclick: () => removeObject(bucket, o.key),
-                    },
-                    'Delete',
-                  )
-                : '',
+              o.folder
+                ? ''
+                : el(
+                    'span',
+                    { class: 'actions' },
+                    /^image\//.test(o.content_type ?? '')
+                      ? el('img', {
+                          class: 'thumb',
+                          alt: o.key,
+                          loading: 'lazy',
+                          src: objectUrl(bucket, o.key),
+                        })
+                      : '',
+                    el(
+                      'button',
+                      {
+                        type: 'button',
+                        class: 'small',
+                        onclick: () => location.assign(objectUrl(bucket, o.key)),
+                      },
+                      'Download',
+                    ),
+                    canWrite
+                      ? el(
+                          'button',
+                          {
+                            type: 'button',
+                            class: 'small danger',
+                            onclick: () => removeObject(bucket, o.key),
+                          },
+                          'Delete',
+                        )
+                      : '',
+                  ),
           ],
         ])
       : el('p', { class: 'empty' }, 'Nothing here yet.'),
