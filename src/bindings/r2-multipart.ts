@@ -9,13 +9,13 @@ import type { Deps } from '../deps.ts';
 import { storageQuota } from '../storage/quota.ts';
 import {
   checkCustomMetadata,
-  metaOf,
   objectRow,
   type R2Meta,
   R2_LIMITS,
   type R2Target,
   r2Error,
   r2Key,
+  writeObject,
 } from './r2.ts';
 
 const noSuchUpload = (op: string) =>
@@ -149,31 +149,15 @@ export async function r2CompleteUpload(
     if (!still) throw noSuchUpload(op);
     const existing = await objectRow(trx, target, bucket, key, true);
     await store.putMany(trx, target.accountId, [{ sha256, bytes }]);
-    const row = {
-      version: randomBytes(16).toString('hex'),
+    const meta = await writeObject(trx, target, bucket, key, {
       sha256,
       size: bytes.length,
       etag,
-      checksums: '{}',
-      http_metadata: JSON.stringify(up.http_metadata ?? {}),
-      custom_metadata: JSON.stringify(up.custom_metadata ?? {}),
-      uploaded: new Date(),
-    };
-    await trx
-      .insertInto('r2_objects')
-      .values({ app_id: target.appId, bucket, key, ...row })
-      .onConflict((oc) => oc.columns(['app_id', 'bucket', 'key']).doUpdateSet(row))
-      .execute();
-    return {
-      meta: metaOf({
-        ...row,
-        key,
-        checksums: {},
-        http_metadata: up.http_metadata ?? {},
-        custom_metadata: up.custom_metadata ?? {},
-      }),
-      freed: existing ? Number(existing.size) : 0,
-    };
+      checksums: {},
+      httpMetadata: up.http_metadata ?? {},
+      customMetadata: up.custom_metadata ?? {},
+    });
+    return { meta, freed: existing ? Number(existing.size) : 0 };
   });
   // the parts' bytes were counted as they came; the object replaces them
   const partBytes = stored.reduce((n, p) => n + Number(p.size), 0);

@@ -151,6 +151,45 @@ function metadataSize(custom: Record<string, string>): number {
   return Object.entries(custom).reduce((n, [k, v]) => n + len(k) + len(v), 0);
 }
 
+/** Writes an object's row (a new version, replacing what the key held) and answers it as app code sees it. */
+export async function writeObject(
+  trx: Executor,
+  target: R2Target,
+  bucket: string,
+  key: Buffer,
+  o: {
+    sha256: Buffer;
+    size: number;
+    etag: string;
+    checksums: Record<string, string>;
+    httpMetadata: Record<string, string>;
+    customMetadata: Record<string, string>;
+  },
+): Promise<R2Meta> {
+  const row = {
+    version: randomBytes(16).toString('hex'),
+    sha256: o.sha256,
+    size: o.size,
+    etag: o.etag,
+    checksums: JSON.stringify(o.checksums),
+    http_metadata: JSON.stringify(o.httpMetadata),
+    custom_metadata: JSON.stringify(o.customMetadata),
+    uploaded: new Date(),
+  };
+  await trx
+    .insertInto('r2_objects')
+    .values({ app_id: target.appId, bucket, key, ...row })
+    .onConflict((oc) => oc.columns(['app_id', 'bucket', 'key']).doUpdateSet(row))
+    .execute();
+  return metaOf({
+    ...row,
+    key,
+    checksums: o.checksums,
+    http_metadata: o.httpMetadata,
+    custom_metadata: o.customMetadata,
+  });
+}
+
 export type PutOptions = {
   httpMetadata?: Record<string, string>;
   customMetadata?: Record<string, string>;
@@ -202,31 +241,15 @@ export async function r2Put(
     const existing = await objectRow(trx, target, bucket, key, true);
     if (!conditionsHold(options.onlyIf, existing)) return null;
     await blobStore(deps.config).putMany(trx, target.accountId, [{ sha256, bytes }]);
-    const row = {
-      version: randomBytes(16).toString('hex'),
+    const meta = await writeObject(trx, target, bucket, key, {
       sha256,
       size: bytes.length,
       etag: md5,
-      checksums: JSON.stringify(checksums),
-      http_metadata: JSON.stringify(options.httpMetadata ?? {}),
-      custom_metadata: JSON.stringify(custom),
-      uploaded: new Date(),
-    };
-    await trx
-      .insertInto('r2_objects')
-      .values({ app_id: target.appId, bucket, key, ...row })
-      .onConflict((oc) => oc.columns(['app_id', 'bucket', 'key']).doUpdateSet(row))
-      .execute();
-    return {
-      meta: metaOf({
-        ...row,
-        key,
-        checksums,
-        http_metadata: options.httpMetadata ?? {},
-        custom_metadata: custom,
-      }),
-      freed: existing ? Number(existing.size) : 0,
-    };
+      checksums,
+      httpMetadata: options.httpMetadata ?? {},
+      customMetadata: custom,
+    });
+    return { meta, freed: existing ? Number(existing.size) : 0 };
   });
   if (!result) return null;
   quota.added(target.accountId, bytes.length - result.freed);

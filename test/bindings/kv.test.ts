@@ -14,6 +14,7 @@ import { sweepExpiredKv } from '../../src/bindings/kv.ts';
 import { cliFor, linkedApp, writeProject } from '../_lib/cli.ts';
 import { createHarness, listen, newUser } from '../_lib/harness.ts';
 import { startMiniflare } from '../_lib/miniflare.ts';
+import { assertSameAnswers } from '../_lib/same-answers.ts';
 
 const h = await createHarness();
 const live = await listen(h.server);
@@ -46,15 +47,7 @@ test('the KV probe app publishes unchanged and answers as under Miniflare', asyn
       const mine = await onApp(appId, p);
       const expected = await theirs.text();
       assert.is(mine.status, theirs.status, `${p}: ${mine.body}`);
-      // every differing answer named at once, then the whole compared
-      const [a, b] = [JSON.parse(mine.body), JSON.parse(expected)];
-      const differ = Object.keys(b).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
-      assert.equal(
-        differ.map((k) => [k, a[k]]),
-        differ.map((k) => [k, b[k]]),
-        `${p}: ${differ.join(', ')}`,
-      );
-      assert.equal(a, b, p);
+      assertSameAnswers(p, JSON.parse(mine.body), JSON.parse(expected));
     }
   } finally {
     await control.stop();

@@ -12,6 +12,7 @@ import { BlobsServer } from '@netlify/blobs/server';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cliFor, linkedApp, linkPackages } from '../_lib/cli.ts';
+import { assertSameAnswers } from '../_lib/same-answers.ts';
 import { createHarness, listen, newUser } from '../_lib/harness.ts';
 
 const h = await createHarness();
@@ -53,16 +54,7 @@ test('the Netlify Blobs function publishes unchanged and answers as against the 
         host: `${appId}.apps.localhost`,
       });
       assert.is(mine.status, 200, `${p}: ${mine.text}`);
-      const a = mine.body;
-      const differ = Object.keys(theirs).filter(
-        (k) => JSON.stringify(a[k]) !== JSON.stringify(theirs[k]),
-      );
-      assert.equal(
-        differ.map((k) => [k, a[k]]),
-        differ.map((k) => [k, theirs[k]]),
-        `${p}: ${differ.join(', ')}`,
-      );
-      assert.equal(a, theirs, p);
+      assertSameAnswers(p, mine.body, theirs);
     }
   } finally {
     delete process.env.NETLIFY_BLOBS_CONTEXT;

@@ -12,6 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { measureApp } from '../../src/storage/measure.ts';
 import { cliFor, linkedApp, writeProject } from '../_lib/cli.ts';
+import { assertSameAnswers } from '../_lib/same-answers.ts';
 import { createHarness, listen, newUser } from '../_lib/harness.ts';
 import { startMiniflare } from '../_lib/miniflare.ts';
 import { startS3 } from '../_lib/s3-server.ts';
@@ -47,14 +48,7 @@ test('the R2 probe app publishes unchanged and answers as under Miniflare', asyn
         const errors = await eventsOf(h, u.api_key, appId, 'runtime.request_error');
         assert.unreachable(`${p}: ${mine.status}: ${JSON.stringify(errors[0]?.metadata)}`);
       }
-      const [a, b] = [JSON.parse(mine.text), await theirs.json()];
-      const differ = Object.keys(b).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
-      assert.equal(
-        differ.map((k) => [k, a[k]]),
-        differ.map((k) => [k, b[k]]),
-        `${p}: ${differ.join(', ')}`,
-      );
-      assert.equal(a, b, p);
+      assertSameAnswers(p, JSON.parse(mine.text), await theirs.json());
     }
   } finally {
     await control.stop();
