@@ -54,7 +54,7 @@ export async function readManifest(dir: string): Promise<Record<string, unknown>
     text = await readFile(path.join(dir, MANIFEST), 'utf8');
   } catch {
     throw new CliError(
-      `No ${MANIFEST} in ${path.resolve(dir)}, and nothing to write one from (a wrangler.toml, deno.json or netlify.toml, a server entry such as src/index.ts, or a public/ folder).`,
+      `No ${MANIFEST} in ${path.resolve(dir)}, and nothing to write one from (a wrangler.jsonc or wrangler.toml, deno.json or netlify.toml, a server entry such as src/index.ts, or a public/ folder).`,
       'no_manifest',
       undefined,
       'Run `platform init` to create one.',

@@ -12,7 +12,9 @@ import type { PublishAppResponse } from '../../apps/schemas.ts';
 import { SecretName } from '../../manifest/schema.ts';
 import { createApiFor, type Api } from '../api.ts';
 import { BuildError } from '../build.ts';
-import { readManifest } from '../bundle.ts';
+import { MANIFEST, readManifest } from '../bundle.ts';
+import { inferManifest } from '../infer.ts';
+import { existsSync } from 'node:fs';
 import { resolveTarget } from '../credentials.ts';
 import { defaultDataDir, startLocalService, type LocalService } from '../dev/local.ts';
 import { formatEvent } from '../dev/print.ts';
@@ -54,7 +56,8 @@ const busy = (seconds: number, attempt: number) => say(busyMessage(seconds, atte
 
 export async function dev(dirArg: string, opts: DevOptions): Promise<void> {
   const dir = path.resolve(dirArg);
-  await readManifest(dir); // no manifest: say so before starting anything
+  // no manifest and nothing to write one from (as publish writes one): say so before starting anything
+  if (!existsSync(path.join(dir, MANIFEST)) && !inferManifest(dir)) await readManifest(dir);
   let stopping = false;
   let local: LocalService | undefined;
   let starting: Promise<LocalService> | undefined;
