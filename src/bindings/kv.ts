@@ -260,7 +260,7 @@ export async function kvDelete(
   target: KvTarget,
   namespace: string,
   key: unknown,
-): Promise<void> {
+): Promise<boolean> {
   const k = keyBytes('DELETE', key);
   const gone = await deps.db
     .deleteFrom('kv_entries')
@@ -270,6 +270,7 @@ export async function kvDelete(
     .returning('size')
     .executeTakeFirst();
   if (gone) storageQuota(deps).added(target.accountId, -gone.size);
+  return gone !== undefined;
 }
 
 /** A list cursor: the last key of the page, opaque to the app (anything else lists nothing, as KV does). */

@@ -93,26 +93,11 @@ export async function queueSend(
   const bytes = out.reduce((n, m) => n + m.size, 0);
   if (out.length > 1 && bytes > QUEUE_LIMITS.batchBytes)
     throw refused(`batch size of ${bytes} bytes exceeds limit of ${QUEUE_LIMITS.batchBytes}`);
+  if (!out.length) {
+    const b = await queueState(deps.db, target.appId, producer.queue);
+    return { metadata: { metrics: metricsOf(b) } };
+  }
   return deps.db.transaction().execute(async (trx) => {
-    const { rows } = await sql<{
-      n: number;
-      bytes: number;
-      oldest: Date | null;
-    }>`select count(*)::int as n,
-        coalesce(sum(size), 0)::int as bytes, min(created_at) as oldest from queue_messages
-      where app_id = ${target.appId} and queue = ${producer.queue}`.execute(trx);
-    const backlog = rows[0]!;
-    if (backlog.n + out.length > QUEUE_LIMITS.backlog)
-      throw new ApiError(
-        'quota_exceeded',
-        `Queue ${producer.queue} holds ${backlog.n} messages; at most ${QUEUE_LIMITS.backlog} may wait.`,
-      );
-    const metrics = {
-      backlogCount: backlog.n + out.length,
-      backlogBytes: backlog.bytes + bytes,
-      oldestMessageTimestamp: (backlog.oldest ?? new Date()).getTime(),
-    };
-    if (!out.length) return { metadata: { metrics } };
     const now = Date.now();
     await trx
       .insertInto('queue_messages')
@@ -128,11 +113,51 @@ export async function queueSend(
         })),
       )
       .execute();
+    // one read of the queue, the new messages in it: the backlog's limit and figures, and when it is due
+    await lockQueue(trx, target.appId, producer.queue);
+    const state = await queueState(trx, target.appId, producer.queue);
+    if (state.n > QUEUE_LIMITS.backlog)
+      throw new ApiError(
+        'quota_exceeded',
+        `Queue ${producer.queue} holds ${state.n - out.length} messages; at most ${QUEUE_LIMITS.backlog} may wait.`,
+      );
     const consumer = target.bindings.consumers[producer.queue];
     // a queue this release does not consume keeps its messages until a release that does
-    if (consumer) await scheduleDue(trx, target.appId, producer.queue, consumer);
-    return { metadata: { metrics } };
+    if (consumer) await scheduleFrom(trx, target.appId, producer.queue, consumer, state);
+    return { metadata: { metrics: metricsOf(state) } };
   });
+}
+
+type QueueState = {
+  n: number;
+  bytes: number;
+  oldest: Date | null;
+  visible: number;
+  oldest_visible: Date | null;
+  next: Date | null;
+};
+
+const metricsOf = (s: QueueState) => ({
+  backlogCount: s.n,
+  backlogBytes: s.bytes,
+  oldestMessageTimestamp: (s.oldest ?? new Date()).getTime(),
+});
+
+/** Orders concurrent senders and deliveries of one queue (the due time only moves earlier). */
+const lockQueue = (db: Executor, appId: string, queue: string) =>
+  sql`select pg_advisory_xact_lock(hashtext(${jobKey(appId, queue)}))`.execute(db);
+
+/** What one queue holds: its backlog, its visible ready messages, and when the next one shows. */
+async function queueState(db: Executor, appId: string, queue: string): Promise<QueueState> {
+  // a batch in flight comes back when its lease ends (its delivery died): that is due then too
+  const { rows } = await sql<QueueState>`
+    select count(*)::int as n, coalesce(sum(size), 0)::int as bytes, min(created_at) as oldest,
+      count(*) filter (where state = 'ready' and visible_at <= now())::int as visible,
+      min(visible_at) filter (where state = 'ready' and visible_at <= now()) as oldest_visible,
+      least(min(visible_at) filter (where state = 'ready' and visible_at > now()),
+        min(lease_until) filter (where state = 'inflight')) as next
+    from queue_messages where app_id = ${appId} and queue = ${queue}`.execute(db);
+  return rows[0]!;
 }
 
 const jobKey = (appId: string, queue: string) => `queue:${appId}:${queue}`;
@@ -148,19 +173,22 @@ export async function scheduleDue(
   queue: string,
   consumer: QueueConsumerSettings,
 ): Promise<void> {
+  await lockQueue(db, appId, queue);
+  await scheduleFrom(db, appId, queue, consumer, await queueState(db, appId, queue));
+}
+
+async function scheduleFrom(
+  db: Executor,
+  appId: string,
+  queue: string,
+  consumer: QueueConsumerSettings,
+  r: QueueState,
+): Promise<void> {
   const key = jobKey(appId, queue);
-  await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(db);
-  // a batch in flight comes back when its lease ends (its delivery died): that is due then too
-  const { rows } = await sql<{ visible: number; oldest: Date | null; next: Date | null }>`
-    select count(*) filter (where state = 'ready' and visible_at <= now())::int as visible,
-      min(visible_at) filter (where state = 'ready' and visible_at <= now()) as oldest,
-      least(min(visible_at) filter (where state = 'ready' and visible_at > now()),
-        min(lease_until) filter (where state = 'inflight')) as next
-    from queue_messages where app_id = ${appId} and queue = ${queue}`.execute(db);
-  const r = rows[0]!;
   let due: Date | null;
   if (r.visible >= consumer.maxBatchSize) due = new Date();
-  else if (r.visible > 0) due = new Date(r.oldest!.getTime() + consumer.maxBatchTimeout * 1000);
+  else if (r.visible > 0)
+    due = new Date(r.oldest_visible!.getTime() + consumer.maxBatchTimeout * 1000);
   else due = r.next;
   if (!due) return;
   await sql`select graphile_worker.add_job('queue_deliver',

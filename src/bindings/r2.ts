@@ -318,11 +318,11 @@ export async function r2Delete(
   target: R2Target,
   bucket: string,
   keys: unknown,
-): Promise<void> {
+): Promise<number> {
   const list = (Array.isArray(keys) ? keys : [keys]).map((k) => r2Key('delete', k));
   if (list.length > R2_LIMITS.deleteKeys)
     throw r2Error('delete', 'You can delete at most 1000 objects at once.', 10029);
-  if (!list.length) return;
+  if (!list.length) return 0;
   const gone = await deps.db
     .deleteFrom('r2_objects')
     .where('app_id', '=', target.appId)
@@ -332,4 +332,5 @@ export async function r2Delete(
     .execute();
   const freed = gone.reduce((n, r) => n + Number(r.size), 0);
   if (freed) storageQuota(deps).added(target.accountId, -freed);
+  return gone.length;
 }

@@ -211,8 +211,7 @@ export function bindingRoutes(): Hono<Env> {
     async (c) => {
       const namespace = c.req.param('namespace');
       const { key } = queryOf(c, KvKeyQuery);
-      await valueOf(c, namespace, key); // 404 for a key that is not there
-      await kvDelete(c.var.deps, targetOf(c), namespace, key);
+      if (!(await kvDelete(c.var.deps, targetOf(c), namespace, key))) throw errors.notFound('Key');
       await changed(c, 'kv.deleted_by_member', `KV key ${key} of ${namespace} was deleted`, {
         namespace,
         key,
@@ -281,9 +280,7 @@ export function bindingRoutes(): Hono<Env> {
     async (c) => {
       const bucket = c.req.param('bucket');
       const { key } = queryOf(c, R2KeyQuery);
-      const page = await r2List(c.var.deps, targetOf(c), bucket, { prefix: key, limit: 1 });
-      if (page.objects[0]?.key !== key) throw errors.notFound('Object');
-      await r2Delete(c.var.deps, targetOf(c), bucket, key);
+      if (!(await r2Delete(c.var.deps, targetOf(c), bucket, key))) throw errors.notFound('Object');
       await changed(c, 'r2.deleted_by_member', `R2 object ${key} of ${bucket} was deleted`, {
         bucket,
         key,
