@@ -14,9 +14,13 @@ import { denoKvCommit, denoKvGet, denoKvList } from './deno-kv.ts';
 import { blobsCall } from './netlify-blobs.ts';
 import { r2Delete, r2Get, r2Put, type Conditions, type PutOptions, type RangeAsk } from './r2.ts';
 import { r2List } from './r2-list.ts';
+import { r2PutAbort, r2PutBegin, r2PutChunk, r2PutEnd, r2Read, readPieces } from './r2-bytes.ts';
 import { r2AbortUpload, r2CompleteUpload, r2CreateUpload, r2UploadPart } from './r2-multipart.ts';
 
 export type BindingTarget = { appId: string; accountId: string; bindings: Bindings };
+
+/** A body up to this size crosses with a get's answer; a larger one is read in chunks. */
+const INLINE_BODY_BYTES = 1024 * 1024;
 
 const options = (o: unknown) => (o && typeof o === 'object' ? o : {}) as Record<string, unknown>;
 
@@ -87,8 +91,39 @@ export async function bindingCall(
         head: method === 'r2.head',
       });
       if (!got) return null;
-      return got.bytes ? new HostBytes(got.meta, got.bytes) : { meta: got.meta };
+      if (!got.pieces) return { meta: got.meta };
+      const range = got.meta.range!;
+      // a large body stays with the platform: the guest reads it a chunk at a time (r2.read)
+      if (range.length > INLINE_BODY_BYTES) return { meta: got.meta, stream: true };
+      const bytes = await readPieces(
+        deps,
+        target.accountId,
+        got.pieces,
+        range.offset,
+        range.length,
+      );
+      return new HostBytes(got.meta, bytes);
     }
+    case 'r2.read': {
+      const bytes = await r2Read(
+        deps,
+        target,
+        bucketOf(target, args[0]),
+        args[1],
+        args[2],
+        args[3],
+        args[4],
+      );
+      return new HostBytes({ size: bytes.length }, bytes);
+    }
+    case 'r2.putBegin':
+      return r2PutBegin(target, bucketOf(target, args[0]), args[1], options(args[2]) as PutOptions);
+    case 'r2.putChunk':
+      return r2PutChunk(deps, target, args[0], upload?.bytes ?? Buffer.alloc(0));
+    case 'r2.putEnd':
+      return r2PutEnd(deps, target, args[0]);
+    case 'r2.putAbort':
+      return r2PutAbort(target, args[0]);
     case 'r2.put':
       return r2Put(
         deps,

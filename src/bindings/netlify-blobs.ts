@@ -9,6 +9,7 @@ import { ApiError } from '../errors.ts';
 import { HostBytes } from '../sandbox/host-bytes.ts';
 import { type R2Meta, r2Delete, r2Get, r2Put, type R2Target } from './r2.ts';
 import { r2List } from './r2-list.ts';
+import { readPieces } from './r2-bytes.ts';
 
 const bucketOf = (store: unknown): string => {
   if (typeof store !== 'string' || !store || store.length > 80 || store.includes('/'))
@@ -37,9 +38,10 @@ export async function blobsCall(
     case 'blobs.get': {
       const got = await r2Get(deps, target, bucket, args[1], { head: opts.head === true });
       if (!got) return null;
-      return got.bytes
-        ? new HostBytes(blobMeta(got.meta), got.bytes)
-        : { meta: blobMeta(got.meta) };
+      if (!got.pieces) return { meta: blobMeta(got.meta) };
+      // the package answers a blob whole; its size is bounded by what one call may carry
+      const bytes = await readPieces(deps, target.accountId, got.pieces, 0, got.meta.size);
+      return new HostBytes(blobMeta(got.meta), bytes);
     }
     case 'blobs.set': {
       const match =

@@ -1,7 +1,7 @@
 /**
  * R2's multipart uploads: an upload holds its parts (each a blob of the account) until it is
- * completed (the parts, in the order given, become one object whose etag is R2's: the MD5 of the
- * parts' MD5s and `-<count>`) or aborted. Every part but the last must be at least 5 MiB.
+ * completed (the parts, in the order given, become the pieces of one object whose etag is R2's: the
+ * MD5 of the parts' MD5s and `-<count>`) or aborted. Every part but the last must be at least 5 MiB.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { blobStore } from '../blobs/store.ts';
@@ -17,6 +17,7 @@ import {
   r2Key,
   writeObject,
 } from './r2.ts';
+import { holdBlobs } from './r2-bytes.ts';
 
 const noSuchUpload = (op: string) =>
   r2Error(op, 'The specified multipart upload does not exist.', 10024);
@@ -128,18 +129,11 @@ export async function r2CompleteUpload(
       'Your proposed upload is smaller than the minimum allowed object size.',
       10011,
     );
-  const store = blobStore(deps.config);
-  const pieces: Buffer[] = [];
-  for (const p of chosen) {
-    const b = await store.get(deps.db, target.accountId, p.sha256);
-    if (!b) throw new Error(`R2 part blob of upload ${up.id} is missing`);
-    pieces.push(b);
-  }
-  const bytes = Buffer.concat(pieces);
+  const pieces = chosen.map((p) => ({ sha256: p.sha256, size: Number(p.size) }));
+  const size = pieces.reduce((n, p) => n + p.size, 0);
   const etag = `${createHash('md5')
     .update(Buffer.concat(chosen.map((p) => Buffer.from(p.etag, 'hex'))))
     .digest('hex')}-${chosen.length}`;
-  const sha256 = createHash('sha256').update(bytes).digest();
   const done = await deps.db.transaction().execute(async (trx) => {
     const still = await trx
       .deleteFrom('r2_uploads')
@@ -148,10 +142,11 @@ export async function r2CompleteUpload(
       .executeTakeFirst();
     if (!still) throw noSuchUpload(op);
     const existing = await objectRow(trx, target, bucket, key, true);
-    await store.putMany(trx, target.accountId, [{ sha256, bytes }]);
+    // the parts become the object's pieces: their bytes are never joined
+    await holdBlobs(trx, target.accountId, pieces);
     const meta = await writeObject(trx, target, bucket, key, {
-      sha256,
-      size: bytes.length,
+      ...(pieces.length === 1 ? { sha256: pieces[0]!.sha256 } : { pieces }),
+      size,
       etag,
       checksums: {},
       httpMetadata: up.http_metadata ?? {},
@@ -161,7 +156,7 @@ export async function r2CompleteUpload(
   });
   // the parts' bytes were counted as they came; the object replaces them
   const partBytes = stored.reduce((n, p) => n + Number(p.size), 0);
-  storageQuota(deps).added(target.accountId, bytes.length - done.freed - partBytes);
+  storageQuota(deps).added(target.accountId, size - done.freed - partBytes);
   return done.meta;
 }
 

@@ -53,7 +53,9 @@ export type R2Meta = {
 type ObjectRow = {
   key: Buffer;
   version: string;
-  sha256: Buffer;
+  sha256: Buffer | null;
+  pieces: Buffer[] | null;
+  piece_sizes: (string | number)[] | null;
   size: string | number;
   etag: string;
   checksums: Record<string, string>;
@@ -61,6 +63,16 @@ type ObjectRow = {
   custom_metadata: Record<string, string>;
   uploaded: Date;
 };
+
+/** A blob of the account that holds some of an object's bytes, in order. */
+export type Piece = { sha256: Buffer; size: number };
+
+export function piecesOf(
+  row: Pick<ObjectRow, 'sha256' | 'pieces' | 'piece_sizes' | 'size'>,
+): Piece[] {
+  if (row.sha256) return [{ sha256: row.sha256, size: Number(row.size) }];
+  return (row.pieces ?? []).map((sha256, i) => ({ sha256, size: Number(row.piece_sizes![i]) }));
+}
 
 export const metaOf = (r: ObjectRow): R2Meta => ({
   key: r.key.toString('utf8'),
@@ -86,6 +98,8 @@ export async function objectRow(
       'key',
       'version',
       'sha256',
+      'pieces',
+      'piece_sizes',
       'size',
       'etag',
       'checksums',
@@ -157,8 +171,7 @@ export async function writeObject(
   target: R2Target,
   bucket: string,
   key: Buffer,
-  o: {
-    sha256: Buffer;
+  o: ({ sha256: Buffer } | { pieces: Piece[] }) & {
     size: number;
     etag: string;
     checksums: Record<string, string>;
@@ -168,7 +181,13 @@ export async function writeObject(
 ): Promise<R2Meta> {
   const row = {
     version: randomBytes(16).toString('hex'),
-    sha256: o.sha256,
+    ...('sha256' in o
+      ? { sha256: o.sha256, pieces: null, piece_sizes: null }
+      : {
+          sha256: null,
+          pieces: o.pieces.map((p) => p.sha256),
+          piece_sizes: o.pieces.map((p) => p.size),
+        }),
     size: o.size,
     etag: o.etag,
     checksums: JSON.stringify(o.checksums),
@@ -198,6 +217,23 @@ export type PutOptions = {
   onlyIf?: Conditions;
 };
 
+/** The hash app code gave, checked against the bytes' (R2's message when they differ). */
+export function verifyHash(field: string, givenHex: string, actual: string): string {
+  const name = HASHES.find(([f]) => f === field)?.[1] ?? field;
+  const given = givenHex.toLowerCase();
+  if (actual !== given)
+    throw r2Error(
+      'put',
+      [
+        `The ${name} checksum you specified did not match what we received.`,
+        `You provided a ${name} checksum with value: ${given}`,
+        `Actual ${name} was: ${actual}`,
+      ].join('\n'),
+      10037,
+    );
+  return actual;
+}
+
 export function checkCustomMetadata(op: string, custom: Record<string, string>): void {
   if (metadataSize(custom) > R2_LIMITS.customMetadataBytes)
     throw r2Error(op, 'Your metadata headers exceed the maximum allowed metadata size.', 10012);
@@ -218,20 +254,10 @@ export async function r2Put(
   const md5 = createHash('md5').update(bytes).digest('hex');
   const checksums: Record<string, string> = { md5 };
   if (options.hash) {
-    const pair = HASHES.find(([f]) => f === options.hash!.field);
-    if (pair) {
-      const actual = pair[0] === 'md5' ? md5 : createHash(pair[0]).update(bytes).digest('hex');
-      if (actual !== options.hash.hex.toLowerCase())
-        throw r2Error(
-          'put',
-          [
-            `The ${pair[1]} checksum you specified did not match what we received.`,
-            `You provided a ${pair[1]} checksum with value: ${options.hash.hex.toLowerCase()}`,
-            `Actual ${pair[1]} was: ${actual}`,
-          ].join('\n'),
-          10037,
-        );
-      checksums[pair[0]] = actual;
+    const f = options.hash.field;
+    if (HASHES.some(([h]) => h === f)) {
+      const actual = f === 'md5' ? md5 : createHash(f).update(bytes).digest('hex');
+      checksums[f] = verifyHash(f, options.hash.hex, actual);
     }
   }
   const sha256 = createHash('sha256').update(bytes).digest();
@@ -289,14 +315,17 @@ function rangeOf(ask: RangeAsk | undefined, size: number): { offset: number; len
   return { offset, length: Math.min(length, size - offset) };
 }
 
-/** `head` (no body) or `get`: null for no object; `body: false` when `onlyIf` did not hold. */
+/**
+ * `head` (no body) or `get`: null for no object; no `pieces` when there is no body to read
+ * (a head, or `onlyIf` did not hold); else the pieces to read `meta.range` of (r2-bytes.ts).
+ */
 export async function r2Get(
   deps: Deps,
   target: R2Target,
   bucket: string,
   keyArg: unknown,
   options: { range?: RangeAsk; onlyIf?: Conditions; head?: boolean },
-): Promise<{ meta: R2Meta; bytes?: Buffer } | null> {
+): Promise<{ meta: R2Meta; pieces?: Piece[] } | null> {
   const op = options.head ? 'head' : 'get';
   const key = r2Key(op, keyArg);
   const row = await objectRow(deps.db, target, bucket, key);
@@ -304,13 +333,7 @@ export async function r2Get(
   const meta = metaOf(row);
   if (options.head || !conditionsHold(options.onlyIf, row))
     return { meta: { ...meta, range: { offset: 0, length: meta.size } } };
-  const range = rangeOf(options.range, meta.size);
-  const all = await blobStore(deps.config).get(deps.db, target.accountId, row.sha256);
-  if (!all) throw new Error(`R2 object blob of app ${target.appId} is missing`);
-  return {
-    meta: { ...meta, range },
-    bytes: all.subarray(range.offset, range.offset + range.length),
-  };
+  return { meta: { ...meta, range: rangeOf(options.range, meta.size) }, pieces: piecesOf(row) };
 }
 
 export async function r2Delete(

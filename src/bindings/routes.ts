@@ -15,6 +15,7 @@ import { bodyOf, jsonBody, query, queryOf } from '../http/validate.ts';
 import { kvDelete, kvGet, kvList, kvPut } from './kv.ts';
 import { bindingsOverview, liveBindings, purgeQueue } from './overview.ts';
 import { r2Delete, r2Get } from './r2.ts';
+import { streamPieces } from './r2-bytes.ts';
 import { r2List } from './r2-list.ts';
 import {
   BindingsOverview,
@@ -260,9 +261,11 @@ export function bindingRoutes(): Hono<Env> {
       const bucket = c.req.param('bucket');
       const { key } = queryOf(c, R2KeyQuery);
       const got = await r2Get(c.var.deps, targetOf(c), bucket, key, {});
-      if (!got?.bytes) throw errors.notFound('Object');
+      if (!got?.pieces) throw errors.notFound('Object');
       const name = key.split('/').pop() || 'object';
-      return c.body(new Uint8Array(got.bytes), 200, {
+      const body = streamPieces(c.var.deps, c.var.app.account_id, got.pieces, 0, got.meta.size);
+      return c.body(body, 200, {
+        'content-length': String(got.meta.size),
         'content-type': got.meta.httpMetadata.contentType ?? 'application/octet-stream',
         'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
         'content-security-policy': "default-src 'none'; sandbox",

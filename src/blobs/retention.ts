@@ -1,6 +1,6 @@
 /**
- * Blob retention: bytes no release, compressed variant, app file or KV value needs are deleted, from the
- * `blobs` rows and from the object store. A blob used within BLOB_GRACE_MS is kept whatever the
+ * Blob retention: bytes no release, compressed variant, app file, KV value or R2 object (or piece)
+ * needs are deleted, from the `blobs` rows and from the object store. A blob used within BLOB_GRACE_MS is kept whatever the
  * references say: a publish or upload in flight marks the blobs it reuses (and holds their row
  * locks until it commits), so it never loses one. Objects in the bucket with no row at all (an
  * upload whose transaction rolled back) are swept after the same grace.
@@ -30,6 +30,7 @@ export async function pruneBlobs(
       and not exists (select 1 from app_files f join apps a on a.id = f.app_id where a.account_id = b.account_id and f.sha256 = b.sha256 and f.deleted_at is null)
       and not exists (select 1 from kv_entries k join apps a on a.id = k.app_id where a.account_id = b.account_id and k.sha256 = b.sha256)
       and not exists (select 1 from r2_objects o join apps a on a.id = o.app_id where a.account_id = b.account_id and o.sha256 = b.sha256)
+      and not exists (select 1 from r2_objects o join apps a on a.id = o.app_id where a.account_id = b.account_id and o.pieces @> array[b.sha256])
       and not exists (select 1 from r2_upload_parts p join r2_uploads u on u.id = p.upload_id join apps a on a.id = u.app_id where a.account_id = b.account_id and p.sha256 = b.sha256)
       and b.last_used_at < ${now}::timestamptz - make_interval(secs => ${graceMs / 1000})
     returning b.sha256, b.stored_in`.execute(deps.db);

@@ -13,6 +13,8 @@ export type ObjectStore = {
   putFile(key: string, file: string): Promise<void>;
   /** undefined when there is no such object */
   get(key: string): Promise<Buffer | undefined>;
+  /** bytes `offset` to `offset + length` of the object, undefined when absent */
+  getRange(key: string, offset: number, length: number): Promise<Buffer | undefined>;
   /** the object as a stream (for large files), undefined when absent */
   stream(key: string): Promise<{ body: ReadableStream<Uint8Array>; size: number } | undefined>;
   delete(keys: string[]): Promise<void>;
@@ -90,6 +92,22 @@ export function createObjectStore(config: S3Config): ObjectStore {
       const { sdk, client } = await sdkClient();
       try {
         const out = await client.send(new sdk.GetObjectCommand({ Bucket, Key: key }));
+        return Buffer.from(await out.Body!.transformToByteArray());
+      } catch (err) {
+        if (absent(sdk, err)) return undefined;
+        throw err;
+      }
+    },
+    async getRange(key, offset, length) {
+      const { sdk, client } = await sdkClient();
+      try {
+        const out = await client.send(
+          new sdk.GetObjectCommand({
+            Bucket,
+            Key: key,
+            Range: `bytes=${offset}-${offset + length - 1}`,
+          }),
+        );
         return Buffer.from(await out.Body!.transformToByteArray());
       } catch (err) {
         if (absent(sdk, err)) return undefined;

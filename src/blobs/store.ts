@@ -23,6 +23,14 @@ export type BlobStore = {
     blobs: { sha256: Buffer; bytes: Buffer }[],
   ): Promise<number>;
   get(db: Executor, accountId: string, sha256: Buffer): Promise<Buffer | undefined>;
+  /** Bytes `offset` to `offset + length` of a blob (read from S3 as a ranged GET: never whole). */
+  readRange(
+    db: Executor,
+    accountId: string,
+    sha256: Buffer,
+    offset: number,
+    length: number,
+  ): Promise<Buffer | undefined>;
   /** A large blob as a stream when it lives in the object store (never held whole); otherwise its bytes. */
   open(
     db: Executor,
@@ -144,6 +152,22 @@ function createBlobStore(config: Config['blobs']): BlobStore {
       if (r.data) return r.data;
       const s3 = requireS3(config);
       return objectStoreOf(s3).get(objectKey(s3, accountId, sha256));
+    },
+    async readRange(db, accountId, sha256, offset, length) {
+      if (length <= 0) return Buffer.alloc(0);
+      const r = await db
+        .selectFrom('blobs')
+        .select([
+          'stored_in',
+          sql<Buffer | null>`substring(data from ${offset + 1} for ${length})`.as('part'),
+        ])
+        .where('account_id', '=', accountId)
+        .where('sha256', '=', sha256)
+        .executeTakeFirst();
+      if (!r) return undefined;
+      if (r.stored_in === 'postgres') return r.part ?? Buffer.alloc(0);
+      const s3 = requireS3(config);
+      return objectStoreOf(s3).getRange(objectKey(s3, accountId, sha256), offset, length);
     },
     async open(db, accountId, sha256) {
       const r = await row(db, accountId, sha256);

@@ -44,6 +44,7 @@ const BYTE_CALLS = new Set([
   'kv.put',
   'r2.put',
   'r2.uploadPart',
+  'r2.putChunk',
   'blobs.set',
 ]);
 

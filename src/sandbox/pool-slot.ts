@@ -52,6 +52,7 @@ const READ_ONLY_CALLS = new Set([
   'kv.list',
   'r2.head',
   'r2.get',
+  'r2.read',
   'r2.list',
   'denokv.get',
   'denokv.list',
@@ -69,7 +70,12 @@ export type HostCallHandler = (
 ) => Promise<unknown>;
 
 /** A streamed answer arriving from a worker. */
-export type StreamIn = { chunk(bytes: ArrayBuffer): void; end(end: StreamEnd): void };
+export type StreamIn = {
+  chunk(bytes: ArrayBuffer): void;
+  end(end: StreamEnd): void;
+  /** the call's platform calls go on while its body streams (a body read from R2, a KV read) */
+  onHostCall?: HostCallHandler;
+};
 
 export type Slot = {
   /** Position in the shared pool, or -1 for a quarantined release's own worker. */
@@ -106,6 +112,7 @@ export type Slot = {
 export function streamIn(
   slot: Slot,
   id: number,
+  onHostCall?: HostCallHandler,
 ): { stream: ReadableStream<Uint8Array>; streamEnd: Promise<StreamEnd> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let waiting: (() => void) | undefined;
@@ -122,6 +129,7 @@ export function streamIn(
     }
   };
   const handle: StreamIn = {
+    onHostCall,
     chunk(bytes) {
       if (over || gone) return;
       settle(() => controller.enqueue(new Uint8Array(bytes)));
@@ -172,7 +180,8 @@ export function answerHostCall(slot: Slot, msg: Extract<WorkerOutbound, { t: 'ho
     slot.outbox.push({ t: 'host-result', callId: msg.callId, ...r }, r.bytes ? [r.bytes] : []);
   };
   if (pending && !READ_ONLY_CALLS.has(msg.method)) pending.changed = true;
-  if (!pending?.onHostCall)
+  const onHostCall = pending?.onHostCall ?? slot.streams.get(msg.invocationId)?.onHostCall;
+  if (!onHostCall)
     return reply({
       ok: false,
       error: { code: 'not_available', message: `${msg.method} is not available here` },
@@ -190,7 +199,7 @@ export function answerHostCall(slot: Slot, msg: Extract<WorkerOutbound, { t: 'ho
     bytes: Buffer.from(msg.upload.bytes),
     sha256: Buffer.from(msg.upload.sha256, 'hex'),
   };
-  pending.onHostCall(msg.method, args, upload).then(
+  onHostCall(msg.method, args, upload).then(
     (value) =>
       value instanceof HostBytes
         ? reply({

@@ -145,7 +145,8 @@ export class SandboxPool {
     if (!p) return;
     slot.pending.delete(id);
     if (result.cpuMs !== undefined) slot.callMs += (result.cpuMs - slot.callMs) / 16;
-    if (result.response?.streaming) result.response = { ...result.response, ...streamIn(slot, id) };
+    if (result.response?.streaming)
+      result.response = { ...result.response, ...streamIn(slot, id, p.onHostCall) };
     // Out of memory, stack overflow or a crash poisons the worker's WASM module: retire it now,
     // before another invocation is routed to it. The calls beside it run again elsewhere.
     if (result.poisoned) {

@@ -135,10 +135,12 @@ test('a database from the first migrations, with an app from each stage, upgrade
 });
 
 test('migrations only add: no table or column is dropped, renamed or retyped', async () => {
-  // what an older node still running beside a newer one needs to find (two loosening steps excepted)
+  // what an older node still running beside a newer one needs to find (three loosening steps
+  // excepted; an R2 object stored in pieces is unreadable to a node older than 000036 until it upgrades)
   const allowed = new Set([
     'sql/000016_domains.sql: drop index app_routes_hostname_key;',
     'sql/000020_blob_store.sql: alter table blobs alter column data drop not null;',
+    'sql/000036_r2_pieces.sql: alter table r2_objects alter column sha256 drop not null;',
   ]);
   for (const m of await readMigrations()) {
     const text = readFileSync(`sql/${m.id}.sql`, 'utf8');

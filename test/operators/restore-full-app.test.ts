@@ -55,12 +55,15 @@ const SERVER = `export default {
     if (u.pathname === '/bindings' && request.method === 'POST') {
       await ctx.CACHE.put('k', 'kv value', { metadata: { m: 1 } });
       await ctx.BUCKET.put('o.txt', 'r2 value', { customMetadata: { c: '2' } });
+      // larger than one chunk: kept as two pieces
+      await ctx.BUCKET.put('big.txt', 'b'.repeat(5 * 1024 * 1024) + 'end');
       await ctx.Q.send({ waiting: true });
       return new Response('stored');
     }
     if (u.pathname === '/bindings') {
       const o = await ctx.BUCKET.get('o.txt');
-      return Response.json({ kv: await ctx.CACHE.getWithMetadata('k', 'text'), r2: [await o.text(), o.customMetadata] });
+      const big = await (await ctx.BUCKET.get('big.txt')).text();
+      return Response.json({ kv: await ctx.CACHE.getWithMetadata('k', 'text'), r2: [await o.text(), o.customMetadata], big: [big.length, big.slice(-4)] });
     }
     return new Response('live');
   },
@@ -298,6 +301,7 @@ test('an app with users, jobs, webhooks, rows, files in both stores, a preview a
   assert.equal(boundBefore, {
     kv: { value: 'kv value', metadata: { m: 1 }, cacheStatus: null },
     r2: ['r2 value', { c: '2' }],
+    big: [5 * 1024 * 1024 + 3, 'bend'],
   });
   assert.is(
     (await r.call('GET', '/secret', { host })).text,

@@ -38,7 +38,10 @@ export interface R2ObjectsTable {
   bucket: string;
   key: Buffer;
   version: string;
-  sha256: Buffer;
+  /** the object's one blob, or null when it is `pieces` */
+  sha256: Buffer | null;
+  pieces: Buffer[] | null;
+  piece_sizes: ColumnType<string[] | null, number[] | null | undefined, number[] | null>;
   size: ColumnType<string, number, number>;
   etag: string;
   checksums: ColumnType<Record<string, string>, string | undefined, string>;

@@ -89,47 +89,89 @@ class R2Object {
   }
 }
 
+// a large body stays with the platform and is read a chunk at a time; a large put goes in chunks
+const READ_CHUNK = 1024 * 1024;
+const WHOLE_READ_CHUNK = 4 * 1024 * 1024;
+const PUT_CHUNK = 4 * 1024 * 1024;
+
 class R2ObjectBody extends R2Object {
   #bytes;
+  #read;
+  #stream;
   #used = false;
-  constructor(meta, bytes) {
+  /** `bytes` when the body came with the answer; else `read(offset, length)` fetches a chunk */
+  constructor(meta, bytes, read) {
     super(meta);
     this.#bytes = bytes;
+    this.#read = read;
   }
-  #take() {
+  async #take() {
     if (this.#used) throw new TypeError('Body has already been used. It can only be used once.');
     this.#used = true;
-    return this.#bytes;
+    if (!this.#read) return this.#bytes;
+    const { offset, length } = this.range;
+    const out = new Uint8Array(length);
+    for (let at = 0; at < length; ) {
+      const b = new Uint8Array(
+        await this.#read(offset + at, Math.min(WHOLE_READ_CHUNK, length - at)),
+      );
+      if (!b.byteLength) throw new Error('get: The object ended before its size. (10001)');
+      out.set(b, at);
+      at += b.byteLength;
+    }
+    return out.buffer;
   }
   get body() {
-    const bytes = this.#bytes;
+    if (this.#stream) return this.#stream;
     const self = this;
-    return new ReadableStream({
+    if (!this.#read) {
+      const bytes = this.#bytes;
+      return (this.#stream = new ReadableStream({
+        type: 'bytes',
+        start(c) {
+          self.#used = true;
+          if (bytes.byteLength) c.enqueue(new Uint8Array(bytes));
+          c.close();
+        },
+      }));
+    }
+    const { offset, length } = this.range;
+    let at = 0;
+    return (this.#stream = new ReadableStream({
       type: 'bytes',
-      start(c) {
+      start() {
         self.#used = true;
-        if (bytes.byteLength) c.enqueue(new Uint8Array(bytes));
-        c.close();
       },
-    });
+      async pull(c) {
+        const b = new Uint8Array(await self.#read(offset + at, Math.min(READ_CHUNK, length - at)));
+        if (!b.byteLength) throw new Error('get: The object ended before its size. (10001)');
+        at += b.byteLength;
+        c.enqueue(b);
+        if (at >= length) c.close();
+      },
+    }));
   }
   get bodyUsed() {
     return this.#used;
   }
   async arrayBuffer() {
-    return this.#take().slice(0);
+    return (await this.#take()).slice(0);
   }
   async text() {
-    return decoder.decode(this.#take());
+    return decoder.decode(await this.#take());
   }
   async json() {
     return JSON.parse(await this.text());
   }
   async blob() {
-    return new Blob([this.#take()], { type: this.httpMetadata.contentType ?? '' });
+    return new Blob([await this.#take()], { type: this.httpMetadata.contentType ?? '' });
   }
 }
 
+const NOT_A_VALUE =
+  "Failed to execute 'put' on 'R2Bucket': parameter 2 is not of type 'ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'.";
+
+/** A value app code puts, as an ArrayBuffer (a stream is read by putStream, never whole). */
 async function valueBytes(value) {
   if (value === null || value === undefined) return new ArrayBuffer(0);
   if (typeof value === 'string') return encoder.encode(value).buffer;
@@ -138,9 +180,71 @@ async function valueBytes(value) {
     return value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength);
   if (value instanceof ReadableStream) return new Response(value).arrayBuffer();
   if (typeof Blob !== 'undefined' && value instanceof Blob) return value.arrayBuffer();
-  throw new TypeError(
-    "Failed to execute 'put' on 'R2Bucket': parameter 2 is not of type 'ReadableStream or ArrayBuffer or ArrayBufferView or string or Blob'.",
-  );
+  throw new TypeError(NOT_A_VALUE);
+}
+
+const joined = (chunks, size) => {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out.buffer;
+};
+
+const chunkOf = (v) => {
+  if (v instanceof ArrayBuffer) return new Uint8Array(v);
+  if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  throw new TypeError('This ReadableStream did not return bytes.');
+};
+
+/**
+ * Puts a value: at most PUT_CHUNK bytes in one call, more (a stream read as it comes, or a large
+ * buffer) in chunks the platform stores as they arrive, so no object is ever held whole here.
+ */
+async function putValue(call, name, key, opts, value) {
+  const isStream = value instanceof ReadableStream;
+  if (!isStream) {
+    const bytes = await valueBytes(value);
+    if (bytes.byteLength <= PUT_CHUNK) return call('r2.put', [name, key, opts], bytes);
+    const { id } = await call('r2.putBegin', [name, key, opts]);
+    for (let at = 0; at < bytes.byteLength; at += PUT_CHUNK)
+      await call('r2.putChunk', [id], bytes.slice(at, at + PUT_CHUNK));
+    return call('r2.putEnd', [id]);
+  }
+  const reader = value.getReader();
+  let pending = [];
+  let size = 0;
+  let id = null;
+  // sends whole chunks of PUT_CHUNK bytes (all that is left at the end), keeping the rest
+  const flush = async (last) => {
+    const bytes = joined(pending, size);
+    let at = 0;
+    for (; bytes.byteLength - at >= PUT_CHUNK || (last && at < bytes.byteLength); at += PUT_CHUNK) {
+      if (id === null) id = (await call('r2.putBegin', [name, key, opts])).id;
+      await call('r2.putChunk', [id], bytes.slice(at, at + PUT_CHUNK));
+    }
+    pending = at < bytes.byteLength ? [new Uint8Array(bytes, at)] : [];
+    size = bytes.byteLength - Math.min(at, bytes.byteLength);
+  };
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      const c = chunkOf(r.value);
+      pending.push(c);
+      size += c.byteLength;
+      if (size >= PUT_CHUNK) await flush(false);
+    }
+    if (id === null && size <= PUT_CHUNK)
+      return call('r2.put', [name, key, opts], joined(pending, size));
+    await flush(true);
+  } catch (e) {
+    if (id !== null) call('r2.putAbort', [id]).catch(() => {});
+    throw e;
+  }
+  return call('r2.putEnd', [id]);
 }
 
 /** One etag condition: `*`, `W/"x"` (weak), `"x"` or `x` (strong). */
@@ -212,12 +316,17 @@ function hashIn(options) {
 }
 
 function r2Bucket(call, name) {
-  const objectOf = (got) =>
-    got === null
-      ? null
-      : got.bytes
-        ? new R2ObjectBody(got.value, got.bytes)
-        : new R2Object(got.meta);
+  const objectOf = (got) => {
+    if (got === null) return null;
+    if (got.bytes) return new R2ObjectBody(got.value, got.bytes);
+    if (!got.stream) return new R2Object(got.meta);
+    const { key, version } = got.meta;
+    return new R2ObjectBody(got.meta, null, (offset, length) =>
+      call('r2.read', [name, key, version, offset, length])
+        .then((r) => r.bytes)
+        .catch(asR2Error),
+    );
+  };
   const upload = (key, uploadId) =>
     Object.freeze({
       key,
@@ -259,8 +368,7 @@ function r2Bucket(call, name) {
         hash: hashIn(options),
         onlyIf: conditionsIn(options?.onlyIf),
       };
-      const bytes = await valueBytes(value);
-      const meta = await call('r2.put', [name, String(key), opts], bytes).catch(asR2Error);
+      const meta = await putValue(call, name, String(key), opts, value).catch(asR2Error);
       return meta === null ? null : new R2Object(meta);
     },
     async delete(keys) {
