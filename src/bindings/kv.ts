@@ -288,6 +288,8 @@ export async function kvList(
   target: KvTarget,
   namespace: string,
   options: { prefix?: unknown; limit?: unknown; cursor?: unknown },
+  /** the console's search (never app code's): keys whose name, value (one kept in its row) or metadata hold this text */
+  contains?: string,
 ): Promise<KvListed> {
   let limit: number = KV_LIMITS.listKeys;
   if (options.limit !== undefined && options.limit !== null) {
@@ -334,6 +336,12 @@ export async function kvList(
       .where('key', '>=', prefix)
       .where(sql<boolean>`substring(key from 1 for ${prefix.length}) = ${prefix}`);
   if (after) q = q.where('key', '>', after);
+  if (contains) {
+    const needle = Buffer.from(contains, 'utf8');
+    q = q.where(
+      sql<boolean>`(position(${needle}::bytea in key) > 0 or position(${needle}::bytea in coalesce(value, ''::bytea)) > 0 or strpos(metadata::text, ${contains}) > 0)`,
+    );
+  }
   const rows = await q.execute();
   const page = rows.slice(0, limit);
   const keys = page.map((r) => ({

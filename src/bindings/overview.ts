@@ -37,11 +37,13 @@ export async function bindingsOverview(deps: Deps, appId: string, live: Bindings
     ready: number;
     delayed: number;
     in_flight: number;
+    dead_lettered: number;
   }>`
     select queue,
       count(*) filter (where state = 'ready' and visible_at <= now())::int as ready,
       count(*) filter (where state = 'ready' and visible_at > now())::int as delayed,
-      count(*) filter (where state = 'inflight')::int as in_flight
+      count(*) filter (where state = 'inflight')::int as in_flight,
+      count(*) filter (where dead_from is not null)::int as dead_lettered
     from queue_messages where app_id = ${appId} group by queue`.execute(deps.db);
   const kv = new Map<string, { keys: number; bytes: number }>();
   const r2 = new Map<string, { objects: number; bytes: number }>();
@@ -72,6 +74,7 @@ export async function bindingsOverview(deps: Deps, appId: string, live: Bindings
       ready: depth.get(queue)?.ready ?? 0,
       delayed: depth.get(queue)?.delayed ?? 0,
       in_flight: depth.get(queue)?.in_flight ?? 0,
+      dead_lettered: depth.get(queue)?.dead_lettered ?? 0,
       dead_letter_queue: live.consumers[queue]?.deadLetterQueue ?? null,
     })),
   };

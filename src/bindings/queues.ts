@@ -289,7 +289,7 @@ export async function settleBatch(
         visible_at = now() + make_interval(secs => ${a.delay}) where id = ${a.id}`.execute(db);
   const dlq = consumer.deadLetterQueue;
   if (dead.length && dlq)
-    await sql`update queue_messages set queue = ${dlq}, state = 'ready', attempts = 0,
+    await sql`update queue_messages set queue = ${dlq}, dead_from = queue, state = 'ready', attempts = 0,
         lease_until = null, visible_at = now() where id in (${sql.join(dead)})`.execute(db);
   else if (dead.length) await db.deleteFrom('queue_messages').where('id', 'in', dead).execute();
   return {
@@ -298,6 +298,15 @@ export async function settleBatch(
     deadLettered: dlq ? dead.length : 0,
     dropped: dlq ? 0 : dead.length,
   };
+}
+
+/** A delivery of one of the app's queues now (the team retried its messages). */
+export async function wakeQueue(db: Executor, appId: string, queue: string): Promise<void> {
+  await sql`select graphile_worker.add_job('queue_deliver',
+      ${JSON.stringify({ app_id: appId, queue })}::json,
+      job_key => ${jobKey(appId, queue)}, job_key_mode => 'replace', max_attempts => 5)`.execute(
+    db,
+  );
 }
 
 /**

@@ -14,6 +14,7 @@ import { operation } from '../http/operation.ts';
 import { bodyOf, jsonBody, query, queryOf } from '../http/validate.ts';
 import { kvDelete, kvGet, kvList, kvPut } from './kv.ts';
 import { bindingsOverview, liveBindings, purgeQueue } from './overview.ts';
+import { listQueueMessages, retryQueueMessages } from './queue-browse.ts';
 import { r2Delete, r2Get } from './r2.ts';
 import { streamPieces } from './r2-bytes.ts';
 import { r2List } from './r2-list.ts';
@@ -25,7 +26,11 @@ import {
   KvValue,
   KvValueDeleted,
   KvValuePut,
+  QueueMessagePage,
+  QueueMessagesQuery,
   QueuePurged,
+  QueueRetried,
+  QueueRetry,
   R2KeyQuery,
   R2ObjectDeleted,
   R2ObjectPage,
@@ -44,6 +49,8 @@ const overview = operation({
 const keys = operation({
   operationId: 'listKvKeys',
   summary: "A page of a KV namespace's keys, in byte order",
+  description:
+    '`prefix` as `list()` takes it; `search` finds keys whose name, value or metadata hold the text (values over 64 KiB, kept in the blob store, are not searched).',
   tags,
   responses: { 200: KvKeyPage },
 });
@@ -89,6 +96,22 @@ const removeObject = operation({
   description: 'Recorded as `r2.deleted_by_member`.',
   tags,
   responses: { 200: R2ObjectDeleted },
+});
+const messages = operation({
+  operationId: 'listQueueMessages',
+  summary: "A page of a queue's messages (50, at most 100), oldest first",
+  description:
+    'Ready, delayed and in-flight messages with their attempts and a preview of text and JSON bodies; in a dead letter queue, each names the queue it failed in.',
+  tags,
+  responses: { 200: QueueMessagePage },
+});
+const retry = operation({
+  operationId: 'retryQueueMessages',
+  summary: "Retry a queue's waiting messages now (named ones, or all)",
+  description:
+    'A delayed message is made visible now; a dead letter goes back to the queue it failed in, its attempts reset. A batch being delivered is left to finish. Recorded as `queue.retried_by_member`.',
+  tags,
+  responses: { 200: QueueRetried },
 });
 const purge = operation({
   operationId: 'purgeQueue',
@@ -155,11 +178,13 @@ export function bindingRoutes(): Hono<Env> {
     async (c) => {
       const q = queryOf(c, KvKeysQuery);
       const namespace = c.req.param('namespace');
-      const page = await kvList(c.var.deps, targetOf(c), namespace, {
-        prefix: q.prefix,
-        limit: q.limit ?? 100,
-        cursor: q.cursor,
-      });
+      const page = await kvList(
+        c.var.deps,
+        targetOf(c),
+        namespace,
+        { prefix: q.prefix, limit: q.limit ?? 100, cursor: q.cursor },
+        q.search,
+      );
       return keys.reply(c, 200, {
         app_id: c.var.app.id,
         namespace,
@@ -289,6 +314,38 @@ export function bindingRoutes(): Hono<Env> {
         key,
       });
       return removeObject.reply(c, 200, { bucket, key, deleted: true });
+    },
+  );
+
+  r.get(
+    '/:app_id/queues/:queue/messages',
+    messages,
+    appAccess('data.read'),
+    query(QueueMessagesQuery),
+    async (c) => {
+      const queue = c.req.param('queue');
+      const q = queryOf(c, QueueMessagesQuery);
+      const page = await listQueueMessages(c.var.deps, c.var.app.id, queue, q);
+      return messages.reply(c, 200, { app_id: c.var.app.id, queue, ...page });
+    },
+  );
+
+  r.post(
+    '/:app_id/queues/:queue/retry',
+    retry,
+    appAccess('data.write'),
+    jsonBody(QueueRetry),
+    async (c) => {
+      const queue = c.req.param('queue');
+      const ids = bodyOf(c, QueueRetry).message_ids;
+      const done = await retryQueueMessages(c.var.deps, c.var.app.id, queue, ids);
+      await changed(
+        c,
+        'queue.retried_by_member',
+        `${done.retried} messages of queue ${queue} were retried`,
+        { queue, ...done },
+      );
+      return retry.reply(c, 200, { queue, ...done });
     },
   );
 

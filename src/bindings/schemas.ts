@@ -25,6 +25,8 @@ export const BindingsOverview = component(
         ready: Count,
         delayed: Count,
         in_flight: Count,
+        /** of those waiting here, how many were dead-lettered from another queue (retry sends them back) */
+        dead_lettered: Count,
         dead_letter_queue: v.nullable(v.string()),
       }),
     ),
@@ -106,9 +108,62 @@ export const QueuePurged = component(
   v.strictObject({ queue: v.string(), purged: Count }),
 );
 
+export const QueueMessagePage = component(
+  'QueueMessagePage',
+  v.strictObject({
+    app_id: v.string(),
+    queue: v.string(),
+    /** oldest first */
+    messages: v.array(
+      v.strictObject({
+        id: v.string(),
+        state: v.picklist(['ready', 'delayed', 'in_flight']),
+        content_type: v.picklist(['text', 'json', 'bytes', 'v8']),
+        size: Count,
+        /** deliveries so far (reset when a dead letter is sent back) */
+        attempts: Count,
+        /** a text or JSON body, cut to 1,000 characters; null for bytes and v8 */
+        preview: v.nullable(v.string()),
+        sent_at: DateTime,
+        /** when a delivery may take it next */
+        visible_at: DateTime,
+        /** the queue it failed in, for a dead letter */
+        dead_lettered_from: v.nullable(v.string()),
+      }),
+    ),
+    cursor: v.nullable(v.string()),
+  }),
+);
+
+export const QueueRetry = component(
+  'QueueRetry',
+  v.strictObject({
+    /** the messages to retry; all waiting ones when left out */
+    message_ids: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.maxLength(100))),
+  }),
+);
+
+export const QueueRetried = component(
+  'QueueRetried',
+  v.strictObject({
+    queue: v.string(),
+    /** messages made visible now */
+    retried: Count,
+    /** of those, dead letters sent back to the queue they failed in */
+    returned: Count,
+  }),
+);
+
+export const QueueMessagesQuery = v.strictObject({
+  cursor: v.optional(v.pipe(v.string(), v.maxLength(512))),
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number))),
+});
+
 const Name = v.pipe(v.string(), v.minLength(1), v.maxLength(1024));
 export const KvKeysQuery = v.strictObject({
   prefix: v.optional(v.pipe(v.string(), v.maxLength(512))),
+  /** keys whose name, value or metadata hold this text (a value over 64 KiB is not searched) */
+  search: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
   cursor: v.optional(v.pipe(v.string(), v.maxLength(2048))),
   limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,4}$/), v.transform(Number))),
 });

@@ -7,7 +7,12 @@ import { createV0Client, type V0Client } from '../client/v0.ts';
 import { resolveTarget } from './credentials.ts';
 import { CliError } from './output.ts';
 
-export type Api = { url: string; request: V0Client['request'] };
+export type Api = {
+  url: string;
+  request: V0Client['request'];
+  /** a route that answers bytes (a download), as the raw response; an error answer becomes a CliError */
+  download(path: string): Promise<Response>;
+};
 
 export async function createApi(options: { requireKey?: boolean } = {}): Promise<Api> {
   return createApiFor(await resolveTarget(), options);
@@ -56,5 +61,23 @@ export function createApiFor(
         : undefined;
     throw new CliError(error.message, error.code, error.details, hint);
   }) as V0Client['request'];
-  return { url: target.apiUrl, request };
+  const download = async (path: string) => {
+    const res = await fetch(new URL(path, target.apiUrl), {
+      headers: {
+        ...(target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {}),
+        ...(target.accountId ? { 'x-platform-account-id': target.accountId } : {}),
+      },
+    }).catch(() => {
+      throw new CliError(`Cannot reach the platform at ${target.apiUrl}.`, 'unreachable');
+    });
+    if (res.ok) return res;
+    const body = (await res.json().catch(() => null)) as {
+      error?: { code: string; message: string };
+    } | null;
+    throw new CliError(
+      body?.error?.message ?? `The platform answered ${res.status}.`,
+      body?.error?.code ?? 'internal_error',
+    );
+  };
+  return { url: target.apiUrl, request, download };
 }

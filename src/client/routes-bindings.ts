@@ -7,7 +7,11 @@ import type {
   KvValue,
   KvValueDeleted,
   KvValuePut,
+  QueueMessagePage,
+  QueueMessagesQuery,
   QueuePurged,
+  QueueRetried,
+  QueueRetry,
   R2KeyQuery,
   R2ObjectDeleted,
   R2ObjectPage,
@@ -50,6 +54,15 @@ export type BindingRoutes = {
     In<typeof R2KeyQuery>
   >;
   'POST /v0/apps/{app_id}/queues/{queue}/purge': Op<Out<typeof QueuePurged>>;
+  'GET /v0/apps/{app_id}/queues/{queue}/messages': Op<
+    Out<typeof QueueMessagePage>,
+    never,
+    In<typeof QueueMessagesQuery>
+  >;
+  'POST /v0/apps/{app_id}/queues/{queue}/retry': Op<
+    Out<typeof QueueRetried>,
+    In<typeof QueueRetry>
+  >;
 };
 
 export const BINDING_ROUTES = {
@@ -62,4 +75,6 @@ export const BINDING_ROUTES = {
   'GET /v0/apps/{app_id}/r2/{bucket}/object': 1,
   'DELETE /v0/apps/{app_id}/r2/{bucket}/object': 1,
   'POST /v0/apps/{app_id}/queues/{queue}/purge': 1,
+  'GET /v0/apps/{app_id}/queues/{queue}/messages': 1,
+  'POST /v0/apps/{app_id}/queues/{queue}/retry': 1,
 } satisfies Record<keyof BindingRoutes, 1>;

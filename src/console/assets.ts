@@ -23,8 +23,8 @@ export const consoleCss = (): string => once('console.css');
 export const consoleJs = (): string => once('console.js');
 /** Makes the page's inert `<main>` usable once the page's script has run. */
 export const readyJs = (): string => once('ready.js');
-/** The script of the page with this id (a page's id names its file under `client/pages/`). */
-export const pageScript = (id: string): string => once(`pages/${id}.js`);
+/** A page's script, or a module one imports (a page's id names its file under `client/pages/`). */
+export const pageScript = (name: string): string => once(`pages/${name}.js`);
 /** `/assets/bytes.js`: the server's own byte formatting, so the console and the CLI say sizes alike. */
 export const BYTES_JS = `export ${formatBytes.toString()}\n`;
 /** `/assets/same-origin-path.js`: the server's own test of a return path, so the console's pages decide alike. */

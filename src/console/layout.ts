@@ -25,6 +25,8 @@ export type ConsolePage = {
   /** an operator's page: its navigation link shows only to the server's operators */
   operator?: boolean;
   narrow?: boolean;
+  /** other scripts the page's script imports, each `client/pages/<name>.js` at `/assets/pages/<name>.js` */
+  modules?: string[];
   /** the server-rendered shell: headings, forms and loading states; data arrives from /v0 */
   body(params: Record<string, string>): Markup;
 };

@@ -76,13 +76,14 @@ export function consolePages(options: {
         layout(page, c.req.param() as Record<string, string>, nav, current, options.docsUrl),
       );
     });
-    r.get(`/assets/pages/${page.id}.js`, (c) => {
-      secured(c);
-      return c.body(pageScript(page.id), 200, {
-        'content-type': 'text/javascript; charset=utf-8',
-        'cache-control': 'no-cache',
+    for (const script of [page.id, ...(page.modules ?? [])])
+      r.get(`/assets/pages/${script}.js`, (c) => {
+        secured(c);
+        return c.body(pageScript(script), 200, {
+          'content-type': 'text/javascript; charset=utf-8',
+          'cache-control': 'no-cache',
+        });
       });
-    });
   }
   // the app-users page was the invites page: old links land on it
   r.get('/apps/:app_id/invites', (c) => {

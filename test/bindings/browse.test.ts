@@ -64,6 +64,7 @@ test('an app seeds its bindings; the overview lists each with what it holds', as
       ready: 1,
       delayed: 1,
       in_flight: 0,
+      dead_lettered: 0,
       dead_letter_queue: null,
     },
   ]);
@@ -91,6 +92,19 @@ test('KV: keys by prefix, a value as text or base64, written and deleted by a me
     users.keys.map((k) => k.name),
     ['user/1'],
   );
+  // search: by a key's name, its value's text, or its metadata
+  const found = async (search: string) =>
+    (
+      await h.api('GET /v0/apps/{app_id}/kv/{namespace}/keys', {
+        key,
+        params: { ...params(), namespace: 'CACHE' },
+        query: { search },
+      })
+    ).keys.map((k) => k.name);
+  assert.equal(await found('Ada'), ['user/1'], 'by value');
+  assert.equal(await found('"lang"'), ['greeting'], 'by metadata');
+  assert.equal(await found('greet'), ['greeting'], 'by name');
+  assert.equal(await found('nobody'), []);
   const text = await h.api('GET /v0/apps/{app_id}/kv/{namespace}/value', {
     key,
     params: { ...params(), namespace: 'CACHE' },

@@ -201,6 +201,88 @@ test('a batch whose delivery died is taken again when its lease ends, its attemp
   );
 });
 
+test('a dead letter is seen with the queue it failed in, and sent back there by a retry', async () => {
+  const dir = await writeProject(work, 'queue-dead', {
+    'wrangler.jsonc': JSON.stringify({
+      name: 'queue-dead',
+      main: 'src/index.js',
+      kv_namespaces: [{ binding: 'KV' }],
+      queues: {
+        producers: [{ binding: 'Q', queue: 'orders' }],
+        consumers: [
+          {
+            queue: 'orders',
+            max_retries: 0,
+            max_batch_timeout: 1,
+            dead_letter_queue: 'orders-dlq',
+          },
+        ],
+      },
+    }),
+    // fails every message until the team fixes what it needs (here: a KV key), then takes it
+    'src/index.js': `export default {
+      async fetch(req, env) {
+        if (new URL(req.url).pathname === '/send') { await env.Q.send({ order: 7 }); return new Response('sent'); }
+        return Response.json(await env.KV.get('taken', 'json'));
+      },
+      async queue(batch, env) {
+        if (!(await env.KV.get('fixed'))) return batch.retryAll();
+        await env.KV.put('taken', JSON.stringify(batch.messages.map((m) => [m.body, m.attempts])));
+      },
+    };`,
+  });
+  const published = await cli(['publish'], { cwd: dir });
+  assert.is(published.code, 0, published.stdout + published.stderr);
+  const appId = await linkedApp(dir);
+  const params = { app_id: appId, queue: 'orders-dlq' };
+  assert.is((await visit(appId, '/send')).text, 'sent');
+  const dead = await waitFor(async () => {
+    const page = await h.api('GET /v0/apps/{app_id}/queues/{queue}/messages', {
+      key: u.api_key,
+      params,
+    });
+    return page.messages.length === 1 ? page.messages[0] : undefined;
+  }, 20_000);
+  assert.equal(
+    [dead.state, dead.attempts, dead.preview, dead.dead_lettered_from, dead.content_type],
+    ['ready', 0, '{"order":7}', 'orders', 'json'],
+  );
+  const o = await h.api('GET /v0/apps/{app_id}/bindings', {
+    key: u.api_key,
+    params: { app_id: appId },
+  });
+  assert.equal(
+    o.queues.map((q) => [q.queue, q.dead_lettered, q.consumed]),
+    [
+      ['orders', 0, true],
+      ['orders-dlq', 1, false],
+    ],
+  );
+  const listed = await cli(['queues', 'messages', 'orders-dlq', '--app', appId]);
+  assert.is(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, dead.id);
+  assert.match(listed.stdout, /orders\b/);
+  // fixed; sent back from the terminal, it is delivered to the queue it failed in
+  await h.api('PUT /v0/apps/{app_id}/kv/{namespace}/value', {
+    key: u.api_key,
+    params: { app_id: appId, namespace: 'KV' },
+    query: { key: 'fixed' },
+    body: { value: 'yes' },
+  });
+  const retried = await cli(['queues', 'retry', 'orders-dlq', '--app', appId, '--json']);
+  assert.is(retried.code, 0, retried.stderr);
+  assert.equal(JSON.parse(retried.stdout), { queue: 'orders-dlq', retried: 1, returned: 1 });
+  const taken = await waitFor(async () => (await visit(appId, '/')).body, 20_000);
+  assert.equal(taken, [[{ order: 7 }, 1]], 'delivered again, its attempts counted from the start');
+  const after = await h.api('GET /v0/apps/{app_id}/queues/{queue}/messages', {
+    key: u.api_key,
+    params,
+  });
+  assert.equal(after.messages, []);
+  const events = await eventsOf(h, u.api_key, appId, 'queue.retried_by_member');
+  assert.match(events[0]!.message, /^1 messages of queue orders-dlq were retried by /);
+});
+
 test.after(async () => {
   await runner?.stop();
   await live.close();

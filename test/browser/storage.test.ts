@@ -22,6 +22,8 @@ const SERVER = `export default { async fetch(request, env) {
     await env.MEDIA.put('photos/cat.txt', 'meow', { httpMetadata: { contentType: 'text/plain' } });
     await env.MEDIA.put('photos/2024/dog.txt', 'woof');
     await env.MEDIA.put('readme.md', '# media');
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    await env.MEDIA.put('photos/dot.png', Uint8Array.from(atob(png), (c) => c.charCodeAt(0)), { httpMetadata: { contentType: 'image/png' } });
     for (let i = 0; i < 3; i++) await env.Q.send({ i });
     return new Response('seeded');
   }
@@ -91,6 +93,13 @@ test('KV keys by prefix; a value viewed, edited (the app reads it) and deleted',
   await page.waitForFunction(() => document.querySelectorAll('#browse tbody tr').length === 2);
   assert.match(page.url(), /\?kv=CACHE&prefix=user%2F$/);
   await page.getByRole('searchbox', { name: 'Keys starting with…' }).fill('');
+  // by what a value holds
+  await page.getByRole('searchbox', { name: 'Name, value or metadata contains…' }).fill('Grace');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('#browse tbody tr').length === 1);
+  assert.match((await page.locator('#browse tbody tr').textContent()) ?? '', 'user/2');
+  assert.match(page.url(), /\?kv=CACHE&search=Grace$/);
+  await page.getByRole('searchbox', { name: 'Name, value or metadata contains…' }).fill('');
   await page.getByRole('button', { name: 'Search' }).click();
   const row = page.locator('#browse tbody tr', { hasText: 'greeting' });
   await row.waitFor();
@@ -108,7 +117,7 @@ test('KV keys by prefix; a value viewed, edited (the app reads it) and deleted',
   await page.context().close();
 });
 
-test('R2 folders; an object deleted; a queue purged', async () => {
+test('R2 folders; text and an image previewed; an object deleted', async () => {
   const page = await signedIn();
   await page.goto(`${CONSOLE}/apps/${appId}/storage?r2=media`);
   await page.getByRole('link', { name: 'photos/', exact: true }).click();
@@ -119,6 +128,20 @@ test('R2 folders; an object deleted; a queue purged', async () => {
     await page.screenshot({ path: path.join(shots, `storage-r2-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+  await page
+    .locator('#browse tbody tr', { hasText: 'cat.txt' })
+    .getByRole('button', { name: 'Preview' })
+    .click();
+  assert.is(await page.locator('#value pre.preview').textContent(), 'meow');
+  await page
+    .locator('#browse tbody tr', { hasText: 'dot.png' })
+    .getByRole('button', { name: 'Preview' })
+    .click();
+  await page.waitForFunction(() => {
+    const img = document.querySelector('#value img.preview');
+    return img instanceof HTMLImageElement && img.complete && img.naturalWidth === 1;
+  });
+  await page.screenshot({ path: path.join(shots, 'storage-r2-preview-1280.png'), fullPage: true });
   const [download] = await Promise.all([
     page.waitForEvent('download'),
     page
@@ -134,12 +157,42 @@ test('R2 folders; an object deleted; a queue purged', async () => {
     .getByRole('button', { name: 'Delete' })
     .click();
   await page.getByText('photos/cat.txt is deleted.').waitFor();
-  page.once('dialog', (d) => void d.accept());
+  await page.context().close();
+});
+
+test("a queue's messages: previewed, one retried now, the rest purged", async () => {
+  const page = await signedIn();
+  await page.goto(`${CONSOLE}/apps/${appId}/storage`);
+  await page.getByRole('link', { name: 'emails', exact: true }).click();
+  await page.waitForFunction(() => document.querySelectorAll('#browse tbody tr').length === 3);
+  assert.match(page.url(), /\?queue=emails$/);
+  assert.equal(await page.locator('#browse tbody code.preview').allTextContents(), [
+    '{"i":0}',
+    '{"i":1}',
+    '{"i":2}',
+  ]);
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(shots, `storage-queue-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
   await page
-    .locator('#bindings tbody tr', { hasText: 'emails' })
-    .getByRole('button', { name: 'Purge' })
+    .locator('#browse tbody tr', { hasText: '{"i":1}' })
+    .getByRole('button', { name: 'Retry now' })
     .click();
+  await page.getByText('1 messages retried.').waitFor();
+  page.once('dialog', (d) => void d.accept());
+  await page.locator('#browse').getByRole('button', { name: 'Purge' }).click();
   await page.getByText('3 messages of emails are deleted.').waitFor();
+  await page.getByText('No messages are waiting in emails.').waitFor();
+  assert.is(
+    await page
+      .locator('#bindings tbody tr', { hasText: 'emails' })
+      .locator('td')
+      .nth(1)
+      .textContent(),
+    '0',
+  );
   await page.context().close();
 });
 

@@ -5,6 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cliFor, linkedApp, writeProject } from '../_lib/cli.ts';
 import { createHarness, listen, newUser } from '../_lib/harness.ts';
@@ -58,9 +59,17 @@ test('kv, r2 and queues commands on what the app stored', async () => {
   const folders = await run(['r2', 'list', 'media']);
   assert.match(folders, 'photos/');
   assert.match(await run(['r2', 'list', 'media', '--prefix', 'photos/']), 'photos/cat.txt');
+  assert.is(await run(['r2', 'get', 'media', 'photos/cat.txt']), 'meow', 'to stdout, as it is');
+  const saved = path.join(dir, 'cat.txt');
+  assert.match(await run(['r2', 'get', 'media', 'photos/cat.txt', '--file', saved]), '');
+  assert.is(await readFile(saved, 'utf8'), 'meow');
+  const none = await cli(['r2', 'get', 'media', 'photos/none.txt'], { cwd: dir });
+  assert.is(none.code, 1);
+  assert.match(none.stderr, /not found|no such|Object/i);
+  assert.match(await run(['kv', 'list', 'CACHE', '--search', 'Ada']), 'user/1');
   assert.match(await run(['r2', 'delete', 'media', 'photos/cat.txt']), 'deleted photos/cat.txt');
   const overview = await run(['queues', 'list']);
-  assert.match(overview, /work\s+1\s+0\s+0\s+no: messages wait/);
+  assert.match(overview, /work\s+1\s+0\s+0\s+0\s+no: messages wait/);
   assert.match(await run(['queues', 'purge', 'work']), 'purged 1 waiting messages from work');
 });
 

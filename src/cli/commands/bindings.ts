@@ -3,6 +3,9 @@
  * terminal, as `wrangler kv key`, `wrangler r2 object` and `wrangler queues` do on Cloudflare (over
  * the bindings API: src/bindings/routes.ts).
  */
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { formatBytes } from '../../lib/bytes.ts';
 import { createApi } from '../api.ts';
@@ -51,16 +54,20 @@ async function bindingsList(opts: Opts): Promise<void> {
         ready: q.ready,
         delayed: q.delayed,
         'in flight': q.in_flight,
+        'dead letters': q.dead_lettered,
         consumed: q.consumed ? 'yes' : c.yellow('no: messages wait'),
         'dead letters to': q.dead_letter_queue,
       })),
-      ['queue', 'ready', 'delayed', 'in flight', 'consumed', 'dead letters to'],
+      ['queue', 'ready', 'delayed', 'in flight', 'dead letters', 'consumed', 'dead letters to'],
     ),
   ];
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-async function kvList(namespace: string, opts: Opts & { prefix?: string }): Promise<void> {
+async function kvList(
+  namespace: string,
+  opts: Opts & { prefix?: string; search?: string },
+): Promise<void> {
   const { appId, api } = await client(opts);
   const keys: { name: string; expiration: number | null; metadata: unknown }[] = [];
   let cursor: string | undefined;
@@ -69,6 +76,7 @@ async function kvList(namespace: string, opts: Opts & { prefix?: string }): Prom
       params: { app_id: appId, namespace },
       query: {
         ...(opts.prefix ? { prefix: opts.prefix } : {}),
+        ...(opts.search ? { search: opts.search } : {}),
         ...(cursor ? { cursor } : {}),
         limit: '1000',
       },
@@ -172,6 +180,60 @@ async function queuePurge(queue: string, opts: Opts): Promise<void> {
   process.stdout.write(`${c.green('✔ purged')} ${r.purged} waiting messages from ${queue}\n`);
 }
 
+async function r2Get(bucket: string, key: string, opts: Opts & { file?: string }): Promise<void> {
+  const { appId, api } = await client(opts);
+  const res = await api.download(
+    `/v0/apps/${encodeURIComponent(appId)}/r2/${encodeURIComponent(bucket)}/object?key=${encodeURIComponent(key)}`,
+  );
+  // streamed to the file or to stdout, never held whole
+  const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream);
+  if (!opts.file) return pipeline(body, process.stdout, { end: false });
+  await pipeline(body, createWriteStream(opts.file));
+  process.stderr.write(
+    `${c.green('✔ downloaded')} ${key} (${formatBytes(Number(res.headers.get('content-length') ?? 0))}) to ${opts.file}\n`,
+  );
+}
+
+async function queueMessages(queue: string, opts: Opts): Promise<void> {
+  const { appId, api } = await client(opts);
+  const all = [];
+  let cursor: string | undefined;
+  do {
+    const r = await api.request('GET /v0/apps/{app_id}/queues/{queue}/messages', {
+      params: { app_id: appId, queue },
+      query: { limit: '100', ...(cursor ? { cursor } : {}) },
+    });
+    all.push(...r.messages);
+    cursor = r.cursor ?? undefined;
+  } while (cursor && all.length < 1000);
+  if (opts.json) return printJson(all);
+  process.stdout.write(
+    `${table(
+      all.map((m) => ({
+        id: m.id,
+        state: m.state,
+        attempts: m.attempts,
+        sent: m.sent_at,
+        'failed in': m.dead_lettered_from,
+        body:
+          m.preview === null ? c.dim(`${m.content_type}, ${m.size} bytes`) : m.preview.slice(0, 60),
+      })),
+      ['id', 'state', 'attempts', 'sent', 'failed in', 'body'],
+    )}\n`,
+  );
+}
+
+async function queueRetry(queue: string, ids: string[], opts: Opts): Promise<void> {
+  const { appId, api } = await client(opts);
+  const r = await api.request('POST /v0/apps/{app_id}/queues/{queue}/retry', {
+    params: { app_id: appId, queue },
+    body: ids.length ? { message_ids: ids } : {},
+  });
+  if (opts.json) return printJson(r);
+  const back = r.returned ? ` (${r.returned} sent back to the queue they failed in)` : '';
+  process.stdout.write(`${c.green('✔ retried')} ${r.retried} messages of ${queue}${back}\n`);
+}
+
 export function addBindingCommands(program: Command): void {
   const kv = program.command('kv').description("the app's Workers KV namespaces");
   examples(
@@ -180,10 +242,15 @@ export function addBindingCommands(program: Command): void {
       .argument('<namespace>', 'the binding name, as in wrangler.jsonc')
       .description("a namespace's keys")
       .option('--prefix <prefix>')
+      .option('--search <text>', 'keys whose name, value or metadata hold this text')
       .option(...appOpt)
       .option(...jsonOpt)
       .action((n, o) => kvList(n, o)),
-    ['platform kv list CACHE', 'platform kv list CACHE --prefix user/'],
+    [
+      'platform kv list CACHE',
+      'platform kv list CACHE --prefix user/',
+      'platform kv list CACHE --search ada@',
+    ],
   );
   examples(
     kv
@@ -235,6 +302,17 @@ export function addBindingCommands(program: Command): void {
   );
   examples(
     r2
+      .command('get')
+      .argument('<bucket>')
+      .argument('<key>')
+      .description('download an object (to stdout, or --file)')
+      .option('--file <path>', 'write it to this file')
+      .option(...appOpt)
+      .action((b, k, o) => r2Get(b, k, o)),
+    ['platform r2 get media photos/cat.jpg --file cat.jpg', 'platform r2 get media notes.txt'],
+  );
+  examples(
+    r2
       .command('delete')
       .argument('<bucket>')
       .argument('<key>')
@@ -263,5 +341,28 @@ export function addBindingCommands(program: Command): void {
       .option(...jsonOpt)
       .action((q, o) => queuePurge(q, o)),
     ['platform queues purge my-queue'],
+  );
+  examples(
+    queues
+      .command('messages')
+      .argument('<queue>')
+      .description(
+        "a queue's messages, oldest first: state, attempts, the queue a dead letter failed in",
+      )
+      .option(...appOpt)
+      .option(...jsonOpt)
+      .action((q, o) => queueMessages(q, o)),
+    ['platform queues messages my-queue', 'platform queues messages my-dlq'],
+  );
+  examples(
+    queues
+      .command('retry')
+      .argument('<queue>')
+      .argument('[ids...]', 'the messages to retry (all waiting ones when none)')
+      .description('deliver waiting messages now; dead letters go back to the queue they failed in')
+      .option(...appOpt)
+      .option(...jsonOpt)
+      .action((q, ids, o) => queueRetry(q, ids, o)),
+    ['platform queues retry my-dlq', 'platform queues retry my-queue 3f9c…'],
   );
 }

@@ -31,6 +31,8 @@ export interface QueueMessagesTable {
   visible_at: Timestamp;
   lease_until: NullableTimestamp;
   created_at: Timestamp;
+  /** the queue it was dead-lettered from, while it waits in a dead letter queue */
+  dead_from: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface R2ObjectsTable {

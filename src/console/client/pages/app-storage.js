@@ -16,9 +16,10 @@ import {
   when,
 } from '../console.js';
 import { formatBytes } from '../bytes.js';
+import { queuePage } from './app-storage-queues.js';
 const id = appIdOf();
 let canWrite = false;
-/** What is being browsed: `{ kind: 'kv' | 'r2', name, prefix }`, kept in the URL. */
+/** What is being browsed: `{ kind: 'kv' | 'r2' | 'queue', name, prefix, search }`, kept in the URL. */
 let view = null;
 
 const q = encodeURIComponent;
@@ -29,31 +30,34 @@ function remember() {
   if (view) {
     p.set(view.kind, view.name);
     if (view.prefix) p.set('prefix', view.prefix);
+    if (view.search) p.set('search', view.search);
   }
   history.replaceState(null, '', p.size ? '?' + p : location.pathname);
 }
 
-/** The prefix filter, and (R2) the folders above the current one as links. */
-function searchBar(placeholder) {
-  const input = el('input', {
-    type: 'search',
-    placeholder,
-    value: view.prefix,
-    'aria-label': placeholder,
-  });
-  const form = el(
+/** The KV filters: keys starting with a prefix, and keys whose name, value or metadata hold a text. */
+function searchBar() {
+  const input = (name, placeholder, value) =>
+    el('input', { type: 'search', name, placeholder, value, 'aria-label': placeholder });
+  const prefix = input('prefix', 'Keys starting with…', view.prefix);
+  const search = input('search', 'Name, value or metadata contains…', view.search);
+  return el(
     'form',
     {
       class: 'row',
       onsubmit: (e) => {
         e.preventDefault();
-        browse({ ...view, prefix: /** @type {HTMLInputElement} */ (input).value });
+        browse({
+          ...view,
+          prefix: /** @type {HTMLInputElement} */ (prefix).value,
+          search: /** @type {HTMLInputElement} */ (search).value,
+        });
       },
     },
-    input,
+    prefix,
+    search,
     el('button', { type: 'submit', class: 'small' }, 'Search'),
   );
-  return form;
 }
 
 function crumbs() {
@@ -139,6 +143,35 @@ async function removeKey(ns, key) {
 /** Where an object downloads from (the console's own origin: its session, a same-origin image). */
 const objectUrl = (bucket, key) => base + '/r2/' + q(bucket) + '/object?key=' + q(key);
 
+const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-ndjson)|image\/svg)/;
+const PREVIEW_BYTES = 1024 * 1024;
+const previewable = (o) =>
+  o.size <= PREVIEW_BYTES &&
+  (TEXT_TYPES.test(o.content_type ?? '') || /^image\//.test(o.content_type ?? ''));
+
+/** A text object's first 64 KiB as text, an image as itself (from the API's sandboxed download). */
+async function preview(bucket, o) {
+  const type = o.content_type ?? '';
+  let body;
+  // an image from its own same-origin URL (the download's CSP keeps an SVG inert); text read here
+  if (/^image\//.test(type) && !/svg/.test(type))
+    body = el('img', { class: 'preview', alt: o.key, src: objectUrl(bucket, o.key) });
+  else {
+    const res = await fetch(objectUrl(bucket, o.key), { credentials: 'same-origin' });
+    if (!res.ok) return say('Could not read ' + o.key + ' (' + res.status + ').', true);
+    body = el('pre', { class: 'preview' }, (await res.text()).slice(0, 64 * 1024));
+  }
+  $('value')?.remove();
+  $('browse').append(
+    el(
+      'div',
+      { class: 'panel', id: 'value' },
+      el('h3', {}, o.key, ' ', el('span', { class: 'muted' }, type + ', ' + formatBytes(o.size))),
+      body,
+    ),
+  );
+}
+
 async function removeObject(bucket, key) {
   if (!confirm('Delete ' + key + ' from ' + bucket + '?')) return;
   const r = await api('DELETE', base + '/r2/' + q(bucket) + '/object?key=' + q(key));
@@ -155,6 +188,7 @@ async function kvPage(shown, cursor) {
       q(view.name) +
       '/keys?prefix=' +
       q(view.prefix) +
+      (view.search ? '&search=' + q(view.search) : '') +
       (cursor ? '&cursor=' + q(cursor) : ''),
   );
   if (!r.ok) return show('browse', el('p', { class: 'error' }, failure(r)));
@@ -163,7 +197,7 @@ async function kvPage(shown, cursor) {
   show(
     'browse',
     el('h2', {}, 'KV namespace ', el('code', {}, ns)),
-    searchBar('Keys starting with…'),
+    searchBar(),
     keys.length
       ? table(keys, [
           ['Key', (k) => el('code', {}, k.name)],
@@ -209,7 +243,11 @@ async function kvPage(shown, cursor) {
       : el(
           'p',
           { class: 'empty' },
-          view.prefix ? 'No key starts with ' + view.prefix + '.' : 'No keys yet.',
+          view.search
+            ? 'No key, value or metadata holds ' + view.search + '.'
+            : view.prefix
+              ? 'No key starts with ' + view.prefix + '.'
+              : 'No keys yet.',
         ),
     showMore(r.data.cursor, (c) => kvPage(keys, c)),
   );
@@ -265,6 +303,13 @@ async function r2Page() {
                           src: objectUrl(bucket, o.key),
                         })
                       : '',
+                    previewable(o)
+                      ? el(
+                          'button',
+                          { type: 'button', class: 'small', onclick: () => preview(bucket, o) },
+                          'Preview',
+                        )
+                      : '',
                     el(
                       'button',
                       {
@@ -294,7 +339,7 @@ async function r2Page() {
 }
 
 async function browse(next) {
-  view = { kind: next.kind, name: next.name, prefix: next.prefix ?? '' };
+  view = { kind: next.kind, name: next.name, prefix: next.prefix ?? '', search: next.search ?? '' };
   remember();
   $('browse').hidden = false;
   for (const a of document.querySelectorAll('#bindings a[data-name]'))
@@ -302,15 +347,14 @@ async function browse(next) {
       a.dataset.name === view.kind + ':' + view.name
         ? a.setAttribute('aria-current', 'page')
         : a.removeAttribute('aria-current');
+  if (view.kind === 'queue')
+    return queuePage({
+      base,
+      queue: view.name,
+      canWrite,
+      refresh: async () => (await overview(), browse(view)),
+    });
   return view.kind === 'kv' ? kvPage([]) : r2Page();
-}
-
-async function purge(queue) {
-  if (!confirm('Delete every waiting message of ' + queue + '? This cannot be undone.')) return;
-  const r = await api('POST', base + '/queues/' + q(queue) + '/purge');
-  if (!r.ok) return say(failure(r), true);
-  await overview();
-  say(r.data.purged + ' messages of ' + queue + ' are deleted.');
 }
 
 const pick = (kind, name, label) =>
@@ -362,26 +406,20 @@ async function overview() {
     d.queues.length ? el('h2', {}, 'Queues') : '',
     d.queues.length
       ? table(d.queues, [
-          ['Queue', (x) => el('code', {}, x.queue)],
+          ['Queue', (x) => pick('queue', x.queue, x.queue)],
           ['Ready', (x) => String(x.ready)],
           ['Delayed', (x) => String(x.delayed)],
           ['In flight', (x) => String(x.in_flight)],
+          [
+            'Dead letters',
+            (x) =>
+              x.dead_lettered ? el('span', { class: 'badge warn' }, String(x.dead_lettered)) : '0',
+          ],
           [
             'Consumed',
             (x) => (x.consumed ? 'yes' : el('span', { class: 'badge warn' }, 'no: messages wait')),
           ],
           ['Dead letters to', (x) => x.dead_letter_queue ?? el('span', { class: 'muted' }, '—')],
-          [
-            '',
-            (x) =>
-              canWrite && x.ready + x.delayed > 0
-                ? el(
-                    'button',
-                    { type: 'button', class: 'small danger', onclick: () => purge(x.queue) },
-                    'Purge',
-                  )
-                : '',
-          ],
         ])
       : '',
   );
@@ -396,8 +434,14 @@ if (s) {
     ? await overview()
     : show('bindings', el('p', { class: 'error' }, failure(heading)));
   const wanted = new URLSearchParams(location.search);
-  const kind = wanted.has('r2') ? 'r2' : wanted.has('kv') ? 'kv' : null;
-  if (d && kind) await browse({ kind, name: wanted.get(kind), prefix: wanted.get('prefix') ?? '' });
+  const kind = ['r2', 'kv', 'queue'].find((k) => wanted.has(k));
+  if (d && kind)
+    await browse({
+      kind,
+      name: wanted.get(kind),
+      prefix: wanted.get('prefix') ?? '',
+      search: wanted.get('search') ?? '',
+    });
   else if (d?.kv.length) await browse({ kind: 'kv', name: d.kv[0].namespace });
   else if (d?.r2.length) await browse({ kind: 'r2', name: d.r2[0].bucket });
 }
