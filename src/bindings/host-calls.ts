@@ -17,7 +17,13 @@ import { r2List } from './r2-list.ts';
 import { r2PutAbort, r2PutBegin, r2PutChunk, r2PutEnd, r2Read, readPieces } from './r2-bytes.ts';
 import { r2AbortUpload, r2CompleteUpload, r2CreateUpload, r2UploadPart } from './r2-multipart.ts';
 
-export type BindingTarget = { appId: string; accountId: string; bindings: Bindings };
+export type BindingTarget = {
+  appId: string;
+  accountId: string;
+  bindings: Bindings;
+  /** the account's plan: its `queues.waiting.max` bounds each queue */
+  planKey?: string;
+};
 
 /** A body up to this size crosses with a get's answer; a larger one is read in chunks. */
 const INLINE_BODY_BYTES = 1024 * 1024;

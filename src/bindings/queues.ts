@@ -13,20 +13,19 @@ import type { Executor } from '../db/database.ts';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import type { Bindings, QueueConsumerSettings } from './declared.ts';
+import { planOf, upgradeFor } from '../plans/catalogue.ts';
 
 export const QUEUE_LIMITS = {
   messageBytes: 128_000,
   batchMessages: 100,
   batchBytes: 288_000,
   maxDelaySeconds: 43_200,
-  /** messages waiting in one app's queue (ready or in flight) */
-  backlog: 100_000,
 } as const;
 
 const CONTENT_TYPES = ['text', 'json', 'bytes', 'v8'] as const;
 type ContentType = (typeof CONTENT_TYPES)[number];
 
-export type QueueTarget = { appId: string; bindings: Bindings };
+export type QueueTarget = { appId: string; bindings: Bindings; planKey?: string };
 
 type Outgoing = { contentType: ContentType; body: string; size: number; delay: number };
 
@@ -116,10 +115,21 @@ export async function queueSend(
     // one read of the queue, the new messages in it: the backlog's limit and figures, and when it is due
     await lockQueue(trx, target.appId, producer.queue);
     const state = await queueState(trx, target.appId, producer.queue);
-    if (state.n > QUEUE_LIMITS.backlog)
+    // messages waiting in one queue (ready, delayed or in flight), bounded by the plan
+    const plan = planOf(deps.config.plans, target.planKey ?? 'free');
+    const limit = plan.limits['queues.waiting.max'];
+    if (state.n > limit)
       throw new ApiError(
         'quota_exceeded',
-        `Queue ${producer.queue} holds ${state.n - out.length} messages; at most ${QUEUE_LIMITS.backlog} may wait.`,
+        `Queue ${producer.queue} holds ${(state.n - out.length).toLocaleString('en-US')} messages; ${plan.display_name} allows ${limit.toLocaleString('en-US')} waiting in one queue. Let the consumer catch up, or purge it.`,
+        {
+          metric: 'queues.waiting',
+          plan_key: plan.key,
+          limit,
+          current: state.n - out.length,
+          increment: out.length,
+          upgrade_required: upgradeFor(deps.config.plans, plan, 'queues.waiting.max') !== null,
+        },
       );
     const consumer = target.bindings.consumers[producer.queue];
     // a queue this release does not consume keeps its messages until a release that does

@@ -34,6 +34,8 @@ export type JobTarget = {
   releaseId: string;
   manifest: Manifest;
   requestId?: string | null;
+  /** the account's plan (its binding limits apply to the call); Free when unknown */
+  planKey?: string;
 };
 
 /** A guest-visible failure: `code` reaches app code on the thrown error. */

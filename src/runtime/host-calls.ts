@@ -10,6 +10,7 @@ import type { HttpCache } from './http-cache.ts';
 import { sharesOf } from '../db/fair-share.ts';
 import { bindingCall, isBindingCall } from '../bindings/host-calls.ts';
 import { NO_BINDINGS, type Bindings } from '../bindings/declared.ts';
+import { planOf, upgradeFor } from '../plans/catalogue.ts';
 
 /** What reads the release's static files for `ctx.assets.fetch` (path, method). */
 export type AssetReader = (pathname: unknown, method: unknown) => Promise<unknown>;
@@ -119,6 +120,21 @@ async function cacheCall(
   return { status: res.status, headers: [...res.headers], base64: bytes.toString('base64') };
 }
 
+/** One more binding operation of this call: past the plan's `bindings.operations.max`, Workers' refusal. */
+function countOperation(deps: Deps, planKey: string, n: number): void {
+  const plan = planOf(deps.config.plans, planKey);
+  const limit = plan.limits['bindings.operations.max'];
+  if (n <= limit) return;
+  throw new ApiError('quota_exceeded', 'Too many API requests by single Worker invocation.', {
+    metric: 'bindings.operations',
+    plan_key: plan.key,
+    limit,
+    current: n - 1,
+    increment: 1,
+    upgrade_required: upgradeFor(deps.config.plans, plan, 'bindings.operations.max') !== null,
+  });
+}
+
 function dispatch(
   deps: Deps,
   target: JobTarget,
@@ -126,9 +142,14 @@ function dispatch(
   cache?: HttpCache['api'],
   bindings: Bindings = NO_BINDINGS,
 ): HostCallHandler {
-  const bound = { appId: target.appId, accountId: target.accountId, bindings };
+  const planKey = target.planKey ?? 'free';
+  const bound = { appId: target.appId, accountId: target.accountId, bindings, planKey };
+  let operations = 0;
   return async (method, args, upload) => {
-    if (isBindingCall(method)) return bindingCall(deps, bound, method, args, upload);
+    if (isBindingCall(method)) {
+      countOperation(deps, planKey, ++operations);
+      return bindingCall(deps, bound, method, args, upload);
+    }
     switch (method) {
       case 'cache.match':
       case 'cache.put':

@@ -88,6 +88,7 @@ export async function invokeRelease(
         releaseId: release.releaseId,
         manifest: release.manifest,
         requestId: call.requestId,
+        planKey: app.planKey,
       },
       (pathname, method) => readAsset(services.caches, release, app.accountId, pathname, method),
       services.httpCache?.api,

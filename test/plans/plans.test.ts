@@ -85,7 +85,12 @@ test('a new account is on Free: status, limits and a preview, as records', async
     'custom_domains.max': 0,
   });
   assert.equal(limits.manifest_limits, { 'data.collections.max': 5 });
-  assert.equal(limits.runtime_limits, { 'server.cpu_ms.max': 1000, 'jobs.waiting.max': 1000 });
+  assert.equal(limits.runtime_limits, {
+    'server.cpu_ms.max': 1000,
+    'jobs.waiting.max': 1000,
+    'queues.waiting.max': 1000,
+    'bindings.operations.max': 1000,
+  });
   assert.equal(limits.release_limits, { 'release.file_count.max': 500 });
   assert.is(limits.usage_limits['requests.monthly.max'], 100_000);
   assert.is(limits.usage_limits['storage.bytes.max'], 1024 ** 3);
