@@ -339,7 +339,8 @@ export async function kvList(
   if (contains) {
     const needle = Buffer.from(contains, 'utf8');
     q = q.where(
-      sql<boolean>`(position(${needle}::bytea in key) > 0 or position(${needle}::bytea in coalesce(value, ''::bytea)) > 0 or strpos(metadata::text, ${contains}) > 0)`,
+      // all as bytes: a search may hold NUL, which Postgres text cannot
+      sql<boolean>`(position(${needle}::bytea in key) > 0 or position(${needle}::bytea in coalesce(value, ''::bytea)) > 0 or position(${needle}::bytea in convert_to(coalesce(metadata::text, ''), 'UTF8')) > 0)`,
     );
   }
   const rows = await q.execute();

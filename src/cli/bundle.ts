@@ -118,7 +118,7 @@ async function ignoreFile(file: string) {
 }
 
 /**
- * The folder's files to publish. Dot-files and dot-folders are left out, except where the
+ * The folder's files to publish. Dot-files, dot-folders and node_modules are left out, except where the
  * manifest names them (`named`: its static_root and server_entry, as a framework's build writes
  * them to `.svelte-kit/cloudflare` or `.open-next/assets`): what is under a named folder is
  * published whatever its name (`.well-known/`), and what no host publishes never is. A static
@@ -149,9 +149,14 @@ export async function collectFiles(dir: string, named: string[] = []): Promise<L
     const entries = await readdir(path.join(root, rel), { withFileTypes: true });
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       const relPath = rel ? `${rel}/${e.name}` : e.name;
-      if (neverPublished(e.name)) continue;
+      // node_modules only on the way to a static root in it (a package's dashboard as a
+      // Worker's assets: R2-Explorer's `node_modules/r2-explorer/dashboard`), and what is under it
+      const segments = relPath.split('/');
+      const inModules = segments.includes('node_modules');
+      if (neverPublished(e.name) && !(e.name === 'node_modules' && wanted(relPath))) continue;
+      if (inModules && !wanted(relPath)) continue;
       // in a dot-folder, only the way to what the manifest names, and what is under it
-      if (relPath.split('/').some((seg) => seg.startsWith('.')) && !wanted(relPath)) continue;
+      if (segments.some((seg) => seg.startsWith('.')) && !wanted(relPath)) continue;
       if (!rel && e.name === MANIFEST) continue;
       let isDir = e.isDirectory();
       let isFile = e.isFile();

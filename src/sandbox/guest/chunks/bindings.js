@@ -98,6 +98,14 @@ async function valueBytes(value) {
   return encoder.encode(String(value)).buffer;
 }
 
+// named as workerd names its bindings' classes: apps find bindings by `constructor.name`
+// (R2-Explorer lists env's R2Buckets so)
+class KvNamespace {}
+class WorkerQueue {}
+/** A binding's methods on an object of its Workers class, frozen. */
+const bindingOf = (Class, methods) =>
+  Object.freeze(Object.setPrototypeOf(methods, Class.prototype));
+
 function kvNamespace(call, name) {
   const one = async (key, options, withMetadata) => {
     const k = keyOf(key);
@@ -128,7 +136,7 @@ function kvNamespace(call, name) {
     }
     return out;
   };
-  return Object.freeze({
+  return bindingOf(KvNamespace, {
     get(key, options) {
       return Array.isArray(key) ? many(key, options, false) : one(key, options, false);
     },
@@ -223,7 +231,7 @@ function queueProducer(call, name) {
       if (e && e.code === 'invalid_request') throw new Error(`Queue ${op} failed: ${e.message}`);
       throw e;
     });
-  return Object.freeze({
+  return bindingOf(WorkerQueue, {
     async send(body, options) {
       const m = encodeBody(body, options?.contentType);
       if (options?.delaySeconds !== undefined) m.delaySeconds = options.delaySeconds;

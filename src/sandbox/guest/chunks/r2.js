@@ -315,6 +315,9 @@ function hashIn(options) {
   };
 }
 
+// workerd's class name: apps find their buckets in env by it
+class R2Bucket {}
+
 function r2Bucket(call, name) {
   const objectOf = (got) => {
     if (got === null) return null;
@@ -353,48 +356,53 @@ function r2Bucket(call, name) {
         return new R2Object(meta);
       },
     });
-  return Object.freeze({
-    async head(key) {
-      return objectOf(await call('r2.head', [name, String(key), {}]).catch(asR2Error));
-    },
-    async get(key, options) {
-      const opts = { range: rangeIn(options?.range), onlyIf: conditionsIn(options?.onlyIf) };
-      return objectOf(await call('r2.get', [name, String(key), opts]).catch(asR2Error));
-    },
-    async put(key, value, options) {
-      const opts = {
-        httpMetadata: httpMetadataIn(options?.httpMetadata),
-        customMetadata: options?.customMetadata ? { ...options.customMetadata } : {},
-        hash: hashIn(options),
-        onlyIf: conditionsIn(options?.onlyIf),
-      };
-      const meta = await putValue(call, name, String(key), opts, value).catch(asR2Error);
-      return meta === null ? null : new R2Object(meta);
-    },
-    async delete(keys) {
-      const list = Array.isArray(keys) ? keys.map(String) : String(keys);
-      await call('r2.delete', [name, list]).catch(asR2Error);
-    },
-    async list(options) {
-      const r = await call('r2.list', [name, options ?? {}]).catch(asR2Error);
-      return { ...r, objects: r.objects.map((m) => new R2Object(m)) };
-    },
-    async createMultipartUpload(key, options) {
-      const k = String(key);
-      const r = await call('r2.createUpload', [
-        name,
-        k,
-        {
-          httpMetadata: httpMetadataIn(options?.httpMetadata),
-          customMetadata: options?.customMetadata ? { ...options.customMetadata } : {},
+  return Object.freeze(
+    Object.setPrototypeOf(
+      {
+        async head(key) {
+          return objectOf(await call('r2.head', [name, String(key), {}]).catch(asR2Error));
         },
-      ]).catch(asR2Error);
-      return upload(k, r.uploadId);
-    },
-    resumeMultipartUpload(key, uploadId) {
-      return upload(String(key), String(uploadId));
-    },
-  });
+        async get(key, options) {
+          const opts = { range: rangeIn(options?.range), onlyIf: conditionsIn(options?.onlyIf) };
+          return objectOf(await call('r2.get', [name, String(key), opts]).catch(asR2Error));
+        },
+        async put(key, value, options) {
+          const opts = {
+            httpMetadata: httpMetadataIn(options?.httpMetadata),
+            customMetadata: options?.customMetadata ? { ...options.customMetadata } : {},
+            hash: hashIn(options),
+            onlyIf: conditionsIn(options?.onlyIf),
+          };
+          const meta = await putValue(call, name, String(key), opts, value).catch(asR2Error);
+          return meta === null ? null : new R2Object(meta);
+        },
+        async delete(keys) {
+          const list = Array.isArray(keys) ? keys.map(String) : String(keys);
+          await call('r2.delete', [name, list]).catch(asR2Error);
+        },
+        async list(options) {
+          const r = await call('r2.list', [name, options ?? {}]).catch(asR2Error);
+          return { ...r, objects: r.objects.map((m) => new R2Object(m)) };
+        },
+        async createMultipartUpload(key, options) {
+          const k = String(key);
+          const r = await call('r2.createUpload', [
+            name,
+            k,
+            {
+              httpMetadata: httpMetadataIn(options?.httpMetadata),
+              customMetadata: options?.customMetadata ? { ...options.customMetadata } : {},
+            },
+          ]).catch(asR2Error);
+          return upload(k, r.uploadId);
+        },
+        resumeMultipartUpload(key, uploadId) {
+          return upload(String(key), String(uploadId));
+        },
+      },
+      R2Bucket.prototype,
+    ),
+  );
 }
 
 /** @param {{ internals: Record<string, any> }} platform */

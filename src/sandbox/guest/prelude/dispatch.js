@@ -326,16 +326,23 @@ hide(G, '__setApp', function (appJson, flagsJson) {
   // the release's bindings (env.CACHE: a KV namespace), made on first use by their chunk
   var bindingSpec = flags.bindings || {};
   var bound = null;
-  var members = ctx;
-  ctx = new Proxy(members, {
-    get: function (t, k) {
-      if (typeof k === 'string' && Object.hasOwn(bindingSpec, k)) {
+  // env lists its bindings as Workers' does (apps walk Object.entries(env)): each one an
+  // enumerable getter, made on first touch
+  var env = Object.assign({}, ctx);
+  Object.keys(bindingSpec).forEach(function (name) {
+    Object.defineProperty(env, name, {
+      enumerable: true,
+      get: function () {
         if (!bound) {
           loadChunk('bindings');
           bound = provided.bindings(bindingSpec);
         }
-        return bound[k];
-      }
+        return bound[name];
+      },
+    });
+  });
+  ctx = new Proxy(Object.freeze(env), {
+    get: function (t, k) {
       if (typeof k !== 'string' || k in t || !SECRET_NAME.test(k)) return t[k];
       if (k === 'ASSETS') return t.assets;
       return platform.secret(k);
