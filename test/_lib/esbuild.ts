@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export async function bundleModule(source: string): Promise<string> {
+/** `external`: imports left for the runtime (`cloudflare:*` for a workerd control). */
+export async function bundleModule(source: string, external: string[] = []): Promise<string> {
   const r = await build({
     stdin: { contents: source, resolveDir: ROOT, loader: 'js' },
     bundle: true,
@@ -14,6 +15,7 @@ export async function bundleModule(source: string): Promise<string> {
     conditions: ['worker', 'browser'],
     target: 'es2022',
     logLevel: 'silent',
+    external,
   });
   return r.outputFiles[0]!.text;
 }

@@ -327,11 +327,13 @@ hide(G, '__setApp', function (appJson, flagsJson) {
   var bindingSpec = flags.bindings || {};
   var bound = null;
   // env lists its bindings as Workers' does (apps walk Object.entries(env)): each one an
-  // enumerable getter, made on first touch
+  // enumerable getter, made on first touch. As on Workers, app code may add to env (libraries
+  // keep helpers there: env.OAUTH_PROVIDER); the platform's members stay frozen objects.
   var env = Object.assign({}, ctx);
   Object.keys(bindingSpec).forEach(function (name) {
     Object.defineProperty(env, name, {
       enumerable: true,
+      configurable: true,
       get: function () {
         if (!bound) {
           loadChunk('bindings');
@@ -339,9 +341,17 @@ hide(G, '__setApp', function (appJson, flagsJson) {
         }
         return bound[name];
       },
+      set: function (v) {
+        Object.defineProperty(env, name, {
+          value: v,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      },
     });
   });
-  ctx = new Proxy(Object.freeze(env), {
+  ctx = new Proxy(env, {
     get: function (t, k) {
       if (typeof k !== 'string' || k in t || !SECRET_NAME.test(k)) return t[k];
       if (k === 'ASSETS') return t.assets;
