@@ -13,6 +13,7 @@ import {
   redirectFor,
   withHeaderRules,
   workersAssetAnswer,
+  workersPageFor,
 } from '../releases/asset-rules.ts';
 import { directStaticFile } from '../runtime/assets.ts';
 import { decodeAppPath } from '../runtime/paths.ts';
@@ -179,6 +180,17 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
     return res;
   }
 
+  /** A redirect within the app: `//name` would be read as another host, so the path starts with one slash. */
+  const redirectTo = (status: number, to: string, requestId: string, cache?: string) =>
+    new Response(null, {
+      status,
+      headers: {
+        location: sameOriginPath(to.replace(/^\/+/, '/')),
+        ...(cache ? { 'cache-control': cache } : {}),
+        [REQUEST_ID_HEADER]: requestId,
+      },
+    });
+
   async function routeLive(r: OriginRequest, app: LiveApp): Promise<Response> {
     const { req, requestId } = r;
     const release = await caches.release(app.releaseId);
@@ -209,21 +221,18 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
     if (readable) {
       const ruled = release.assetRules && (await redirected(r, app, release));
       if (ruled) return ruled;
+      // a Workers project's pages follow its html_handling (307s to the canonical form)
+      const w = release.workersAssets;
+      const page = workersPageFor(release, path.segments, path.directory);
+      if (page && 'file' in page) return serve(r, app, page.file, 200, release.assetRules);
+      if (page) return redirectTo(307, `${page.redirect}${r.search}`, requestId);
       const direct = directStaticFile(release, r.pathname);
-      if (direct) return serve(r, app, direct, 200, release.assetRules);
-      // `/dir` names a directory with an index.html: redirect to `/dir/`.
-      if (root !== null && rel && !path.directory && files.has(`${root}/${rel}/index.html`)) {
-        return new Response(null, {
-          status: 301,
-          headers: {
-            // `//name` would be read as another host: the path is the app's, from one slash
-            location: sameOriginPath(`/${r.pathname.replace(/^\/+/, '')}/${r.search}`),
-            'cache-control': STATIC_CACHE_CONTROL,
-            [REQUEST_ID_HEADER]: requestId,
-          },
-        });
-      }
-      const workers = root !== null ? workersAssetAnswer(release, rel, path.directory, req) : null;
+      if (direct && !(w?.html_handling === 'none' && path.directory))
+        return serve(r, app, direct, 200, release.assetRules);
+      // `/dir` names a directory with an index.html: redirect to `/dir/` (Workers projects: above)
+      if (root !== null && !w && rel && !path.directory && files.has(`${root}/${rel}/index.html`))
+        return redirectTo(301, `${r.pathname}/${r.search}`, requestId, STATIC_CACHE_CONTROL);
+      const workers = root !== null ? workersAssetAnswer(release, rel, req) : null;
       if (workers) return serve(r, app, workers, 200, release.assetRules);
     }
     const fallback = manifestRuntime.fallback ?? '404';
@@ -294,8 +303,9 @@ export function createAppsPlane(deps: Deps, runtime: NodeRuntime): AppsPlane {
     const app = caches.liveAppCached(appId);
     if (!app || app.block !== null || overQuota(app)) return undefined;
     const release = caches.releaseCached(app.releaseId);
-    // a release with _redirects or _headers takes the full path
+    // a release with _redirects or _headers takes the full path; so does a Workers project's page
     if (!release || release.assetRules) return undefined;
+    if (release.workersAssets && /(\/|\.html|\/index)$/.test(r.pathname)) return undefined;
     const f = directStaticFile(release, r.pathname);
     if (f) {
       const rep = representation(reads, f);

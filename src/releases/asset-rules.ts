@@ -46,10 +46,9 @@ export function workersAssetsOf(json: unknown): WorkersAssets {
 }
 
 /**
- * What Workers' asset handling answers where no file matched the path as written: `/page` with
- * `page.html` (html_handling, not `none`), then, for a browser's navigation, the SPA's
- * `index.html` before the Worker runs (not_found_handling "single-page-application", unless
- * run_worker_first), as Workers do.
+ * What Workers' asset handling answers where neither a file nor an HTML page (workersHtmlIntent)
+ * matched: for a browser's navigation, the SPA's `index.html` before the Worker runs
+ * (not_found_handling "single-page-application", unless run_worker_first), as Workers do.
  */
 export function workersAssetAnswer<F extends { path: string }>(
   release: {
@@ -58,16 +57,11 @@ export function workersAssetAnswer<F extends { path: string }>(
     workersAssets: WorkersAssets | null;
   },
   rel: string,
-  directory: boolean,
   req: Request,
 ): F | null {
   const w = release.workersAssets;
   if (!w || release.staticRoot === null) return null;
   const root = release.staticRoot;
-  if (w.html_handling !== 'none' && rel && !directory) {
-    const page = release.files.get(`${root}/${rel}.html`);
-    if (page) return page;
-  }
   const first = w.run_worker_first;
   const workerFirst =
     first === true ||
@@ -80,6 +74,63 @@ export function workersAssetAnswer<F extends { path: string }>(
   )
     return release.files.get(`${root}/index.html`) ?? null;
   return null;
+}
+
+/**
+ * What Workers' `html_handling` makes of a request path for an HTML page, as Cloudflare's tables
+ * give it ("HTML handling"): the page to serve at its canonical path, or a 307 to the path it
+ * names in this mode (`/file.html`, `/file/`, `/file/index(.html)` all name `file.html`; `/folder`,
+ * `/folder.html`, `/folder/index(.html)` name `folder/index.html`). `auto-trailing-slash` serves a
+ * page without a slash and an index with one; `force-` and `drop-trailing-slash` one form for both;
+ * every other form is one 307 to it (Miniflare's asset worker does so where Cloudflare's table shows
+ * `/folder.html` → `/folder`, a second hop). `none` serves files by their exact path only. Null: no
+ * page by that name (the exact file, not_found_handling and the Worker decide).
+ */
+export function workersHtmlIntent<F>(
+  files: Map<string, F>,
+  root: string,
+  mode: WorkersAssets['html_handling'],
+  path: string,
+): { file: F } | { redirect: string } | null {
+  if (mode === 'none') return null;
+  let base = path;
+  if (base.endsWith('/index.html')) base = base.slice(0, -11);
+  else if (base.endsWith('/index')) base = base.slice(0, -6);
+  else if (base.endsWith('.html')) base = base.slice(0, -5);
+  else if (base.endsWith('/')) base = base.slice(0, -1);
+  const page = base ? files.get(`${root}${base}.html`) : undefined;
+  const index = files.get(`${root}${base}/index.html`);
+  if (!page && !index) return null;
+  const slashed = `${base}/`;
+  const bare = base || '/';
+  const to = (target: string) => (target === path ? null : { redirect: target });
+  if (mode === 'force-trailing-slash')
+    return path === slashed ? { file: (index ?? page)! } : to(slashed);
+  if (mode === 'drop-trailing-slash')
+    return path === bare ? { file: (base ? (page ?? index) : index)! } : to(bare);
+  // auto: a page at its bare name, an index with a slash
+  if (path === slashed && index) return { file: index };
+  if (path === base && page) return { file: page };
+  return to(page ? bare : slashed);
+}
+
+/** workersHtmlIntent for a release and a decoded request path; the redirect's path is encoded. */
+export function workersPageFor<F>(
+  release: {
+    staticRoot: string | null;
+    files: Map<string, F>;
+    workersAssets: WorkersAssets | null;
+  },
+  segments: string[],
+  directory: boolean,
+): { file: F } | { redirect: string } | null {
+  const w = release.workersAssets;
+  if (!w || release.staticRoot === null) return null;
+  const rel = segments.join('/');
+  const path = `/${rel}${directory && rel ? '/' : ''}`;
+  const got = workersHtmlIntent(release.files, release.staticRoot, w.html_handling, path);
+  if (!got || 'file' in got) return got;
+  return { redirect: got.redirect.split('/').map(encodeURIComponent).join('/') };
 }
 
 const STATUSES = new Set([200, 301, 302, 303, 307, 308]);

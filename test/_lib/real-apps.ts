@@ -63,8 +63,8 @@ export const CORPUS: RealApp[] = [
     packages: [],
     probes: [],
     files: [
+      // `/index.html` is a 307 to `/`, as Workers answer it (test/cli/html-handling.test.ts)
       { path: '/', file: 'public/index.html' },
-      { path: '/index.html', file: 'public/index.html' },
     ],
   },
   {
