@@ -32,6 +32,7 @@ import { bundled } from '../src/lib/bundle.mjs';
 import { nodeStripsTypes } from '../src/lib/node-typescript.mjs';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded.ts';
 import { findTests } from './_lib/test-files.ts';
+import { DENO_V8_FLAGS, denoCommand, denoEnv } from './_lib/deno-command.ts';
 
 const ROOT = path.resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
 
@@ -61,6 +62,19 @@ const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_S ?? 300) * 1000;
 
 /** Node writes a diagnostic report (its open handles, each worker's stack) on SIGUSR2. */
 const REPORT_ON_SIGNAL = ['--import', path.join(ROOT, 'scripts', '_lib', 'report-on-signal.mjs')];
+
+/**
+ * On Deno (`deno task test`), or with `TEST_RUNTIME=deno`, each file runs on Deno 2 instead: the
+ * harness, the service it builds and every process it starts as an operator would (`deno task
+ * start`, the admin command) run on Deno's runtime.
+ */
+const onDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+const DENO = onDeno
+  ? [process.execPath]
+  : process.env.TEST_RUNTIME === 'deno'
+    ? denoCommand()
+    : undefined;
+const DENO_PERMISSIONS = ['--allow-all', ...DENO_V8_FLAGS];
 
 type Handle = {
   type: string;
@@ -115,30 +129,30 @@ function runFile(file: string, databaseUrl: string): Promise<Result> {
   const started = Date.now();
   const reportFile = path.join(REPORTS, `${path.basename(file)}-${process.pid}-${started}.json`);
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [
-        ...(process.env.TEST_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
-        ...REPORT_ON_SIGNAL,
-        RUN_TYPESCRIPT,
-        file,
-      ],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: databaseUrl,
-          TEST_DATABASE_URL: databaseUrl,
-          TEST_REPORT_FILE: reportFile,
-          // Node 22+ keeps compiled modules here for the next process (each file loads the same graph)
-          NODE_COMPILE_CACHE:
-            process.env.NODE_COMPILE_CACHE ?? path.join(ROOT, '.data', 'compile-cache'),
-          FORCE_COLOR: '0',
-          NO_COLOR: '1',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    const [command, ...args] = DENO
+      ? [...DENO, 'run', ...DENO_PERMISSIONS, file]
+      : [
+          process.execPath,
+          ...(process.env.TEST_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+          ...REPORT_ON_SIGNAL,
+          RUN_TYPESCRIPT,
+          file,
+        ];
+    const child = spawn(command!, args, {
+      cwd: ROOT,
+      env: {
+        ...(DENO ? denoEnv() : process.env),
+        DATABASE_URL: databaseUrl,
+        TEST_DATABASE_URL: databaseUrl,
+        TEST_REPORT_FILE: reportFile,
+        // Node 22+ keeps compiled modules here for the next process (each file loads the same graph)
+        NODE_COMPILE_CACHE:
+          process.env.NODE_COMPILE_CACHE ?? path.join(ROOT, '.data', 'compile-cache'),
+        FORCE_COLOR: '0',
+        NO_COLOR: '1',
       },
-    );
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));

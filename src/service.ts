@@ -3,12 +3,10 @@
  * DATABASE_URL), the HTTP server, the sandbox threads and the job worker. `npm start` runs it with
  * its signal handling (src/main.ts); `platform dev` runs it for itself (src/cli/dev/).
  */
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { startWorker, type JobWorker } from '../worker/runner.ts';
 import { boot, type Booted } from './boot.ts';
 import type { Config } from './config.ts';
-import { serverOptions } from './http/listen.ts';
+import { listenHttp, type Listening } from './http/serve.ts';
 import type { Logger } from './logger.ts';
 import { createNodeRuntime, type NodeRuntime } from './runtime/node-runtime.ts';
 import { startNodeHeartbeat, type NodeHeartbeat } from './nodes/heartbeat.ts';
@@ -28,7 +26,7 @@ export type Service = {
 export async function startService(config: Config, log: Logger, booted?: Booted): Promise<Service> {
   booted ??= await boot(config, { log });
   const { deps } = booted;
-  let httpServer: ReturnType<typeof serve> | undefined;
+  let httpServer: Listening | undefined;
   let worker: JobWorker | undefined;
   let runtime: NodeRuntime | undefined;
   let server: Server | undefined;
@@ -40,14 +38,8 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
     (stopping ??= (async () => {
       try {
         server?.apps.endStreams();
-        const closing = httpServer
-          ? new Promise<void>((resolve) => httpServer!.close(() => resolve()))
-          : undefined;
-        // Idle keep-alive sockets would hold close() open until they time out; requests in flight finish.
-        (
-          httpServer as unknown as { closeIdleConnections?: () => void } | undefined
-        )?.closeIdleConnections?.();
-        const results = await Promise.allSettled([closing, worker?.stop()]);
+        // requests in flight finish; idle keep-alive connections close
+        const results = await Promise.allSettled([httpServer?.close(), worker?.stop()]);
         for (const r of results)
           if (r.status === 'rejected')
             log.error('error while stopping', { error: String(r.reason) });
@@ -63,10 +55,7 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
           .catch((err) => log.error('error while stopping Postgres', { error: String(err) }));
       }
     })());
-  const hurry = () =>
-    (
-      httpServer as unknown as { closeAllConnections?: () => void } | undefined
-    )?.closeAllConnections?.();
+  const hurry = () => httpServer?.hurry();
 
   try {
     // One runtime (caches, sandbox threads, change feed, meters) serves both app origins and app jobs.
@@ -75,22 +64,12 @@ export async function startService(config: Config, log: Logger, booted?: Booted)
     await runtime.sandbox().warm();
     if (config.role !== 'worker') {
       server = createServer(deps, { runtime });
-      const app = server;
-      await new Promise<void>((resolve, reject) => {
-        httpServer = serve(
-          {
-            fetch: app.fetch,
-            port: config.port,
-            hostname: config.host,
-            serverOptions: serverOptions(config),
-          },
-          (info: AddressInfo) => {
-            port = info.port;
-            resolve();
-          },
-        );
-        httpServer.once('error', reject);
+      httpServer = await listenHttp(server.fetch, {
+        port: config.port,
+        hostname: config.host,
+        config,
       });
+      port = httpServer.port;
     }
     if (config.role !== 'api') worker = await startWorker(deps, runtime);
     heartbeat = startNodeHeartbeat(deps, config.role);

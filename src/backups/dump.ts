@@ -32,6 +32,20 @@ export type BackupSummary = {
   notes: string[];
 };
 
+/**
+ * pg-copy-streams pauses the connection's socket and reads it through 'readable'. Node's socket
+ * keeps its handle reading on pause() (it stops only in `onread` mode); Deno's stops it, and its
+ * stream still counts a read in flight, so no read starts again and the copy waits for ever. The
+ * handle is started again here; on Node it is already reading and nothing changes.
+ */
+function keepReading(client: pg.Client): void {
+  const socket = (client as unknown as { connection?: { stream?: unknown } }).connection?.stream as
+    | { _handle?: { reading?: boolean; readStart?: () => number } }
+    | undefined;
+  const handle = socket?._handle;
+  if (handle && handle.reading === false) handle.readStart?.();
+}
+
 /** Writes a backup archive to `outFile` (through a temporary name: a half-written file never has the final name). */
 export async function writeBackup(
   input: { databaseUrl: string; config: Config },
@@ -70,6 +84,7 @@ export async function writeBackup(
           `copy ${quoteName(t.schema, t.name)} (${t.columns.map((c) => quoteName(c)).join(', ')}) to stdout`,
         ),
       );
+      keepReading(client);
       await pipeline(stream, createWriteStream(path.join(work, file), { mode: 0o600 }));
       tables.push({ ...t, file, rows: stream.rowCount });
     }

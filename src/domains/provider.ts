@@ -82,7 +82,13 @@ export function providerOf(config: Config, fetchImpl: typeof fetch = fetch): Pro
     try {
       res = await fetchImpl(url, {
         method,
-        headers: { authorization: `Bearer ${cf!.apiToken}`, 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${cf!.apiToken}`,
+          'content-type': 'application/json',
+          // A connection of its own each call: Deno's fetch sends a request again, unasked, when the
+          // pooled connection it went out on closes before an answer; a create sent twice is two.
+          connection: 'close',
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });

@@ -25,6 +25,19 @@ const QUIET_MS = 1;
 const MAX_SPARE_DELAY_MS = 1000;
 
 /** Resolves `requested` from the module `base` inside the release, or a DENIED message. */
+/**
+ * QuickJS counts its stack in WASM linear memory, but each guest frame is also native frames on the
+ * thread's own stack, which must not run out first (a V8 RangeError escaping the WASM poisons the
+ * whole worker, not one call). Node gives a worker thread 4 MiB and V8 nearly all of it; Deno's
+ * workers have 4 MiB too, its V8 uses larger frames for code not yet optimised, and it takes the
+ * limit from `--v8-flags=--stack-size` (deno.json): there the guest gets three quarters of its
+ * stack, measured to fail the call cleanly in a cold worker (docs/decisions/deno.md).
+ */
+const onDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+function guestStackBytes(bytes: number): number {
+  return onDeno ? Math.floor((bytes * 3) / 4) : bytes;
+}
+
 function resolveImport(sources: Record<string, string>, base: string, requested: string): string {
   if (!requested.startsWith('./') && !requested.startsWith('../')) {
     return `${DENIED}Cannot import "${requested}": only relative imports of release files are allowed (no host modules, no packages)`;
@@ -67,7 +80,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
   function blank(limits: { memoryBytes: number; stackBytes: number }): Instance {
     const runtime = state.quickjs.newRuntime({
       memoryLimitBytes: limits.memoryBytes,
-      maxStackSizeBytes: limits.stackBytes,
+      maxStackSizeBytes: guestStackBytes(limits.stackBytes),
     });
     const context = runtime.newContext();
     const inst: Instance = {
@@ -236,7 +249,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     setSpare(undefined);
     if (inst) {
       inst.runtime.setMemoryLimit(inv.limits.memoryBytes);
-      inst.runtime.setMaxStackSize(inv.limits.stackBytes);
+      inst.runtime.setMaxStackSize(guestStackBytes(inv.limits.stackBytes));
     } else {
       inst = blank(inv.limits);
     }

@@ -90,7 +90,8 @@ export class SandboxPool {
       resourceLimits: { maxOldGenerationSizeMb: 512 },
       execArgv: sandboxWorkerExecArgv(),
     });
-    worker.unref();
+    // Held (ref) while it starts and while a call is in flight, so that a caller awaiting it keeps the
+    // process alive (Deno ends a process whose only work waits on an unref'd worker); idle, it is not.
     const slot: Slot = {
       index,
       isolatedFor,
@@ -113,6 +114,7 @@ export class SandboxPool {
         const onMessage = (msg: WorkerOutbound) => {
           if (!Array.isArray(msg) && msg.t === 'ready') {
             worker.off('message', onMessage);
+            if (!slot.pending.size) worker.unref();
             resolve();
           }
         };
@@ -144,6 +146,7 @@ export class SandboxPool {
     const p = slot.pending.get(id);
     if (!p) return;
     slot.pending.delete(id);
+    if (!slot.pending.size) slot.worker.unref();
     if (result.cpuMs !== undefined) slot.callMs += (result.cpuMs - slot.callMs) / 16;
     if (result.response?.streaming)
       result.response = { ...result.response, ...streamIn(slot, id, p.onHostCall) };
@@ -263,6 +266,7 @@ export class SandboxPool {
         wallMs: inv.limits.wallMs,
         onHostCall,
       });
+      if (slot.pending.size === 1) slot.worker.ref();
       slot.sent++;
       slot.outbox.push(encodeInvocation(inv), inv.body ? [inv.body] : []);
     });

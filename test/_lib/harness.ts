@@ -5,13 +5,11 @@
 import http from 'node:http';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createDb, createPool } from '../../src/db/database.ts';
 import type { Deps } from '../../src/deps.ts';
 import { createLogger } from '../../src/logger.ts';
-import { serverOptions } from '../../src/http/listen.ts';
+import { listenHttp } from '../../src/http/serve.ts';
 import { createSignals } from '../../src/signals.ts';
 import { createServer, type Server } from '../../src/server.ts';
 import { publicUrl } from '../../src/config.ts';
@@ -262,27 +260,15 @@ export async function listen(
   port = 0,
   config?: Config,
 ): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  return new Promise((resolve) => {
-    const s = serve(
-      {
-        fetch: server.fetch,
-        port,
-        hostname: '127.0.0.1',
-        serverOptions: config ? serverOptions(config) : {},
-      },
-      (info: AddressInfo) => {
-        resolve({
-          url: `http://127.0.0.1:${info.port}`,
-          port: info.port,
-          close: () =>
-            new Promise<void>((r) => {
-              (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-              s.close(() => r());
-            }),
-        });
-      },
-    );
-  });
+  const l = await listenHttp(server.fetch, { port, hostname: '127.0.0.1', config });
+  return {
+    url: `http://127.0.0.1:${l.port}`,
+    port: l.port,
+    close: () => {
+      l.hurry();
+      return l.close();
+    },
+  };
 }
 
 /** A request on the wire with a chosen Host header (fetch() cannot set one), body read as text. */

@@ -1,5 +1,6 @@
 /** The processes a test started on a data dir, found the way an operator would look (`ps`), for checks that nothing is left. */
 import { readdirSync, readFileSync } from 'node:fs';
+import { DENO_V8_FLAGS } from '../../scripts/_lib/deno-command.ts';
 
 /**
  * Every process still running that belongs to `dataDir`: its command line names it (Postgres,
@@ -48,8 +49,29 @@ export function npmScriptArgs(script: string): string[] {
   const [node, ...args] = (pkg.scripts[script] ?? '').split(' ');
   if (node !== 'node')
     throw new Error(`npm run ${script} is not a node command: ${pkg.scripts[script]}`);
+  // the suite's Deno run (process.execPath is deno): the same script on Deno, as `deno task` runs it
+  if (onDeno)
+    return [
+      'run',
+      '--allow-all',
+      ...DENO_V8_FLAGS,
+      ...args.filter((a) => !a.endsWith('run-typescript.mjs')),
+    ];
   return args;
 }
+
+const onDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+
+/**
+ * How a test starts the whole service as an operator does: `npm start`, or `deno task start` when
+ * the suite runs on Deno. `shell` is the same without the package manager in between.
+ */
+export const START: { command: [string, string[]]; shell: string } = onDeno
+  ? {
+      command: [process.execPath, ['task', 'start']],
+      shell: `${process.execPath} run --allow-all ${DENO_V8_FLAGS.join(' ')} src/main.ts`,
+    }
+  : { command: ['npm', ['start']], shell: 'node src/start.mjs' };
 
 /** `npm run admin`'s arguments after `node`: `[...ADMIN_ARGS, 'create-user', ...]`. */
 export const ADMIN_ARGS: string[] = npmScriptArgs('admin');

@@ -69,7 +69,7 @@ async function deliver(
   const payload = opts.payload ?? JSON.stringify(event);
   const header =
     opts.header === undefined
-      ? signer.webhooks.generateTestHeaderString({
+      ? await signer.webhooks.generateTestHeaderStringAsync({
           payload: JSON.stringify(event),
           secret: WHSEC,
           timestamp: opts.timestamp,
@@ -338,7 +338,10 @@ test('signatures: missing, stale (301 s), one flipped byte or a re-serialised bo
     [
       'another secret',
       await deliver(event, {
-        header: signer.webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' }),
+        header: await signer.webhooks.generateTestHeaderStringAsync({
+          payload,
+          secret: 'whsec_other',
+        }),
       }),
     ],
   ];

@@ -581,7 +581,7 @@ test('billing: upgrade through Checkout; the plan changes when Stripe says so, n
     },
   };
   const payload = JSON.stringify(event);
-  const header = new Stripe(STRIPE_KEY).webhooks.generateTestHeaderString({
+  const header = await new Stripe(STRIPE_KEY).webhooks.generateTestHeaderStringAsync({
     payload,
     secret: WHSEC,
   });

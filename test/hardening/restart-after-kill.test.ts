@@ -2,7 +2,8 @@
  * A service killed outright (SIGKILL to its process group) restarts at once on the same data dir,
  * every time: the dead owner is never mistaken for a live one, even while it is a zombie nobody
  * reaps (its parent here is a process that never waits, as a container whose PID 1 is not an init
- * reaper leaves it), and a live owner is always found.
+ * reaper leaves it), and a live owner is always found. On Deno (the suite's Deno run) the service
+ * runs on Deno.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../../src/lib/ports.ts';
-import { killProcessesOf } from '../_lib/processes.ts';
+import { killProcessesOf, START } from '../_lib/processes.ts';
 
 const dataDir = path.resolve('.data', 'test-scratch', `restart-${process.pid}`);
 /**
@@ -38,7 +39,7 @@ async function start(): Promise<{ pid: number; output: () => string; up: boolean
   delete env.TEST_DATABASE_URL;
   const parent = spawn(
     'bash',
-    ['-c', 'setsid node src/start.mjs </dev/null & echo "pid=$!"; exec sleep 600'],
+    ['-c', `setsid ${START.shell} </dev/null & echo "pid=$!"; exec sleep 600`],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   parents.push(parent);

@@ -2,7 +2,8 @@
  * Stopping the real `npm start`: whatever receives SIGTERM (npm alone, or npm's whole process
  * group, as a supervisor or container runtime sends it), the service drains, Postgres stops last,
  * and npm returns only when nothing of this data dir is left running. A second `npm start` on a
- * data dir in use says so and leaves the first instance's Postgres alone.
+ * data dir in use says so and leaves the first instance's Postgres alone. Run on Deno (the suite's
+ * Deno run), every case is the same with `deno task start` in npm's place.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
@@ -13,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../../src/lib/ports.ts';
 import { file, site } from '../_lib/bundles.ts';
-import { ADMIN_ARGS, killProcessesOf, processesOf } from '../_lib/processes.ts';
+import { ADMIN_ARGS, killProcessesOf, processesOf, START } from '../_lib/processes.ts';
 
 const exec = promisify(execFile);
 const dataDir = path.resolve('.data', 'test-scratch', `stop-${process.pid}`);
@@ -50,7 +51,7 @@ type Started = {
 
 /** `npm start` (or `command`, which starts the service some other way) on a free port; resolves once it is up. */
 async function start(
-  command: [string, string[]] = ['npm', ['start']],
+  command: [string, string[]] = START.command,
   extraEnv: Record<string, string> = {},
 ): Promise<Started> {
   const port = await freePort();
@@ -240,7 +241,7 @@ test('a service whose output was closed (the terminal or supervisor reading it w
 test('with PLATFORM_EXIT_WITH_PARENT=1 (as npm run cluster starts it), a service whose parent is killed outright stops, Postgres with it', async () => {
   try {
     // bash stays the parent (`; true` keeps it from exec'ing node), and is what gets SIGKILL
-    const s = await start(['bash', ['-c', 'node src/start.mjs; true']], {
+    const s = await start(['bash', ['-c', `${START.shell}; true`]], {
       PLATFORM_EXIT_WITH_PARENT: '1',
     });
     s.npm.kill('SIGKILL');
@@ -262,7 +263,7 @@ test('with PLATFORM_EXIT_WITH_PARENT=1 (as npm run cluster starts it), a service
 async function secondRefused(first: Started) {
   const port = await freePort();
   type Failed = { code: number; stdout: string; stderr: string };
-  const second = await exec('npm', ['start'], { env: env(port) }).then(
+  const second = await exec(...START.command, { env: env(port) }).then(
     (): Failed => assert.unreachable('the second instance started') as never,
     (err: Failed) => err,
   );

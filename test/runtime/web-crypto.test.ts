@@ -312,7 +312,7 @@ test("the stripe SDK's constructEventAsync verifies a payload the real SDK signe
     data: { object: { id: 'in_1' } },
   });
   const stripe = new Stripe('sk_test_x');
-  const header = stripe.webhooks.generateTestHeaderString({ payload, secret });
+  const header = await stripe.webhooks.generateTestHeaderStringAsync({ payload, secret });
   const r = await call(
     `import Stripe from 'stripe';
      const stripe = new Stripe('sk_test_x', { httpClient: Stripe.createFetchHttpClient() });

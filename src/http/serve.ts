@@ -1,0 +1,169 @@
+/**
+ * The HTTP listener, on the runtime's own server: `Deno.serve` under Deno, Node's `http` (through
+ * @hono/node-server) elsewhere. Both hand the app a Request and take a Response; what reaches the
+ * handler's `env` differs (Node's `incoming`, Deno's `remoteAddr`) and `http/client.ts` reads both.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Config } from '../config.ts';
+import { serverOptions } from './listen.ts';
+
+export type Fetch = (req: Request, env?: any) => Response | Promise<Response>;
+
+export type Listening = {
+  /** the port listened on (the one asked for, or the one the OS chose for port 0) */
+  port: number;
+  /** Stops taking connections; requests in flight finish, idle keep-alive connections close. */
+  close(): Promise<void>;
+  /** Closes every connection now (a second Ctrl-C). */
+  hurry(): void;
+};
+
+type DenoServer = { finished: Promise<void>; shutdown(): Promise<void> };
+type DenoRuntime = {
+  serve(
+    options: {
+      port: number;
+      hostname: string;
+      signal?: AbortSignal;
+      onListen?: (addr: { port: number }) => void;
+      onError?: (err: unknown) => Response;
+    },
+    handler: (req: Request, info: unknown) => Response | Promise<Response>,
+  ): DenoServer;
+};
+
+/** Deno's namespace when this runs on Deno. */
+export const deno = (globalThis as { Deno?: DenoRuntime }).Deno;
+
+export function listenHttp(
+  fetch: Fetch,
+  options: { port: number; hostname: string; config?: Config },
+): Promise<Listening> {
+  return deno ? listenDeno(deno, fetch, options) : listenNode(fetch, options);
+}
+
+function listenNode(
+  fetch: Fetch,
+  options: { port: number; hostname: string; config?: Config },
+): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    const server = serve(
+      {
+        fetch,
+        port: options.port,
+        hostname: options.hostname,
+        serverOptions: options.config ? serverOptions(options.config) : {},
+      },
+      (info: AddressInfo) => {
+        const s = server as unknown as {
+          closeIdleConnections?: () => void;
+          closeAllConnections?: () => void;
+        };
+        resolve({
+          port: info.port,
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done());
+              // idle keep-alive sockets would hold close() open until they time out
+              s.closeIdleConnections?.();
+            }),
+          hurry: () => s.closeAllConnections?.(),
+        });
+      },
+    );
+    server.once('error', reject);
+  });
+}
+
+/**
+ * `Deno.serve` has no request timeout to set (Node's `requestTimeout`): a client could send a body
+ * a byte a minute and hold its connection and its handler for ever. The same limit is kept here:
+ * a body not wholly received within `PLATFORM_REQUEST_TIMEOUT_SECONDS` of the request's arrival
+ * fails for the handler reading it and the client gets Node's answer, a bare 408 and the connection
+ * closed. Deno's HTTP/1 parser bounds the time for the headers itself (docs/decisions/deno.md).
+ */
+function listenDeno(
+  runtime: DenoRuntime,
+  fetch: Fetch,
+  options: { port: number; hostname: string; config?: Config },
+): Promise<Listening> {
+  const requestMs = options.config?.timeouts.requestMs;
+  return new Promise((resolve, reject) => {
+    const abort = new AbortController();
+    let server: DenoServer | undefined;
+    try {
+      server = runtime.serve(
+        {
+          port: options.port,
+          hostname: options.hostname,
+          signal: abort.signal,
+          onListen: ({ port }) => {
+            let closing: Promise<void> | undefined;
+            let hurried = () => {};
+            const cut = new Promise<void>((r) => (hurried = r));
+            resolve({
+              port,
+              close: () =>
+                (closing ??= Promise.race([server!.shutdown().then(() => server!.finished), cut])),
+              hurry: () => {
+                // Once shutdown() has begun Deno offers no way to cut its connections (an abort then
+                // fails in Deno's own listener): the close stops waiting for them instead, and they
+                // end with the process.
+                if (closing) hurried();
+                else abort.abort();
+              },
+            });
+          },
+        },
+        // Deno passes its connection info (`remoteAddr`) where Node's server passes `incoming`
+        requestMs ? (req, info) => withDeadline(fetch, req, info, requestMs) : fetch,
+      );
+    } catch (err) {
+      reject(err);
+    }
+  });
+}
+
+function withDeadline(
+  fetch: Fetch,
+  req: Request,
+  info: unknown,
+  ms: number,
+): Response | Promise<Response> {
+  if (!req.body) return fetch(req, info);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let received = false;
+  const body = req.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      start(controller) {
+        timer = setTimeout(() => {
+          controller.error(new Error('the request body did not arrive within the request timeout'));
+          late();
+        }, ms);
+      },
+      flush() {
+        received = true;
+        clearTimeout(timer);
+      },
+    }),
+  );
+  let late = () => {};
+  const timedOut = new Promise<Response>((resolve) => {
+    late = () =>
+      resolve(
+        new Response(null, {
+          status: 408,
+          statusText: 'Request Timeout',
+          headers: { connection: 'close' },
+        }),
+      );
+  });
+  const answered = Promise.resolve(
+    fetch(new Request(req, { body, duplex: 'half' } as RequestInit), info),
+  ).finally(() => {
+    // answered before the body was all there: the timer still ends a body that never completes
+    if (received) clearTimeout(timer);
+  });
+  return Promise.race([answered, timedOut]);
+}
