@@ -133,7 +133,6 @@ function withDeadline(
 ): Response | Promise<Response> {
   if (!req.body) return fetch(req, info);
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let received = false;
   const body = req.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       start(controller) {
@@ -143,7 +142,6 @@ function withDeadline(
         }, ms);
       },
       flush() {
-        received = true;
         clearTimeout(timer);
       },
     }),
@@ -162,8 +160,9 @@ function withDeadline(
   const answered = Promise.resolve(
     fetch(new Request(req, { body, duplex: 'half' } as RequestInit), info),
   ).finally(() => {
-    // answered before the body was all there: the timer still ends a body that never completes
-    if (received) clearTimeout(timer);
+    // Answered: the deadline was for a handler waiting on the body. A timer left running would also
+    // keep the process alive for the whole timeout after a stop.
+    clearTimeout(timer);
   });
   return Promise.race([answered, timedOut]);
 }
