@@ -64,14 +64,20 @@ const onDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
 
 /**
  * How a test starts the whole service as an operator does: `npm start`, or `deno task start` when
- * the suite runs on Deno. `shell` is the same without the package manager in between.
+ * the suite runs on Deno. `direct` and `shell` start it without the package manager in between.
  */
-export const START: { command: [string, string[]]; shell: string } = onDeno
-  ? {
-      command: [process.execPath, ['task', 'start']],
-      shell: `${process.execPath} run --allow-all ${DENO_V8_FLAGS.join(' ')} src/main.ts`,
-    }
-  : { command: ['npm', ['start']], shell: 'node src/start.mjs' };
+export const START: { command: [string, string[]]; direct: [string, string[]]; shell: string } =
+  onDeno
+    ? {
+        command: [process.execPath, ['task', 'start']],
+        direct: [process.execPath, ['run', '--allow-all', ...DENO_V8_FLAGS, 'src/main.ts']],
+        shell: `${process.execPath} run --allow-all ${DENO_V8_FLAGS.join(' ')} src/main.ts`,
+      }
+    : {
+        command: ['npm', ['start']],
+        direct: [process.execPath, ['src/start.mjs']],
+        shell: 'node src/start.mjs',
+      };
 
 /** `npm run admin`'s arguments after `node`: `[...ADMIN_ARGS, 'create-user', ...]`. */
 export const ADMIN_ARGS: string[] = npmScriptArgs('admin');

@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../../src/lib/ports.ts';
 import { file, site } from '../_lib/bundles.ts';
-import { ADMIN_ARGS, killProcessesOf } from '../_lib/processes.ts';
+import { ADMIN_ARGS, killProcessesOf, START } from '../_lib/processes.ts';
 
 const run = promisify(execFile);
 const scratch = path.resolve('.data', 'test-scratch', `backup-${process.pid}`);
@@ -42,7 +42,7 @@ function envFor(dataDir: string, pgPort: number, port?: number): Record<string, 
 
 async function startService(dataDir: string, pgPort: number): Promise<Service> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['src/start.mjs'], {
+  const proc = spawn(...START.direct, {
     env: envFor(dataDir, pgPort, port),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -65,7 +65,9 @@ async function startService(dataDir: string, pgPort: number): Promise<Service> {
     stop: () =>
       new Promise<void>((r) => {
         if (proc.exitCode !== null) return r();
-        proc.once('exit', () => r());
+        // Deno does not count a wait for a child's exit as pending work; this timer holds the test open
+        const hold = setInterval(() => {}, 1000);
+        proc.once('exit', () => (clearInterval(hold), r()));
         proc.kill('SIGTERM');
       }),
   };

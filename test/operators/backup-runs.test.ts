@@ -37,7 +37,8 @@ test('an operator takes a backup from the API; it is listed with its size and re
   assert.is(refused.status, 403);
   const started = await h.call('POST', '/v0/operator/backups', { key: operator.api_key });
   assert.is(started.status, 202, started.text);
-  assert.is(started.body.status, 'queued');
+  // the answer reads the run after its job is queued: a worker may already have begun it
+  assert.ok(['queued', 'running'].includes(started.body.status), started.text);
   assert.is(started.body.trigger, 'console');
   const id = started.body.backup_id as string;
   const done = await waitFor(async () => {
