@@ -32,6 +32,7 @@ import { bundled } from '../src/lib/bundle.mjs';
 import { nodeStripsTypes } from '../src/lib/node-typescript.mjs';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded.ts';
 import { findTests } from './_lib/test-files.ts';
+import { onDeno } from '../src/lib/on-deno.ts';
 import { DENO_V8_FLAGS, denoCommand, denoEnv } from './_lib/deno-command.ts';
 
 const ROOT = path.resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
@@ -68,7 +69,6 @@ const REPORT_ON_SIGNAL = ['--import', path.join(ROOT, 'scripts', '_lib', 'report
  * harness, the service it builds and every process it starts as an operator would (`deno task
  * start`, the admin command) run on Deno's runtime.
  */
-const onDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
 const DENO = onDeno
   ? [process.execPath]
   : process.env.TEST_RUNTIME === 'deno'

@@ -34,7 +34,7 @@ type DenoRuntime = {
 };
 
 /** Deno's namespace when this runs on Deno. */
-export const deno = (globalThis as { Deno?: DenoRuntime }).Deno;
+const deno = (globalThis as { Deno?: DenoRuntime }).Deno;
 
 export function listenHttp(
   fetch: Fetch,

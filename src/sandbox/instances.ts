@@ -3,6 +3,7 @@
  * kept warm in an LRU bounded by their measured memory (`instanceBudgetBytes`), made from a blank instance (host functions installed,
  * prelude evaluated) kept ready in advance. Release modules import only their own files.
  */
+import { onDeno } from '../lib/on-deno.ts';
 import { SPARE_READY } from './shared-state.ts';
 import type { Invocation } from './protocol.ts';
 import { installHost, type HostHooks } from './host-functions.ts';
@@ -33,7 +34,6 @@ const MAX_SPARE_DELAY_MS = 1000;
  * limit from `--v8-flags=--stack-size` (deno.json): there the guest gets three quarters of its
  * stack, measured to fail the call cleanly in a cold worker (docs/decisions/deno.md).
  */
-const onDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
 function guestStackBytes(bytes: number): number {
   return onDeno ? Math.floor((bytes * 3) / 4) : bytes;
 }

@@ -8,19 +8,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/lib/ports.ts';
+import { denoCommand, denoEnv } from '../../scripts/_lib/deno-command.ts';
 
 export type DenoControl = { url: string; stop(): Promise<void> };
 
 export async function startDeno(script: string, flags: string[]): Promise<DenoControl> {
   const dir = await mkdtemp(path.join(tmpdir(), 'deno-control-'));
   const port = await freePort();
-  const [cmd, ...pre] = process.env.DENO_BIN
-    ? [process.env.DENO_BIN]
-    : ['npx', '--yes', '--package=deno@2.9.6', '--', 'deno'];
-  // run from an `npx -p node@24` shell (CI's second pass), npm's own settings name that package: not this one
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^npm_config_(package|call|yes)$/i.test(k)),
-  );
+  const [cmd, ...pre] = denoCommand();
+  const env = denoEnv();
   const child = spawn(cmd!, [...pre, 'run', ...flags, script], {
     env: { ...env, DENO_DIR: path.join(dir, 'deno'), PORT: String(port), NO_COLOR: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,6 +1,7 @@
 /** The processes a test started on a data dir, found the way an operator would look (`ps`), for checks that nothing is left. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { DENO_V8_FLAGS } from '../../scripts/_lib/deno-command.ts';
+import { onDeno } from '../../src/lib/on-deno.ts';
 
 /**
  * Every process still running that belongs to `dataDir`: its command line names it (Postgres,
@@ -60,24 +61,18 @@ export function npmScriptArgs(script: string): string[] {
   return args;
 }
 
-const onDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
-
 /**
  * How a test starts the whole service as an operator does: `npm start`, or `deno task start` when
  * the suite runs on Deno. `direct` and `shell` start it without the package manager in between.
  */
-export const START: { command: [string, string[]]; direct: [string, string[]]; shell: string } =
-  onDeno
-    ? {
-        command: [process.execPath, ['task', 'start']],
-        direct: [process.execPath, ['run', '--allow-all', ...DENO_V8_FLAGS, 'src/main.ts']],
-        shell: `${process.execPath} run --allow-all ${DENO_V8_FLAGS.join(' ')} src/main.ts`,
-      }
-    : {
-        command: ['npm', ['start']],
-        direct: [process.execPath, ['src/start.mjs']],
-        shell: 'node src/start.mjs',
-      };
+const direct: [string, string[]] = onDeno
+  ? [process.execPath, ['run', '--allow-all', ...DENO_V8_FLAGS, 'src/main.ts']]
+  : [process.execPath, ['src/start.mjs']];
+export const START: { command: [string, string[]]; direct: [string, string[]]; shell: string } = {
+  command: onDeno ? [process.execPath, ['task', 'start']] : ['npm', ['start']],
+  direct,
+  shell: [direct[0], ...direct[1]].join(' '),
+};
 
 /** `npm run admin`'s arguments after `node`: `[...ADMIN_ARGS, 'create-user', ...]`. */
 export const ADMIN_ARGS: string[] = npmScriptArgs('admin');
