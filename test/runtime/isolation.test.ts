@@ -8,6 +8,7 @@ import net from 'node:net';
 import { sql } from 'kysely';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { onDeno } from '../../src/lib/on-deno.ts';
 import { file, site } from '../_lib/bundles.ts';
 import { createHarness, listen, newUser } from '../_lib/harness.ts';
 
@@ -248,16 +249,22 @@ test('a client that trickles its request is cut off by the request timeout', asy
   socket.write(
     `POST / HTTP/1.1\r\nHost: ${victim.host}\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\nsome`,
   );
-  const started = Date.now();
-  const closed = await new Promise<boolean>((resolve) => {
-    const t = setTimeout(() => resolve(false), 10_000);
-    socket.on('close', () => (clearTimeout(t), resolve(true)));
+  let answer = '';
+  const outcome = await new Promise<'closed' | 'answered' | 'held'>((resolve) => {
+    const t = setTimeout(() => resolve('held'), 10_000);
+    socket.on('data', (d) => {
+      answer += d;
+      // Deno 2.9 answers at the deadline but keeps a socket whose body read is pending for about
+      // 30 s more, out of the server's reach (docs/decisions/deno.md); Node closes it at once.
+      if (onDeno && answer.includes('\r\n\r\n')) clearTimeout(t), resolve('answered');
+    });
+    socket.on('close', () => (clearTimeout(t), resolve('closed')));
     socket.on('error', () => {});
-    socket.resume();
   });
   socket.destroy();
-  assert.ok(closed, 'the connection was closed within 10 s');
-  assert.ok(Date.now() - started < 10_000);
+  assert.is.not(outcome, 'held', 'answered within 10 s');
+  assert.match(answer, /^HTTP\/1\.1 408 /, 'the answer is a 408');
+  if (!onDeno) assert.is(outcome, 'closed', 'the connection was closed within 10 s');
 });
 
 test("a sibling app's page cannot post to another app with the visitor's cookies", async () => {
