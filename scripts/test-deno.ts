@@ -25,8 +25,6 @@ export const LEFT_OUT: Record<string, string> = {
     "the sandbox thread's bundle and flags on Node (Deno runs the sources)",
   'test/cluster/cluster.solo.test.ts':
     '`npm run cluster` is a Node script starting Node processes; its Ctrl-C case fails when Deno runs it (open)',
-  'test/operators/backup-restore.test.ts':
-    'open: on Deno the file ends early after its second case (a wait nothing keeps alive, not yet found); restore-full-app.test.ts restores on Deno',
   'test/runtime/cpu-time.solo.test.ts': "Node's per-thread CPU clock under a busy core",
 };
 

@@ -47,6 +47,10 @@ async function startService(dataDir: string, pgPort: number): Promise<Service> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  // from the 'exit' event, not `exitCode`: that stays null for a child a signal ended, and a stop
+  // that waits for an exit already past holds the file open for ever
+  let exited = false;
+  proc.once('exit', () => (exited = true));
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
   await new Promise<void>((resolve, reject) => {
@@ -64,7 +68,7 @@ async function startService(dataDir: string, pgPort: number): Promise<Service> {
     output: () => out,
     stop: () =>
       new Promise<void>((r) => {
-        if (proc.exitCode !== null) return r();
+        if (exited) return r();
         // Deno does not count a wait for a child's exit as pending work; this timer holds the test open
         const hold = setInterval(() => {}, 1000);
         proc.once('exit', () => (clearInterval(hold), r()));
