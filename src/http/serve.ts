@@ -3,10 +3,12 @@
  * @hono/node-server) elsewhere. Both hand the app a Request and take a Response; what reaches the
  * handler's `env` differs (Node's `incoming`, Deno's `remoteAddr`) and `http/client.ts` reads both.
  */
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Config } from '../config.ts';
 import { serverOptions } from './listen.ts';
+import { dropUntypedMark, UntypedAwareResponse } from './untyped.ts';
 
 export type Fetch = (req: Request, env?: any) => Response | Promise<Response>;
 
@@ -53,7 +55,10 @@ function listenNode(
         fetch,
         port: options.port,
         hostname: options.hostname,
-        serverOptions: options.config ? serverOptions(options.config) : {},
+        serverOptions: {
+          ...(options.config ? serverOptions(options.config) : {}),
+          ServerResponse: UntypedAwareResponse as typeof http.ServerResponse,
+        },
       },
       (info: AddressInfo) => {
         const s = server as unknown as {
@@ -117,7 +122,10 @@ function listenDeno(
           },
         },
         // Deno passes its connection info (`remoteAddr`) where Node's server passes `incoming`
-        requestMs ? (req, info) => withDeadline(fetch, req, info, requestMs) : fetch,
+        async (req, info) =>
+          dropUntypedMark(
+            await (requestMs ? withDeadline(fetch, req, info, requestMs) : fetch(req, info)),
+          ),
       );
     } catch (err) {
       reject(err);

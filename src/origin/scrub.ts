@@ -5,6 +5,7 @@
  * app cannot set cookies in the platform's reserved namespace.
  */
 import type { HeaderReads } from '../http/parsed-headers.ts';
+import { UNTYPED } from '../http/untyped.ts';
 
 const DROP_IN = new Set([
   'cookie',
@@ -117,6 +118,7 @@ export function scrubResponseHeaders(
     else out[n] = v;
   }
   out['x-request-id'] = requestId;
+  if (!Object.hasOwn(out, 'content-type')) out[UNTYPED] = '1';
   if (!cookies) return out;
   if (cookies.length === 1) {
     out['set-cookie'] = cookies[0]!;
