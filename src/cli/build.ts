@@ -10,6 +10,7 @@ import { cloudflareModules, explainCloudflareExport } from './cloudflare-modules
 import { denoResolution } from './deno-resolve.ts';
 import { nodeCompat } from './node-compat/plugin.ts';
 import { CliError } from './output.ts';
+import { hoistYieldFromForOf } from './quickjs-workarounds.ts';
 
 export const BUILD_DIR = '.platform/build';
 export const BUNDLE_PATH = `${BUILD_DIR}/server.js`;
@@ -42,6 +43,13 @@ const SOURCE_EXT = /\.(tsx?|mts|cts|jsx)$/;
  * JavaScript with only relative imports of the folder's own files (published as it is).
  * Deterministic: the same sources give the same bytes, so a republish stores nothing new.
  */
+/** The bundle with the rewrites the engine needs (quickjs-workarounds.ts); the same bytes when none applies. */
+function withEngineWorkarounds(bytes: Uint8Array): Uint8Array {
+  const code = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const fixed = hoistYieldFromForOf(code);
+  return fixed === code ? bytes : new TextEncoder().encode(fixed);
+}
+
 export async function buildServer(
   root: string,
   entry: string,
@@ -109,7 +117,7 @@ export async function buildServer(
     if (rel === BUNDLE_PATH)
       files.push({
         path: BUNDLE_PATH,
-        bytes: out.contents,
+        bytes: withEngineWorkarounds(out.contents),
         contentType: 'text/javascript; charset=utf-8',
       });
     else if (rel === SOURCE_MAP_PATH)
