@@ -133,8 +133,8 @@ export const FRAMEWORK_APPS: FrameworkApp[] = [
     // OpenNext's guide: its adapter and wrangler as dev dependencies (it needs next 16.4.5 or newer,
     // one patch past what create-next-app 16.4.3 writes), then its `migrate` writes the config
     setup: [
-      'npm install --package-lock-only --no-audit --no-fund next@16.4.6 eslint-config-next@16.4.6',
-      'npm install --package-lock-only --no-audit --no-fund -D @opennextjs/cloudflare@1.20.17 wrangler@4.164.0',
+      'npm install --package-lock-only --omit-lockfile-registry-resolved --no-audit --no-fund next@16.4.6 eslint-config-next@16.4.6',
+      'npm install --package-lock-only --omit-lockfile-registry-resolved --no-audit --no-fund -D @opennextjs/cloudflare@1.20.17 wrangler@4.164.0',
     ],
     build: ['npx opennextjs-cloudflare migrate', 'npx opennextjs-cloudflare build'],
     page: '/',

@@ -75,7 +75,8 @@ export async function makeApp(app: FrameworkApp, updateLock: boolean): Promise<s
     await rm(path.join(dir, 'node_modules'), { recursive: true, force: true });
     await sh('npm ci --no-audit --no-fund', dir);
   } else {
-    await sh('npm install --no-audit --no-fund', dir);
+    // no download addresses in a committed lockfile, whatever this machine's npm config says
+    await sh('npm install --no-audit --no-fund --omit-lockfile-registry-resolved', dir);
     await mkdir(path.dirname(lock), { recursive: true });
     await copyFile(path.join(dir, 'package-lock.json'), lock);
   }
