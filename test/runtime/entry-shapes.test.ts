@@ -75,21 +75,34 @@ test('functions named for HTTP methods answer their method (Vercel functions, Ne
   assert.is(del.headers.get('allow'), 'GET, HEAD, POST');
 });
 
-test('configuration where each host reads it: env.NAME, process.env, Deno.env, ctx.secrets; read-only', async () => {
+test('configuration where each host reads it: env.NAME, process.env, Deno.env, ctx.secrets; a write stays local', async () => {
   const source = `export default {
     async fetch(request, env, ctx) {
-      let writable = 'refused';
-      try { process.env.API_TOKEN = 'x'; writable = 'allowed'; } catch {}
-      return Response.json({
-        env: env.API_TOKEN,
+      const before = { process: process.env.API_TOKEN, deno: Deno.env.get('API_TOKEN') };
+      // as Next.js does at load, and Node, Deno and Workers allow: the write stays in this instance
+      process.env.API_TOKEN = 'written';
+      process.env.NEXT_RUNTIME = 'edge';
+      Deno.env.set('FROM_DENO', 1);
+      delete process.env.NODE_ENV;
+      const after = {
         process: process.env.API_TOKEN,
         deno: Deno.env.get('API_TOKEN'),
+        next: process.env.NEXT_RUNTIME,
+        fromDeno: process.env.FROM_DENO,
+        nodeEnv: process.env.NODE_ENV ?? null,
+        has: 'NEXT_RUNTIME' in process.env,
+      };
+      delete process.env.API_TOKEN;
+      return Response.json({
+        ...before,
+        after,
+        deleted: process.env.API_TOKEN ?? null,
+        env: env.API_TOKEN,
         ctx: env.secrets.get('API_TOKEN'),
         missing: env.NOT_SET ?? null,
-        node_env: process.env.NODE_ENV,
+        node_env: process.env.NODE_ENV ?? null,
         members: typeof env.data.collection,
         exec: [typeof ctx.waitUntil, typeof ctx.passThroughOnException],
-        writable,
       });
     },
   };`;
@@ -103,15 +116,23 @@ test('configuration where each host reads it: env.NAME, process.env, Deno.env, c
   assert.is((await h.call('PUT', `/v0/apps/${appId}`, { key, body })).body.status, 'published');
   const r = await get(`${appId}.apps.localhost`);
   assert.equal(r.body, {
-    env: 'tok-123',
     process: 'tok-123',
     deno: 'tok-123',
+    after: {
+      process: 'written',
+      deno: 'written',
+      next: 'edge',
+      fromDeno: '1',
+      nodeEnv: null,
+      has: true,
+    },
+    deleted: null,
+    env: 'tok-123',
     ctx: 'tok-123',
     missing: null,
-    node_env: 'production',
+    node_env: null,
     members: 'function',
     exec: ['function', 'function'],
-    writable: 'refused',
   });
 });
 

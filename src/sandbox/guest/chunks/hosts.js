@@ -1,7 +1,7 @@
 // What code written for other hosts reaches for, over the platform's own parts (loaded on first use):
 // - `addEventListener('fetch' | 'scheduled', ...)`: the service-worker syntax of Workers and Deno;
 // - `Deno.serve(handler)` and `Deno.env`; `process.env` (Node, Vercel, Netlify, Val Town).
-// Environment variables are the app's secrets, read-only, as `ctx.secrets.get` reads them.
+// Environment variables are the app's secrets, as `ctx.secrets.get` reads them; a write stays in the instance.
 // `process` has `env` and `nextTick` only: no `versions.node`, so libraries do not take Node-only paths.
 
 /** @param {{ define: (name: string, value: unknown) => void, load: (chunk: string) => void, internals: any, secret: (name: string) => string | undefined }} platform */
@@ -18,23 +18,29 @@ export default function install(platform) {
   });
   platform.define('removeEventListener', function removeEventListener() {});
 
-  const readOnly = (what) => {
-    throw new TypeError(
-      `${what}: environment variables are the app's secrets, read-only here; set them with platform secrets set`,
-    );
+  // Writes stay in this instance, as on Node, Deno and Workers (Next.js sets its own variables at
+  // load): they shadow a secret for `process.env` and `Deno.env` here, never the secret itself.
+  const written = new Map();
+  const read = (name) => {
+    if (written.has(name)) return written.get(name);
+    if (NAME.test(name)) {
+      const v = platform.secret(name);
+      if (v !== undefined) return v;
+    }
+    return name === 'NODE_ENV' ? 'production' : undefined;
   };
   const env = Object.freeze({
     get(name) {
-      return platform.secret(String(name));
+      return read(String(name));
     },
     has(name) {
-      return platform.secret(String(name)) !== undefined;
+      return read(String(name)) !== undefined;
     },
-    set() {
-      readOnly('Deno.env.set');
+    set(name, value) {
+      written.set(String(name), String(value));
     },
-    delete() {
-      readOnly('Deno.env.delete');
+    delete(name) {
+      written.set(String(name), undefined);
     },
     toObject() {
       return {};
@@ -74,21 +80,19 @@ export default function install(platform) {
     {},
     {
       get(_t, name) {
-        if (typeof name !== 'string') return undefined;
-        if (NAME.test(name)) {
-          const v = platform.secret(name);
-          if (v !== undefined) return v;
-        }
-        return name === 'NODE_ENV' ? 'production' : undefined;
+        return typeof name === 'string' ? read(name) : undefined;
       },
       has(_t, name) {
-        return typeof name === 'string' && NAME.test(name) && platform.secret(name) !== undefined;
+        return typeof name === 'string' && read(name) !== undefined;
       },
-      set() {
-        readOnly('process.env');
+      set(_t, name, value) {
+        if (typeof name !== 'string') return false;
+        written.set(name, String(value));
+        return true;
       },
-      deleteProperty() {
-        readOnly('process.env');
+      deleteProperty(_t, name) {
+        if (typeof name === 'string') written.set(name, undefined);
+        return true;
       },
     },
   );
