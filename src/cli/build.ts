@@ -11,6 +11,7 @@ import { denoResolution } from './deno-resolve.ts';
 import { nodeCompat } from './node-compat/plugin.ts';
 import { CliError } from './output.ts';
 import { hoistYieldFromForOf } from './quickjs-workarounds.ts';
+import type { WorkersRuntime } from './wrangler-config.ts';
 
 export const BUILD_DIR = '.platform/build';
 export const BUNDLE_PATH = `${BUILD_DIR}/server.js`;
@@ -22,6 +23,8 @@ export type BuildOutput = {
   /** the folder's own files the bundle holds (relative, `/`-separated): server source, not for upload */
   inputs: Set<string>;
   provenance: { tool: string; entry: string; inputs: number };
+  /** Node modules with no meaning here that loaded as stubs (the config's `nodejs_compat`) */
+  stubbed: string[];
 };
 
 /** esbuild's error messages as a compiler prints them (file:line:column, the line, a caret). */
@@ -53,10 +56,21 @@ function withEngineWorkarounds(bytes: Uint8Array): Uint8Array {
 export async function buildServer(
   root: string,
   entry: string,
-  options: { force?: boolean; color?: boolean } = {},
+  options: {
+    force?: boolean;
+    color?: boolean;
+    /** from a Workers project's config (wrangler-config.ts); undefined for a project without one */
+    workers?: WorkersRuntime;
+  } = {},
 ): Promise<BuildOutput | undefined> {
   let result;
   const deno = denoResolution(root);
+  const stubbed = new Set<string>();
+  const plugins = [
+    cloudflareModules({ inertDurableObjects: options.workers !== undefined }),
+    deno.plugin,
+    nodeCompat({ stubs: options.workers?.nodejsCompat, stubbed }),
+  ];
   try {
     result = await build({
       absWorkingDir: root,
@@ -82,7 +96,7 @@ export async function buildServer(
       define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
       // deno.json's import map, npm: and jsr: specifiers and JSX settings (deno-resolve.ts);
       // Node's built-ins from polyfills, as Cloudflare's nodejs_compat (node-compat/plugin.ts)
-      plugins: [cloudflareModules, deno.plugin, nodeCompat],
+      plugins,
       ...deno.options,
     });
   } catch (err) {
@@ -128,5 +142,6 @@ export async function buildServer(
     files,
     inputs: new Set(own),
     provenance: { tool: `esbuild ${esbuildVersion}`, entry, inputs: inputs.length },
+    stubbed: [...stubbed].sort(),
   };
 }

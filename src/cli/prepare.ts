@@ -10,7 +10,7 @@ import path from 'node:path';
 import { BUILD_DIR, buildServer, BUNDLE_PATH, type BuildOutput } from './build.ts';
 import { checkLimits, collectFiles, MANIFEST, readManifest, type LocalFile } from './bundle.ts';
 import { inferManifest, type Inferred } from './infer.ts';
-import { workersAssetSettings, workersBindings } from './wrangler-config.ts';
+import { workersAssetSettings, workersBindings, workersRuntime } from './wrangler-config.ts';
 import { BINDINGS_PATH } from '../bindings/declared.ts';
 import { WORKERS_ASSETS_PATH } from '../releases/asset-rules.ts';
 import { CliError } from './output.ts';
@@ -81,12 +81,17 @@ export async function preparePublish(
       );
     build = await buildServer(root, entry, {
       color: options.color,
+      workers: workersRuntime(root),
       // an entry left out of the files (a static root's .assetsignore) reaches the release as the bundle
       force:
         serverOnly || runtime.static_root === BUILD_DIR || !files.some((f) => f.path === entry),
     });
   }
   const head: Record<string, unknown> = { ...manifest, runtime };
+  if (build?.stubbed.length)
+    notes.push(
+      `nodejs_compat: ${build.stubbed.map((m) => `node:${m}`).join(', ')} load${build.stubbed.length === 1 ? 's' : ''} as stubs here (no files, sockets or processes); a call fails when it runs, naming the function`,
+    );
   if (build) {
     // Server source stays private: the files the bundle holds are not uploaded, unless they are
     // also static files under static_root.

@@ -174,3 +174,32 @@ export function workersAssetSettings(dir: string): Record<string, unknown> | und
       : a.run_worker_first === true,
   };
 }
+
+/** What a Workers project's config says of the runtime its server code expects. */
+export type WorkersRuntime = {
+  /** `nodejs_compat` (or `_v2`) in compatibility_flags: Node's modules with no meaning here load as stubs */
+  nodejsCompat: boolean;
+};
+
+/**
+ * The runtime settings of the config `wrangler deploy` would read; undefined without one. A config
+ * that binds a Durable Object is refused here, naming it: the app would reach for an object that
+ * does not exist.
+ */
+export function workersRuntime(dir: string): WorkersRuntime | undefined {
+  const root = path.resolve(dir);
+  const config = wranglerConfigFile(root);
+  if (!config) return undefined;
+  const w = readWranglerConfig(root, config.file);
+  const dos = (w.durable_objects as { bindings?: unknown } | undefined)?.bindings;
+  const bound = (Array.isArray(dos) ? dos : []) as { name?: unknown; class_name?: unknown }[];
+  if (bound.length) {
+    const named = bound.map((b) => `${String(b.name)} (class ${String(b.class_name)})`).join(', ');
+    throw new CliError(
+      `${config.file} binds the Durable Object${bound.length > 1 ? 's' : ''} ${named}: Durable Objects are not available here yet; keep state in a data collection (ctx.data) or KV.`,
+      'invalid_manifest',
+    );
+  }
+  const flags = Array.isArray(w.compatibility_flags) ? w.compatibility_flags : [];
+  return { nodejsCompat: flags.includes('nodejs_compat') || flags.includes('nodejs_compat_v2') };
+}

@@ -210,7 +210,8 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     }
     let ns = loaded.value;
     const promised = context.getPromiseState(ns);
-    if (promised.type !== 'fulfilled' || promised.notAPromise === false) {
+    // a fulfilled promise has `notAPromise` undefined, not false
+    if (promised.type !== 'fulfilled' || !promised.notAPromise) {
       // Top-level await: the module namespace arrives through a promise.
       if (promised.type === 'pending') {
         ns.dispose();

@@ -275,11 +275,6 @@ export default class extends WorkerEntrypoint {
 
   for (const [name, source, message] of [
     [
-      'cf-durable',
-      "import { DurableObject } from 'cloudflare:workers';\nexport class Counter extends DurableObject {}\nexport default { fetch: () => new Response('x') };\n",
-      'DurableObject from "cloudflare:workers" is not available here: Durable Objects are not available here yet',
-    ],
-    [
       'cf-workflow',
       "import { WorkflowEntrypoint } from 'cloudflare:workers';\nexport class Flow extends WorkflowEntrypoint {}\nexport default { fetch: () => new Response('x') };\n",
       'WorkflowEntrypoint from "cloudflare:workers" is not available here',
@@ -298,6 +293,31 @@ export default class extends WorkerEntrypoint {
     assert.is(out.code, 1, out.stdout + out.stderr);
     assert.match(out.stderr, message, name);
   }
+  // A Durable Object class with no binding (OpenNext exports three for its optional caches) is a
+  // class never made: it publishes. A config that binds one is refused, naming it.
+  const unbound = await project('cf-do-unbound', {
+    'wrangler.jsonc': JSON.stringify({ name: 'cf-do-unbound', main: 'src/index.js' }),
+    'src/index.js':
+      "import { DurableObject } from 'cloudflare:workers';\nexport class Cache extends DurableObject {}\nexport default { fetch: () => new Response(typeof Cache) };\n",
+  });
+  const ok = await cli(['publish'], { cwd: unbound });
+  assert.is(ok.code, 0, ok.stdout + ok.stderr);
+  assert.is((await visit(await appOf(unbound), '/')).text, 'function');
+  const bound = await project('cf-do-bound', {
+    'wrangler.jsonc': JSON.stringify({
+      name: 'cf-do-bound',
+      main: 'src/index.js',
+      durable_objects: { bindings: [{ name: 'COUNTER', class_name: 'Counter' }] },
+    }),
+    'src/index.js':
+      "import { DurableObject } from 'cloudflare:workers';\nexport class Counter extends DurableObject {}\nexport default { fetch: (r, env) => env.COUNTER.get(env.COUNTER.idFromName('a')).fetch(r) };\n",
+  });
+  const refused = await cli(['publish'], { cwd: bound });
+  assert.is(refused.code, 1, refused.stdout + refused.stderr);
+  assert.match(
+    refused.stderr,
+    'wrangler.jsonc binds the Durable Object COUNTER (class Counter): Durable Objects are not available here yet',
+  );
 });
 
 test('what stops a publish says what is wrong and where, in one line, and publishes nothing', async () => {

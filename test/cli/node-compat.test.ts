@@ -3,7 +3,7 @@
  * `node:*` imports from polyfills (unenv; string_decoder and assert from npm; crypto's hashes and
  * HMAC over Node's own), each answer here compared with Node's own answer to the same calls; and a
  * module with no meaning here (`fs`, `net`, `child_process`) stops the publish with one line that
- * names it and what to use instead.
+ * names it and what to use instead, unless the wrangler config asks for `nodejs_compat` (a stub).
  */
 import * as nodeAssert from 'node:assert';
 import { createHash, createHmac } from 'node:crypto';
@@ -125,6 +125,39 @@ test('a module with no meaning here stops the publish with one line naming it an
     assert.is(r.code, 1, `${spec}: ${r.stdout}${r.stderr}`);
     assert.match(r.stderr, `"${spec}" cannot be used in server code: ${says}`);
   }
+});
+
+test('with nodejs_compat in the wrangler config, those modules load as stubs: the publish names them, a call fails naming itself', async () => {
+  const manifest = { ...MANIFEST, app: { name: 'node stubs' } };
+  const dir = await writeSite(work, 'stubs', manifest, {
+    'public/index.html': 'x',
+    'wrangler.jsonc': JSON.stringify({
+      name: 'stubs',
+      main: 'server.js',
+      compatibility_flags: ['nodejs_compat'],
+    }),
+    'server.js': `import fs from 'node:fs';
+import { createServer } from 'node:http';
+export default {
+  fetch() {
+    let read;
+    try { fs.readFileSync('/etc/hostname'); read = 'read'; } catch (e) { read = e.message; }
+    return Response.json({ read, server: typeof createServer });
+  },
+};`,
+  });
+  const r = await cli(['publish', dir]);
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout + r.stderr, 'nodejs_compat: node:fs, node:http load as stubs here');
+  const appId = (await h.api('GET /v0/apps', { key: u.api_key })).apps.find(
+    (a) => a.name === 'node stubs',
+  )!.app_id;
+  const res = await h.call('GET', '/run', { host: `${appId}.apps.localhost` });
+  assert.is(res.status, 200, res.text);
+  assert.equal(res.body, {
+    read: '[unenv] fs.readFileSync is not implemented yet!',
+    server: 'function',
+  });
 });
 
 test.after(async () => {

@@ -199,6 +199,9 @@ test('the publish-time load reports the handlers each entry shape offers', async
     ["Deno.serve(() => new Response('x'));", ['fetch']],
     ['export default { async job() {} };', ['job']],
     ['export function GET() {} export function POST() {}', ['fetch']],
+    // top-level await (OpenNext's bundle awaits its middleware's setup at load)
+    ['await Promise.resolve(); export default { fetch() {}, job() {} };', ['fetch', 'job']],
+    ['const a = await new Promise((r) => queueMicrotask(r)); export function GET() {}', ['fetch']],
   ];
   for (const [source, handlers] of shapes) {
     const r = await check({
@@ -209,6 +212,43 @@ test('the publish-time load reports the handlers each entry shape offers', async
     });
     assert.equal(r.ok ? r.handlers : r, handlers, source);
   }
+});
+
+test('a module with top-level await answers with what it awaited', async () => {
+  const a = await publishServerApp(
+    h,
+    key,
+    `const greeting = await Promise.resolve('awaited at load');
+     export default { fetch: () => new Response(greeting) };`,
+  );
+  const r = await get(a.host);
+  assert.is(r.status, 200, r.text);
+  assert.is(r.text, 'awaited at load');
+});
+
+test("process's listener methods work and can be wrapped, as Next.js does at load", async () => {
+  const a = await publishServerApp(
+    h,
+    key,
+    `const seen = [];
+     const before = process.listeners('unhandledRejection');
+     process.removeAllListeners('unhandledRejection');
+     const original = process.addListener;
+     process.addListener = function (event, fn) { seen.push('wrapped ' + event); return original.call(process, event, fn); };
+     process.addListener('unhandledRejection', (r) => seen.push('got ' + r));
+     process.once('custom', (x) => seen.push('once ' + x));
+     process.emit('custom', 1);
+     process.emit('custom', 2);
+     process.emit('unhandledRejection', 'why');
+     export default { fetch: () => Response.json({ before: before.length, seen, count: process.listenerCount('unhandledRejection') }) };`,
+  );
+  const r = await get(a.host);
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.body, {
+    before: 0,
+    seen: ['wrapped unhandledRejection', 'once 1', 'got why'],
+    count: 1,
+  });
 });
 
 test('new Response(body, "text") throws a TypeError, as workerd and Node do: the call fails instead of answering 200 empty', async () => {

@@ -285,9 +285,24 @@ test('only source from the release can be imported: no host modules, packages or
     `export default { fetch() { return Response.json({ process: Object.keys(process).sort(), versions: typeof process.versions, require: typeof require, Deno: Object.keys(Deno).sort(), host: typeof __host, Bun: typeof Bun }); } };`,
   );
   const r = await h.call('GET', '/x', { host: probe.host });
-  // process and Deno are the compatibility objects for configuration (env), entry (Deno.serve) and Deno KV only
+  // process and Deno are the compatibility objects for configuration (env), entry (Deno.serve),
+  // Deno KV and Node's listener methods only
   assert.equal(r.body, {
-    process: ['env', 'nextTick'],
+    process: [
+      'addListener',
+      'emit',
+      'env',
+      'listenerCount',
+      'listeners',
+      'nextTick',
+      'off',
+      'on',
+      'once',
+      'prependListener',
+      'prependOnceListener',
+      'removeAllListeners',
+      'removeListener',
+    ],
     versions: 'undefined',
     require: 'undefined',
     Deno: ['KvU64', 'env', 'openKv', 'serve'],

@@ -5,7 +5,9 @@
  * their npm packages, Node's own code as readable-stream and events ship it;
  * `crypto` and `process` from ./crypto.js and ./process.js over the sandbox); Node's globals
  * (`Buffer`, `setImmediate`, `process`) are the sandbox's own. A module with no meaning here (no file system,
- * sockets or processes) stops the build with one line naming it and what to use instead.
+ * sockets or processes) stops the build with one line naming it and what to use instead, unless
+ * the project's wrangler config asks for `nodejs_compat`: then it is unenv's stub, as Workers give
+ * it (it loads; a call fails when it runs, naming the function), and the publish says which.
  * `@hono/node-server`, which starts a Node server, makes the app's fetch its handler instead
  * (./hono-node-server.js).
  */
@@ -86,26 +88,42 @@ const STORES: Record<string, string> = {
   '@netlify/blobs': here('./netlify-blobs.js'),
 };
 
-export const nodeCompat: Plugin = {
-  name: 'platform-node-compat',
-  setup(build) {
-    build.onResolve({ filter: /^@hono\/node-server$/ }, (args) => ({ path: SERVERS[args.path]! }));
-    build.onResolve({ filter: /^@netlify\/blobs$/ }, (args) => ({ path: STORES[args.path]! }));
-    build.onResolve({ filter: FILTER }, (args) => {
-      const name = args.path.replace(/^node:/, '');
-      // the polyfills' own imports of each other take unenv's module, a stub where there is nothing
-      const fromPolyfill = POLYFILL_DIRS.some((d) => args.importer.startsWith(d));
-      const why = fromPolyfill ? undefined : (NO_MEANING[name] ?? NO_MEANING[name.split('/')[0]!]);
-      if (why)
-        return {
-          errors: [{ text: `"${args.path}" cannot be used in server code: ${why}.` }],
-        };
-      const resolved = OWN[name] ?? unenvAlias(name);
-      if (!resolved)
-        return {
-          errors: [{ text: `"${args.path}" is not a Node built-in module this platform offers.` }],
-        };
-      return { path: resolved };
-    });
-  },
+export type NodeCompatOptions = {
+  /** the wrangler config's `nodejs_compat`: modules with no meaning here load as unenv's stubs */
+  stubs?: boolean;
+  /** filled with the modules that were given as stubs, to say so */
+  stubbed?: Set<string>;
 };
+
+export function nodeCompat(options: NodeCompatOptions = {}): Plugin {
+  return {
+    name: 'platform-node-compat',
+    setup(build) {
+      build.onResolve({ filter: /^@hono\/node-server$/ }, (args) => ({
+        path: SERVERS[args.path]!,
+      }));
+      build.onResolve({ filter: /^@netlify\/blobs$/ }, (args) => ({ path: STORES[args.path]! }));
+      build.onResolve({ filter: FILTER }, (args) => {
+        const name = args.path.replace(/^node:/, '');
+        // the polyfills' own imports of each other take unenv's module, a stub where there is nothing
+        const fromPolyfill = POLYFILL_DIRS.some((d) => args.importer.startsWith(d));
+        const why = fromPolyfill
+          ? undefined
+          : (NO_MEANING[name] ?? NO_MEANING[name.split('/')[0]!]);
+        if (why && !options.stubs)
+          return {
+            errors: [{ text: `"${args.path}" cannot be used in server code: ${why}.` }],
+          };
+        const resolved = OWN[name] ?? unenvAlias(name);
+        if (!resolved)
+          return {
+            errors: [
+              { text: `"${args.path}" is not a Node built-in module this platform offers.` },
+            ],
+          };
+        if (why) options.stubbed?.add(name);
+        return { path: resolved };
+      });
+    },
+  };
+}

@@ -2,7 +2,8 @@
 // - `addEventListener('fetch' | 'scheduled', ...)`: the service-worker syntax of Workers and Deno;
 // - `Deno.serve(handler)` and `Deno.env`; `process.env` (Node, Vercel, Netlify, Val Town).
 // Environment variables are the app's secrets, as `ctx.secrets.get` reads them; a write stays in the instance.
-// `process` has `env` and `nextTick` only: no `versions.node`, so libraries do not take Node-only paths.
+// `process` has `env`, `nextTick` and Node's listener methods: no `versions.node`, so libraries do not
+// take Node-only paths.
 
 /** @param {{ define: (name: string, value: unknown) => void, load: (chunk: string) => void, internals: any, secret: (name: string) => string | undefined }} platform */
 export default function install(platform) {
@@ -96,13 +97,69 @@ export default function install(platform) {
       },
     },
   );
-  platform.define(
-    'process',
-    Object.freeze({
-      env: processEnv,
-      nextTick(fn, ...args) {
-        queueMicrotask(() => fn(...args));
-      },
-    }),
-  );
+  platform.define('process', nodeProcess(processEnv));
+}
+
+/**
+ * `process`: `env`, `nextTick`, and Node's listener methods (Next.js wraps them at load to filter
+ * `unhandledRejection`). The platform emits no process events; `emit` calls what the app added.
+ * Not frozen: libraries patch these methods, as they may on Node.
+ */
+function nodeProcess(env) {
+  const listeners = new Map();
+  const list = (type) => {
+    let l = listeners.get(type);
+    if (!l) listeners.set(type, (l = []));
+    return l;
+  };
+  const p = {
+    env,
+    nextTick(fn, ...args) {
+      queueMicrotask(() => fn(...args));
+    },
+    on(type, fn) {
+      list(type).push({ fn, once: false });
+      return p;
+    },
+    once(type, fn) {
+      list(type).push({ fn, once: true });
+      return p;
+    },
+    prependListener(type, fn) {
+      list(type).unshift({ fn, once: false });
+      return p;
+    },
+    prependOnceListener(type, fn) {
+      list(type).unshift({ fn, once: true });
+      return p;
+    },
+    off(type, fn) {
+      const l = list(type);
+      const i = l.findLastIndex((e) => e.fn === fn);
+      if (i >= 0) l.splice(i, 1);
+      return p;
+    },
+    removeAllListeners(type) {
+      if (type === undefined) listeners.clear();
+      else listeners.delete(type);
+      return p;
+    },
+    listeners(type) {
+      return list(type).map((e) => e.fn);
+    },
+    listenerCount(type) {
+      return list(type).length;
+    },
+    emit(type, ...args) {
+      const l = list(type).slice();
+      for (const e of l) {
+        if (e.once) p.off(type, e.fn);
+        e.fn.apply(p, args);
+      }
+      return l.length > 0;
+    },
+  };
+  p.addListener = p.on;
+  p.removeListener = p.off;
+  return p;
 }
