@@ -4,6 +4,7 @@
  * prelude evaluated) kept ready in advance. Release modules import only their own files.
  */
 import { onDeno } from '../lib/on-deno.ts';
+import { OWN_ENGINE_STACK_FACTOR } from './engine-variant.ts';
 import { SPARE_READY } from './shared-state.ts';
 import type { Invocation } from './protocol.ts';
 import { installHost, type HostHooks } from './host-functions.ts';
@@ -34,7 +35,15 @@ const MAX_SPARE_DELAY_MS = 1000;
  * limit from `--v8-flags=--stack-size` (deno.json): there the guest gets three quarters of its
  * stack, measured to fail the call cleanly in a cold worker (docs/decisions/deno.md).
  */
-function guestStackBytes(bytes: number): number {
+/**
+ * The engine's stack limit for an instance's `stackBytes`. The platform's build checks its own C
+ * stack, which a JavaScript call uses about a quarter as much of as the stock build's V8-side
+ * frames; it gets four times the bytes so apps recurse as deep (about 7,700 plain calls at the
+ * default 512 KiB) and the sandbox thread's native stack is sized for it (pool.ts).
+ */
+function guestStackBytes(state: WorkerState, bytes: number): number {
+  // a Deno worker's native stack cannot be raised: there the build gets the bytes as they are
+  if (state.engine === 'own') return onDeno ? bytes : bytes * OWN_ENGINE_STACK_FACTOR;
   return onDeno ? Math.floor((bytes * 3) / 4) : bytes;
 }
 
@@ -80,7 +89,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
   function blank(limits: { memoryBytes: number; stackBytes: number }): Instance {
     const runtime = state.quickjs.newRuntime({
       memoryLimitBytes: limits.memoryBytes,
-      maxStackSizeBytes: guestStackBytes(limits.stackBytes),
+      maxStackSizeBytes: guestStackBytes(state, limits.stackBytes),
     });
     const context = runtime.newContext();
     const inst: Instance = {
@@ -250,7 +259,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     setSpare(undefined);
     if (inst) {
       inst.runtime.setMemoryLimit(inv.limits.memoryBytes);
-      inst.runtime.setMaxStackSize(guestStackBytes(inv.limits.stackBytes));
+      inst.runtime.setMaxStackSize(guestStackBytes(state, inv.limits.stackBytes));
     } else {
       inst = blank(inv.limits);
     }

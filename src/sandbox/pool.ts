@@ -4,6 +4,8 @@
  * a worker whose guest code has been running for longer than `hardKillMs` in one stretch
  * (a long single instruction the interrupt handler never sees) is terminated and replaced.
  */
+import { engineChoice } from './engine.ts';
+import { type EngineChoice, OWN_ENGINE_NATIVE_STACK_MB } from './engine-variant.ts';
 import {
   FETCHES_FAILED,
   FETCHES_OK,
@@ -64,6 +66,8 @@ export class SandboxPool {
   private closed = false;
 
   private readonly options: SandboxOptions;
+  /** which QuickJS build the threads load (engine.ts) */
+  readonly engine: EngineChoice = engineChoice();
   constructor(options: SandboxOptions) {
     this.options = options;
     for (let i = 0; i < options.workers; i++) this.slots.push(this.spawn(i));
@@ -85,9 +89,13 @@ export class SandboxPool {
         limits: this.options.limits,
         memoryBytes: workerMemoryBytes(this.options),
         fetchPolicy: this.options.fetchPolicy,
+        engine: this.engine,
       },
       // Generous V8 limits for the thread itself: guest memory lives in the capped WASM memory.
-      resourceLimits: { maxOldGenerationSizeMb: 512 },
+      resourceLimits: {
+        maxOldGenerationSizeMb: 512,
+        ...(this.engine.name === 'own' ? { stackSizeMb: OWN_ENGINE_NATIVE_STACK_MB } : {}),
+      },
       execArgv: sandboxWorkerExecArgv(),
     });
     // Held (ref) while it starts and while a call is in flight, so that a caller awaiting it keeps the

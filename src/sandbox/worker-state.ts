@@ -88,6 +88,8 @@ export type PendingHostCall = {
 
 export type WorkerState = {
   quickjs: QuickJSWASMModule;
+  /** which build `quickjs` is (engine-variant.ts) */
+  engine: 'own' | 'stock';
   /** This worker's WASM memory, shared by all its instances and capped (see worker.ts). */
   wasmMemory: WebAssembly.Memory;
   /** Shared with the pool: [0] when guest code started running (0 = idle), [1] last invocation begun, [2] the one running, [3] spare ready, [4] this thread's id, [5] invocations begun (the pool counts those sent). */

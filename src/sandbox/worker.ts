@@ -12,7 +12,8 @@
 import { DEFAULT_INSTANCE_LIMITS } from './protocol.ts';
 import { THREAD_ID } from './shared-state.ts';
 import { parentPort, workerData } from 'node:worker_threads';
-import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
+import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten';
+import { type EngineChoice, engineVariant } from './engine-variant.ts';
 import { createCalls } from './calls.ts';
 import { cpuClock, threadId } from './cpu-clock.ts';
 import { guestCode } from './guest/build.ts';
@@ -35,7 +36,8 @@ const wasmMemory = new WebAssembly.Memory({
 });
 
 const state: WorkerState = {
-  quickjs: await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmMemory })),
+  quickjs: await newQuickJSWASMModuleFromVariant(engineVariant(workerData.engine, wasmMemory)),
+  engine: (workerData.engine as EngineChoice).name,
   wasmMemory,
   shared: new Float64Array(workerData.state as SharedArrayBuffer),
   maxInstances: workerData.maxInstances as number,

@@ -2,6 +2,7 @@
  * The sandbox thread starts from one bundled file (src/sandbox/worker-bundle.ts), rebuilt when its
  * sources change, and without the main thread's TypeScript loader.
  */
+import { engineChoice } from '../../src/sandbox/engine.ts';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -74,6 +75,7 @@ test('a thread started from the bundle comes up and says it is ready', async () 
       instanceBudgetBytes: 64 << 20,
       limits: { memoryBytes: 32 << 20, cpuMs: 100, stackBytes: 512 << 10 },
       memoryBytes: 256 << 20,
+      engine: engineChoice(),
     },
   });
   try {

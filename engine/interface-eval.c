@@ -1,0 +1,174 @@
+/* Inspecting values, promises and jobs, evaluating code: part of interface.c's translation unit (included from it). */
+
+/* ---- inspecting values ---------------------------------------------------------------------- */
+
+/* typeof, malloc'd (the host frees it). */
+EMSCRIPTEN_KEEPALIVE char *QTS_Typeof(JSContext *ctx, JSValueConst *value) {
+  JSAtom atom = js_operator_typeof(ctx, *value);
+  const char *name = JS_AtomToCString(ctx, atom);
+  char *out = strdup(name ? name : "unknown");
+  JS_FreeCString(ctx, name);
+  return out;
+}
+
+EMSCRIPTEN_KEEPALIVE int QTS_IsEqual(JSContext *ctx, JSValueConst *a, JSValueConst *b, int op) {
+  JSStrictEqModeEnum mode = op == 1 ? JS_EQ_SAME_VALUE : op == 2 ? JS_EQ_SAME_VALUE_ZERO : JS_EQ_STRICT;
+  return js_strict_eq2(ctx, JS_DupValue(ctx, *a), JS_DupValue(ctx, *b), mode);
+}
+
+static JSValue error_as_object(JSContext *ctx, JSValueConst error) {
+  JSValue o = JS_NewObject(ctx);
+  static const char *fields[] = {"name", "message", "stack"};
+  for (int i = 0; i < 3; i++) {
+    JSValue v = JS_GetPropertyStr(ctx, error, fields[i]);
+    if (JS_IsException(v)) {
+      JS_FreeValue(ctx, JS_GetException(ctx));
+      continue;
+    }
+    if (!JS_IsUndefined(v)) JS_SetPropertyStr(ctx, o, fields[i], v);
+    else JS_FreeValue(ctx, v);
+  }
+  return o;
+}
+
+/* The value as JSON (an error as its name, message and stack), else as a string; the host frees
+ * it with QTS_FreeCString. */
+EMSCRIPTEN_KEEPALIVE const char *QTS_Dump(JSContext *ctx, JSValueConst *obj) {
+  JSValue target = JS_IsError(ctx, *obj) ? error_as_object(ctx, *obj) : JS_DupValue(ctx, *obj);
+  JSValue json = JS_JSONStringify(ctx, target, JS_UNDEFINED, JS_UNDEFINED);
+  JS_FreeValue(ctx, target);
+  if (JS_IsException(json)) JS_FreeValue(ctx, JS_GetException(ctx));
+  if (JS_IsString(json)) {
+    const char *s = JS_ToCString(ctx, json);
+    JS_FreeValue(ctx, json);
+    if (s) return s;
+  } else {
+    JS_FreeValue(ctx, json);
+  }
+  const char *s = JS_ToCString(ctx, *obj);
+  if (!s) {
+    JS_FreeValue(ctx, JS_GetException(ctx));
+    JSValue fallback = JS_NewString(ctx, "[value]");
+    s = JS_ToCString(ctx, fallback);
+    JS_FreeValue(ctx, fallback);
+  }
+  return s;
+}
+
+EMSCRIPTEN_KEEPALIVE JSValue *QTS_GetGlobalObject(JSContext *ctx) {
+  return heap_value(JS_GetGlobalObject(ctx));
+}
+
+/* ---- promises and jobs ---------------------------------------------------------------------- */
+
+EMSCRIPTEN_KEEPALIVE JSValue *QTS_NewPromiseCapability(JSContext *ctx, JSValue **resolve_funcs_out) {
+  JSValue funcs[2];
+  JSValue promise = JS_NewPromiseCapability(ctx, funcs);
+  if (JS_IsException(promise)) return heap_value(promise);
+  resolve_funcs_out[0] = heap_value(funcs[0]);
+  resolve_funcs_out[1] = heap_value(funcs[1]);
+  return heap_value(promise);
+}
+
+EMSCRIPTEN_KEEPALIVE int QTS_PromiseState(JSContext *ctx, JSValueConst *promise) {
+  return JS_PromiseState(ctx, *promise);
+}
+
+EMSCRIPTEN_KEEPALIVE JSValue *QTS_PromiseResult(JSContext *ctx, JSValueConst *promise) {
+  return heap_value(JS_PromiseResult(ctx, *promise));
+}
+
+EMSCRIPTEN_KEEPALIVE int QTS_IsJobPending(JSRuntime *rt) { return JS_IsJobPending(rt); }
+
+/*
+ * Runs up to `max_jobs` pending jobs (-1: all). The number run, or the error a job threw; the
+ * context of the last job run is written to `last_job_context` (NULL when none ran).
+ */
+EMSCRIPTEN_KEEPALIVE JSValue *QTS_ExecutePendingJob(JSRuntime *rt, int max_jobs,
+                                                    JSContext **last_job_context) {
+  JSContext *pctx = NULL;
+  int executed = 0;
+  *last_job_context = NULL;
+  while (max_jobs < 0 || executed < max_jobs) {
+    int status = JS_ExecutePendingJob(rt, &pctx);
+    if (status == 0) break;
+    if (status < 0) {
+      *last_job_context = pctx;
+      return heap_value(JS_GetException(pctx));
+    }
+    *last_job_context = pctx;
+    executed++;
+  }
+  return heap_value(JS_NewFloat64(pctx, executed));
+}
+
+/* ---- evaluating code ------------------------------------------------------------------------ */
+
+static JSValue return_namespace(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv,
+                                int magic, JSValue *func_data) {
+  return JS_DupValue(ctx, func_data[0]);
+}
+
+/*
+ * A script's completion value; for a module its namespace, or (top-level await still pending) a
+ * promise of it. A module that throws while evaluating is the exception.
+ */
+EMSCRIPTEN_KEEPALIVE JSValue *QTS_Eval(JSContext *ctx, const char *js_code, size_t js_code_length,
+                                       const char *filename, int detect_module, int eval_flags) {
+  if (detect_module && JS_DetectModule(js_code, js_code_length)) eval_flags |= JS_EVAL_TYPE_MODULE;
+  if ((eval_flags & JS_EVAL_TYPE_MASK) != JS_EVAL_TYPE_MODULE)
+    return heap_value(JS_Eval(ctx, js_code, js_code_length, filename, eval_flags));
+  JSValue func = JS_Eval(ctx, js_code, js_code_length, filename,
+                         eval_flags | JS_EVAL_FLAG_COMPILE_ONLY);
+  if (JS_IsException(func) || (eval_flags & JS_EVAL_FLAG_COMPILE_ONLY)) return heap_value(func);
+  JSModuleDef *m = JS_VALUE_GET_PTR(func);
+  JSValue evaluated = JS_EvalFunction(ctx, func); /* takes `func` */
+  if (JS_IsException(evaluated)) return heap_value(evaluated);
+  JSValue ns = JS_GetModuleNamespace(ctx, m);
+  if (JS_IsException(ns)) {
+    JS_FreeValue(ctx, evaluated);
+    return heap_value(ns);
+  }
+  switch (JS_PromiseState(ctx, evaluated)) {
+  case JS_PROMISE_FULFILLED:
+    JS_FreeValue(ctx, evaluated);
+    return heap_value(ns);
+  case JS_PROMISE_REJECTED: {
+    JSValue reason = JS_PromiseResult(ctx, evaluated);
+    JS_FreeValue(ctx, evaluated);
+    JS_FreeValue(ctx, ns);
+    return heap_value(JS_Throw(ctx, reason));
+  }
+  case JS_PROMISE_PENDING: {
+    JSValue resolve = JS_NewCFunctionData(ctx, return_namespace, 0, 0, 1, &ns);
+    JS_FreeValue(ctx, ns);
+    JSValue then = JS_GetPropertyStr(ctx, evaluated, "then");
+    JSValue chained = JS_Call(ctx, then, evaluated, 1, (JSValueConst *)&resolve);
+    JS_FreeValue(ctx, then);
+    JS_FreeValue(ctx, resolve);
+    JS_FreeValue(ctx, evaluated);
+    return heap_value(chained);
+  }
+  default: /* not a promise: the engine gave the result itself */
+    JS_FreeValue(ctx, ns);
+    return heap_value(evaluated);
+  }
+}
+
+/* ---- QuickJS's binary object format (values only: never bytecode from the host) ------------- */
+
+EMSCRIPTEN_KEEPALIVE JSValue *QTS_bjson_encode(JSContext *ctx, JSValueConst *val) {
+  size_t length;
+  uint8_t *bytes = JS_WriteObject(ctx, &length, *val, 0);
+  if (!bytes) return heap_value(JS_EXCEPTION);
+  JSValue buffer = JS_NewArrayBufferCopy(ctx, bytes, length);
+  js_free(ctx, bytes);
+  return heap_value(buffer);
+}
+
+EMSCRIPTEN_KEEPALIVE JSValue *QTS_bjson_decode(JSContext *ctx, JSValueConst *data) {
+  size_t length;
+  uint8_t *bytes = JS_GetArrayBuffer(ctx, &length, *data);
+  if (!bytes) return heap_value(JS_EXCEPTION);
+  return heap_value(JS_ReadObject(ctx, bytes, length, 0));
+}

@@ -1,0 +1,127 @@
+/**
+ * The platform's own QuickJS build (engine/, `npm run build:engine`): the committed files are the
+ * ones its recorded inputs build, and the sandbox runs apps on it (PLATFORM_ENGINE=own) as it does
+ * on the stock variant, with what the build adds: the engine's own stack check (deep recursion and
+ * deep JSON end as a catchable error inside the app, never a crashed thread) and
+ * ArrayBuffer.prototype.transfer.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { onDeno } from '../../src/lib/on-deno.ts';
+import { SandboxPool } from '../../src/sandbox/pool.ts';
+import { DEFAULT_INSTANCE_LIMITS } from '../../src/sandbox/protocol.ts';
+import { answerText, invokeSource } from '../_lib/sandbox.ts';
+
+/** calls deep that must answer: the default stack gets 4x on Node, 1x in a Deno worker (engine.md) */
+const DEPTH = onDeno ? 1500 : 5000;
+
+const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+test('the committed engine is what its recorded inputs build', () => {
+  const record = JSON.parse(readFileSync('engine/dist/build.json', 'utf8')) as {
+    inputs: Record<string, string>;
+    outputs: Record<string, string>;
+  };
+  for (const [file, hash] of Object.entries(record.inputs)) {
+    if (!file.startsWith('engine/')) continue;
+    assert.is(sha256(file), hash, `${file} changed since the build: run npm run build:engine`);
+  }
+  for (const [file, hash] of Object.entries(record.outputs))
+    assert.is(sha256(`engine/dist/${file}`), hash, `engine/dist/${file}`);
+});
+
+process.env.PLATFORM_ENGINE = 'own';
+let exits = 0;
+const pool = new SandboxPool({
+  workers: 1,
+  limits: { cpuMs: 200, ...DEFAULT_INSTANCE_LIMITS, wallMs: 5000 },
+  hardKillMs: 2000,
+  onWorkerExit: () => exits++,
+});
+delete process.env.PLATFORM_ENGINE;
+await pool.warm();
+
+test('the pool runs the own build', () => {
+  assert.is(pool.engine.name, 'own');
+});
+
+test('a handler, a module with top-level await and promises answer', async () => {
+  const r = await invokeSource(
+    pool,
+    'rel_own_tla',
+    `const greeting = await Promise.resolve('hello');
+     export default { async fetch(req) { const n = await new Promise((r) => setTimeout(() => r(2), 1)); return Response.json({ greeting, n, path: new URL(req.url).pathname }); } };`,
+    '/p',
+  );
+  assert.ok(r.ok, JSON.stringify(r.error));
+  assert.equal(JSON.parse(answerText(r)), { greeting: 'hello', n: 2, path: '/p' });
+});
+
+test('deep recursion and deep JSON are an error the app catches; the thread answers on', async () => {
+  const r = await invokeSource(
+    pool,
+    'rel_own_deep',
+    `const f = (n) => (n === 0 ? 0 : f(n - 1) + 1);
+     export default { fetch() {
+       const depth = f(${DEPTH});
+       let runaway; try { const g = () => g(); g(); } catch (e) { runaway = e.message; }
+       let json; try { JSON.parse('['.repeat(200000)); } catch (e) { json = e.message; }
+       return Response.json({ depth, runaway, json });
+     } };`,
+  );
+  assert.ok(r.ok, JSON.stringify(r.error));
+  assert.equal(JSON.parse(answerText(r)), {
+    depth: DEPTH,
+    runaway: 'stack overflow',
+    json: 'stack overflow',
+  });
+  const uncaught = await invokeSource(
+    pool,
+    'rel_own_uncaught',
+    `export default { fetch() { const g = () => g(); return new Response(String(g())); } };`,
+  );
+  assert.is(uncaught.ok, false);
+  assert.is(uncaught.error?.kind, 'stack');
+  const next = await invokeSource(
+    pool,
+    'rel_own_next',
+    `export default { fetch() { return new Response('still here'); } };`,
+  );
+  assert.is(answerText(next), 'still here');
+  assert.is(exits, 0, 'no thread was lost');
+});
+
+test('ArrayBuffer.prototype.transfer moves the bytes and detaches the buffer', async () => {
+  const r = await invokeSource(
+    pool,
+    'rel_own_transfer',
+    `export default { async fetch() {
+       const a = new Uint8Array([1, 2, 3]).buffer;
+       const b = a.transfer(4);
+       const big = new Uint8Array(9 * 1024 * 1024).fill(7);
+       const back = new Uint8Array(await new Response(big).arrayBuffer());
+       return Response.json({ detached: a.detached, b: [...new Uint8Array(b)], big: back.length, last: back[back.length - 1] });
+     } };`,
+  );
+  assert.ok(r.ok, JSON.stringify(r.error));
+  assert.equal(JSON.parse(answerText(r)), {
+    detached: true,
+    b: [1, 2, 3, 0],
+    big: 9 * 1024 * 1024,
+    last: 7,
+  });
+});
+
+test('a runaway loop is stopped at the CPU limit', async () => {
+  const r = await invokeSource(pool, 'rel_own_loop', `export default { fetch() { for (;;) {} } };`);
+  assert.is(r.ok, false);
+  assert.is(r.error?.kind, 'timeout');
+});
+
+test.after(async () => {
+  await pool.close();
+});
+
+test.run();
