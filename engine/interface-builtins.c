@@ -42,10 +42,52 @@ static const JSCFunctionListEntry array_buffer_additions[] = {
     JS_CGETSET_DEF("detached", array_buffer_detached, NULL),
 };
 
-/* Adds the built-ins above to a context that has typed arrays. */
+static void add_async_context_api(JSContext *ctx);
+
+/* Adds the built-ins above (to a context that has typed arrays) and the async context's API. */
 static void add_missing_builtins(JSContext *ctx) {
   JSValue proto = ctx->class_proto[JS_CLASS_ARRAY_BUFFER];
   if (JS_IsObject(proto))
     JS_SetPropertyFunctionList(ctx, proto, array_buffer_additions,
                                countof(array_buffer_additions));
+  add_async_context_api(ctx);
+}
+
+/*
+ * The async context (engine/patches/0001-async-context.patch): `__asyncContext.get()` is the value
+ * current now, `__asyncContext.set(v)` makes `v` current and returns the one it replaces. Jobs and
+ * promise reactions carry the value current when they were made. The prelude takes the object off
+ * the global scope and builds AsyncLocalStorage on it.
+ */
+static JSValue async_context_get(JSContext *ctx, JSValueConst this_val, int argc,
+                                 JSValueConst *argv) {
+  return JS_DupValue(ctx, ctx->rt->async_context);
+}
+
+static JSValue async_context_set(JSContext *ctx, JSValueConst this_val, int argc,
+                                 JSValueConst *argv) {
+  JSValue previous = ctx->rt->async_context;
+  ctx->rt->async_context = JS_DupValue(ctx, argc > 0 ? argv[0] : JS_UNDEFINED);
+  return previous;
+}
+
+static const JSCFunctionListEntry async_context_functions[] = {
+    JS_CFUNC_DEF("get", 0, async_context_get),
+    JS_CFUNC_DEF("set", 1, async_context_set),
+};
+
+static void add_async_context_api(JSContext *ctx) {
+  JSValue api = JS_NewObject(ctx);
+  JS_SetPropertyFunctionList(ctx, api, async_context_functions, countof(async_context_functions));
+  JSValue global = JS_GetGlobalObject(ctx);
+  JS_DefinePropertyValueStr(ctx, global, "__asyncContext", api,
+                            JS_PROP_CONFIGURABLE | JS_PROP_WRITABLE);
+  JS_FreeValue(ctx, global);
+}
+
+/* A call from the host starts with no async context and leaves the caller's as it was. */
+static JSValue swap_async_context(JSContext *ctx, JSValue next) {
+  JSValue previous = ctx->rt->async_context;
+  ctx->rt->async_context = next;
+  return previous;
 }

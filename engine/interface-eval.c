@@ -109,35 +109,43 @@ static JSValue return_namespace(JSContext *ctx, JSValueConst this_val, int argc,
   return JS_DupValue(ctx, func_data[0]);
 }
 
-/*
- * A script's completion value; for a module its namespace, or (top-level await still pending) a
- * promise of it. A module that throws while evaluating is the exception.
- */
+static JSValue eval_code(JSContext *ctx, const char *js_code, size_t js_code_length,
+                         const char *filename, int detect_module, int eval_flags);
+
+/* Evaluation from the host starts with no async context, as a call does (QTS_Call). */
 EMSCRIPTEN_KEEPALIVE JSValue *QTS_Eval(JSContext *ctx, const char *js_code, size_t js_code_length,
                                        const char *filename, int detect_module, int eval_flags) {
+  JSValue outer = swap_async_context(ctx, JS_UNDEFINED);
+  JSValue result = eval_code(ctx, js_code, js_code_length, filename, detect_module, eval_flags);
+  JS_FreeValue(ctx, swap_async_context(ctx, outer));
+  return heap_value(result);
+}
+
+static JSValue eval_code(JSContext *ctx, const char *js_code, size_t js_code_length,
+                         const char *filename, int detect_module, int eval_flags) {
   if (detect_module && JS_DetectModule(js_code, js_code_length)) eval_flags |= JS_EVAL_TYPE_MODULE;
   if ((eval_flags & JS_EVAL_TYPE_MASK) != JS_EVAL_TYPE_MODULE)
-    return heap_value(JS_Eval(ctx, js_code, js_code_length, filename, eval_flags));
+    return JS_Eval(ctx, js_code, js_code_length, filename, eval_flags);
   JSValue func = JS_Eval(ctx, js_code, js_code_length, filename,
                          eval_flags | JS_EVAL_FLAG_COMPILE_ONLY);
-  if (JS_IsException(func) || (eval_flags & JS_EVAL_FLAG_COMPILE_ONLY)) return heap_value(func);
+  if (JS_IsException(func) || (eval_flags & JS_EVAL_FLAG_COMPILE_ONLY)) return func;
   JSModuleDef *m = JS_VALUE_GET_PTR(func);
   JSValue evaluated = JS_EvalFunction(ctx, func); /* takes `func` */
-  if (JS_IsException(evaluated)) return heap_value(evaluated);
+  if (JS_IsException(evaluated)) return evaluated;
   JSValue ns = JS_GetModuleNamespace(ctx, m);
   if (JS_IsException(ns)) {
     JS_FreeValue(ctx, evaluated);
-    return heap_value(ns);
+    return ns;
   }
   switch (JS_PromiseState(ctx, evaluated)) {
   case JS_PROMISE_FULFILLED:
     JS_FreeValue(ctx, evaluated);
-    return heap_value(ns);
+    return ns;
   case JS_PROMISE_REJECTED: {
     JSValue reason = JS_PromiseResult(ctx, evaluated);
     JS_FreeValue(ctx, evaluated);
     JS_FreeValue(ctx, ns);
-    return heap_value(JS_Throw(ctx, reason));
+    return JS_Throw(ctx, reason);
   }
   case JS_PROMISE_PENDING: {
     JSValue resolve = JS_NewCFunctionData(ctx, return_namespace, 0, 0, 1, &ns);
@@ -147,11 +155,11 @@ EMSCRIPTEN_KEEPALIVE JSValue *QTS_Eval(JSContext *ctx, const char *js_code, size
     JS_FreeValue(ctx, then);
     JS_FreeValue(ctx, resolve);
     JS_FreeValue(ctx, evaluated);
-    return heap_value(chained);
+    return chained;
   }
   default: /* not a promise: the engine gave the result itself */
     JS_FreeValue(ctx, ns);
-    return heap_value(evaluated);
+    return evaluated;
   }
 }
 

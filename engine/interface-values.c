@@ -130,7 +130,9 @@ EMSCRIPTEN_KEEPALIVE JSValue *QTS_Call(JSContext *ctx, JSValueConst *func_obj, J
   JSValueConst *argv = argc <= 16 ? stack_argv : malloc(sizeof(JSValueConst) * argc);
   if (!argv) return heap_value(JS_ThrowOutOfMemory(ctx));
   for (int i = 0; i < argc; i++) argv[i] = *argv_ptrs[i];
+  JSValue outer = swap_async_context(ctx, JS_UNDEFINED);
   JSValue result = JS_Call(ctx, *func_obj, *this_obj, argc, argv);
+  JS_FreeValue(ctx, swap_async_context(ctx, outer));
   if (argv != stack_argv) free(argv);
   return heap_value(result);
 }

@@ -98,7 +98,11 @@ export async function invokeRelease(
   });
   countOutbound(deps, app.appId, result.fetches);
   if (result.ok && result.response && result.response.status >= 500) {
-    const line = firstLineOf(result.response);
+    // a streamed 5xx is never sent (the visitor gets the generic answer): its first bytes are
+    // read for the owner's event, then it is cancelled
+    const line = result.response.stream
+      ? await firstLineOfStream(result.response)
+      : firstLineOf(result.response);
     if (line) result.statusLine = scrubString(line, secretForms(Object.values(secrets)));
   }
   void result.response?.streamEnd?.then((end) => countOutbound(deps, app.appId, end.fetches));
@@ -156,15 +160,57 @@ async function mapLoggedStacks(
         (await mapReleaseStack(caches, release, l.message).catch(() => l.message)) ?? l.message;
 }
 
+type Answer = NonNullable<InvocationResult['response']>;
+const textual = (res: Answer) =>
+  /^(text\/|application\/(json|problem\+json|xml))/i.test(
+    res.headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? 'text/plain',
+  );
+
+/** How long a streamed 5xx may take to give its first bytes to the event. */
+const FIRST_BYTES_MS = 250;
+
+/** The first line of a streamed 5xx's text, from what it sends within FIRST_BYTES_MS; the stream is then cancelled. */
+async function firstLineOfStream(res: Answer): Promise<string | null> {
+  const stream = res.stream!;
+  res.stream = undefined;
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const deadline = new Promise<null>((r) => setTimeout(r, FIRST_BYTES_MS, null).unref?.());
+  try {
+    while (textual(res) && bytes < 4096) {
+      const next = await Promise.race([reader.read(), deadline]);
+      if (!next || next.done) break;
+      chunks.push(next.value);
+      bytes += next.value.byteLength;
+    }
+  } catch {
+    // a stream that failed gives what it gave
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  if (!bytes) return null;
+  const all = new Uint8Array(bytes);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  return lineOf(new TextDecoder().decode(all.subarray(0, 4096)));
+}
+
 /** The first line of a non-streamed answer's text (at most 300 characters), or null. */
 function firstLineOf(res: InvocationResult['response']): string | null {
-  if (!res || res.stream) return null;
-  const type = res.headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? 'text/plain';
-  if (!/^(text\/|application\/(json|problem\+json|xml))/i.test(type)) return null;
+  if (!res || res.stream || !textual(res)) return null;
   const text =
     res.text ??
     (res.body ? new TextDecoder().decode(new Uint8Array(res.body).subarray(0, 4096)) : '');
+  return lineOf(text);
+}
+
+function lineOf(text: string): string | null {
   const line = text
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1>/gi, ' ')
     .replace(/<[^>]*>/g, ' ')
     .split(/\r?\n/)
     .map((l) => l.trim())

@@ -160,6 +160,28 @@ export default {
   });
 });
 
+test("require() of a built-in is a plain object the app may patch, shared by every require, as Node's are", async () => {
+  const manifest = { ...MANIFEST, app: { name: 'node cjs' } };
+  const dir = await writeSite(work, 'cjs', manifest, {
+    'public/index.html': 'x',
+    'lib.cjs': `const timers = require('node:timers');
+timers.setImmediate = function patched() { return 'patched'; };
+exports.seen = require('timers').setImmediate.name;
+exports.als = require('node:async_hooks').AsyncLocalStorage === globalThis[Symbol.for('platform.async_hooks')].AsyncLocalStorage;`,
+    'server.js': `import lib from './lib.cjs';
+import { setTimeout as later } from 'node:timers';
+export default { fetch: () => Response.json({ ...lib, esm: typeof later }) };`,
+  });
+  const r = await cli(['publish', dir]);
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const appId = (await h.api('GET /v0/apps', { key: u.api_key })).apps.find(
+    (a) => a.name === 'node cjs',
+  )!.app_id;
+  const res = await h.call('GET', '/run', { host: `${appId}.apps.localhost` });
+  assert.is(res.status, 200, res.text);
+  assert.equal(res.body, { seen: 'patched', als: true, esm: 'function' });
+});
+
 test.after(async () => {
   await live.close();
   await h.close();

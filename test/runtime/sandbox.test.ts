@@ -258,6 +258,12 @@ test('a thrown exception or a 5xx gives the visitor runtime_error; the owner get
   assert.is(streamed.status, 503);
   assert.is(streamed.body?.error.code, 'runtime_error', streamed.text);
   assert.not.match(streamed.text, 'password');
+  // and its event carries what the stream began with (a framework's error page is streamed)
+  const streamedEvent = (await events(a.appId, 'runtime.request_error')).find(
+    (e: { metadata: { path: string } }) => e.metadata.path === '/streamed-503',
+  );
+  assert.is(streamedEvent?.metadata.status, 503);
+  assert.is(streamedEvent?.metadata.error, 'streamed db password is xyz');
 });
 
 test("a 5xx's first line reaches the owner's event without the app's secrets in it", async () => {

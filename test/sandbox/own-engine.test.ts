@@ -114,6 +114,52 @@ test('ArrayBuffer.prototype.transfer moves the bytes and detaches the buffer', a
   });
 });
 
+const ALS_APP = `const { AsyncLocalStorage } = globalThis[Symbol.for('platform.async_hooks')];
+const als = new AsyncLocalStorage();
+const seen = (where, log) => log.push(where + ':' + als.getStore());
+export default {
+  fetch(req, env, ctx) {
+    const id = new URL(req.url).pathname.slice(1);
+    return als.run(id, async () => {
+      const log = [];
+      seen('start', log);
+      await new Promise((r) => setTimeout(r, id === 'a' ? 30 : 5));
+      seen('timer', log);
+      await crypto.subtle.digest('SHA-256', new TextEncoder().encode(id));
+      seen('host', log);
+      await Promise.resolve().then(() => seen('then', log));
+      setTimeout(() => seen('in-timer', log), 1);
+      ctx.waitUntil(new Promise((r) => setTimeout(r, 5)).then(() => seen('waitUntil', log)));
+      await new Promise((r) => setTimeout(r, 10));
+      queueMicrotask(() => seen('microtask', log));
+      await null;
+      return Response.json({ log, outside: als.getStore() === id });
+    });
+  },
+};`;
+
+test('AsyncLocalStorage: a store follows await, timers, host promises, then and waitUntil, never into another request', async () => {
+  const [a, b] = await Promise.all([
+    invokeSource(pool, 'rel_own_als', ALS_APP, '/a'),
+    invokeSource(pool, 'rel_own_als', ALS_APP, '/b'),
+  ]);
+  for (const [r, id] of [
+    [a, 'a'],
+    [b, 'b'],
+  ] as const) {
+    assert.ok(r.ok, JSON.stringify(r.error));
+    const body = JSON.parse(answerText(r));
+    assert.equal(
+      body.log,
+      ['start', 'timer', 'host', 'then', 'in-timer', 'waitUntil', 'microtask'].map(
+        (w) => `${w}:${id}`,
+      ),
+      id,
+    );
+    assert.is(body.outside, true);
+  }
+});
+
 test('a runaway loop is stopped at the CPU limit', async () => {
   const r = await invokeSource(pool, 'rel_own_loop', `export default { fetch() { for (;;) {} } };`);
   assert.is(r.ok, false);

@@ -52,6 +52,7 @@ export const NO_MEANING: Record<string, string> = {
 const OWN: Record<string, string> = {
   crypto: here('./crypto.js'),
   process: here('./process.js'),
+  async_hooks: here('./async-hooks.js'),
   string_decoder: require.resolve('string_decoder/'),
   assert: require.resolve('assert/'),
   stream: require.resolve('readable-stream'),
@@ -122,8 +123,25 @@ export function nodeCompat(options: NodeCompatOptions = {}): Plugin {
             ],
           };
         if (why) options.stubbed?.add(name);
+        // require() of a built-in gets a plain object, as Node's are: apps patch them
+        // (Next.js sets require('node:timers').setImmediate); an ESM namespace has no setters
+        if (args.kind === 'require-call' && !fromPolyfill)
+          return { path: `${resolved}${CJS_SUFFIX}`, namespace: CJS_BUILTIN };
         return { path: resolved };
+      });
+      build.onLoad({ filter: /.*/, namespace: CJS_BUILTIN }, (args) => {
+        const target = args.path.slice(0, -CJS_SUFFIX.length);
+        return {
+          contents: `module.exports = Object.assign({}, require(${JSON.stringify(target)}));\n`,
+          resolveDir: path.dirname(target),
+          loader: 'js',
+        };
       });
     },
   };
 }
+
+/** The namespace of the one mutable CommonJS view of each built-in that require() is given. */
+const CJS_BUILTIN = 'platform-cjs-builtin';
+/** a .cjs name, so esbuild reads the view as CommonJS whatever the module it wraps is */
+const CJS_SUFFIX = '.require.cjs';

@@ -5,6 +5,7 @@ import { loadChunk, loadedChunks, platform, provided } from './lazy.js';
 import { incomingRequest } from './body.js';
 import { Response } from './response.js';
 import { ctx, toResult } from './dispatch.js';
+import { lookup, runWith } from './async-context.js';
 
 // ---- entry shapes: what a module offers, whatever host it was written for ----------------------
 // `export default { fetch, job, webhook }` as the contract has it; a default function (Val Town,
@@ -157,17 +158,23 @@ var settled = function (exec, value) {
     : value;
 };
 
-// The call whose handler is running now (its synchronous part), for `waitUntil` imported from
-// cloudflare:workers; after an await it is the last call begun (until async context exists here).
+// The call whose handler is running, for `waitUntil` imported from cloudflare:workers: carried by
+// the async context where the engine tracks it (async-context.js), else the call whose handler
+// began last (exact for its synchronous part).
 var runningExec = null;
+var EXEC = {};
 hide(G, '__workersExec', function () {
-  return runningExec;
+  return lookup(EXEC, runningExec);
 });
 
 hide(G, '__dispatch', function (handlers, kind, input, body) {
   if (!handlers || typeof handlers[kind] !== 'function') return { missing: true };
   var exec = new ExecutionContext();
   runningExec = exec;
+  return runWith(EXEC, exec, dispatch, undefined, [handlers, kind, input, body, exec]);
+});
+
+function dispatch(handlers, kind, input, body, exec) {
   if (kind === 'job') {
     // job(event, ctx): the result is not used; finishing (or throwing) is the outcome.
     return Promise.resolve(handlers.job(JSON.parse(input), ctx, exec)).then(function () {
@@ -228,4 +235,4 @@ hide(G, '__dispatch', function (handlers, kind, input, body) {
         })
       : toResult(r, true);
   });
-});
+}

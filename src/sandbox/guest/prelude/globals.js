@@ -1,5 +1,6 @@
 // @ts-check
 /** The web platform globals apps get, defined on the global object. */
+import { runInSnapshot, snapshot } from './async-context.js';
 import { G, hide, host } from './head.js';
 import { bytesOf, loadChunk, platform, provided, utf8, utf8Decode } from './lazy.js';
 import { URL, queryPairs } from './url.js';
@@ -61,6 +62,8 @@ platform.internals = {
   hostConsole: host.console,
   setTimer: host.setTimer,
   clearTimer: host.clearTimer,
+  // timers run their callbacks in the async context they were set in
+  asyncContext: { snapshot: snapshot, runInSnapshot: runInSnapshot },
   randomBytes: host.randomBytes,
   randomUUID: host.randomUUID,
   subtle: function () {

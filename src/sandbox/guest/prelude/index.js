@@ -9,6 +9,7 @@
  * one strict script.
  */
 import './head.js';
+import './async-context.js';
 import './lazy.js';
 import './url.js';
 import './private.js';
