@@ -166,6 +166,35 @@ test('a runaway loop is stopped at the CPU limit', async () => {
   assert.is(r.error?.kind, 'timeout');
 });
 
+test('long built-ins stop at the CPU limit inside the engine: the thread lives and answers the next call', async () => {
+  // each runs for seconds as one native call without the engine's interrupt polls
+  // (engine/patches/0002-interrupt-polls.patch); `npm run bench:runaway` prints how long each takes
+  const ops = {
+    join: "new Array(3e8).join('').length",
+    indexOf: 'new Array(3e8).indexOf(1)',
+    includes: 'new Array(3e8).includes(1)',
+    lastIndexOf: 'new Array(3e8).lastIndexOf(1)',
+    replaceAll: "'a'.repeat(4e6).replaceAll('a', 'bb').length",
+    jsonStringify: 'JSON.stringify(new Array(4e6).fill(0)).length',
+  };
+  for (const [name, code] of Object.entries(ops)) {
+    const r = await invokeSource(
+      pool,
+      `rel_own_runaway_${name}`,
+      `export default { fetch() { return new Response(String(${code})); } };`,
+    );
+    assert.is(r.ok, false, `${name} answered ${answerText(r)}`);
+    assert.is(r.error?.kind, 'timeout', `${name}: ${JSON.stringify(r.error)}`);
+  }
+  const next = await invokeSource(
+    pool,
+    'rel_own_after_runaway',
+    `export default { fetch() { return new Response('next'); } };`,
+  );
+  assert.is(answerText(next), 'next');
+  assert.is(exits, 0, 'the engine stopped them, not the watchdog');
+});
+
 test.after(async () => {
   await pool.close();
 });
