@@ -42,8 +42,9 @@ const MAX_SPARE_DELAY_MS = 1000;
  * default 512 KiB) and the sandbox thread's native stack is sized for it (pool.ts).
  */
 function guestStackBytes(state: WorkerState, bytes: number): number {
-  // a Deno worker's native stack cannot be raised: there the build gets the bytes as they are
-  if (state.engine === 'own') return onDeno ? bytes : bytes * OWN_ENGINE_STACK_FACTOR;
+  // a Deno worker's native stack cannot be raised: there the build gets a quarter of the bytes,
+  // which leaves room for the larger frames of not yet optimized WebAssembly
+  if (state.engine === 'own') return onDeno ? bytes / 4 : bytes * OWN_ENGINE_STACK_FACTOR;
   return onDeno ? Math.floor((bytes * 3) / 4) : bytes;
 }
 
