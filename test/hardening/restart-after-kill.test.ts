@@ -51,8 +51,14 @@ async function start(): Promise<{ pid: number; output: () => string; up: boolean
     const pid = Number(/pid=(\d+)/.exec(out)?.[1]);
     if (out.includes('platform is running')) return { pid, output: () => out, up: true };
     const alive = pid ? processState(pid) : 'R';
-    if (alive === 'gone' || alive === 'Z' || Date.now() - started > 90_000)
+    if (alive === 'gone' || alive === 'Z' || Date.now() - started > 90_000) {
+      // what it wrote before exiting may still be in the pipe: read until nothing more arrives
+      for (let seen = -1, i = 0; seen !== out.length && i < 40; i++) {
+        seen = out.length;
+        await new Promise((r) => setTimeout(r, 100));
+      }
       return { pid, output: () => out, up: false };
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
