@@ -112,27 +112,22 @@ function nodeProcess(env) {
     if (!l) listeners.set(type, (l = []));
     return l;
   };
+  const adder = (front, once) =>
+    function (type, fn) {
+      const l = list(type);
+      if (front) l.unshift({ fn, once });
+      else l.push({ fn, once });
+      return p;
+    };
   const p = {
     env,
     nextTick(fn, ...args) {
       queueMicrotask(() => fn(...args));
     },
-    on(type, fn) {
-      list(type).push({ fn, once: false });
-      return p;
-    },
-    once(type, fn) {
-      list(type).push({ fn, once: true });
-      return p;
-    },
-    prependListener(type, fn) {
-      list(type).unshift({ fn, once: false });
-      return p;
-    },
-    prependOnceListener(type, fn) {
-      list(type).unshift({ fn, once: true });
-      return p;
-    },
+    on: adder(false, false),
+    once: adder(false, true),
+    prependListener: adder(true, false),
+    prependOnceListener: adder(true, true),
     off(type, fn) {
       const l = list(type);
       const i = l.findLastIndex((e) => e.fn === fn);
