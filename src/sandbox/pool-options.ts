@@ -1,5 +1,6 @@
 /** The sandbox pool's options and the sizes and times derived from them. */
 import { loadBudgetMs } from './limits.ts';
+import type { EngineName } from './engine-variant.ts';
 import type { FetchPolicy, Limits } from './protocol.ts';
 
 export type SandboxOptions = {
@@ -19,6 +20,8 @@ export type SandboxOptions = {
   onWorkerExit?: (info: { index: number; reason: string }) => void;
   /** Where app code's fetch may go (default: nowhere but public addresses). */
   fetchPolicy?: FetchPolicy;
+  /** Which QuickJS build the threads load; default from the environment (engine.ts). */
+  engine?: EngineName;
 };
 
 /** The WASM memory cap of one worker, in bytes: a whole number of 64 KiB pages, at most the 2 GiB the build allows. */

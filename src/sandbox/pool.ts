@@ -67,9 +67,10 @@ export class SandboxPool {
 
   private readonly options: SandboxOptions;
   /** which QuickJS build the threads load (engine.ts) */
-  readonly engine: EngineChoice = engineChoice();
+  readonly engine: EngineChoice;
   constructor(options: SandboxOptions) {
     this.options = options;
+    this.engine = engineChoice(options.engine ? { PLATFORM_ENGINE: options.engine } : process.env);
     for (let i = 0; i < options.workers; i++) this.slots.push(this.spawn(i));
     this.watchdog = setInterval(
       () => this.check(),

@@ -11,6 +11,7 @@
 import './head.js';
 import './async-context.js';
 import './lazy.js';
+import './es-builtins.js';
 import './url.js';
 import './private.js';
 import './headers.js';

@@ -47,24 +47,29 @@ export var loadChunk = function (chunk) {
   }
 };
 
-var lazy = function (chunk, names) {
+/** Each of `names` on `target` becomes an accessor that loads `chunk`, which defines the real value. */
+export var lazyOn = function (target, chunk, names) {
   names.forEach(function (name) {
-    defineProperty(G, name, {
+    defineProperty(target, name, {
       configurable: true,
       enumerable: false,
       get: function () {
-        // a library feature-testing for the global while its own chunk loads finds none
+        // a library feature-testing for the property while its own chunk loads finds none
         if (loadedChunks[chunk] === 'loading') return undefined;
         loadChunk(chunk);
-        var d = getOwnPropertyDescriptor(G, name);
+        var d = getOwnPropertyDescriptor(target, name);
         if (!d || d.get) throw new Error('platform chunk ' + chunk + ' did not define ' + name);
         return d.value;
       },
       set: function (v) {
-        hide(G, name, v);
+        hide(target, name, v);
       },
     });
   });
+};
+
+var lazy = function (chunk, names) {
+  lazyOn(G, chunk, names);
 };
 
 lazy('events', [
