@@ -4,9 +4,8 @@
  * platform around them: one context each, code evaluated whole). Prints each workload's median
  * milliseconds and the ratio.
  */
-import { newQuickJSWASMModuleFromVariant, type QuickJSContext } from 'quickjs-emscripten';
-import { engineChoice } from '../src/sandbox/engine.ts';
-import { engineVariant } from '../src/sandbox/engine-variant.ts';
+import type { QuickJSContext } from 'quickjs-emscripten';
+import { engineModule } from '../src/sandbox/engine.ts';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 9);
 
@@ -25,10 +24,7 @@ const WORKLOADS: Record<string, string> = {
 };
 
 async function contextOf(name: 'own' | 'stock'): Promise<QuickJSContext> {
-  const choice = name === 'own' ? engineChoice({ PLATFORM_ENGINE: 'own' }) : engineChoice({});
-  const memory = new WebAssembly.Memory({ initial: 256, maximum: 16384 });
-  const module = await newQuickJSWASMModuleFromVariant(engineVariant(choice, memory));
-  return module.newContext();
+  return (await engineModule(name)).newContext();
 }
 
 const engines = { stock: await contextOf('stock'), own: await contextOf('own') };

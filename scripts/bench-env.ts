@@ -26,6 +26,31 @@ export type BenchEnv = {
   close(): Promise<void>;
 };
 
+/**
+ * Another node of the same service (same database, so every app published to `env` is live on it)
+ * with its own sandbox settings: a benchmark compares two of them in interleaved rounds.
+ */
+export async function startSiblingServer(
+  env: BenchEnv,
+  sandbox: Partial<Deps['config']['sandbox']>,
+): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+  const config = { ...env.deps.config, sandbox: { ...env.deps.config.sandbox, ...sandbox } };
+  const server = createServer({ ...env.deps, config });
+  return new Promise((resolve) => {
+    const s = serve({ fetch: server.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
+      resolve({
+        url: `http://127.0.0.1:${info.port}`,
+        server,
+        close: () =>
+          new Promise<void>((r) => {
+            (s as unknown as { closeAllConnections(): void }).closeAllConnections();
+            s.close(() => r());
+          }).then(() => server.close()),
+      }),
+    );
+  });
+}
+
 export async function startBenchEnv(options: { withServer?: boolean } = {}): Promise<BenchEnv> {
   const scratch = await scratchDatabase('bench', 45000);
   const dbUrl = scratch.url;
@@ -35,6 +60,7 @@ export async function startBenchEnv(options: { withServer?: boolean } = {}): Pro
       ([k]) =>
         k.startsWith('PLATFORM_SANDBOX_') ||
         k === 'PLATFORM_PLANS_FILE' ||
+        k === 'PLATFORM_ENGINE' ||
         k === 'PLATFORM_USAGE_FLUSH_MS',
     ),
   ) as Record<string, string>;

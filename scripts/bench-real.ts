@@ -1,7 +1,9 @@
 /**
- * Real handlers (test/fixtures/real-handlers/) on the platform, under workerd and under Node + Hono,
- * and in a bare QuickJS loop, each runtime on one core (this process and its children on core 1, wrk
- * on core 0). For each handler: one esbuild bundle, the same answer from all three servers checked
+ * Real handlers (test/fixtures/real-handlers/) on the platform (on its default engine, the own
+ * QuickJS build, and on a second node of the same service running the stock variant), under workerd
+ * and under Node + Hono, and in a bare QuickJS loop on each engine, each runtime on one core (this
+ * process and its children on core 1, wrk on core 0). For each handler: one esbuild bundle, the
+ * same answer from all four servers checked
  * byte for byte, then interleaved rounds of wrk; requests/s and CPU per request (the platform's whole
  * process; workerd's and Node's from /proc). The bare loop calls the same bundle's fetch N times
  * inside one sandbox call (the sandbox's QuickJS and prelude, no HTTP and no host/worker traffic):
@@ -39,13 +41,17 @@ const base: LoadOptions = {
   ...(pinned ? { cpu: 0 } : {}),
 };
 
-const { startBenchEnv, publishServerApp } = await import('./bench-env.ts');
+const { startBenchEnv, startSiblingServer, publishServerApp } = await import('./bench-env.ts');
 const env = await startBenchEnv();
+// the same service on the stock QuickJS variant: a second node on the same database
+const stock = await startSiblingServer(env, { engine: 'stock' });
 await env.server!.runtime.sandbox().warm();
+await stock.server.runtime.sandbox().warm();
+const engineName = env.server!.runtime.sandbox().engine.name;
 const work = await mkdtemp(path.join(tmpdir(), 'bench-real-'));
 
 type Target = { label: string; url: string; headers: Record<string, string>; cpu: () => number };
-type Row = { handler: string; rps: number[][]; cpuUs: number[][]; loopUs: number[] };
+type Row = { handler: string; rps: number[][]; cpuUs: number[][]; loopUs: number[][] };
 
 async function startNode(bundleFile: string) {
   const child = spawn(
@@ -82,7 +88,12 @@ const answer = (h: RealHandler, url: string, headers: Record<string, string>) =>
   });
 
 /** CPU µs per iteration of `fetch` called in a loop inside one sandbox call. */
-async function bareLoop(h: RealHandler, source: string, n: number): Promise<number> {
+async function bareLoop(
+  pool: SandboxPool,
+  h: RealHandler,
+  source: string,
+  n: number,
+): Promise<number> {
   const spec = JSON.stringify({
     method: h.method,
     path: h.path,
@@ -101,7 +112,7 @@ export default { async fetch(request, env, ctx) {
   }
   return new Response(String(n));
 } };`;
-  const r = await loopPool.invoke({
+  const r = await pool.invoke({
     handler: 'fetch',
     app: { app_id: 'benchloop', origin: 'http://bench.apps.localhost', release_id: h.file },
     release: { releaseId: `loop_${h.file}`, entry: 'loop.js' },
@@ -112,12 +123,18 @@ export default { async fetch(request, env, ctx) {
   if (!r.ok || r.cpuMs === undefined) throw new Error(`bare loop failed: ${JSON.stringify(r)}`);
   return (r.cpuMs * 1000) / n;
 }
-const loopPool = new SandboxPool({
-  workers: 1,
-  limits: { cpuMs: 60_000, ...DEFAULT_INSTANCE_LIMITS, wallMs: 120_000 },
-  hardKillMs: 120_000,
-});
-await loopPool.warm();
+const loopPoolOf = async (engine: 'own' | 'stock') => {
+  const pool = new SandboxPool({
+    workers: 1,
+    limits: { cpuMs: 60_000, ...DEFAULT_INSTANCE_LIMITS, wallMs: 120_000 },
+    hardKillMs: 120_000,
+    engine,
+  });
+  await pool.warm();
+  return pool;
+};
+const loopPool = await loopPoolOf(engineName);
+const stockLoopPool = await loopPoolOf('stock');
 
 const rows: Row[] = [];
 for (const h of HANDLERS.filter((x) => !values.only || x.file.includes(values.only))) {
@@ -130,14 +147,16 @@ for (const h of HANDLERS.filter((x) => !values.only || x.file.includes(values.on
   const node = await startNode(file);
   const targets: Target[] = [
     { label: 'platform', url: env.url, headers: { host }, cpu: ownCpuMs },
+    { label: 'stock', url: stock.url, headers: { host }, cpu: ownCpuMs },
     { label: 'workerd', url: workerd.url, headers: {}, cpu: () => processCpuMs(workerd.pid) },
     { label: 'node', url: node.url, headers: {}, cpu: () => processCpuMs(node.pid) },
   ];
   const answers = await Promise.all(targets.map((t) => answer(h, t.url, t.headers)));
+  const nodeAnswer = answers[targets.findIndex((t) => t.label === 'node')]!;
   for (const [i, a] of answers.entries())
-    if (a !== answers[2])
+    if (a !== nodeAnswer)
       throw new Error(
-        `${h.name}: ${targets[i]!.label} answers differently from Node:\n${a.slice(0, 300)}\n---\n${answers[2]!.slice(0, 300)}`,
+        `${h.name}: ${targets[i]!.label} answers differently from Node:\n${a.slice(0, 300)}\n---\n${nodeAnswer.slice(0, 300)}`,
       );
   if (!answers[0]!.startsWith('200 ')) throw new Error(`${h.name}: ${answers[0]!.slice(0, 300)}`);
 
@@ -156,10 +175,10 @@ for (const h of HANDLERS.filter((x) => !values.only || x.file.includes(values.on
     handler: h.name,
     rps: targets.map(() => []),
     cpuUs: targets.map(() => []),
-    loopUs: [],
+    loopUs: [[], []],
   };
   // the loop's length: about a second of CPU
-  const per = await bareLoop(h, source, 20);
+  const per = await bareLoop(loopPool, h, source, 20);
   const n = Math.max(20, Math.round(1_000_000 / per));
   for (let round = 0; round < ROUNDS; round++) {
     const order = targets.map((_, k) => k);
@@ -169,7 +188,8 @@ for (const h of HANDLERS.filter((x) => !values.only || x.file.includes(values.on
       row.rps[k]!.push(r.rps);
       row.cpuUs[k]!.push(r.cpuUs);
     }
-    row.loopUs.push(await bareLoop(h, source, n));
+    row.loopUs[0]!.push(await bareLoop(loopPool, h, source, n));
+    row.loopUs[1]!.push(await bareLoop(stockLoopPool, h, source, n));
   }
   rows.push(row);
   await workerd.stop();
@@ -177,6 +197,8 @@ for (const h of HANDLERS.filter((x) => !values.only || x.file.includes(values.on
   process.stdout.write('.');
 }
 await loopPool.close();
+await stockLoopPool.close();
+await stock.close();
 await env.close();
 await rm(work, { recursive: true, force: true });
 
@@ -185,45 +207,44 @@ const ratio = (xs: number[], ys: number[]) => median(xs.map((x, i) => x / ys[i]!
 console.log(
   `\n\n${pinned ? 'each runtime on core 1, wrk on core 0' : 'not pinned (no taskset)'}; ${base.connections} connections; ${ROUNDS} interleaved rounds of ${base.seconds} s; medians. CPU per request in µs.\n`,
 );
+// targets: 0 the platform (its default engine), 1 the platform on the stock variant, 2 workerd, 3 node
 const head = [
   'handler',
-  'platform/s',
+  `${engineName}/s`,
+  'stock/s',
   'workerd/s',
   'node/s',
-  'plat÷wd',
-  'cpu plat',
+  `${engineName}÷wd`,
+  'stock÷wd',
+  `cpu ${engineName}`,
+  'cpu stock',
   'cpu wd',
   'cpu node',
-  'cpu loop',
-  'cpu plat÷wd',
-  'cpu plat÷loop',
+  `loop ${engineName}`,
+  'loop stock',
+  `cpu ${engineName}÷wd`,
+  `cpu ${engineName}÷loop`,
 ];
 const table = rows.map((r) => [
   r.handler,
-  f(median(r.rps[0]!)),
-  f(median(r.rps[1]!)),
-  f(median(r.rps[2]!)),
-  f(ratio(r.rps[0]!, r.rps[1]!), 3),
-  f(median(r.cpuUs[0]!)),
-  f(median(r.cpuUs[1]!)),
-  f(median(r.cpuUs[2]!)),
-  f(median(r.loopUs)),
-  f(ratio(r.cpuUs[0]!, r.cpuUs[1]!), 1),
-  f(median(r.cpuUs[0]!) / median(r.loopUs), 2),
+  ...[0, 1, 2, 3].map((k) => f(median(r.rps[k]!))),
+  f(ratio(r.rps[0]!, r.rps[2]!), 3),
+  f(ratio(r.rps[1]!, r.rps[2]!), 3),
+  ...[0, 1, 2, 3].map((k) => f(median(r.cpuUs[k]!))),
+  f(median(r.loopUs[0]!)),
+  f(median(r.loopUs[1]!)),
+  f(ratio(r.cpuUs[0]!, r.cpuUs[2]!), 1),
+  f(median(r.cpuUs[0]!) / median(r.loopUs[0]!), 2),
 ]);
 const geo = (xs: number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
 table.push([
   'geometric mean',
-  '',
-  '',
-  '',
-  f(geo(rows.map((r) => ratio(r.rps[0]!, r.rps[1]!))), 3),
-  '',
-  '',
-  '',
-  '',
-  f(geo(rows.map((r) => ratio(r.cpuUs[0]!, r.cpuUs[1]!))), 1),
-  f(geo(rows.map((r) => median(r.cpuUs[0]!) / median(r.loopUs))), 2),
+  ...['', '', '', ''],
+  f(geo(rows.map((r) => ratio(r.rps[0]!, r.rps[2]!))), 3),
+  f(geo(rows.map((r) => ratio(r.rps[1]!, r.rps[2]!))), 3),
+  ...['', '', '', '', '', ''],
+  f(geo(rows.map((r) => ratio(r.cpuUs[0]!, r.cpuUs[2]!))), 1),
+  f(geo(rows.map((r) => median(r.cpuUs[0]!) / median(r.loopUs[0]!))), 2),
 ]);
 const widths = head.map((c, i) => Math.max(c.length, ...table.map((r) => r[i]!.length)));
 for (const r of [head, ...table])

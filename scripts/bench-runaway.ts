@@ -4,9 +4,7 @@
  * platform's own (engine/patches/0002-interrupt-polls.patch polls inside their loops). Each op in a
  * fresh runtime with a 256 MiB heap; prints milliseconds until the call returned and how it ended.
  */
-import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten';
-import { engineChoice } from '../src/sandbox/engine.ts';
-import { engineVariant } from '../src/sandbox/engine-variant.ts';
+import { engineModule } from '../src/sandbox/engine.ts';
 
 const BUDGET_MS = 100;
 const OPS: Record<string, string> = {
@@ -26,17 +24,7 @@ const OPS: Record<string, string> = {
 };
 
 console.log(`| op | stock (ms) | own (ms) |\n| --- | ---: | ---: |`);
-const modules = {
-  stock: await newQuickJSWASMModuleFromVariant(
-    engineVariant(engineChoice({}), new WebAssembly.Memory({ initial: 256, maximum: 16384 })),
-  ),
-  own: await newQuickJSWASMModuleFromVariant(
-    engineVariant(
-      engineChoice({ PLATFORM_ENGINE: 'own' }),
-      new WebAssembly.Memory({ initial: 256, maximum: 16384 }),
-    ),
-  ),
-};
+const modules = { stock: await engineModule('stock'), own: await engineModule('own') };
 for (const [label, code] of Object.entries(OPS)) {
   const row: string[] = [];
   for (const name of ['stock', 'own'] as const) {

@@ -131,6 +131,8 @@ export const EnvSchema = v.object({
   ),
   PLATFORM_SANDBOX_MEMORY_MB: positiveInt('64'),
   PLATFORM_SANDBOX_WALL_MS: positiveInt('10000'),
+  /** which QuickJS build runs app code: the platform's own (default) or the stock variant */
+  PLATFORM_ENGINE: v.optional(v.picklist(['own', 'stock'], 'must be own or stock')),
   PLATFORM_SANDBOX_BACKGROUND_WALL_MS: positiveInt('60000'),
   PLATFORM_FETCH_ALLOW: v.optional(v.string(), ''),
   PLATFORM_DEFAULT_PLAN: v.optional(

@@ -48,6 +48,8 @@ export type Config = Readonly<{
   analyticsFlushMs: number;
   sandbox: Readonly<{
     workers: number;
+    /** the QuickJS build (src/sandbox/engine.ts); undefined: the own build where it is built */
+    engine: 'own' | 'stock' | undefined;
     memoryBytes: number;
     wallMs: number;
     backgroundWallMs: number;
@@ -189,6 +191,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     workerStaleSeconds: e.PLATFORM_WORKER_STALE_SECONDS,
     sandbox: Object.freeze({
       workers: e.PLATFORM_SANDBOX_WORKERS ?? Math.max(1, Math.min(4, availableParallelism())),
+      engine: e.PLATFORM_ENGINE,
       memoryBytes: e.PLATFORM_SANDBOX_MEMORY_MB * 1024 * 1024,
       wallMs: e.PLATFORM_SANDBOX_WALL_MS,
       backgroundWallMs: e.PLATFORM_SANDBOX_BACKGROUND_WALL_MS,

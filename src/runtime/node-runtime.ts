@@ -50,6 +50,7 @@ export function createNodeRuntime(deps: Deps): NodeRuntime {
   const sandbox = () =>
     (pool ??= new SandboxPool({
       workers: deps.config.sandbox.workers,
+      ...(deps.config.sandbox.engine ? { engine: deps.config.sandbox.engine } : {}),
       // each call runs with its account plan's server.cpu_ms.max (invoke.ts); Free's is the default
       limits: {
         cpuMs: deps.config.plans.free.limits['server.cpu_ms.max'],

@@ -7,20 +7,17 @@ import { readFileSync } from 'node:fs';
 import { newVariant, RELEASE_SYNC, type QuickJSSyncVariant } from 'quickjs-emscripten';
 
 /**
- * How many times an instance's stackBytes the platform's build may use of its C stack (instances.ts).
- * The engine measures only the WebAssembly shadow stack, and C recursion whose locals live in wasm
- * locals barely moves it: JSON.parse takes about 16 bytes of it a level and 300 of the thread's
- * native stack, so at 4x (131k levels) V8's stack ran out first, inside the engine, and the unwound
- * runtime leaked (test/runtime/crash-isolation.test.ts: a 500k-deep JSON body). 2x stops JSON at
- * 65k levels (about 20 MiB native) and JavaScript recursion at about 3,800 calls (stock: 2,900).
+ * How many times an instance's stackBytes the platform's build may use of its C stack (instances.ts):
+ * about 3,800 JavaScript calls at 512 KiB (stock: 2,900), JSON nesting stops at about 65,000 levels.
+ * Not 4x: a graph nested deeper than about 65,000 levels alive when a stack overflow is thrown after
+ * an await leaves the runtime unable to free (docs/decisions/engine.md), and 4x let JSON build one.
  */
 export const OWN_ENGINE_STACK_FACTOR = 2;
 
 /**
- * The sandbox thread's native stack for the platform's build (MiB): the engine's own check must
- * fire before V8's for every kind of recursion at the largest limit: JavaScript calls nest about
- * 1 KiB of native frames for each 270 bytes of engine stack (512 KiB x 2: about 4 MiB native),
- * JSON.parse about 20 times its engine bytes (about 20 MiB).
+ * The sandbox thread's native stack for the platform's build (MiB): its calls into the engine nest
+ * about 1 KiB of native frames for each 270 bytes of engine stack, so the engine's own check must
+ * fire first for the largest limit (512 KiB x 2 = 1 MiB of engine stack: about 4 MiB native).
  */
 export const OWN_ENGINE_NATIVE_STACK_MB = 32;
 

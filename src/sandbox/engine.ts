@@ -1,21 +1,36 @@
 /**
- * Which QuickJS build the sandbox runs: the stock `@jitl` release variant, or with
- * `PLATFORM_ENGINE=own` the platform's own (`engine/dist/`, built from Debian's source by
- * `npm run build:engine`). Not yet the default: Debian's source is older than the stock variant's
- * and lacks some built-ins it has (docs/decisions/engine.md).
+ * Which QuickJS build the sandbox runs: the platform's own (`engine/dist/`, built from Debian's
+ * source by `npm run build:engine`), the default, or with `PLATFORM_ENGINE=stock` the stock `@jitl`
+ * release variant, which is also the fallback where the build's files are missing
+ * (docs/decisions/engine.md says why the own build is the default and what it changes).
  * Chosen on the main thread, which knows where the files are; each sandbox thread gets the choice in
  * its workerData and loads it (engine-variant.ts).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { EngineChoice } from './engine-variant.ts';
+import { newQuickJSWASMModuleFromVariant, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { type EngineChoice, type EngineName, engineVariant } from './engine-variant.ts';
 
 const DIST = new URL('../../engine/dist/', import.meta.url);
 
 export function engineChoice(env: NodeJS.ProcessEnv = process.env): EngineChoice {
   const wasm = fileURLToPath(new URL('quickjs.wasm', DIST));
-  if (env.PLATFORM_ENGINE !== 'own') return { name: 'stock' };
-  if (!existsSync(wasm))
-    throw new Error(`PLATFORM_ENGINE=own, but ${wasm} is not built: run npm run build:engine`);
+  const wanted = env.PLATFORM_ENGINE ?? 'own';
+  if (wanted === 'stock') return { name: 'stock' };
+  if (wanted !== 'own')
+    throw new Error(`PLATFORM_ENGINE=${wanted}: expected "own" (the default) or "stock"`);
+  if (!existsSync(wasm)) {
+    if (env.PLATFORM_ENGINE === 'own')
+      throw new Error(`PLATFORM_ENGINE=own, but ${wasm} is not built: run npm run build:engine`);
+    return { name: 'stock' };
+  }
   return { name: 'own', wasm, glue: new URL('quickjs.mjs', DIST).href };
+}
+
+/** One build's engine module on its own memory, outside the sandbox (the engine benchmarks). */
+export async function engineModule(name: EngineName): Promise<QuickJSWASMModule> {
+  const memory = new WebAssembly.Memory({ initial: 256, maximum: 16384 });
+  return newQuickJSWASMModuleFromVariant(
+    engineVariant(engineChoice({ PLATFORM_ENGINE: name }), memory),
+  );
 }

@@ -1,6 +1,6 @@
 /**
  * The platform's own QuickJS build (engine/, `npm run build:engine`): the committed files are the
- * ones its recorded inputs build, and the sandbox runs apps on it (PLATFORM_ENGINE=own) as it does
+ * ones its recorded inputs build, and the sandbox runs apps on it (the default; PLATFORM_ENGINE=stock for the stock variant) as it does
  * on the stock variant, with what the build adds: the engine's own stack check (deep recursion and
  * deep JSON end as a catchable error inside the app, never a crashed thread) and
  * ArrayBuffer.prototype.transfer.
@@ -14,8 +14,8 @@ import { SandboxPool } from '../../src/sandbox/pool.ts';
 import { DEFAULT_INSTANCE_LIMITS } from '../../src/sandbox/protocol.ts';
 import { answerText, invokeSource } from '../_lib/sandbox.ts';
 
-/** calls deep that must answer: the default stack gets 4x on Node, 1/4 in a Deno worker (engine.md) */
-const DEPTH = onDeno ? 300 : 5000;
+/** calls deep that must answer: the default stack gets 2x on Node, 1/4 in a Deno worker (engine.md) */
+const DEPTH = onDeno ? 300 : 3000;
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
@@ -32,15 +32,14 @@ test('the committed engine is what its recorded inputs build', () => {
     assert.is(sha256(`engine/dist/${file}`), hash, `engine/dist/${file}`);
 });
 
-process.env.PLATFORM_ENGINE = 'own';
 let exits = 0;
 const pool = new SandboxPool({
   workers: 1,
   limits: { cpuMs: 200, ...DEFAULT_INSTANCE_LIMITS, wallMs: 5000 },
   hardKillMs: 2000,
   onWorkerExit: () => exits++,
+  engine: 'own',
 });
-delete process.env.PLATFORM_ENGINE;
 await pool.warm();
 
 test('the pool runs the own build', () => {
