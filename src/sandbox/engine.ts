@@ -1,13 +1,15 @@
 /**
  * Which QuickJS build the sandbox runs: the platform's own (`engine/dist/`, built from Debian's
- * source by `npm run build:engine`), the default, or with `PLATFORM_ENGINE=stock` the stock `@jitl`
- * release variant, which is also the fallback where the build's files are missing
+ * source by `npm run build:engine`), the default on Node, or with `PLATFORM_ENGINE=stock` the stock
+ * `@jitl` release variant, which is also the fallback where the build's files are missing and the
+ * default on Deno
  * (docs/decisions/engine.md says why the own build is the default and what it changes).
  * Chosen on the main thread, which knows where the files are; each sandbox thread gets the choice in
  * its workerData and loads it (engine-variant.ts).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { onDeno } from '../lib/on-deno.ts';
 import { newQuickJSWASMModuleFromVariant, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { type EngineChoice, type EngineName, engineVariant } from './engine-variant.ts';
 
@@ -15,7 +17,9 @@ const DIST = new URL('../../engine/dist/', import.meta.url);
 
 export function engineChoice(env: NodeJS.ProcessEnv = process.env): EngineChoice {
   const wasm = fileURLToPath(new URL('quickjs.wasm', DIST));
-  const wanted = env.PLATFORM_ENGINE ?? 'own';
+  // on Deno a worker's native stack cannot be raised, so the own build would allow a quarter of the
+  // recursion the stock one does there (engine-variant.ts): the stock variant stays Deno's default
+  const wanted = env.PLATFORM_ENGINE ?? (onDeno ? 'stock' : 'own');
   if (wanted === 'stock') return { name: 'stock' };
   if (wanted !== 'own')
     throw new Error(`PLATFORM_ENGINE=${wanted}: expected "own" (the default) or "stock"`);
