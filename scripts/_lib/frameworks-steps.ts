@@ -72,6 +72,7 @@ export async function makeApp(app: FrameworkApp, updateLock: boolean): Promise<s
   const lock = path.join(COMMITTED, 'locks', `${app.name}.package-lock.json`);
   if (existsSync(lock) && !updateLock) {
     await copyFile(lock, path.join(dir, 'package-lock.json'));
+    await pinToLock(dir);
     await rm(path.join(dir, 'node_modules'), { recursive: true, force: true });
     await sh('npm ci --no-audit --no-fund', dir);
   } else {
@@ -84,6 +85,27 @@ export async function makeApp(app: FrameworkApp, updateLock: boolean): Promise<s
   // an adapter's setup step may write the config afresh
   await pinCompatibilityDate(dir);
   return dir;
+}
+
+/**
+ * A create tool may write today's newest versions into package.json (create-cloudflare asks for the
+ * latest wrangler): the ranges the committed lock was made from replace them, so `npm ci` installs
+ * what the lock pins and the corpus does not drift from one day to the next.
+ */
+async function pinToLock(dir: string): Promise<void> {
+  type Deps = Record<string, string>;
+  type Manifest = { dependencies?: Deps; devDependencies?: Deps };
+  const file = path.join(dir, 'package.json');
+  const manifest = JSON.parse(await readFile(file, 'utf8')) as Manifest;
+  const lock = JSON.parse(await readFile(path.join(dir, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, Manifest>;
+  };
+  const root = lock.packages[''] ?? {};
+  for (const field of ['dependencies', 'devDependencies'] as const) {
+    if (root[field]) manifest[field] = { ...root[field] };
+    else delete manifest[field];
+  }
+  await writeFile(file, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 async function pinCompatibilityDate(dir: string): Promise<void> {
