@@ -136,6 +136,19 @@ const loopPoolOf = async (engine: 'own' | 'stock') => {
 const loopPool = await loopPoolOf(engineName);
 const stockLoopPool = await loopPoolOf('stock');
 
+/**
+ * Waits until this process (both platform nodes and their sandbox threads) is idle: requests still
+ * queued when wrk stops go on running, and would be billed to the next target's round on this core.
+ */
+async function settle(): Promise<void> {
+  for (const started = Date.now(); Date.now() - started < 60_000; ) {
+    const before = ownCpuMs();
+    await new Promise((r) => setTimeout(r, 250));
+    if (ownCpuMs() - before < 25) return;
+  }
+  console.warn('the platform did not become idle within 60 s');
+}
+
 const rows: Row[] = [];
 for (const h of HANDLERS.filter((x) => !values.only || x.file.includes(values.only))) {
   const source = await bundleHandler(h);
@@ -165,6 +178,7 @@ for (const h of HANDLERS.filter((x) => !values.only || x.file.includes(values.on
     ...(h.body ? { post: { body: h.body, contentType: h.contentType! } } : {}),
   };
   const run = async (t: Target, seconds = base.seconds) => {
+    await settle();
     const before = t.cpu();
     const r = await load(t.label, t.url + h.path, t.headers, { ...options, seconds });
     if (r.errors) console.warn(`${h.name} on ${t.label}: ${r.errors} errors of ${r.requests}`);
