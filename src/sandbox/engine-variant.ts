@@ -9,8 +9,9 @@ import { newVariant, RELEASE_SYNC, type QuickJSSyncVariant } from 'quickjs-emscr
 /**
  * How many times an instance's stackBytes the platform's build may use of its C stack (instances.ts):
  * about 3,800 JavaScript calls at 512 KiB (stock: 2,900), JSON nesting stops at about 65,000 levels.
- * Not 4x: a graph nested deeper than about 65,000 levels alive when a stack overflow is thrown after
- * an await leaves the runtime unable to free (docs/decisions/engine.md), and 4x let JSON build one.
+ * Not 4x: with about 100,000 objects alive, a stack overflow thrown after an await leaves the runtime
+ * unable to free (on the stock variant too, at 200,000: docs/decisions/engine.md), and at 4x a deep
+ * JSON body built that many before the check stopped it.
  */
 export const OWN_ENGINE_STACK_FACTOR = 2;
 
