@@ -8,17 +8,14 @@ import { newVariant, RELEASE_SYNC, type QuickJSSyncVariant } from 'quickjs-emscr
 
 /**
  * How many times an instance's stackBytes the platform's build may use of its C stack (instances.ts):
- * about 3,800 JavaScript calls at 512 KiB (stock: 2,900), JSON nesting stops at about 65,000 levels.
- * Not 4x: with about 100,000 objects alive, a stack overflow thrown after an await leaves the runtime
- * unable to free (on the stock variant too, at 200,000: docs/decisions/engine.md), and at 4x a deep
- * JSON body built that many before the check stopped it.
+ * about 7,700 JavaScript calls at 512 KiB (stock: 2,900); JSON nesting stops at about 131,000 levels.
  */
-export const OWN_ENGINE_STACK_FACTOR = 2;
+export const OWN_ENGINE_STACK_FACTOR = 4;
 
 /**
  * The sandbox thread's native stack for the platform's build (MiB): its calls into the engine nest
  * about 1 KiB of native frames for each 270 bytes of engine stack, so the engine's own check must
- * fire first for the largest limit (512 KiB x 2 = 1 MiB of engine stack: about 4 MiB native).
+ * fire first for the largest limit (512 KiB x 4 = 2 MiB of engine stack: about 8 MiB native).
  */
 export const OWN_ENGINE_NATIVE_STACK_MB = 32;
 

@@ -8,7 +8,7 @@
  * (a context's `ffi`, `memory` and its module's heap; the version is pinned by package-lock.json):
  * every server call goes through them, so a library change that moves them fails every sandbox test.
  */
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 
 type Module = { _malloc(bytes: number): number; _free(ptr: number): void; HEAPU8: Uint8Array };
 type Internals = {
@@ -23,6 +23,8 @@ type Internals = {
     QTS_Call(ctx: number, fn: number, thisVal: number, argc: number, argv: number): number;
     QTS_ResolveException(ctx: number, maybeException: number): number;
     QTS_FreeValuePointer(ctx: number, value: number): void;
+    QTS_ExecutePendingJob(rt: number, maxJobs: number, lastJobContext: number): number;
+    QTS_FreeValuePointerRuntime(rt: number, value: number): void;
   };
   memory: { module: Module; heapValueHandle(ptr: number): QuickJSHandle };
 };
@@ -31,13 +33,23 @@ type Internals = {
 const MAX_KEPT_BYTES = 256 * 1024;
 const MAX_ARGS = 8;
 
-type Buffers = { strPtr: number; strBytes: number; argv: number };
+/** `jobCtx`: the cell QTS_ExecutePendingJob writes the last job's context into. */
+type Buffers = { strPtr: number; strBytes: number; argv: number; jobCtx: number };
 const buffers = new WeakMap<Module, Buffers>();
 const encoder = new TextEncoder();
 
 function buffersOf(module: Module, bytes: number): Buffers {
   let b = buffers.get(module);
-  if (!b) buffers.set(module, (b = { strPtr: 0, strBytes: 0, argv: module._malloc(MAX_ARGS * 4) }));
+  if (!b)
+    buffers.set(
+      module,
+      (b = {
+        strPtr: 0,
+        strBytes: 0,
+        argv: module._malloc(MAX_ARGS * 4),
+        jobCtx: module._malloc(4),
+      }),
+    );
   if (b.strBytes < bytes) {
     if (b.strPtr) module._free(b.strPtr);
     b.strBytes = Math.max(bytes, 4096);
@@ -133,4 +145,36 @@ export function decodeGuestBytes(
   } finally {
     module._free(ptr);
   }
+}
+
+/**
+ * `runtime.executePendingJobs()`, reading the last job's context after the call. The library reads
+ * it through a view of the WASM memory made before the call: a job that grows the memory (a large
+ * allocation after an `await`) detaches that view, the library reads `undefined`, makes a second
+ * context to hold the answer and never frees it, and disposing the runtime then fails its leak check,
+ * which ends the sandbox thread (docs/decisions/engine.md). The platform's runtimes have one context
+ * each, so every job ran in `ctx`. Returns the exception a job failed with, or undefined.
+ */
+export function executePendingJobs(
+  ctx: QuickJSContext,
+  runtime: QuickJSRuntime,
+): QuickJSHandle | undefined {
+  const { ctx: ctxPtr, ffi, memory } = ctx as unknown as Internals;
+  const rt = (runtime as unknown as { rt: { value: number } }).rt.value;
+  const module = memory.module;
+  const b = buffersOf(module, 0);
+  const valuePtr = ffi.QTS_ExecutePendingJob(rt, -1, b.jobCtx);
+  const jobCtx = new Int32Array(module.HEAPU8.buffer, b.jobCtx, 1)[0];
+  if (jobCtx === 0) {
+    ffi.QTS_FreeValuePointerRuntime(rt, valuePtr);
+    return undefined;
+  }
+  if (jobCtx !== ctxPtr.value)
+    throw new Error('a promise job ran in a context the platform did not make');
+  const result = memory.heapValueHandle(valuePtr);
+  if (ctx.typeof(result) === 'number') {
+    result.dispose();
+    return undefined;
+  }
+  return result;
 }

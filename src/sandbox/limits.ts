@@ -8,6 +8,7 @@ import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import { TIME_ORIGIN, type FailureKind } from './protocol.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
 import { billedMs, cpuClock } from './cpu-clock.ts';
+import { executePendingJobs } from './fast-calls.ts';
 
 /** Loading a module's top-level code has its own, larger budget than a call. */
 export function loadBudgetMs(cpuMs: number): number {
@@ -212,10 +213,10 @@ export class JobFailure extends Error {
 /** Runs the guest's pending promise jobs; a job that fails beyond the promise machinery throws a JobFailure. */
 export function runJobs(inst: Instance): void {
   if (!inst.runtime.hasPendingJob()) return;
-  const r = inst.runtime.executePendingJobs();
-  if (!r.error) return;
-  const e = errorText(inst.context, r.error);
-  r.error.dispose();
+  const error = executePendingJobs(inst.context, inst.runtime);
+  if (!error) return;
+  const e = errorText(inst.context, error);
+  error.dispose();
   throw new JobFailure(e.message, e.stack);
 }
 

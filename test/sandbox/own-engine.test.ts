@@ -14,8 +14,8 @@ import { SandboxPool } from '../../src/sandbox/pool.ts';
 import { DEFAULT_INSTANCE_LIMITS } from '../../src/sandbox/protocol.ts';
 import { answerText, invokeSource } from '../_lib/sandbox.ts';
 
-/** calls deep that must answer: the default stack gets 2x on Node, 1/4 in a Deno worker (engine.md) */
-const DEPTH = onDeno ? 300 : 3000;
+/** calls deep that must answer: the default stack gets 4x on Node, 1/4 in a Deno worker (engine.md) */
+const DEPTH = onDeno ? 300 : 5000;
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
