@@ -26,6 +26,22 @@ export type BenchEnv = {
   close(): Promise<void>;
 };
 
+/** Serves `server` on a loopback port; `close` ends its connections, then the server. */
+function listen(server: Server): Promise<{ port: number; close(): Promise<void> }> {
+  return new Promise((resolve) => {
+    const s = serve({ fetch: server.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
+      resolve({
+        port: info.port,
+        close: () =>
+          new Promise<void>((r) => {
+            (s as unknown as { closeAllConnections(): void }).closeAllConnections();
+            s.close(() => r());
+          }).then(() => server.close()),
+      }),
+    );
+  });
+}
+
 /**
  * Another node of the same service (same database, so every app published to `env` is live on it)
  * with its own sandbox settings: a benchmark compares two of them in interleaved rounds.
@@ -36,19 +52,8 @@ export async function startSiblingServer(
 ): Promise<{ url: string; server: Server; close(): Promise<void> }> {
   const config = { ...env.deps.config, sandbox: { ...env.deps.config.sandbox, ...sandbox } };
   const server = createServer({ ...env.deps, config });
-  return new Promise((resolve) => {
-    const s = serve({ fetch: server.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
-      resolve({
-        url: `http://127.0.0.1:${info.port}`,
-        server,
-        close: () =>
-          new Promise<void>((r) => {
-            (s as unknown as { closeAllConnections(): void }).closeAllConnections();
-            s.close(() => r());
-          }).then(() => server.close()),
-      }),
-    );
-  });
+  const { port, close } = await listen(server);
+  return { url: `http://127.0.0.1:${port}`, server, close };
 }
 
 export async function startBenchEnv(options: { withServer?: boolean } = {}): Promise<BenchEnv> {
@@ -87,18 +92,7 @@ export async function startBenchEnv(options: { withServer?: boolean } = {}): Pro
   let server: Server | undefined;
   if (options.withServer !== false) {
     server = createServer(deps);
-    const s0 = server;
-    await new Promise<void>((resolve) => {
-      const s = serve({ fetch: s0.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-        port = info.port;
-        resolve();
-      });
-      close = () =>
-        new Promise<void>((r) => {
-          (s as unknown as { closeAllConnections(): void }).closeAllConnections();
-          s.close(() => r());
-        }).then(() => s0.close());
-    });
+    ({ port, close } = await listen(server));
   }
   return {
     deps,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { EnvSchema, list } from './config-env.ts';
+import type { EngineName } from './sandbox/engine-variant.ts';
 import {
   BUILT_IN_PLANS,
   markSold,
@@ -48,8 +49,8 @@ export type Config = Readonly<{
   analyticsFlushMs: number;
   sandbox: Readonly<{
     workers: number;
-    /** the QuickJS build (src/sandbox/engine.ts); undefined: the own build where it is built */
-    engine: 'own' | 'stock' | undefined;
+    /** the QuickJS build (src/sandbox/engine.ts); undefined: own on Node, stock on Deno */
+    engine: EngineName | undefined;
     memoryBytes: number;
     wallMs: number;
     backgroundWallMs: number;
