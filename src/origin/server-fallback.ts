@@ -336,5 +336,9 @@ async function answerCall(
   }
   // written in a batch after the answer goes out (events/writer.ts)
   services.events.add(events);
+  // a streamed answer that was not sent (a 5xx) still logged what it logged: its call's lines come
+  // when its stream ends
+  const ended = result.ok ? result.response?.streamEnd : undefined;
+  if (ended) void ended.then((end) => services.events.add(logEvents(base, end.logs)));
   return response;
 }

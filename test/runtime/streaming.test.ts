@@ -116,6 +116,38 @@ test('a stream that fails midway ends the response and records runtime.request_e
   assert.match(failure.metadata.error, 'the source broke');
 });
 
+test('a streamed 5xx gets the generic answer and still records what the app logged', async () => {
+  const app = await publishServerApp(
+    h,
+    key,
+    `export default { fetch() {
+       console.error('rendering failed: no cache');
+       return new Response(new ReadableStream({ async start(c) {
+         console.warn('inside the stream');
+         await null;
+         c.enqueue(new TextEncoder().encode('Internal Server Error'));
+         c.close();
+       } }), { status: 500 });
+     } };`,
+  );
+  const res = await get(app, '/broken');
+  assert.is(res.statusCode, 500);
+  assert.match(await rest(res), '"runtime_error"');
+  const logged = await waitFor(async () => {
+    const lines = [
+      ...(await eventsOf(h, key, app.appId, 'runtime.log.error')),
+      ...(await eventsOf(h, key, app.appId, 'runtime.log.warn')),
+    ].map((e) => e.message);
+    return lines.length === 2 && lines;
+  });
+  assert.equal(logged.sort(), ['inside the stream', 'rendering failed: no cache']);
+  const failure = (await eventsOf(h, key, app.appId, 'runtime.request_error'))[0]!;
+  assert.equal(
+    [failure.metadata.kind, failure.metadata.error],
+    ['status_5xx', 'Internal Server Error'],
+  );
+});
+
 test("a visitor who goes away cancels the stream: the app's cancel runs", async () => {
   const app = await publishServerApp(
     h,
