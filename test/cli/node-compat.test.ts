@@ -182,6 +182,53 @@ export default { fetch: () => Response.json({ ...lib, esm: typeof later }) };`,
   assert.equal(res.body, { seen: 'patched', als: true, esm: 'function' });
 });
 
+test('require() of a built-in that is a function in Node is that function: EventEmitter, Stream, assert, Module', async () => {
+  const manifest = { ...MANIFEST, app: { name: 'node cjs functions' } };
+  const dir = await writeSite(work, 'cjs-functions', manifest, {
+    'public/index.html': 'x',
+    'lib.cjs': `const EventEmitter = require('events');
+class Bus extends EventEmitter {}
+const bus = new Bus(); let heard = null; bus.on('x', (v) => (heard = v)); bus.emit('x', 7);
+const Stream = require('node:stream');
+const assert = require('assert');
+const Module = require('module');
+const immediate = setImmediate(() => {});
+exports.out = {
+  heard, ownEmitter: EventEmitter.EventEmitter === EventEmitter, stream: typeof Stream, readable: typeof Stream.Readable,
+  assert: typeof assert, strictEqual: typeof assert.strictEqual, module: typeof Module,
+  moduleRequire: typeof Module.prototype.require, createRequire: typeof Module.createRequire,
+  isBuiltin: Module.isBuiltin('node:fs'), unref: immediate.unref() === immediate, hasRef: immediate.hasRef(),
+};
+clearImmediate(immediate);`,
+    'server.js': `import lib from './lib.cjs';
+import { createRequire } from 'node:module';
+export default { fetch: () => Response.json({ ...lib.out, esmCreateRequire: typeof createRequire }) };`,
+  });
+  const r = await cli(['publish', dir]);
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const appId = (await h.api('GET /v0/apps', { key: u.api_key })).apps.find(
+    (a) => a.name === 'node cjs functions',
+  )!.app_id;
+  const res = await h.call('GET', '/run', { host: `${appId}.apps.localhost` });
+  assert.is(res.status, 200, res.text);
+  const Module = (await import('node:module')).default;
+  assert.equal(res.body, {
+    heard: 7,
+    ownEmitter: true,
+    stream: 'function',
+    readable: 'function',
+    assert: 'function',
+    strictEqual: 'function',
+    module: typeof Module,
+    moduleRequire: typeof Module.prototype.require,
+    createRequire: 'function',
+    isBuiltin: true,
+    unref: true,
+    hasRef: true,
+    esmCreateRequire: 'function',
+  });
+});
+
 test.after(async () => {
   await live.close();
   await h.close();

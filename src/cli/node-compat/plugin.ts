@@ -53,6 +53,7 @@ const OWN: Record<string, string> = {
   crypto: here('./crypto.js'),
   process: here('./process.js'),
   async_hooks: here('./async-hooks.js'),
+  module: here('./module.js'),
   string_decoder: require.resolve('string_decoder/'),
   assert: require.resolve('assert/'),
   stream: require.resolve('readable-stream'),
@@ -132,13 +133,29 @@ export function nodeCompat(options: NodeCompatOptions = {}): Plugin {
       build.onLoad({ filter: /.*/, namespace: CJS_BUILTIN }, (args) => {
         const target = args.path.slice(0, -CJS_SUFFIX.length);
         return {
-          contents: `module.exports = Object.assign({}, require(${JSON.stringify(target)}));\n`,
+          contents: cjsView(target),
           resolveDir: path.dirname(target),
           loader: 'js',
         };
       });
     },
   };
+}
+
+/**
+ * The CommonJS view of a built-in: what Node's require() gives. Where that is a function (the
+ * EventEmitter of `events`, Stream, assert, Module), the function itself, with the module's other
+ * exports on it (`class X extends require('events')`); otherwise a plain object copy, which apps
+ * may patch as they do Node's (an ESM namespace has no setters).
+ */
+function cjsView(target: string): string {
+  return `const m = require(${JSON.stringify(target)});
+const fn = typeof m === 'function' ? m : m && typeof m.default === 'function' ? m.default : undefined;
+if (fn) {
+  for (const k of Object.keys(m)) if (k !== 'default' && !(k in fn)) fn[k] = m[k];
+  module.exports = fn;
+} else module.exports = Object.assign({}, m);
+`;
 }
 
 /** The namespace of the one mutable CommonJS view of each built-in that require() is given. */

@@ -8,6 +8,26 @@ export default function install(platform) {
   platform.define('Buffer', Buffer);
   const immediates = new Map();
   let next = 1;
+  // Node's and workerd's Immediate: code holds it, and calls `unref()` on it (Next.js does); it
+  // keeps nothing alive here, where an instance ends with its call
+  class Immediate {
+    #id;
+    constructor(id) {
+      this.#id = id;
+    }
+    ref() {
+      return this;
+    }
+    unref() {
+      return this;
+    }
+    hasRef() {
+      return true;
+    }
+    [Symbol.toPrimitive]() {
+      return this.#id;
+    }
+  }
   platform.define('setImmediate', function setImmediate(fn, ...args) {
     const id = next++;
     immediates.set(
@@ -17,10 +37,12 @@ export default function install(platform) {
         fn(...args);
       }, 0),
     );
-    return id;
+    return new Immediate(id);
   });
-  platform.define('clearImmediate', function clearImmediate(id) {
+  function clearImmediate(immediate) {
+    const id = Number(immediate);
     clearTimeout(immediates.get(id));
     immediates.delete(id);
-  });
+  }
+  platform.define('clearImmediate', clearImmediate);
 }
