@@ -288,27 +288,40 @@ test("a 5xx's first line reaches the owner's event without the app's secrets in 
 
 test('only source from the release can be imported: no host modules, packages or globals', async () => {
   const probe = await serverApp(
-    `export default { fetch() { return Response.json({ process: Object.keys(process).sort(), versions: typeof process.versions, require: typeof require, Deno: Object.keys(Deno).sort(), host: typeof __host, Bun: typeof Bun }); } };`,
+    `export default { fetch() { return Response.json({ process: Object.keys(process).sort(), cwd: process.cwd(), hrtime: process.hrtime(process.hrtime()).length + typeof process.hrtime.bigint(), exit: (() => { try { process.exit(1); } catch (e) { return e.message; } })(), versions: typeof process.versions, require: typeof require, Deno: Object.keys(Deno).sort(), host: typeof __host, Bun: typeof Bun }); } };`,
   );
   const r = await h.call('GET', '/x', { host: probe.host });
   // process and Deno are the compatibility objects for configuration (env), entry (Deno.serve),
-  // Deno KV and Node's listener methods only
+  // Deno KV, Node's listener methods and what bundled code reads of Workers' process (cwd, hrtime)
   assert.equal(r.body, {
     process: [
       'addListener',
+      'argv',
+      'argv0',
+      'chdir',
+      'cwd',
       'emit',
+      'emitWarning',
       'env',
+      'execArgv',
+      'exit',
+      'hrtime',
       'listenerCount',
       'listeners',
       'nextTick',
       'off',
       'on',
       'once',
+      'platform',
       'prependListener',
       'prependOnceListener',
       'removeAllListeners',
       'removeListener',
+      'uptime',
     ],
+    cwd: '/',
+    hrtime: '2bigint',
+    exit: 'process.exit() is not available on this platform',
     versions: 'undefined',
     require: 'undefined',
     Deno: ['KvU64', 'env', 'openKv', 'serve'],

@@ -2,7 +2,7 @@
 // - `addEventListener('fetch' | 'scheduled', ...)`: the service-worker syntax of Workers and Deno;
 // - `Deno.serve(handler)` and `Deno.env`; `process.env` (Node, Vercel, Netlify, Val Town).
 // Environment variables are the app's secrets, as `ctx.secrets.get` reads them; a write stays in the instance.
-// `process` has `env`, `nextTick` and Node's listener methods: no `versions.node`, so libraries do not
+// `process` has `env`, `nextTick`, `cwd`, `hrtime` and Node's listener methods: no `versions.node`, so libraries do not
 // take Node-only paths.
 
 /** @param {{ define: (name: string, value: unknown) => void, load: (chunk: string) => void, internals: any, secret: (name: string) => string | undefined }} platform */
@@ -119,10 +119,38 @@ function nodeProcess(env) {
       else l.push({ fn, once });
       return p;
     };
+  let cwd = '/';
+  const started = performance.now();
+  const hrtime = (prev) => {
+    const ns = Math.round((performance.now() - started) * 1e6);
+    const t = [Math.floor(ns / 1e9), ns % 1e9];
+    if (!prev) return t;
+    const d = (t[0] - prev[0]) * 1e9 + (t[1] - prev[1]);
+    return [Math.floor(d / 1e9), d % 1e9];
+  };
+  hrtime.bigint = () => BigInt(Math.round((performance.now() - started) * 1e6));
   const p = {
     env,
     nextTick(fn, ...args) {
       queueMicrotask(() => fn(...args));
+    },
+    // what bundled server code reads of a Workers `process` (Next.js resolves paths from cwd);
+    // no `versions` or `version`, so no library takes the sandbox for Node
+    platform: '',
+    argv: [],
+    argv0: '',
+    execArgv: [],
+    cwd: () => cwd,
+    chdir(dir) {
+      cwd = String(dir);
+    },
+    hrtime,
+    uptime: () => (performance.now() - started) / 1000,
+    emitWarning(warning) {
+      console.warn(typeof warning === 'string' ? `Warning: ${warning}` : warning);
+    },
+    exit() {
+      throw new Error('process.exit() is not available on this platform');
     },
     on: adder(false, false),
     once: adder(false, true),
