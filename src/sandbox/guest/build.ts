@@ -13,6 +13,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../../lib/atomic-write.mjs';
 import { fileURLToPath } from 'node:url';
+import { LIBRARY_FIXES_KEY, libraryFixes } from './library-fixes.ts';
 
 const CHUNKS_DIR = fileURLToPath(new URL('./chunks/', import.meta.url));
 const PRELUDE_DIR = fileURLToPath(new URL('./prelude/', import.meta.url));
@@ -25,7 +26,9 @@ export type GuestCode = { prelude: string; chunks: GuestChunks };
 function sourceHash(files: string[]): string {
   const h = createHash('sha256');
   // this file too: a change to how the guest is built is a new build
-  h.update(readFileSync(fileURLToPath(import.meta.url))).update('\0');
+  h.update(readFileSync(fileURLToPath(import.meta.url)))
+    .update('\0')
+    .update(LIBRARY_FIXES_KEY);
   for (const f of readdirSync(PRELUDE_DIR).sort())
     h.update(f)
       .update('\0')
@@ -68,6 +71,7 @@ export async function guestCode(): Promise<GuestCode> {
       minify: true,
       // class and function names survive (`DOMException.name`, `fetch.name`), as in a browser
       keepNames: true,
+      plugins: [libraryFixes],
       legalComments: 'none',
       logLevel: 'silent',
     });
