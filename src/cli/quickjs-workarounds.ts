@@ -4,8 +4,9 @@
  *
  * `for (x of <expr with yield>)` in a generator: QuickJS's bytecode for the loop's exits counts the
  * iterator as pushed while the head's `yield` runs, and the module fails to compile with
- * "InternalError: stack underflow (op=110, …)" (fixed upstream in March 2026, after the build this
- * platform runs). Minified superstruct, inside Next.js's server, has it. The head is evaluated once
+ * "InternalError: stack underflow (op=110, …)". The platform's own build carries a fix
+ * (engine/patches/0005); the stock variant, which Deno and a node without `engine/dist/` run, does
+ * not, so the rewrite stays. Minified superstruct, inside Next.js's server, has it. The head is evaluated once
  * before the loop, so it moves into a block-scoped temporary just before the statement (and its
  * labels): `{ let t = (<expr>); for (x of t) … }`.
  */
