@@ -121,6 +121,8 @@ EMSCRIPTEN_KEEPALIVE JSValue *QTS_Eval(JSContext *ctx, const char *js_code, size
   return heap_value(result);
 }
 
+static JSValue evaluate_module(JSContext *ctx, JSValue func);
+
 static JSValue eval_code(JSContext *ctx, const char *js_code, size_t js_code_length,
                          const char *filename, int detect_module, int eval_flags) {
   if (detect_module && JS_DetectModule(js_code, js_code_length)) eval_flags |= JS_EVAL_TYPE_MODULE;
@@ -129,6 +131,12 @@ static JSValue eval_code(JSContext *ctx, const char *js_code, size_t js_code_len
   JSValue func = JS_Eval(ctx, js_code, js_code_length, filename,
                          eval_flags | JS_EVAL_FLAG_COMPILE_ONLY);
   if (JS_IsException(func) || (eval_flags & JS_EVAL_FLAG_COMPILE_ONLY)) return func;
+  return evaluate_module(ctx, func);
+}
+
+/* Evaluates a compiled, resolved module (takes `func`): its namespace, or a promise of it when the
+   module awaits at top level. */
+static JSValue evaluate_module(JSContext *ctx, JSValue func) {
   JSModuleDef *m = JS_VALUE_GET_PTR(func);
   JSValue evaluated = JS_EvalFunction(ctx, func); /* takes `func` */
   if (JS_IsException(evaluated)) return evaluated;
@@ -161,6 +169,87 @@ static JSValue eval_code(JSContext *ctx, const char *js_code, size_t js_code_len
     JS_FreeValue(ctx, ns);
     return evaluated;
   }
+}
+
+/* ---- module bytecode -------------------------------------------------------------------------
+   Made by the platform from a release's source, in a context that compiled its modules
+   (QTS_Eval with JS_EVAL_FLAG_COMPILE_ONLY, which also compiles what the entry imports), and read
+   back only from the platform's own storage: QuickJS's bytecode is not safe to load from anyone
+   else. A pack is, for each module, its length as 4 bytes (little-endian) and its bytecode. */
+
+EMSCRIPTEN_KEEPALIVE uint8_t *QTS_WriteModules(JSContext *ctx, uint32_t *out_length) {
+  DynBuf pack;
+  dbuf_init(&pack);
+  struct list_head *el;
+  list_for_each(el, &ctx->loaded_modules) {
+    JSModuleDef *m = list_entry(el, JSModuleDef, link);
+    /* compiled, not yet linked: a linked module's function is a closure, not bytecode */
+    if (JS_VALUE_GET_TAG(m->func_obj) != JS_TAG_FUNCTION_BYTECODE) continue;
+    JSValue value = JS_NewModuleValue(ctx, m);
+    size_t length;
+    uint8_t *bytes = JS_WriteObject(ctx, &length, value, JS_WRITE_OBJ_BYTECODE);
+    JS_FreeValue(ctx, value);
+    if (!bytes) {
+      dbuf_free(&pack);
+      return NULL;
+    }
+    uint32_t n = (uint32_t)length;
+    dbuf_put(&pack, (const uint8_t *)&n, 4);
+    dbuf_put(&pack, bytes, length);
+    js_free(ctx, bytes);
+  }
+  if (dbuf_error(&pack)) {
+    dbuf_free(&pack);
+    JS_ThrowOutOfMemory(ctx);
+    return NULL;
+  }
+  *out_length = (uint32_t)pack.size;
+  return pack.buf; /* the C allocator's (cutils' dbuf): the host frees it with _free */
+}
+
+/* Reads a pack's modules into the context and evaluates the one named `entry`, as QTS_Eval
+   evaluates a module's source: its namespace, or a promise of it. */
+EMSCRIPTEN_KEEPALIVE JSValue *QTS_EvalModules(JSContext *ctx, const uint8_t *pack, uint32_t length,
+                                              const char *entry) {
+  JSValue outer = swap_async_context(ctx, JS_UNDEFINED);
+  JSValue found = JS_UNDEFINED, result;
+  uint32_t at = 0;
+  while (at < length) {
+    uint32_t n;
+    if (length - at < 4 || (memcpy(&n, pack + at, 4), n > length - at - 4)) {
+      result = JS_ThrowInternalError(ctx, "module bytecode is cut short");
+      goto done;
+    }
+    at += 4;
+    JSValue m = JS_ReadObject(ctx, pack + at, n, JS_READ_OBJ_BYTECODE);
+    at += n;
+    if (JS_IsException(m)) {
+      result = m;
+      goto done;
+    }
+    char name[256];
+    if (JS_VALUE_GET_TAG(m) == JS_TAG_MODULE && JS_IsUndefined(found) &&
+        !strcmp(JS_AtomGetStr(ctx, name, sizeof(name),
+                              ((JSModuleDef *)JS_VALUE_GET_PTR(m))->module_name),
+                entry))
+      found = m;
+    else
+      JS_FreeValue(ctx, m); /* the context's module list holds it */
+  }
+  if (JS_IsUndefined(found)) {
+    result = JS_ThrowReferenceError(ctx, "no module '%s' in the bytecode", entry);
+  } else if (JS_ResolveModule(ctx, found) < 0) {
+    JS_FreeValue(ctx, found);
+    found = JS_UNDEFINED;
+    result = JS_EXCEPTION;
+  } else {
+    result = evaluate_module(ctx, found); /* takes `found` */
+    found = JS_UNDEFINED;
+  }
+done:
+  JS_FreeValue(ctx, found);
+  JS_FreeValue(ctx, swap_async_context(ctx, outer));
+  return heap_value(result);
 }
 
 /* ---- QuickJS's binary object format (values only: never bytecode from the host) ------------- */

@@ -20,7 +20,7 @@ import { bundleHandler, HANDLERS, type RealHandler } from '../test/_lib/real-han
 import { SandboxPool } from '../src/sandbox/pool.ts';
 import { DEFAULT_INSTANCE_LIMITS } from '../src/sandbox/protocol.ts';
 import { load, type LoadOptions } from './_lib/load.ts';
-import { ownCpuMs, pinTo, processCpuMs } from './_lib/proc-cpu.ts';
+import { ownCpuMs, pinTo, processCpuMs, settle } from './_lib/proc-cpu.ts';
 import { median } from './_lib/stats.ts';
 import { startWorkerd } from './_lib/workerd.ts';
 
@@ -135,19 +135,6 @@ const loopPoolOf = async (engine: 'own' | 'stock') => {
 };
 const loopPool = await loopPoolOf(engineName);
 const stockLoopPool = await loopPoolOf('stock');
-
-/**
- * Waits until this process (both platform nodes and their sandbox threads) is idle: requests still
- * queued when wrk stops go on running, and would be billed to the next target's round on this core.
- */
-async function settle(): Promise<void> {
-  for (const started = Date.now(); Date.now() - started < 60_000; ) {
-    const before = ownCpuMs();
-    await new Promise((r) => setTimeout(r, 250));
-    if (ownCpuMs() - before < 25) return;
-  }
-  console.warn('the platform did not become idle within 60 s');
-}
 
 const rows: Row[] = [];
 for (const h of HANDLERS.filter((x) => !values.only || x.file.includes(values.only))) {

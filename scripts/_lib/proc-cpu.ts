@@ -27,3 +27,17 @@ export function pinTo(core: number): boolean {
     return false;
   }
 }
+
+/**
+ * Waits until this process (platform nodes and their sandbox threads) is idle: work still queued
+ * from one measurement (requests after wrk stops, a publish's spare instances) would be billed to
+ * the next.
+ */
+export async function settle(): Promise<void> {
+  for (const started = Date.now(); Date.now() - started < 60_000; ) {
+    const before = ownCpuMs();
+    await new Promise((r) => setTimeout(r, 250));
+    if (ownCpuMs() - before < 25) return;
+  }
+  console.warn('the platform did not become idle within 60 s');
+}

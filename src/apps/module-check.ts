@@ -7,7 +7,12 @@ import type { Bindings } from '../bindings/declared.ts';
  * (`runtime/node-runtime.ts`); publishing asks (`apps/service.ts`).
  */
 export type ModuleCheckResult =
-  | { ok: true; handlers: string[] }
+  | {
+      ok: true;
+      handlers: string[];
+      /** The modules as the engine's bytecode and the engine build that made it (releases/bytecode.ts). */
+      bytecode?: { engine: string; pack: Uint8Array };
+    }
   | { ok: false; error: string; stack?: string };
 
 export type ModuleCheck = {

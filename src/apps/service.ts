@@ -34,6 +34,7 @@ import { previewLink } from '../releases/previews.ts';
 import { removeAppRoutes } from '../domains/queries.ts';
 import { checkPublishable } from './publish-checks.ts';
 import type { ActivationResult, PublishAppResponse, UnpublishResponse } from './schemas.ts';
+import { storeBytecode } from '../releases/bytecode.ts';
 import {
   insertApp,
   lockApp,
@@ -190,6 +191,7 @@ export async function publish(
   const ids = { appId: target.appId ?? newAppId(), releaseId: newId('rel') };
   let kept = false;
   let handlers: string[] = []; // what the module offers (none without one)
+  let bytecode: { engine: string; pack: Uint8Array } | undefined;
   if (entry && options.checkModule) {
     const sources = Object.fromEntries(
       bundle.files
@@ -214,7 +216,10 @@ export async function publish(
     // a bundle's stack names the user's files through the source map published with it
     if (!check.ok)
       moduleError = { message: check.error, stack: mapBundleStack(bundle.files, check.stack) };
-    else handlers = check.handlers;
+    else {
+      handlers = check.handlers;
+      bytecode = check.bytecode;
+    }
     kept = check.ok && !preview; // dropped below when the release does not go live
   }
   const missing =
@@ -232,6 +237,15 @@ export async function publish(
     discard();
     throw err;
   }
+  // stored before the answer, so a cold start on any node right after finds it; a failure to
+  // store it only means cold starts compile the source
+  if (bytecode)
+    await storeBytecode(deps.db, result.release_id, bytecode.engine, bytecode.pack).catch((err) =>
+      deps.log.warn('could not store the release bytecode', {
+        release_id: result.release_id,
+        error: String(err),
+      }),
+    );
   if (result.status === 'published') deps.signals.appChanged(result.app_id);
   else discard();
   return result;

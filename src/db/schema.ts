@@ -22,6 +22,7 @@ import type {
 import type {
   AppsTable,
   BlobsTable,
+  ReleaseBytecodeTable,
   ReleasesTable,
   ReleaseFilesTable,
   AppResourcesTable,
@@ -82,6 +83,7 @@ export interface Database {
   blobs: BlobsTable;
   releases: ReleasesTable;
   release_files: ReleaseFilesTable;
+  release_bytecode: ReleaseBytecodeTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   node_heartbeats: NodeHeartbeatsTable;
   operators: OperatorsTable;

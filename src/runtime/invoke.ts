@@ -8,6 +8,8 @@ import { readAsset } from './assets.ts';
 import { hostCallsFor } from './host-calls.ts';
 import type { HttpCache } from './http-cache.ts';
 import { sandboxFlags, type ReleaseView, type RuntimeCaches } from '../releases/live.ts';
+import { readBytecode } from '../releases/bytecode.ts';
+import { engineBuildId } from '../sandbox/engine.ts';
 import type { SandboxPool } from '../sandbox/pool.ts';
 import type { CallRequest, Invocation, InvocationResult } from '../sandbox/protocol.ts';
 import { addUsage } from '../usage/counters.ts';
@@ -55,8 +57,10 @@ export async function invokeRelease(
   const { app, release } = call;
   const sandbox = services.sandbox();
   // A release no worker holds needs its sources: read them beside the secrets, not after.
-  const sources = sandbox.holds(release.releaseId) ? undefined : services.caches.sources(release);
+  const held = sandbox.holds(release.releaseId);
+  const sources = held ? undefined : services.caches.sources(release);
   sources?.catch(() => {}); // a failure surfaces when the pool asks for them
+  const bytecode = bytecodeLoader(deps, sandbox, release.releaseId, !held);
   const secrets = await services.caches.appSecrets(app.appId);
   const background =
     call.handler === 'job' || call.handler === 'webhook' || call.handler === 'queue';
@@ -73,6 +77,7 @@ export async function invokeRelease(
     },
     release: { releaseId: release.releaseId, entry: release.manifest.runtime.server_entry! },
     loadSources: sourcesLoader(services, release, sources),
+    ...bytecode,
     request: call.request,
     secrets,
     limits: {
@@ -138,6 +143,24 @@ function sourcesLoader(
   early: Promise<Record<string, string>> | undefined,
 ): () => Promise<Record<string, string>> {
   return () => early ?? services.caches.sources(release);
+}
+
+/**
+ * The pool's `loadBytecode` for a release: the pack this node's engine build made at publish, if
+ * any; read at once (`early`) when no worker holds the release, beside the sources and secrets.
+ */
+function bytecodeLoader(
+  deps: Deps,
+  sandbox: SandboxPool,
+  releaseId: string,
+  early: boolean,
+): { loadBytecode?: () => Promise<Uint8Array | undefined> } {
+  const engine = engineBuildId(sandbox.engine);
+  if (!engine) return {};
+  const read = () => readBytecode(deps.db, releaseId, engine);
+  const started = early ? read() : undefined;
+  started?.catch(() => {}); // the pool reads a failure as no pack
+  return { loadBytecode: () => started ?? read() };
 }
 
 /** Adds a call's outbound requests to the app's usage (not waited for: counting never slows an answer). */

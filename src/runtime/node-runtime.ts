@@ -12,6 +12,7 @@ import { createRouteTable, type RouteTable } from '../domains/table.ts';
 import { createEventWriter, type EventWriter } from '../events/writer.ts';
 import { largestCpuMs, planOf } from '../plans/catalogue.ts';
 import { createRuntimeCaches, type RuntimeCaches } from '../releases/live.ts';
+import { engineBuildId } from '../sandbox/engine.ts';
 import { SandboxPool } from '../sandbox/pool.ts';
 import type { PoolStats } from '../sandbox/pool-stats.ts';
 import { DEFAULT_INSTANCE_LIMITS } from '../sandbox/protocol.ts';
@@ -98,8 +99,10 @@ export function createNodeRuntime(deps: Deps): NodeRuntime {
   const checkModule: ModuleCheck = async (input) => {
     const keep = input.keepAs;
     const checkId = keep?.releaseId ?? `check_${crypto.randomUUID()}`;
+    const engine = engineBuildId(sandbox().engine);
     const result = await sandbox().invoke({
       handler: 'load',
+      ...(engine ? { compile: true } : {}),
       // a kept instance is set up as the release's own calls set theirs up
       ...(keep ? { flags: instanceFlags(deps, keep) } : {}),
       app: {
@@ -116,7 +119,12 @@ export function createNodeRuntime(deps: Deps): NodeRuntime {
     if (!keep || !result.ok) sandbox().evict(checkId);
     if (result.ok) {
       const listed = result.response?.headers.find(([n]) => n === 'x-handlers')?.[1] ?? '';
-      return { ok: true, handlers: listed ? listed.split(',') : [] };
+      const body = result.response?.body;
+      return {
+        ok: true,
+        handlers: listed ? listed.split(',') : [],
+        ...(engine && body?.byteLength ? { bytecode: { engine, pack: new Uint8Array(body) } } : {}),
+      };
     }
     return {
       ok: false,

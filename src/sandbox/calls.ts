@@ -240,11 +240,22 @@ export function createCalls(state: WorkerState) {
       using h = inst.context.getProp(inst.handlers, n);
       if (inst.context.typeof(h) === 'function') names.push(n);
     }
+    const pack = call.inv.compile ? instances.compile(call.inv) : undefined;
+    const body = pack?.buffer as ArrayBuffer | undefined;
     inst.inflight++;
-    succeed(inst, call, {
-      ok: true,
-      response: { status: 200, headers: [['x-handlers', names.join(',')]] },
-    });
+    succeed(
+      inst,
+      call,
+      {
+        ok: true,
+        response: {
+          status: 200,
+          headers: [['x-handlers', names.join(',')]],
+          ...(body ? { body } : {}),
+        },
+      },
+      body ? [body] : [],
+    );
     instances.disposeIfRetired(inst);
   }
 

@@ -7,7 +7,8 @@
  * Chosen on the main thread, which knows where the files are; each sandbox thread gets the choice in
  * its workerData and loads it (engine-variant.ts).
  */
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { onDeno } from '../lib/on-deno.ts';
 import { newQuickJSWASMModuleFromVariant, type QuickJSWASMModule } from 'quickjs-emscripten';
@@ -29,6 +30,23 @@ export function engineChoice(env: NodeJS.ProcessEnv = process.env): EngineChoice
     return { name: 'stock' };
   }
   return { name: 'own', wasm, glue: new URL('quickjs.mjs', DIST).href };
+}
+
+const buildIds = new Map<string, string>();
+
+/**
+ * What module bytecode made by this engine is keyed by (module-bytecode.ts): the own build's
+ * `.wasm` hash, which changes with any change to the engine; undefined for the stock variant, which
+ * cannot write or read it.
+ */
+export function engineBuildId(choice: EngineChoice): string | undefined {
+  if (choice.name !== 'own') return undefined;
+  let id = buildIds.get(choice.wasm);
+  if (!id) {
+    id = `own-${createHash('sha256').update(readFileSync(choice.wasm)).digest('hex').slice(0, 32)}`;
+    buildIds.set(choice.wasm, id);
+  }
+  return id;
 }
 
 /** One build's engine module on its own memory, outside the sandbox (the engine benchmarks). */

@@ -18,6 +18,7 @@ import {
   segment,
   usedBytes,
 } from './limits.ts';
+import { compileModules, evalModules, hasModuleBytecode } from './module-bytecode.ts';
 import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
 
 /** A normaliser result that makes the loader fail with this message (its own errors lose theirs). */
@@ -168,9 +169,8 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     spareTimer = setTimeout(attempt, QUIET_MS);
   }
 
-  /** Sets the app's ctx up in a blank instance and evaluates the release's entry module. */
-  function load(inst: Instance, inv: Invocation, sources: Record<string, string>): void {
-    const { runtime, context } = inst;
+  /** Release modules import only their own files (`resolveImport`). */
+  function setReleaseLoader(runtime: Instance['runtime'], sources: Record<string, string>): void {
     runtime.setModuleLoader(
       (name) => {
         if (name.startsWith(DENIED)) return { error: new Error(name.slice(DENIED.length)) };
@@ -181,6 +181,41 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
       },
       (base, requested) => resolveImport(sources, base, requested),
     );
+  }
+
+  /**
+   * The release's modules compiled to bytecode (module-bytecode.ts), in a runtime of their own with
+   * the instance's limits: for the publish-time check to store. Undefined on the stock engine, or
+   * when they do not compile there (the release still publishes; its cold starts compile).
+   */
+  function compile(inv: Invocation): Uint8Array | undefined {
+    const sources = inv.release.sources;
+    const source = sources?.[inv.release.entry];
+    if (state.engine !== 'own' || !sources || source === undefined) return undefined;
+    const runtime = state.quickjs.newRuntime({
+      memoryLimitBytes: inv.limits.memoryBytes,
+      maxStackSizeBytes: guestStackBytes(state, inv.limits.stackBytes),
+    });
+    try {
+      const context = runtime.newContext();
+      try {
+        if (!hasModuleBytecode(context)) return undefined;
+        setReleaseLoader(runtime, sources);
+        return compileModules(context, inv.release.entry, source);
+      } catch {
+        return undefined;
+      } finally {
+        context.dispose();
+      }
+    } finally {
+      runtime.dispose();
+    }
+  }
+
+  /** Sets the app's ctx up in a blank instance and evaluates the release's entry module. */
+  function load(inst: Instance, inv: Invocation, sources: Record<string, string>): void {
+    const { runtime, context } = inst;
+    setReleaseLoader(runtime, sources);
     {
       using setApp = context.getProp(context.global, '__setApp');
       using appJson = context.newString(JSON.stringify(inv.app));
@@ -208,8 +243,12 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
       done: false,
     };
     const entry = inv.release.entry;
+    const pack = inv.release.bytecode;
     const loaded = segment(state, inst, loadCall, () => {
-      const r = context.evalCode(sources[entry]!, entry, { type: 'module' });
+      const r =
+        pack && hasModuleBytecode(context)
+          ? evalModules(context, pack, entry)
+          : context.evalCode(sources[entry]!, entry, { type: 'module' });
       runJobs(inst);
       return r;
     });
@@ -341,6 +380,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     get(releaseId: string): Instance | undefined {
       return live.get(releaseId);
     },
+    compile,
     /** Drops the instance from the map only; the whole module goes with the thread. */
     forget(inst: Instance): void {
       live.delete(inst.releaseId);

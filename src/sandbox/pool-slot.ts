@@ -23,6 +23,8 @@ export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release' | 'input'
   release: { releaseId: string; entry: string };
   /** Server module sources of the release; loaded only when a worker does not hold it yet. */
   loadSources: () => Promise<Record<string, string>>;
+  /** The release's modules as this engine's bytecode, when it has them (read with the sources). */
+  loadBytecode?: () => Promise<Uint8Array | undefined>;
   onHostCall?: HostCallHandler;
   limits?: Partial<Limits>;
 };

@@ -44,7 +44,15 @@ export type Invocation = {
   /** The request's body, for `fetch`. */
   body?: ArrayBuffer;
   app: { app_id: string; origin: string; release_id: string };
-  release: { releaseId: string; entry: string; sources?: Record<string, string> };
+  release: {
+    releaseId: string;
+    entry: string;
+    sources?: Record<string, string>;
+    /** Its modules as the engine's bytecode, made at publish (module-bytecode.ts): loaded instead of compiling `sources`. */
+    bytecode?: Uint8Array;
+  };
+  /** For `load`: also compile the modules to bytecode and answer it as the body (the own engine only). */
+  compile?: boolean;
   /** What the release declares that shapes ctx: app users (ctx.auth) and its public file stores. */
   flags?: SandboxFlags;
   secrets: Record<string, string>;
@@ -127,6 +135,8 @@ export type InvocationWire = [
   memoryBytes: number,
   stackBytes: number,
   wallMs: number,
+  bytecode?: Uint8Array,
+  compile?: boolean,
 ];
 
 /** What a result carries beside its response head and body, sent only when one of them is there. */

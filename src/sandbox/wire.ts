@@ -52,6 +52,8 @@ export function encodeInvocation(inv: Invocation): InvocationWire {
     limits.memoryBytes,
     limits.stackBytes,
     limits.wallMs,
+    release.bytecode,
+    inv.compile,
   ];
 }
 
@@ -68,6 +70,8 @@ export function decodeInvocation(w: InvocationWire): Invocation {
   if (w[3] !== undefined) inv.body = w[3];
   if (w[9] !== undefined) inv.release.sources = w[9];
   if (w[10] !== undefined) inv.flags = w[10];
+  if (w[16] !== undefined) inv.release.bytecode = w[16];
+  if (w[17]) inv.compile = true;
   return inv;
 }
 

@@ -58,6 +58,17 @@ export interface ReleasesTable {
   created_at: Timestamp;
 }
 
+/** A release's modules as one engine build's bytecode (src/releases/bytecode.ts). */
+export interface ReleaseBytecodeTable {
+  release_id: string;
+  engine: string;
+  /** brotli-compressed pack (src/sandbox/module-bytecode.ts) */
+  pack: Buffer;
+  /** the pack's size uncompressed */
+  bytes: number;
+  created_at: Generated<Date>;
+}
+
 export interface ReleaseFilesTable {
   release_id: string;
   path: string;
