@@ -27,6 +27,8 @@ export type ModuleCheck = {
      * secrets), so the first request after a publish does not load the module again.
      */
     keepAs?: { releaseId: string; manifest: Manifest; bindings: Bindings };
+    /** Also compile the modules to bytecode, where the engine can (releases/bytecode.ts). */
+    compile?: boolean;
   }): Promise<ModuleCheckResult>;
   /** Drops the instance a check kept for a release that did not go live. */
   discard?(releaseId: string): void;

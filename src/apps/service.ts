@@ -34,7 +34,7 @@ import { previewLink } from '../releases/previews.ts';
 import { removeAppRoutes } from '../domains/queries.ts';
 import { checkPublishable } from './publish-checks.ts';
 import type { ActivationResult, PublishAppResponse, UnpublishResponse } from './schemas.ts';
-import { storeBytecode } from '../releases/bytecode.ts';
+import { BYTECODE_MIN_SOURCE_BYTES, storeBytecode } from '../releases/bytecode.ts';
 import {
   insertApp,
   lockApp,
@@ -198,11 +198,15 @@ export async function publish(
         .filter((f) => isServerSource(f.path, f.content_type))
         .map((f) => [f.path, f.bytes.toString('utf8')]),
     );
+    const sourceBytes = bundle.files
+      .filter((f) => isServerSource(f.path, f.content_type))
+      .reduce((n, f) => n + f.bytes.length, 0);
     const check = await options.checkModule({
       appId: ids.appId,
       planKey: account.plan_key,
       entry,
       sources,
+      compile: sourceBytes >= BYTECODE_MIN_SOURCE_BYTES,
       ...(preview
         ? {}
         : {

@@ -9,6 +9,13 @@ import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
 import type { Executor } from '../db/database.ts';
 
+/**
+ * Below this much server source a release gets no pack: compiling it takes about as long as the
+ * read would (a small handler's cold start is the same either way, bench:cold-start), and its cold
+ * starts make no query for one.
+ */
+export const BYTECODE_MIN_SOURCE_BYTES = 64 * 1024;
+
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
 

@@ -8,7 +8,8 @@ import { readAsset } from './assets.ts';
 import { hostCallsFor } from './host-calls.ts';
 import type { HttpCache } from './http-cache.ts';
 import { sandboxFlags, type ReleaseView, type RuntimeCaches } from '../releases/live.ts';
-import { readBytecode } from '../releases/bytecode.ts';
+import { BYTECODE_MIN_SOURCE_BYTES, readBytecode } from '../releases/bytecode.ts';
+import { isServerSource } from '../manifest/stored.ts';
 import { engineBuildId } from '../sandbox/engine.ts';
 import type { SandboxPool } from '../sandbox/pool.ts';
 import type { CallRequest, Invocation, InvocationResult } from '../sandbox/protocol.ts';
@@ -60,7 +61,7 @@ export async function invokeRelease(
   const held = sandbox.holds(release.releaseId);
   const sources = held ? undefined : services.caches.sources(release);
   sources?.catch(() => {}); // a failure surfaces when the pool asks for them
-  const bytecode = bytecodeLoader(deps, sandbox, release.releaseId, !held);
+  const bytecode = bytecodeLoader(deps, sandbox, release, !held);
   const secrets = await services.caches.appSecrets(app.appId);
   const background =
     call.handler === 'job' || call.handler === 'webhook' || call.handler === 'queue';
@@ -147,20 +148,33 @@ function sourcesLoader(
 
 /**
  * The pool's `loadBytecode` for a release: the pack this node's engine build made at publish, if
- * any; read at once (`early`) when no worker holds the release, beside the sources and secrets.
+ * any; read at once (`early`) when no worker holds the release, beside the sources and secrets. A
+ * release with little server source has none (BYTECODE_MIN_SOURCE_BYTES): no query is made for it.
  */
 function bytecodeLoader(
   deps: Deps,
   sandbox: SandboxPool,
-  releaseId: string,
+  release: ReleaseView,
   early: boolean,
 ): { loadBytecode?: () => Promise<Uint8Array | undefined> } {
   const engine = engineBuildId(sandbox.engine);
   if (!engine) return {};
-  const read = () => readBytecode(deps.db, releaseId, engine);
-  const started = early ? read() : undefined;
-  started?.catch(() => {}); // the pool reads a failure as no pack
-  return { loadBytecode: () => started ?? read() };
+  let read: Promise<Uint8Array | undefined> | undefined;
+  const loadBytecode = () => {
+    if (!read) {
+      let bytes = 0;
+      for (const f of release.files.values())
+        if (isServerSource(f.path, f.contentType)) bytes += f.size;
+      read =
+        bytes < BYTECODE_MIN_SOURCE_BYTES
+          ? Promise.resolve(undefined)
+          : readBytecode(deps.db, release.releaseId, engine);
+      read.catch(() => {}); // the pool reads a failure as no pack
+    }
+    return read;
+  };
+  if (early) void loadBytecode();
+  return { loadBytecode };
 }
 
 /** Adds a call's outbound requests to the app's usage (not waited for: counting never slows an answer). */

@@ -99,7 +99,7 @@ export function createNodeRuntime(deps: Deps): NodeRuntime {
   const checkModule: ModuleCheck = async (input) => {
     const keep = input.keepAs;
     const checkId = keep?.releaseId ?? `check_${crypto.randomUUID()}`;
-    const engine = engineBuildId(sandbox().engine);
+    const engine = input.compile ? engineBuildId(sandbox().engine) : undefined;
     const result = await sandbox().invoke({
       handler: 'load',
       ...(engine ? { compile: true } : {}),

@@ -36,9 +36,12 @@ const release = (server: string) =>
     files: [
       file('public/index.html', 'x'),
       file('server.js', server, 'text/javascript'),
-      file('lib/answer.js', 'export const answer = (n) => `answer ${n * 2}`;', 'text/javascript'),
+      // over BYTECODE_MIN_SOURCE_BYTES of source, as a bundle of packages is
+      file('lib/answer.js', LIB, 'text/javascript'),
     ],
   });
+const LIB = `export const answer = (n) => 'answer ' + n * 2;
+export const table = ${JSON.stringify(Array.from({ length: 6000 }, (_, i) => `entry ${i}`))};`;
 const SERVER = `import { answer } from './lib/answer.js';
 export default { fetch() { return new Response(answer(21)); } };`;
 
@@ -89,6 +92,32 @@ test('a publish stores the bytecode and a cold start on another node evaluates i
   assert.is(await fromPack.text(), 'from the stored pack');
   // node A kept the instance its publish check loaded from the source
   assert.is((await a.call('GET', '/run', { host })).text, 'answer 42');
+});
+
+test('a small release gets no pack and its cold start reads none', async () => {
+  const u = await newUser(a);
+  const pub = await a.call('PUT', '/v0/apps', {
+    key: u.api_key,
+    body: site({
+      runtime: { static_root: 'public', fallback: 'server', server_entry: 'server.js' },
+      files: [
+        file('public/index.html', 'x'),
+        file(
+          'server.js',
+          `export default { fetch() { return new Response('small'); } };`,
+          'text/javascript',
+        ),
+      ],
+    }),
+  });
+  const { app_id: appId, release_id: releaseId } = pub.body as {
+    app_id: string;
+    release_id: string;
+  };
+  assert.is(await readBytecode(a.deps.db, releaseId, engine), undefined);
+  // a pack stored anyway is not read for it: its cold start compiles the source
+  await storeBytecode(a.deps.db, releaseId, engine, await otherPack());
+  assert.is(await (await nodeB.request(`http://${appId}.apps.localhost/run`)).text(), 'small');
 });
 
 test('a release without a stored pack compiles its source', async () => {
