@@ -252,6 +252,47 @@ done:
   return heap_value(result);
 }
 
+/* ---- script bytecode: the platform's own code (prelude, chunks), compiled once per thread ------ */
+
+/* A compiled script (QTS_Eval with JS_EVAL_FLAG_COMPILE_ONLY) as bytecode, in a buffer the host
+   frees with _free. */
+EMSCRIPTEN_KEEPALIVE uint8_t *QTS_WriteBytecode(JSContext *ctx, JSValueConst *compiled,
+                                                uint32_t *out_length) {
+  if (JS_VALUE_GET_TAG(*compiled) != JS_TAG_FUNCTION_BYTECODE) {
+    JS_ThrowTypeError(ctx, "not compiled code");
+    return NULL;
+  }
+  size_t length;
+  uint8_t *bytes = JS_WriteObject(ctx, &length, *compiled, JS_WRITE_OBJ_BYTECODE);
+  if (!bytes) return NULL;
+  uint8_t *out = malloc(length ? length : 1);
+  if (out) memcpy(out, bytes, length);
+  js_free(ctx, bytes);
+  if (!out) {
+    JS_ThrowOutOfMemory(ctx);
+    return NULL;
+  }
+  *out_length = (uint32_t)length;
+  return out;
+}
+
+/* Runs a script's bytecode (QTS_WriteBytecode's) as QTS_Eval runs its source: its completion value. */
+EMSCRIPTEN_KEEPALIVE JSValue *QTS_EvalBytecode(JSContext *ctx, const uint8_t *bytes,
+                                               uint32_t length) {
+  JSValue outer = swap_async_context(ctx, JS_UNDEFINED);
+  JSValue result = JS_ReadObject(ctx, bytes, length, JS_READ_OBJ_BYTECODE);
+  if (!JS_IsException(result)) {
+    if (JS_VALUE_GET_TAG(result) == JS_TAG_FUNCTION_BYTECODE)
+      result = JS_EvalFunction(ctx, result); /* takes the function */
+    else {
+      JS_FreeValue(ctx, result);
+      result = JS_ThrowTypeError(ctx, "not a script's bytecode");
+    }
+  }
+  JS_FreeValue(ctx, swap_async_context(ctx, outer));
+  return heap_value(result);
+}
+
 /* ---- QuickJS's binary object format (values only: never bytecode from the host) ------------- */
 
 EMSCRIPTEN_KEEPALIVE JSValue *QTS_bjson_encode(JSContext *ctx, JSValueConst *val) {

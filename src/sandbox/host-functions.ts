@@ -4,6 +4,7 @@
  * asynchronous platform calls that cross to the main thread. The table is typed by `HostApi`, so a name added on one side and
  * not the other does not compile.
  */
+import { evalPlatformScript } from './script-bytecode.ts';
 import { createHash } from 'node:crypto';
 import type { QuickJSContext } from 'quickjs-emscripten';
 import type { HostApi } from './host-api.ts';
@@ -325,7 +326,7 @@ function hostTable(state: WorkerState, inst: Instance, hooks: HostHooks): HostTa
       const source = state.chunks[n];
       if (source === undefined) throw new Error(`no platform chunk named ${n}`);
       return platformWork(inst, () => {
-        const r = ctx.evalCode(source, `platform:${n}.js`);
+        const r = evalPlatformScript(ctx, source, `platform:${n}.js`);
         if (!r.error) return r.value;
         const e = ctx.dump(r.error) as { message?: string } | undefined;
         r.error.dispose();

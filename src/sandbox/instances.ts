@@ -19,6 +19,7 @@ import {
   usedBytes,
 } from './limits.ts';
 import { compileModules, evalModules, hasModuleBytecode } from './module-bytecode.ts';
+import { evalPlatformScript } from './script-bytecode.ts';
 import { LoadError, Poisoned, type Call, type Instance, type WorkerState } from './worker-state.ts';
 
 /** A normaliser result that makes the loader fail with this message (its own errors lose theirs). */
@@ -110,7 +111,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     installInterrupt(inst);
     installHost(state, inst, hooks);
     // The prelude is platform code, not guest code: no app's budget applies to it.
-    const prelude = context.evalCode(state.prelude, '<platform prelude>');
+    const prelude = evalPlatformScript(context, state.prelude, '<platform prelude>');
     if (prelude.error) {
       const e = errorText(context, prelude.error);
       prelude.error.dispose();

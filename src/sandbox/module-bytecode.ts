@@ -14,6 +14,8 @@ type Module = {
   HEAPU32: Uint32Array;
   _QTS_WriteModules?: (ctx: number, outLength: number) => number;
   _QTS_EvalModules?: (ctx: number, pack: number, length: number, entry: number) => number;
+  _QTS_WriteBytecode?: (ctx: number, compiled: number, outLength: number) => number;
+  _QTS_EvalBytecode?: (ctx: number, bytes: number, length: number) => number;
 };
 type Internals = {
   ctx: { value: number };
@@ -24,7 +26,22 @@ type Internals = {
   memory: { module: Module; heapValueHandle(ptr: number): QuickJSHandle };
 };
 
-const internals = (context: QuickJSContext) => context as unknown as Internals;
+export const internals = (context: QuickJSContext) => context as unknown as Internals;
+
+type Evaluated =
+  | { value: QuickJSHandle; error?: undefined }
+  | { error: QuickJSHandle; value?: undefined };
+
+/** The engine's answer at `result` (a value pointer) as evalCode gives it: a value, or the exception. */
+export function settled(context: QuickJSContext, result: number): Evaluated {
+  const { ctx, ffi, memory } = internals(context);
+  const error = ffi.QTS_ResolveException(ctx.value, result);
+  if (error) {
+    ffi.QTS_FreeValuePointer(ctx.value, result);
+    return { error: memory.heapValueHandle(error) };
+  }
+  return { value: memory.heapValueHandle(result) };
+}
 
 /** Whether this engine build reads and writes module bytecode. */
 export function hasModuleBytecode(context: QuickJSContext): boolean {
@@ -59,12 +76,8 @@ export function compileModules(context: QuickJSContext, entry: string, source: s
 }
 
 /** Reads a pack into `context` and evaluates its module `entry`: as `evalCode` of that module's source. */
-export function evalModules(
-  context: QuickJSContext,
-  pack: Uint8Array,
-  entry: string,
-): { value: QuickJSHandle; error?: undefined } | { error: QuickJSHandle; value?: undefined } {
-  const { ctx, ffi, memory } = internals(context);
+export function evalModules(context: QuickJSContext, pack: Uint8Array, entry: string): Evaluated {
+  const { ctx, memory } = internals(context);
   const m = memory.module;
   const name = new TextEncoder().encode(`${entry}\0`);
   const packPtr = m._malloc(pack.length || 1);
@@ -79,10 +92,5 @@ export function evalModules(
     m._free(packPtr);
     m._free(namePtr);
   }
-  const error = ffi.QTS_ResolveException(ctx.value, result);
-  if (error) {
-    ffi.QTS_FreeValuePointer(ctx.value, result);
-    return { error: memory.heapValueHandle(error) };
-  }
-  return { value: memory.heapValueHandle(result) };
+  return settled(context, result);
 }
