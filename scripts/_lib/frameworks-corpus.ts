@@ -118,6 +118,31 @@ export const FRAMEWORK_APPS: FrameworkApp[] = [
     ],
   },
   {
+    name: 'vue-vite',
+    label: 'Vue + Vite (create-cloudflare, Cloudflare Vite plugin)',
+    create: [
+      'create-cloudflare',
+      '{dir}',
+      '--framework=vue',
+      '--platform=workers',
+      '--lang=ts',
+      '--no-deploy',
+      '--no-git',
+      '--accept-defaults',
+    ],
+    build: ['npm run build'],
+    page: '/',
+    probes: [
+      { name: 'home page', path: '/', headers: NAVIGATE },
+      { name: 'server route', path: '/api/', headers: { accept: '*/*' } },
+      { name: 'SPA navigation (the router)', path: '/about', headers: NAVIGATE },
+      { name: 'not a navigation: the Worker', path: '/about', headers: { accept: '*/*' } },
+      { name: 'asset', path: '/favicon.ico' },
+      { name: '404 (a missing asset)', path: '/assets/missing.js' },
+      { name: 'redirect (html_handling)', path: '/index.html' },
+    ],
+  },
+  {
     name: 'nextjs',
     label: 'Next.js (create-next-app, OpenNext for Cloudflare)',
     create: [
