@@ -38,9 +38,14 @@ export const COST_LIMITS = {
   argon2Parallelism: 4,
 } as const;
 
-/** Operations one call may have waiting or running, and the bytes of their arguments (the host holds a copy of each). */
+/**
+ * Operations one call may have waiting or running, and the bytes of their arguments (the host holds a
+ * copy of each). The count is a backstop for the host's bookkeeping, far past what code awaits at
+ * once (WPT's files queue dozens): a call's operations are bounded by its CPU budget, which each one's
+ * time is billed to, and their arguments by the bytes.
+ */
 export const QUEUE_LIMITS = {
-  perCallOps: 16,
+  perCallOps: 4096,
   perCallBytes: 64 * 1024 * 1024,
   perWorkerBytes: 256 * 1024 * 1024,
 } as const;

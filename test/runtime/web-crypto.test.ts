@@ -7,7 +7,7 @@ import * as jose from 'jose';
 import Stripe from 'stripe';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SYNC_MAX_BYTES } from '../../src/sandbox/subtle.ts';
+import { QUEUE_LIMITS, SYNC_MAX_BYTES } from '../../src/sandbox/subtle.ts';
 import { callNewApp } from '../_lib/apps.ts';
 import { bundleModule } from '../_lib/esbuild.ts';
 import { createHarness, newUser } from '../_lib/harness.ts';
@@ -333,6 +333,18 @@ test("the stripe SDK's constructEventAsync verifies a payload the real SDK signe
   );
   assert.is(r.status, 200, r.text);
   assert.equal(r.json, { ok: true, type: 'invoice.paid' });
+});
+
+test('operations queued at once wait their turn, up to the backstop of 4,096 in one call', async () => {
+  const r = await call(`export default { async fetch() {
+    const s = crypto.subtle, te = new TextEncoder();
+    const r = await Promise.allSettled(Array.from({ length: ${QUEUE_LIMITS.perCallOps + 1} }, (_, i) =>
+      s.importKey('raw', te.encode('key ' + i), 'PBKDF2', false, ['deriveBits'])));
+    const names = r.map((x) => (x.status === 'fulfilled' ? x.value.type : x.reason.name));
+    return Response.json({ secret: names.filter((n) => n === 'secret').length, refused: names.slice(-1) });
+  } };`);
+  assert.is(r.status, 200, JSON.stringify(r.json));
+  assert.equal(r.json, { secret: QUEUE_LIMITS.perCallOps, refused: ['QuotaExceededError'] });
 });
 
 test('an operation asking for too much work is refused before it starts (NotSupportedError); at the limits it works', async () => {
