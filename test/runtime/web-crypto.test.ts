@@ -335,6 +335,43 @@ test("the stripe SDK's constructEventAsync verifies a payload the real SDK signe
   assert.equal(r.json, { ok: true, type: 'invoice.paid' });
 });
 
+test('the bytes an operation is given are copied at the call: changing the buffer right after changes nothing', async () => {
+  const r = await call(`export default { async fetch() {
+    const s = crypto.subtle, hex = (b) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
+    const big = new Uint8Array(${SYNC_MAX_BYTES * 2}).fill(1), small = new Uint8Array([1, 2, 3]);
+    const pending = [s.digest('SHA-256', big), s.digest('SHA-256', small)];
+    const raw = new Uint8Array(16).fill(7);
+    const importing = s.importKey('raw', raw, 'AES-GCM', false, ['encrypt']);
+    raw.fill(0);
+    const key = await importing;
+    const iv = new Uint8Array(12), data = new Uint8Array([1, 2, 3]);
+    pending.push(s.encrypt({ name: 'AES-GCM', iv }, key, data));
+    big.fill(2); small.fill(9); iv[0] = 9; data[0] = 9;
+    return Response.json((await Promise.all(pending)).map(hex));
+  } };`);
+  const key = await webcrypto.subtle.importKey(
+    'raw',
+    new Uint8Array(16).fill(7),
+    'AES-GCM',
+    false,
+    ['encrypt'],
+  );
+  const sealed = await webcrypto.subtle.encrypt(
+    { name: 'AES-GCM', iv: new Uint8Array(12) },
+    key,
+    new Uint8Array([1, 2, 3]),
+  );
+  assert.equal(r.json, [
+    createHash('sha256')
+      .update(new Uint8Array(SYNC_MAX_BYTES * 2).fill(1))
+      .digest('hex'),
+    createHash('sha256')
+      .update(new Uint8Array([1, 2, 3]))
+      .digest('hex'),
+    hex(sealed),
+  ]);
+});
+
 test('operations queued at once wait their turn, up to the backstop of 4,096 in one call', async () => {
   const r = await call(`export default { async fetch() {
     const s = crypto.subtle, te = new TextEncoder();

@@ -74,9 +74,17 @@ export default function install(platform) {
     };
     return k;
   };
-  const run = (method, args) =>
-    Promise.resolve()
-      .then(() => platform.subtle(method, JSON.stringify(enc(args))))
+  const run = (method, args) => {
+    // the arguments' bytes are copied at the call, as the spec's "get a copy of the bytes" says: code
+    // that reuses its buffer right after calling must not change what the operation works on
+    let payload;
+    try {
+      payload = JSON.stringify(enc(args));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return Promise.resolve()
+      .then(() => platform.subtle(method, payload))
       .then(
         ([json, bytes]) => {
           const r = JSON.parse(json);
@@ -99,6 +107,7 @@ export default function install(platform) {
             : new DOMException(info.message, info.code);
         },
       );
+  };
 
   class SubtleCrypto {
     constructor() {
