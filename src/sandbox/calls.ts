@@ -235,27 +235,12 @@ export function createCalls(state: WorkerState) {
 
   /** Publish-time check: the module loaded. Reports which handlers it exports. */
   function reportHandlers(inst: Instance, call: Call): void {
-    const names: string[] = [];
-    for (const n of ['fetch', 'job', 'webhook', 'queue']) {
-      using h = inst.context.getProp(inst.handlers, n);
-      if (inst.context.typeof(h) === 'function') names.push(n);
-    }
-    const pack = call.inv.compile ? instances.compile(call.inv) : undefined;
-    const body = pack?.buffer as ArrayBuffer | undefined;
+    // asked for, the release's modules as bytecode come back as the body (module-bytecode.ts)
+    const body = call.inv.compile ? instances.compile(call.inv) : undefined;
+    const headers: [string, string][] = [['x-handlers', instances.handlerNames(inst).join(',')]];
+    const response = body ? { status: 200, headers, body } : { status: 200, headers };
     inst.inflight++;
-    succeed(
-      inst,
-      call,
-      {
-        ok: true,
-        response: {
-          status: 200,
-          headers: [['x-handlers', names.join(',')]],
-          ...(body ? { body } : {}),
-        },
-      },
-      body ? [body] : [],
-    );
+    succeed(inst, call, { ok: true, response }, body ? [body] : []);
     instances.disposeIfRetired(inst);
   }
 

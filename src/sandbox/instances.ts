@@ -189,7 +189,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
    * the instance's limits: for the publish-time check to store. Undefined on the stock engine, or
    * when they do not compile there (the release still publishes; its cold starts compile).
    */
-  function compile(inv: Invocation): Uint8Array | undefined {
+  function compile(inv: Invocation): ArrayBuffer | undefined {
     const sources = inv.release.sources;
     const source = sources?.[inv.release.entry];
     if (state.engine !== 'own' || !sources || source === undefined) return undefined;
@@ -202,7 +202,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
       try {
         if (!hasModuleBytecode(context)) return undefined;
         setReleaseLoader(runtime, sources);
-        return compileModules(context, inv.release.entry, source);
+        return compileModules(context, inv.release.entry, source).buffer as ArrayBuffer;
       } catch {
         return undefined;
       } finally {
@@ -382,6 +382,15 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
       return live.get(releaseId);
     },
     compile,
+    /** Which of the contract's handlers the loaded module exports. */
+    handlerNames(inst: Instance): string[] {
+      const names: string[] = [];
+      for (const n of ['fetch', 'job', 'webhook', 'queue']) {
+        using h = inst.context.getProp(inst.handlers, n);
+        if (inst.context.typeof(h) === 'function') names.push(n);
+      }
+      return names;
+    },
     /** Drops the instance from the map only; the whole module goes with the thread. */
     forget(inst: Instance): void {
       live.delete(inst.releaseId);

@@ -23,7 +23,7 @@ export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release' | 'input'
   release: { releaseId: string; entry: string };
   /** Server module sources of the release; loaded only when a worker does not hold it yet. */
   loadSources: () => Promise<Record<string, string>>;
-  /** The release's modules as this engine's bytecode, when it has them (read with the sources). */
+  /** The release's modules as this engine's bytecode, when it has them (read with the sources; a failure to read them only means compiling the sources). */
   loadBytecode?: () => Promise<Uint8Array | undefined>;
   onHostCall?: HostCallHandler;
   limits?: Partial<Limits>;

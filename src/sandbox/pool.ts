@@ -329,8 +329,8 @@ export class SandboxPool {
     const limits = { ...this.options.limits, ...input.limits };
     const releaseId = input.release.releaseId;
     const callInput = input.event ?? requestInput(input.request);
-    let sources: Record<string, string> | undefined;
-    let bytecode: Promise<Uint8Array | undefined> | undefined;
+    let sources: Record<string, string> | undefined,
+      bytecode: Promise<Uint8Array | undefined> | undefined;
     for (let attempt = 0; ; attempt++) {
       const slot = this.pick(releaseId);
       const needSources = !slot.loaded.has(releaseId) || attempt > 0;
@@ -343,19 +343,13 @@ export class SandboxPool {
       }
       let result: InvocationResult;
       try {
-        if (needSources) {
-          // a pack that cannot be read is only a slower start: the sources are compiled instead
-          bytecode ??= input.loadBytecode?.().catch(() => undefined);
-          sources ??= await input.loadSources();
-        }
+        if (needSources) bytecode ??= input.loadBytecode?.().catch(() => undefined);
+        if (needSources) sources ??= await input.loadSources();
         // One literal, not spreads: spreads cost a trivial server call measurably more main-thread
         // CPU under load (`bench:origin`).
         const release: Invocation['release'] = { releaseId, entry: input.release.entry };
-        if (needSources) {
-          release.sources = sources;
-          const pack = await bytecode;
-          if (pack) release.bytecode = pack;
-        }
+        if (needSources) release.sources = sources;
+        if (needSources && (await bytecode)) release.bytecode = await bytecode;
         // a call moved off a thread that another call's guest code held gets a moment more to run:
         // it never ran there, and the margin is what the limit allows past its end
         const left = Math.max(
@@ -377,8 +371,8 @@ export class SandboxPool {
           // the worker's own timer gets what is left of the call's time
           limits: left < limits.wallMs ? { ...limits, wallMs: left } : limits,
           release,
+          compile: input.compile === true,
         };
-        if (input.compile) inv.compile = true;
         // The body is transferred to the worker, so each attempt sends its own copy.
         if (input.request.body) inv.body = input.request.body.slice(0);
         result = await this.send(slot, inv, performance.now() + left, input.onHostCall);

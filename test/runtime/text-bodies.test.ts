@@ -102,7 +102,7 @@ test("a response made of another one's unread body keeps the text: sent whole, t
   assert.is(r.headers['transfer-encoding'], undefined);
 });
 
-test('a body stream that was read before it was re-wrapped gives what is left of it', async () => {
+test('a body stream that was read cannot be re-wrapped (a TypeError, as in Node and workerd); an unread one can', async () => {
   const r = await callNewApp(
     h,
     key,
@@ -111,13 +111,14 @@ test('a body stream that was read before it was re-wrapped gives what is left of
        const reader = bytes.body.getReader();
        const first = await reader.read();
        reader.releaseLock();
-       const rest = await new Response(bytes.body).text();
+       let rest;
+       try { rest = await new Response(bytes.body).text(); } catch (e) { rest = e.name; }
        const copy = new Response(new Response(new Uint8Array([1, 2, 3])).body);
        return Response.json({ first: Array.from(first.value), rest, copy: Array.from(new Uint8Array(await copy.arrayBuffer())) });
      } };`,
   );
   assert.is(r.status, 200, r.text);
-  assert.equal(r.json, { first: [104, 105, 33], rest: '', copy: [1, 2, 3] });
+  assert.equal(r.json, { first: [104, 105, 33], rest: 'TypeError', copy: [1, 2, 3] });
 });
 
 test("Hono's middleware that sets a header after next() answers the handler's text whole", async () => {

@@ -173,6 +173,8 @@ export default function install(platform) {
     return b;
   });
   platform.provide('isStream', (v) => v instanceof ReadableStream);
+  // web-streams-polyfill keeps the standard's [[disturbed]] as `_disturbed` (its version is pinned)
+  platform.provide('isDisturbed', (stream) => stream._disturbed === true);
   platform.provide('readAll', async (stream, max) => {
     const reader = stream.getReader();
     const chunks = [];

@@ -36,6 +36,9 @@ export var extract = function (body, headers) {
   var b = bytesOf(body);
   if (b) return b;
   if (isLoaded('streams') && provided.isStream(body)) {
+    // as the fetch standard says: a stream another reader holds, or one already read from, is no body
+    if (body.locked || provided.isDisturbed(body))
+      throw new TypeError('The body stream is locked or has been read from: it cannot be a body');
     var back = provided.takeBacking(body);
     return !back ? body : back.text !== undefined ? utf8(back.text) : back.bytes;
   }
@@ -74,7 +77,7 @@ export var fetchError = function (e) {
 
 export var BodyMixin = {
   _take: function () {
-    if (this[$used] || this[$stream]?.locked)
+    if (disturbed(this) || this[$stream]?.locked || this[$source]?.locked)
       return Promise.reject(new TypeError('Body has already been consumed'));
     this[$used] = true;
     if (this[$hostBody]) {
@@ -126,6 +129,16 @@ export var BodyMixin = {
   },
 };
 
+/** Whether the body was read from, whole or through its stream (the standard's "disturbed"). */
+var disturbed = function (target) {
+  if (target[$used]) return true;
+  if (!isLoaded('streams')) return false;
+  return (
+    !!(target[$stream] && provided.isDisturbed(target[$stream])) ||
+    !!(target[$source] && provided.isDisturbed(target[$source]))
+  );
+};
+
 /** The body as a ReadableStream: the app's own stream, or one made (once) of the bytes. */
 export var bodyStream = function (target, bytes) {
   if (target[$hostBody] && !target[$used]) {
@@ -162,7 +175,7 @@ export var mixBody = function (C) {
   for (var k of Object.keys(BodyMixin)) hide(C.prototype, k, BodyMixin[k]);
   Object.defineProperty(C.prototype, 'bodyUsed', {
     get: function () {
-      return !!this[$used];
+      return disturbed(this);
     },
     configurable: true,
   });
@@ -198,6 +211,8 @@ export class Request {
     this[$headers] = new Headers(
       init.headers !== undefined ? init.headers : src ? src.headers : undefined,
     );
+    if (src && init.body === undefined && disturbed(src))
+      throw new TypeError('Cannot construct a Request from one whose body has been read');
     var body =
       init.body !== undefined
         ? extract(init.body, this[$headers])

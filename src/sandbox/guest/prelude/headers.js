@@ -1,6 +1,6 @@
 // @ts-check
 /** Headers. */
-import { $map } from './private.js';
+import { $immutable, $map } from './private.js';
 
 // ---- Headers --------------------------------------------------------------------------------
 var TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -29,6 +29,11 @@ var normValue = function (v) {
   return v;
 };
 
+/** The headers of `Response.error()` are immutable, as the fetch standard guards them. */
+var immutable = function (h) {
+  if (h[$immutable]) throw new TypeError('These headers are immutable');
+};
+
 export class Headers {
   constructor(init) {
     this[$map] = new Map();
@@ -48,12 +53,14 @@ export class Headers {
     for (var k of Object.keys(init)) this.append(k, init[k]);
   }
   append(n, v) {
+    immutable(this);
     n = normName(n);
     var l = this[$map].get(n);
     if (l) l.push(normValue(v));
     else this[$map].set(n, [normValue(v)]);
   }
   set(n, v) {
+    immutable(this);
     this[$map].set(normName(n), [normValue(v)]);
   }
   get(n) {
@@ -67,6 +74,7 @@ export class Headers {
     return this[$map].has(normName(n));
   }
   delete(n) {
+    immutable(this);
     this[$map].delete(normName(n));
   }
   forEach(cb, thisArg) {

@@ -51,4 +51,6 @@ export var $map = Symbol('map'),
   $redirected = Symbol('redirected'),
   $source = Symbol('source'),
   $stream = Symbol('stream'),
-  $hostBody = Symbol('hostBody');
+  $hostBody = Symbol('hostBody'),
+  $immutable = Symbol('immutable'),
+  $type = Symbol('type');

@@ -12,12 +12,19 @@ import {
   $status,
   $statusText,
   $stream,
+  $type,
+  $immutable,
   $text,
   $url,
   $used,
 } from './private.js';
 import { Headers } from './headers.js';
 import { BodyMixin, bodyStream, dictionary, extract, mixBody, setBody } from './body.js';
+/** The fetch standard's null body statuses (101 and 103 are below the range a Response may have). */
+var NULL_BODY = [204, 205, 304];
+/** HTTP's reason-phrase: tabs, spaces, visible ASCII and obs-text. */
+var REASON = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 export class Response {
   constructor(body, init) {
     init = dictionary(init, 'Response');
@@ -26,7 +33,14 @@ export class Response {
       throw new RangeError('Response status must be an integer from 200 to 599');
     this[$status] = status;
     // '' unless given, as the fetch standard (and Node, Deno, browsers) have it: the reason phrase is not the app's
-    this[$statusText] = init.statusText !== undefined ? String(init.statusText) : '';
+    var statusText = init.statusText !== undefined ? String(init.statusText) : '';
+    if (!REASON.test(statusText))
+      throw new TypeError(
+        'Response statusText must be a reason phrase (no line breaks or controls)',
+      );
+    this[$statusText] = statusText;
+    if (body !== undefined && body !== null && NULL_BODY.indexOf(status) >= 0)
+      throw new TypeError('A Response with status ' + status + ' cannot have a body');
     this[$headers] = new Headers(init.headers);
     if (typeof body === 'string') {
       // Kept as text: most handlers answer strings, and the host encodes them natively.
@@ -62,8 +76,9 @@ export class Response {
       throw new RangeError('Invalid redirect status');
     return newResponse(null, { status: status, headers: { location: new URL(url).toString() } });
   }
+  /** A network error, as the standard has it: type "error", status 0, immutable headers (a handler returning it fails its call). */
   static error() {
-    return newResponse(null, { status: 500 });
+    return networkError();
   }
   get status() {
     return this[$status];
@@ -81,7 +96,7 @@ export class Response {
     return !!this[$redirected];
   }
   get type() {
-    return 'default';
+    return this[$type] || 'default';
   }
   get url() {
     return this[$url] || '';
@@ -95,6 +110,7 @@ export class Response {
       this[$source] = two[0];
       body = two[1];
     }
+    if (this[$type] === 'error') return networkError();
     var copy = newResponse(body, {
       status: this[$status],
       statusText: this[$statusText],
@@ -110,6 +126,14 @@ export class Response {
 // there (`var X = class _X`), and its `name` with it (guest/build.ts).
 function newResponse(body, init) {
   return new Response(body, init);
+}
+
+function networkError() {
+  var res = newResponse(null, undefined);
+  res[$status] = 0;
+  res[$type] = 'error';
+  res[$headers][$immutable] = true;
+  return res;
 }
 
 mixBody(Response);
