@@ -18,17 +18,6 @@ import {
 } from 'web-streams-polyfill';
 import { Deflate, Gunzip, Gzip, Inflate, Unzlib, Zlib } from 'fflate';
 
-/** How many bytes at the end of `b` begin a UTF-8 sequence that is not complete yet. */
-function incompleteTail(b) {
-  for (let back = 1; back <= Math.min(3, b.length); back++) {
-    const c = b[b.length - back];
-    if ((c & 0xc0) === 0x80) continue; // a continuation byte: look further back
-    const need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-    return need > back ? back : 0;
-  }
-  return 0;
-}
-
 class TextEncoderStream {
   constructor() {
     const encoder = new TextEncoder();
@@ -48,31 +37,23 @@ class TextEncoderStream {
 
 class TextDecoderStream {
   constructor(label = 'utf-8', options = {}) {
+    // the decoder keeps a sequence split between chunks, and strips a BOM only at the start
     const decoder = new TextDecoder(label, options);
-    let pending = new Uint8Array(0);
     const t = new TransformStream({
       transform: (chunk, c) => {
         const view =
           chunk instanceof ArrayBuffer
             ? new Uint8Array(chunk)
             : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-        const all = new Uint8Array(pending.length + view.length);
-        all.set(pending);
-        all.set(view, pending.length);
-        const keep = incompleteTail(all);
-        pending = all.slice(all.length - keep);
-        const text = decoder.decode(all.subarray(0, all.length - keep));
+        const text = decoder.decode(view, { stream: true });
         if (text) c.enqueue(text);
       },
       flush: (c) => {
-        if (pending.length) {
-          if (decoder.fatal)
-            throw new TypeError('TextDecoderStream: the stream ended inside a UTF-8 sequence');
-          c.enqueue(decoder.decode(pending));
-        }
+        const text = decoder.decode();
+        if (text) c.enqueue(text);
       },
     });
-    this.encoding = 'utf-8';
+    this.encoding = decoder.encoding;
     this.fatal = decoder.fatal;
     this.ignoreBOM = decoder.ignoreBOM;
     this.readable = t.readable;
