@@ -61,7 +61,8 @@ export async function invokeRelease(
   const held = sandbox.holds(release.releaseId);
   const sources = held ? undefined : services.caches.sources(release);
   sources?.catch(() => {}); // a failure surfaces when the pool asks for them
-  const bytecode = bytecodeLoader(deps, sandbox, release, !held);
+  // its pack too (only a cold call reads one: a warm call's loader stays undefined, and costs nothing)
+  const loadBytecode = held ? undefined : bytecodeLoader(deps, sandbox, release);
   const secrets = await services.caches.appSecrets(app.appId);
   const background =
     call.handler === 'job' || call.handler === 'webhook' || call.handler === 'queue';
@@ -78,7 +79,7 @@ export async function invokeRelease(
     },
     release: { releaseId: release.releaseId, entry: release.manifest.runtime.server_entry! },
     loadSources: sourcesLoader(services, release, sources),
-    ...bytecode,
+    loadBytecode,
     request: call.request,
     secrets,
     limits: {
@@ -147,34 +148,24 @@ function sourcesLoader(
 }
 
 /**
- * The pool's `loadBytecode` for a release: the pack this node's engine build made at publish, if
- * any; read at once (`early`) when no worker holds the release, beside the sources and secrets. A
- * release with little server source has none (BYTECODE_MIN_SOURCE_BYTES): no query is made for it.
+ * The pool's `loadBytecode` for a release no worker holds: the pack this node's engine build made at
+ * publish, if any, read at once beside the sources and secrets. A release with little server source
+ * has none (BYTECODE_MIN_SOURCE_BYTES): no query is made for it.
  */
 function bytecodeLoader(
   deps: Deps,
   sandbox: SandboxPool,
   release: ReleaseView,
-  early: boolean,
-): { loadBytecode?: () => Promise<Uint8Array | undefined> } {
+): (() => Promise<Uint8Array | undefined>) | undefined {
   const engine = engineBuildId(sandbox.engine);
-  if (!engine) return {};
-  let read: Promise<Uint8Array | undefined> | undefined;
-  const loadBytecode = () => {
-    if (!read) {
-      let bytes = 0;
-      for (const f of release.files.values())
-        if (isServerSource(f.path, f.contentType)) bytes += f.size;
-      read =
-        bytes < BYTECODE_MIN_SOURCE_BYTES
-          ? Promise.resolve(undefined)
-          : readBytecode(deps.db, release.releaseId, engine);
-      read.catch(() => {}); // the pool reads a failure as no pack
-    }
-    return read;
-  };
-  if (early) void loadBytecode();
-  return { loadBytecode };
+  if (!engine) return undefined;
+  let bytes = 0;
+  for (const f of release.files.values())
+    if (isServerSource(f.path, f.contentType)) bytes += f.size;
+  if (bytes < BYTECODE_MIN_SOURCE_BYTES) return undefined;
+  const read = readBytecode(deps.db, release.releaseId, engine);
+  read.catch(() => {}); // the pool reads a failure as no pack
+  return () => read;
 }
 
 /** Adds a call's outbound requests to the app's usage (not waited for: counting never slows an answer). */

@@ -24,7 +24,7 @@ export type InvokeInput = Omit<Invocation, 'id' | 'limits' | 'release' | 'input'
   /** Server module sources of the release; loaded only when a worker does not hold it yet. */
   loadSources: () => Promise<Record<string, string>>;
   /** The release's modules as this engine's bytecode, when it has them (read with the sources; a failure to read them only means compiling the sources). */
-  loadBytecode?: () => Promise<Uint8Array | undefined>;
+  loadBytecode?: (() => Promise<Uint8Array | undefined>) | undefined;
   onHostCall?: HostCallHandler;
   limits?: Partial<Limits>;
 };
