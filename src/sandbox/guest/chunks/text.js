@@ -24,10 +24,23 @@ export default function install(platform) {
       return utf8(s === undefined ? '' : s);
     }
     encodeInto(s, dest) {
-      const b = utf8(s);
-      const n = Math.min(b.length, dest.length);
+      const str = String(s);
+      const b = utf8(str);
+      if (b.length <= dest.length) {
+        dest.set(b);
+        return { read: str.length, written: b.length };
+      }
+      // as much as fits, ending between characters; `read` counts the UTF-16 code units of what
+      // was written, so a caller (React's streaming renderer) writes the rest into its next buffer
+      let n = dest.length;
+      while (n > 0 && (b[n] & 0xc0) === 0x80) n--;
       dest.set(b.subarray(0, n));
-      return { read: String(s).length, written: n };
+      let read = 0;
+      for (let i = 0; i < n; i++) {
+        const c = b[i];
+        if ((c & 0xc0) !== 0x80) read += c >= 0xf0 ? 2 : 1;
+      }
+      return { read, written: n };
     }
   }
   /** The labels of UTF-8 (the Encoding standard's table); any other loads the encodings chunk. */
