@@ -63,6 +63,21 @@ export function createMetrics(deps: Deps, runtime: NodeRuntime): Metrics {
     (s) => s.waiting,
   );
   pool(
+    'platform_sandbox_instances',
+    'Warm app instances held by the sandbox workers',
+    (s) => s.instances,
+  );
+  pool(
+    'platform_sandbox_instance_memory_bytes',
+    'Memory the warm app instances were last measured to hold (QuickJS heaps)',
+    (s) => s.instanceBytes,
+  );
+  pool(
+    'platform_sandbox_wasm_memory_bytes',
+    "The sandbox workers' WebAssembly memory, which holds every instance's heap and never shrinks",
+    (s) => s.wasmBytes,
+  );
+  pool(
     'platform_sandbox_calls_total',
     'Server calls answered by the sandbox',
     (s) => s.calls,

@@ -5,7 +5,7 @@
  */
 import { onDeno } from '../lib/on-deno.ts';
 import { OWN_ENGINE_STACK_FACTOR } from './engine-variant.ts';
-import { SPARE_READY } from './shared-state.ts';
+import { INSTANCE_BYTES, INSTANCES, SPARE_READY, WASM_BYTES } from './shared-state.ts';
 import type { Invocation } from './protocol.ts';
 import { installHost, type HostHooks } from './host-functions.ts';
 import {
@@ -318,8 +318,18 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     return inst;
   }
 
+  /** What the pool reads for `/metrics`: the warm instances and what they were last measured to hold. */
+  function report(): void {
+    let total = 0;
+    for (const i of live.values()) total += i.usedBytes;
+    state.shared[INSTANCES] = live.size;
+    state.shared[INSTANCE_BYTES] = total;
+    state.shared[WASM_BYTES] = state.wasmMemory.buffer.byteLength;
+  }
+
   function dispose(inst: Instance): void {
     if (live.get(inst.releaseId) === inst) live.delete(inst.releaseId);
+    report();
     for (const t of inst.timers.values()) clearTimeout(t.timer);
     // Guest promises still waiting on the host hold references into the runtime: release them first.
     for (const [id, pending] of state.hostCalls) {
@@ -376,6 +386,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
       inst.usedBytes = usedBytes(inst);
       live.set(inst.releaseId, inst);
       evictOverBudget(inst);
+      report();
       return inst;
     },
     get(releaseId: string): Instance | undefined {
@@ -399,6 +410,7 @@ export function createInstances(state: WorkerState, hooks: HostHooks) {
     retire(inst: Instance): void {
       inst.retired = true;
       if (live.get(inst.releaseId) === inst) live.delete(inst.releaseId);
+      report();
     },
     /** Disposes a retired instance once no call is running in it (its handles are all released). */
     disposeIfRetired(inst: Instance): void {

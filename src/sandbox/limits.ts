@@ -3,7 +3,7 @@
  * thread's CPU time, see cpu-clock.ts; the runtime's interrupt handler stops it), a release's
  * memory is measured after calls, and failures are sorted into the kinds the pool and the owner see.
  */
-import { RUNNING_ID, RUNNING_SINCE } from './shared-state.ts';
+import { INSTANCE_BYTES, RUNNING_ID, RUNNING_SINCE, WASM_BYTES } from './shared-state.ts';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import { TIME_ORIGIN, type FailureKind } from './protocol.ts';
 import type { Call, Instance, WorkerState } from './worker-state.ts';
@@ -191,6 +191,8 @@ export function overMemoryCap(state: WorkerState, inst: Instance, call: Call): s
   inst.cpuSinceMeasureMs = 0;
   inst.measuredAtWasmBytes = wasmBytes;
   const used = usedBytes(inst);
+  state.shared[INSTANCE_BYTES]! += used - inst.usedBytes;
+  state.shared[WASM_BYTES] = wasmBytes;
   inst.usedBytes = used;
   const limit = call.inv.limits.memoryBytes;
   if (used <= limit) return undefined;

@@ -2,7 +2,13 @@
  * What a sandbox pool has done since it started, for `/metrics`: plain numbers the pool bumps on
  * its own paths (no label lookups there), read when Prometheus scrapes.
  */
-import { FETCHES_FAILED, FETCHES_OK } from './shared-state.ts';
+import {
+  FETCHES_FAILED,
+  FETCHES_OK,
+  INSTANCE_BYTES,
+  INSTANCES,
+  WASM_BYTES,
+} from './shared-state.ts';
 
 export type PoolCounters = {
   calls: number;
@@ -54,4 +60,28 @@ export type PoolStats = PoolCounters & {
   warmReleases: number;
   inFlight: number;
   waiting: number;
+  /** warm instances in the live workers, the memory they were last measured to hold, and the workers' WebAssembly memory */
+  instances: number;
+  instanceBytes: number;
+  wasmBytes: number;
 };
+
+type LiveSlot = { state: Float64Array; loaded: { size: number }; pending: { size: number } };
+
+/** The counters with what the live workers hold now. */
+export function poolStats(c: PoolCounters, slots: LiveSlot[], waiting: number): PoolStats {
+  const sum = (read: (s: LiveSlot) => number) => slots.reduce((n, s) => n + read(s), 0);
+  return {
+    ...c,
+    retired: { ...c.retired },
+    fetchesOk: c.fetchesOk + sum((s) => s.state[FETCHES_OK]!),
+    fetchesFailed: c.fetchesFailed + sum((s) => s.state[FETCHES_FAILED]!),
+    workers: slots.length,
+    warmReleases: sum((s) => s.loaded.size),
+    inFlight: sum((s) => s.pending.size),
+    waiting,
+    instances: sum((s) => s.state[INSTANCES]!),
+    instanceBytes: sum((s) => s.state[INSTANCE_BYTES]!),
+    wasmBytes: sum((s) => s.state[WASM_BYTES]!),
+  };
+}

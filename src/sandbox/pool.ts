@@ -6,13 +6,7 @@
  */
 import { engineChoice } from './engine.ts';
 import { type EngineChoice, OWN_ENGINE_NATIVE_STACK_MB } from './engine-variant.ts';
-import {
-  FETCHES_FAILED,
-  FETCHES_OK,
-  LAST_BEGUN,
-  RUNNING_ID,
-  SHARED_STATE_BYTES,
-} from './shared-state.ts';
+import { LAST_BEGUN, RUNNING_ID, SHARED_STATE_BYTES } from './shared-state.ts';
 import { Worker } from 'node:worker_threads';
 import { overdueStretch, WALL_MARGIN_MS } from './watchdog.ts';
 import { Outbox } from './outbox.ts';
@@ -30,6 +24,7 @@ import {
   newCounters,
   type PoolCounters,
   type PoolStats,
+  poolStats,
   retireReason,
 } from './pool-stats.ts';
 
@@ -393,19 +388,8 @@ export class SandboxPool {
 
   /** The counters with what the pool holds now: workers, warm releases, calls in flight and waiting. */
   stats(): PoolStats {
-    const slots = [...this.allSlots()].filter((s) => s.alive);
-    const waiting = this.fair.waiting();
-    const c = this.counters;
-    return {
-      ...c,
-      retired: { ...c.retired },
-      fetchesOk: c.fetchesOk + slots.reduce((n, s) => n + s.state[FETCHES_OK]!, 0),
-      fetchesFailed: c.fetchesFailed + slots.reduce((n, s) => n + s.state[FETCHES_FAILED]!, 0),
-      workers: slots.length,
-      warmReleases: slots.reduce((n, s) => n + s.loaded.size, 0),
-      inFlight: slots.reduce((n, s) => n + s.pending.size, 0),
-      waiting,
-    };
+    const live = [...this.allSlots()].filter((s) => s.alive);
+    return poolStats(this.counters, live, this.fair.waiting());
   }
 
   /** Whether some worker is running guest code now. */

@@ -19,4 +19,10 @@ export const BEGUN_COUNT = 5;
 export const FETCHES_OK = 6;
 export const FETCHES_FAILED = 7;
 
-export const SHARED_STATE_BYTES = 8 * Float64Array.BYTES_PER_ELEMENT;
+/** Memory the worker's warm instances were last measured to hold, and how many there are. */
+export const INSTANCE_BYTES = 8;
+export const INSTANCES = 9;
+/** The worker's WebAssembly memory, which only grows (every instance's heap lives in it). */
+export const WASM_BYTES = 10;
+
+export const SHARED_STATE_BYTES = 11 * Float64Array.BYTES_PER_ELEMENT;

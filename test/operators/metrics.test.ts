@@ -112,6 +112,10 @@ test('the figures follow what the service did', async () => {
   assert.ok(delta('platform_sandbox_cpu_seconds_total') > 0);
   assert.ok(value(after.families, 'platform_sandbox_workers') >= 1);
   assert.ok(value(after.families, 'platform_sandbox_warm_releases') >= 1);
+  assert.ok(value(after.families, 'platform_sandbox_instances') >= 1);
+  const heap = value(after.families, 'platform_sandbox_instance_memory_bytes');
+  assert.ok(heap > 64 * 1024, `a warm instance holds its heap (${heap} bytes)`);
+  assert.ok(value(after.families, 'platform_sandbox_wasm_memory_bytes') >= heap);
   assert.is(delta('platform_outbound_fetches_total'), 1);
   assert.is(delta('platform_outbound_fetch_failures_total'), 1);
   for (const state of ['ready', 'scheduled', 'running', 'failed'])
