@@ -223,6 +223,13 @@ export function runJobs(inst: Instance): void {
 }
 
 /** An error handle as a message and the guest's stack. */
+/** What an error about a part the engine cannot give adds, so the event says why. */
+function divergence(message: string): string | undefined {
+  if (/^ReferenceError: '?WebAssembly'? is not defined/.test(message))
+    return ' (app code runs in QuickJS, which has no WebAssembly: use a JavaScript build of the library)';
+  return undefined;
+}
+
 export function errorText(
   ctx: QuickJSContext,
   handle: QuickJSHandle,
@@ -231,7 +238,8 @@ export function errorText(
     const v = ctx.dump(handle) as unknown;
     if (v && typeof v === 'object') {
       const e = v as { name?: string; message?: string; stack?: string };
-      return { message: `${e.name ?? 'Error'}: ${e.message ?? ''}`, stack: e.stack };
+      const said = `${e.name ?? 'Error'}: ${e.message ?? ''}`;
+      return { message: said + (divergence(said) ?? ''), stack: e.stack };
     }
     return { message: String(v) };
   } catch {

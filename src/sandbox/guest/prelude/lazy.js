@@ -83,6 +83,8 @@ lazy('events', [
 
 lazy('structured-clone', ['structuredClone']);
 
+lazy('messaging', ['MessageChannel', 'MessagePort', 'MessageEvent']);
+
 lazy('url-pattern', ['URLPattern']);
 
 lazy('subtle', ['CryptoKey', 'SubtleCrypto', 'Crypto']);
