@@ -35,7 +35,7 @@ export function billedMs(clock: CpuClock, wallMs: number, cpuMs: number): number
  * Linux moves a running thread's CPU time at scheduler ticks: 1 to 10 ms apart by the kernel's HZ
  * (measured here: 4 ms steps, from every source above). The largest, so billing never falls short.
  */
-const TICK_MS = 10;
+export const TICK_MS = 10;
 
 /** Whether the clock moves while this thread computes (at most a tick or two of spinning, once per thread). */
 function moves(now: () => number): boolean {

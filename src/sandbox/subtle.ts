@@ -12,6 +12,7 @@
  * taking turns between releases. Operations of microseconds skip all that (`runSubtleNow`).
  */
 import { createHash, createHmac, KeyObject, timingSafeEqual, webcrypto } from 'node:crypto';
+import { startBill } from './threadpool-clock.ts';
 import type { Call, Instance } from './worker-state.ts';
 
 type CryptoKey = webcrypto.CryptoKey;
@@ -377,12 +378,10 @@ export function createSubtleRunner(busyMs: () => number) {
         continue;
       }
       running = true;
-      const started = performance.now();
-      const busyAtStart = busyMs();
+      const bill = startBill(busyMs);
       // accounted before the guest hears of it: what it does next finds the time billed and the slot free
       const finished = () => {
-        // the answer is seen only when this thread is free: time it spent on guest code meanwhile is not the operation's
-        const ms = Math.max(0, performance.now() - started - (busyMs() - busyAtStart));
+        const ms = bill();
         job.call.cpuUsedMs += ms;
         job.call.subtleMs = (job.call.subtleMs ?? 0) + ms;
         release(job);

@@ -1,6 +1,6 @@
 // Event, EventTarget and CustomEvent (event-target-shim), AbortController and AbortSignal (with
 // timeout, any, abort and throwIfAborted) on top of them, and DOMException.
-import { Event, EventTarget } from 'event-target-shim';
+import { defineEventAttribute, Event, EventTarget } from 'event-target-shim';
 
 const CODES = {
   IndexSizeError: 1,
@@ -58,13 +58,18 @@ class CustomEvent extends Event {
 }
 
 const ABORT = Symbol('abort');
+const FIRE = Symbol('fire');
 class AbortSignal extends EventTarget {
   constructor(key) {
     if (key !== ABORT) throw new TypeError('Illegal constructor: use new AbortController().signal');
     super();
     this._aborted = false;
     this._reason = undefined;
-    this.onabort = null;
+    // AbortSignal.any()'s bookkeeping, as the DOM standard has it: a dependent signal follows
+    // the signals that are not themselves dependent, which hold it weakly
+    this._dependent = false;
+    this._sources = [];
+    this._dependents = new Set();
   }
   get aborted() {
     return this._aborted;
@@ -80,9 +85,21 @@ class AbortSignal extends EventTarget {
     this._aborted = true;
     this._reason =
       reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
-    const event = new Event('abort');
-    if (typeof this.onabort === 'function') this.onabort.call(this, event);
-    this.dispatchEvent(event);
+    // dependents are aborted (reason set) before any event fires, and fire after this one
+    const follow = [];
+    for (const ref of this._dependents) {
+      const d = ref.deref();
+      if (!d || d._aborted) continue;
+      d._aborted = true;
+      d._reason = this._reason;
+      follow.push(d);
+    }
+    this._dependents.clear();
+    this[FIRE]();
+    for (const d of follow) d[FIRE]();
+  }
+  [FIRE]() {
+    this.dispatchEvent(new Event('abort'));
   }
   static abort(reason) {
     const s = new AbortSignal(ABORT);
@@ -99,17 +116,33 @@ class AbortSignal extends EventTarget {
   }
   static any(signals) {
     const s = new AbortSignal(ABORT);
-    for (const other of signals) {
+    const list = Array.from(signals);
+    for (const other of list) {
+      if (!(other instanceof AbortSignal)) throw new TypeError('AbortSignal.any: not an AbortSignal');
       if (other.aborted) {
         s[ABORT](other.reason);
         return s;
       }
     }
-    for (const other of signals)
-      other.addEventListener('abort', () => s[ABORT](other.reason), { once: true });
+    s._dependent = true;
+    const ref = new WeakRef(s);
+    const sweep = (source) => {
+      // a long-lived source (a server-wide signal) keeps no references to collected dependents
+      if (source._dependents.size > 64)
+        for (const r of source._dependents) if (!r.deref()) source._dependents.delete(r);
+    };
+    for (const other of list) {
+      for (const source of other._dependent ? other._sources : [other]) {
+        if (s._sources.includes(source)) continue;
+        s._sources.push(source);
+        sweep(source);
+        source._dependents.add(ref);
+      }
+    }
     return s;
   }
 }
+defineEventAttribute(AbortSignal.prototype, 'abort');
 
 class AbortController {
   constructor() {

@@ -23,9 +23,32 @@ function concat(list) {
   return out;
 }
 
+/** WebIDL's conversions of the constructors' arguments: a sequence, and an optional dictionary. */
+function sequence(parts, what) {
+  if (parts === undefined) return [];
+  if (
+    (typeof parts !== 'object' && typeof parts !== 'function') ||
+    parts === null ||
+    typeof parts[Symbol.iterator] !== 'function'
+  )
+    throw new TypeError(`${what}: the parts must be a sequence (an array or an iterable)`);
+  return Array.from(parts, toBytes);
+}
+function dictionary(options, what) {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' && typeof options !== 'function')
+    throw new TypeError(`${what}: the options must be an object`);
+  const endings = options.endings;
+  if (endings !== undefined && endings !== 'transparent' && endings !== 'native')
+    throw new TypeError(`${what}: endings must be "transparent" or "native"`);
+  return options;
+}
+
 class Blob {
-  constructor(parts = [], options = {}) {
-    this[BYTES] = concat(Array.from(parts, toBytes));
+  constructor(parts = undefined, options = undefined) {
+    const bytes = sequence(parts, 'Blob');
+    options = dictionary(options, 'Blob');
+    this[BYTES] = concat(bytes);
     const type = options.type === undefined ? '' : String(options.type);
     this._type = /[^\u0020-\u007e]/.test(type) ? '' : type.toLowerCase();
   }
@@ -68,8 +91,10 @@ class Blob {
 }
 
 class File extends Blob {
-  constructor(parts, name, options = {}) {
+  constructor(parts, name, options = undefined) {
     if (arguments.length < 2) throw new TypeError('File: a name is required');
+    options = dictionary(options, 'File');
+    if (parts === undefined) throw new TypeError('File: the parts are required');
     super(parts, options);
     this._name = String(name);
     this._lastModified =
@@ -133,21 +158,55 @@ class FormData {
   forEach(cb, thisArg) {
     for (const [k, v] of this[ENTRIES]) cb.call(thisArg, v, k, this);
   }
-  *entries() {
-    for (const e of this[ENTRIES]) yield [e[0], e[1]];
+  entries() {
+    return formDataIterator(this, 2);
   }
-  *keys() {
-    for (const e of this[ENTRIES]) yield e[0];
+  keys() {
+    return formDataIterator(this, 0);
   }
-  *values() {
-    for (const e of this[ENTRIES]) yield e[1];
+  values() {
+    return formDataIterator(this, 1);
   }
   [Symbol.iterator]() {
-    return this.entries();
+    return formDataIterator(this, 2);
   }
   get [Symbol.toStringTag]() {
     return 'FormData';
   }
+}
+
+// A WebIDL pair iterator: live over the entry list by index (an entry deleted ahead is not
+// visited), its prototype's prototype %IteratorPrototype%, its tag "FormData Iterator"
+const TARGET = Symbol('target');
+const KIND = Symbol('kind');
+const INDEX = Symbol('index');
+const FormDataIteratorPrototype = Object.create(
+  Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())),
+  {
+    next: {
+      configurable: true,
+      enumerable: true,
+      writable: true,
+      value: function next() {
+        if (!this || !(this[TARGET] instanceof FormData))
+          throw new TypeError('next called on an object that is not a FormData iterator');
+        const list = this[TARGET][ENTRIES];
+        const i = this[INDEX];
+        if (i >= list.length) return { value: undefined, done: true };
+        this[INDEX] = i + 1;
+        const e = list[i];
+        return { value: this[KIND] === 2 ? [e[0], e[1]] : e[this[KIND]], done: false };
+      },
+    },
+    [Symbol.toStringTag]: { configurable: true, value: 'FormData Iterator' },
+  },
+);
+function formDataIterator(form, kind) {
+  const it = Object.create(FormDataIteratorPrototype);
+  it[TARGET] = form;
+  it[KIND] = kind;
+  it[INDEX] = 0;
+  return it;
 }
 
 const quote = (s) => s.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');

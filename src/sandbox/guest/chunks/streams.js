@@ -62,14 +62,65 @@ class TextDecoderStream {
 }
 
 const CODECS = { gzip: [Gzip, Gunzip], deflate: [Zlib, Unzlib], 'deflate-raw': [Deflate, Inflate] };
+
+// fflate's streaming decoders take a zlib or gzip trailer off without checking it: the checks are
+// made here over what came out, so corrupt, truncated or trailing input fails as the standard says
+let crcTable;
+function crc32(crc, data) {
+  if (!crcTable) {
+    crcTable = new Int32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c;
+    }
+  }
+  let c = ~crc;
+  for (let i = 0; i < data.length; i++) c = crcTable[(c ^ data[i]) & 0xff] ^ (c >>> 8);
+  return ~c >>> 0;
+}
+function adler32(adler, data) {
+  let a = adler & 0xffff;
+  let b = adler >>> 16;
+  for (let i = 0; i < data.length; ) {
+    // 5552 bytes at most between reductions keeps the sums exact in 32 bits
+    const end = Math.min(i + 5552, data.length);
+    for (; i < end; i++) {
+      a += data[i];
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+const TRAILER = { gzip: 8, deflate: 4, 'deflate-raw': 0 };
+
 function codecStream(format, index, name) {
   const pair = CODECS[format];
   if (!pair)
     throw new TypeError(`${name}: unsupported format "${format}" (gzip, deflate or deflate-raw)`);
+  const decoding = index === 1;
+  const trailer = decoding ? TRAILER[format] : 0;
+  let tail = new Uint8Array(0);
+  let check = format === 'gzip' ? 0 : 1;
+  let size = 0;
   let controller;
   const codec = new pair[index]((data) => {
+    if (trailer) {
+      check = format === 'gzip' ? crc32(check, data) : adler32(check, data);
+      size += data.length;
+    }
     if (data.length) controller.enqueue(data);
   });
+  // the codec's own errors (bad header, bad block) are the standard's TypeError
+  const push = (bytes, final) => {
+    try {
+      codec.push(bytes, final);
+    } catch (e) {
+      throw new TypeError(`${name}: ${e?.message ?? 'the data is corrupt'}`);
+    }
+  };
   return new TransformStream({
     start: (c) => {
       controller = c;
@@ -82,10 +133,30 @@ function codecStream(format, index, name) {
             ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)
             : null;
       if (!view) throw new TypeError(`${name}: chunks must be ArrayBuffers or typed arrays`);
-      codec.push(view.slice(), false);
+      if (trailer) {
+        const both = new Uint8Array(tail.length + view.length);
+        both.set(tail);
+        both.set(view, tail.length);
+        tail = both.slice(Math.max(0, both.length - trailer));
+      }
+      push(view.slice(), false);
     },
     flush: () => {
-      codec.push(new Uint8Array(0), true);
+      push(new Uint8Array(0), true);
+      if (!trailer) return;
+      const at = (i, little) =>
+        little
+          ? (tail[i] | (tail[i + 1] << 8) | (tail[i + 2] << 16) | (tail[i + 3] << 24)) >>> 0
+          : ((tail[i] << 24) | (tail[i + 1] << 16) | (tail[i + 2] << 8) | tail[i + 3]) >>> 0;
+      const ok =
+        tail.length === trailer &&
+        (format === 'gzip'
+          ? at(0, true) === check && at(4, true) === size >>> 0
+          : at(0, false) === check);
+      if (!ok)
+        throw new TypeError(
+          `${name}: the ${format} data is corrupt, truncated or followed by other bytes (its check does not match)`,
+        );
     },
   });
 }
@@ -156,15 +227,20 @@ export default function install(platform) {
   platform.provide('isStream', (v) => v instanceof ReadableStream);
   // web-streams-polyfill keeps the standard's [[disturbed]] as `_disturbed` (its version is pinned)
   platform.provide('isDisturbed', (stream) => stream._disturbed === true);
-  platform.provide('readAll', async (stream, max) => {
+  // a body read whole (text(), json()...) takes Uint8Array chunks only, as the fetch standard says;
+  // `lenient` (an answer the host reads) also takes strings and other buffers, as a streamed answer does
+  platform.provide('readAll', async (stream, max, lenient = false) => {
     const reader = stream.getReader();
     const chunks = [];
     let size = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      const b =
-        typeof value === 'string'
+      const b = !lenient
+        ? value instanceof Uint8Array
+          ? value
+          : null
+        : typeof value === 'string'
           ? new TextEncoder().encode(value)
           : value instanceof ArrayBuffer
             ? new Uint8Array(value)

@@ -48,7 +48,8 @@ export var extract = function (body, headers) {
   }
   if (isLoaded('forms') && provided.isForm(body)) {
     var form = provided.encodeForm(body);
-    headers.set('content-type', form.type);
+    // a Content-Type the caller set wins, as the fetch standard has it for every body
+    if (!headers.has('content-type')) headers.set('content-type', form.type);
     return form.bytes;
   }
   return utf8(String(body));
@@ -79,6 +80,8 @@ export var BodyMixin = {
   _take: function () {
     if (disturbed(this) || this[$stream]?.locked || this[$source]?.locked)
       return Promise.reject(new TypeError('Body has already been consumed'));
+    // a null body is read as empty and stays unused (the standard disturbs only a body's stream)
+    if (!this[$hostBody] && !this[$source] && !this[$bytes]) return Promise.resolve(new Uint8Array(0));
     this[$used] = true;
     if (this[$hostBody]) {
       var hostId = this[$hostBody];
@@ -163,7 +166,18 @@ export var bodyStream = function (target, bytes) {
     });
   }
   if (target[$source]) return target[$source];
-  if (!bytes?.length) return null;
+  if (target[$used] && !target[$stream]) {
+    // read whole already: its stream is disturbed and locked, as the standard leaves it
+    loadChunk('streams');
+    var spent = new G.ReadableStream({
+      start: function (c) {
+        c.close();
+      },
+    });
+    spent.getReader().read();
+    target[$stream] = spent;
+  }
+  if (!target[$stream] && !bytes) return null;
   if (!target[$stream]) {
     loadChunk('streams');
     target[$stream] = provided.streamOf(bytes, { bytes: bytes });
@@ -188,6 +202,8 @@ export var mixBody = function (C) {
 };
 
 var METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];
+var FORBIDDEN_METHODS = ['CONNECT', 'TRACE', 'TRACK'];
+var METHOD_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 // WebIDL: an init that is not an object (a string passed as the init) is a TypeError, as in
 // workerd, Node and browsers, so a buggy handler fails loudly instead of answering 200 empty.
@@ -204,15 +220,25 @@ export class Request {
     var src = isRequest(input) ? input : null;
     var url = src ? src.url : String(input);
     var parsed = new URL(url);
-    var method = String(init.method || (src ? src.method : 'GET'));
+    var method = String(init.method !== undefined ? init.method : src ? src.method : 'GET');
+    if (!METHOD_TOKEN.test(method)) throw new TypeError('Invalid request method: ' + method);
+    if (FORBIDDEN_METHODS.indexOf(method.toUpperCase()) >= 0)
+      throw new TypeError('Forbidden request method: ' + method);
     if (METHODS.indexOf(method.toUpperCase()) >= 0) method = method.toUpperCase();
+    // RequestDuplex has one value; leaving it out with a stream body is allowed, as in workerd
+    if (init.duplex !== undefined && init.duplex !== 'half')
+      throw new TypeError('Request duplex must be "half"');
     this[$url] = parsed.toString();
     this[$method] = method;
     this[$headers] = new Headers(
       init.headers !== undefined ? init.headers : src ? src.headers : undefined,
     );
-    if (src && init.body === undefined && disturbed(src))
-      throw new TypeError('Cannot construct a Request from one whose body has been read');
+    if (
+      src &&
+      init.body === undefined &&
+      (disturbed(src) || src[$stream]?.locked || src[$source]?.locked)
+    )
+      throw new TypeError('Cannot construct a Request from one whose body has been read or locked');
     var body =
       init.body !== undefined
         ? extract(init.body, this[$headers])
@@ -320,7 +346,8 @@ export var incomingRequest = function (url, method, headerLines, body, user) {
   r[$method] = method;
   r[$headers] = null;
   r[$headerLines] = headerLines;
-  r[$bytes] = body === undefined ? null : new Uint8Array(body);
+  // an empty incoming body is no body (a GET's, a POST with Content-Length: 0): `request.body` is null
+  r[$bytes] = body === undefined || body.byteLength === 0 ? null : new Uint8Array(body);
   r[$used] = false;
   r[$signal] = NOOP_SIGNAL;
   r[$cf] = INCOMING_CF;

@@ -389,7 +389,7 @@ export var toResult = function (res, stream) {
     // where the answer cannot stream (a webhook's), the stream is read to its end first
     var source = res[$source];
     res[$source] = null;
-    return provided.readAll(source, MAX_STREAM_BODY).then(function (b) {
+    return provided.readAll(source, MAX_STREAM_BODY, true).then(function (b) {
       res[$bytes] = b;
       return toResult(res);
     });

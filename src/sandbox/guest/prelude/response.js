@@ -66,6 +66,8 @@ export class Response {
       throw new TypeError('Response.json: the value cannot be serialized as JSON');
     // the init's headers are read once (building them first and passing them on copied them a second time)
     var res = newResponse(null, init);
+    if (NULL_BODY.indexOf(res[$status]) >= 0)
+      throw new TypeError('A Response with status ' + res[$status] + ' cannot have a body');
     if (!res[$headers].has('content-type')) res[$headers].set('content-type', 'application/json');
     res[$text] = text;
     return res;
@@ -153,7 +155,6 @@ Object.defineProperty(Response.prototype, 'body', {
     if (text === undefined || this[$bytes] !== null || this[$source])
       return bodyStream(this, this[$bytes]);
     // encoded only if the stream is read: a Response made of it takes the text
-    if (!text.length) return null;
     if (!this[$stream]) {
       loadChunk('streams');
       this[$stream] = provided.streamOf(
