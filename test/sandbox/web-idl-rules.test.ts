@@ -62,6 +62,7 @@ await t('Headers iterator sees a header added while iterating', () => {
   return seen;
 });
 
+await t('class strings', () => [new Headers(), new Request('http://a.test/'), new Response(), new Headers().keys()].map((o) => Object.prototype.toString.call(o)));
 await t('Blob of a string', () => new Blob('abc'));
 await t('Blob of true', () => new Blob(true));
 await t('Blob with options 123', () => new Blob([], 123));
@@ -103,6 +104,14 @@ await t('a body read whole is then locked', async () => {
   const r = new Response('x');
   await r.text();
   try { r.body.getReader(); return 'reader'; } catch (e) { return [e.name, r.body.locked, r.bodyUsed]; }
+});
+await t("a clone's stream gets copies of the chunks", async () => {
+  const chunk = new Int16Array(new ArrayBuffer(16), 2, 2);
+  const r = new Response(new ReadableStream({ start(c) { c.enqueue(chunk); c.close(); } }));
+  const copy = r.clone();
+  const a = (await r.body.getReader().read()).value;
+  const b = (await copy.body.getReader().read()).value;
+  return [a === chunk, b !== chunk, b instanceof Int16Array, [...b]];
 });
 await t('Response.json with 204', () => Response.json({}, { status: 204 }));
 await t('a stream of strings read whole', () => new Response(new ReadableStream({ start(c) { c.enqueue('str'); c.close(); } })).text());
@@ -179,6 +188,12 @@ const EXPECTED: Record<string, unknown> = {
     ],
   ],
   'Headers iterator sees a header added while iterating': ['a', 'b', 'c'],
+  'class strings': [
+    '[object Headers]',
+    '[object Request]',
+    '[object Response]',
+    '[object Headers Iterator]',
+  ],
   'Blob of a string': 'throws TypeError',
   'Blob of true': 'throws TypeError',
   'Blob with options 123': 'throws TypeError',
@@ -199,6 +214,7 @@ const EXPECTED: Record<string, unknown> = {
   'reading a null body leaves it unused': ['', false, 0, false, null],
   'an empty body is a stream': [true, true, true],
   'a body read whole is then locked': ['TypeError', true, true],
+  "a clone's stream gets copies of the chunks": [true, true, true, [0, 0]],
   'Response.json with 204': 'throws TypeError',
   'a stream of strings read whole': 'throws TypeError',
   'a stream of ArrayBuffers read whole': 'throws TypeError',
@@ -234,7 +250,7 @@ const EXPECTED: Record<string, unknown> = {
  * Where Node 20 answers otherwise (WPT fails it there too): its Headers read a record's
  * non-enumerable keys and its iterators are not on %IteratorPrototype%; an onabort handler sees
  * another currentTarget; AbortSignal.any's dependents are not yet aborted when the first event
- * fires (fixed in Node 24); its DecompressionStream
+ * fires (fixed in Node 24); a clone's stream shares the original's chunks; its DecompressionStream
  * errors are plain Errors, and it takes bytes after a zlib stream's end. Leaving `duplex` out with
  * a stream body is allowed here, as workerd allows it (Node refuses), so Workers code that omits it
  * runs; that case is not in CASES.
@@ -244,6 +260,7 @@ const NODE_DEPARTS = [
   'Headers iterators',
   'the abort event, through onabort and listeners',
   'AbortSignal.any fires in order, each already aborted',
+  "a clone's stream gets copies of the chunks",
   ...['gzip', 'deflate', 'deflate-raw'].flatMap((f) => [
     `${f} truncated`,
     `${f} with a flipped byte in its check`,

@@ -227,6 +227,15 @@ export default function install(platform) {
   platform.provide('isStream', (v) => v instanceof ReadableStream);
   // web-streams-polyfill keeps the standard's [[disturbed]] as `_disturbed` (its version is pinned)
   platform.provide('isDisturbed', (stream) => stream._disturbed === true);
+  // a body's clone (Response/Request.clone()): the second branch gets structured clones of the
+  // chunks, as the fetch standard tees a body, so changing a chunk read from one never changes the other
+  platform.provide('teeBody', (stream) => {
+    const [first, second] = stream.tee();
+    const cloned = new TransformStream({
+      transform: (chunk, c) => c.enqueue(structuredClone(chunk)),
+    });
+    return [first, second.pipeThrough(cloned)];
+  });
   // a body read whole (text(), json()...) takes Uint8Array chunks only, as the fetch standard says;
   // `lenient` (an answer the host reads) also takes strings and other buffers, as a streamed answer does
   platform.provide('readAll', async (stream, max, lenient = false) => {

@@ -294,7 +294,7 @@ export class Request {
     if (this[$used]) throw new TypeError('Body has already been consumed');
     var copy = newRequest(this);
     if (this[$source]) {
-      var two = this[$source].tee();
+      var two = provided.teeBody(this[$source]);
       this[$source] = two[0];
       copy[$source] = two[1];
     }
@@ -303,6 +303,8 @@ export class Request {
 }
 
 mixBody(Request);
+// WebIDL's class string ("[object Request]"), which also makes structuredClone refuse it
+Object.defineProperty(Request.prototype, Symbol.toStringTag, { value: 'Request', configurable: true });
 
 var NOOP_SIGNAL = Object.freeze({
   aborted: false,

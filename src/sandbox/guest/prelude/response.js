@@ -108,7 +108,7 @@ export class Response {
     if (this[$hostBody]) bodyStream(this, null); // a fetched body becomes a stream, which tees
     var body = this[$text] !== undefined ? this[$text] : this[$bytes];
     if (this[$source]) {
-      var two = this[$source].tee();
+      var two = provided.teeBody(this[$source]);
       this[$source] = two[0];
       body = two[1];
     }
@@ -139,6 +139,8 @@ function networkError() {
 }
 
 mixBody(Response);
+// WebIDL's class string ("[object Response]"), which also makes structuredClone refuse it
+Object.defineProperty(Response.prototype, Symbol.toStringTag, { value: 'Response', configurable: true });
 
 // Text bodies are encoded only when app code reads them back.
 var takeBytes = BodyMixin._take;
