@@ -90,6 +90,17 @@ await t('... but with a body of its own', async () => {
 await t('Request FormData body keeps the caller\\'s Content-Type', () => new Request('http://a.test/', { method: 'POST', body: new FormData(), headers: { 'content-type': 'test/only; mime=type' } }).headers.get('content-type'));
 await t('Response FormData body keeps the caller\\'s Content-Type', () => new Response(new FormData(), { headers: { 'content-type': 'test/only' } }).headers.get('content-type'));
 
+await t('a request made from another takes its body', async () => {
+  const a = new Request('http://a.test/', { method: 'POST', body: 'x' });
+  const b = new Request(a);
+  let again;
+  try { new Request(a); again = 'made'; } catch (e) { again = e.name; }
+  return [a.bodyUsed, await b.text(), again];
+});
+await t('an object body is its string, as text', async () => {
+  const r = new Request('http://a.test/', { method: 'POST', body: { toString: () => 'hi!' } });
+  return [r.headers.get('content-type'), await r.text()];
+});
 await t('reading a null body leaves it unused', async () => {
   const q = new Request('http://a.test/', { method: 'POST' });
   const r = new Response(null);
@@ -211,6 +222,8 @@ const EXPECTED: Record<string, unknown> = {
   '... but with a body of its own': 'y',
   "Request FormData body keeps the caller's Content-Type": 'test/only; mime=type',
   "Response FormData body keeps the caller's Content-Type": 'test/only',
+  'a request made from another takes its body': [true, 'x', 'TypeError'],
+  'an object body is its string, as text': ['text/plain;charset=UTF-8', 'hi!'],
   'reading a null body leaves it unused': ['', false, 0, false, null],
   'an empty body is a stream': [true, true, true],
   'a body read whole is then locked': ['TypeError', true, true],

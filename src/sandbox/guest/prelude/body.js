@@ -52,7 +52,10 @@ export var extract = function (body, headers) {
     if (!headers.has('content-type')) headers.set('content-type', form.type);
     return form.bytes;
   }
-  return utf8(String(body));
+  // anything else is converted to a string, as WebIDL's USVString is, and is text like one
+  var text = String(body);
+  if (!headers.has('content-type')) headers.set('content-type', 'text/plain;charset=UTF-8');
+  return utf8(text);
 };
 
 /** Sets a body from `extract`: bytes, or a stream read when the body is consumed. */
@@ -239,6 +242,8 @@ export class Request {
       (disturbed(src) || src[$stream]?.locked || src[$source]?.locked)
     )
       throw new TypeError('Cannot construct a Request from one whose body has been read or locked');
+    // a body still on the host (a large upload, a fetched answer) becomes a stream the new request takes
+    if (src && init.body === undefined && src[$hostBody]) bodyStream(src, null);
     var body =
       init.body !== undefined
         ? extract(init.body, this[$headers])
@@ -249,6 +254,8 @@ export class Request {
       throw new TypeError('Request with GET/HEAD method cannot have body');
     setBody(this, body);
     this[$used] = false;
+    // the new request takes the input's body: the input's is then used, as the standard has it
+    if (src && init.body === undefined && body) src[$used] = true;
     this[$signal] = init.signal ||
       (src ? src.signal : null) || {
         aborted: false,
