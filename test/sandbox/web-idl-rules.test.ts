@@ -157,6 +157,24 @@ await t('AbortSignal.any fires in order, each already aborted', () => {
   return [order, states];
 });
 
+await t('encodeInto a view that is not a Uint8Array', () => new TextEncoder().encodeInto('a', new Int8Array(4)));
+await t('a TextDecoderStream fed a string', async () => {
+  const s = new TextDecoderStream();
+  s.readable.getReader().read().catch(() => {});
+  return s.writable.getWriter().write('str').then(() => 'written', (e) => 'rejects ' + e.name);
+});
+const encodeChunks = async (parts) => {
+  const s = new TextEncoderStream();
+  const w = s.writable.getWriter();
+  for (const p of parts) w.write(p);
+  w.close();
+  const chunks = [];
+  const r = s.readable.getReader();
+  for (let x = await r.read(); !x.done; x = await r.read()) chunks.push([...x.value]);
+  return chunks;
+};
+await t('TextEncoderStream joins a surrogate pair split across chunks', () => encodeChunks(['\\ud83d', '\\ude00', '']));
+await t('TextEncoderStream ends a lone high surrogate on its own', () => encodeChunks(['a\\ud83d']));
 const text = new TextEncoder().encode('hello hello hello hello');
 for (const format of ['gzip', 'deflate', 'deflate-raw']) {
   const packed = await squeeze(format, text);
@@ -244,6 +262,10 @@ const EXPECTED: Record<string, unknown> = {
     'function',
   ],
   'AbortSignal.any fires in order, each already aborted': ['012', [true, true, true, 'AbortError']],
+  'encodeInto a view that is not a Uint8Array': 'throws TypeError',
+  'a TextDecoderStream fed a string': 'rejects TypeError',
+  'TextEncoderStream joins a surrogate pair split across chunks': [[240, 159, 152, 128]],
+  'TextEncoderStream ends a lone high surrogate on its own': [[97], [239, 191, 189]],
   'gzip round trip': 'hello hello hello hello',
   'gzip truncated': 'throws TypeError',
   'gzip with a flipped byte in its check': 'throws TypeError',

@@ -21,10 +21,23 @@ import { Deflate, Gunzip, Gzip, Inflate, Unzlib, Zlib } from 'fflate';
 class TextEncoderStream {
   constructor() {
     const encoder = new TextEncoder();
+    // a high surrogate ending one chunk waits for the low one that may start the next, as the
+    // Encoding standard's stream encoder does; an empty result is no chunk
+    let pending = '';
     const t = new TransformStream({
       transform: (chunk, c) => {
-        const b = encoder.encode(String(chunk));
+        let text = pending + String(chunk);
+        pending = '';
+        const last = text.charCodeAt(text.length - 1);
+        if (last >= 0xd800 && last <= 0xdbff) {
+          pending = text.slice(-1);
+          text = text.slice(0, -1);
+        }
+        const b = encoder.encode(text);
         if (b.length) c.enqueue(b);
+      },
+      flush: (c) => {
+        if (pending) c.enqueue(encoder.encode(pending));
       },
     });
     this.readable = t.readable;
@@ -44,7 +57,11 @@ class TextDecoderStream {
         const view =
           chunk instanceof ArrayBuffer
             ? new Uint8Array(chunk)
-            : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+            : ArrayBuffer.isView(chunk)
+              ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+              : null;
+        if (!view)
+          throw new TypeError('TextDecoderStream: chunks must be ArrayBuffers or typed arrays');
         const text = decoder.decode(view, { stream: true });
         if (text) c.enqueue(text);
       },

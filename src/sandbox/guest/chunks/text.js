@@ -24,6 +24,8 @@ export default function install(platform) {
       return utf8(s === undefined ? '' : s);
     }
     encodeInto(s, dest) {
+      if (!(dest instanceof Uint8Array))
+        throw new TypeError('TextEncoder.encodeInto: the destination must be a Uint8Array');
       const str = String(s);
       const b = utf8(str);
       if (b.length <= dest.length) {
