@@ -97,6 +97,11 @@ await t('a request made from another takes its body', async () => {
   try { new Request(a); again = 'made'; } catch (e) { again = e.name; }
   return [a.bodyUsed, await b.text(), again];
 });
+await t('a clone leaves the request unread', async () => {
+  const a = new Request('http://a.test/', { method: 'POST', body: 'x' });
+  const b = a.clone();
+  return [a.bodyUsed, await b.text(), await a.text()];
+});
 await t('an object body is its string, as text', async () => {
   const r = new Request('http://a.test/', { method: 'POST', body: { toString: () => 'hi!' } });
   return [r.headers.get('content-type'), await r.text()];
@@ -241,6 +246,7 @@ const EXPECTED: Record<string, unknown> = {
   "Request FormData body keeps the caller's Content-Type": 'test/only; mime=type',
   "Response FormData body keeps the caller's Content-Type": 'test/only',
   'a request made from another takes its body': [true, 'x', 'TypeError'],
+  'a clone leaves the request unread': [false, 'x', 'x'],
   'an object body is its string, as text': ['text/plain;charset=UTF-8', 'hi!'],
   'reading a null body leaves it unused': ['', false, 0, false, null],
   'an empty body is a stream': [true, true, true],

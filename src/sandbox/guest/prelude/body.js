@@ -300,6 +300,8 @@ export class Request {
   clone() {
     if (this[$used]) throw new TypeError('Body has already been consumed');
     var copy = newRequest(this);
+    // made through the constructor, which takes the input's body: a clone leaves it unread
+    this[$used] = false;
     if (this[$source]) {
       var two = provided.teeBody(this[$source]);
       this[$source] = two[0];
