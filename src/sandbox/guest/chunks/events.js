@@ -118,7 +118,8 @@ class AbortSignal extends EventTarget {
     const s = new AbortSignal(ABORT);
     const list = Array.from(signals);
     for (const other of list) {
-      if (!(other instanceof AbortSignal)) throw new TypeError('AbortSignal.any: not an AbortSignal');
+      if (!(other instanceof AbortSignal))
+        throw new TypeError('AbortSignal.any: not an AbortSignal');
       if (other.aborted) {
         s[ABORT](other.reason);
         return s;

@@ -84,7 +84,8 @@ export var BodyMixin = {
     if (disturbed(this) || this[$stream]?.locked || this[$source]?.locked)
       return Promise.reject(new TypeError('Body has already been consumed'));
     // a null body is read as empty and stays unused (the standard disturbs only a body's stream)
-    if (!this[$hostBody] && !this[$source] && !this[$bytes]) return Promise.resolve(new Uint8Array(0));
+    if (!this[$hostBody] && !this[$source] && !this[$bytes])
+      return Promise.resolve(new Uint8Array(0));
     this[$used] = true;
     if (this[$hostBody]) {
       var hostId = this[$hostBody];
@@ -313,7 +314,10 @@ export class Request {
 
 mixBody(Request);
 // WebIDL's class string ("[object Request]"), which also makes structuredClone refuse it
-Object.defineProperty(Request.prototype, Symbol.toStringTag, { value: 'Request', configurable: true });
+Object.defineProperty(Request.prototype, Symbol.toStringTag, {
+  value: 'Request',
+  configurable: true,
+});
 
 var NOOP_SIGNAL = Object.freeze({
   aborted: false,

@@ -106,7 +106,10 @@ export class Headers {
   }
 }
 
-Object.defineProperty(Headers.prototype, Symbol.toStringTag, { value: 'Headers', configurable: true });
+Object.defineProperty(Headers.prototype, Symbol.toStringTag, {
+  value: 'Headers',
+  configurable: true,
+});
 
 /** The sorted and combined pairs the standard iterates over. */
 var sortedPairs = function (h) {

@@ -140,7 +140,10 @@ function networkError() {
 
 mixBody(Response);
 // WebIDL's class string ("[object Response]"), which also makes structuredClone refuse it
-Object.defineProperty(Response.prototype, Symbol.toStringTag, { value: 'Response', configurable: true });
+Object.defineProperty(Response.prototype, Symbol.toStringTag, {
+  value: 'Response',
+  configurable: true,
+});
 
 // Text bodies are encoded only when app code reads them back.
 var takeBytes = BodyMixin._take;

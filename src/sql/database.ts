@@ -1,0 +1,208 @@
+/**
+ * One SQLite database held by this node: opened under a lease recorded in Postgres, loaded from
+ * its chunks there, and written back after every commit before the commit is acknowledged
+ * (docs/decisions/sql.md). Calls run one at a time. A commit whose write to Postgres fails, or
+ * whose lease was taken over meanwhile, is not acknowledged and the copy in memory is dropped, so
+ * the next call starts again from what Postgres holds: nothing acknowledged is ever lost, and
+ * nothing unacknowledged is ever served.
+ */
+import { sql } from 'kysely';
+import type { Db, Executor } from '../db/database.ts';
+import {
+  CHUNK_BYTES,
+  ChunkFile,
+  registerFile,
+  sqlite,
+  unregisterFile,
+  VFS_NAME,
+} from './page-vfs.ts';
+import { acquireLease, LEASE_MS, LeaseLost, renewLease, releaseLease } from './lease.ts';
+import { guard } from './guard.ts';
+
+type Sqlite3 = Awaited<ReturnType<typeof sqlite>>;
+type Oo1Db = InstanceType<Sqlite3['oo1']['DB']>;
+
+export type Row = Record<string, unknown>;
+
+/** What a statement run by `exec` gives back. */
+export type StatementResult = {
+  columns: string[];
+  rows: unknown[][];
+  changes: number;
+  lastRowId: number;
+};
+
+export class SqlDatabase {
+  #db: Oo1Db | undefined;
+  #file: ChunkFile | undefined;
+  #epoch = 0;
+  /** until when (this node's clock) the lease is surely ours: past it, nothing is served */
+  #leaseUntil = 0;
+  #renewal: NodeJS.Timeout | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  private readonly store: Db;
+  readonly id: string;
+  readonly nodeId: string;
+
+  private constructor(store: Db, id: string, nodeId: string) {
+    this.store = store;
+    this.id = id;
+    this.nodeId = nodeId;
+  }
+
+  /** Creates the database's row if there is none (an empty database). */
+  static async create(
+    store: Executor,
+    row: { id: string; appId: string | null; kind: string; name: string },
+  ): Promise<void> {
+    await sql`insert into sql_databases (id, app_id, kind, name)
+      values (${row.id}, ${row.appId}, ${row.kind}, ${row.name}) on conflict (id) do nothing`.execute(
+      store,
+    );
+  }
+
+  /** Takes the lease (or fails with LeaseHeld) and loads the database. */
+  static async open(store: Db, id: string, nodeId: string): Promise<SqlDatabase> {
+    const d = new SqlDatabase(store, id, nodeId);
+    await d.#takeLease();
+    try {
+      await d.#load();
+    } catch (e) {
+      await d.close();
+      throw e;
+    }
+    d.#renewal = setInterval(() => void d.#renew(), LEASE_MS / 3);
+    d.#renewal.unref();
+    return d;
+  }
+
+  async #takeLease(): Promise<void> {
+    const took = await acquireLease(this.store, this.id, this.nodeId);
+    this.#epoch = took.epoch;
+    this.#leaseUntil = took.until;
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      this.#leaseUntil = await renewLease(this.store, this.id, this.nodeId, this.#epoch);
+    } catch (e) {
+      // lost: serve nothing more; a call that comes finds the lease gone and fails
+      if (e instanceof LeaseLost) this.#leaseUntil = 0;
+    }
+  }
+
+  async #load(): Promise<void> {
+    const head = await sql<{ size_bytes: number }>`
+      select size_bytes from sql_databases where id = ${this.id}`.execute(this.store);
+    if (!head.rows[0]) throw new Error(`no database ${this.id}`);
+    const chunks = await sql<{ chunk_no: number; data: Uint8Array }>`
+      select chunk_no, data from sql_chunks where database_id = ${this.id}`.execute(this.store);
+    const file = ChunkFile.fromChunks(chunks.rows, Number(head.rows[0].size_bytes));
+    const s3 = await sqlite();
+    const name = `${this.id}@${this.#epoch}`;
+    registerFile(name, file);
+    try {
+      const db = new s3.oo1.DB({ filename: name, flags: 'c', vfs: VFS_NAME });
+      // the rollback journal in memory: the file is written only at commit, which is what is stored
+      db.exec('PRAGMA journal_mode=MEMORY; PRAGMA temp_store=MEMORY; PRAGMA foreign_keys=ON;');
+      guard(s3, db);
+      this.#db = db;
+      this.#file = file;
+      file.takeDirty(); // opening reads, and writes nothing worth keeping yet
+    } finally {
+      unregisterFile(name);
+    }
+  }
+
+  /** Runs `work` alone on the database, then makes what it committed durable before answering. */
+  run<T>(work: (db: Oo1Db) => T): Promise<T> {
+    const next = this.#queue.then(() => this.#runNow(work));
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async #runNow<T>(work: (db: Oo1Db) => T): Promise<T> {
+    if (this.#closed) throw new Error('the database is closed');
+    if (performance.now() >= this.#leaseUntil) {
+      // the lease may have passed to another node: reload under a new one, or fail
+      this.#drop();
+      await this.#takeLease();
+    }
+    if (!this.#db) await this.#load();
+    const db = this.#db!;
+    let result: T | undefined;
+    let failure: { error: unknown } | undefined;
+    try {
+      result = work(db);
+    } catch (error) {
+      // a statement that failed rolled back; statements before it may have committed
+      failure = { error };
+    }
+    await this.#persist();
+    if (failure) throw failure.error;
+    return result as T;
+  }
+
+  async #persist(): Promise<void> {
+    const file = this.#file!;
+    const dirty = file.takeDirty();
+    if (!dirty.changed) return;
+    try {
+      await commitChunks(this.store, this.id, this.nodeId, this.#epoch, dirty);
+    } catch (e) {
+      // not stored, so not acknowledged: what is in memory is ahead of Postgres and must go
+      this.#drop();
+      if (e instanceof LeaseLost) this.#leaseUntil = 0;
+      throw e;
+    }
+  }
+
+  #drop(): void {
+    try {
+      this.#db?.close();
+    } catch {
+      // closing a connection whose file is gone
+    }
+    this.#db = undefined;
+    this.#file = undefined;
+  }
+
+  /** Closes the database and gives the lease back (another node may open it at once). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#renewal);
+    await this.#queue.catch(() => {});
+    this.#drop();
+    await releaseLease(this.store, this.id, this.nodeId, this.#epoch).catch(() => {});
+  }
+}
+
+/** One commit's chunks, in one Postgres transaction, fenced by the lease's epoch. */
+async function commitChunks(
+  store: Db,
+  id: string,
+  nodeId: string,
+  epoch: number,
+  dirty: { chunks: { chunk_no: number; data: Uint8Array }[]; size: number },
+): Promise<void> {
+  const write = async (tx: Executor) => {
+    const fenced = await sql<{ version: number }>`
+      update sql_databases set version = version + 1, size_bytes = ${dirty.size}
+      where id = ${id} and lease_node = ${nodeId} and lease_epoch = ${epoch}
+      returning version`.execute(tx);
+    if (!fenced.rows[0]) throw new LeaseLost(id);
+    for (let i = 0; i < dirty.chunks.length; i += 256) {
+      const part = dirty.chunks.slice(i, i + 256);
+      await sql`insert into sql_chunks (database_id, chunk_no, data)
+        select ${id}, * from unnest(${part.map((c) => c.chunk_no)}::integer[], ${part.map((c) => Buffer.from(c.data))}::bytea[])
+        on conflict (database_id, chunk_no) do update set data = excluded.data`.execute(tx);
+    }
+    const kept = Math.ceil(dirty.size / CHUNK_BYTES);
+    await sql`delete from sql_chunks where database_id = ${id} and chunk_no >= ${kept}`.execute(tx);
+  };
+  await store.transaction().execute(write);
+}
