@@ -3,6 +3,7 @@
 -- lease that lets exactly one node open it (docs/decisions/sql.md).
 create table sql_databases (
   id text primary key,
+  -- not a foreign key: a first publish applies its migrations before its app row exists
   app_id text,
   kind text not null,
   name text not null,

@@ -1,3 +1,4 @@
+import { closeD1 } from './sql/d1.ts';
 import { Hono } from 'hono';
 import { accountRoutes } from './accounts/routes.ts';
 import { planRoutes } from './plans/routes.ts';
@@ -238,6 +239,8 @@ export function createServer(deps: Deps, options: { runtime?: NodeRuntime } = {}
   const close = async () => {
     await appsPlane.close();
     if (owned) await runtime.close();
+    // this node's SQLite databases: their leases go back at once, for another node to open
+    await closeD1(deps);
   };
   return Object.assign(root, { api, apps: appsPlane, runtime, metrics, close });
 }

@@ -35,6 +35,7 @@ import { removeAppRoutes } from '../domains/queries.ts';
 import { checkPublishable } from './publish-checks.ts';
 import type { ActivationResult, PublishAppResponse, UnpublishResponse } from './schemas.ts';
 import { BYTECODE_MIN_SOURCE_BYTES, storeBytecode } from '../releases/bytecode.ts';
+import { applyD1Migrations } from '../sql/d1-migrations.ts';
 import {
   insertApp,
   lockApp,
@@ -225,6 +226,11 @@ export async function publish(
       bytecode = check.bytecode;
     }
     kept = check.ok && !preview; // dropped below when the release does not go live
+  }
+  // D1 migrations, before the release can go live (a preview applies none: it shares the data)
+  if (!moduleError && !preview && Object.keys(bundle.bindings.d1).length) {
+    const failed = await applyD1Migrations(deps, ids.appId, bundle.bindings, bundle.files);
+    if (failed) moduleError = { message: failed, reasons: [failed] };
   }
   const missing =
     options.requireHandlers && !moduleError && (!entry || options.checkModule)

@@ -9,6 +9,8 @@
 import * as v from 'valibot';
 
 export const BINDINGS_PATH = '.platform/bindings.json';
+/** Where a D1 binding's migrations travel in a release: `.platform/d1/<binding>/<file>.sql`. */
+export const D1_MIGRATIONS_PREFIX = '.platform/d1/';
 
 /** What app code reads it as (`env.CACHE`): a JavaScript identifier, as wrangler requires. */
 const BindingName = v.pipe(
@@ -52,9 +54,20 @@ const BucketName = v.pipe(
 );
 const R2Bucket = v.strictObject({ binding: BindingName, bucket_name: BucketName });
 
+/** A D1 database's name, as wrangler allows it: letters, digits, dashes and underscores, up to 64. */
+const DatabaseName = v.pipe(
+  v.string(),
+  v.regex(
+    /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+    'must be 1 to 64 letters, digits, dashes and underscores',
+  ),
+);
+const D1Database = v.strictObject({ binding: BindingName, database_name: DatabaseName });
+
 export const BindingsFile = v.strictObject({
   kv_namespaces: v.optional(v.pipe(v.array(KvNamespace), v.maxLength(64)), []),
   r2_buckets: v.optional(v.pipe(v.array(R2Bucket), v.maxLength(64)), []),
+  d1_databases: v.optional(v.pipe(v.array(D1Database), v.maxLength(64)), []),
   queues: v.optional(
     v.strictObject({
       producers: v.optional(v.pipe(v.array(QueueProducer), v.maxLength(64)), []),
@@ -78,6 +91,8 @@ export type Bindings = {
   kv: string[];
   /** R2 bucket bindings by name: the bucket each reads */
   r2: Record<string, string>;
+  /** D1 bindings by name: the database each reads */
+  d1: Record<string, string>;
   /** producer bindings by name: the queue each sends to */
   producers: Record<string, { queue: string; deliveryDelay: number }>;
   /** consumers by queue name */
@@ -85,7 +100,7 @@ export type Bindings = {
 };
 
 /** What the guest needs to build `env`: each binding's name and kind. */
-export type GuestBindings = Record<string, { type: 'kv' | 'queue' | 'r2'; name: string }>;
+export type GuestBindings = Record<string, { type: 'kv' | 'queue' | 'r2' | 'd1'; name: string }>;
 
 /** The file's bindings, or the problems that make it unreadable (by path within it). */
 export function parseBindings(
@@ -111,6 +126,7 @@ export function parseBindings(
   const names = [
     ...kv,
     ...r.output.r2_buckets.map((b) => b.binding),
+    ...r.output.d1_databases.map((b) => b.binding),
     ...(queues.producers ?? []).map((p) => p.binding),
   ];
   const twice = names.find((b, i) => names.indexOf(b) !== i);
@@ -134,16 +150,19 @@ export function parseBindings(
     producers[p.binding] = { queue: p.queue, deliveryDelay: p.delivery_delay ?? 0 };
   const r2: Bindings['r2'] = {};
   for (const b of r.output.r2_buckets) r2[b.binding] = b.bucket_name;
-  return { ok: true, bindings: { kv, r2, producers, consumers } };
+  const d1: Bindings['d1'] = {};
+  for (const b of r.output.d1_databases) d1[b.binding] = b.database_name;
+  return { ok: true, bindings: { kv, r2, d1, producers, consumers } };
 }
 
-export const NO_BINDINGS: Bindings = { kv: [], r2: {}, producers: {}, consumers: {} };
+export const NO_BINDINGS: Bindings = { kv: [], r2: {}, d1: {}, producers: {}, consumers: {} };
 
 export function guestBindings(b: Bindings): GuestBindings {
   const out: GuestBindings = {};
   for (const name of b.kv) out[name] = { type: 'kv', name };
   for (const name of Object.keys(b.producers)) out[name] = { type: 'queue', name };
   for (const name of Object.keys(b.r2)) out[name] = { type: 'r2', name };
+  for (const name of Object.keys(b.d1)) out[name] = { type: 'd1', name };
   return out;
 }
 

@@ -10,6 +10,7 @@ import type { HostUpload } from '../sandbox/pool.ts';
 import type { Bindings } from './declared.ts';
 import { kvDelete, kvGet, kvGetBulk, kvList, kvPut } from './kv.ts';
 import { queueSend } from './queues.ts';
+import { d1Call } from '../sql/d1.ts';
 import { denoKvCommit, denoKvGet, denoKvList } from './deno-kv.ts';
 import { blobsCall } from './netlify-blobs.ts';
 import { r2Delete, r2Get, r2Put, type Conditions, type PutOptions, type RangeAsk } from './r2.ts';
@@ -48,6 +49,7 @@ export function isBindingCall(method: string): boolean {
     method.startsWith('r2.') ||
     method.startsWith('denokv.') ||
     method.startsWith('blobs.') ||
+    method === 'd1.query' ||
     method === 'queue.send'
   );
 }
@@ -174,6 +176,12 @@ export async function bindingCall(
       return blobsCall(deps, target, method, args, upload?.bytes);
     case 'queue.send':
       return queueSend(deps, target, args[0], args[1], args[2]);
+    case 'd1.query': {
+      const name = args[0];
+      if (typeof name !== 'string' || !Object.hasOwn(target.bindings.d1, name))
+        throw new ApiError('not_available', `No D1 database is bound as ${String(name)}.`);
+      return d1Call(deps, target.appId, target.bindings.d1[name]!, args[1], args[2]);
+    }
     default:
       throw new ApiError('not_available', `${method} is not available`);
   }

@@ -225,7 +225,6 @@ function fromWrangler(root: string): Inferred | undefined {
       `vars ${vars.join(', ')}: configuration is the app's secrets here; set each with \`platform secrets set NAME\` (read as env.NAME)`,
     );
   const nearest: Record<string, string> = {
-    d1_databases: 'D1 databases: use data collections (ctx.data) with typed fields',
     services: 'service bindings: call the other app over fetch()',
     ai: 'Workers AI has no counterpart here',
   };

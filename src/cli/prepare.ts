@@ -3,15 +3,20 @@
  * entry bundled when it needs it (src/cli/build.ts). The user's manifest names their source entry;
  * the publish body names the bundle.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BUILD_DIR, buildServer, BUNDLE_PATH, type BuildOutput } from './build.ts';
 import { checkLimits, collectFiles, MANIFEST, readManifest, type LocalFile } from './bundle.ts';
 import { inferManifest, type Inferred } from './infer.ts';
-import { workersAssetSettings, workersBindings, workersRuntime } from './wrangler-config.ts';
-import { BINDINGS_PATH } from '../bindings/declared.ts';
+import {
+  d1MigrationDirs,
+  workersAssetSettings,
+  workersBindings,
+  workersRuntime,
+} from './wrangler-config.ts';
+import { BINDINGS_PATH, D1_MIGRATIONS_PREFIX } from '../bindings/declared.ts';
 import { WORKERS_ASSETS_PATH } from '../releases/asset-rules.ts';
 import { CliError } from './output.ts';
 import { readFileSync } from 'node:fs';
@@ -136,6 +141,11 @@ export async function preparePublish(
       notes.push(
         `R2 bucket${buckets.length > 1 ? 's' : ''} ${buckets.join(', ')}: kept by the platform for this app, across releases (${BINDINGS_PATH})`,
       );
+    const databases = bindings.d1_databases.map((b) => String(b.database_name));
+    if (databases.length)
+      notes.push(
+        `D1 database${databases.length > 1 ? 's' : ''} ${databases.join(', ')}: SQLite kept by the platform for this app, across releases (${BINDINGS_PATH})`,
+      );
     const queues = [
       ...new Set(
         [...bindings.queues.producers, ...bindings.queues.consumers].map((q) => String(q.queue)),
@@ -145,6 +155,27 @@ export async function preparePublish(
       notes.push(
         `queue${queues.length > 1 ? 's' : ''} ${queues.join(', ')}: kept and delivered by the platform for this app (${BINDINGS_PATH})`,
       );
+    // each D1 binding's migrations travel with the release, applied at publish (never served)
+    for (const m of d1MigrationDirs(root)) {
+      if (!existsSync(m.dir)) continue;
+      const sqls = readdirSync(m.dir)
+        .filter((f) => f.endsWith('.sql'))
+        .sort();
+      for (const f of sqls) {
+        const bytes = readFileSync(path.join(m.dir, f));
+        files.push({
+          path: `${D1_MIGRATIONS_PREFIX}${m.binding}/${f}`,
+          abs: '',
+          size: bytes.length,
+          contentType: 'application/sql',
+          bytes,
+        });
+      }
+      if (sqls.length)
+        notes.push(
+          `${sqls.length} D1 migration${sqls.length > 1 ? 's' : ''} of ${m.binding} (${path.relative(root, m.dir) || '.'}): applied at publish, before the release goes live`,
+        );
+    }
     const bytes = new TextEncoder().encode(`${JSON.stringify(bindings)}\n`);
     files.push({
       path: BINDINGS_PATH,

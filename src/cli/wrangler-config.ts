@@ -108,6 +108,7 @@ export function kvBindingsOf(w: Record<string, unknown>): string[] {
 export type BindingsFile = {
   kv_namespaces: { binding: string }[];
   r2_buckets: Record<string, unknown>[];
+  d1_databases: Record<string, unknown>[];
   queues: { producers: Record<string, unknown>[]; consumers: Record<string, unknown>[] };
 };
 
@@ -146,12 +147,38 @@ export function workersBindings(dir: string): BindingsFile | undefined {
   const r2 = (Array.isArray(w.r2_buckets) ? w.r2_buckets : []).map((b) =>
     pick(b, ['binding', 'bucket_name']),
   );
-  if (!kv.length && !r2.length && !producers.length && !consumers.length) return undefined;
+  const d1 = (Array.isArray(w.d1_databases) ? w.d1_databases : []).map((b) =>
+    pick(b, ['binding', 'database_name']),
+  );
+  if (!kv.length && !r2.length && !d1.length && !producers.length && !consumers.length)
+    return undefined;
   return {
     kv_namespaces: kv.map((binding) => ({ binding })),
     r2_buckets: r2,
+    d1_databases: d1,
     queues: { producers, consumers },
   };
+}
+
+/**
+ * Where each D1 binding's migrations are, as `wrangler d1 migrations apply` finds them: the entry's
+ * `migrations_dir`, or `migrations`, beside the config wrangler reads.
+ */
+export function d1MigrationDirs(dir: string): { binding: string; dir: string }[] {
+  const root = path.resolve(dir);
+  const config = wranglerConfigFile(root);
+  if (!config) return [];
+  const w = readWranglerConfig(root, config.file);
+  return (Array.isArray(w.d1_databases) ? w.d1_databases : [])
+    .filter((b): b is Record<string, unknown> => !!b && typeof b === 'object')
+    .filter((b) => typeof b.binding === 'string')
+    .map((b) => ({
+      binding: b.binding as string,
+      dir: path.resolve(
+        config.dir,
+        typeof b.migrations_dir === 'string' ? b.migrations_dir : 'migrations',
+      ),
+    }));
 }
 
 /**

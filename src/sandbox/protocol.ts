@@ -15,7 +15,7 @@ export type SandboxFlags = {
   publicStores: string[];
   countryHeader?: string;
   /** the release's bindings by the name app code reads (`env.CACHE`) */
-  bindings?: Record<string, { type: 'kv' | 'queue' | 'r2'; name: string }>;
+  bindings?: Record<string, { type: 'kv' | 'queue' | 'r2' | 'd1'; name: string }>;
 };
 export type Limits = { cpuMs: number; memoryBytes: number; stackBytes: number; wallMs: number };
 

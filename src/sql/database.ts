@@ -17,7 +17,7 @@ import {
   VFS_NAME,
 } from './page-vfs.ts';
 import { acquireLease, LEASE_MS, LeaseLost, renewLease, releaseLease } from './lease.ts';
-import { guard } from './guard.ts';
+import { guard, type Trusted } from './guard.ts';
 
 type Sqlite3 = Awaited<ReturnType<typeof sqlite>>;
 type Oo1Db = InstanceType<Sqlite3['oo1']['DB']>;
@@ -34,6 +34,7 @@ export type StatementResult = {
 
 export class SqlDatabase {
   #db: Oo1Db | undefined;
+  #trusted: Trusted | undefined;
   #file: ChunkFile | undefined;
   #epoch = 0;
   /** until when (this node's clock) the lease is surely ours: past it, nothing is served */
@@ -108,7 +109,7 @@ export class SqlDatabase {
       const db = new s3.oo1.DB({ filename: name, flags: 'c', vfs: VFS_NAME });
       // the rollback journal in memory: the file is written only at commit, which is what is stored
       db.exec('PRAGMA journal_mode=MEMORY; PRAGMA temp_store=MEMORY; PRAGMA foreign_keys=ON;');
-      guard(s3, db);
+      this.#trusted = guard(s3, db);
       this.#db = db;
       this.#file = file;
       file.takeDirty(); // opening reads, and writes nothing worth keeping yet
@@ -144,6 +145,20 @@ export class SqlDatabase {
     await this.#persist();
     if (failure) throw failure.error;
     return result as T;
+  }
+
+  /** Runs `work` (inside `run`) as one transaction: all of it is committed, or none. */
+  transaction<T>(db: Oo1Db, work: () => T): T {
+    const trusted = this.#trusted!;
+    trusted(() => db.exec('BEGIN'));
+    try {
+      const result = work();
+      trusted(() => db.exec('COMMIT'));
+      return result;
+    } catch (e) {
+      trusted(() => db.exec('ROLLBACK'));
+      throw e;
+    }
   }
 
   async #persist(): Promise<void> {

@@ -40,7 +40,11 @@ const ALLOWED_PRAGMAS = new Set([
 /** D1's limits: a statement of at most 100 KB, at most 100 bound parameters. */
 export const LIMITS = { sqlLength: 100_000, variables: 100 } as const;
 
-export function guard(s3: Sqlite3, db: { pointer?: unknown }): void {
+/** Runs `work` with the platform's own statements allowed (a batch's BEGIN and COMMIT). */
+export type Trusted = <T>(work: () => T) => T;
+
+export function guard(s3: Sqlite3, db: { pointer?: unknown }): Trusted {
+  let trusted = false;
   const { capi } = s3;
   const p = db.pointer as number;
   capi.sqlite3_limit(p, capi.SQLITE_LIMIT_ATTACHED, 0);
@@ -54,7 +58,7 @@ export function guard(s3: Sqlite3, db: { pointer?: unknown }): void {
         case capi.SQLITE_DETACH:
         case capi.SQLITE_TRANSACTION:
         case capi.SQLITE_SAVEPOINT:
-          return capi.SQLITE_DENY;
+          return trusted ? 0 : capi.SQLITE_DENY;
         case capi.SQLITE_PRAGMA: {
           const name = (a || '').toLowerCase();
           // the platform's own settings at open go through before the authorizer exists
@@ -74,4 +78,12 @@ export function guard(s3: Sqlite3, db: { pointer?: unknown }): void {
     0,
   );
   if (rc) throw new Error(`sqlite3_set_authorizer failed (${rc})`);
+  return (work) => {
+    trusted = true;
+    try {
+      return work();
+    } finally {
+      trusted = false;
+    }
+  };
 }

@@ -30,7 +30,9 @@ export async function measureStorage(db: Executor, accountId: string): Promise<M
       + (select coalesce(sum(o.size), 0) from r2_objects o
         where o.app_id in (select id from apps where account_id = ${accountId}))
       + (select coalesce(sum(p.size), 0) from r2_upload_parts p join r2_uploads u on u.id = p.upload_id
-        where u.app_id in (select id from apps where account_id = ${accountId})) as kv,
+        where u.app_id in (select id from apps where account_id = ${accountId}))
+      + (select coalesce(sum(d.size_bytes), 0) from sql_databases d
+        where d.app_id in (select id from apps where account_id = ${accountId})) as kv,
       (select plan_key from accounts where id = ${accountId}) as plan_key`.execute(db);
   const r = rows[0]!;
   return {

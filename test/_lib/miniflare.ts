@@ -15,6 +15,7 @@ export async function startMiniflare(
   bindings: {
     kvNamespaces?: string[];
     r2Buckets?: string[];
+    d1Databases?: string[];
     queueProducers?: Record<string, { queueName: string }>;
     queueConsumers?: Record<string, Record<string, unknown>>;
   },

@@ -137,7 +137,7 @@ test('a bindings file the platform cannot read refuses the publish', async () =>
     ['{not json', /is not JSON/],
     ['{"kv_namespaces":[{"binding":"not a name"}]}', /JavaScript identifier/],
     ['{"kv_namespaces":[{"binding":"A"},{"binding":"A"}]}', /declared twice/],
-    ['{"d1_databases":[]}', /d1_databases/],
+    ['{"hyperdrive":[]}', /hyperdrive/],
   ] as const) {
     const r = await bad(text);
     assert.is(r.status, 400, r.text);

@@ -183,6 +183,6 @@ test('a holder killed while writing loses no acknowledged row; another node answ
 });
 
 test.after(async () => {
-  await h.deps.pool.end();
+  await h.close();
 });
 test.run();

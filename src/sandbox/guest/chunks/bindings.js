@@ -313,6 +313,9 @@ export default function install(platform) {
       else if (b.type === 'r2') {
         platform.load('r2');
         env[binding] = platform.internals.r2Bucket(call, b.name);
+      } else if (b.type === 'd1') {
+        platform.load('d1');
+        env[binding] = platform.internals.d1Database(call, b.name);
       }
     return env;
   });
