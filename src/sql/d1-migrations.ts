@@ -11,6 +11,9 @@ import type { Deps } from '../deps.ts';
 import { type Bindings, D1_MIGRATIONS_PREFIX } from '../bindings/declared.ts';
 import { databaseFor } from './d1.ts';
 
+/** A migration may build an index over a large table: more time than an app's call gets. */
+const MIGRATION_BUDGET_MS = 30_000;
+
 const TABLE = `create table if not exists d1_migrations (
   id integer primary key autoincrement,
   name text unique,
@@ -39,11 +42,13 @@ export async function applyD1Migrations(
     for (const m of migrations) {
       if (applied.has(m.name)) continue;
       try {
-        await database.run((db) =>
-          database.transaction(db, () => {
-            db.exec(m.sql);
-            db.exec({ sql: 'insert into d1_migrations (name) values (?)', bind: [m.name] });
-          }),
+        await database.run(
+          (db) =>
+            database.transaction(db, () => {
+              db.exec(m.sql);
+              db.exec({ sql: 'insert into d1_migrations (name) values (?)', bind: [m.name] });
+            }),
+          MIGRATION_BUDGET_MS,
         );
       } catch (e) {
         const why = String((e as Error).message).replace(

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
-import { SqlDatabase } from './database.ts';
+import { SQL_BUDGET_MS, SqlDatabase } from './database.ts';
 import { LeaseHeld } from './lease.ts';
 
 /** This process, as a lease holder: unique per process, so a restarted node never reuses a lease. */
@@ -18,6 +18,9 @@ const NODE_ID = `node_${process.pid}_${randomBytes(4).toString('hex')}`;
 const open = new WeakMap<Deps, Map<string, Promise<SqlDatabase>>>();
 
 export type D1Statement = { sql: string; params: unknown[] };
+
+/** The most rows one statement may answer (its answer crosses into the sandbox whole). */
+const MAX_ROWS = 100_000;
 export type D1Mode = 'run' | 'all' | 'raw' | 'first' | 'batch' | 'exec';
 
 type Db = Parameters<Parameters<SqlDatabase['run']>[0]>[0];
@@ -119,6 +122,11 @@ function runOne(db: Db, s: D1Statement, capi: CapiLike): D1Answer {
     for (let i = 0; i < stmt.columnCount; i++) columns.push(stmt.getColumnName(i) ?? '');
     readOnly = capi.sqlite3_stmt_readonly(stmt.pointer as number) !== 0;
     while (stmt.step()) {
+      if (rows.length >= MAX_ROWS)
+        throw new ApiError(
+          'invalid_request',
+          `D1_ERROR: the query answers more than ${MAX_ROWS} rows; page it with LIMIT and OFFSET`,
+        );
       const row: unknown[] = [];
       for (let i = 0; i < columns.length; i++) {
         const v = stmt.get(i);
@@ -182,6 +190,11 @@ export async function d1Call(
     // SQLite's own message, as D1 words it: "D1_ERROR: no such table: t: SQLITE_ERROR"
     // SQLite's own message, as D1 words it: "D1_ERROR: no such table: t: SQLITE_ERROR", an
     // extended code named after its primary one ("SQLITE_CONSTRAINT (extended: ...)")
+    if (/^SQLITE_INTERRUPT\b/.test(String((e as Error).message)))
+      throw new ApiError(
+        'invalid_request',
+        `D1_ERROR: the query ran longer than the platform allows one call's SQL (${SQL_BUDGET_MS} ms) and was stopped: SQLITE_INTERRUPT`,
+      );
     const m = /^(SQLITE_[A-Z]+)(_[A-Z_]+)?: sqlite3 result code \d+: (.*)$/s.exec(
       String((e as Error).message),
     );

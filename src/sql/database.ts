@@ -24,6 +24,12 @@ type Oo1Db = InstanceType<Sqlite3['oo1']['DB']>;
 
 export type Row = Record<string, unknown>;
 
+/**
+ * How long one call's SQL may run. SQLite runs on the service's thread, so this bounds how long one
+ * app's query can hold it (an interrupted statement fails with SQLITE_INTERRUPT, rolled back).
+ */
+export const SQL_BUDGET_MS = 500;
+
 /** What a statement run by `exec` gives back. */
 export type StatementResult = {
   columns: string[];
@@ -41,6 +47,8 @@ export class SqlDatabase {
   #leaseUntil = 0;
   #renewal: NodeJS.Timeout | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  /** when the running call's SQL must stop (performance.now()), checked every few thousand steps */
+  #deadline = Number.POSITIVE_INFINITY;
   #closed = false;
 
   private readonly store: Db;
@@ -110,6 +118,13 @@ export class SqlDatabase {
       // the rollback journal in memory: the file is written only at commit, which is what is stored
       db.exec('PRAGMA journal_mode=MEMORY; PRAGMA temp_store=MEMORY; PRAGMA foreign_keys=ON;');
       this.#trusted = guard(s3, db);
+      // a query runs on this thread: past its call's budget SQLite is interrupted (SQLITE_INTERRUPT)
+      s3.capi.sqlite3_progress_handler(
+        db.pointer as number,
+        4000,
+        () => (performance.now() > this.#deadline ? 1 : 0),
+        0,
+      );
       this.#db = db;
       this.#file = file;
       file.takeDirty(); // opening reads, and writes nothing worth keeping yet
@@ -119,13 +134,13 @@ export class SqlDatabase {
   }
 
   /** Runs `work` alone on the database, then makes what it committed durable before answering. */
-  run<T>(work: (db: Oo1Db) => T): Promise<T> {
-    const next = this.#queue.then(() => this.#runNow(work));
+  run<T>(work: (db: Oo1Db) => T, budgetMs = SQL_BUDGET_MS): Promise<T> {
+    const next = this.#queue.then(() => this.#runNow(work, budgetMs));
     this.#queue = next.catch(() => {});
     return next;
   }
 
-  async #runNow<T>(work: (db: Oo1Db) => T): Promise<T> {
+  async #runNow<T>(work: (db: Oo1Db) => T, budgetMs: number): Promise<T> {
     if (this.#closed) throw new Error('the database is closed');
     if (performance.now() >= this.#leaseUntil) {
       // the lease may have passed to another node: reload under a new one, or fail
@@ -136,11 +151,14 @@ export class SqlDatabase {
     const db = this.#db!;
     let result: T | undefined;
     let failure: { error: unknown } | undefined;
+    this.#deadline = performance.now() + budgetMs;
     try {
       result = work(db);
     } catch (error) {
       // a statement that failed rolled back; statements before it may have committed
       failure = { error };
+    } finally {
+      this.#deadline = Number.POSITIVE_INFINITY;
     }
     await this.#persist();
     if (failure) throw failure.error;

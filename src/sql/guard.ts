@@ -37,8 +37,8 @@ const ALLOWED_PRAGMAS = new Set([
   'data_version',
 ]);
 
-/** D1's limits: a statement of at most 100 KB, at most 100 bound parameters. */
-export const LIMITS = { sqlLength: 100_000, variables: 100 } as const;
+/** D1's limits: a statement of at most 100 KB, at most 100 bound parameters, a string, blob or row of at most 2 MB. */
+export const LIMITS = { sqlLength: 100_000, variables: 100, length: 2_000_000 } as const;
 
 /** Runs `work` with the platform's own statements allowed (a batch's BEGIN and COMMIT). */
 export type Trusted = <T>(work: () => T) => T;
@@ -50,6 +50,8 @@ export function guard(s3: Sqlite3, db: { pointer?: unknown }): Trusted {
   capi.sqlite3_limit(p, capi.SQLITE_LIMIT_ATTACHED, 0);
   capi.sqlite3_limit(p, capi.SQLITE_LIMIT_SQL_LENGTH, LIMITS.sqlLength);
   capi.sqlite3_limit(p, capi.SQLITE_LIMIT_VARIABLE_NUMBER, LIMITS.variables);
+  // every database of the node shares one WebAssembly heap: no value may fill it
+  capi.sqlite3_limit(p, capi.SQLITE_LIMIT_LENGTH, LIMITS.length);
   const rc = capi.sqlite3_set_authorizer(
     p,
     (_user: number, action: number, a: string | 0, b: string | 0) => {

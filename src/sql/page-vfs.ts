@@ -99,6 +99,14 @@ let loading: Promise<Sqlite3> | undefined;
 
 /** SQLite, with the VFS installed (once per thread). */
 export function sqlite(): Promise<Sqlite3> {
+  // SQLite's own warnings (a failed step, an interrupt) are the caller's errors, not log lines
+  const quiet = () => {};
+  (globalThis as { sqlite3ApiConfig?: unknown }).sqlite3ApiConfig ??= {
+    debug: quiet,
+    log: quiet,
+    warn: quiet,
+    error: quiet,
+  };
   return (loading ??= sqlite3InitModule().then((s) => {
     install(s);
     return s;

@@ -117,6 +117,34 @@ test("another app binding the same database name has its own; the app's rows out
   assert.is(read.count, 2, 'the rows of the first release are there');
 });
 
+test('a query that runs away is stopped at its budget, and the node answers the next call', async () => {
+  const app = await writeProject(work, 'd1-runaway', {
+    'wrangler.jsonc': JSON.stringify({
+      name: 'd1-runaway',
+      main: 'src/index.js',
+      d1_databases: [{ binding: 'DB', database_name: 'runaway', database_id: 'x' }],
+    }),
+    'src/index.js': `export default { async fetch(req, env) {
+      if (new URL(req.url).pathname === '/forever') {
+        try {
+          await env.DB.prepare('with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c').all();
+          return new Response('finished');
+        } catch (e) { return new Response(e.message); }
+      }
+      return Response.json(await env.DB.prepare('select 1 as one').first());
+    } }`,
+  });
+  const r = await cli(['publish'], { cwd: app });
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const appId = await linkedApp(app);
+  const stopped = await h.call('GET', '/forever', { host: `${appId}.apps.localhost` });
+  assert.match(
+    stopped.text,
+    /^D1_ERROR: the query ran longer than the platform allows one call's SQL \(500 ms\) and was stopped: SQLITE_INTERRUPT$/,
+  );
+  assert.equal((await h.call('GET', '/', { host: `${appId}.apps.localhost` })).body, { one: 1 });
+});
+
 test.after(async () => {
   await closeD1(h.deps);
   await live.close();

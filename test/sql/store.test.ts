@@ -138,6 +138,11 @@ test('app SQL cannot reach past its database: ATTACH, storage PRAGMAs, transacti
   assert.is(await refused('begin'), 'refused');
   assert.is(await refused("select load_extension('x')"), 'refused');
   assert.is(await refused('pragma user_version=3'), 'ran');
+  // D1's 2 MB for a value: a larger one is refused, not built in the heap every database shares
+  assert.match(
+    await a.run((d) => d.selectValue('select length(randomblob(3000000))')).then(String, String),
+    /string or blob too big/,
+  );
   assert.is(await a.run((d) => d.selectValue('pragma user_version')), 3);
   await a.close();
 });
