@@ -214,7 +214,10 @@ export class SqlDatabase {
   }
 }
 
-/** One commit's chunks, in one Postgres transaction, fenced by the lease's epoch. */
+/**
+ * One commit's chunks, in one Postgres statement (so one round trip, atomic on its own), fenced by
+ * the lease's epoch: when another node holds the lease now, nothing is written.
+ */
 async function commitChunks(
   store: Db,
   id: string,
@@ -222,20 +225,23 @@ async function commitChunks(
   epoch: number,
   dirty: { chunks: { chunk_no: number; data: Uint8Array }[]; size: number },
 ): Promise<void> {
-  const write = async (tx: Executor) => {
-    const fenced = await sql<{ version: number }>`
+  const kept = Math.ceil(dirty.size / CHUNK_BYTES);
+  const written = await sql<{ fenced: number }>`
+    with fenced as (
       update sql_databases set version = version + 1, size_bytes = ${dirty.size}
       where id = ${id} and lease_node = ${nodeId} and lease_epoch = ${epoch}
-      returning version`.execute(tx);
-    if (!fenced.rows[0]) throw new LeaseLost(id);
-    for (let i = 0; i < dirty.chunks.length; i += 256) {
-      const part = dirty.chunks.slice(i, i + 256);
-      await sql`insert into sql_chunks (database_id, chunk_no, data)
-        select ${id}, * from unnest(${part.map((c) => c.chunk_no)}::integer[], ${part.map((c) => Buffer.from(c.data))}::bytea[])
-        on conflict (database_id, chunk_no) do update set data = excluded.data`.execute(tx);
-    }
-    const kept = Math.ceil(dirty.size / CHUNK_BYTES);
-    await sql`delete from sql_chunks where database_id = ${id} and chunk_no >= ${kept}`.execute(tx);
-  };
-  await store.transaction().execute(write);
+      returning id
+    ), chunks as (
+      insert into sql_chunks (database_id, chunk_no, data)
+      select f.id, c.no, c.data
+      from fenced f,
+        unnest(${dirty.chunks.map((c) => c.chunk_no)}::integer[], ${dirty.chunks.map((c) => Buffer.from(c.data))}::bytea[]) as c(no, data)
+      on conflict (database_id, chunk_no) do update set data = excluded.data
+      returning 1
+    ), dropped as (
+      delete from sql_chunks where database_id in (select id from fenced) and chunk_no >= ${kept}
+      returning 1
+    )
+    select count(*)::int as fenced from fenced`.execute(store);
+  if (!written.rows[0]?.fenced) throw new LeaseLost(id);
 }
