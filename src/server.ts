@@ -1,4 +1,5 @@
 import { closeD1 } from './sql/d1.ts';
+import { d1Routes } from './sql/routes.ts';
 import { Hono } from 'hono';
 import { accountRoutes } from './accounts/routes.ts';
 import { planRoutes } from './plans/routes.ts';
@@ -94,6 +95,7 @@ function v0Routes(runtime: NodeRuntime, host: { console: boolean }): Hono<Env> {
   v0.route('/apps', appUserRoutes());
   v0.route('/apps', fileRoutes());
   v0.route('/apps', bindingRoutes());
+  v0.route('/apps', d1Routes());
   v0.route('/operator', operatorRoutes());
   return v0;
 }

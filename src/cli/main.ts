@@ -7,6 +7,7 @@ import { account } from './commands/account.ts';
 import { apps, erase, open, unpublish } from './commands/apps.ts';
 import { addReleaseCommands } from './commands/releases.ts';
 import { addBindingCommands } from './commands/bindings.ts';
+import { addD1Commands } from './commands/d1.ts';
 import { appOpt, examples, jsonOpt } from './command-kit.ts';
 import { resources } from './commands/resources.ts';
 import { billing, billingPortal, billingUpgrade } from './commands/billing.ts';
@@ -203,6 +204,7 @@ examples(
 );
 addReleaseCommands(program);
 addBindingCommands(program);
+addD1Commands(program);
 examples(
   program
     .command('unpublish')

@@ -17,6 +17,7 @@ import type {
   R2ObjectPage,
   R2ObjectsQuery,
 } from '../bindings/schemas.ts';
+import type { D1QueryBody, D1QueryResult } from '../sql/routes.ts';
 import type { In, Op, Out } from './op.ts';
 
 export type BindingRoutes = {
@@ -63,6 +64,10 @@ export type BindingRoutes = {
     Out<typeof QueueRetried>,
     In<typeof QueueRetry>
   >;
+  'POST /v0/apps/{app_id}/d1/{database}/query': Op<
+    Out<typeof D1QueryResult>,
+    In<typeof D1QueryBody>
+  >;
 };
 
 export const BINDING_ROUTES = {
@@ -77,4 +82,5 @@ export const BINDING_ROUTES = {
   'POST /v0/apps/{app_id}/queues/{queue}/purge': 1,
   'GET /v0/apps/{app_id}/queues/{queue}/messages': 1,
   'POST /v0/apps/{app_id}/queues/{queue}/retry': 1,
+  'POST /v0/apps/{app_id}/d1/{database}/query': 1,
 } satisfies Record<keyof BindingRoutes, 1>;

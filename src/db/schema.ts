@@ -53,6 +53,8 @@ import type {
   R2ObjectsTable,
   R2UploadPartsTable,
   R2UploadsTable,
+  SqlChunksTable,
+  SqlDatabasesTable,
 } from './tables/bindings.ts';
 import type {
   UsageCountersTable,
@@ -104,6 +106,8 @@ export interface Database {
   kv_entries: KvEntriesTable;
   queue_messages: QueueMessagesTable;
   r2_objects: R2ObjectsTable;
+  sql_databases: SqlDatabasesTable;
+  sql_chunks: SqlChunksTable;
   r2_uploads: R2UploadsTable;
   r2_upload_parts: R2UploadPartsTable;
   dev_outbox: DevOutboxTable;

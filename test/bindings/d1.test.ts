@@ -117,6 +117,41 @@ test("another app binding the same database name has its own; the app's rows out
   assert.is(read.count, 2, 'the rows of the first release are there');
 });
 
+test('platform d1 execute runs SQL on the database by its name, as wrangler d1 execute does', async () => {
+  const dir = path.join(work, 'd1-app');
+  const read = await cli(
+    ['d1', 'execute', 'probe', '--command', 'select name from people order by id'],
+    {
+      cwd: dir,
+    },
+  );
+  assert.is(read.code, 0, read.stdout + read.stderr);
+  assert.match(read.stdout, /^NAME\nAda\nGrace\n$/, JSON.stringify(read));
+  const write = await cli(
+    [
+      'd1',
+      'execute',
+      'probe',
+      '--json',
+      '--command',
+      "insert into things (k, v) values ('cli', 'x'); select k from things where k = 'cli'",
+    ],
+    { cwd: dir },
+  );
+  assert.is(write.code, 0, write.stdout + write.stderr);
+  const out = JSON.parse(write.stdout);
+  assert.is(out.results[0].changes, 1);
+  assert.equal(out.results[1].rows, [['cli']]);
+  const refused = await cli(['d1', 'execute', 'probe', '--command', "attach database 'x' as y"], {
+    cwd: dir,
+  });
+  assert.is.not(refused.code, 0);
+  assert.match(refused.stdout + refused.stderr, /not authorized/);
+  const unknown = await cli(['d1', 'execute', 'nope', '--command', 'select 1'], { cwd: dir });
+  assert.is.not(unknown.code, 0);
+  assert.match(unknown.stdout + unknown.stderr, /not found/i);
+});
+
 test('a query that runs away is stopped at its budget, and the node answers the next call', async () => {
   const app = await writeProject(work, 'd1-runaway', {
     'wrangler.jsonc': JSON.stringify({

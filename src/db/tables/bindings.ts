@@ -69,3 +69,24 @@ export interface R2UploadPartsTable {
   size: ColumnType<string, number, number>;
   etag: string;
 }
+
+/** A SQLite database (a D1 database): its size, its commits, and the lease of the node holding it (src/sql/). */
+export interface SqlDatabasesTable {
+  id: string;
+  app_id: string | null;
+  kind: string;
+  name: string;
+  size_bytes: ColumnType<number, number | undefined, number>;
+  version: ColumnType<number, number | undefined, number>;
+  lease_node: string | null;
+  lease_epoch: ColumnType<number, number | undefined, number>;
+  lease_expires_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+/** A SQLite database's file as 4 KiB chunks, the latest image of each. */
+export interface SqlChunksTable {
+  database_id: string;
+  chunk_no: number;
+  data: Buffer;
+}
