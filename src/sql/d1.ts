@@ -11,6 +11,7 @@ import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { SQL_BUDGET_MS, SqlDatabase } from './database.ts';
 import { LeaseHeld } from './lease.ts';
+import { chargeShare, waitForShare } from './share.ts';
 
 /** This process, as a lease holder: unique per process, so a restarted node never reuses a lease. */
 const NODE_ID = `node_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -217,7 +218,17 @@ export async function d1Query(
 ): Promise<D1Answer[]> {
   const database = await databaseFor(deps, appId, databaseName);
   const { capi } = await import('./page-vfs.ts').then((m) => m.sqlite());
+  await waitForShare(appId);
   return database.run((db) => {
+    const started = performance.now();
+    // charged when it ends, whether it answered or failed (an interrupted query used its time)
+    try {
+      return runMode(db);
+    } finally {
+      chargeShare(appId, performance.now() - started);
+    }
+  });
+  function runMode(db: Db): D1Answer[] {
     if (mode === 'exec') {
       // exec: statements without parameters, one after another, each committing on its own
       return statements.map((s) => runOne(db, s, capi as unknown as CapiLike));
@@ -226,5 +237,5 @@ export async function d1Query(
     return database.transaction(db, () =>
       statements.map((s) => runOne(db, s, capi as unknown as CapiLike)),
     );
-  });
+  }
 }

@@ -178,6 +178,14 @@ test('a query that runs away is stopped at its budget, and the node answers the 
     /^D1_ERROR: the query ran longer than the platform allows one call's SQL \(500 ms\) and was stopped: SQLITE_INTERRUPT$/,
   );
   assert.equal((await h.call('GET', '/', { host: `${appId}.apps.localhost` })).body, { one: 1 });
+  // back to back, the app gets its share of the node's thread, not all of it: after two budgets'
+  // worth, the third waits for its share to refill (500 ms at a quarter of real time)
+  await h.call('GET', '/forever', { host: `${appId}.apps.localhost` });
+  const third = performance.now();
+  const r3 = await h.call('GET', '/forever', { host: `${appId}.apps.localhost` });
+  assert.match(r3.text, /SQLITE_INTERRUPT/);
+  const waited = performance.now() - third;
+  assert.ok(waited >= 1900, `the third slow call waited for its share (${Math.round(waited)} ms)`);
 });
 
 test.after(async () => {
