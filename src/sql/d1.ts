@@ -7,6 +7,7 @@
  * numbers, text, and blobs as arrays of bytes.
  */
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { SQL_BUDGET_MS, SqlDatabase } from './database.ts';
@@ -50,6 +51,14 @@ export async function databaseFor(deps: Deps, appId: string, name: string): Prom
       );
     throw e;
   }
+}
+
+/** Whether the app has a D1 database of that name (made by a call or a migration). */
+export async function d1DatabaseExists(deps: Deps, appId: string, name: string): Promise<boolean> {
+  const found = await sql`select 1 from sql_databases where id = ${`d1:${appId}:${name}`}`.execute(
+    deps.db,
+  );
+  return found.rows.length > 0;
 }
 
 /** Closes every database this node opened for `deps` (the service stopping). */

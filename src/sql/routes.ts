@@ -8,7 +8,6 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { appAccess } from '../apps/access.ts';
-import { sql } from 'kysely';
 import { liveBindings } from '../bindings/overview.ts';
 import { ApiError, errors } from '../errors.ts';
 import { recordEvents } from '../events/record.ts';
@@ -16,7 +15,7 @@ import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
 import { bodyOf, jsonBody } from '../http/validate.ts';
 import { component } from '../openapi/components.ts';
-import { d1Call } from './d1.ts';
+import { d1Call, d1DatabaseExists } from './d1.ts';
 
 export const D1QueryBody = component(
   'D1QueryBody',
@@ -88,11 +87,8 @@ export function d1Routes(): Hono<Env> {
       const bound = Object.values((await liveBindings(c.var.deps, c.var.app)).d1).includes(
         database,
       );
-      const kept =
-        await sql`select 1 from sql_databases where id = ${`d1:${c.var.app.id}:${database}`}`.execute(
-          c.var.deps.db,
-        );
-      if (!bound && !kept.rows.length) throw errors.notFound('D1 database');
+      const kept = await d1DatabaseExists(c.var.deps, c.var.app.id, database);
+      if (!bound && !kept) throw errors.notFound('D1 database');
       const body = bodyOf(c, D1QueryBody);
       const statements = statementsOf(body.sql);
       if (!statements.length) throw new ApiError('invalid_request', 'No SQL statements detected.');
