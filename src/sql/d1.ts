@@ -14,6 +14,12 @@ import { SQL_BUDGET_MS, SqlDatabase } from './database.ts';
 import { LeaseHeld } from './lease.ts';
 import { chargeShare, waitForShare } from './share.ts';
 
+/**
+ * How long a database stays open on this node without a call (PLATFORM_SQL_IDLE_MS): then its lease
+ * goes back, so the node the app's calls now reach can open it.
+ */
+const IDLE_MS = Number(process.env.PLATFORM_SQL_IDLE_MS) || 60_000;
+
 /** This process, as a lease holder: unique per process, so a restarted node never reuses a lease. */
 const NODE_ID = `node_${process.pid}_${randomBytes(4).toString('hex')}`;
 
@@ -36,7 +42,10 @@ export async function databaseFor(deps: Deps, appId: string, name: string): Prom
   if (!db) {
     db = (async () => {
       await SqlDatabase.create(deps.db, { id, appId, kind: 'd1', name });
-      return SqlDatabase.open(deps.db, id, NODE_ID);
+      return SqlDatabase.open(deps.db, id, NODE_ID, {
+        ms: IDLE_MS,
+        onIdle: () => byId.delete(id),
+      });
     })();
     byId.set(id, db);
     db.catch(() => byId.delete(id));

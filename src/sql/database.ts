@@ -46,6 +46,10 @@ export class SqlDatabase {
   /** until when (this node's clock) the lease is surely ours: past it, nothing is served */
   #leaseUntil = 0;
   #renewal: NodeJS.Timeout | undefined;
+  #idle: { ms: number; onIdle: () => void } | undefined;
+  #lastUsed = performance.now();
+  /** calls queued or running */
+  #running = 0;
   #queue: Promise<unknown> = Promise.resolve();
   /** when the running call's SQL must stop (performance.now()), checked every few thousand steps */
   #deadline = Number.POSITIVE_INFINITY;
@@ -73,7 +77,17 @@ export class SqlDatabase {
   }
 
   /** Takes the lease (or fails with LeaseHeld) and loads the database. */
-  static async open(store: Db, id: string, nodeId: string): Promise<SqlDatabase> {
+  /**
+   * Opens the database: takes the lease (or fails with LeaseHeld) and loads it. After `idleMs`
+   * without a call it closes itself and gives the lease back, so another node may open it, and
+   * `onIdle` hears of it (the node's table of open databases forgets it).
+   */
+  static async open(
+    store: Db,
+    id: string,
+    nodeId: string,
+    idle?: { ms: number; onIdle: () => void },
+  ): Promise<SqlDatabase> {
     const d = new SqlDatabase(store, id, nodeId);
     await d.#takeLease();
     try {
@@ -82,6 +96,7 @@ export class SqlDatabase {
       await d.close();
       throw e;
     }
+    d.#idle = idle;
     d.#renewal = setInterval(() => void d.#renew(), LEASE_MS / 3);
     d.#renewal.unref();
     return d;
@@ -95,6 +110,12 @@ export class SqlDatabase {
 
   async #renew(): Promise<void> {
     if (this.#closed) return;
+    if (this.#idle && this.#running === 0 && performance.now() - this.#lastUsed >= this.#idle.ms) {
+      // idle: the lease goes back, for whichever node is asked for the database next
+      this.#idle.onIdle();
+      await this.close();
+      return;
+    }
     try {
       this.#leaseUntil = await renewLease(this.store, this.id, this.nodeId, this.#epoch);
     } catch (e) {
@@ -135,7 +156,13 @@ export class SqlDatabase {
 
   /** Runs `work` alone on the database, then makes what it committed durable before answering. */
   run<T>(work: (db: Oo1Db) => T, budgetMs = SQL_BUDGET_MS): Promise<T> {
-    const next = this.#queue.then(() => this.#runNow(work, budgetMs));
+    this.#running++;
+    const next = this.#queue
+      .then(() => this.#runNow(work, budgetMs))
+      .finally(() => {
+        this.#running--;
+        this.#lastUsed = performance.now();
+      });
     this.#queue = next.catch(() => {});
     return next;
   }

@@ -50,6 +50,32 @@ test('what one node commits, the next node opening the database reads', async ()
   await b.close();
 });
 
+test('a database idle on its node gives its lease back, and another node opens it', async () => {
+  const id = await newDatabase();
+  let forgotten = false;
+  const a = await SqlDatabase.open(store, id, 'node_a', {
+    ms: 100,
+    onIdle: () => (forgotten = true),
+  });
+  await a.run((d) => d.exec("create table t (v text); insert into t values ('kept')"));
+  const holder = async () =>
+    (
+      await sql<{
+        lease_node: string | null;
+      }>`select lease_node from sql_databases where id = ${id}`.execute(store)
+    ).rows[0]!.lease_node;
+  assert.is(await holder(), 'node_a');
+  const started = Date.now();
+  while ((await holder()) !== null) {
+    if (Date.now() - started > 20_000) assert.unreachable('the idle database kept its lease');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(forgotten, 'the node forgot it');
+  const b = await SqlDatabase.open(store, id, 'node_b');
+  assert.equal(await b.run((d) => d.selectValues('select v from t')), ['kept']);
+  await b.close();
+});
+
 test('two nodes racing for one database: one gets it, the other is told who has it', async () => {
   const id = await newDatabase();
   const both = await Promise.allSettled([
