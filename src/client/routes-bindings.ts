@@ -68,6 +68,7 @@ export type BindingRoutes = {
     Out<typeof D1QueryResult>,
     In<typeof D1QueryBody>
   >;
+  'GET /v0/apps/{app_id}/d1/{database}/export': Op<string>;
 };
 
 export const BINDING_ROUTES = {
@@ -83,4 +84,5 @@ export const BINDING_ROUTES = {
   'GET /v0/apps/{app_id}/queues/{queue}/messages': 1,
   'POST /v0/apps/{app_id}/queues/{queue}/retry': 1,
   'POST /v0/apps/{app_id}/d1/{database}/query': 1,
+  'GET /v0/apps/{app_id}/d1/{database}/export': 1,
 } satisfies Record<keyof BindingRoutes, 1>;

@@ -257,3 +257,48 @@ export async function d1Query(
     );
   }
 }
+
+/** SQLITE_FLOAT, the storage class of a REAL value. */
+const REAL = 2;
+
+/** A SQL literal for a value SQLite gave back (`real`: it was stored as a REAL, so 7 is written 7.0). */
+function literal(v: unknown, real: boolean): string {
+  if (v === null || v === undefined) return 'NULL';
+  if (typeof v === 'number' && real && Number.isInteger(v)) return `${v}.0`;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (v instanceof Uint8Array) return `X'${Buffer.from(v).toString('hex')}'`;
+  return `'${String(v).replaceAll("'", "''")}'`;
+}
+
+/**
+ * The database as SQL text, as `wrangler d1 export` writes it: each table's CREATE statement and
+ * its rows as INSERTs, then indexes, views and triggers; SQLite's and D1's own tables left out.
+ */
+export async function d1Export(deps: Deps, appId: string, name: string): Promise<string> {
+  const database = await databaseFor(deps, appId, name);
+  const { capi } = await import('./page-vfs.ts').then((m) => m.sqlite());
+  const columnType = (p: number, i: number) => capi.sqlite3_column_type(p, i);
+  return database.run((db) => {
+    const out = ['PRAGMA defer_foreign_keys=TRUE;'];
+    const objects = db.selectObjects(
+      "select type, name, sql from sqlite_master where sql is not null and name not like 'sqlite_%' and name not like '_cf_%' order by case type when 'table' then 0 else 1 end, rowid",
+    ) as { type: string; name: string; sql: string }[];
+    for (const o of objects) {
+      out.push(`${o.sql};`);
+      if (o.type !== 'table') continue;
+      const quoted = `"${o.name.replaceAll('"', '""')}"`;
+      const stmt = db.prepare(`select * from ${quoted}`);
+      try {
+        while (stmt.step()) {
+          const values: string[] = [];
+          for (let i = 0; i < stmt.columnCount; i++)
+            values.push(literal(stmt.get(i), columnType(stmt.pointer as number, i) === REAL));
+          out.push(`INSERT INTO ${quoted} VALUES(${values.join(',')});`);
+        }
+      } finally {
+        stmt.finalize();
+      }
+    }
+    return `${out.join('\n')}\n`;
+  }, 30_000);
+}

@@ -5,7 +5,7 @@
  * authorizer, limits and time budget are the app's own (guard.ts). Each call is recorded as an event
  * naming who ran it. The database is the one the app's binding names by `database_name`.
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import * as v from 'valibot';
 import { appAccess } from '../apps/access.ts';
 import { liveBindings } from '../bindings/overview.ts';
@@ -15,7 +15,7 @@ import type { Env } from '../http/env.ts';
 import { operation } from '../http/operation.ts';
 import { bodyOf, jsonBody } from '../http/validate.ts';
 import { component } from '../openapi/components.ts';
-import { d1Call, d1DatabaseExists } from './d1.ts';
+import { d1Call, d1DatabaseExists, d1Export } from './d1.ts';
 
 export const D1QueryBody = component(
   'D1QueryBody',
@@ -74,21 +74,45 @@ function statementsOf(text: string): string[] {
   return out;
 }
 
+const exported = operation({
+  operationId: 'exportD1Database',
+  summary: "One of the app's D1 databases as SQL",
+  description:
+    'Its tables (CREATE and INSERT statements), then indexes, views and triggers, as `wrangler d1 export` writes them; `platform d1 execute --file` reads it back.',
+  tags: ['Bindings'],
+  responses: { 200: null },
+  text: {
+    contentType: 'application/sql',
+    example: 'CREATE TABLE notes (id integer primary key, body text);',
+  },
+});
+
+/** A database the live release binds, or one that holds the app's data: never a new name. */
+async function knownDatabase(c: Context<Env>): Promise<string> {
+  const database = c.req.param('database')!;
+  const bound = Object.values((await liveBindings(c.var.deps, c.var.app)).d1).includes(database);
+  if (!bound && !(await d1DatabaseExists(c.var.deps, c.var.app.id, database)))
+    throw errors.notFound('D1 database');
+  return database;
+}
+
 export function d1Routes(): Hono<Env> {
   const r = new Hono<Env>();
+  r.get('/:app_id/d1/:database/export', exported, appAccess('data.read'), async (c) => {
+    const database = await knownDatabase(c);
+    const text = await d1Export(c.var.deps, c.var.app.id, database);
+    return c.body(text, 200, {
+      'content-type': 'application/sql; charset=utf-8',
+      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(database + '.sql')}`,
+    });
+  });
   r.post(
     '/:app_id/d1/:database/query',
     query,
     appAccess('data.write'),
     jsonBody(D1QueryBody),
     async (c) => {
-      const database = c.req.param('database');
-      // a database the live release binds, or one that holds the app's data: never a new name
-      const bound = Object.values((await liveBindings(c.var.deps, c.var.app)).d1).includes(
-        database,
-      );
-      const kept = await d1DatabaseExists(c.var.deps, c.var.app.id, database);
-      if (!bound && !kept) throw errors.notFound('D1 database');
+      const database = await knownDatabase(c);
       const body = bodyOf(c, D1QueryBody);
       const statements = statementsOf(body.sql);
       if (!statements.length) throw new ApiError('invalid_request', 'No SQL statements detected.');

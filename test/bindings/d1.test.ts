@@ -4,7 +4,7 @@
  * Miniflare, `wrangler dev`'s runtime, answers it. Then what the platform owes beyond Miniflare:
  * the database is the app's alone and kept across releases.
  */
-import { cp, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -150,6 +150,46 @@ test('platform d1 execute runs SQL on the database by its name, as wrangler d1 e
   const unknown = await cli(['d1', 'execute', 'nope', '--command', 'select 1'], { cwd: dir });
   assert.is.not(unknown.code, 0);
   assert.match(unknown.stdout + unknown.stderr, /not found/i);
+});
+
+test('platform d1 export writes the database as SQL that execute --file reads back', async () => {
+  const dir = path.join(work, 'd1-app');
+  const file = path.join(work, 'probe.sql');
+  const exported = await cli(['d1', 'export', 'probe', '--output', file], { cwd: dir });
+  assert.is(exported.code, 0, exported.stdout + exported.stderr);
+  const sqlText = await readFile(file, 'utf8');
+  assert.match(sqlText, /^PRAGMA defer_foreign_keys=TRUE;\n/);
+  assert.match(sqlText, /\nCREATE TABLE people \(id integer primary key, name text not null/);
+  assert.match(sqlText, /INSERT INTO "people" VALUES\(2,'Grace',NULL,7\.0,X'0102ff'\);/);
+  // read back into another app's database of the same name: the same rows
+  const other = await writeProject(work, 'd1-import', {
+    'wrangler.jsonc': JSON.stringify({
+      name: 'd1-import',
+      main: 'src/index.js',
+      d1_databases: [{ binding: 'DB', database_name: 'probe', database_id: 'x' }],
+    }),
+    'src/index.js': `export default { async fetch(req, env) {
+      return Response.json(await env.DB.prepare('select id, name, age, score, photo from people order by id').raw());
+    } }`,
+  });
+  assert.is((await cli(['publish'], { cwd: other })).code, 0);
+  const imported = await cli(['d1', 'execute', 'probe', '--file', file], { cwd: other });
+  assert.is(imported.code, 0, imported.stdout + imported.stderr);
+  const otherId = await linkedApp(other);
+  const source = await linkedApp(dir);
+  const mine = await h.call('GET', '/', { host: `${otherId}.apps.localhost` });
+  const rows = await cli(
+    [
+      'd1',
+      'execute',
+      'probe',
+      '--json',
+      '--command',
+      'select id, name, age, score, photo from people order by id',
+    ],
+    { cwd: dir },
+  );
+  assert.equal(mine.body, JSON.parse(rows.stdout).results[0].rows, source);
 });
 
 test('a query that runs away is stopped at its budget, and the node answers the next call', async () => {

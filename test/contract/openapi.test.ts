@@ -22,7 +22,8 @@ import { createHarness } from '../_lib/harness.ts';
 /** A body that is not JSON: text (`/metrics`) or bytes (an R2 object's download). */
 const textMedia = (response: any) =>
   Object.entries<any>(response.content ?? {}).find(
-    ([type]) => type.startsWith('text/') || type === 'application/octet-stream',
+    ([type]) =>
+      type.startsWith('text/') || type === 'application/octet-stream' || type === 'application/sql',
   )?.[1];
 
 const h = await createHarness();

@@ -3,7 +3,7 @@
  * `wrangler d1 execute --remote` runs it on Cloudflare (over src/sql/routes.ts). The database is
  * named by its `database_name`, as wrangler names it.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { createApi } from '../api.ts';
 import { resolveAppId } from '../app-link.ts';
@@ -41,6 +41,18 @@ async function execute(database: string, opts: Opts): Promise<void> {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+async function exportDatabase(database: string, opts: Opts & { output?: string }): Promise<void> {
+  const appId = await resolveAppId(opts.app);
+  const api = await createApi();
+  const res = await api.download(
+    `/v0/apps/${encodeURIComponent(appId)}/d1/${encodeURIComponent(database)}/export`,
+  );
+  const text = await res.text();
+  if (!opts.output) return void process.stdout.write(text);
+  writeFileSync(opts.output, text);
+  process.stderr.write(`${c.green('✔ exported')} ${database} to ${opts.output}\n`);
+}
+
 const show = (v: unknown) =>
   v === null ? c.dim('NULL') : Array.isArray(v) ? c.dim(`<blob ${v.length} bytes>`) : String(v);
 
@@ -60,5 +72,15 @@ export function addD1Commands(program: Command): void {
       'platform d1 execute my-db --command "select count(*) from users"',
       'platform d1 execute my-db --file seed.sql',
     ],
+  );
+  examples(
+    d1
+      .command('export')
+      .argument('<database>', 'the database_name the wrangler config binds')
+      .description('the database as SQL: its tables and rows, then indexes, views and triggers')
+      .option('--output <path>', 'write it to this file (else to stdout)')
+      .option(...appOpt)
+      .action((db, o) => exportDatabase(db, o)),
+    ['platform d1 export my-db --output my-db.sql'],
   );
 }
