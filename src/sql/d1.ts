@@ -234,9 +234,11 @@ export async function d1Query(
   statements: D1Statement[],
   mode: D1Mode,
 ): Promise<D1Answer[]> {
-  const database = await databaseFor(deps, appId, databaseName);
-  const { capi } = await import('./page-vfs.ts').then((m) => m.sqlite());
   await waitForShare(appId);
+  const { capi } = await import('./page-vfs.ts').then((m) => m.sqlite());
+  // fetched last, so a database closing for idleness is not caught between its lookup and its call
+  let database = await databaseFor(deps, appId, databaseName);
+  if (database.closed) database = await databaseFor(deps, appId, databaseName);
   return database.run((db) => {
     const started = performance.now();
     // charged when it ends, whether it answered or failed (an interrupted query used its time)

@@ -230,6 +230,11 @@ export class SqlDatabase {
     this.#file = undefined;
   }
 
+  /** Whether it was closed (by `close`, or for idleness): a new one must be opened. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Closes the database and gives the lease back (another node may open it at once). */
   async close(): Promise<void> {
     if (this.#closed) return;
