@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import type { Deps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { SQL_BUDGET_MS, SqlDatabase } from './database.ts';
+import { sqlite } from './page-vfs.ts';
 import { LeaseHeld } from './lease.ts';
 import { chargeShare, waitForShare } from './share.ts';
 
@@ -235,7 +236,7 @@ export async function d1Query(
   mode: D1Mode,
 ): Promise<D1Answer[]> {
   await waitForShare(appId);
-  const { capi } = await import('./page-vfs.ts').then((m) => m.sqlite());
+  const { capi } = await sqlite();
   // fetched last, so a database closing for idleness is not caught between its lookup and its call
   let database = await databaseFor(deps, appId, databaseName);
   if (database.closed) database = await databaseFor(deps, appId, databaseName);
@@ -278,7 +279,7 @@ function literal(v: unknown, real: boolean): string {
  */
 export async function d1Export(deps: Deps, appId: string, name: string): Promise<string> {
   const database = await databaseFor(deps, appId, name);
-  const { capi } = await import('./page-vfs.ts').then((m) => m.sqlite());
+  const { capi } = await sqlite();
   const columnType = (p: number, i: number) => capi.sqlite3_column_type(p, i);
   return database.run((db) => {
     const out = ['PRAGMA defer_foreign_keys=TRUE;'];
