@@ -44,5 +44,14 @@ test('using it says the engine has none, in the handler and at load', async () =
   assert.match(atLoad.error?.message ?? '', /QuickJS, which has no WebAssembly/);
 });
 
+test('FileReader is not provided, as on workerd: Blob has promise methods for what it does', async () => {
+  const r = await invokeSource(
+    pool,
+    'rel_no_filereader',
+    `export default { async fetch() { return new Response(typeof FileReader + ' ' + (await new Blob(['x']).text())); } };`,
+  );
+  assert.is(answerText(r), 'undefined x');
+});
+
 test.after(() => pool.close());
 test.run();
